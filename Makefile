@@ -1,0 +1,44 @@
+# Tessera — thin wrapper over CMake. `make demo` and `make test` are the two set-up commands.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+DEBUG_DIR := build/debug
+RELEASE_DIR := build/release
+FUZZ_DIR := build/fuzz
+
+.PHONY: all deps debug release test demo bench fuzz format clean
+
+all: release
+
+deps:
+	@bash scripts/install-deps
+
+$(DEBUG_DIR)/CMakeCache.txt:
+	cmake -S . -B $(DEBUG_DIR) -DCMAKE_BUILD_TYPE=Debug -DTS_SANITIZE=ON
+
+$(RELEASE_DIR)/CMakeCache.txt:
+	cmake -S . -B $(RELEASE_DIR) -DCMAKE_BUILD_TYPE=Release
+
+debug: $(DEBUG_DIR)/CMakeCache.txt
+	cmake --build $(DEBUG_DIR) -j $(JOBS)
+
+release: $(RELEASE_DIR)/CMakeCache.txt
+	cmake --build $(RELEASE_DIR) -j $(JOBS)
+
+# Every test, under ASan + UBSan.
+test: deps debug
+	cd $(DEBUG_DIR) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+
+demo: deps release
+	@bash tools/demo.sh $(RELEASE_DIR)/tessera
+
+bench: release
+	$(RELEASE_DIR)/tessera bench --tokenizer tests/fixtures/tokenizers/qwen3
+
+fuzz:
+	CC=clang cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTS_SANITIZE=ON -DTS_FUZZ=ON
+	cmake --build $(FUZZ_DIR) -j $(JOBS)
+
+format:
+	find src include tests fuzz bench tools -name '*.[ch]' | xargs clang-format -i
+
+clean:
+	rm -rf build

@@ -1,0 +1,13 @@
+/* context.h — what a ts_context holds: the log level and the thread pool.
+ * Created by ts_context_create, which owns the pool; nothing here is global. */
+#ifndef TS_BASE_CONTEXT_H
+#define TS_BASE_CONTEXT_H
+
+#include "base/pool.h"
+
+struct ts_context {
+    ts_log_level log_level;
+    ts_pool *pool;
+};
+
+#endif

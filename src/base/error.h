@@ -1,0 +1,28 @@
+/* error.h — building ts_error values.
+ *
+ * ts_error_set formats a message into the caller's ts_error (which may be NULL) and returns the
+ * status, so a failing path reads `return ts_error_set(err, TS_ERR_FORMAT, "…", …);`.
+ * ts_error_prefix prepends context ("tokenizer.json: ") to a message set deeper down, so the
+ * final text names the outermost place first. Messages are truncated, never overflow.
+ */
+#ifndef TS_BASE_ERROR_H
+#define TS_BASE_ERROR_H
+
+#include "tessera.h"
+
+#if defined(__GNUC__)
+#define TS_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TS_PRINTF(a, b)
+#endif
+
+ts_status ts_error_set(ts_error *err, ts_status status, const char *fmt, ...) TS_PRINTF(3, 4);
+/* Keeps err->status; returns it. */
+ts_status ts_error_prefix(ts_error *err, const char *fmt, ...) TS_PRINTF(2, 3);
+void ts_error_clear(ts_error *err);
+
+/* An invariant of our own code; never used for input checks. */
+#define TS_ASSERT(x) ((x) ? (void)0 : ts_assert_fail(#x, __FILE__, __LINE__))
+_Noreturn void ts_assert_fail(const char *expr, const char *file, int line);
+
+#endif

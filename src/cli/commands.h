@@ -1,0 +1,16 @@
+/* commands.h — the subcommands of the `tessera` CLI, one file each (cmd_<name>.c).
+ *
+ * Each takes the arguments after its name (argv[0] is the command name) and returns the process
+ * exit status: 0 ok, 1 runtime error, 2 usage error. Only src/cli/main.c picks the exit code.
+ * Commands include only tessera.h (and cli.h for argument helpers).
+ */
+#ifndef TS_CLI_COMMANDS_H
+#define TS_CLI_COMMANDS_H
+
+int cmd_inspect(int argc, char **argv);
+int cmd_tokenize(int argc, char **argv);
+int cmd_detokenize(int argc, char **argv);
+int cmd_template(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif
