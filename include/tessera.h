@@ -58,12 +58,18 @@ typedef struct ts_context ts_context;
 typedef struct ts_context_options {
     int n_threads;          /* 0 = number of online cores */
     ts_log_level log_level; /* messages above this level are dropped */
+    /* Highest kernel level to use: NULL or "auto" = the best this CPU supports; else one of
+     * "portable", "avx2", "avx512", "avx512_bf16", "amx". Asking for more than the CPU has is an
+     * error, never a silent downgrade. */
+    const char *cpu_level;
 } ts_context_options;
 
 /* Owned; free with ts_context_destroy. */
 ts_status ts_context_create(const ts_context_options *options, ts_context **out, ts_error *err);
 void ts_context_destroy(ts_context *ctx);
 int ts_context_threads(const ts_context *ctx);
+/* The TS_CPU_* features this context's kernels may use. */
+unsigned ts_context_cpu_features(const ts_context *ctx);
 
 /* ---------------------------------------------------------------- CPU features */
 

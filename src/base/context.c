@@ -3,6 +3,39 @@
 #include "base/error.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Levels nest: each name allows its own feature and every one before it. */
+static ts_status parse_cpu_level(const char *level, unsigned *allowed, ts_error *err)
+{
+    static const struct {
+        const char *name;
+        unsigned features;
+    } levels[] = {
+        {"portable", 0},
+        {"avx2", TS_CPU_AVX2},
+        {"avx512", TS_CPU_AVX2 | TS_CPU_AVX512},
+        {"avx512_bf16", TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16},
+        {"amx", TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16 | TS_CPU_AMX_BF16},
+    };
+    unsigned detected = ts_cpu_features();
+    if (!level || strcmp(level, "auto") == 0) {
+        *allowed = detected;
+        return TS_OK;
+    }
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+        if (strcmp(level, levels[i].name) != 0) continue;
+        unsigned top = levels[i].features & ~(i ? levels[i - 1].features : 0u);
+        if (top && !(detected & top))
+            return ts_error_set(err, TS_ERR_UNSUPPORTED, "cpu level '%s' is not available here (cpu: %s)",
+                                level, ts_cpu_features_string(detected));
+        *allowed = detected & levels[i].features;
+        return TS_OK;
+    }
+    return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                        "unknown cpu level '%s' (expected auto, portable, avx2, avx512, avx512_bf16 or amx)",
+                        level);
+}
 
 ts_status ts_context_create(const ts_context_options *options, ts_context **out, ts_error *err)
 {
@@ -15,7 +48,12 @@ ts_status ts_context_create(const ts_context_options *options, ts_context **out,
         free(ctx);
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "threads must be >= 0, got %d", n);
     }
-    ts_status st = ts_pool_create(n, &ctx->pool, err);
+    ts_status st = parse_cpu_level(options ? options->cpu_level : NULL, &ctx->cpu_features, err);
+    if (st != TS_OK) {
+        free(ctx);
+        return st;
+    }
+    st = ts_pool_create(n, &ctx->pool, err);
     if (st != TS_OK) {
         free(ctx);
         return st;
@@ -32,3 +70,5 @@ void ts_context_destroy(ts_context *ctx)
 }
 
 int ts_context_threads(const ts_context *ctx) { return ts_pool_size(ctx->pool); }
+
+unsigned ts_context_cpu_features(const ts_context *ctx) { return ctx->cpu_features; }

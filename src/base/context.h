@@ -8,6 +8,7 @@
 struct ts_context {
     ts_log_level log_level;
     ts_pool *pool;
+    unsigned cpu_features; /* detected, capped by ts_context_options.cpu_level */
 };
 
 #endif

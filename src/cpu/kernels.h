@@ -1,0 +1,45 @@
+/* kernels.h — the kernel table and its run-time selection by CPU feature.
+ *
+ * Every kernel has a portable C version (kernels/NAME_ref.c) and optional SIMD siblings
+ * (NAME_avx2.c, NAME_avx512.c, NAME_avx512bf16.c) compiled with per-function target attributes,
+ * so one binary runs on any x86-64 and non-x86 builds get the portable table only.
+ * ts_kernels_select picks, for each entry, the best variant the allowed features permit; the
+ * choice is made once (per context) and can be capped to test or to work around a CPU.
+ */
+#ifndef TS_CPU_KERNELS_H
+#define TS_CPU_KERNELS_H
+
+#include "tessera.h"
+
+typedef struct ts_kernels {
+    const char *level; /* the highest level any entry uses: "portable", "avx2", … */
+    /* sum_i a[i]*b[i] */
+    float (*dot_f32)(const float *a, const float *b, size_t n);
+    /* sum_i bf16(w[i])*x[i]: the decode matvec inner loop for bf16 weights */
+    float (*dot_bf16_f32)(const uint16_t *w, const float *x, size_t n);
+    void (*bf16_to_f32)(const uint16_t *src, float *dst, size_t n);
+} ts_kernels;
+
+/* Best table for `features` (a TS_CPU_* mask; pass ts_cpu_features() for all detected). */
+const ts_kernels *ts_kernels_select(unsigned features);
+
+/* Portable references, also used by tests to check the SIMD variants. */
+float ts_dot_f32_ref(const float *a, const float *b, size_t n);
+float ts_dot_bf16_f32_ref(const uint16_t *w, const float *x, size_t n);
+void ts_bf16_to_f32_ref(const uint16_t *src, float *dst, size_t n);
+
+#if defined(__x86_64__)
+float ts_dot_f32_avx2(const float *a, const float *b, size_t n);
+float ts_dot_bf16_f32_avx2(const uint16_t *w, const float *x, size_t n);
+void ts_bf16_to_f32_avx2(const uint16_t *src, float *dst, size_t n);
+float ts_dot_f32_avx512(const float *a, const float *b, size_t n);
+float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t n);
+void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
+float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n);
+#endif
+
+/* Asks the kernel for AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM); without it the first tile
+ * instruction raises SIGILL. Idempotent. TS_ERR_UNSUPPORTED when the CPU or kernel refuses. */
+ts_status ts_amx_request_permission(ts_error *err);
+
+#endif

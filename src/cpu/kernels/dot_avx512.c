@@ -1,0 +1,53 @@
+/* dot_avx512.c — AVX-512 dot products and bf16 widening; masked loads handle the tails. */
+#include "cpu/kernels.h"
+
+#if defined(__x86_64__)
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,fma")
+#include <immintrin.h>
+
+static inline __m512 load_bf16x16(const uint16_t *w, __mmask16 m)
+{
+    __m256i h = _mm256_maskz_loadu_epi16(m, w);
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+
+static inline __mmask16 tail_mask(size_t left) { return (__mmask16)((1u << left) - 1); }
+
+float ts_dot_f32_avx512(const float *a, const float *b, size_t n)
+{
+    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+        s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
+        s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s0);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t n)
+{
+    __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        s0 = _mm512_fmadd_ps(load_bf16x16(w + i, 0xffff), _mm512_loadu_ps(x + i), s0);
+        s1 = _mm512_fmadd_ps(load_bf16x16(w + i + 16, 0xffff), _mm512_loadu_ps(x + i + 16), s1);
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
+        s0 = _mm512_fmadd_ps(load_bf16x16(w + i, m), _mm512_maskz_loadu_ps(m, x + i), s0);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
+}
+
+void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
+        _mm512_mask_storeu_ps(dst + i, m, load_bf16x16(src + i, m));
+    }
+}
+#endif

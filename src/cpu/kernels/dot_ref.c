@@ -1,0 +1,38 @@
+/* dot_ref.c — portable dot products and bf16 widening: the reference for every SIMD variant. */
+#include "cpu/kernels.h"
+
+#include <string.h>
+
+static inline float bf16_to_f32(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+float ts_dot_f32_ref(const float *a, const float *b, size_t n)
+{
+    /* Four partial sums: the same association the SIMD versions approximate, and faster. */
+    float s[4] = {0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) s[k] += a[i + k] * b[i + k];
+    for (; i < n; i++) s[0] += a[i] * b[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+float ts_dot_bf16_f32_ref(const uint16_t *w, const float *x, size_t n)
+{
+    float s[4] = {0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) s[k] += bf16_to_f32(w[i + k]) * x[i + k];
+    for (; i < n; i++) s[0] += bf16_to_f32(w[i]) * x[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+void ts_bf16_to_f32_ref(const uint16_t *src, float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dst[i] = bf16_to_f32(src[i]);
+}

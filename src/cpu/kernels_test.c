@@ -1,0 +1,101 @@
+/* kernels_test.c — every SIMD kernel the CPU allows agrees with the portable reference, on odd
+ * sizes and tails; selection honours a capped feature mask. */
+#include "cpu/kernels.h"
+#include "check.h"
+
+#include <math.h>
+
+static uint16_t to_bf16(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return (uint16_t)(bits >> 16); /* truncation: inputs below are exactly representable */
+}
+
+static float lcg(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    /* Multiples of 1/256 in [-1, 1): exact in bf16, so products sum without representation error. */
+    return (float)((int)(*state >> 24) - 128) / 128.0f;
+}
+
+typedef float (*dot_fn)(const float *, const float *, size_t);
+typedef float (*dot_bf16_fn)(const uint16_t *, const float *, size_t);
+
+static void compare(const char *name, dot_fn f32, dot_bf16_fn bf16, void (*widen)(const uint16_t *, float *, size_t), double tol)
+{
+    static const size_t sizes[] = {0, 1, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1000, 4099};
+    uint32_t seed = 7;
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        size_t n = sizes[s];
+        float *a = malloc((n + 1) * sizeof(float)), *b = malloc((n + 1) * sizeof(float));
+        uint16_t *w = malloc((n + 1) * sizeof(uint16_t));
+        float *wide = malloc((n + 1) * sizeof(float));
+        for (size_t i = 0; i < n; i++) {
+            a[i] = lcg(&seed);
+            b[i] = lcg(&seed);
+            w[i] = to_bf16(a[i]);
+        }
+        if (f32) {
+            double ref = ts_dot_f32_ref(a, b, n), got = f32(a, b, n);
+            if (fabs(ref - got) > tol * (1 + fabs(ref))) fprintf(stderr, "%s dot_f32 n=%zu: %g vs %g\n", name, n, got, ref);
+            CHECK(fabs(ref - got) <= tol * (1 + fabs(ref)));
+        }
+        if (bf16) {
+            double ref = ts_dot_bf16_f32_ref(w, b, n), got = bf16(w, b, n);
+            if (fabs(ref - got) > tol * (1 + fabs(ref))) fprintf(stderr, "%s dot_bf16 n=%zu: %g vs %g\n", name, n, got, ref);
+            CHECK(fabs(ref - got) <= tol * (1 + fabs(ref)));
+        }
+        if (widen) {
+            widen(w, wide, n);
+            int same = 1;
+            for (size_t i = 0; i < n; i++) same &= wide[i] == a[i];
+            CHECK(same);
+        }
+        free(a), free(b), free(w), free(wide);
+    }
+}
+
+static void test_variants_match_reference(void)
+{
+    unsigned f = ts_cpu_features();
+    compare("portable", ts_dot_f32_ref, ts_dot_bf16_f32_ref, ts_bf16_to_f32_ref, 0);
+#if defined(__x86_64__)
+    if (f & TS_CPU_AVX2) compare("avx2", ts_dot_f32_avx2, ts_dot_bf16_f32_avx2, ts_bf16_to_f32_avx2, 1e-5);
+    if (f & TS_CPU_AVX512) compare("avx512", ts_dot_f32_avx512, ts_dot_bf16_f32_avx512, ts_bf16_to_f32_avx512, 1e-5);
+    /* Inputs are multiples of 1/128, exact in bf16, so rounding x to bf16 changes nothing. */
+    if (f & TS_CPU_AVX512_BF16) compare("avx512_bf16", NULL, ts_dot_bf16_f32_avx512bf16, NULL, 1e-5);
+#endif
+    if (!(f & TS_CPU_AVX2)) fprintf(stderr, "note: no AVX2 on this CPU; only the portable kernels ran\n");
+}
+
+static void test_selection_honours_mask(void)
+{
+    CHECK_STR_EQ(ts_kernels_select(0)->level, "portable");
+    const ts_kernels *best = ts_kernels_select(ts_cpu_features());
+    CHECK(best->dot_f32 && best->dot_bf16_f32 && best->bf16_to_f32);
+#if defined(__x86_64__)
+    CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2)->level, "avx2");
+    CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->level, "avx512");
+#endif
+}
+
+static void test_amx_permission_is_reported(void)
+{
+    ts_error err;
+    ts_status st = ts_amx_request_permission(&err);
+    if (ts_cpu_features() & TS_CPU_AMX_BF16) {
+        CHECK_INT_EQ(st, TS_OK);
+    } else {
+        CHECK_INT_EQ(st, TS_ERR_UNSUPPORTED);
+        CHECK_CONTAINS(err.message, "AMX");
+    }
+}
+
+int main(void)
+{
+    RUN(test_variants_match_reference);
+    RUN(test_selection_honours_mask);
+    RUN(test_amx_permission_is_reported);
+    return check_finish();
+}
