@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The demo: what Tessera does today, on the tiny Qwen2-VL checkpoint kept in the repository.
+set -euo pipefail
+bin=${1:-build/release/tessera}
+root=$(cd "$(dirname "$0")/.." && pwd)
+model=$root/tests/fixtures/qwen2_vl/model
+show() { printf '\n$ %s\n' "$*"; "$@"; }
+
+show "$bin" --version
+show "$bin" inspect -m "$model"
+show "$bin" tokenize -m "$model" "Describe this image. 描述这张图片 🐈‍⬛"
+ids=$("$bin" tokenize -m "$model" "Describe this image. 描述这张图片 🐈‍⬛")
+show "$bin" detokenize -m "$model" "$ids"
+messages=$(mktemp --suffix=.json)
+trap 'rm -f "$messages"' EXIT
+cat >"$messages" <<'JSON'
+[{"role": "user", "content": [{"type": "image"}, {"type": "text", "text": "Describe this image."}]}]
+JSON
+show "$bin" template -m "$model" "$messages" --add-generation-prompt
+echo
