@@ -1,0 +1,151 @@
+/* composite.c — builders for the fused ops, with their type rules.
+ *
+ * A composite's semantics are defined by its decomposition (decompose.c); these builders only
+ * check operand types and give the result type. Float math is f32: weights may be bf16/f16
+ * (they are converted), activations are f32.
+ */
+#include "graph/graph_internal.h"
+
+#define reject(g, op, ...) ts_graph_fail(g, op, TS_ERR_INTERNAL, __VA_ARGS__)
+
+static bool defined(ts_graph *g, const ts_value *v, int n) { return ts_graph_inputs_defined(g, TS_OP_COUNT, v, n); }
+
+static bool is_weight_dtype(ts_dtype d) { return d == TS_DTYPE_F32 || d == TS_DTYPE_BF16 || d == TS_DTYPE_F16; }
+
+ts_value ts_graph_rms_norm(ts_graph *g, ts_value x, ts_value weight, double eps, double weight_offset)
+{
+    ts_value in[2] = {x, weight};
+    if (!defined(g, in, 2)) return TS_NO_VALUE;
+    const ts_type *t = ts_graph_type(g, x), *w = ts_graph_type(g, weight);
+    if (t->dtype != TS_DTYPE_F32 || t->rank < 1) return reject(g, TS_OP_RMS_NORM, "x must be f32 with rank ≥ 1");
+    if (w->rank != 1 || w->dims[0] != t->dims[t->rank - 1] || !is_weight_dtype(w->dtype))
+        return reject(g, TS_OP_RMS_NORM, "weight must be [%lld]", (long long)t->dims[t->rank - 1]);
+    ts_attrs a = {.norm = {.eps = eps, .weight_offset = weight_offset}};
+    return ts_graph_append(g, TS_OP_RMS_NORM, *t, in, 2, &a);
+}
+
+ts_value ts_graph_layer_norm(ts_graph *g, ts_value x, ts_value weight, ts_value bias, double eps)
+{
+    ts_value in[3] = {x, weight, bias};
+    if (!defined(g, in, 3)) return TS_NO_VALUE;
+    const ts_type *t = ts_graph_type(g, x);
+    if (t->dtype != TS_DTYPE_F32 || t->rank < 1) return reject(g, TS_OP_LAYER_NORM, "x must be f32 with rank ≥ 1");
+    for (int i = 1; i < 3; i++) {
+        const ts_type *w = ts_graph_type(g, in[i]);
+        if (w->rank != 1 || w->dims[0] != t->dims[t->rank - 1] || !is_weight_dtype(w->dtype))
+            return reject(g, TS_OP_LAYER_NORM, "%s must be [%lld]", i == 1 ? "weight" : "bias", (long long)t->dims[t->rank - 1]);
+    }
+    ts_attrs a = {.norm = {.eps = eps}};
+    return ts_graph_append(g, TS_OP_LAYER_NORM, *t, in, 3, &a);
+}
+
+ts_value ts_graph_softmax(ts_graph *g, ts_value x, ts_value bias)
+{
+    ts_value in[2] = {x, bias};
+    int n = bias == TS_NO_VALUE ? 1 : 2;
+    if (!defined(g, in, n)) return TS_NO_VALUE;
+    const ts_type *t = ts_graph_type(g, x);
+    if (t->dtype != TS_DTYPE_F32 || t->rank < 1) return reject(g, TS_OP_SOFTMAX, "x must be f32 with rank ≥ 1");
+    if (n == 2 && !ts_type_equal(t, ts_graph_type(g, bias))) return reject(g, TS_OP_SOFTMAX, "bias type differs from x");
+    return ts_graph_append(g, TS_OP_SOFTMAX, *t, in, n, NULL);
+}
+
+ts_value ts_graph_rope(ts_graph *g, ts_value x, ts_value cos, ts_value sin, int rotary_dim, bool interleaved)
+{
+    ts_value in[3] = {x, cos, sin};
+    if (!defined(g, in, 3)) return TS_NO_VALUE;
+    const ts_type *t = ts_graph_type(g, x), *c = ts_graph_type(g, cos), *s = ts_graph_type(g, sin);
+    /* x [L, H, D]; cos/sin [L, rotary_dim/2]. */
+    if (t->dtype != TS_DTYPE_F32 || t->rank != 3) return reject(g, TS_OP_ROPE, "x must be f32 [L, heads, head_dim]");
+    if (rotary_dim <= 0 || rotary_dim % 2 || rotary_dim > t->dims[2]) return reject(g, TS_OP_ROPE, "rotary_dim %d invalid for head_dim %lld", rotary_dim, (long long)t->dims[2]);
+    int64_t want[2] = {t->dims[0], rotary_dim / 2};
+    ts_type tab = ts_type_make(TS_DTYPE_F32, 2, want);
+    if (!ts_type_equal(c, &tab) || !ts_type_equal(s, &tab))
+        return reject(g, TS_OP_ROPE, "cos/sin must be f32 [%lld, %d]", (long long)want[0], rotary_dim / 2);
+    ts_attrs a = {.rope = {.rotary_dim = rotary_dim, .interleaved = interleaved}};
+    return ts_graph_append(g, TS_OP_ROPE, *t, in, 3, &a);
+}
+
+ts_value ts_graph_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_value bias,
+                            double scale, double softcap, bool causal, int64_t causal_offset)
+{
+    ts_value in[4] = {q, k, v, bias};
+    int n = bias == TS_NO_VALUE ? 3 : 4;
+    if (!defined(g, in, n)) return TS_NO_VALUE;
+    const ts_type *tq = ts_graph_type(g, q), *tk = ts_graph_type(g, k), *tv = ts_graph_type(g, v);
+    if (tq->rank != 3 || tk->rank != 3 || tv->rank != 3 || tq->dtype != TS_DTYPE_F32 ||
+        tk->dtype != TS_DTYPE_F32 || tv->dtype != TS_DTYPE_F32)
+        return reject(g, TS_OP_ATTENTION, "q, k, v must be f32 [L, heads, dim]");
+    if (tk->dims[0] != tv->dims[0] || tk->dims[1] != tv->dims[1] || tq->dims[2] != tk->dims[2])
+        return reject(g, TS_OP_ATTENTION, "k/v shapes disagree with q");
+    if (tk->dims[1] == 0 || tq->dims[1] % tk->dims[1])
+        return reject(g, TS_OP_ATTENTION, "%lld query heads not a multiple of %lld kv heads", (long long)tq->dims[1], (long long)tk->dims[1]);
+    if (n == 4) {
+        int64_t bd[2] = {tq->dims[0], tk->dims[0]};
+        ts_type bt = ts_type_make(TS_DTYPE_F32, 2, bd);
+        if (!ts_type_equal(ts_graph_type(g, bias), &bt)) return reject(g, TS_OP_ATTENTION, "bias must be f32 [%lld, %lld]", (long long)bd[0], (long long)bd[1]);
+    }
+    int64_t rd[3] = {tq->dims[0], tq->dims[1], tv->dims[2]};
+    ts_attrs a = {.attention = {.scale = scale, .softcap = softcap, .causal = causal, .causal_offset = causal_offset}};
+    return ts_graph_append(g, TS_OP_ATTENTION, ts_type_make(TS_DTYPE_F32, 3, rd), in, n, &a);
+}
+
+static bool linear_ok(ts_graph *g, ts_op op, const ts_type *x, const ts_type *w, int64_t in_dim)
+{
+    if (w->rank != 2 || !is_weight_dtype(w->dtype) || w->dims[1] != in_dim) {
+        reject(g, op, "weight must be [out, %lld] f32/bf16/f16", (long long)in_dim);
+        return false;
+    }
+    (void)x;
+    return true;
+}
+
+ts_value ts_graph_linear(ts_graph *g, ts_value x, ts_value w, ts_value bias)
+{
+    ts_value in[3] = {x, w, bias};
+    int n = bias == TS_NO_VALUE ? 2 : 3;
+    if (!defined(g, in, n)) return TS_NO_VALUE;
+    const ts_type *tx = ts_graph_type(g, x), *tw = ts_graph_type(g, w);
+    if (tx->dtype != TS_DTYPE_F32 || tx->rank < 1) return reject(g, TS_OP_LINEAR, "x must be f32 with rank ≥ 1");
+    if (!linear_ok(g, TS_OP_LINEAR, tx, tw, tx->dims[tx->rank - 1])) return TS_NO_VALUE;
+    if (n == 3) {
+        const ts_type *tb = ts_graph_type(g, bias);
+        if (tb->rank != 1 || tb->dims[0] != tw->dims[0] || !is_weight_dtype(tb->dtype))
+            return reject(g, TS_OP_LINEAR, "bias must be [%lld]", (long long)tw->dims[0]);
+    }
+    ts_type r = *tx;
+    r.dims[r.rank - 1] = tw->dims[0];
+    return ts_graph_append(g, TS_OP_LINEAR, r, in, n, NULL);
+}
+
+ts_value ts_graph_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_value w_up, ts_value w_down,
+                            ts_activation activation)
+{
+    ts_value in[4] = {x, w_gate, w_up, w_down};
+    if (!defined(g, in, 4)) return TS_NO_VALUE;
+    const ts_type *tx = ts_graph_type(g, x);
+    if (tx->dtype != TS_DTYPE_F32 || tx->rank < 1) return reject(g, TS_OP_GATED_MLP, "x must be f32 with rank ≥ 1");
+    int64_t hidden = tx->dims[tx->rank - 1];
+    const ts_type *tg = ts_graph_type(g, w_gate), *tu = ts_graph_type(g, w_up), *td = ts_graph_type(g, w_down);
+    if (!linear_ok(g, TS_OP_GATED_MLP, tx, tg, hidden) || !linear_ok(g, TS_OP_GATED_MLP, tx, tu, hidden)) return TS_NO_VALUE;
+    if (tg->dims[0] != tu->dims[0]) return reject(g, TS_OP_GATED_MLP, "gate and up widths differ");
+    if (!linear_ok(g, TS_OP_GATED_MLP, tx, td, tg->dims[0])) return TS_NO_VALUE;
+    if ((unsigned)activation >= TS_ACT_COUNT) return reject(g, TS_OP_GATED_MLP, "bad activation");
+    ts_type r = *tx;
+    r.dims[r.rank - 1] = td->dims[0];
+    ts_attrs a = {.mlp = {.activation = activation}};
+    return ts_graph_append(g, TS_OP_GATED_MLP, r, in, 4, &a);
+}
+
+ts_value ts_graph_embedding(ts_graph *g, ts_value table, ts_value ids)
+{
+    ts_value in[2] = {table, ids};
+    if (!defined(g, in, 2)) return TS_NO_VALUE;
+    const ts_type *tt = ts_graph_type(g, table), *ti = ts_graph_type(g, ids);
+    if (tt->rank != 2 || !is_weight_dtype(tt->dtype)) return reject(g, TS_OP_EMBEDDING, "table must be [vocab, hidden] f32/bf16/f16");
+    if (ti->dtype != TS_DTYPE_I32 || ti->rank >= TS_MAX_DIMS) return reject(g, TS_OP_EMBEDDING, "ids must be i32");
+    ts_type r = *ti;
+    r.dtype = TS_DTYPE_F32;
+    r.dims[r.rank++] = tt->dims[1];
+    return ts_graph_append(g, TS_OP_EMBEDDING, r, in, 2, NULL);
+}

@@ -1,0 +1,26 @@
+/* decompose.h — composites in primitive ops (the single definition of what each composite means).
+ *
+ * ts_graph_decompose copies a graph, expanding every composite; parameters keep their indices and
+ * names, outputs are mapped, and `map` (optional, src->n_nodes entries) receives each source
+ * value's counterpart so intermediates can be compared. The ts_decompose_* builders append the
+ * expansion of one composite to any graph; the exporter uses them too.
+ */
+#ifndef TS_GRAPH_DECOMPOSE_H
+#define TS_GRAPH_DECOMPOSE_H
+
+#include "graph/graph.h"
+
+ts_status ts_graph_decompose(const ts_graph *src, ts_graph **out, ts_value *map, ts_error *err);
+
+ts_value ts_decompose_rms_norm(ts_graph *g, ts_value x, ts_value weight, double eps, double weight_offset);
+ts_value ts_decompose_layer_norm(ts_graph *g, ts_value x, ts_value weight, ts_value bias, double eps);
+ts_value ts_decompose_softmax(ts_graph *g, ts_value x, ts_value bias);
+ts_value ts_decompose_rope(ts_graph *g, ts_value x, ts_value cos, ts_value sin, int rotary_dim, bool interleaved);
+ts_value ts_decompose_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_value bias,
+                                double scale, double softcap, bool causal, int64_t causal_offset);
+ts_value ts_decompose_linear(ts_graph *g, ts_value x, ts_value w, ts_value bias);
+ts_value ts_decompose_activation(ts_graph *g, ts_value x, ts_activation act);
+ts_value ts_decompose_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_value w_up, ts_value w_down, ts_activation act);
+ts_value ts_decompose_embedding(ts_graph *g, ts_value table, ts_value ids);
+
+#endif
