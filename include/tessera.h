@@ -163,7 +163,8 @@ typedef struct ts_text_config {
     bool tie_word_embeddings;
     bool attention_bias;
     /* rope_scaling / rope_parameters */
-    char rope_type[32]; /* "default", "llama3", "mrope", "linear", … */
+    char rope_type[32]; /* "default", "linear", "llama3", "dynamic"; Qwen2-VL's legacy "mrope"
+                           reads as "default" (as transformers does): M-RoPE is mrope_section[0] > 0 */
     double rope_factor;
     double rope_low_freq_factor;
     double rope_high_freq_factor;
@@ -252,6 +253,36 @@ typedef struct ts_generation_config {
 
 /* Reads `dir/generation_config.json`; absent file → defaults (no EOS, greedy). */
 ts_status ts_generation_config_load(const char *dir, ts_generation_config *out, ts_error *err);
+
+/* preprocessor_config.json: how images are turned into pixel values. Keys a class leaves out take
+ * that class's transformers default (Qwen2VLImageProcessor, CLIPImageProcessor,
+ * SiglipImageProcessor, Gemma3ImageProcessor and their Fast twins); for other classes image_mean
+ * and image_std must be present. 0 means "not given" for every size below. */
+typedef struct ts_preprocessor_config {
+    char image_processor_type[64];
+    char processor_class[64];
+    double image_mean[3];
+    double image_std[3];
+    bool do_resize;
+    bool do_rescale;
+    double rescale_factor;
+    bool do_normalize;
+    bool do_center_crop;
+    bool do_convert_rgb;
+    int resample; /* PIL filter number: 0 nearest, 2 bilinear, 3 bicubic */
+    int64_t size_height, size_width;                  /* size: {height, width} */
+    int64_t size_shortest_edge, size_longest_edge;    /* size: {shortest_edge[, longest_edge]} */
+    int64_t crop_height, crop_width;                  /* crop_size */
+    /* Qwen-VL patching; min/max_pixels also read from size.shortest_edge/longest_edge there */
+    int64_t patch_size;
+    int64_t temporal_patch_size;
+    int64_t merge_size;
+    int64_t min_pixels;
+    int64_t max_pixels;
+} ts_preprocessor_config;
+
+/* Reads `dir/preprocessor_config.json`; TS_ERR_NOT_FOUND when the folder has none. */
+ts_status ts_preprocessor_config_load(const char *dir, ts_preprocessor_config *out, ts_error *err);
 
 /* ---------------------------------------------------------------- tokenizer */
 
