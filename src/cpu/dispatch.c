@@ -6,6 +6,8 @@ static const ts_kernels portable = {
     .dot_f32 = ts_dot_f32_ref,
     .dot_bf16_f32 = ts_dot_bf16_f32_ref,
     .bf16_to_f32 = ts_bf16_to_f32_ref,
+    .dot_f16_f32 = ts_dot_f16_f32_ref,
+    .f16_to_f32 = ts_f16_to_f32_ref,
 };
 
 #if defined(__x86_64__)
@@ -14,6 +16,8 @@ static const ts_kernels avx2 = {
     .dot_f32 = ts_dot_f32_avx2,
     .dot_bf16_f32 = ts_dot_bf16_f32_avx2,
     .bf16_to_f32 = ts_bf16_to_f32_avx2,
+    .dot_f16_f32 = ts_dot_f16_f32_avx2,
+    .f16_to_f32 = ts_f16_to_f32_avx2,
 };
 
 /* AVX512_BF16's dot rounds activations to bf16, so the f32-compute table keeps the exact kernel;
@@ -23,6 +27,8 @@ static const ts_kernels avx512 = {
     .dot_f32 = ts_dot_f32_avx512,
     .dot_bf16_f32 = ts_dot_bf16_f32_avx512,
     .bf16_to_f32 = ts_bf16_to_f32_avx512,
+    .dot_f16_f32 = ts_dot_f16_f32_avx512,
+    .f16_to_f32 = ts_f16_to_f32_avx512,
 };
 #endif
 

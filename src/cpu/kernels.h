@@ -17,7 +17,10 @@ typedef struct ts_kernels {
     float (*dot_f32)(const float *a, const float *b, size_t n);
     /* sum_i bf16(w[i])*x[i]: the decode matvec inner loop for bf16 weights */
     float (*dot_bf16_f32)(const uint16_t *w, const float *x, size_t n);
+    /* sum_i f16(w[i])*x[i] */
+    float (*dot_f16_f32)(const uint16_t *w, const float *x, size_t n);
     void (*bf16_to_f32)(const uint16_t *src, float *dst, size_t n);
+    void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
 } ts_kernels;
 
 /* Best table for `features` (a TS_CPU_* mask; pass ts_cpu_features() for all detected). */
@@ -27,6 +30,9 @@ const ts_kernels *ts_kernels_select(unsigned features);
 float ts_dot_f32_ref(const float *a, const float *b, size_t n);
 float ts_dot_bf16_f32_ref(const uint16_t *w, const float *x, size_t n);
 void ts_bf16_to_f32_ref(const uint16_t *src, float *dst, size_t n);
+float ts_dot_f16_f32_ref(const uint16_t *w, const float *x, size_t n);
+void ts_f16_to_f32_ref(const uint16_t *src, float *dst, size_t n);
+float ts_f16_to_f32_scalar(uint16_t h);
 
 #if defined(__x86_64__)
 float ts_dot_f32_avx2(const float *a, const float *b, size_t n);
@@ -35,6 +41,10 @@ void ts_bf16_to_f32_avx2(const uint16_t *src, float *dst, size_t n);
 float ts_dot_f32_avx512(const float *a, const float *b, size_t n);
 float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t n);
 void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
+float ts_dot_f16_f32_avx2(const uint16_t *w, const float *x, size_t n);
+void ts_f16_to_f32_avx2(const uint16_t *src, float *dst, size_t n);
+float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n);
+void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n);
 #endif
 

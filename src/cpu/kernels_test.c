@@ -69,6 +69,42 @@ static void test_variants_match_reference(void)
     if (!(f & TS_CPU_AVX2)) fprintf(stderr, "note: no AVX2 on this CPU; only the portable kernels ran\n");
 }
 
+/* f16 variants against the reference, including subnormals, infinities and signed zeros. */
+static void test_f16_variants(void)
+{
+    enum { N = 1031 };
+    uint16_t w[N];
+    float x[N], ref[N], got[N];
+    uint32_t seed = 3;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        w[i] = (uint16_t)(seed >> 16);
+        if ((w[i] & 0x7c00) == 0x7c00) w[i] &= 0xbfff; /* keep inf/NaN out of the dot */
+        x[i] = (float)((int)(seed & 0xff) - 128) / 128.0f;
+    }
+    w[0] = 0x0001; /* smallest subnormal */
+    w[1] = 0x8000; /* -0 */
+    w[2] = 0x3c00; /* 1.0 */
+    ts_f16_to_f32_ref(w, ref, N);
+    CHECK(ref[0] == 5.9604644775390625e-08f && ref[2] == 1.0f && signbit(ref[1]));
+    double want = 0;
+    for (int i = 0; i < N; i++) want += (double)ref[i] * x[i];
+    CHECK(fabs(ts_dot_f16_f32_ref(w, x, N) - want) <= 1e-3 * (1 + fabs(want)));
+#if defined(__x86_64__)
+    unsigned f = ts_cpu_features();
+    if (f & TS_CPU_AVX2) {
+        ts_f16_to_f32_avx2(w, got, N);
+        CHECK(memcmp(got, ref, sizeof(ref)) == 0);
+        CHECK(fabs(ts_dot_f16_f32_avx2(w, x, N) - want) <= 1e-3 * (1 + fabs(want)));
+    }
+    if (f & TS_CPU_AVX512) {
+        ts_f16_to_f32_avx512(w, got, N);
+        CHECK(memcmp(got, ref, sizeof(ref)) == 0);
+        CHECK(fabs(ts_dot_f16_f32_avx512(w, x, N) - want) <= 1e-3 * (1 + fabs(want)));
+    }
+#endif
+}
+
 static void test_selection_honours_mask(void)
 {
     CHECK_STR_EQ(ts_kernels_select(0)->level, "portable");
@@ -95,6 +131,7 @@ static void test_amx_permission_is_reported(void)
 int main(void)
 {
     RUN(test_variants_match_reference);
+    RUN(test_f16_variants);
     RUN(test_selection_honours_mask);
     RUN(test_amx_permission_is_reported);
     return check_finish();

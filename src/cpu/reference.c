@@ -7,6 +7,7 @@
  */
 #include "cpu/reference.h"
 #include "base/error.h"
+#include "cpu/kernels.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,31 +28,6 @@ static uint16_t float_to_bf16(float f)
     if ((bits & 0x7fffffff) > 0x7f800000) return (uint16_t)((bits >> 16) | 0x40); /* quiet NaN */
     uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
     return (uint16_t)((bits + rounding) >> 16);
-}
-
-static float f16_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    uint32_t bits;
-    if (exp == 0) {
-        if (man == 0) {
-            bits = sign;
-        } else { /* subnormal: renormalise */
-            int e = -1;
-            do {
-                e++;
-                man <<= 1;
-            } while (!(man & 0x400));
-            bits = sign | ((uint32_t)(127 - 15 - e) << 23) | ((man & 0x3ff) << 13);
-        }
-    } else if (exp == 31) {
-        bits = sign | 0x7f800000 | (man << 13);
-    } else {
-        bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
 }
 
 static uint16_t float_to_f16(float f)
@@ -76,7 +52,7 @@ double ts_reference_get(ts_dtype dtype, const void *data, int64_t i)
     switch (dtype) {
     case TS_DTYPE_F32: return ((const float *)data)[i];
     case TS_DTYPE_BF16: return bf16_to_float(((const uint16_t *)data)[i]);
-    case TS_DTYPE_F16: return f16_to_float(((const uint16_t *)data)[i]);
+    case TS_DTYPE_F16: return ts_f16_to_f32_scalar(((const uint16_t *)data)[i]);
     case TS_DTYPE_I64: return (double)((const int64_t *)data)[i];
     case TS_DTYPE_I32: return ((const int32_t *)data)[i];
     case TS_DTYPE_I16: return ((const int16_t *)data)[i];
@@ -333,7 +309,7 @@ static void eval_dot(const ts_graph *g, const ts_node *n, void *const *vals, voi
     } while (next_index(idx, &n->type));
 }
 
-static ts_status eval_node(const ts_graph *g, const ts_node *n, void *const *vals, void *out, ts_error *err)
+ts_status ts_reference_eval(const ts_graph *g, const ts_node *n, void *const *vals, void *out, ts_error *err)
 {
     const ts_type *t = &n->type;
     int64_t count = ts_type_elements(t);
@@ -553,7 +529,7 @@ ts_status ts_reference_run(const ts_graph *g, const void *const *params, void **
         }
         ts_status st = TS_OK;
         if (n->op == TS_OP_PARAMETER) memcpy(vals[i], params[n->attrs.parameter.index], bytes);
-        else st = eval_node(g, n, vals, vals[i], err);
+        else st = ts_reference_eval(g, n, vals, vals[i], err);
         if (st != TS_OK) {
             ts_reference_free(g, vals);
             return st;

@@ -13,6 +13,9 @@
 ts_status ts_reference_run(const ts_graph *g, const void *const *params, void ***values, ts_error *err);
 void ts_reference_free(const ts_graph *g, void **values);
 
+/* Evaluates one primitive node into `out`; vals[v] holds value v's bytes for every input v. */
+ts_status ts_reference_eval(const ts_graph *g, const ts_node *n, void *const *vals, void *out, ts_error *err);
+
 /* Element i of a buffer of `dtype`, as double (bf16/f16 widened exactly). */
 double ts_reference_get(ts_dtype dtype, const void *data, int64_t i);
 /* Stores v converted to `dtype`: floats round to nearest even, integers truncate and saturate. */

@@ -67,10 +67,12 @@ ts_value ts_graph_rope(ts_graph *g, ts_value x, ts_value cos, ts_value sin, int 
 }
 
 ts_value ts_graph_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_value bias,
-                            double scale, double softcap, bool causal, int64_t causal_offset)
+                            ts_value q_start, double scale, double softcap)
 {
-    ts_value in[4] = {q, k, v, bias};
-    int n = bias == TS_NO_VALUE ? 3 : 4;
+    ts_value in[5] = {q, k, v};
+    int n = 3;
+    if (bias != TS_NO_VALUE) in[n++] = bias;
+    if (q_start != TS_NO_VALUE) in[n++] = q_start;
     if (!defined(g, in, n)) return TS_NO_VALUE;
     const ts_type *tq = ts_graph_type(g, q), *tk = ts_graph_type(g, k), *tv = ts_graph_type(g, v);
     if (tq->rank != 3 || tk->rank != 3 || tv->rank != 3 || tq->dtype != TS_DTYPE_F32 ||
@@ -80,13 +82,17 @@ ts_value ts_graph_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_
         return reject(g, TS_OP_ATTENTION, "k/v shapes disagree with q");
     if (tk->dims[1] == 0 || tq->dims[1] % tk->dims[1])
         return reject(g, TS_OP_ATTENTION, "%lld query heads not a multiple of %lld kv heads", (long long)tq->dims[1], (long long)tk->dims[1]);
-    if (n == 4) {
+    if (bias != TS_NO_VALUE) {
         int64_t bd[2] = {tq->dims[0], tk->dims[0]};
         ts_type bt = ts_type_make(TS_DTYPE_F32, 2, bd);
         if (!ts_type_equal(ts_graph_type(g, bias), &bt)) return reject(g, TS_OP_ATTENTION, "bias must be f32 [%lld, %lld]", (long long)bd[0], (long long)bd[1]);
     }
+    if (q_start != TS_NO_VALUE) {
+        const ts_type *ts = ts_graph_type(g, q_start);
+        if (ts->rank != 0 || ts->dtype != TS_DTYPE_I32) return reject(g, TS_OP_ATTENTION, "q_start must be an i32 scalar");
+    }
     int64_t rd[3] = {tq->dims[0], tq->dims[1], tv->dims[2]};
-    ts_attrs a = {.attention = {.scale = scale, .softcap = softcap, .causal = causal, .causal_offset = causal_offset}};
+    ts_attrs a = {.attention = {.scale = scale, .softcap = softcap, .causal = q_start != TS_NO_VALUE, .has_bias = bias != TS_NO_VALUE}};
     return ts_graph_append(g, TS_OP_ATTENTION, ts_type_make(TS_DTYPE_F32, 3, rd), in, n, &a);
 }
 

@@ -138,9 +138,9 @@ ts_value ts_decompose_rope(ts_graph *g, ts_value x, ts_value cos, ts_value sin, 
 
 /* eager_attention_forward: scores = q·kᵀ·scale (kv heads repeated to the query heads), optional
  * soft-cap tanh(s/cap)·cap, causal mask and additive bias, softmax in f32, then ·v. Query head
- * j·G+i uses kv head j (repeat_kv). Causal: key j visible to query i when j ≤ i + offset. */
+ * j·G+i uses kv head j (repeat_kv). Causal: key j visible to query i when j ≤ q_start + i. */
 ts_value ts_decompose_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_value bias,
-                                double scale, double softcap, bool causal, int64_t causal_offset)
+                                ts_value q_start, double scale, double softcap)
 {
     const ts_type tq = *ts_graph_type(g, q), tk = *ts_graph_type(g, k), tv = *ts_graph_type(g, v);
     int64_t lq = tq.dims[0], hq = tq.dims[1], dk = tq.dims[2], lk = tk.dims[0], hkv = tk.dims[1], dv = tv.dims[2];
@@ -156,11 +156,11 @@ ts_value ts_decompose_attention(ts_graph *g, ts_value q, ts_value k, ts_value v,
         ts_value cap = splat(g, (float)softcap, &st);
         scores = ts_graph_binary(g, TS_OP_MULTIPLY, ts_graph_unary(g, TS_OP_TANH, ts_graph_binary(g, TS_OP_DIVIDE, scores, cap)), cap);
     }
-    if (causal) {
+    if (q_start != TS_NO_VALUE) {
         int64_t md[2] = {lq, lk};
         ts_type mt = ts_type_make(TS_DTYPE_I32, 2, md);
         ts_value row = ts_graph_iota(g, mt, 0), col = ts_graph_iota(g, mt, 1);
-        ts_value off = ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, (int32_t)causal_offset), 2, md, NULL);
+        ts_value off = ts_graph_broadcast_in_dim(g, q_start, 2, md, NULL);
         ts_value visible = ts_graph_compare(g, TS_COMPARE_LE, col, ts_graph_binary(g, TS_OP_ADD, row, off));
         int64_t bd[2] = {1, 3};
         ts_value vis4 = ts_graph_broadcast_in_dim(g, visible, 4, st.dims, bd);
@@ -244,9 +244,11 @@ static ts_value rebuild(ts_graph *dst, const ts_graph *src, const ts_node *n, co
     case TS_OP_LAYER_NORM: return ts_decompose_layer_norm(dst, in[0], in[1], in[2], a->norm.eps);
     case TS_OP_SOFTMAX: return ts_decompose_softmax(dst, in[0], n->n_inputs > 1 ? in[1] : TS_NO_VALUE);
     case TS_OP_ROPE: return ts_decompose_rope(dst, in[0], in[1], in[2], a->rope.rotary_dim, a->rope.interleaved);
-    case TS_OP_ATTENTION:
-        return ts_decompose_attention(dst, in[0], in[1], in[2], n->n_inputs > 3 ? in[3] : TS_NO_VALUE,
-                                      a->attention.scale, a->attention.softcap, a->attention.causal, a->attention.causal_offset);
+    case TS_OP_ATTENTION: {
+        ts_value bias = a->attention.has_bias ? in[3] : TS_NO_VALUE;
+        ts_value q_start = a->attention.causal ? in[a->attention.has_bias ? 4 : 3] : TS_NO_VALUE;
+        return ts_decompose_attention(dst, in[0], in[1], in[2], bias, q_start, a->attention.scale, a->attention.softcap);
+    }
     case TS_OP_GATED_MLP: return ts_decompose_gated_mlp(dst, in[0], in[1], in[2], in[3], a->mlp.activation);
     case TS_OP_LINEAR: return ts_decompose_linear(dst, in[0], in[1], n->n_inputs > 2 ? in[2] : TS_NO_VALUE);
     case TS_OP_EMBEDDING: return ts_decompose_embedding(dst, in[0], in[1]);

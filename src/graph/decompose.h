@@ -17,7 +17,7 @@ ts_value ts_decompose_layer_norm(ts_graph *g, ts_value x, ts_value weight, ts_va
 ts_value ts_decompose_softmax(ts_graph *g, ts_value x, ts_value bias);
 ts_value ts_decompose_rope(ts_graph *g, ts_value x, ts_value cos, ts_value sin, int rotary_dim, bool interleaved);
 ts_value ts_decompose_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_value bias,
-                                double scale, double softcap, bool causal, int64_t causal_offset);
+                                ts_value q_start, double scale, double softcap);
 ts_value ts_decompose_linear(ts_graph *g, ts_value x, ts_value w, ts_value bias);
 ts_value ts_decompose_activation(ts_graph *g, ts_value x, ts_activation act);
 ts_value ts_decompose_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_value w_up, ts_value w_down, ts_activation act);

@@ -39,7 +39,8 @@ ts_type ts_type_make(ts_dtype dtype, int rank, const int64_t *dims);
 
 typedef enum ts_param_role {
     TS_PARAM_WEIGHT = 0, /* bound to a checkpoint tensor by name */
-    TS_PARAM_INPUT,      /* supplied per call (tokens, positions, cache) */
+    TS_PARAM_INPUT,      /* supplied per call (tokens, positions, lengths) */
+    TS_PARAM_STATE,      /* carried between calls and updated in place (KV cache) */
 } ts_param_role;
 
 typedef enum ts_activation {
@@ -77,9 +78,10 @@ typedef union ts_attrs {
     /* rope(x[..., heads, head_dim], cos[..., rotary_dim/2], sin): rotates the first rotary_dim
      * channels of each head; half-split pairs (i, i+half) or interleaved pairs (2i, 2i+1). */
     struct { int rotary_dim; bool interleaved; } rope;
-    /* attention(q[Lq,Hq,D], k[Lk,Hkv,D], v[Lk,Hkv,Dv] [, bias[Lq,Lk]]) → [Lq,Hq,Dv].
-     * causal: query i sees keys j ≤ i + causal_offset. softcap 0 = off. */
-    struct { double scale; double softcap; bool causal; int64_t causal_offset; } attention;
+    /* attention(q[Lq,Hq,D], k[Lk,Hkv,D], v[Lk,Hkv,Dv] [, bias[Lq,Lk]] [, q_start i32[]])
+     * → [Lq,Hq,Dv]. causal: query i sees keys j ≤ q_start + i (q_start = the absolute position
+     * of the first query, so a KV cache of any capacity works). softcap 0 = off. */
+    struct { double scale; double softcap; bool causal; bool has_bias; } attention;
     struct { ts_activation activation; } mlp;
 } ts_attrs;
 
@@ -161,8 +163,10 @@ ts_value ts_graph_layer_norm(ts_graph *g, ts_value x, ts_value weight, ts_value 
 ts_value ts_graph_softmax(ts_graph *g, ts_value x, ts_value bias);
 ts_value ts_graph_rope(ts_graph *g, ts_value x, ts_value cos, ts_value sin, int rotary_dim,
                        bool interleaved);
+/* bias: TS_NO_VALUE for none. q_start: TS_NO_VALUE for non-causal attention; else a scalar i32
+ * and the attention is causal. */
 ts_value ts_graph_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_value bias,
-                            double scale, double softcap, bool causal, int64_t causal_offset);
+                            ts_value q_start, double scale, double softcap);
 /* down(act(x·gateᵀ) ⊙ x·upᵀ); weights in Hugging Face [out, in] layout. */
 ts_value ts_graph_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_value w_up,
                             ts_value w_down, ts_activation activation);

@@ -333,7 +333,8 @@ static void test_attention(void)
         ts_value kv = ts_graph_parameter(g, "k", TS_PARAM_INPUT, t3(TS_DTYPE_F32, LK, HKV, D));
         ts_value vv = ts_graph_parameter(g, "v", TS_PARAM_INPUT, t3(TS_DTYPE_F32, LK, HKV, D));
         ts_value bv = ts_graph_parameter(g, "bias", TS_PARAM_INPUT, t2(TS_DTYPE_F32, LQ, LK));
-        ts_value o = ts_graph_attention(g, qv, kv, vv, with_bias ? bv : TS_NO_VALUE, scale, softcap, causal, offset);
+        ts_value start = causal ? ts_graph_constant_i32(g, (int32_t)offset) : TS_NO_VALUE;
+        ts_value o = ts_graph_attention(g, qv, kv, vv, with_bias ? bv : TS_NO_VALUE, start, scale, softcap);
         ts_graph_set_outputs(g, &o, 1);
         CHECK_INT_EQ(ts_graph_decompose(g, &d, NULL, &err), TS_OK);
         const void *params[4] = {q, k, v, bias};

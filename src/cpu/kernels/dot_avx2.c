@@ -56,4 +56,22 @@ void ts_bf16_to_f32_avx2(const uint16_t *src, float *dst, size_t n)
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, load_bf16x8(src + i));
     ts_bf16_to_f32_ref(src + i, dst + i, n - i);
 }
+
+float ts_dot_f16_f32_avx2(const uint16_t *w, const float *x, size_t n)
+{
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        s0 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w + i))), _mm256_loadu_ps(x + i), s0);
+        s1 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w + i + 8))), _mm256_loadu_ps(x + i + 8), s1);
+    }
+    return hsum256(_mm256_add_ps(s0, s1)) + ts_dot_f16_f32_ref(w + i, x + i, n - i);
+}
+
+void ts_f16_to_f32_avx2(const uint16_t *src, float *dst, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i))));
+    ts_f16_to_f32_ref(src + i, dst + i, n - i);
+}
 #endif

@@ -50,4 +50,23 @@ void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
         _mm512_mask_storeu_ps(dst + i, m, load_bf16x16(src + i, m));
     }
 }
+
+float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n)
+{
+    __m512 s0 = _mm512_setzero_ps();
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
+        __m512 wf = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, w + i));
+        s0 = _mm512_fmadd_ps(wf, _mm512_maskz_loadu_ps(m, x + i), s0);
+    }
+    return _mm512_reduce_add_ps(s0);
+}
+
+void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
+        _mm512_mask_storeu_ps(dst + i, m, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, src + i)));
+    }
+}
 #endif

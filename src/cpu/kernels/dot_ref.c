@@ -36,3 +36,42 @@ void ts_bf16_to_f32_ref(const uint16_t *src, float *dst, size_t n)
 {
     for (size_t i = 0; i < n; i++) dst[i] = bf16_to_f32(src[i]);
 }
+
+float ts_f16_to_f32_scalar(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal: shift the mantissa up until the implicit bit appears */
+            uint32_t e = 113;
+            while (!(man & 0x400)) {
+                man <<= 1;
+                e--;
+            }
+            bits = sign | (e << 23) | ((man & 0x3ff) << 13);
+        }
+    } else if (exp == 31) {
+        bits = sign | 0x7f800000 | (man << 13);
+    } else {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+float ts_dot_f16_f32_ref(const uint16_t *w, const float *x, size_t n)
+{
+    float s[4] = {0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) s[k] += ts_f16_to_f32_scalar(w[i + k]) * x[i + k];
+    for (; i < n; i++) s[0] += ts_f16_to_f32_scalar(w[i]) * x[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+void ts_f16_to_f32_ref(const uint16_t *src, float *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++) dst[i] = ts_f16_to_f32_scalar(src[i]);
+}
