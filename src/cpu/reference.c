@@ -408,7 +408,7 @@ ts_status ts_reference_eval(const ts_graph *g, const ts_node *n, void *const *va
         return TS_OK;
     }
     case TS_OP_DYNAMIC_UPDATE_SLICE: {
-        memcpy(out, a, ts_type_bytes(t));
+        if (out != a) memcpy(out, a, ts_type_bytes(t));
         const ts_type *ut = ts_graph_type(g, n->inputs[1]);
         const void *u = vals[n->inputs[1]];
         strides_of(t, s_out);

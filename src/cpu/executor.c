@@ -1,0 +1,355 @@
+/* executor.c — buffer planning and the node loop.
+ *
+ * Planning, in node order:
+ *  1. every value's last use (graph outputs live to the end);
+ *  2. aliases: a reshape shares its operand's bytes; a dynamic_update_slice whose operand is a
+ *     state parameter (or a workspace value) used nowhere else writes in place;
+ *  3. workspace offsets: first-fit over freed blocks, an alias group freed when its last member
+ *     dies. Outputs never share bytes with their node's inputs, so kernels need not care.
+ * Composites get scratch right after their output, released after the node.
+ */
+#include "cpu/executor.h"
+#include "base/context.h"
+#include "base/error.h"
+#include "cpu/ops.h"
+#include "cpu/reference.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { PLACE_PARAM, PLACE_CONST, PLACE_WORK, PLACE_ALIAS } place_kind;
+
+typedef struct {
+    place_kind kind;
+    int32_t root;   /* PLACE_ALIAS: the value whose bytes are shared */
+    size_t offset;  /* PLACE_WORK */
+    size_t scratch; /* composites: scratch offset */
+    int32_t last_use;
+} place;
+
+struct ts_program {
+    const ts_graph *graph;
+    ts_cpu cpu;
+    place *places;
+    void **ptrs; /* per value, during a run */
+    uint8_t *workspace;
+    size_t workspace_bytes;
+};
+
+typedef struct {
+    size_t offset, size;
+} block;
+
+typedef struct {
+    block *free_blocks;
+    int n_free, cap_free;
+    size_t high_water;
+    size_t peak; /* high_water shrinks when the top block is freed; the workspace needs the peak */
+} allocator;
+
+static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+static bool alloc_take(allocator *a, size_t size, size_t *offset)
+{
+    size = round64(size ? size : 1);
+    for (int i = 0; i < a->n_free; i++) {
+        if (a->free_blocks[i].size < size) continue;
+        *offset = a->free_blocks[i].offset;
+        a->free_blocks[i].offset += size;
+        a->free_blocks[i].size -= size;
+        if (a->free_blocks[i].size == 0) a->free_blocks[i] = a->free_blocks[--a->n_free];
+        return true;
+    }
+    *offset = a->high_water;
+    a->high_water += size;
+    if (a->high_water > a->peak) a->peak = a->high_water;
+    return true;
+}
+
+static bool alloc_give(allocator *a, size_t offset, size_t size)
+{
+    size = round64(size ? size : 1);
+    /* Merge with neighbours so blocks do not fragment into slivers. */
+    for (int i = 0; i < a->n_free; i++) {
+        block *b = &a->free_blocks[i];
+        if (b->offset + b->size == offset) {
+            b->size += size;
+            for (int k = 0; k < a->n_free; k++)
+                if (k != i && a->free_blocks[k].offset == b->offset + b->size) {
+                    b->size += a->free_blocks[k].size;
+                    a->free_blocks[k] = a->free_blocks[--a->n_free];
+                    break;
+                }
+            return true;
+        }
+        if (offset + size == b->offset) {
+            b->offset = offset;
+            b->size += size;
+            return true;
+        }
+    }
+    if (offset + size == a->high_water) {
+        a->high_water = offset;
+        return true;
+    }
+    if (a->n_free == a->cap_free) {
+        int cap = a->cap_free ? a->cap_free * 2 : 64;
+        block *nb = realloc(a->free_blocks, sizeof(block) * (size_t)cap);
+        if (!nb) return false;
+        a->free_blocks = nb;
+        a->cap_free = cap;
+    }
+    a->free_blocks[a->n_free++] = (block){offset, size};
+    return true;
+}
+
+static int32_t root_of(const place *places, int32_t v)
+{
+    while (places[v].kind == PLACE_ALIAS) v = places[v].root;
+    return v;
+}
+
+static size_t scratch_bytes(const ts_program *p, const ts_node *n)
+{
+    const ts_graph *g = p->graph;
+    switch (n->op) {
+    case TS_OP_ATTENTION: {
+        const ts_type *k = ts_graph_type(g, n->inputs[1]);
+        ts_attention_shape s = {.lk = k->dims[0]};
+        return ts_cpu_attention_scratch_bytes(&s, ts_pool_size(p->cpu.pool));
+    }
+    case TS_OP_GATED_MLP: {
+        const ts_type *x = ts_graph_type(g, n->inputs[0]), *wg = ts_graph_type(g, n->inputs[1]);
+        return ts_cpu_gated_mlp_scratch_bytes(ts_type_elements(x) / x->dims[x->rank - 1], wg->dims[0]);
+    }
+    default: return 0;
+    }
+}
+
+static ts_status plan(ts_program *p, ts_error *err)
+{
+    const ts_graph *g = p->graph;
+    int32_t n = g->n_nodes;
+    place *pl = p->places;
+    int32_t *uses = calloc((size_t)(n ? n : 1), sizeof(int32_t));
+    if (!uses) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "plan: out of memory");
+    for (int32_t i = 0; i < n; i++) {
+        pl[i].last_use = i;
+        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
+            pl[g->nodes[i].inputs[k]].last_use = i;
+            uses[g->nodes[i].inputs[k]]++;
+        }
+    }
+    for (int32_t k = 0; k < g->n_outputs; k++) pl[g->outputs[k]].last_use = n;
+
+    for (int32_t i = 0; i < n; i++) {
+        const ts_node *node = &g->nodes[i];
+        if (node->op == TS_OP_PARAMETER) pl[i].kind = PLACE_PARAM;
+        else if (node->op == TS_OP_CONSTANT) pl[i].kind = PLACE_CONST;
+        else if (node->op == TS_OP_RESHAPE) pl[i] = (place){.kind = PLACE_ALIAS, .root = node->inputs[0], .last_use = pl[i].last_use};
+        else if (node->op == TS_OP_DYNAMIC_UPDATE_SLICE && uses[node->inputs[0]] == 1) {
+            int32_t r = root_of(pl, node->inputs[0]);
+            bool state = g->nodes[r].op == TS_OP_PARAMETER && g->nodes[r].attrs.parameter.role == TS_PARAM_STATE;
+            if (state || pl[r].kind == PLACE_WORK) pl[i] = (place){.kind = PLACE_ALIAS, .root = node->inputs[0], .last_use = pl[i].last_use};
+            else pl[i].kind = PLACE_WORK;
+        } else pl[i].kind = PLACE_WORK;
+    }
+    /* An alias group lives as long as its longest member. */
+    for (int32_t i = n - 1; i >= 0; i--)
+        if (pl[i].kind == PLACE_ALIAS) {
+            int32_t r = root_of(pl, i);
+            if (pl[i].last_use > pl[r].last_use) pl[r].last_use = pl[i].last_use;
+        }
+    free(uses);
+
+    /* dies[i]: roots whose group ends at node i, freed after it runs. */
+    int32_t *dies_head = malloc(sizeof(int32_t) * (size_t)(n + 1)), *dies_next = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    allocator a = {0};
+    if (!dies_head || !dies_next) {
+        free(dies_head), free(dies_next);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "plan: out of memory");
+    }
+    for (int32_t i = 0; i <= n; i++) dies_head[i] = -1;
+    for (int32_t i = 0; i < n; i++)
+        if (pl[i].kind == PLACE_WORK) {
+            dies_next[i] = dies_head[pl[i].last_use];
+            dies_head[pl[i].last_use] = i;
+        }
+    for (int32_t i = 0; i < n; i++) {
+        const ts_node *node = &g->nodes[i];
+        if (pl[i].kind == PLACE_WORK) alloc_take(&a, ts_type_bytes(&node->type), &pl[i].offset);
+        size_t scratch = scratch_bytes(p, node);
+        if (scratch) {
+            alloc_take(&a, scratch, &pl[i].scratch);
+            alloc_give(&a, pl[i].scratch, scratch);
+        }
+        for (int32_t v = dies_head[i]; v >= 0; v = dies_next[v]) alloc_give(&a, pl[v].offset, ts_type_bytes(&g->nodes[v].type));
+    }
+    free(dies_head);
+    free(dies_next);
+    free(a.free_blocks);
+    p->workspace_bytes = a.peak;
+    return TS_OK;
+}
+
+ts_status ts_program_create(const ts_graph *g, ts_context *ctx, ts_program **out, ts_error *err)
+{
+    *out = NULL;
+    if (ts_graph_status(g, err) != TS_OK) return g->error.status;
+    ts_program *p = calloc(1, sizeof(*p));
+    if (!p) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "program: out of memory");
+    p->graph = g;
+    p->cpu.kernels = ts_kernels_select(ctx->cpu_features);
+    p->cpu.pool = ctx->pool;
+    size_t n = (size_t)(g->n_nodes ? g->n_nodes : 1);
+    p->places = calloc(n, sizeof(place));
+    p->ptrs = calloc(n, sizeof(void *));
+    if (!p->places || !p->ptrs) {
+        ts_program_destroy(p);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "program: out of memory");
+    }
+    ts_status st = plan(p, err);
+    if (st == TS_OK && p->workspace_bytes) {
+        p->workspace = aligned_alloc(64, round64(p->workspace_bytes));
+        if (!p->workspace) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "program: cannot allocate a %zu-byte workspace", p->workspace_bytes);
+    }
+    if (st != TS_OK) {
+        ts_program_destroy(p);
+        return st;
+    }
+    *out = p;
+    return TS_OK;
+}
+
+void ts_program_destroy(ts_program *p)
+{
+    if (!p) return;
+    free(p->places);
+    free(p->ptrs);
+    free(p->workspace);
+    free(p);
+}
+
+size_t ts_program_workspace_bytes(const ts_program *p) { return p->workspace_bytes; }
+
+static int64_t rows_of(const ts_type *t) { return t->rank ? ts_type_elements(t) / t->dims[t->rank - 1] : 1; }
+static int64_t last_dim(const ts_type *t) { return t->rank ? t->dims[t->rank - 1] : 1; }
+
+typedef struct {
+    ts_op op;
+    const float *a, *b;
+    float *y;
+    int64_t n;
+} binary_job;
+
+static void binary_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const binary_job *j = arg;
+    int64_t i0 = task * 4096, i1 = i0 + 4096 < j->n ? i0 + 4096 : j->n;
+    for (int64_t i = i0; i < i1; i++) {
+        float a = j->a[i], b = j->b[i];
+        j->y[i] = j->op == TS_OP_ADD ? a + b : j->op == TS_OP_MULTIPLY ? a * b : a - b;
+    }
+}
+
+static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
+{
+    const ts_graph *g = p->graph;
+    const ts_node *n = &g->nodes[i];
+    void *out = p->ptrs[i];
+    void *const *v = p->ptrs;
+    const ts_cpu *cpu = &p->cpu;
+    const ts_type *t0 = n->n_inputs ? ts_graph_type(g, n->inputs[0]) : NULL;
+    void *scratch = p->workspace ? p->workspace + p->places[i].scratch : NULL;
+    switch (n->op) {
+    case TS_OP_PARAMETER:
+    case TS_OP_CONSTANT:
+    case TS_OP_RESHAPE: return TS_OK; /* bound or aliased */
+    case TS_OP_DYNAMIC_UPDATE_SLICE:
+        /* In place when planned so (out == operand); the kernel copies the operand otherwise. */
+        return ts_reference_eval(g, n, v, out, err);
+    case TS_OP_ADD:
+    case TS_OP_SUBTRACT:
+    case TS_OP_MULTIPLY:
+        if (n->type.dtype == TS_DTYPE_F32) {
+            binary_job job = {n->op, v[n->inputs[0]], v[n->inputs[1]], out, ts_type_elements(&n->type)};
+            ts_pool_run(cpu->pool, binary_task, &job, (job.n + 4095) / 4096);
+            return TS_OK;
+        }
+        return ts_reference_eval(g, n, v, out, err);
+    case TS_OP_LINEAR: {
+        const ts_type *w = ts_graph_type(g, n->inputs[1]);
+        const ts_type *b = n->n_inputs > 2 ? ts_graph_type(g, n->inputs[2]) : NULL;
+        ts_cpu_linear(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]], w->dtype, w->dims[0],
+                      b ? v[n->inputs[2]] : NULL, b ? b->dtype : TS_DTYPE_F32, out);
+        return TS_OK;
+    }
+    case TS_OP_RMS_NORM:
+        ts_cpu_rms_norm(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]],
+                        ts_graph_type(g, n->inputs[1])->dtype, n->attrs.norm.eps, n->attrs.norm.weight_offset, out);
+        return TS_OK;
+    case TS_OP_LAYER_NORM:
+        ts_cpu_layer_norm(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]],
+                          ts_graph_type(g, n->inputs[1])->dtype, v[n->inputs[2]], ts_graph_type(g, n->inputs[2])->dtype,
+                          n->attrs.norm.eps, out);
+        return TS_OK;
+    case TS_OP_SOFTMAX:
+        ts_cpu_softmax(cpu, v[n->inputs[0]], n->n_inputs > 1 ? v[n->inputs[1]] : NULL, rows_of(t0), last_dim(t0), out);
+        return TS_OK;
+    case TS_OP_ROPE:
+        ts_cpu_rope(cpu, v[n->inputs[0]], t0->dims[0], t0->dims[1], t0->dims[2], v[n->inputs[1]], v[n->inputs[2]],
+                    n->attrs.rope.rotary_dim, n->attrs.rope.interleaved, out);
+        return TS_OK;
+    case TS_OP_ATTENTION: {
+        const ts_type *k = ts_graph_type(g, n->inputs[1]), *vt = ts_graph_type(g, n->inputs[2]);
+        int at = 3;
+        const float *bias = n->attrs.attention.has_bias ? v[n->inputs[at++]] : NULL;
+        int64_t q_start = n->attrs.attention.causal ? *(const int32_t *)v[n->inputs[at]] : -1;
+        if (n->attrs.attention.causal && q_start < 0)
+            return ts_error_set(err, TS_ERR_RANGE, "attention: negative query start %lld", (long long)q_start);
+        ts_attention_shape s = {t0->dims[0], k->dims[0], t0->dims[1], k->dims[1], t0->dims[2], vt->dims[2],
+                                q_start, n->attrs.attention.scale, n->attrs.attention.softcap};
+        ts_cpu_attention(cpu, &s, v[n->inputs[0]], v[n->inputs[1]], v[n->inputs[2]], bias, out, scratch);
+        return TS_OK;
+    }
+    case TS_OP_GATED_MLP: {
+        const ts_type *wg = ts_graph_type(g, n->inputs[1]);
+        const ts_type *wu = ts_graph_type(g, n->inputs[2]), *wd = ts_graph_type(g, n->inputs[3]);
+        if (wu->dtype != wg->dtype || wd->dtype != wg->dtype)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED, "gated_mlp: mixed weight dtypes");
+        ts_cpu_gated_mlp(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]], v[n->inputs[2]],
+                         v[n->inputs[3]], wg->dtype, wg->dims[0], n->attrs.mlp.activation, out, scratch);
+        return TS_OK;
+    }
+    case TS_OP_EMBEDDING: {
+        const ts_type *ids = ts_graph_type(g, n->inputs[1]);
+        ts_cpu_embedding(cpu, v[n->inputs[0]], t0->dtype, t0->dims[0], t0->dims[1], v[n->inputs[1]], ts_type_elements(ids), out);
+        return TS_OK;
+    }
+    default: return ts_reference_eval(g, n, v, out, err);
+    }
+}
+
+ts_status ts_program_run(ts_program *p, void *const *params, const void **outputs, ts_error *err)
+{
+    const ts_graph *g = p->graph;
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        const place *pl = &p->places[i];
+        switch (pl->kind) {
+        case PLACE_PARAM:
+            p->ptrs[i] = params[n->attrs.parameter.index];
+            if (!p->ptrs[i] && ts_type_bytes(&n->type))
+                return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "parameter %d (%s) is not bound", n->attrs.parameter.index, n->name);
+            break;
+        case PLACE_CONST: p->ptrs[i] = (void *)n->attrs.constant.data; break;
+        case PLACE_ALIAS: p->ptrs[i] = p->ptrs[pl->root]; break;
+        case PLACE_WORK: p->ptrs[i] = p->workspace + pl->offset; break;
+        }
+        ts_status st = run_node(p, i, err);
+        if (st != TS_OK) return ts_error_prefix(err, "%s%s%s: ", n->name ? n->name : "", n->name ? " " : "", ts_op_get_info(n->op)->name);
+    }
+    for (int32_t k = 0; k < g->n_outputs; k++) outputs[k] = p->ptrs[g->outputs[k]];
+    return TS_OK;
+}

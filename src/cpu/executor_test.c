@@ -1,0 +1,247 @@
+/* executor_test.c — every fused composite agrees with its decomposition run by the reference
+ * evaluator (max relative error ≤ 1e-5, f32, random inputs, odd sizes, bf16/f16 weights), with
+ * 1 and 3 threads; the planner reuses memory and updates state parameters in place. */
+#include "base/context.h"
+#include "cpu/executor.h"
+#include "cpu/reference.h"
+#include "graph/decompose.h"
+#include "check.h"
+
+#include <math.h>
+
+static float frand(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return ((float)(*s >> 8) / 16777216.0f) * 2.0f - 1.0f;
+}
+
+/* Random bytes for a parameter of type t (floats in [-1, 1), ints in [0, int_range)). */
+static void *random_param(const ts_type *t, uint32_t *seed, int int_range)
+{
+    int64_t n = ts_type_elements(t);
+    void *p = calloc(1, ts_type_bytes(t) + 1);
+    for (int64_t i = 0; i < n; i++) {
+        double v = t->dtype == TS_DTYPE_I32 ? (double)((*seed = *seed * 1664525u + 1013904223u) >> 8) / 16777216.0 * int_range : frand(seed);
+        ts_reference_set(t->dtype, p, i, t->dtype == TS_DTYPE_I32 ? floor(v) : v);
+    }
+    return p;
+}
+
+/* Runs g through the executor and through decompose + reference; returns the max relative error
+ * over all outputs (relative to each output's max |ref|). */
+static double compare_fused(ts_graph *g, ts_context *ctx, void **params)
+{
+    ts_error err;
+    ts_program *prog;
+    if (ts_program_create(g, ctx, &prog, &err) != TS_OK) {
+        fprintf(stderr, "program: %s\n", err.message);
+        return INFINITY;
+    }
+    const void *outs[8];
+    if (ts_program_run(prog, params, outs, &err) != TS_OK) {
+        fprintf(stderr, "run: %s\n", err.message);
+        ts_program_destroy(prog);
+        return INFINITY;
+    }
+    ts_graph *d;
+    void **vals;
+    if (ts_graph_decompose(g, &d, NULL, &err) != TS_OK || ts_reference_run(d, (const void *const *)params, &vals, &err) != TS_OK) {
+        fprintf(stderr, "reference: %s\n", err.message);
+        ts_program_destroy(prog);
+        return INFINITY;
+    }
+    double worst = 0;
+    for (int k = 0; k < g->n_outputs; k++) {
+        const ts_type *t = ts_graph_type(g, g->outputs[k]);
+        int64_t n = ts_type_elements(t);
+        double scale = 0, diff = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double r = ts_reference_get(t->dtype, vals[d->outputs[k]], i), o = ts_reference_get(t->dtype, outs[k], i);
+            scale = fmax(scale, fabs(r));
+            if (isnan(r) != isnan(o)) diff = INFINITY;
+            else if (!isnan(r)) diff = fmax(diff, fabs(r - o));
+        }
+        worst = fmax(worst, diff / fmax(scale, 1e-30));
+    }
+    ts_reference_free(d, vals);
+    ts_graph_destroy(d);
+    ts_program_destroy(prog);
+    return worst;
+}
+
+static ts_context *make_ctx(int threads)
+{
+    ts_context *ctx;
+    ts_error err;
+    ts_context_options o = {.n_threads = threads, .log_level = TS_LOG_WARN};
+    ts_context_create(&o, &ctx, &err);
+    return ctx;
+}
+
+static ts_type T(ts_dtype d, int r, int64_t a, int64_t b, int64_t c)
+{
+    int64_t dims[3] = {a, b, c};
+    return ts_type_make(d, r, dims);
+}
+
+typedef struct {
+    ts_graph *g;
+    void *params[8];
+    int n;
+    uint32_t seed;
+} builder;
+
+static ts_value param(builder *b, const char *name, ts_type t, int int_range)
+{
+    b->params[b->n++] = random_param(&t, &b->seed, int_range);
+    return ts_graph_parameter(b->g, name, TS_PARAM_INPUT, t);
+}
+
+static void finish(builder *b, ts_value out, ts_context *ctx, const char *what, double tol)
+{
+    ts_graph_set_outputs(b->g, &out, 1);
+    double e = compare_fused(b->g, ctx, b->params);
+    if (!(e <= tol)) fprintf(stderr, "%s: max relative error %g\n", what, e);
+    CHECK(e <= tol);
+    for (int i = 0; i < b->n; i++) free(b->params[i]);
+    ts_graph_destroy(b->g);
+}
+
+static void start(builder *b, uint32_t seed)
+{
+    ts_error err;
+    memset(b, 0, sizeof(*b));
+    b->seed = seed;
+    ts_graph_create(&b->g, &err);
+}
+
+static void test_composites_match_decompositions(void)
+{
+    static const ts_dtype wdt[3] = {TS_DTYPE_F32, TS_DTYPE_BF16, TS_DTYPE_F16};
+    for (int threads = 1; threads <= 3; threads += 2) {
+        ts_context *ctx = make_ctx(threads);
+        builder b;
+        for (int w = 0; w < 3; w++) {
+            start(&b, 1 + w);
+            ts_value x = param(&b, "x", T(TS_DTYPE_F32, 2, 5, 67, 0), 0);
+            ts_value wt = param(&b, "w", T(wdt[w], 2, 33, 67, 0), 0);
+            ts_value bias = param(&b, "b", T(wdt[w], 1, 33, 0, 0), 0);
+            finish(&b, ts_graph_linear(b.g, x, wt, bias), ctx, "linear", 1e-5);
+
+            start(&b, 10 + w);
+            x = param(&b, "x", T(TS_DTYPE_F32, 2, 4, 37, 0), 0);
+            ts_value gw = param(&b, "g", T(wdt[w], 2, 45, 37, 0), 0);
+            ts_value uw = param(&b, "u", T(wdt[w], 2, 45, 37, 0), 0);
+            ts_value dw = param(&b, "d", T(wdt[w], 2, 37, 45, 0), 0);
+            finish(&b, ts_graph_gated_mlp(b.g, x, gw, uw, dw, (ts_activation)w), ctx, "gated_mlp", 1e-5);
+
+            start(&b, 20 + w);
+            ts_value table = param(&b, "table", T(wdt[w], 2, 50, 19, 0), 0);
+            ts_value ids = param(&b, "ids", T(TS_DTYPE_I32, 1, 7, 0, 0), 50);
+            finish(&b, ts_graph_embedding(b.g, table, ids), ctx, "embedding", 0);
+
+            start(&b, 30 + w);
+            x = param(&b, "x", T(TS_DTYPE_F32, 3, 3, 2, 61), 0);
+            ts_value nw = param(&b, "w", T(wdt[w], 1, 61, 0, 0), 0);
+            finish(&b, ts_graph_rms_norm(b.g, x, nw, 1e-6, w == 2 ? 1.0 : 0.0), ctx, "rms_norm", 1e-5);
+
+            start(&b, 40 + w);
+            x = param(&b, "x", T(TS_DTYPE_F32, 2, 6, 61, 0), 0);
+            nw = param(&b, "w", T(wdt[w], 1, 61, 0, 0), 0);
+            ts_value nb = param(&b, "b", T(wdt[w], 1, 61, 0, 0), 0);
+            finish(&b, ts_graph_layer_norm(b.g, x, nw, nb, 1e-5), ctx, "layer_norm", 1e-5);
+        }
+        start(&b, 50);
+        ts_value x = param(&b, "x", T(TS_DTYPE_F32, 2, 7, 33, 0), 0);
+        ts_value sb = param(&b, "bias", T(TS_DTYPE_F32, 2, 7, 33, 0), 0);
+        finish(&b, ts_graph_softmax(b.g, x, sb), ctx, "softmax", 1e-5);
+
+        for (int variant = 0; variant < 4; variant++) {
+            start(&b, 60 + variant);
+            int rotary = variant & 2 ? 12 : 16;
+            x = param(&b, "x", T(TS_DTYPE_F32, 3, 5, 3, 16), 0);
+            ts_value c = param(&b, "cos", T(TS_DTYPE_F32, 2, 5, rotary / 2, 0), 0);
+            ts_value s = param(&b, "sin", T(TS_DTYPE_F32, 2, 5, rotary / 2, 0), 0);
+            finish(&b, ts_graph_rope(b.g, x, c, s, rotary, variant & 1), ctx, "rope", 1e-6);
+        }
+        /* attention: prefill (causal from 0), decode against a larger cache (causal from 9, so
+         * slots ≥ 10 are ignored), non-causal with bias, soft-cap. */
+        for (int variant = 0; variant < 4; variant++) {
+            start(&b, 70 + variant);
+            int64_t lq = variant == 1 ? 1 : 6, lk = variant == 1 ? 16 : 6;
+            ts_value q = param(&b, "q", T(TS_DTYPE_F32, 3, lq, 4, 24), 0);
+            ts_value k = param(&b, "k", T(TS_DTYPE_F32, 3, lk, 2, 24), 0);
+            ts_value v = param(&b, "v", T(TS_DTYPE_F32, 3, lk, 2, 24), 0);
+            ts_value bias = variant == 2 ? param(&b, "bias", T(TS_DTYPE_F32, 2, lq, lk, 0), 0) : TS_NO_VALUE;
+            ts_value start_pos = variant == 2 ? TS_NO_VALUE : ts_graph_constant_i32(b.g, variant == 1 ? 9 : 0);
+            finish(&b, ts_graph_attention(b.g, q, k, v, bias, start_pos, 0.2, variant == 3 ? 3.0 : 0.0), ctx, "attention", 1e-5);
+        }
+        ts_context_destroy(ctx);
+    }
+}
+
+static void test_planner_reuses_and_updates_state_in_place(void)
+{
+    ts_context *ctx = make_ctx(2);
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    int64_t d[2] = {64, 64};
+    ts_type t = ts_type_make(TS_DTYPE_F32, 2, d);
+    ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, t);
+    ts_value cache = ts_graph_parameter(g, "cache", TS_PARAM_STATE, t);
+    /* A chain of 10 adds: only two intermediates are ever live at once. */
+    ts_value y = x;
+    for (int i = 0; i < 10; i++) y = ts_graph_binary(g, TS_OP_ADD, y, x);
+    int64_t rd[2] = {1, 64};
+    ts_value row = ts_graph_slice(g, y, (int64_t[]){0, 0}, rd, NULL);
+    ts_value three = ts_graph_constant_i32(g, 3), zero = ts_graph_constant_i32(g, 0);
+    ts_value updated = ts_graph_dynamic_update_slice(g, cache, row, (ts_value[]){three, zero});
+    ts_value outs[2] = {y, updated};
+    ts_graph_set_outputs(g, outs, 2);
+    ts_program *prog;
+    CHECK_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
+    size_t one = 64 * 64 * 4;
+    CHECK(ts_program_workspace_bytes(prog) <= 3 * one);
+    float *xv = calloc(64 * 64, 4), *cv = calloc(64 * 64, 4);
+    for (int i = 0; i < 64 * 64; i++) xv[i] = (float)i;
+    void *params[2] = {xv, cv};
+    const void *res[2];
+    CHECK_INT_EQ(ts_program_run(prog, params, res, &err), TS_OK);
+    CHECK(res[1] == cv); /* in place */
+    CHECK(((const float *)res[0])[5] == 55.0f);
+    CHECK(cv[3 * 64 + 5] == 55.0f && cv[2 * 64 + 5] == 0.0f);
+    ts_program_destroy(prog);
+    free(xv);
+    free(cv);
+    ts_graph_destroy(g);
+    ts_context_destroy(ctx);
+}
+
+static void test_unbound_parameter_is_an_error(void)
+{
+    ts_context *ctx = make_ctx(1);
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value x = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, T(TS_DTYPE_F32, 1, 4, 0, 0));
+    ts_value y = ts_graph_unary(g, TS_OP_NEGATE, x);
+    ts_graph_set_outputs(g, &y, 1);
+    ts_program *prog;
+    CHECK_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
+    void *params[1] = {NULL};
+    const void *res[1];
+    CHECK_INT_EQ(ts_program_run(prog, params, res, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "parameter 0 (tokens) is not bound");
+    ts_program_destroy(prog);
+    ts_graph_destroy(g);
+    ts_context_destroy(ctx);
+}
+
+int main(void)
+{
+    RUN(test_composites_match_decompositions);
+    RUN(test_planner_reuses_and_updates_state_in_place);
+    RUN(test_unbound_parameter_is_an_error);
+    return check_finish();
+}

@@ -1,0 +1,56 @@
+/* ops.h — the fused CPU kernels behind the composites, multi-threaded on the context's pool.
+ *
+ * Activations are f32 row-major; weights are f32, bf16 or f16 read in place (from the mmap).
+ * Each function computes exactly what its decomposition (graph/decompose.c) defines, up to float
+ * summation order; cpu/ops_test.c holds them to that. Scratch, where needed, is passed in by the
+ * executor (sized by the *_scratch_bytes functions), so kernels never allocate.
+ */
+#ifndef TS_CPU_OPS_H
+#define TS_CPU_OPS_H
+
+#include "base/pool.h"
+#include "cpu/kernels.h"
+#include "graph/graph.h"
+
+typedef struct ts_cpu {
+    const ts_kernels *kernels;
+    ts_pool *pool;
+} ts_cpu;
+
+/* y[m, n] = x[m, :] · w[n, :] (+ bias[n]) */
+void ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
+                   ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y);
+
+void ts_cpu_rms_norm(const ts_cpu *cpu, const float *x, int64_t rows, int64_t h, const void *w,
+                     ts_dtype w_dtype, double eps, double weight_offset, float *y);
+void ts_cpu_layer_norm(const ts_cpu *cpu, const float *x, int64_t rows, int64_t h, const void *w,
+                       ts_dtype w_dtype, const void *b, ts_dtype b_dtype, double eps, float *y);
+/* softmax(x + bias) over rows of n; bias may be NULL. */
+void ts_cpu_softmax(const ts_cpu *cpu, const float *x, const float *bias, int64_t rows, int64_t n,
+                    float *y);
+/* Softmax of y[0..n) in place (scores already biased); all -inf gives NaN like 0/0. */
+void ts_cpu_softmax_row(float *y, int64_t n);
+void ts_cpu_rope(const ts_cpu *cpu, const float *x, int64_t l, int64_t heads, int64_t head_dim,
+                 const float *cos, const float *sin, int rotary_dim, bool interleaved, float *y);
+
+typedef struct ts_attention_shape {
+    int64_t lq, lk, q_heads, kv_heads, head_dim, v_dim;
+    int64_t q_start; /* < 0: not causal */
+    double scale, softcap;
+} ts_attention_shape;
+size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers);
+void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const float *q,
+                      const float *k, const float *v, const float *bias, float *out, void *scratch);
+
+size_t ts_cpu_gated_mlp_scratch_bytes(int64_t m, int64_t inter);
+void ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h, const void *w_gate,
+                      const void *w_up, const void *w_down, ts_dtype w_dtype, int64_t inter,
+                      ts_activation act, float *y, void *scratch);
+
+/* out[i, :] = table[clamp(ids[i])] widened to f32 (clamped like StableHLO gather). */
+void ts_cpu_embedding(const ts_cpu *cpu, const void *table, ts_dtype dtype, int64_t vocab,
+                      int64_t h, const int32_t *ids, int64_t n, float *out);
+
+float ts_cpu_activation(ts_activation act, float x);
+
+#endif

@@ -1,0 +1,67 @@
+/* linear.c — y = x·wᵀ (+ b) with weights in [out, in] layout, read in place.
+ *
+ * Work is split over output features in blocks, so each thread streams its own slice of the
+ * weights once per call whatever the number of rows: for decode (few rows) that is the whole
+ * cost, and it makes the weight stream the only large memory traffic. Rows are processed four at
+ * a time per weight row so a weight row loaded into cache serves several activations.
+ */
+#include "cpu/ops.h"
+
+typedef struct {
+    const ts_cpu *cpu;
+    const float *x;
+    int64_t m, k, n;
+    const void *w;
+    ts_dtype w_dtype;
+    const void *bias;
+    ts_dtype bias_dtype;
+    float *y;
+    int64_t block;
+} linear_job;
+
+static float bias_at(const void *bias, ts_dtype dtype, int64_t i)
+{
+    if (!bias) return 0.0f;
+    switch (dtype) {
+    case TS_DTYPE_BF16: {
+        float f;
+        uint32_t bits = (uint32_t)((const uint16_t *)bias)[i] << 16;
+        __builtin_memcpy(&f, &bits, 4);
+        return f;
+    }
+    case TS_DTYPE_F16: return ts_f16_to_f32_scalar(((const uint16_t *)bias)[i]);
+    default: return ((const float *)bias)[i];
+    }
+}
+
+static void linear_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const linear_job *j = arg;
+    const ts_kernels *kern = j->cpu->kernels;
+    int64_t n0 = task * j->block, n1 = n0 + j->block < j->n ? n0 + j->block : j->n;
+    for (int64_t o = n0; o < n1; o++) {
+        float b = bias_at(j->bias, j->bias_dtype, o);
+        for (int64_t r = 0; r < j->m; r++) {
+            const float *xr = j->x + r * j->k;
+            float dot;
+            if (j->w_dtype == TS_DTYPE_BF16)
+                dot = kern->dot_bf16_f32((const uint16_t *)j->w + o * j->k, xr, (size_t)j->k);
+            else if (j->w_dtype == TS_DTYPE_F16)
+                dot = kern->dot_f16_f32((const uint16_t *)j->w + o * j->k, xr, (size_t)j->k);
+            else
+                dot = kern->dot_f32((const float *)j->w + o * j->k, xr, (size_t)j->k);
+            j->y[r * j->n + o] = dot + b;
+        }
+    }
+}
+
+void ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
+                   ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y)
+{
+    int workers = ts_pool_size(cpu->pool);
+    /* Enough blocks to balance, not so many that scheduling shows. */
+    int64_t block = n / (workers * 8) > 16 ? n / (workers * 8) : 16;
+    linear_job job = {cpu, x, m, k, n, w, w_dtype, bias, bias_dtype, y, block};
+    ts_pool_run(cpu->pool, linear_task, &job, (n + block - 1) / block);
+}

@@ -1,0 +1,75 @@
+/* norm.c — RMSNorm and LayerNorm over the last axis, one row per task.
+ *
+ * Sums accumulate in double: rows are short (≤ a few thousand) and this keeps the fused result
+ * within f32 rounding of the decomposition whatever the summation order.
+ */
+#include "cpu/ops.h"
+
+#include <math.h>
+
+static float weight_at(const void *w, ts_dtype dtype, int64_t i)
+{
+    switch (dtype) {
+    case TS_DTYPE_BF16: {
+        uint32_t bits = (uint32_t)((const uint16_t *)w)[i] << 16;
+        float f;
+        __builtin_memcpy(&f, &bits, 4);
+        return f;
+    }
+    case TS_DTYPE_F16: return ts_f16_to_f32_scalar(((const uint16_t *)w)[i]);
+    default: return ((const float *)w)[i];
+    }
+}
+
+typedef struct {
+    const float *x;
+    int64_t h;
+    const void *w, *b;
+    ts_dtype w_dtype, b_dtype;
+    double eps, offset;
+    float *y;
+} norm_job;
+
+static void rms_task(void *arg, int64_t row, int worker)
+{
+    (void)worker;
+    const norm_job *j = arg;
+    const float *x = j->x + row * j->h;
+    float *y = j->y + row * j->h;
+    double ss = 0;
+    for (int64_t i = 0; i < j->h; i++) ss += (double)x[i] * x[i];
+    /* HF: x * rsqrt(mean + eps) in f32, then weight * that. */
+    float r = (float)(1.0 / sqrt((float)(ss / (double)j->h) + (float)j->eps));
+    float offset = (float)j->offset;
+    for (int64_t i = 0; i < j->h; i++) y[i] = (weight_at(j->w, j->w_dtype, i) + offset) * (x[i] * r);
+}
+
+static void layer_task(void *arg, int64_t row, int worker)
+{
+    (void)worker;
+    const norm_job *j = arg;
+    const float *x = j->x + row * j->h;
+    float *y = j->y + row * j->h;
+    double sum = 0;
+    for (int64_t i = 0; i < j->h; i++) sum += x[i];
+    float mean = (float)(sum / (double)j->h);
+    double var = 0;
+    for (int64_t i = 0; i < j->h; i++) var += (double)(x[i] - mean) * (x[i] - mean);
+    float r = (float)(1.0 / sqrt((float)(var / (double)j->h) + (float)j->eps));
+    for (int64_t i = 0; i < j->h; i++)
+        y[i] = (x[i] - mean) * r * weight_at(j->w, j->w_dtype, i) + weight_at(j->b, j->b_dtype, i);
+}
+
+void ts_cpu_rms_norm(const ts_cpu *cpu, const float *x, int64_t rows, int64_t h, const void *w,
+                     ts_dtype w_dtype, double eps, double weight_offset, float *y)
+{
+    norm_job job = {x, h, w, NULL, w_dtype, TS_DTYPE_F32, eps, weight_offset, y};
+    ts_pool_run(cpu->pool, rms_task, &job, rows);
+}
+
+void ts_cpu_layer_norm(const ts_cpu *cpu, const float *x, int64_t rows, int64_t h, const void *w,
+                       ts_dtype w_dtype, const void *b, ts_dtype b_dtype, double eps, float *y)
+{
+    norm_job job = {x, h, w, b, w_dtype, b_dtype, eps, 0, y};
+    ts_pool_run(cpu->pool, layer_task, &job, rows);
+}
