@@ -340,6 +340,43 @@ void ts_chat_template_destroy(ts_chat_template *tmpl);
 ts_status ts_chat_template_render(const ts_chat_template *tmpl, const char *context_json,
                                   char **out, ts_error *err);
 
+/* ---------------------------------------------------------------- models and sequences */
+
+/* A loaded language model: config, mapped weights, and the compiled step programs.
+ * Text families today (qwen2, qwen3, llama). Not thread-safe: one call at a time per model. */
+typedef struct ts_model ts_model;
+
+typedef struct ts_model_options {
+    const char *weights; /* checkpoint file or folder; NULL = the model folder itself */
+} ts_model_options;
+
+/* Owned; free with ts_model_destroy (after every sequence made from it). ctx must outlive it. */
+ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options *options,
+                        ts_model **out, ts_error *err);
+void ts_model_destroy(ts_model *model);
+const ts_model_config *ts_model_get_config(const ts_model *model);
+int64_t ts_model_vocab_size(const ts_model *model);
+
+/* One request's state: its KV cache, whose capacity is fixed at creation, and its length.
+ *   empty --prefill--> filled --decode--> filled ... --reset--> empty
+ * Owned; free with ts_sequence_destroy. */
+typedef struct ts_sequence ts_sequence;
+ts_status ts_sequence_create(ts_model *model, int64_t capacity, ts_sequence **out, ts_error *err);
+void ts_sequence_destroy(ts_sequence *seq);
+int64_t ts_sequence_length(const ts_sequence *seq);
+int64_t ts_sequence_capacity(const ts_sequence *seq);
+void ts_sequence_reset(ts_sequence *seq);
+
+/* Appends n tokens (n ≥ 1) to seq and writes the logits of the last one to logits[vocab].
+ * Tokens outside the vocabulary, or a prompt that does not fit the capacity, are errors and
+ * leave the sequence unchanged. */
+ts_status ts_model_prefill(ts_model *model, ts_sequence *seq, const int32_t *tokens, size_t n,
+                           float *logits, ts_error *err);
+/* One token for each of n_seqs distinct sequences at their own positions, in one batched step;
+ * logits[n_seqs][vocab]. The primitive continuous batching is built on. */
+ts_status ts_model_decode(ts_model *model, ts_sequence *const *seqs, const int32_t *tokens,
+                          int n_seqs, float *logits, ts_error *err);
+
 #ifdef __cplusplus
 }
 #endif

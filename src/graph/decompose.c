@@ -288,10 +288,13 @@ ts_status ts_graph_decompose(const ts_graph *src, ts_graph **out, ts_value *map,
     }
     dst->stage = NULL;
     if (dst->error.status == TS_OK) {
-        ts_value outs[256];
-        int n_out = src->n_outputs < 256 ? src->n_outputs : 256;
-        for (int i = 0; i < n_out; i++) outs[i] = local[src->outputs[i]];
-        ts_graph_set_outputs(dst, outs, n_out);
+        ts_value *outs = malloc(sizeof(ts_value) * (size_t)(src->n_outputs + 1));
+        if (!outs) ts_graph_fail(dst, TS_OP_COUNT, TS_ERR_OUT_OF_MEMORY, "out of memory");
+        else {
+            for (int32_t i = 0; i < src->n_outputs; i++) outs[i] = local[src->outputs[i]];
+            ts_graph_set_outputs(dst, outs, src->n_outputs);
+            free(outs);
+        }
     }
     if (!map) free(local);
     st = ts_graph_status(dst, err);

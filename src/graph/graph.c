@@ -131,7 +131,7 @@ ts_value ts_graph_fail(ts_graph *g, ts_op op, ts_status status, const char *fmt,
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     ts_error_set(&g->error, status, "graph: %s%s%s: %s", g->stage ? g->stage : "",
-                 g->stage ? ": " : "", ts_op_get_info(op)->name, msg);
+                 g->stage ? ": " : "", ts_op_get_info(op) ? ts_op_get_info(op)->name : "composite", msg);
     return TS_NO_VALUE;
 }
 

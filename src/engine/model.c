@@ -1,0 +1,305 @@
+/* model.c — a loaded model: config, mapped checkpoint, and step programs built on demand.
+ *
+ * A step program is the decoder graph for one shape (sequence count, tokens per sequence, cache
+ * capacity, diagnostic outputs), planned by the CPU executor. Programs are kept in a small cache
+ * keyed by shape, so steady decode reuses one program; prompts of a new length build theirs
+ * (graph building and planning take well under a millisecond per layer). Weights are bound once
+ * per program from the checkpoint mapping; inputs and caches per call.
+ */
+#include "engine/model.h"
+#include "base/context.h"
+#include "base/error.h"
+#include "cpu/executor.h"
+#include "models/decoder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PROGRAM_CACHE 8
+
+typedef struct {
+    ts_step_shape shape;
+    ts_graph *graph;
+    ts_program *program;
+    void **params;
+    int32_t n_params, first_input;
+    uint64_t last_used;
+} step_program;
+
+struct ts_model {
+    ts_context *ctx;
+    ts_model_config config;
+    ts_checkpoint *checkpoint;
+    ts_decoder_spec spec;
+    step_program programs[PROGRAM_CACHE];
+    uint64_t clock;
+};
+
+struct ts_sequence {
+    ts_model *model;
+    int64_t capacity, length;
+    float *cache; /* [layers][k|v][capacity][kv_heads][head_dim] */
+};
+
+static const ts_tensor_info *find_in_checkpoint(void *self, const char *name)
+{
+    return ts_checkpoint_find(self, name);
+}
+
+ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options *options, ts_model **out, ts_error *err)
+{
+    *out = NULL;
+    ts_model *m = calloc(1, sizeof(*m));
+    if (!m) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "model: out of memory");
+    m->ctx = ctx;
+    ts_status st = ts_model_config_load(dir, &m->config, err);
+    if (st == TS_OK) st = ts_decoder_spec_init(&m->config, &m->spec, err);
+    if (st == TS_OK) st = ts_checkpoint_open(options && options->weights ? options->weights : dir, &m->checkpoint, err);
+    if (st == TS_OK) {
+        /* Build a one-token graph now: every weight is checked by name, shape and dtype before
+         * the model is handed out. */
+        ts_graph *g;
+        st = ts_graph_create(&g, err);
+        if (st == TS_OK) {
+            ts_step_shape probe = {.n_seqs = 1, .n_tokens = {1}, .capacity = 1};
+            ts_weight_source src = {find_in_checkpoint, m->checkpoint};
+            st = ts_decoder_build(g, &m->spec, &src, &probe, err);
+            ts_graph_destroy(g);
+        }
+    }
+    if (st != TS_OK) {
+        ts_model_destroy(m);
+        return ts_error_prefix(err, "%s: ", dir);
+    }
+    *out = m;
+    return TS_OK;
+}
+
+static void program_clear(step_program *p)
+{
+    ts_program_destroy(p->program);
+    ts_graph_destroy(p->graph);
+    free(p->params);
+    memset(p, 0, sizeof(*p));
+}
+
+void ts_model_destroy(ts_model *m)
+{
+    if (!m) return;
+    for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
+    ts_checkpoint_close(m->checkpoint);
+    free(m);
+}
+
+const ts_model_config *ts_model_get_config(const ts_model *m) { return &m->config; }
+int64_t ts_model_vocab_size(const ts_model *m) { return m->spec.vocab; }
+int64_t ts_model_kv_heads(const ts_model *m) { return m->spec.kv_heads; }
+int64_t ts_model_head_dim(const ts_model *m) { return m->spec.head_dim; }
+
+static bool same_shape(const ts_step_shape *a, const ts_step_shape *b)
+{
+    if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->all_logits != b->all_logits ||
+        a->hidden_states != b->hidden_states)
+        return false;
+    for (int i = 0; i < a->n_seqs; i++)
+        if (a->n_tokens[i] != b->n_tokens[i]) return false;
+    return true;
+}
+
+static ts_status get_program(ts_model *m, const ts_step_shape *shape, step_program **out, ts_error *err)
+{
+    step_program *victim = &m->programs[0];
+    for (int i = 0; i < PROGRAM_CACHE; i++) {
+        step_program *p = &m->programs[i];
+        if (p->program && same_shape(&p->shape, shape)) {
+            p->last_used = ++m->clock;
+            *out = p;
+            return TS_OK;
+        }
+        if (!p->program || p->last_used < victim->last_used) victim = p;
+    }
+    program_clear(victim);
+    ts_status st = ts_graph_create(&victim->graph, err);
+    ts_weight_source src = {find_in_checkpoint, m->checkpoint};
+    if (st == TS_OK) st = ts_decoder_build(victim->graph, &m->spec, &src, shape, err);
+    if (st == TS_OK) st = ts_program_create(victim->graph, m->ctx, &victim->program, err);
+    if (st == TS_OK) {
+        victim->n_params = victim->graph->n_parameters;
+        victim->params = calloc((size_t)victim->n_params, sizeof(void *));
+        if (!victim->params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "model: out of memory");
+    }
+    if (st != TS_OK) {
+        program_clear(victim);
+        return st;
+    }
+    for (int32_t i = 0; i < victim->graph->n_nodes; i++) {
+        const ts_node *n = &victim->graph->nodes[i];
+        if (n->op == TS_OP_PARAMETER && n->attrs.parameter.role == TS_PARAM_WEIGHT)
+            victim->params[n->attrs.parameter.index] = (void *)ts_checkpoint_find(m->checkpoint, n->name)->data;
+    }
+    victim->first_input = ts_decoder_first_input(victim->graph);
+    victim->shape = *shape;
+    victim->last_used = ++m->clock;
+    *out = victim;
+    return TS_OK;
+}
+
+/* ---------------------------------------------------------------- sequences */
+
+static size_t layer_cache_floats(const ts_model *m, int64_t capacity)
+{
+    return (size_t)capacity * (size_t)m->spec.kv_heads * (size_t)m->spec.head_dim;
+}
+
+ts_status ts_sequence_create(ts_model *m, int64_t capacity, ts_sequence **out, ts_error *err)
+{
+    *out = NULL;
+    if (capacity < 1 || capacity > (1 << 24))
+        return ts_error_set(err, TS_ERR_RANGE, "sequence capacity %lld outside 1..%d", (long long)capacity, 1 << 24);
+    ts_sequence *s = calloc(1, sizeof(*s));
+    size_t floats = layer_cache_floats(m, capacity) * 2 * (size_t)m->spec.layers;
+    if (s) s->cache = calloc(floats, sizeof(float));
+    if (!s || !s->cache) {
+        free(s);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "sequence: cannot allocate a %zu-byte KV cache", floats * sizeof(float));
+    }
+    s->model = m;
+    s->capacity = capacity;
+    *out = s;
+    return TS_OK;
+}
+
+void ts_sequence_destroy(ts_sequence *s)
+{
+    if (!s) return;
+    free(s->cache);
+    free(s);
+}
+
+int64_t ts_sequence_length(const ts_sequence *s) { return s->length; }
+int64_t ts_sequence_capacity(const ts_sequence *s) { return s->capacity; }
+void ts_sequence_reset(ts_sequence *s) { s->length = 0; }
+
+const float *ts_sequence_cache(const ts_sequence *s, int layer, bool value)
+{
+    return s->cache + layer_cache_floats(s->model, s->capacity) * (size_t)(2 * layer + (value ? 1 : 0));
+}
+
+/* ---------------------------------------------------------------- steps */
+
+static ts_status check_tokens(const ts_model *m, const int32_t *tokens, size_t n, ts_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tokens[i] < 0 || tokens[i] >= m->spec.vocab)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "token %d at index %zu is outside the vocabulary (0..%lld)",
+                                tokens[i], i, (long long)m->spec.vocab - 1);
+    return TS_OK;
+}
+
+/* Runs one step: binds tokens, positions, starts and every sequence's caches. */
+static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_shape *shape, const int32_t *tokens,
+                          const void **outputs, ts_error *err)
+{
+    step_program *p;
+    ts_status st = get_program(m, shape, &p, err);
+    if (st != TS_OK) return st;
+    int64_t n = 0;
+    for (int s = 0; s < shape->n_seqs; s++) n += shape->n_tokens[s];
+    int32_t *positions = malloc(sizeof(int32_t) * (size_t)n), starts[TS_MAX_BATCH];
+    if (!positions) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "step: out of memory");
+    int64_t at = 0;
+    for (int s = 0; s < shape->n_seqs; s++) {
+        starts[s] = (int32_t)seqs[s]->length;
+        for (int64_t i = 0; i < shape->n_tokens[s]; i++) positions[at++] = (int32_t)(seqs[s]->length + i);
+    }
+    int32_t k = p->first_input;
+    p->params[k++] = (void *)tokens;
+    p->params[k++] = positions;
+    p->params[k++] = starts;
+    size_t layer = layer_cache_floats(m, shape->capacity);
+    for (int s = 0; s < shape->n_seqs; s++)
+        for (int l = 0; l < m->spec.layers; l++) {
+            p->params[k++] = seqs[s]->cache + layer * (size_t)(2 * l);
+            p->params[k++] = seqs[s]->cache + layer * (size_t)(2 * l + 1);
+        }
+    st = ts_program_run(p->program, p->params, outputs, err);
+    free(positions);
+    if (st != TS_OK) return st;
+    for (int s = 0; s < shape->n_seqs; s++) seqs[s]->length += shape->n_tokens[s];
+    return TS_OK;
+}
+
+static ts_status check_prefill(const ts_model *m, const ts_sequence *seq, const int32_t *tokens, size_t n, ts_error *err)
+{
+    if (seq->model != m) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: the sequence belongs to another model");
+    if (n == 0) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: no tokens");
+    if ((int64_t)n > seq->capacity - seq->length)
+        return ts_error_set(err, TS_ERR_RANGE, "prefill: %zu tokens do not fit: the sequence holds %lld of %lld", n,
+                            (long long)seq->length, (long long)seq->capacity);
+    return check_tokens(m, tokens, n, err);
+}
+
+static void **output_slots(const ts_model *m, int n_seqs, bool hidden, const void ***outputs)
+{
+    size_t count = 1 + 2 * (size_t)n_seqs * (size_t)m->spec.layers + (hidden ? (size_t)m->spec.layers + 1 : 0);
+    *outputs = calloc(count, sizeof(void *));
+    return (void **)*outputs;
+}
+
+ts_status ts_model_prefill(ts_model *m, ts_sequence *seq, const int32_t *tokens, size_t n, float *logits, ts_error *err)
+{
+    ts_status st = check_prefill(m, seq, tokens, n, err);
+    if (st != TS_OK) return st;
+    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity};
+    const void **outs;
+    if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
+    st = run_step(m, &seq, &shape, tokens, outs, err);
+    if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)m->spec.vocab);
+    free(outs);
+    return st;
+}
+
+ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32_t *tokens, size_t n,
+                                      const ts_diagnostic_prefill *out, ts_error *err)
+{
+    ts_status st = check_prefill(m, seq, tokens, n, err);
+    if (st != TS_OK) return st;
+    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .all_logits = true, .hidden_states = true};
+    const void **outs;
+    if (!output_slots(m, 1, true, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
+    st = run_step(m, &seq, &shape, tokens, outs, err);
+    if (st == TS_OK) {
+        memcpy(out->logits, outs[0], sizeof(float) * n * (size_t)m->spec.vocab);
+        size_t first_hidden = 1 + 2 * (size_t)m->spec.layers;
+        for (int64_t l = 0; l <= m->spec.layers; l++)
+            memcpy(out->hidden[l], outs[first_hidden + (size_t)l], sizeof(float) * n * (size_t)m->spec.hidden);
+    }
+    free(outs);
+    return st;
+}
+
+ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *tokens, int n_seqs, float *logits, ts_error *err)
+{
+    if (n_seqs < 1 || n_seqs > TS_MAX_BATCH)
+        return ts_error_set(err, TS_ERR_RANGE, "decode: %d sequences (1..%d allowed)", n_seqs, TS_MAX_BATCH);
+    ts_step_shape shape = {.n_seqs = n_seqs, .capacity = seqs[0]->capacity};
+    for (int s = 0; s < n_seqs; s++) {
+        if (seqs[s]->model != m) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "decode: sequence %d belongs to another model", s);
+        if (seqs[s]->capacity != shape.capacity)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED, "decode: sequences of one batch must share a capacity (%lld vs %lld)",
+                                (long long)seqs[s]->capacity, (long long)shape.capacity);
+        if (seqs[s]->length >= seqs[s]->capacity)
+            return ts_error_set(err, TS_ERR_RANGE, "decode: sequence %d is full (%lld tokens)", s, (long long)seqs[s]->capacity);
+        for (int t = 0; t < s; t++)
+            if (seqs[t] == seqs[s]) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "decode: sequence %d appears twice", s);
+        shape.n_tokens[s] = 1;
+    }
+    ts_status st = check_tokens(m, tokens, (size_t)n_seqs, err);
+    if (st != TS_OK) return st;
+    const void **outs;
+    if (!output_slots(m, n_seqs, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");
+    st = run_step(m, seqs, &shape, tokens, outs, err);
+    if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)n_seqs * (size_t)m->spec.vocab);
+    free(outs);
+    return st;
+}

@@ -1,0 +1,23 @@
+/* model.h — engine internals beside the public model API: the diagnostic step that tests use
+ * to compare every stage with the reference (all logits, hidden states, KV contents).
+ * Never used by the CLI or the server.
+ */
+#ifndef TS_ENGINE_MODEL_H
+#define TS_ENGINE_MODEL_H
+
+#include "tessera.h"
+
+typedef struct ts_diagnostic_prefill {
+    float *logits;        /* [n, vocab], owned by the caller */
+    float **hidden;       /* hidden[l] [n, hidden] for l = 0 … layers, caller-owned buffers */
+} ts_diagnostic_prefill;
+
+/* Prefill as ts_model_prefill, also returning every position's logits and the hidden states. */
+ts_status ts_model_prefill_diagnostic(ts_model *model, ts_sequence *seq, const int32_t *tokens,
+                                      size_t n, const ts_diagnostic_prefill *out, ts_error *err);
+/* The sequence's cache of layer l: [capacity, kv_heads, head_dim] f32 (borrowed). */
+const float *ts_sequence_cache(const ts_sequence *seq, int layer, bool value);
+int64_t ts_model_kv_heads(const ts_model *model);
+int64_t ts_model_head_dim(const ts_model *model);
+
+#endif

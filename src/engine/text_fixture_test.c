@@ -1,0 +1,232 @@
+/* text_fixture_test.c — Qwen2, Qwen3 and Llama against the transformers outputs in
+ * tests/fixtures: every hidden state, the KV cache, the prefill logits (max |ours − ref| ≤
+ * 1e-4 × max(1, max |ref|) per tensor), every decode step's logits and the 16 greedy tokens, with
+ * the F32 and the BF16 weight files. The first stage that diverges is reported by name.
+ * Then batched decode: 4 sequences with different prompts, stepped together, give exactly the
+ * tokens each gives alone. */
+#include "engine/model.h"
+#include "check.h"
+
+#include <math.h>
+
+static ts_context *ctx;
+
+static const ts_tensor_info *ref_tensor(const ts_checkpoint *ref, const char *name)
+{
+    const ts_tensor_info *t = ts_checkpoint_find(ref, name);
+    if (!t) fprintf(stderr, "reference has no %s\n", name);
+    return t;
+}
+
+/* Compares n floats; prints and returns false past the tolerance. */
+static bool close_enough(const char *stage, const float *ours, const float *ref, size_t n)
+{
+    double max_ref = 0, max_diff = 0;
+    for (size_t i = 0; i < n; i++) {
+        max_ref = fmax(max_ref, fabs(ref[i]));
+        double d = fabs((double)ours[i] - ref[i]);
+        if (!(d <= max_diff)) max_diff = isnan(d) ? INFINITY : d;
+    }
+    double tol = 1e-4 * fmax(1.0, max_ref);
+    if (max_diff > tol) {
+        fprintf(stderr, "  first divergent stage: %s (max |diff| %.3g > %.3g)\n", stage, max_diff, tol);
+        return false;
+    }
+    return true;
+}
+
+static int argmax_masked(const float *logits, int64_t v, const int64_t *eos, int n_eos)
+{
+    int best = -1;
+    for (int64_t i = 0; i < v; i++) {
+        bool masked = false;
+        for (int e = 0; e < n_eos; e++) masked |= eos[e] == i;
+        if (!masked && (best < 0 || logits[i] > logits[best])) best = (int)i;
+    }
+    return best;
+}
+
+static void check_case(const char *name, bool bf16)
+{
+    char dir[256], weights[256], refpath[256];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    snprintf(weights, sizeof(weights), "tests/fixtures/%s/model-bf16/model.safetensors", name);
+    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
+    ts_error err;
+    ts_model *m;
+    ts_model_options opt = {.weights = bf16 ? weights : NULL};
+    if (ts_model_load(ctx, dir, &opt, &m, &err) != TS_OK) {
+        fprintf(stderr, "%s: %s\n", name, err.message);
+        CHECK(false);
+        return;
+    }
+    ts_checkpoint *ref;
+    CHECK_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
+    const ts_tensor_info *ids64 = ref_tensor(ref, "input_ids");
+    int64_t n = ids64->shape[1], vocab = ts_model_vocab_size(m);
+    const ts_model_config *cfg = ts_model_get_config(m);
+    int64_t layers = cfg->text.num_hidden_layers, hidden = cfg->text.hidden_size;
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+
+    ts_sequence *seq;
+    CHECK_INT_EQ(ts_sequence_create(m, n + 16, &seq, &err), TS_OK);
+    float *logits = malloc(sizeof(float) * (size_t)(n * vocab));
+    float **hid = malloc(sizeof(float *) * (size_t)(layers + 1));
+    for (int64_t l = 0; l <= layers; l++) hid[l] = malloc(sizeof(float) * (size_t)(n * hidden));
+    ts_diagnostic_prefill diag = {logits, hid};
+    CHECK_INT_EQ(ts_model_prefill_diagnostic(m, seq, ids, (size_t)n, &diag, &err), TS_OK);
+
+    bool ok = true;
+    for (int64_t l = 0; ok && l <= layers; l++) {
+        char stage[64];
+        snprintf(stage, sizeof(stage), "hidden_state_%lld", (long long)l);
+        const ts_tensor_info *t = ref_tensor(ref, stage);
+        ok = t && close_enough(stage, hid[l], t->data, (size_t)(n * hidden));
+    }
+    /* KV: the reference is [kv_heads, L, head_dim]; ours [capacity, kv_heads, head_dim]. */
+    int64_t kvh = ts_model_kv_heads(m), hd = ts_model_head_dim(m);
+    float *kv = malloc(sizeof(float) * (size_t)(kvh * n * hd));
+    for (int64_t l = 0; ok && l < layers; l++)
+        for (int value = 0; ok && value < 2; value++) {
+            const float *cache = ts_sequence_cache(seq, (int)l, value);
+            for (int64_t h = 0; h < kvh; h++)
+                for (int64_t p = 0; p < n; p++)
+                    memcpy(kv + (h * n + p) * hd, cache + (p * kvh + h) * hd, sizeof(float) * (size_t)hd);
+            char stage[64];
+            snprintf(stage, sizeof(stage), "kv_%s_%lld", value ? "value" : "key", (long long)l);
+            const ts_tensor_info *t = ref_tensor(ref, stage);
+            ok = t && close_enough(stage, kv, t->data, (size_t)(kvh * n * hd));
+        }
+    free(kv);
+    const ts_tensor_info *pl = ref_tensor(ref, "prefill_logits");
+    ok = ok && pl && close_enough("prefill_logits", logits, pl->data, (size_t)(n * vocab));
+    CHECK(ok);
+
+    /* Greedy decode with EOS masked, as the fixture ran it. */
+    const ts_tensor_info *gen = ref_tensor(ref, "generated_ids"), *dl = ref_tensor(ref, "decode_logits");
+    ts_generation_config gc;
+    ts_generation_config_load(dir, &gc, &err);
+    int64_t n_new = gen->shape[0];
+    const float *last = logits + (n - 1) * vocab;
+    float *step = malloc(sizeof(float) * (size_t)vocab);
+    bool tokens_ok = true, logits_ok = true;
+    for (int64_t i = 0; i < n_new; i++) {
+        char stage[64];
+        snprintf(stage, sizeof(stage), "decode_logits[%lld]", (long long)i);
+        if (logits_ok) logits_ok = close_enough(stage, last, (const float *)dl->data + i * vocab, (size_t)vocab);
+        int32_t tok = argmax_masked(last, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids);
+        int32_t want = (int32_t)((const int64_t *)gen->data)[i];
+        if (tok != want) {
+            if (tokens_ok) fprintf(stderr, "  token %lld: %d, reference %d\n", (long long)i, tok, want);
+            tokens_ok = false;
+        }
+        if (i + 1 < n_new) {
+            CHECK_INT_EQ(ts_model_decode(m, &seq, &want, 1, step, &err), TS_OK);
+            last = step;
+        }
+    }
+    CHECK(logits_ok);
+    CHECK(tokens_ok);
+    fprintf(stderr, "  %s (%s weights): %lld prompt tokens, %lld layers, %lld greedy tokens: %s\n", name, bf16 ? "bf16" : "f32",
+            (long long)n, (long long)layers, (long long)n_new, ok && logits_ok && tokens_ok ? "all stages match" : "DIVERGES");
+    free(step);
+    for (int64_t l = 0; l <= layers; l++) free(hid[l]);
+    free(hid);
+    free(logits);
+    free(ids);
+    ts_sequence_destroy(seq);
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+}
+
+static void test_qwen2(void) { check_case("qwen2", false), check_case("qwen2", true); }
+static void test_qwen3(void) { check_case("qwen3", false), check_case("qwen3", true); }
+static void test_llama(void) { check_case("llama", false), check_case("llama", true); }
+
+static void greedy(ts_model *m, ts_sequence *seq, const int32_t *prompt, int n, int steps, int32_t *out)
+{
+    int64_t v = ts_model_vocab_size(m);
+    float *logits = malloc(sizeof(float) * (size_t)v);
+    ts_error err;
+    CHECK_INT_EQ(ts_model_prefill(m, seq, prompt, (size_t)n, logits, &err), TS_OK);
+    for (int i = 0; i < steps; i++) {
+        out[i] = argmax_masked(logits, v, NULL, 0);
+        if (i + 1 < steps) CHECK_INT_EQ(ts_model_decode(m, &seq, &out[i], 1, logits, &err), TS_OK);
+    }
+    free(logits);
+}
+
+static void test_batched_decode_matches_single(void)
+{
+    ts_error err;
+    ts_model *m;
+    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen3/model", NULL, &m, &err), TS_OK);
+    enum { B = 4, STEPS = 12, CAP = 64 };
+    static const int32_t prompts[B][9] = {{1281, 872, 198}, {54, 1247, 264, 557, 371}, {9, 14}, {1281, 395, 380, 517, 198, 77, 88, 99, 100}};
+    static const int lens[B] = {3, 5, 2, 9};
+    int32_t alone[B][STEPS], together[B][STEPS];
+    for (int b = 0; b < B; b++) {
+        ts_sequence *s;
+        ts_sequence_create(m, CAP, &s, &err);
+        greedy(m, s, prompts[b], lens[b], STEPS, alone[b]);
+        ts_sequence_destroy(s);
+    }
+    ts_sequence *seqs[B];
+    int64_t v = ts_model_vocab_size(m);
+    float *logits = malloc(sizeof(float) * (size_t)(B * v));
+    for (int b = 0; b < B; b++) {
+        ts_sequence_create(m, CAP, &seqs[b], &err);
+        CHECK_INT_EQ(ts_model_prefill(m, seqs[b], prompts[b], (size_t)lens[b], logits + b * v, &err), TS_OK);
+    }
+    for (int i = 0; i < STEPS; i++) {
+        int32_t next[B];
+        for (int b = 0; b < B; b++) together[b][i] = next[b] = argmax_masked(logits + b * v, v, NULL, 0);
+        if (i + 1 < STEPS) CHECK_INT_EQ(ts_model_decode(m, seqs, next, B, logits, &err), TS_OK);
+    }
+    for (int b = 0; b < B; b++) {
+        CHECK(memcmp(alone[b], together[b], sizeof(alone[b])) == 0);
+        CHECK_INT_EQ(ts_sequence_length(seqs[b]), lens[b] + STEPS - 1);
+        ts_sequence_destroy(seqs[b]);
+    }
+    free(logits);
+    ts_model_destroy(m);
+}
+
+static void test_step_errors_leave_sequences_unchanged(void)
+{
+    ts_error err;
+    ts_model *m;
+    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
+    ts_sequence *s;
+    ts_sequence_create(m, 4, &s, &err);
+    float logits[1344];
+    int32_t toks[5] = {1, 2, 3, 4, 5}, bad = 5000;
+    CHECK_INT_EQ(ts_model_prefill(m, s, toks, 5, logits, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "5 tokens do not fit: the sequence holds 0 of 4");
+    CHECK_INT_EQ(ts_model_prefill(m, s, &bad, 1, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "token 5000 at index 0 is outside the vocabulary (0..1343)");
+    CHECK_INT_EQ(ts_sequence_length(s), 0);
+    CHECK_INT_EQ(ts_model_prefill(m, s, toks, 4, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_model_decode(m, &s, toks, 1, logits, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "sequence 0 is full (4 tokens)");
+    ts_sequence *twice[2] = {s, s};
+    ts_sequence_reset(s);
+    CHECK_INT_EQ(ts_model_decode(m, twice, toks, 2, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    ts_sequence_destroy(s);
+    ts_model_destroy(m);
+}
+
+int main(void)
+{
+    ts_error err;
+    ts_context_options o = {.n_threads = 2, .log_level = TS_LOG_WARN};
+    if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
+    RUN(test_qwen2);
+    RUN(test_qwen3);
+    RUN(test_llama);
+    RUN(test_batched_decode_matches_single);
+    RUN(test_step_errors_leave_sequences_unchanged);
+    ts_context_destroy(ctx);
+    return check_finish();
+}

@@ -1,0 +1,318 @@
+/* decoder.c — Qwen2/Qwen3/Llama decoder layers as a graph, in the order of the Hugging Face
+ * modeling files (Qwen2DecoderLayer, Qwen3DecoderLayer, LlamaDecoderLayer):
+ *
+ *   h = embed_tokens(ids)
+ *   for each layer:  r = h;  h = input_layernorm(h);  h = self_attn(h) + r
+ *                    r = h;  h = post_attention_layernorm(h);  h = mlp(h) + r
+ *   logits = lm_head(norm(h))
+ *
+ * self_attn: q/k/v projections (+ bias for Qwen2), view as heads, q_norm/k_norm over head_dim
+ * (Qwen3), rotary embedding from `positions`, write k/v into the cache at `start`, causal
+ * attention over the cache with scale head_dim^-0.5, o_proj.
+ */
+#include "models/decoder.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    ts_graph *g;
+    const ts_decoder_spec *spec;
+    const ts_weight_source *weights;
+    ts_error *err;
+    ts_status status;
+} builder;
+
+static bool is_weight_dtype(ts_dtype d) { return d == TS_DTYPE_F32 || d == TS_DTYPE_BF16 || d == TS_DTYPE_F16; }
+
+/* A checkpoint tensor as a weight parameter, checked against the shape the config implies. */
+static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fmt, ...) TS_PRINTF(4, 5);
+
+static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fmt, ...)
+{
+    if (b->status != TS_OK) return TS_NO_VALUE;
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof(name), fmt, ap);
+    va_end(ap);
+    const ts_tensor_info *t = b->weights->find(b->weights->self, name);
+    if (!t) {
+        b->status = ts_error_set(b->err, TS_ERR_NOT_FOUND, "checkpoint has no tensor %s", name);
+        return TS_NO_VALUE;
+    }
+    bool same = t->n_dims == rank;
+    for (int i = 0; same && i < rank; i++) same = t->shape[i] == dims[i];
+    if (!same) {
+        char want[96] = "", got[96] = "";
+        for (int i = 0; i < rank; i++) snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%lld", i ? ", " : "", (long long)dims[i]);
+        for (int i = 0; i < t->n_dims; i++) snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld", i ? ", " : "", (long long)t->shape[i]);
+        b->status = ts_error_set(b->err, TS_ERR_FORMAT, "tensor %s has shape [%s]; the config implies [%s]", name, got, want);
+        return TS_NO_VALUE;
+    }
+    if (!is_weight_dtype(t->dtype)) {
+        b->status = ts_error_set(b->err, TS_ERR_UNSUPPORTED, "tensor %s has dtype %s; weights must be F32, BF16 or F16", name, ts_dtype_name(t->dtype));
+        return TS_NO_VALUE;
+    }
+    return ts_graph_parameter(b->g, name, TS_PARAM_WEIGHT, ts_type_make(t->dtype, rank, dims));
+}
+
+static ts_value vec_weight(builder *b, int64_t n, const char *name, int layer)
+{
+    return weight(b, 1, &n, "%slayers.%d.%s", b->spec->prefix, layer, name);
+}
+
+static ts_value mat_weight(builder *b, int64_t out, int64_t in, const char *name, int layer)
+{
+    int64_t d[2] = {out, in};
+    return weight(b, 2, d, "%slayers.%d.%s", b->spec->prefix, layer, name);
+}
+
+/* Slices rows [row, row + n) of a [N, ...] value (no-op when it is the whole value). */
+static ts_value rows(ts_graph *g, ts_value x, int64_t row, int64_t n)
+{
+    const ts_type t = *ts_graph_type(g, x);
+    if (row == 0 && n == t.dims[0]) return x;
+    int64_t start[TS_MAX_DIMS] = {0}, limit[TS_MAX_DIMS];
+    for (int i = 0; i < t.rank; i++) limit[i] = t.dims[i];
+    start[0] = row;
+    limit[0] = row + n;
+    return ts_graph_slice(g, x, start, limit, NULL);
+}
+
+/* Element b of an i32 vector as a scalar. */
+static ts_value element(ts_graph *g, ts_value v, int64_t b)
+{
+    int64_t s = b, l = b + 1;
+    return ts_graph_reshape(g, ts_graph_slice(g, v, &s, &l, NULL), 0, NULL);
+}
+
+/* cos/sin [N, rotary/2] of positions · inv_freq, in f32 as the rotary embedding module does. */
+static void rope_tables(builder *b, ts_value positions, int64_t n, ts_value *cos, ts_value *sin)
+{
+    ts_graph *g = b->g;
+    int64_t half = b->spec->rotary_dim / 2;
+    int64_t d2[2] = {n, half}, zero = 0, one = 1;
+    ts_value inv = ts_graph_constant(g, ts_type_make(TS_DTYPE_F32, 1, &half), b->spec->inv_freq);
+    ts_value pos = ts_graph_broadcast_in_dim(g, ts_graph_convert(g, positions, TS_DTYPE_F32), 2, d2, &zero);
+    ts_value angle = ts_graph_binary(g, TS_OP_MULTIPLY, pos, ts_graph_broadcast_in_dim(g, inv, 2, d2, &one));
+    *cos = ts_graph_unary(g, TS_OP_COSINE, angle);
+    *sin = ts_graph_unary(g, TS_OP_SINE, angle);
+}
+
+static ts_value heads(ts_graph *g, ts_value x, int64_t n, int64_t h, int64_t d)
+{
+    int64_t dims[3] = {n, h, d};
+    return ts_graph_reshape(g, x, 3, dims);
+}
+
+ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *weights,
+                           const ts_step_shape *shape, ts_error *err)
+{
+    builder bb = {g, spec, weights, err, TS_OK}, *b = &bb;
+    if (shape->n_seqs < 1 || shape->n_seqs > TS_MAX_BATCH)
+        return ts_error_set(err, TS_ERR_RANGE, "step: %d sequences (1..%d allowed)", shape->n_seqs, TS_MAX_BATCH);
+    int64_t n = 0, offset[TS_MAX_BATCH];
+    for (int s = 0; s < shape->n_seqs; s++) {
+        if (shape->n_tokens[s] < 1 || shape->n_tokens[s] > shape->capacity)
+            return ts_error_set(err, TS_ERR_RANGE, "step: sequence %d has %lld tokens (1..%lld allowed)", s, (long long)shape->n_tokens[s], (long long)shape->capacity);
+        offset[s] = n;
+        n += shape->n_tokens[s];
+    }
+    int64_t H = spec->hidden, D = spec->head_dim, HQ = spec->q_heads, HKV = spec->kv_heads;
+    int64_t vh[2] = {spec->vocab, H};
+
+    /* Weights first, so every failure about the checkpoint comes before any input is declared. */
+    ts_graph_set_stage(g, "embed_tokens");
+    ts_value embed = weight(b, 2, vh, "%sembed_tokens.weight", spec->prefix);
+    typedef struct {
+        ts_value in_norm, q, k, v, q_bias, k_bias, v_bias, q_norm, k_norm, o, post_norm, gate, up, down;
+    } layer_weights;
+    layer_weights lw[256];
+    if (spec->layers > 256) return ts_error_set(err, TS_ERR_UNSUPPORTED, "more than 256 layers");
+    for (int l = 0; l < spec->layers && b->status == TS_OK; l++) {
+        ts_graph_set_stage(g, "layer.%d", l);
+        layer_weights *w = &lw[l];
+        w->in_norm = vec_weight(b, H, "input_layernorm.weight", l);
+        w->q = mat_weight(b, HQ * D, H, "self_attn.q_proj.weight", l);
+        w->k = mat_weight(b, HKV * D, H, "self_attn.k_proj.weight", l);
+        w->v = mat_weight(b, HKV * D, H, "self_attn.v_proj.weight", l);
+        w->q_bias = spec->qkv_bias ? vec_weight(b, HQ * D, "self_attn.q_proj.bias", l) : TS_NO_VALUE;
+        w->k_bias = spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.k_proj.bias", l) : TS_NO_VALUE;
+        w->v_bias = spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.v_proj.bias", l) : TS_NO_VALUE;
+        w->q_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.q_norm.weight", l) : TS_NO_VALUE;
+        w->k_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.k_norm.weight", l) : TS_NO_VALUE;
+        w->o = mat_weight(b, H, HQ * D, "self_attn.o_proj.weight", l);
+        w->post_norm = vec_weight(b, H, "post_attention_layernorm.weight", l);
+        w->gate = mat_weight(b, spec->inter, H, "mlp.gate_proj.weight", l);
+        w->up = mat_weight(b, spec->inter, H, "mlp.up_proj.weight", l);
+        w->down = mat_weight(b, H, spec->inter, "mlp.down_proj.weight", l);
+    }
+    ts_graph_set_stage(g, "norm");
+    ts_value final_norm = weight(b, 1, &H, "%snorm.weight", spec->prefix);
+    ts_value lm_head = spec->lm_head ? weight(b, 2, vh, "%s", spec->lm_head) : embed;
+    if (b->status != TS_OK) return b->status;
+
+    ts_graph_set_stage(g, "inputs");
+    int64_t bsz = shape->n_seqs;
+    ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
+    ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
+    ts_value starts = ts_graph_parameter(g, "starts", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &bsz));
+    int64_t cache_dims[3] = {shape->capacity, HKV, D};
+    ts_type cache_type = ts_type_make(TS_DTYPE_F32, 3, cache_dims);
+    /* caches[(s * layers + l) * 2 + {0: k, 1: v}] — also the output order. */
+    int64_t n_caches = 2 * shape->n_seqs * spec->layers;
+    ts_value *caches = malloc(sizeof(ts_value) * (size_t)(n_caches + 1 + spec->layers + 1));
+    if (!caches) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
+    for (int s = 0; s < shape->n_seqs; s++)
+        for (int l = 0; l < spec->layers; l++)
+            for (int kv = 0; kv < 2; kv++) {
+                char name[64];
+                snprintf(name, sizeof(name), "%s_cache.%d.%d", kv ? "v" : "k", s, l);
+                caches[(s * spec->layers + l) * 2 + kv] = ts_graph_parameter(g, name, TS_PARAM_STATE, cache_type);
+            }
+    ts_value seq_start[TS_MAX_BATCH];
+    for (int s = 0; s < shape->n_seqs; s++) seq_start[s] = element(g, starts, s);
+
+    ts_graph_set_stage(g, "rope");
+    ts_value cos, sin;
+    rope_tables(b, positions, n, &cos, &sin);
+
+    ts_graph_set_stage(g, "embed_tokens");
+    ts_value h = ts_graph_embedding(g, embed, tokens);
+    ts_value hidden[257];
+    hidden[0] = h;
+    double scale = 1.0 / sqrt((double)D);
+    for (int l = 0; l < spec->layers; l++) {
+        const layer_weights *w = &lw[l];
+        ts_graph_set_stage(g, "layer.%d.attn", l);
+        ts_value x = ts_graph_rms_norm(g, h, w->in_norm, spec->rms_eps, 0);
+        ts_value q = heads(g, ts_graph_linear(g, x, w->q, w->q_bias), n, HQ, D);
+        ts_value k = heads(g, ts_graph_linear(g, x, w->k, w->k_bias), n, HKV, D);
+        ts_value v = heads(g, ts_graph_linear(g, x, w->v, w->v_bias), n, HKV, D);
+        if (spec->qk_norm) {
+            q = ts_graph_rms_norm(g, q, w->q_norm, spec->rms_eps, 0);
+            k = ts_graph_rms_norm(g, k, w->k_norm, spec->rms_eps, 0);
+        }
+        q = ts_graph_rope(g, q, cos, sin, spec->rotary_dim, false);
+        k = ts_graph_rope(g, k, cos, sin, spec->rotary_dim, false);
+        ts_value per_seq[TS_MAX_BATCH];
+        ts_value zero = ts_graph_constant_i32(g, 0);
+        for (int s = 0; s < shape->n_seqs; s++) {
+            ts_value at[3] = {seq_start[s], zero, zero};
+            ts_value *kc = &caches[(s * spec->layers + l) * 2], *vc = kc + 1;
+            *kc = ts_graph_dynamic_update_slice(g, *kc, rows(g, k, offset[s], shape->n_tokens[s]), at);
+            *vc = ts_graph_dynamic_update_slice(g, *vc, rows(g, v, offset[s], shape->n_tokens[s]), at);
+            per_seq[s] = ts_graph_attention(g, rows(g, q, offset[s], shape->n_tokens[s]), *kc, *vc, TS_NO_VALUE, seq_start[s], scale, 0);
+        }
+        ts_value attn = shape->n_seqs == 1 ? per_seq[0] : ts_graph_concatenate(g, per_seq, shape->n_seqs, 0);
+        int64_t flat[2] = {n, HQ * D};
+        attn = ts_graph_linear(g, ts_graph_reshape(g, attn, 2, flat), w->o, TS_NO_VALUE);
+        h = ts_graph_binary(g, TS_OP_ADD, h, attn);
+        ts_graph_set_stage(g, "layer.%d.mlp", l);
+        ts_value m = ts_graph_gated_mlp(g, ts_graph_rms_norm(g, h, w->post_norm, spec->rms_eps, 0), w->gate, w->up, w->down, spec->activation);
+        h = ts_graph_binary(g, TS_OP_ADD, h, m);
+        hidden[l + 1] = h;
+    }
+
+    ts_graph_set_stage(g, "lm_head");
+    ts_value last = h;
+    if (!shape->all_logits) {
+        ts_value lasts[TS_MAX_BATCH];
+        for (int s = 0; s < shape->n_seqs; s++) lasts[s] = rows(g, h, offset[s] + shape->n_tokens[s] - 1, 1);
+        last = shape->n_seqs == 1 ? lasts[0] : ts_graph_concatenate(g, lasts, shape->n_seqs, 0);
+    }
+    ts_value normed = ts_graph_rms_norm(g, last, final_norm, spec->rms_eps, 0);
+    ts_value logits = ts_graph_linear(g, normed, lm_head, TS_NO_VALUE);
+
+    /* Outputs reuse the caches array: logits, caches, hidden states. */
+    ts_value *outs = caches;
+    memmove(outs + 1, caches, sizeof(ts_value) * (size_t)n_caches);
+    outs[0] = logits;
+    int n_out = 1 + (int)n_caches;
+    if (shape->hidden_states) {
+        for (int l = 0; l < spec->layers; l++) outs[n_out++] = hidden[l];
+        /* The reference's last hidden state is after the final norm (BaseModelOutput). */
+        outs[n_out++] = shape->all_logits ? normed : ts_graph_rms_norm(g, h, final_norm, spec->rms_eps, 0);
+    }
+    ts_graph_set_outputs(g, outs, n_out);
+    free(caches);
+    return ts_graph_status(g, err);
+}
+
+int32_t ts_decoder_first_input(const ts_graph *g)
+{
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == TS_OP_PARAMETER && g->nodes[i].attrs.parameter.role == TS_PARAM_INPUT)
+            return g->nodes[i].attrs.parameter.index;
+    return -1;
+}
+
+/* rope_init_fn "default": inv_freq = 1 / base^(2i/dim), each step in f32 as torch computes it. */
+static void default_inv_freq(double base, int dim, float *out)
+{
+    for (int i = 0; i < dim / 2; i++) {
+        float exponent = (float)(2 * i) / (float)dim;
+        out[i] = 1.0f / powf((float)base, exponent);
+    }
+}
+
+/* _compute_llama3_parameters: long wavelengths divided by factor, short ones kept, the band
+ * between blended; f32 arithmetic as in the reference. */
+static void llama3_inv_freq(const ts_text_config *t, int dim, float *inv)
+{
+    float factor = (float)t->rope_factor, low = (float)t->rope_low_freq_factor, high = (float)t->rope_high_freq_factor;
+    float old_len = (float)t->rope_original_max_position;
+    float low_wavelen = old_len / low, high_wavelen = old_len / high;
+    for (int i = 0; i < dim / 2; i++) {
+        float wavelen = 2.0f * (float)M_PI / inv[i];
+        float scaled = wavelen > low_wavelen ? inv[i] / factor : inv[i];
+        float smooth = (old_len / wavelen - low) / (high - low);
+        float smoothed = (1.0f - smooth) * scaled / factor + smooth * scaled;
+        bool medium = !(wavelen < high_wavelen) && !(wavelen > low_wavelen);
+        inv[i] = medium ? smoothed : scaled;
+    }
+}
+
+ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err)
+{
+    const ts_text_config *t = &cfg->text;
+    memset(spec, 0, sizeof(*spec));
+    switch (cfg->family) {
+    case TS_FAMILY_QWEN2: spec->qkv_bias = true; break;
+    case TS_FAMILY_QWEN3: spec->qk_norm = true; break;
+    case TS_FAMILY_LLAMA: spec->qkv_bias = t->attention_bias; break;
+    default:
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: the text decoder for this family is not built yet (supported: qwen2, qwen3, llama)",
+                            ts_family_name(cfg->family));
+    }
+    spec->prefix = "model.";
+    spec->lm_head = t->tie_word_embeddings ? NULL : "lm_head.weight";
+    spec->vocab = t->vocab_size;
+    spec->hidden = t->hidden_size;
+    spec->layers = t->num_hidden_layers;
+    spec->q_heads = t->num_attention_heads;
+    spec->kv_heads = t->num_key_value_heads;
+    spec->head_dim = t->head_dim ? t->head_dim : t->hidden_size / t->num_attention_heads;
+    spec->inter = t->intermediate_size;
+    spec->rms_eps = t->rms_norm_eps;
+    double partial = t->partial_rotary_factor > 0 ? t->partial_rotary_factor : 1.0;
+    spec->rotary_dim = (int)(spec->head_dim * partial);
+    if (spec->layers < 1 || spec->layers > 256 || spec->q_heads < 1 || spec->kv_heads < 1 || spec->q_heads % spec->kv_heads)
+        return ts_error_set(err, TS_ERR_FORMAT, "config.json: %lld layers, %lld heads, %lld kv heads do not describe a decoder",
+                            (long long)spec->layers, (long long)spec->q_heads, (long long)spec->kv_heads);
+    if (spec->rotary_dim < 2 || spec->rotary_dim % 2 || spec->rotary_dim / 2 > 512)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: rotary dimension %d", spec->rotary_dim);
+    if (strcmp(t->hidden_act, "silu") == 0) spec->activation = TS_ACT_SILU;
+    else if (strcmp(t->hidden_act, "gelu_pytorch_tanh") == 0) spec->activation = TS_ACT_GELU_TANH;
+    else if (strcmp(t->hidden_act, "gelu") == 0) spec->activation = TS_ACT_GELU;
+    else return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: hidden_act \"%s\" (supported: silu, gelu, gelu_pytorch_tanh)", t->hidden_act);
+    default_inv_freq(t->rope_theta, spec->rotary_dim, spec->inv_freq);
+    if (strcmp(t->rope_type, "llama3") == 0) llama3_inv_freq(t, spec->rotary_dim, spec->inv_freq);
+    else if (strcmp(t->rope_type, "default") != 0 && t->rope_type[0])
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: rope_type \"%s\" is not implemented yet (default, llama3 are)", t->rope_type);
+    return TS_OK;
+}

@@ -1,0 +1,58 @@
+/* decoder.h — the decoder-only language model as a graph (Qwen2, Qwen3, Llama; later the text
+ * half of every VLM), built once per step shape.
+ *
+ * A step runs B sequences at once: sequence b feeds n_tokens[b] tokens starting at absolute
+ * position start[b] of its own KV cache (capacity rows). Prefill is B = 1 with the prompt;
+ * batched decode is B sequences of one token each. Rows of all sequences are stacked for the
+ * matmuls; attention and the cache write are per sequence. Weights are looked up by their
+ * published names through a ts_weight_source and checked (present, shape, dtype) while the
+ * graph is built, so a bad checkpoint fails before anything runs, naming the tensor.
+ *
+ * Parameters, in this order: weights (in the order built), then inputs `tokens` i32[N],
+ * `positions` i32[N], `starts` i32[B], then state `k_cache.b.l`, `v_cache.b.l` f32[C, Hkv, D]
+ * for b in 0..B-1, l in 0..layers-1. Outputs: logits (f32[N, V] with all_logits, else f32[B, V]
+ * for each sequence's last token), then the updated caches in parameter order, then (diagnostic
+ * graphs only) hidden_state_0 … hidden_state_layers as f32[N, H].
+ */
+#ifndef TS_MODELS_DECODER_H
+#define TS_MODELS_DECODER_H
+
+#include "graph/graph.h"
+
+#define TS_MAX_BATCH 64
+
+typedef struct ts_weight_source {
+    const ts_tensor_info *(*find)(void *self, const char *name);
+    void *self;
+} ts_weight_source;
+
+/* What differs between decoder families; filled from the config by ts_decoder_spec_init. */
+typedef struct ts_decoder_spec {
+    const char *prefix;      /* "model." */
+    const char *lm_head;     /* "lm_head.weight", or NULL when tied to the embeddings */
+    int64_t vocab, hidden, layers, q_heads, kv_heads, head_dim, inter;
+    int rotary_dim;
+    double rms_eps;
+    bool qkv_bias;           /* Qwen2 */
+    bool qk_norm;            /* Qwen3: RMSNorm over head_dim on q and k before rope */
+    ts_activation activation;
+    float inv_freq[512];     /* rotary_dim/2 entries, computed as the reference does (f32) */
+} ts_decoder_spec;
+
+typedef struct ts_step_shape {
+    int n_seqs;
+    int64_t n_tokens[TS_MAX_BATCH];
+    int64_t capacity;        /* rows of every KV cache */
+    bool all_logits;         /* logits for every token, not only each sequence's last */
+    bool hidden_states;      /* diagnostic outputs: the residual stream after every layer */
+} ts_step_shape;
+
+ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err);
+/* Builds the step graph into g (which must be empty). Errors name the tensor or the setting. */
+ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *weights,
+                           const ts_step_shape *shape, ts_error *err);
+
+/* Parameter index of the first input (tokens); weights come before it. */
+int32_t ts_decoder_first_input(const ts_graph *g);
+
+#endif
