@@ -85,6 +85,10 @@ unsigned ts_cpu_features(void);
 /* "x86-64 baseline avx2 avx512 avx512_bf16 amx_bf16" style list; borrowed, static storage. */
 const char *ts_cpu_features_string(unsigned features);
 
+/* Streaming-read bandwidth in bytes/s over a fresh buffer of `bytes`, on the context's threads
+ * (the ceiling a memory-bound decode step can reach). */
+double ts_measure_read_bandwidth(ts_context *ctx, size_t bytes);
+
 /* ---------------------------------------------------------------- checkpoints */
 
 typedef enum ts_dtype {
@@ -354,6 +358,14 @@ typedef struct ts_model_options {
 ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options *options,
                         ts_model **out, ts_error *err);
 void ts_model_destroy(ts_model *model);
+/* A model of a published shape with random weights, made in memory (benchmarks; no download).
+ * Presets: "qwen2.5-0.5b", "qwen2-1.5b", "llama-3.2-1b"; dtype F32 or BF16. */
+ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtype dtype,
+                                    ts_model **out, ts_error *err);
+/* Bytes of weight data a synthetic model holds (0 for a loaded checkpoint: it is mapped). */
+size_t ts_model_weight_bytes(const ts_model *model);
+/* Fills cfg with a preset's published config.json values. */
+ts_status ts_model_config_preset(const char *preset, ts_model_config *cfg, ts_error *err);
 const ts_model_config *ts_model_get_config(const ts_model *model);
 int64_t ts_model_vocab_size(const ts_model *model);
 

@@ -10,6 +10,7 @@
 #include "base/context.h"
 #include "base/error.h"
 #include "cpu/executor.h"
+#include "engine/synthetic.h"
 #include "models/decoder.h"
 
 #include <stdlib.h>
@@ -29,7 +30,9 @@ typedef struct {
 struct ts_model {
     ts_context *ctx;
     ts_model_config config;
-    ts_checkpoint *checkpoint;
+    ts_checkpoint *checkpoint;      /* a loaded model's weights … */
+    ts_synthetic_weights *synthetic; /* … or a benchmark model's */
+    ts_weight_source weights;
     ts_decoder_spec spec;
     step_program programs[PROGRAM_CACHE];
     uint64_t clock;
@@ -41,9 +44,23 @@ struct ts_sequence {
     float *cache; /* [layers][k|v][capacity][kv_heads][head_dim] */
 };
 
-static const ts_tensor_info *find_in_checkpoint(void *self, const char *name)
+static const ts_tensor_info *find_in_checkpoint(void *self, const char *name, int rank, const int64_t *dims)
 {
+    (void)rank, (void)dims;
     return ts_checkpoint_find(self, name);
+}
+
+/* Builds a one-token graph: every weight is checked (or, synthetic, created) by name, shape
+ * and dtype before the model is handed out. */
+static ts_status check_weights(ts_model *m, ts_error *err)
+{
+    ts_graph *g;
+    ts_status st = ts_graph_create(&g, err);
+    if (st != TS_OK) return st;
+    ts_step_shape probe = {.n_seqs = 1, .n_tokens = {1}, .capacity = 1};
+    st = ts_decoder_build(g, &m->spec, &m->weights, &probe, err);
+    ts_graph_destroy(g);
+    return st;
 }
 
 ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options *options, ts_model **out, ts_error *err)
@@ -55,24 +72,38 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     ts_status st = ts_model_config_load(dir, &m->config, err);
     if (st == TS_OK) st = ts_decoder_spec_init(&m->config, &m->spec, err);
     if (st == TS_OK) st = ts_checkpoint_open(options && options->weights ? options->weights : dir, &m->checkpoint, err);
-    if (st == TS_OK) {
-        /* Build a one-token graph now: every weight is checked by name, shape and dtype before
-         * the model is handed out. */
-        ts_graph *g;
-        st = ts_graph_create(&g, err);
-        if (st == TS_OK) {
-            ts_step_shape probe = {.n_seqs = 1, .n_tokens = {1}, .capacity = 1};
-            ts_weight_source src = {find_in_checkpoint, m->checkpoint};
-            st = ts_decoder_build(g, &m->spec, &src, &probe, err);
-            ts_graph_destroy(g);
-        }
-    }
+    m->weights = (ts_weight_source){find_in_checkpoint, m->checkpoint};
+    if (st == TS_OK) st = check_weights(m, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
         return ts_error_prefix(err, "%s: ", dir);
     }
     *out = m;
     return TS_OK;
+}
+
+ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtype dtype, ts_model **out, ts_error *err)
+{
+    *out = NULL;
+    ts_model *m = calloc(1, sizeof(*m));
+    if (!m) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "model: out of memory");
+    m->ctx = ctx;
+    ts_status st = ts_model_config_preset(preset, &m->config, err);
+    if (st == TS_OK) st = ts_decoder_spec_init(&m->config, &m->spec, err);
+    if (st == TS_OK) st = ts_synthetic_weights_create(dtype, 0x7e55e7a, &m->synthetic, err);
+    m->weights = (ts_weight_source){ts_synthetic_weights_find, m->synthetic};
+    if (st == TS_OK) st = check_weights(m, err);
+    if (st != TS_OK) {
+        ts_model_destroy(m);
+        return ts_error_prefix(err, "synthetic %s: ", preset);
+    }
+    *out = m;
+    return TS_OK;
+}
+
+size_t ts_model_weight_bytes(const ts_model *m)
+{
+    return m->synthetic ? ts_synthetic_weights_bytes(m->synthetic) : 0;
 }
 
 static void program_clear(step_program *p)
@@ -88,6 +119,7 @@ void ts_model_destroy(ts_model *m)
     if (!m) return;
     for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
     ts_checkpoint_close(m->checkpoint);
+    ts_synthetic_weights_destroy(m->synthetic);
     free(m);
 }
 
@@ -120,8 +152,7 @@ static ts_status get_program(ts_model *m, const ts_step_shape *shape, step_progr
     }
     program_clear(victim);
     ts_status st = ts_graph_create(&victim->graph, err);
-    ts_weight_source src = {find_in_checkpoint, m->checkpoint};
-    if (st == TS_OK) st = ts_decoder_build(victim->graph, &m->spec, &src, shape, err);
+    if (st == TS_OK) st = ts_decoder_build(victim->graph, &m->spec, &m->weights, shape, err);
     if (st == TS_OK) st = ts_program_create(victim->graph, m->ctx, &victim->program, err);
     if (st == TS_OK) {
         victim->n_params = victim->graph->n_parameters;
@@ -135,7 +166,7 @@ static ts_status get_program(ts_model *m, const ts_step_shape *shape, step_progr
     for (int32_t i = 0; i < victim->graph->n_nodes; i++) {
         const ts_node *n = &victim->graph->nodes[i];
         if (n->op == TS_OP_PARAMETER && n->attrs.parameter.role == TS_PARAM_WEIGHT)
-            victim->params[n->attrs.parameter.index] = (void *)ts_checkpoint_find(m->checkpoint, n->name)->data;
+            victim->params[n->attrs.parameter.index] = (void *)m->weights.find(m->weights.self, n->name, n->type.rank, n->type.dims)->data;
     }
     victim->first_input = ts_decoder_first_input(victim->graph);
     victim->shape = *shape;

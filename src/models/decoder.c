@@ -39,7 +39,7 @@ static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fm
     va_start(ap, fmt);
     vsnprintf(name, sizeof(name), fmt, ap);
     va_end(ap);
-    const ts_tensor_info *t = b->weights->find(b->weights->self, name);
+    const ts_tensor_info *t = b->weights->find(b->weights->self, name, rank, dims);
     if (!t) {
         b->status = ts_error_set(b->err, TS_ERR_NOT_FOUND, "checkpoint has no tensor %s", name);
         return TS_NO_VALUE;

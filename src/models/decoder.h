@@ -21,8 +21,11 @@
 
 #define TS_MAX_BATCH 64
 
+/* Where weights come from. `find` gets the shape the config implies, so a source may create
+ * the tensor (synthetic benchmark models); a checkpoint returns what it has and the builder
+ * compares. NULL = absent. */
 typedef struct ts_weight_source {
-    const ts_tensor_info *(*find)(void *self, const char *name);
+    const ts_tensor_info *(*find)(void *self, const char *name, int rank, const int64_t *dims);
     void *self;
 } ts_weight_source;
 
