@@ -279,6 +279,20 @@ static void test_published_defaults(void)
     CHECK(c.text.query_pre_attn_scalar == 256);
     CHECK(c.text.rope_local_base_freq == 10000.0);
 
+    /* Qwen2.5-VL as newer transformers save it: LM keys under text_config. */
+    const char *nested_qwen =
+        "{\"model_type\":\"qwen2_5_vl\",\"text_config\":{\"vocab_size\":100,\"hidden_size\":32,"
+        "\"intermediate_size\":64,\"num_hidden_layers\":2,\"num_attention_heads\":2,"
+        "\"rope_scaling\":{\"type\":\"mrope\",\"mrope_section\":[2,3,3]}},"
+        "\"vision_config\":{\"depth\":2,\"hidden_size\":16,\"intermediate_size\":32,"
+        "\"num_heads\":2,\"out_hidden_size\":32}}";
+    CHECK_INT_EQ(parse(nested_qwen, &c, &err), TS_OK);
+    CHECK_INT_EQ(c.text.hidden_size, 32);
+    CHECK_INT_EQ(c.text.head_dim, 16);
+    CHECK_INT_EQ(c.text.mrope_section[2], 3);
+    CHECK_INT_EQ(c.vision.window_size, 112);
+    CHECK_INT_EQ(c.image_token_id, 151655);
+
     /* Qwen3 without head_dim: Qwen3Config's default is 128, not hidden / heads. */
     const char *qwen3 = "{\"model_type\":\"qwen3\",\"vocab_size\":100,\"hidden_size\":64,"
                         "\"intermediate_size\":128,\"num_hidden_layers\":2,\"num_attention_heads\":4}";
