@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz_smoke_test.sh — builds the libFuzzer targets with clang (ASan + UBSan) and runs the
-# safetensors header fuzzer for 20000 inputs from the committed seed corpus. Long runs are
+# safetensors header and config.json fuzzers for 20000 inputs each from the committed seeds. Long runs are
 # `make fuzz` plus a manual run; this only proves the target builds and survives a short run.
 # Skips (77) where clang or its libFuzzer runtime is missing.
 set -u
@@ -15,15 +15,24 @@ rm -f /tmp/ts_fuzz_probe_$$.c /tmp/ts_fuzz_probe_$$
 
 CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTS_SANITIZE=ON \
     -DTS_FUZZ=ON >/dev/null || exit 1
-cmake --build "$build" --target safetensors_header_fuzz -j 2 >/dev/null || exit 1
+cmake --build "$build" --target safetensors_header_fuzz model_config_fuzz -j 2 >/dev/null || exit 1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# New inputs go to the scratch folder; the committed seeds are only read.
-"$build/safetensors_header_fuzz" -runs=20000 -dict="$root/fuzz/safetensors.dict" \
-    -artifact_prefix="$work/" "$work" "$root/fuzz/corpus/safetensors" 2>"$work/log"
-rc=$?
-tail -n 3 "$work/log"
-[[ $rc == 0 ]] || { echo "fuzzer exited $rc"; ls "$work"; exit 1; }
-grep -q "Done 20000 runs" "$work/log" || { echo "fuzzer did not finish its runs"; exit 1; }
-echo "fuzz_smoke_test: ok"
+fail=0
+run() { # target, seed folder, extra flags…
+    local target=$1 seeds=$2; shift 2
+    mkdir -p "$work/$target"
+    # New inputs go to the scratch folder; the committed seeds are only read.
+    "$build/$target" -runs=20000 -artifact_prefix="$work/$target/" "$@" "$work/$target" "$seeds" \
+        2>"$work/$target.log"
+    local rc=$?
+    tail -n 1 "$work/$target.log"
+    if [[ $rc != 0 ]] || ! grep -q "Done 20000 runs" "$work/$target.log"; then
+        echo "$target: exit $rc"; tail -n 30 "$work/$target.log"; fail=1
+    fi
+}
+run safetensors_header_fuzz "$root/fuzz/corpus/safetensors" -dict="$root/fuzz/safetensors.dict"
+run model_config_fuzz "$root/fuzz/corpus/model_config"
+[[ $fail == 0 ]] && echo "fuzz_smoke_test: ok"
+exit $fail
