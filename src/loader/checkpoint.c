@@ -172,6 +172,10 @@ static ts_status open_index(ts_checkpoint *ckpt, const char *dir, const char *in
         goto done;
     }
     size_t n_rows = (size_t)cJSON_GetArraySize(map);
+    if (n_rows == 0) {
+        st = ts_error_set(err, TS_ERR_FORMAT, "%s: weight_map lists no tensors", index_path);
+        goto done;
+    }
     rows = calloc(n_rows ? n_rows : 1, sizeof(*rows));
     names = calloc(n_rows ? n_rows : 1, sizeof(*names));
     if (!rows || !names) {

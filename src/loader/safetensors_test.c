@@ -267,6 +267,10 @@ static void test_folder_errors(void)
     write_text(dir, "model.safetensors.index.json", "{\"weight_map\":[\"model.safetensors\"]}");
     EXPECT_PATH_FAIL(dir, TS_ERR_FORMAT, "model.safetensors.index.json: weight_map: expected an object");
 
+    make_dir(dir, sizeof(dir), "empty_weight_map");
+    write_text(dir, "model.safetensors.index.json", "{\"weight_map\":{}}");
+    EXPECT_PATH_FAIL(dir, TS_ERR_FORMAT, "model.safetensors.index.json: weight_map lists no tensors");
+
     make_dir(dir, sizeof(dir), "no_weight_map");
     write_text(dir, "model.safetensors.index.json", "{\"metadata\":{}}");
     EXPECT_PATH_FAIL(dir, TS_ERR_FORMAT, "model.safetensors.index.json: missing \"weight_map\"");
