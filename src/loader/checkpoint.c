@@ -8,6 +8,7 @@
  */
 #include "base/error.h"
 #include "base/file.h"
+#include "loader/json_fields.h"
 #include "loader/safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -159,15 +160,10 @@ static ts_status open_index(ts_checkpoint *ckpt, const char *dir, const char *in
     cJSON *root = NULL;
     listed *rows = NULL;
     char **names = NULL;
-    const char *end = NULL;
-    root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-    if (!root) {
-        size_t at = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
-        st = ts_error_set(err, TS_ERR_FORMAT, "%s: not valid JSON: error at byte %zu", index_path, at);
-        goto done;
-    }
-    const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "weight_map");
-    if (!cJSON_IsObject(root) || !map) {
+    st = ts_json_parse_text(text, len, index_path, &root, err);
+    if (st) goto done;
+    const cJSON *map = ts_json_member(root, "weight_map");
+    if (!map) {
         st = ts_error_set(err, TS_ERR_FORMAT, "%s: missing \"weight_map\"", index_path);
         goto done;
     }
@@ -176,6 +172,10 @@ static ts_status open_index(ts_checkpoint *ckpt, const char *dir, const char *in
         goto done;
     }
     size_t n_rows = (size_t)cJSON_GetArraySize(map);
+    if (n_rows == 0) {
+        st = ts_error_set(err, TS_ERR_FORMAT, "%s: weight_map lists no tensors", index_path);
+        goto done;
+    }
     rows = calloc(n_rows ? n_rows : 1, sizeof(*rows));
     names = calloc(n_rows ? n_rows : 1, sizeof(*names));
     if (!rows || !names) {

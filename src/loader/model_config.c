@@ -588,6 +588,14 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_model_conf
     }
 
     const cJSON *text = root;
+    /* Newer transformers save Qwen2-VL/2.5-VL with a text_config beside (or instead of) the
+     * published flat keys; read it when the flat keys are not there. */
+    bool qwen_flat_vl = fe->family == TS_FAMILY_QWEN2_VL || fe->family == TS_FAMILY_QWEN2_5_VL;
+    if (qwen_flat_vl && ts_json_absent(root, "hidden_size") &&
+        cJSON_IsObject(ts_json_member(root, "text_config"))) {
+        text = ts_json_member(root, "text_config");
+        rd.text.prefix = "text_config.";
+    }
     if (fe->nested) {
         text = ts_json_member(root, "text_config");
         if (!text) {

@@ -1,13 +1,11 @@
 /* safetensors.h — validating parser for one safetensors file held in memory.
  *
- * ts_safetensors_parse takes the whole file's bytes (8-byte little-endian header length, JSON
- * header, data section) and checks everything a reader could trip on before any tensor is
- * touched: header bounds, well-formed JSON, dtypes, shapes, offsets inside the data section, byte
- * counts, duplicate names, overlapping tensors. It never reads the data section itself, so the
- * fuzz target can feed it arbitrary bytes. On success the header owns its entries and strings
- * (free with ts_safetensors_header_fini); on failure nothing is left to free. Errors are
- * TS_ERR_FORMAT (malformed), TS_ERR_RANGE (sizes past limits), TS_ERR_UNSUPPORTED (unknown dtype,
- * too many dims) and TS_ERR_OUT_OF_MEMORY; every message starts with `origin` and names the tensor.
+ * ts_safetensors_parse takes the whole file's bytes (8-byte LE header length, JSON header, data)
+ * and checks header bounds, JSON, dtypes, shapes, offsets, byte counts, duplicate names and
+ * overlaps without touching the data section, so the fuzz target can feed it any bytes. On
+ * success the header owns its entries and strings (free with ts_safetensors_header_fini); on
+ * failure nothing is left to free. Errors: TS_ERR_FORMAT, TS_ERR_RANGE (limits),
+ * TS_ERR_UNSUPPORTED (dtype, dims), TS_ERR_OUT_OF_MEMORY; messages start with `origin`.
  */
 #ifndef TS_LOADER_SAFETENSORS_H
 #define TS_LOADER_SAFETENSORS_H

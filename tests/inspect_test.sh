@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# inspect_test.sh — `tessera inspect` on every fixture folder: exit codes, families, dimensions,
+# dtype counts and parameter totals (the totals were summed from each safetensors header).
+set -u
+bin=${TS_BIN:?TS_BIN not set}
+root=${TS_ROOT:?TS_ROOT not set}
+fail=0
+
+expect() { # name, haystack, needle
+    if [[ "$2" != *"$3"* ]]; then
+        echo "FAIL $1: output lacks '$3'"; echo "$2" | sed 's/^/    /'; fail=1
+    fi
+}
+
+declare -A family=([gemma3]=gemma3 [llama]=llama [llava]=llava [llava_siglip]=llava [qwen2]=qwen2
+  [qwen2_5_vl]=qwen2_5_vl [qwen2_vl]=qwen2_vl [qwen2_vl-text-only]=qwen2_vl
+  [qwen2_vl-two-images]=qwen2_vl [qwen3]=qwen3 [qwen3_vl]=qwen3_vl [qwen3_vl_moe]=qwen3_vl_moe)
+declare -A params=([gemma3]=397680 [llama]=215488 [llava]=407248 [llava_siglip]=407104
+  [qwen2]=215872 [qwen2_5_vl]=416048 [qwen2_vl]=406640 [qwen3]=252544 [qwen3_vl]=554320
+  [qwen3_vl_moe]=573520)
+declare -A tensors=([gemma3]=109 [llama]=29 [llava]=89 [qwen2]=38 [qwen2_5_vl]=92 [qwen2_vl]=81
+  [qwen3]=35 [qwen3_vl]=104 [qwen3_vl_moe]=104)
+
+for dir in "$root"/tests/fixtures/*/model; do
+    case=$(basename "$(dirname "$dir")")
+    out=$("$bin" inspect -m "$dir" 2>&1); rc=$?
+    [[ $rc == 0 ]] || { echo "FAIL $case: exit $rc"; echo "$out"; fail=1; continue; }
+    expect "$case" "$out" "family:        ${family[$case]}"
+    expect "$case" "$out" "hidden 64"
+    [[ -n "${params[$case]:-}" ]] && expect "$case" "$out" "parameters:    ${params[$case]} "
+    [[ -n "${tensors[$case]:-}" ]] && expect "$case" "$out" "F32 ${tensors[$case]} tensors"
+    size=$(stat -c %s "$dir/model.safetensors")
+    expect "$case" "$out" "files:         1, $size bytes"
+    json=$("$bin" inspect -m "$dir" --json); rc=$?
+    [[ $rc == 0 ]] || { echo "FAIL $case --json: exit $rc"; fail=1; }
+    expect "$case --json" "$json" "\"family\":\"${family[$case]}\""
+    expect "$case --json" "$json" "\"file_bytes\":$size}"
+done
+
+out=$("$bin" inspect -m "$root/tests/fixtures/qwen2_vl/model")
+expect qwen2_vl "$out" "modalities:    text, image"
+expect qwen2_vl "$out" "mrope section 2/3/3"
+expect qwen2_vl "$out" "vision:        qwen2_vl, depth 3, hidden 48, heads 3, intermediate 192, patch 14, merge 2, out 64"
+out=$("$bin" inspect -m "$root/tests/fixtures/qwen2/model")
+expect qwen2 "$out" "modalities:    text"
+expect qwen2 "$out" "text:          qwen2, layers 3, hidden 64, heads 4, kv heads 2, head dim 16, intermediate 160, vocab 1344"
+out=$("$bin" inspect -m "$root/tests/fixtures/qwen3_vl_moe/model" --json)
+expect qwen3_vl_moe "$out" "\"mrope_section\":[6,5,5],\"num_experts\":4"
+
+"$bin" inspect --help | grep -q "usage: tessera inspect -m DIR" || { echo "FAIL --help"; fail=1; }
+"$bin" inspect >/dev/null 2>&1; [[ $? == 2 ]] || { echo "FAIL: no -m should exit 2"; fail=1; }
+"$bin" inspect -m "$root" --bogus >/dev/null 2>&1; [[ $? == 2 ]] || { echo "FAIL: unknown flag should exit 2"; fail=1; }
+err=$("$bin" inspect -m "$root/tests/fixtures" 2>&1); rc=$?
+[[ $rc == 1 ]] || { echo "FAIL: folder without config.json should exit 1 (got $rc)"; fail=1; }
+expect "no config" "$err" "fixtures/config.json"
+
+[[ $fail == 0 ]] && echo "inspect_test: ok"
+exit $fail
