@@ -2,10 +2,10 @@
 #include "cpu/kernels.h"
 
 #if defined(__x86_64__)
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,fma")
+#define TS_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,f16c")))
 #include <immintrin.h>
 
-static inline __m512 load_bf16x16(const uint16_t *w, __mmask16 m)
+TS_AVX512 static inline __m512 load_bf16x16(const uint16_t *w, __mmask16 m)
 {
     __m256i h = _mm256_maskz_loadu_epi16(m, w);
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
@@ -13,7 +13,7 @@ static inline __m512 load_bf16x16(const uint16_t *w, __mmask16 m)
 
 static inline __mmask16 tail_mask(size_t left) { return (__mmask16)((1u << left) - 1); }
 
-float ts_dot_f32_avx512(const float *a, const float *b, size_t n)
+TS_AVX512 float ts_dot_f32_avx512(const float *a, const float *b, size_t n)
 {
     __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
     size_t i = 0;
@@ -28,7 +28,7 @@ float ts_dot_f32_avx512(const float *a, const float *b, size_t n)
     return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
-float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t n)
+TS_AVX512 float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t n)
 {
     __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
     size_t i = 0;
@@ -43,7 +43,7 @@ float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t n)
     return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
-void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
+TS_AVX512 void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
 {
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
@@ -51,7 +51,7 @@ void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
     }
 }
 
-float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n)
+TS_AVX512 float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n)
 {
     __m512 s0 = _mm512_setzero_ps();
     for (size_t i = 0; i < n; i += 16) {
@@ -62,7 +62,7 @@ float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n)
     return _mm512_reduce_add_ps(s0);
 }
 
-void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
+TS_AVX512 void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
 {
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);

@@ -7,10 +7,10 @@
 #include "cpu/kernels.h"
 
 #if defined(__x86_64__)
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,fma")
+#define TS_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,fma")))
 #include <immintrin.h>
 
-float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n)
+TS_AVX512BF16 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n)
 {
     __m512 s = _mm512_setzero_ps();
     size_t i = 0;
