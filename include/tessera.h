@@ -62,12 +62,16 @@ typedef struct ts_context_options {
      * "portable", "avx2", "avx512", "avx512_bf16", "amx". Asking for more than the CPU has is an
      * error, never a silent downgrade. */
     const char *cpu_level;
+    bool profile; /* time every graph op by kind (a little overhead); see ts_context_profile */
 } ts_context_options;
 
 /* Owned; free with ts_context_destroy. */
 ts_status ts_context_create(const ts_context_options *options, ts_context **out, ts_error *err);
 void ts_context_destroy(ts_context *ctx);
 int ts_context_threads(const ts_context *ctx);
+/* A table of time per op kind since the context was made (empty unless options.profile).
+ * Owned, free(). */
+char *ts_context_profile(const ts_context *ctx);
 /* The TS_CPU_* features this context's kernels may use. */
 unsigned ts_context_cpu_features(const ts_context *ctx);
 

@@ -43,6 +43,7 @@ ts_status ts_context_create(const ts_context_options *options, ts_context **out,
     ts_context *ctx = calloc(1, sizeof(*ctx));
     if (!ctx) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "context: out of memory");
     ctx->log_level = options ? options->log_level : TS_LOG_WARN;
+    ctx->profile = options && options->profile;
     int n = options ? options->n_threads : 0;
     if (n < 0) {
         free(ctx);

@@ -9,6 +9,10 @@ struct ts_context {
     ts_log_level log_level;
     ts_pool *pool;
     unsigned cpu_features; /* detected, capped by ts_context_options.cpu_level */
+    bool profile;
+    /* Per op kind (indexed by ts_op; sized generously so base does not depend on graph). */
+    uint64_t profile_ns[64];
+    uint64_t profile_calls[64];
 };
 
 #endif

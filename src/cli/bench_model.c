@@ -21,7 +21,8 @@ static int usage(FILE *out)
     fprintf(out, "usage: tessera bench --synthetic PRESET [--dtype f32|bf16] [-p N] [-n N] [--threads N] [--cpu LEVEL]\n"
                  "  PRESET: qwen2.5-0.5b, qwen2-1.5b, llama-3.2-1b (random weights of that shape, built in memory)\n"
                  "  -p N   prompt tokens to prefill (default 512)\n"
-                 "  -n N   tokens to decode after it (default 128)\n");
+                 "  -n N   tokens to decode after it (default 128)\n"
+                 "  --profile  print the time spent per op kind\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 
@@ -29,11 +30,13 @@ int bench_model(int argc, char **argv)
 {
     const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *v;
     long long prompt = 512, gen = 128, threads = 0;
+    bool profile = false;
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
         if (ts_cli_match(argc, argv, &i, "--synthetic", &v)) preset = v;
         else if (ts_cli_match(argc, argv, &i, "--dtype", &v)) dtype_name = v;
         else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) cpu = v;
+        else if (ts_cli_match(argc, argv, &i, "--profile", NULL)) profile = true;
         else if (ts_cli_match(argc, argv, &i, "-p", &v)) {
             if (!ts_cli_parse_int(v, 1, 1 << 20, &prompt)) return ts_cli_usage_error("bench", "-p needs a token count");
         } else if (ts_cli_match(argc, argv, &i, "-n", &v)) {
@@ -51,7 +54,7 @@ int bench_model(int argc, char **argv)
 
     ts_error err;
     ts_context *ctx;
-    ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .cpu_level = cpu};
+    ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .cpu_level = cpu, .profile = profile};
     if (ts_context_create(&copt, &ctx, &err) != TS_OK) return ts_cli_fail("bench", &err);
     ts_model *m;
     double t0 = now();
@@ -91,6 +94,11 @@ int bench_model(int argc, char **argv)
         }
     }
     double t_decode = now() - t0;
+    if (profile) {
+        char *table = ts_context_profile(ctx);
+        if (table) printf("per-op time (warm-up, prefill and decode together):\n%s", table);
+        free(table);
+    }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     double decode_rate = (double)gen / t_decode;

@@ -29,6 +29,7 @@ static const ts_kernels avx512 = {
     .bf16_to_f32 = ts_bf16_to_f32_avx512,
     .dot_f16_f32 = ts_dot_f16_f32_avx512,
     .f16_to_f32 = ts_f16_to_f32_avx512,
+    .gemm_f32 = ts_gemm_f32_avx512,
 };
 #endif
 

@@ -16,6 +16,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef enum { PLACE_PARAM, PLACE_CONST, PLACE_WORK, PLACE_ALIAS } place_kind;
 
@@ -29,6 +30,7 @@ typedef struct {
 
 struct ts_program {
     const ts_graph *graph;
+    ts_context *ctx;
     ts_cpu cpu;
     place *places;
     void **ptrs; /* per value, during a run */
@@ -199,6 +201,7 @@ ts_status ts_program_create(const ts_graph *g, ts_context *ctx, ts_program **out
     ts_program *p = calloc(1, sizeof(*p));
     if (!p) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "program: out of memory");
     p->graph = g;
+    p->ctx = ctx;
     p->cpu.kernels = ts_kernels_select(ctx->cpu_features);
     p->cpu.pool = ctx->pool;
     size_t n = (size_t)(g->n_nodes ? g->n_nodes : 1);
@@ -347,7 +350,14 @@ ts_status ts_program_run(ts_program *p, void *const *params, const void **output
         case PLACE_ALIAS: p->ptrs[i] = p->ptrs[pl->root]; break;
         case PLACE_WORK: p->ptrs[i] = p->workspace + pl->offset; break;
         }
+        struct timespec t0, t1;
+        if (p->ctx->profile) clock_gettime(CLOCK_MONOTONIC, &t0);
         ts_status st = run_node(p, i, err);
+        if (p->ctx->profile) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            p->ctx->profile_ns[n->op] += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+            p->ctx->profile_calls[n->op]++;
+        }
         if (st != TS_OK) return ts_error_prefix(err, "%s%s%s: ", n->name ? n->name : "", n->name ? " " : "", ts_op_get_info(n->op)->name);
     }
     for (int32_t k = 0; k < g->n_outputs; k++) outputs[k] = p->ptrs[g->outputs[k]];

@@ -21,7 +21,14 @@ typedef struct ts_kernels {
     float (*dot_f16_f32)(const uint16_t *w, const float *x, size_t n);
     void (*bf16_to_f32)(const uint16_t *src, float *dst, size_t n);
     void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
+    /* C[:, n0:n1] = A[m, k] · W[n0:n1, k]ᵀ (C row stride ldc), many rows; NULL where no tiled
+     * kernel exists (linear falls back to dots). `panel`: TS_GEMM_PANEL_FLOATS floats, 64-aligned. */
+    void (*gemm_f32)(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t n0,
+                     int64_t n1, float *c, int64_t ldc, float *panel);
 } ts_kernels;
+
+#define TS_GEMM_PANEL_FLOATS (256 * 32)
+#define TS_GEMM_COLUMNS 32 /* split output columns between threads in multiples of this */
 
 /* Best table for `features` (a TS_CPU_* mask; pass ts_cpu_features() for all detected). */
 const ts_kernels *ts_kernels_select(unsigned features);
@@ -45,6 +52,8 @@ float ts_dot_f16_f32_avx2(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_avx2(const uint16_t *src, float *dst, size_t n);
 float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
+void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t n0,
+                        int64_t n1, float *c, int64_t ldc, float *panel);
 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n);
 #endif
 

@@ -56,9 +56,33 @@ static void linear_task(void *arg, int64_t task, int worker)
     }
 }
 
+/* Many rows: tiled GEMM over column blocks, then the bias. */
+static void gemm_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const linear_job *j = arg;
+    _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
+    int64_t n0 = task * j->block, n1 = n0 + j->block < j->n ? n0 + j->block : j->n;
+    j->cpu->kernels->gemm_f32(j->x, j->m, j->k, j->w, j->w_dtype, n0, n1, j->y, j->n, panel);
+    if (j->bias)
+        for (int64_t r = 0; r < j->m; r++)
+            for (int64_t o = n0; o < n1; o++) j->y[r * j->n + o] += bias_at(j->bias, j->bias_dtype, o);
+}
+
+/* Rows at which the tiled kernel beats one dot per output (measured: packing costs ~2 rows). */
+#define GEMM_MIN_ROWS 4
+
 void ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
                    ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y)
 {
+    if (m >= GEMM_MIN_ROWS && cpu->kernels->gemm_f32) {
+        int workers = ts_pool_size(cpu->pool);
+        int64_t blocks = (n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
+        int64_t per = blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1;
+        linear_job job = {cpu, x, m, k, n, w, w_dtype, bias, bias_dtype, y, per * TS_GEMM_COLUMNS};
+        ts_pool_run(cpu->pool, gemm_task, &job, (n + job.block - 1) / job.block);
+        return;
+    }
     int workers = ts_pool_size(cpu->pool);
     /* Enough blocks to balance, not so many that scheduling shows. */
     int64_t block = n / (workers * 8) > 16 ? n / (workers * 8) : 16;

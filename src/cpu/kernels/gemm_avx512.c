@@ -1,0 +1,100 @@
+/* gemm_avx512.c — C[m, n] = A[m, :] · W[n, :] for many rows (prefill), f32 compute.
+ *
+ * W is the weight in its published [out, in] layout, f32/bf16/f16, read in place. A block of 32
+ * weight rows × KC columns is widened and transposed into an f32 panel (so bf16 weights cost no
+ * extra memory), then an 8×32 register tile (16 zmm accumulators) runs over every 8 rows of A.
+ * The caller splits the output columns between threads in multiples of 32; each task owns its
+ * panel buffer. Accumulation order over k matches a plain loop within each KC chunk.
+ */
+#include "cpu/kernels.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <string.h>
+
+#define TS_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,f16c")))
+#define KC 256
+#define NR 32
+#define MR 8
+
+TS_AVX512 static void pack_panel(const void *w, ts_dtype dtype, int64_t k, int64_t n0, int64_t n_rows, int64_t k0,
+                                 int64_t kc, float *panel)
+{
+    /* panel[kk * NR + j] = W[n0 + j][k0 + kk]; rows past n_rows are zero. */
+    float row[KC];
+    for (int64_t j = 0; j < NR; j++) {
+        if (j >= n_rows) {
+            for (int64_t kk = 0; kk < kc; kk++) panel[kk * NR + j] = 0.0f;
+            continue;
+        }
+        const float *src;
+        if (dtype == TS_DTYPE_BF16) {
+            ts_bf16_to_f32_avx512((const uint16_t *)w + (n0 + j) * k + k0, row, (size_t)kc);
+            src = row;
+        } else if (dtype == TS_DTYPE_F16) {
+            ts_f16_to_f32_avx512((const uint16_t *)w + (n0 + j) * k + k0, row, (size_t)kc);
+            src = row;
+        } else {
+            src = (const float *)w + (n0 + j) * k + k0;
+        }
+        for (int64_t kk = 0; kk < kc; kk++) panel[kk * NR + j] = src[kk];
+    }
+}
+
+/* acc (mr × 32) += A[mr rows, kc] · panel; then C (+)= acc. */
+TS_AVX512 static inline __attribute__((always_inline)) void tile(const float *a, int64_t lda, const float *panel,
+                                                               int64_t kc, float *c, int64_t ldc, int mr,
+                                                               __mmask16 m0, __mmask16 m1, bool accumulate)
+{
+    __m512 acc[MR][2];
+    for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (int64_t kk = 0; kk < kc; kk++) {
+        __m512 b0 = _mm512_load_ps(panel + kk * NR), b1 = _mm512_load_ps(panel + kk * NR + 16);
+        for (int r = 0; r < MR; r++) {
+            if (r >= mr) break;
+            __m512 av = _mm512_set1_ps(a[r * lda + kk]);
+            acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+        }
+    }
+    for (int r = 0; r < MR; r++) {
+        if (r >= mr) break;
+        float *cr = c + r * ldc;
+        if (accumulate) {
+            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
+            acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
+        }
+        _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
+        _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
+    }
+}
+
+_Static_assert(KC * NR == TS_GEMM_PANEL_FLOATS && NR == TS_GEMM_COLUMNS, "panel size out of step");
+
+TS_AVX512 void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t n0,
+                                  int64_t n1, float *c, int64_t ldc, float *panel)
+{
+    for (int64_t nb = n0; nb < n1; nb += NR) {
+        int64_t n_rows = n1 - nb < NR ? n1 - nb : NR;
+        __mmask16 m0 = n_rows >= 16 ? 0xffff : (__mmask16)((1u << n_rows) - 1);
+        __mmask16 m1 = n_rows >= 32 ? 0xffff : n_rows <= 16 ? 0 : (__mmask16)((1u << (n_rows - 16)) - 1);
+        for (int64_t k0 = 0; k0 < k; k0 += KC) {
+            int64_t kc = k - k0 < KC ? k - k0 : KC;
+            pack_panel(w, w_dtype, k, nb, n_rows, k0, kc, panel);
+            bool accumulate = k0 > 0;
+            int64_t r = 0;
+            for (; r + MR <= m; r += MR) tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, MR, m0, m1, accumulate);
+            switch (m - r) {
+            case 7: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 7, m0, m1, accumulate); break;
+            case 6: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 6, m0, m1, accumulate); break;
+            case 5: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 5, m0, m1, accumulate); break;
+            case 4: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 4, m0, m1, accumulate); break;
+            case 3: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 3, m0, m1, accumulate); break;
+            case 2: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 2, m0, m1, accumulate); break;
+            case 1: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 1, m0, m1, accumulate); break;
+            default: break;
+            }
+        }
+    }
+}
+#endif
