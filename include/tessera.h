@@ -63,6 +63,13 @@ typedef struct ts_context_options {
      * error, never a silent downgrade. */
     const char *cpu_level;
     bool profile; /* time every graph op by kind (a little overhead); see ts_context_profile */
+    /* Matmul precision for many-row matmuls with bf16 weights (prefill, vision):
+     * NULL or "f32" = f32 products (matches the reference to rounding);
+     * "bf16" = activations rounded to bf16, run by oneDNN on AMX or AVX512_BF16, f32
+     * accumulation: fastest, about 2^-9 relative error per activation;
+     * "bf16x2" = activations split into two bf16 parts (hi + lo) and both multiplied: the same
+     * units, twice the work, error near f32 (bf16 weights are exact in either part). */
+    const char *compute;
 } ts_context_options;
 
 /* Owned; free with ts_context_destroy. */

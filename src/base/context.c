@@ -44,6 +44,13 @@ ts_status ts_context_create(const ts_context_options *options, ts_context **out,
     if (!ctx) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "context: out of memory");
     ctx->log_level = options ? options->log_level : TS_LOG_WARN;
     ctx->profile = options && options->profile;
+    const char *compute = options ? options->compute : NULL;
+    if (compute && strcmp(compute, "bf16") == 0) ctx->compute_bf16 = 1;
+    else if (compute && strcmp(compute, "bf16x2") == 0) ctx->compute_bf16 = 2;
+    else if (compute && strcmp(compute, "f32") != 0) {
+        free(ctx);
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "unknown compute precision '%s' (expected f32, bf16 or bf16x2)", compute);
+    }
     int n = options ? options->n_threads : 0;
     if (n < 0) {
         free(ctx);

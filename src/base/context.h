@@ -10,6 +10,7 @@ struct ts_context {
     ts_pool *pool;
     unsigned cpu_features; /* detected, capped by ts_context_options.cpu_level */
     bool profile;
+    int compute_bf16; /* 0: f32 products; 1: one bf16 pass; 2: hi + lo bf16 passes */
     /* Per op kind (indexed by ts_op; sized generously so base does not depend on graph). */
     uint64_t profile_ns[64];
     uint64_t profile_calls[64];

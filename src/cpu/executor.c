@@ -11,6 +11,7 @@
 #include "cpu/executor.h"
 #include "base/context.h"
 #include "base/error.h"
+#include "cpu/onednn.h"
 #include "cpu/ops.h"
 #include "cpu/reference.h"
 
@@ -211,7 +212,9 @@ ts_status ts_program_create(const ts_graph *g, ts_context *ctx, ts_program **out
         ts_program_destroy(p);
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "program: out of memory");
     }
-    ts_status st = plan(p, err);
+    p->cpu.bf16_passes = ctx->compute_bf16;
+    ts_status st = ctx->compute_bf16 ? ts_onednn_create(ts_pool_size(ctx->pool), &p->cpu.onednn, err) : TS_OK;
+    if (st == TS_OK) st = plan(p, err);
     if (st == TS_OK && p->workspace_bytes) {
         p->workspace = aligned_alloc(64, round64(p->workspace_bytes));
         if (!p->workspace) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "program: cannot allocate a %zu-byte workspace", p->workspace_bytes);
@@ -227,6 +230,7 @@ ts_status ts_program_create(const ts_graph *g, ts_context *ctx, ts_program **out
 void ts_program_destroy(ts_program *p)
 {
     if (!p) return;
+    ts_onednn_destroy(p->cpu.onednn);
     free(p->places);
     free(p->ptrs);
     free(p->workspace);
@@ -284,9 +288,8 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
     case TS_OP_LINEAR: {
         const ts_type *w = ts_graph_type(g, n->inputs[1]);
         const ts_type *b = n->n_inputs > 2 ? ts_graph_type(g, n->inputs[2]) : NULL;
-        ts_cpu_linear(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]], w->dtype, w->dims[0],
-                      b ? v[n->inputs[2]] : NULL, b ? b->dtype : TS_DTYPE_F32, out);
-        return TS_OK;
+        return ts_cpu_linear(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]], w->dtype, w->dims[0],
+                             b ? v[n->inputs[2]] : NULL, b ? b->dtype : TS_DTYPE_F32, out, err);
     }
     case TS_OP_RMS_NORM:
         ts_cpu_rms_norm(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]],
@@ -321,9 +324,8 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
         const ts_type *wu = ts_graph_type(g, n->inputs[2]), *wd = ts_graph_type(g, n->inputs[3]);
         if (wu->dtype != wg->dtype || wd->dtype != wg->dtype)
             return ts_error_set(err, TS_ERR_UNSUPPORTED, "gated_mlp: mixed weight dtypes");
-        ts_cpu_gated_mlp(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]], v[n->inputs[2]],
-                         v[n->inputs[3]], wg->dtype, wg->dims[0], n->attrs.mlp.activation, out, scratch);
-        return TS_OK;
+        return ts_cpu_gated_mlp(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]], v[n->inputs[2]],
+                                v[n->inputs[3]], wg->dtype, wg->dims[0], n->attrs.mlp.activation, out, scratch, err);
     }
     case TS_OP_EMBEDDING: {
         const ts_type *ids = ts_graph_type(g, n->inputs[1]);

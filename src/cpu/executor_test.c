@@ -238,8 +238,33 @@ static void test_unbound_parameter_is_an_error(void)
     ts_context_destroy(ctx);
 }
 
+/* bf16 compute: a many-row linear with bf16 weights equals the f32 product of bf16-rounded
+ * activations (what oneDNN computes), to f32 accumulation error. */
+static void test_bf16_compute_linear(void)
+{
+    ts_context *ctx;
+    ts_error err;
+    ts_context_options o = {.n_threads = 2, .compute = "bf16"};
+    CHECK_INT_EQ(ts_context_create(&o, &ctx, &err), TS_OK);
+    builder b;
+    start(&b, 99);
+    ts_value x = param(&b, "x", T(TS_DTYPE_F32, 2, 37, 200, 0), 0);
+    ts_value w = param(&b, "w", T(TS_DTYPE_BF16, 2, 70, 200, 0), 0);
+    /* Round x to bf16 in place: then bf16 compute must agree with the f32 reference. */
+    float *xv = b.params[0];
+    for (int i = 0; i < 37 * 200; i++) {
+        uint32_t bits;
+        memcpy(&bits, &xv[i], 4);
+        bits = (bits + 0x7fff + ((bits >> 16) & 1)) & 0xffff0000u;
+        memcpy(&xv[i], &bits, 4);
+    }
+    finish(&b, ts_graph_linear(b.g, x, w, TS_NO_VALUE), ctx, "bf16 linear", 1e-5);
+    ts_context_destroy(ctx);
+}
+
 int main(void)
 {
+    RUN(test_bf16_compute_linear);
     RUN(test_composites_match_decompositions);
     RUN(test_planner_reuses_and_updates_state_in_place);
     RUN(test_unbound_parameter_is_an_error);

@@ -12,14 +12,19 @@
 #include "cpu/kernels.h"
 #include "graph/graph.h"
 
+typedef struct ts_onednn ts_onednn;
+
 typedef struct ts_cpu {
     const ts_kernels *kernels;
     ts_pool *pool;
+    ts_onednn *onednn; /* non-NULL under the bf16 compute policies */
+    int bf16_passes;   /* 1: x rounded to bf16; 2: x = hi + lo, both multiplied */
 } ts_cpu;
 
-/* y[m, n] = x[m, :] · w[n, :] (+ bias[n]) */
-void ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
-                   ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y);
+/* y[m, n] = x[m, :] · w[n, :] (+ bias[n]). Fails only on the bf16 (oneDNN) path. */
+ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
+                   ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y,
+                   ts_error *err);
 
 void ts_cpu_rms_norm(const ts_cpu *cpu, const float *x, int64_t rows, int64_t h, const void *w,
                      ts_dtype w_dtype, double eps, double weight_offset, float *y);
@@ -43,9 +48,9 @@ void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const floa
                       const float *k, const float *v, const float *bias, float *out, void *scratch);
 
 size_t ts_cpu_gated_mlp_scratch_bytes(int64_t m, int64_t inter);
-void ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h, const void *w_gate,
+ts_status ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h, const void *w_gate,
                       const void *w_up, const void *w_down, ts_dtype w_dtype, int64_t inter,
-                      ts_activation act, float *y, void *scratch);
+                      ts_activation act, float *y, void *scratch, ts_error *err);
 
 /* out[i, :] = table[clamp(ids[i])] widened to f32 (clamped like StableHLO gather). */
 void ts_cpu_embedding(const ts_cpu *cpu, const void *table, ts_dtype dtype, int64_t vocab,

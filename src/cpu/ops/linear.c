@@ -6,6 +6,10 @@
  * a time per weight row so a weight row loaded into cache serves several activations.
  */
 #include "cpu/ops.h"
+#include "base/error.h"
+#include "cpu/onednn.h"
+
+#include <stdlib.h>
 
 typedef struct {
     const ts_cpu *cpu;
@@ -72,20 +76,67 @@ static void gemm_task(void *arg, int64_t task, int worker)
 /* Rows at which the tiled kernel beats one dot per output (measured: packing costs ~2 rows). */
 #define GEMM_MIN_ROWS 4
 
-void ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
-                   ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y)
+static uint16_t round_bf16(float f)
 {
+    uint32_t bits;
+    __builtin_memcpy(&bits, &f, 4);
+    if ((bits & 0x7fffffff) > 0x7f800000) return (uint16_t)((bits >> 16) | 0x40);
+    return (uint16_t)((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+static float widen_bf16(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    __builtin_memcpy(&f, &bits, 4);
+    return f;
+}
+
+/* One pass: x rounded to bf16. Two passes: rows [hi; lo] with lo = x − hi (exact in f32),
+ * multiplied in one call and summed, so only lo's own rounding (2^-17 of x) is lost. */
+static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w, int64_t n,
+                             const void *bias, ts_dtype bias_dtype, float *y, ts_error *err)
+{
+    int passes = cpu->bf16_passes;
+    uint16_t *xb = malloc(sizeof(uint16_t) * (size_t)(passes * m * k));
+    float *lo = passes == 2 ? malloc(sizeof(float) * (size_t)(2 * m * n)) : NULL;
+    if (!xb || (passes == 2 && !lo)) {
+        free(xb), free(lo);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
+    }
+    for (int64_t i = 0; i < m * k; i++) {
+        xb[i] = round_bf16(x[i]);
+        if (passes == 2) xb[m * k + i] = round_bf16(x[i] - widen_bf16(xb[i]));
+    }
+    ts_status st = ts_onednn_matmul_bf16(cpu->onednn, xb, passes * m, k, w, n, passes == 2 ? lo : y, err);
+    if (st == TS_OK && passes == 2)
+        for (int64_t i = 0; i < m * n; i++) y[i] = lo[i] + lo[m * n + i];
+    free(xb);
+    free(lo);
+    if (st == TS_OK && bias)
+        for (int64_t r = 0; r < m; r++)
+            for (int64_t o = 0; o < n; o++) y[r * n + o] += bias_at(bias, bias_dtype, o);
+    return st;
+}
+
+ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
+                        ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y,
+                        ts_error *err)
+{
+    if (m >= GEMM_MIN_ROWS && cpu->onednn && w_dtype == TS_DTYPE_BF16)
+        return linear_bf16(cpu, x, m, k, w, n, bias, bias_dtype, y, err);
     if (m >= GEMM_MIN_ROWS && cpu->kernels->gemm_f32) {
         int workers = ts_pool_size(cpu->pool);
         int64_t blocks = (n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
         int64_t per = blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1;
         linear_job job = {cpu, x, m, k, n, w, w_dtype, bias, bias_dtype, y, per * TS_GEMM_COLUMNS};
         ts_pool_run(cpu->pool, gemm_task, &job, (n + job.block - 1) / job.block);
-        return;
+        return TS_OK;
     }
     int workers = ts_pool_size(cpu->pool);
     /* Enough blocks to balance, not so many that scheduling shows. */
     int64_t block = n / (workers * 8) > 16 ? n / (workers * 8) : 16;
     linear_job job = {cpu, x, m, k, n, w, w_dtype, bias, bias_dtype, y, block};
     ts_pool_run(cpu->pool, linear_task, &job, (n + block - 1) / block);
+    return TS_OK;
 }

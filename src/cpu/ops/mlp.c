@@ -35,14 +35,15 @@ static void gate_task(void *arg, int64_t row, int worker)
     for (int64_t i = 0; i < j->n; i++) g[i] = ts_cpu_activation(j->act, g[i]) * u[i];
 }
 
-void ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h, const void *w_gate,
-                      const void *w_up, const void *w_down, ts_dtype w_dtype, int64_t inter,
-                      ts_activation act, float *y, void *scratch)
+ts_status ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h, const void *w_gate,
+                           const void *w_up, const void *w_down, ts_dtype w_dtype, int64_t inter,
+                           ts_activation act, float *y, void *scratch, ts_error *err)
 {
     float *gate = scratch, *up = gate + m * inter;
-    ts_cpu_linear(cpu, x, m, h, w_gate, w_dtype, inter, NULL, TS_DTYPE_F32, gate);
-    ts_cpu_linear(cpu, x, m, h, w_up, w_dtype, inter, NULL, TS_DTYPE_F32, up);
+    ts_status st = ts_cpu_linear(cpu, x, m, h, w_gate, w_dtype, inter, NULL, TS_DTYPE_F32, gate, err);
+    if (st == TS_OK) st = ts_cpu_linear(cpu, x, m, h, w_up, w_dtype, inter, NULL, TS_DTYPE_F32, up, err);
+    if (st != TS_OK) return st;
     gate_job job = {gate, up, inter, act};
     ts_pool_run(cpu->pool, gate_task, &job, m);
-    ts_cpu_linear(cpu, gate, m, inter, w_down, w_dtype, h, NULL, TS_DTYPE_F32, y);
+    return ts_cpu_linear(cpu, gate, m, inter, w_down, w_dtype, h, NULL, TS_DTYPE_F32, y, err);
 }
