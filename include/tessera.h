@@ -362,7 +362,8 @@ ts_status ts_chat_template_render(const ts_chat_template *tmpl, const char *cont
 typedef struct ts_model ts_model;
 
 typedef struct ts_model_options {
-    const char *weights; /* checkpoint file or folder; NULL = the model folder itself */
+    const char *weights;  /* checkpoint file or folder; NULL = the model folder itself */
+    const char *kv_cache; /* KV cache element type: NULL or "f32", or "bf16" (half the memory) */
 } ts_model_options;
 
 /* Owned; free with ts_model_destroy (after every sequence made from it). ctx must outlive it. */

@@ -117,8 +117,8 @@ static size_t scratch_bytes(const ts_program *p, const ts_node *n)
     const ts_graph *g = p->graph;
     switch (n->op) {
     case TS_OP_ATTENTION: {
-        const ts_type *k = ts_graph_type(g, n->inputs[1]);
-        ts_attention_shape s = {.lk = k->dims[0]};
+        const ts_type *k = ts_graph_type(g, n->inputs[1]), *v = ts_graph_type(g, n->inputs[2]);
+        ts_attention_shape s = {.lk = k->dims[0], .v_dim = v->dims[2]};
         return ts_cpu_attention_scratch_bytes(&s, ts_pool_size(p->cpu.pool));
     }
     case TS_OP_GATED_MLP: {
@@ -314,7 +314,7 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
         int64_t q_start = n->attrs.attention.causal ? *(const int32_t *)v[n->inputs[at]] : -1;
         if (n->attrs.attention.causal && q_start < 0)
             return ts_error_set(err, TS_ERR_RANGE, "attention: negative query start %lld", (long long)q_start);
-        ts_attention_shape s = {t0->dims[0], k->dims[0], t0->dims[1], k->dims[1], t0->dims[2], vt->dims[2],
+        ts_attention_shape s = {t0->dims[0], k->dims[0], t0->dims[1], k->dims[1], t0->dims[2], vt->dims[2], k->dtype,
                                 q_start, n->attrs.attention.scale, n->attrs.attention.softcap};
         ts_cpu_attention(cpu, &s, v[n->inputs[0]], v[n->inputs[1]], v[n->inputs[2]], bias, out, scratch);
         return TS_OK;

@@ -40,12 +40,13 @@ void ts_cpu_rope(const ts_cpu *cpu, const float *x, int64_t l, int64_t heads, in
 
 typedef struct ts_attention_shape {
     int64_t lq, lk, q_heads, kv_heads, head_dim, v_dim;
+    ts_dtype kv_dtype; /* F32 or BF16 */
     int64_t q_start; /* < 0: not causal */
     double scale, softcap;
 } ts_attention_shape;
 size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers);
 void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const float *q,
-                      const float *k, const float *v, const float *bias, float *out, void *scratch);
+                      const void *k, const void *v, const float *bias, float *out, void *scratch);
 
 size_t ts_cpu_gated_mlp_scratch_bytes(int64_t m, int64_t inter);
 ts_status ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h, const void *w_gate,

@@ -34,6 +34,7 @@ struct ts_model {
     ts_synthetic_weights *synthetic; /* … or a benchmark model's */
     ts_weight_source weights;
     ts_decoder_spec spec;
+    ts_dtype kv_dtype;
     step_program programs[PROGRAM_CACHE];
     uint64_t clock;
 };
@@ -41,7 +42,7 @@ struct ts_model {
 struct ts_sequence {
     ts_model *model;
     int64_t capacity, length;
-    float *cache; /* [layers][k|v][capacity][kv_heads][head_dim] */
+    uint8_t *cache; /* [layers][k|v][capacity][kv_heads][head_dim] of the model's kv_dtype */
 };
 
 static const ts_tensor_info *find_in_checkpoint(void *self, const char *name, int rank, const int64_t *dims)
@@ -69,6 +70,13 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     ts_model *m = calloc(1, sizeof(*m));
     if (!m) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "model: out of memory");
     m->ctx = ctx;
+    m->kv_dtype = TS_DTYPE_F32;
+    const char *kv = options ? options->kv_cache : NULL;
+    if (kv && strcmp(kv, "bf16") == 0) m->kv_dtype = TS_DTYPE_BF16;
+    else if (kv && strcmp(kv, "f32") != 0) {
+        free(m);
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "kv cache type '%s' (expected f32 or bf16)", kv);
+    }
     ts_status st = ts_model_config_load(dir, &m->config, err);
     if (st == TS_OK) st = ts_decoder_spec_init(&m->config, &m->spec, err);
     if (st == TS_OK) st = ts_checkpoint_open(options && options->weights ? options->weights : dir, &m->checkpoint, err);
@@ -88,6 +96,7 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
     ts_model *m = calloc(1, sizeof(*m));
     if (!m) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "model: out of memory");
     m->ctx = ctx;
+    m->kv_dtype = TS_DTYPE_F32;
     ts_status st = ts_model_config_preset(preset, &m->config, err);
     if (st == TS_OK) st = ts_decoder_spec_init(&m->config, &m->spec, err);
     if (st == TS_OK) st = ts_synthetic_weights_create(dtype, 0x7e55e7a, &m->synthetic, err);
@@ -130,7 +139,7 @@ int64_t ts_model_head_dim(const ts_model *m) { return m->spec.head_dim; }
 
 static bool same_shape(const ts_step_shape *a, const ts_step_shape *b)
 {
-    if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->all_logits != b->all_logits ||
+    if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->kv_dtype != b->kv_dtype || a->all_logits != b->all_logits ||
         a->hidden_states != b->hidden_states)
         return false;
     for (int i = 0; i < a->n_seqs; i++)
@@ -177,9 +186,10 @@ static ts_status get_program(ts_model *m, const ts_step_shape *shape, step_progr
 
 /* ---------------------------------------------------------------- sequences */
 
-static size_t layer_cache_floats(const ts_model *m, int64_t capacity)
+/* Bytes of one layer's keys (or values). */
+static size_t layer_cache_bytes(const ts_model *m, int64_t capacity)
 {
-    return (size_t)capacity * (size_t)m->spec.kv_heads * (size_t)m->spec.head_dim;
+    return (size_t)capacity * (size_t)m->spec.kv_heads * (size_t)m->spec.head_dim * ts_dtype_size(m->kv_dtype);
 }
 
 ts_status ts_sequence_create(ts_model *m, int64_t capacity, ts_sequence **out, ts_error *err)
@@ -188,11 +198,11 @@ ts_status ts_sequence_create(ts_model *m, int64_t capacity, ts_sequence **out, t
     if (capacity < 1 || capacity > (1 << 24))
         return ts_error_set(err, TS_ERR_RANGE, "sequence capacity %lld outside 1..%d", (long long)capacity, 1 << 24);
     ts_sequence *s = calloc(1, sizeof(*s));
-    size_t floats = layer_cache_floats(m, capacity) * 2 * (size_t)m->spec.layers;
-    if (s) s->cache = calloc(floats, sizeof(float));
+    size_t bytes = layer_cache_bytes(m, capacity) * 2 * (size_t)m->spec.layers;
+    if (s) s->cache = calloc(bytes, 1);
     if (!s || !s->cache) {
         free(s);
-        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "sequence: cannot allocate a %zu-byte KV cache", floats * sizeof(float));
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "sequence: cannot allocate a %zu-byte KV cache", bytes);
     }
     s->model = m;
     s->capacity = capacity;
@@ -211,9 +221,9 @@ int64_t ts_sequence_length(const ts_sequence *s) { return s->length; }
 int64_t ts_sequence_capacity(const ts_sequence *s) { return s->capacity; }
 void ts_sequence_reset(ts_sequence *s) { s->length = 0; }
 
-const float *ts_sequence_cache(const ts_sequence *s, int layer, bool value)
+const void *ts_sequence_cache(const ts_sequence *s, int layer, bool value)
 {
-    return s->cache + layer_cache_floats(s->model, s->capacity) * (size_t)(2 * layer + (value ? 1 : 0));
+    return s->cache + layer_cache_bytes(s->model, s->capacity) * (size_t)(2 * layer + (value ? 1 : 0));
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -247,7 +257,7 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
     p->params[k++] = (void *)tokens;
     p->params[k++] = positions;
     p->params[k++] = starts;
-    size_t layer = layer_cache_floats(m, shape->capacity);
+    size_t layer = layer_cache_bytes(m, shape->capacity);
     for (int s = 0; s < shape->n_seqs; s++)
         for (int l = 0; l < m->spec.layers; l++) {
             p->params[k++] = seqs[s]->cache + layer * (size_t)(2 * l);
@@ -281,7 +291,7 @@ ts_status ts_model_prefill(ts_model *m, ts_sequence *seq, const int32_t *tokens,
 {
     ts_status st = check_prefill(m, seq, tokens, n, err);
     if (st != TS_OK) return st;
-    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity};
+    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .kv_dtype = m->kv_dtype};
     const void **outs;
     if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
     st = run_step(m, &seq, &shape, tokens, outs, err);
@@ -295,7 +305,8 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
 {
     ts_status st = check_prefill(m, seq, tokens, n, err);
     if (st != TS_OK) return st;
-    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .all_logits = true, .hidden_states = true};
+    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .kv_dtype = m->kv_dtype,
+                           .all_logits = true, .hidden_states = true};
     const void **outs;
     if (!output_slots(m, 1, true, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
     st = run_step(m, &seq, &shape, tokens, outs, err);
@@ -313,7 +324,7 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
 {
     if (n_seqs < 1 || n_seqs > TS_MAX_BATCH)
         return ts_error_set(err, TS_ERR_RANGE, "decode: %d sequences (1..%d allowed)", n_seqs, TS_MAX_BATCH);
-    ts_step_shape shape = {.n_seqs = n_seqs, .capacity = seqs[0]->capacity};
+    ts_step_shape shape = {.n_seqs = n_seqs, .capacity = seqs[0]->capacity, .kv_dtype = m->kv_dtype};
     for (int s = 0; s < n_seqs; s++) {
         if (seqs[s]->model != m) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "decode: sequence %d belongs to another model", s);
         if (seqs[s]->capacity != shape.capacity)

@@ -15,8 +15,9 @@ typedef struct ts_diagnostic_prefill {
 /* Prefill as ts_model_prefill, also returning every position's logits and the hidden states. */
 ts_status ts_model_prefill_diagnostic(ts_model *model, ts_sequence *seq, const int32_t *tokens,
                                       size_t n, const ts_diagnostic_prefill *out, ts_error *err);
-/* The sequence's cache of layer l: [capacity, kv_heads, head_dim] f32 (borrowed). */
-const float *ts_sequence_cache(const ts_sequence *seq, int layer, bool value);
+/* The sequence's cache of layer l: [capacity, kv_heads, head_dim] of the model's KV type
+ * (borrowed). */
+const void *ts_sequence_cache(const ts_sequence *seq, int layer, bool value);
 int64_t ts_model_kv_heads(const ts_model *model);
 int64_t ts_model_head_dim(const ts_model *model);
 

@@ -252,6 +252,49 @@ static void test_bf16_compute(void)
     bf16_compute_case("bf16", false, 4.0);
 }
 
+/* A bf16 KV cache: the greedy tokens stay the reference's; the logit error is reported. */
+static void test_bf16_kv_cache(void)
+{
+    static const char *const cases[] = {"qwen2", "qwen3", "llama"};
+    for (int c = 0; c < 3; c++) {
+        char dir[128], refpath[160];
+        snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", cases[c]);
+        snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", cases[c]);
+        ts_error err;
+        ts_model *m;
+        ts_model_options mo = {.kv_cache = "bf16"};
+        CHECK_INT_EQ(ts_model_load(ctx, dir, &mo, &m, &err), TS_OK);
+        ts_checkpoint *ref;
+        CHECK_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
+        const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
+        const ts_tensor_info *dl = ts_checkpoint_find(ref, "decode_logits");
+        int n = (int)ids64->shape[1];
+        int64_t v = ts_model_vocab_size(m), n_new = gen->shape[0];
+        int32_t ids[64];
+        for (int i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+        ts_sequence *seq;
+        ts_sequence_create(m, n + n_new, &seq, &err);
+        float *logits = malloc(sizeof(float) * (size_t)v);
+        CHECK_INT_EQ(ts_model_prefill(m, seq, ids, (size_t)n, logits, &err), TS_OK);
+        const ts_model_config *cfg = ts_model_get_config(m);
+        bool same = true;
+        double worst = 0;
+        for (int64_t i = 0; i < n_new; i++) {
+            for (int64_t j = 0; j < v; j++) worst = fmax(worst, fabs(logits[j] - ((const float *)dl->data)[i * v + j]));
+            int32_t want = (int32_t)((const int64_t *)gen->data)[i];
+            same &= argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids) == want;
+            if (i + 1 < n_new) CHECK_INT_EQ(ts_model_decode(m, &seq, &want, 1, logits, &err), TS_OK);
+        }
+        fprintf(stderr, "  %s bf16 KV cache: greedy tokens %s, max |logit − f32 reference| = %.4f\n", cases[c],
+                same ? "identical" : "differ", worst);
+        CHECK(worst < 4.0);
+        free(logits);
+        ts_sequence_destroy(seq);
+        ts_checkpoint_close(ref);
+        ts_model_destroy(m);
+    }
+}
+
 static void test_step_errors_leave_sequences_unchanged(void)
 {
     ts_error err;
@@ -286,6 +329,7 @@ int main(void)
     RUN(test_llama);
     RUN(test_batched_decode_matches_single);
     RUN(test_bf16_compute);
+    RUN(test_bf16_kv_cache);
     RUN(test_step_errors_leave_sequences_unchanged);
     ts_context_destroy(ctx);
     return check_finish();

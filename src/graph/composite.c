@@ -75,9 +75,10 @@ ts_value ts_graph_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_
     if (q_start != TS_NO_VALUE) in[n++] = q_start;
     if (!defined(g, in, n)) return TS_NO_VALUE;
     const ts_type *tq = ts_graph_type(g, q), *tk = ts_graph_type(g, k), *tv = ts_graph_type(g, v);
-    if (tq->rank != 3 || tk->rank != 3 || tv->rank != 3 || tq->dtype != TS_DTYPE_F32 ||
-        tk->dtype != TS_DTYPE_F32 || tv->dtype != TS_DTYPE_F32)
-        return reject(g, TS_OP_ATTENTION, "q, k, v must be f32 [L, heads, dim]");
+    /* k/v may be a bf16 cache: they are widened to f32 (decomposition: convert). */
+    bool kv_ok = tk->dtype == tv->dtype && (tk->dtype == TS_DTYPE_F32 || tk->dtype == TS_DTYPE_BF16);
+    if (tq->rank != 3 || tk->rank != 3 || tv->rank != 3 || tq->dtype != TS_DTYPE_F32 || !kv_ok)
+        return reject(g, TS_OP_ATTENTION, "q must be f32, k and v both f32 or both bf16, all [L, heads, dim]");
     if (tk->dims[0] != tv->dims[0] || tk->dims[1] != tv->dims[1] || tq->dims[2] != tk->dims[2])
         return reject(g, TS_OP_ATTENTION, "k/v shapes disagree with q");
     if (tk->dims[1] == 0 || tq->dims[1] % tk->dims[1])

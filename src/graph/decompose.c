@@ -142,6 +142,8 @@ ts_value ts_decompose_rope(ts_graph *g, ts_value x, ts_value cos, ts_value sin, 
 ts_value ts_decompose_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_value bias,
                                 ts_value q_start, double scale, double softcap)
 {
+    k = as_f32(g, k);
+    v = as_f32(g, v);
     const ts_type tq = *ts_graph_type(g, q), tk = *ts_graph_type(g, k), tv = *ts_graph_type(g, v);
     int64_t lq = tq.dims[0], hq = tq.dims[1], dk = tq.dims[2], lk = tk.dims[0], hkv = tk.dims[1], dv = tv.dims[2];
     int64_t group = hq / hkv;

@@ -162,7 +162,8 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
     ts_value starts = ts_graph_parameter(g, "starts", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &bsz));
     int64_t cache_dims[3] = {shape->capacity, HKV, D};
-    ts_type cache_type = ts_type_make(TS_DTYPE_F32, 3, cache_dims);
+    ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
+    ts_type cache_type = ts_type_make(kv_dtype, 3, cache_dims);
     /* caches[(s * layers + l) * 2 + {0: k, 1: v}] — also the output order. */
     int64_t n_caches = 2 * shape->n_seqs * spec->layers;
     ts_value *caches = malloc(sizeof(ts_value) * (size_t)(n_caches + 1 + spec->layers + 1));
@@ -199,6 +200,10 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
         }
         q = ts_graph_rope(g, q, cos, sin, spec->rotary_dim, false);
         k = ts_graph_rope(g, k, cos, sin, spec->rotary_dim, false);
+        if (kv_dtype != TS_DTYPE_F32) {
+            k = ts_graph_convert(g, k, kv_dtype);
+            v = ts_graph_convert(g, v, kv_dtype);
+        }
         ts_value per_seq[TS_MAX_BATCH];
         ts_value zero = ts_graph_constant_i32(g, 0);
         for (int s = 0; s < shape->n_seqs; s++) {

@@ -9,7 +9,7 @@
  * graph is built, so a bad checkpoint fails before anything runs, naming the tensor.
  *
  * Parameters, in this order: weights (in the order built), then inputs `tokens` i32[N],
- * `positions` i32[N], `starts` i32[B], then state `k_cache.b.l`, `v_cache.b.l` f32[C, Hkv, D]
+ * `positions` i32[N], `starts` i32[B], then state `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype)
  * for b in 0..B-1, l in 0..layers-1. Outputs: logits (f32[N, V] with all_logits, else f32[B, V]
  * for each sequence's last token), then the updated caches in parameter order, then (diagnostic
  * graphs only) hidden_state_0 … hidden_state_layers as f32[N, H].
@@ -46,6 +46,7 @@ typedef struct ts_step_shape {
     int n_seqs;
     int64_t n_tokens[TS_MAX_BATCH];
     int64_t capacity;        /* rows of every KV cache */
+    ts_dtype kv_dtype;       /* F32 or BF16 (keys and values rounded when written) */
     bool all_logits;         /* logits for every token, not only each sequence's last */
     bool hidden_states;      /* diagnostic outputs: the residual stream after every layer */
 } ts_step_shape;

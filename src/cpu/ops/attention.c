@@ -12,14 +12,16 @@
 typedef struct {
     const ts_cpu *cpu;
     const ts_attention_shape *s;
-    const float *q, *k, *v, *bias;
+    const float *q, *bias;
+    const void *k, *v;
     float *out;
     float *scratch; /* lk floats per worker */
 } attention_job;
 
+/* Per worker: the score row, then (bf16 caches) one widened value row. */
 size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers)
 {
-    return sizeof(float) * (size_t)s->lk * (size_t)n_workers;
+    return sizeof(float) * (size_t)(s->lk + s->v_dim) * (size_t)n_workers;
 }
 
 static void attention_task(void *arg, int64_t task, int worker)
@@ -31,11 +33,15 @@ static void attention_task(void *arg, int64_t task, int worker)
     int64_t visible = s->lk;
     if (s->q_start >= 0 && s->q_start + i + 1 < visible) visible = s->q_start + i + 1;
     if (visible < 0) visible = 0;
-    float *scores = j->scratch + (size_t)worker * (size_t)s->lk;
+    float *scores = j->scratch + (size_t)worker * (size_t)(s->lk + s->v_dim);
+    float *widened = scores + s->lk;
+    bool bf16 = s->kv_dtype == TS_DTYPE_BF16;
     const float *qrow = j->q + (i * s->q_heads + h) * s->head_dim;
     float scale = (float)s->scale, cap = (float)s->softcap;
     for (int64_t t = 0; t < visible; t++) {
-        float dot = j->cpu->kernels->dot_f32(qrow, j->k + (t * s->kv_heads + kh) * s->head_dim, (size_t)s->head_dim) * scale;
+        size_t at = (size_t)((t * s->kv_heads + kh) * s->head_dim);
+        float dot = (bf16 ? j->cpu->kernels->dot_bf16_f32((const uint16_t *)j->k + at, qrow, (size_t)s->head_dim)
+                          : j->cpu->kernels->dot_f32(qrow, (const float *)j->k + at, (size_t)s->head_dim)) * scale;
         if (cap > 0) dot = tanhf(dot / cap) * cap;
         if (j->bias) dot += j->bias[i * s->lk + t];
         scores[t] = dot;
@@ -48,15 +54,20 @@ static void attention_task(void *arg, int64_t task, int worker)
     }
     ts_cpu_softmax_row(scores, visible);
     for (int64_t t = 0; t < visible; t++) {
-        const float *vrow = j->v + (t * s->kv_heads + kh) * s->v_dim;
+        size_t at = (size_t)((t * s->kv_heads + kh) * s->v_dim);
+        const float *vrow = (const float *)j->v + at;
+        if (bf16) {
+            j->cpu->kernels->bf16_to_f32((const uint16_t *)j->v + at, widened, (size_t)s->v_dim);
+            vrow = widened;
+        }
         float p = scores[t];
         for (int64_t c = 0; c < s->v_dim; c++) o[c] += p * vrow[c];
     }
 }
 
-void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const float *q, const float *k,
-                      const float *v, const float *bias, float *out, void *scratch)
+void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const float *q, const void *k,
+                      const void *v, const float *bias, float *out, void *scratch)
 {
-    attention_job job = {cpu, s, q, k, v, bias, out, scratch};
+    attention_job job = {.cpu = cpu, .s = s, .q = q, .bias = bias, .k = k, .v = v, .out = out, .scratch = scratch};
     ts_pool_run(cpu->pool, attention_task, &job, s->lq * s->q_heads);
 }
