@@ -105,8 +105,9 @@ static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
     }
     for (int64_t i = 0; i < m * k; i++) {
-        xb[i] = round_bf16(x[i]);
-        if (passes == 2) xb[m * k + i] = round_bf16(x[i] - widen_bf16(xb[i]));
+        uint16_t hi = round_bf16(x[i]);
+        xb[i] = hi;
+        if (passes == 2) xb[m * k + i] = round_bf16(x[i] - widen_bf16(hi));
     }
     ts_status st = ts_onednn_matmul_bf16(cpu->onednn, xb, passes * m, k, w, n, passes == 2 ? lo : y, err);
     if (st == TS_OK && passes == 2)
