@@ -98,7 +98,8 @@ static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64
                              const void *bias, ts_dtype bias_dtype, float *y, ts_error *err)
 {
     int passes = cpu->bf16_passes;
-    uint16_t *xb = malloc(sizeof(uint16_t) * (size_t)(passes * m * k));
+    /* calloc: m·k may be 0, and the callee must never see unset bytes. */
+    uint16_t *xb = calloc((size_t)(passes * m * k) + 1, sizeof(uint16_t));
     float *lo = passes == 2 ? malloc(sizeof(float) * (size_t)(2 * m * n)) : NULL;
     if (!xb || (passes == 2 && !lo)) {
         free(xb), free(lo);
