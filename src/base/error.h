@@ -17,7 +17,8 @@
 #endif
 
 ts_status ts_error_set(ts_error *err, ts_status status, const char *fmt, ...) TS_PRINTF(3, 4);
-/* Keeps err->status; returns it. */
+/* Keeps err->status; returns it (TS_ERR_INTERNAL when err is NULL: callers that may pass NULL
+ * keep their own status and return that). */
 ts_status ts_error_prefix(ts_error *err, const char *fmt, ...) TS_PRINTF(2, 3);
 void ts_error_clear(ts_error *err);
 

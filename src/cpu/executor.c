@@ -360,7 +360,10 @@ ts_status ts_program_run(ts_program *p, void *const *params, const void **output
             p->ctx->profile_ns[n->op] += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
             p->ctx->profile_calls[n->op]++;
         }
-        if (st != TS_OK) return ts_error_prefix(err, "%s%s%s: ", n->name ? n->name : "", n->name ? " " : "", ts_op_get_info(n->op)->name);
+        if (st != TS_OK) {
+            ts_error_prefix(err, "%s%s%s: ", n->name ? n->name : "", n->name ? " " : "", ts_op_get_info(n->op)->name);
+            return st;
+        }
     }
     for (int32_t k = 0; k < g->n_outputs; k++) outputs[k] = p->ptrs[g->outputs[k]];
     return TS_OK;

@@ -84,7 +84,8 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     if (st == TS_OK) st = check_weights(m, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
-        return ts_error_prefix(err, "%s: ", dir);
+        ts_error_prefix(err, "%s: ", dir);
+        return st;
     }
     *out = m;
     return TS_OK;
@@ -104,7 +105,8 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
     if (st == TS_OK) st = check_weights(m, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
-        return ts_error_prefix(err, "synthetic %s: ", preset);
+        ts_error_prefix(err, "synthetic %s: ", preset);
+        return st;
     }
     *out = m;
     return TS_OK;
