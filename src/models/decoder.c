@@ -90,29 +90,131 @@ static ts_value element(ts_graph *g, ts_value v, int64_t b)
     return ts_graph_reshape(g, ts_graph_slice(g, v, &s, &l, NULL), 0, NULL);
 }
 
-/* cos/sin [N, rotary/2] of positions · inv_freq, in f32 as the rotary embedding module does. */
-static void rope_tables(builder *b, ts_value positions, int64_t n, ts_value *cos, ts_value *sin)
-{
-    ts_graph *g = b->g;
-    int64_t half = b->spec->rotary_dim / 2;
-    int64_t d2[2] = {n, half}, zero = 0, one = 1;
-    ts_value inv = ts_graph_constant(g, ts_type_make(TS_DTYPE_F32, 1, &half), b->spec->inv_freq);
-    ts_value pos = ts_graph_broadcast_in_dim(g, ts_graph_convert(g, positions, TS_DTYPE_F32), 2, d2, &zero);
-    ts_value angle = ts_graph_binary(g, TS_OP_MULTIPLY, pos, ts_graph_broadcast_in_dim(g, inv, 2, d2, &one));
-    *cos = ts_graph_unary(g, TS_OP_COSINE, angle);
-    *sin = ts_graph_unary(g, TS_OP_SINE, angle);
-}
-
 static ts_value heads(ts_graph *g, ts_value x, int64_t n, int64_t h, int64_t d)
 {
     int64_t dims[3] = {n, h, d};
     return ts_graph_reshape(g, x, 3, dims);
 }
 
+ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *source,
+                                  ts_decoder_weights *w, ts_error *err)
+{
+    builder bb = {g, spec, source, err, TS_OK}, *b = &bb;
+    if (spec->layers > TS_MAX_LAYERS) return ts_error_set(err, TS_ERR_UNSUPPORTED, "more than %d layers", TS_MAX_LAYERS);
+    int64_t H = spec->hidden, D = spec->head_dim, HQ = spec->q_heads, HKV = spec->kv_heads;
+    int64_t vh[2] = {spec->vocab, H};
+    ts_graph_set_stage(g, "embed_tokens");
+    w->embed = weight(b, 2, vh, "%sembed_tokens.weight", spec->prefix);
+    for (int l = 0; l < spec->layers && b->status == TS_OK; l++) {
+        ts_graph_set_stage(g, "layer.%d", l);
+        ts_decoder_layer_weights *lw = &w->layers[l];
+        lw->in_norm = vec_weight(b, H, "input_layernorm.weight", l);
+        lw->q = mat_weight(b, HQ * D, H, "self_attn.q_proj.weight", l);
+        lw->k = mat_weight(b, HKV * D, H, "self_attn.k_proj.weight", l);
+        lw->v = mat_weight(b, HKV * D, H, "self_attn.v_proj.weight", l);
+        lw->q_bias = spec->qkv_bias ? vec_weight(b, HQ * D, "self_attn.q_proj.bias", l) : TS_NO_VALUE;
+        lw->k_bias = spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.k_proj.bias", l) : TS_NO_VALUE;
+        lw->v_bias = spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.v_proj.bias", l) : TS_NO_VALUE;
+        lw->q_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.q_norm.weight", l) : TS_NO_VALUE;
+        lw->k_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.k_norm.weight", l) : TS_NO_VALUE;
+        lw->o = mat_weight(b, H, HQ * D, "self_attn.o_proj.weight", l);
+        lw->post_norm = vec_weight(b, H, "post_attention_layernorm.weight", l);
+        lw->gate = mat_weight(b, spec->inter, H, "mlp.gate_proj.weight", l);
+        lw->up = mat_weight(b, spec->inter, H, "mlp.up_proj.weight", l);
+        lw->down = mat_weight(b, H, spec->inter, "mlp.down_proj.weight", l);
+    }
+    ts_graph_set_stage(g, "norm");
+    w->final_norm = weight(b, 1, &H, "%snorm.weight", spec->prefix);
+    w->lm_head = spec->lm_head ? weight(b, 2, vh, "%s", spec->lm_head) : w->embed;
+    return b->status;
+}
+
+void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions, ts_value *cos, ts_value *sin)
+{
+    int64_t n = ts_graph_type(g, positions)->dims[0];
+    int64_t half = spec->rotary_dim / 2;
+    int64_t d2[2] = {n, half}, zero = 0, one = 1;
+    ts_value inv = ts_graph_constant(g, ts_type_make(TS_DTYPE_F32, 1, &half), spec->inv_freq);
+    ts_value pos = ts_graph_broadcast_in_dim(g, ts_graph_convert(g, positions, TS_DTYPE_F32), 2, d2, &zero);
+    ts_value angle = ts_graph_binary(g, TS_OP_MULTIPLY, pos, ts_graph_broadcast_in_dim(g, inv, 2, d2, &one));
+    *cos = ts_graph_unary(g, TS_OP_COSINE, angle);
+    *sin = ts_graph_unary(g, TS_OP_SINE, angle);
+}
+
+ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h,
+                           ts_value cos, ts_value sin, const ts_decoder_attend *attend, ts_value *hidden)
+{
+    int64_t n = ts_graph_type(g, h)->dims[0];
+    int64_t D = spec->head_dim, HQ = spec->q_heads, HKV = spec->kv_heads;
+    if (hidden) hidden[0] = h;
+    for (int l = 0; l < spec->layers; l++) {
+        const ts_decoder_layer_weights *lw = &w->layers[l];
+        ts_graph_set_stage(g, "layer.%d.attn", l);
+        ts_value x = ts_graph_rms_norm(g, h, lw->in_norm, spec->rms_eps, 0);
+        ts_value q = heads(g, ts_graph_linear(g, x, lw->q, lw->q_bias), n, HQ, D);
+        ts_value k = heads(g, ts_graph_linear(g, x, lw->k, lw->k_bias), n, HKV, D);
+        ts_value v = heads(g, ts_graph_linear(g, x, lw->v, lw->v_bias), n, HKV, D);
+        if (spec->qk_norm) {
+            q = ts_graph_rms_norm(g, q, lw->q_norm, spec->rms_eps, 0);
+            k = ts_graph_rms_norm(g, k, lw->k_norm, spec->rms_eps, 0);
+        }
+        q = ts_graph_rope(g, q, cos, sin, spec->rotary_dim, false);
+        k = ts_graph_rope(g, k, cos, sin, spec->rotary_dim, false);
+        ts_value attn = attend->fn(attend->self, g, l, q, k, v);
+        int64_t flat[2] = {n, HQ * D};
+        attn = ts_graph_linear(g, ts_graph_reshape(g, attn, 2, flat), lw->o, TS_NO_VALUE);
+        h = ts_graph_binary(g, TS_OP_ADD, h, attn);
+        ts_graph_set_stage(g, "layer.%d.mlp", l);
+        ts_value m = ts_graph_gated_mlp(g, ts_graph_rms_norm(g, h, lw->post_norm, spec->rms_eps, 0), lw->gate, lw->up,
+                                        lw->down, spec->activation);
+        h = ts_graph_binary(g, TS_OP_ADD, h, m);
+        if (hidden) hidden[l + 1] = h;
+    }
+    return h;
+}
+
+ts_value ts_decoder_logits(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h)
+{
+    ts_graph_set_stage(g, "lm_head");
+    return ts_graph_linear(g, ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, 0), w->lm_head, TS_NO_VALUE);
+}
+
+/* ---------------------------------------------------------------- the CPU step */
+
+/* Per-sequence caches as separate state parameters, written in place at each sequence's start. */
+typedef struct {
+    const ts_step_shape *shape;
+    int64_t layers;
+    const int64_t *offset;
+    const ts_value *seq_start;
+    ts_value *caches; /* [(s * layers + l) * 2 + {k, v}] */
+    ts_dtype kv_dtype;
+    double scale;
+} step_attend;
+
+static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_value k, ts_value v)
+{
+    step_attend *a = self;
+    if (a->kv_dtype != TS_DTYPE_F32) {
+        k = ts_graph_convert(g, k, a->kv_dtype);
+        v = ts_graph_convert(g, v, a->kv_dtype);
+    }
+    ts_value per_seq[TS_MAX_BATCH];
+    ts_value zero = ts_graph_constant_i32(g, 0);
+    for (int s = 0; s < a->shape->n_seqs; s++) {
+        int64_t rows_s = a->shape->n_tokens[s];
+        ts_value at[3] = {a->seq_start[s], zero, zero};
+        ts_value *kc = &a->caches[(s * a->layers + l) * 2], *vc = kc + 1;
+        *kc = ts_graph_dynamic_update_slice(g, *kc, rows(g, k, a->offset[s], rows_s), at);
+        *vc = ts_graph_dynamic_update_slice(g, *vc, rows(g, v, a->offset[s], rows_s), at);
+        per_seq[s] = ts_graph_attention(g, rows(g, q, a->offset[s], rows_s), *kc, *vc, TS_NO_VALUE, a->seq_start[s], a->scale, 0);
+    }
+    return a->shape->n_seqs == 1 ? per_seq[0] : ts_graph_concatenate(g, per_seq, a->shape->n_seqs, 0);
+}
+
 ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *weights,
                            const ts_step_shape *shape, ts_error *err)
 {
-    builder bb = {g, spec, weights, err, TS_OK}, *b = &bb;
     if (shape->n_seqs < 1 || shape->n_seqs > TS_MAX_BATCH)
         return ts_error_set(err, TS_ERR_RANGE, "step: %d sequences (1..%d allowed)", shape->n_seqs, TS_MAX_BATCH);
     int64_t n = 0, offset[TS_MAX_BATCH];
@@ -122,52 +224,30 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
         offset[s] = n;
         n += shape->n_tokens[s];
     }
-    int64_t H = spec->hidden, D = spec->head_dim, HQ = spec->q_heads, HKV = spec->kv_heads;
-    int64_t vh[2] = {spec->vocab, H};
-
     /* Weights first, so every failure about the checkpoint comes before any input is declared. */
-    ts_graph_set_stage(g, "embed_tokens");
-    ts_value embed = weight(b, 2, vh, "%sembed_tokens.weight", spec->prefix);
-    typedef struct {
-        ts_value in_norm, q, k, v, q_bias, k_bias, v_bias, q_norm, k_norm, o, post_norm, gate, up, down;
-    } layer_weights;
-    layer_weights lw[256];
-    if (spec->layers > 256) return ts_error_set(err, TS_ERR_UNSUPPORTED, "more than 256 layers");
-    for (int l = 0; l < spec->layers && b->status == TS_OK; l++) {
-        ts_graph_set_stage(g, "layer.%d", l);
-        layer_weights *w = &lw[l];
-        w->in_norm = vec_weight(b, H, "input_layernorm.weight", l);
-        w->q = mat_weight(b, HQ * D, H, "self_attn.q_proj.weight", l);
-        w->k = mat_weight(b, HKV * D, H, "self_attn.k_proj.weight", l);
-        w->v = mat_weight(b, HKV * D, H, "self_attn.v_proj.weight", l);
-        w->q_bias = spec->qkv_bias ? vec_weight(b, HQ * D, "self_attn.q_proj.bias", l) : TS_NO_VALUE;
-        w->k_bias = spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.k_proj.bias", l) : TS_NO_VALUE;
-        w->v_bias = spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.v_proj.bias", l) : TS_NO_VALUE;
-        w->q_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.q_norm.weight", l) : TS_NO_VALUE;
-        w->k_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.k_norm.weight", l) : TS_NO_VALUE;
-        w->o = mat_weight(b, H, HQ * D, "self_attn.o_proj.weight", l);
-        w->post_norm = vec_weight(b, H, "post_attention_layernorm.weight", l);
-        w->gate = mat_weight(b, spec->inter, H, "mlp.gate_proj.weight", l);
-        w->up = mat_weight(b, spec->inter, H, "mlp.up_proj.weight", l);
-        w->down = mat_weight(b, H, spec->inter, "mlp.down_proj.weight", l);
+    ts_decoder_weights *w = malloc(sizeof(*w));
+    if (!w) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
+    ts_status st = ts_decoder_load_weights(g, spec, weights, w, err);
+    if (st != TS_OK) {
+        free(w);
+        return st;
     }
-    ts_graph_set_stage(g, "norm");
-    ts_value final_norm = weight(b, 1, &H, "%snorm.weight", spec->prefix);
-    ts_value lm_head = spec->lm_head ? weight(b, 2, vh, "%s", spec->lm_head) : embed;
-    if (b->status != TS_OK) return b->status;
-
     ts_graph_set_stage(g, "inputs");
     int64_t bsz = shape->n_seqs;
     ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
     ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
     ts_value starts = ts_graph_parameter(g, "starts", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &bsz));
-    int64_t cache_dims[3] = {shape->capacity, HKV, D};
+    int64_t cache_dims[3] = {shape->capacity, spec->kv_heads, spec->head_dim};
     ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
     ts_type cache_type = ts_type_make(kv_dtype, 3, cache_dims);
-    /* caches[(s * layers + l) * 2 + {0: k, 1: v}] — also the output order. */
     int64_t n_caches = 2 * shape->n_seqs * spec->layers;
-    ts_value *caches = malloc(sizeof(ts_value) * (size_t)(n_caches + 1 + spec->layers + 1));
-    if (!caches) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
+    /* One array serves the cache parameters and then the outputs: logits, caches, hidden states. */
+    ts_value *outs = malloc(sizeof(ts_value) * (size_t)(1 + n_caches + spec->layers + 1));
+    if (!outs) {
+        free(w);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
+    }
+    ts_value *caches = outs + 1;
     for (int s = 0; s < shape->n_seqs; s++)
         for (int l = 0; l < spec->layers; l++)
             for (int kv = 0; kv < 2; kv++) {
@@ -180,71 +260,30 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
 
     ts_graph_set_stage(g, "rope");
     ts_value cos, sin;
-    rope_tables(b, positions, n, &cos, &sin);
-
+    ts_decoder_rope_tables(g, spec, positions, &cos, &sin);
     ts_graph_set_stage(g, "embed_tokens");
-    ts_value h = ts_graph_embedding(g, embed, tokens);
-    ts_value hidden[257];
-    hidden[0] = h;
-    double scale = 1.0 / sqrt((double)D);
-    for (int l = 0; l < spec->layers; l++) {
-        const layer_weights *w = &lw[l];
-        ts_graph_set_stage(g, "layer.%d.attn", l);
-        ts_value x = ts_graph_rms_norm(g, h, w->in_norm, spec->rms_eps, 0);
-        ts_value q = heads(g, ts_graph_linear(g, x, w->q, w->q_bias), n, HQ, D);
-        ts_value k = heads(g, ts_graph_linear(g, x, w->k, w->k_bias), n, HKV, D);
-        ts_value v = heads(g, ts_graph_linear(g, x, w->v, w->v_bias), n, HKV, D);
-        if (spec->qk_norm) {
-            q = ts_graph_rms_norm(g, q, w->q_norm, spec->rms_eps, 0);
-            k = ts_graph_rms_norm(g, k, w->k_norm, spec->rms_eps, 0);
-        }
-        q = ts_graph_rope(g, q, cos, sin, spec->rotary_dim, false);
-        k = ts_graph_rope(g, k, cos, sin, spec->rotary_dim, false);
-        if (kv_dtype != TS_DTYPE_F32) {
-            k = ts_graph_convert(g, k, kv_dtype);
-            v = ts_graph_convert(g, v, kv_dtype);
-        }
-        ts_value per_seq[TS_MAX_BATCH];
-        ts_value zero = ts_graph_constant_i32(g, 0);
-        for (int s = 0; s < shape->n_seqs; s++) {
-            ts_value at[3] = {seq_start[s], zero, zero};
-            ts_value *kc = &caches[(s * spec->layers + l) * 2], *vc = kc + 1;
-            *kc = ts_graph_dynamic_update_slice(g, *kc, rows(g, k, offset[s], shape->n_tokens[s]), at);
-            *vc = ts_graph_dynamic_update_slice(g, *vc, rows(g, v, offset[s], shape->n_tokens[s]), at);
-            per_seq[s] = ts_graph_attention(g, rows(g, q, offset[s], shape->n_tokens[s]), *kc, *vc, TS_NO_VALUE, seq_start[s], scale, 0);
-        }
-        ts_value attn = shape->n_seqs == 1 ? per_seq[0] : ts_graph_concatenate(g, per_seq, shape->n_seqs, 0);
-        int64_t flat[2] = {n, HQ * D};
-        attn = ts_graph_linear(g, ts_graph_reshape(g, attn, 2, flat), w->o, TS_NO_VALUE);
-        h = ts_graph_binary(g, TS_OP_ADD, h, attn);
-        ts_graph_set_stage(g, "layer.%d.mlp", l);
-        ts_value m = ts_graph_gated_mlp(g, ts_graph_rms_norm(g, h, w->post_norm, spec->rms_eps, 0), w->gate, w->up, w->down, spec->activation);
-        h = ts_graph_binary(g, TS_OP_ADD, h, m);
-        hidden[l + 1] = h;
-    }
+    ts_value h = ts_graph_embedding(g, w->embed, tokens);
+    step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, 1.0 / sqrt((double)spec->head_dim)};
+    ts_decoder_attend attend = {step_attention, &sa};
+    ts_value *hidden = outs + 1 + n_caches;
+    h = ts_decoder_layers(g, spec, w, h, cos, sin, &attend, shape->hidden_states ? hidden : NULL);
 
-    ts_graph_set_stage(g, "lm_head");
     ts_value last = h;
     if (!shape->all_logits) {
         ts_value lasts[TS_MAX_BATCH];
         for (int s = 0; s < shape->n_seqs; s++) lasts[s] = rows(g, h, offset[s] + shape->n_tokens[s] - 1, 1);
         last = shape->n_seqs == 1 ? lasts[0] : ts_graph_concatenate(g, lasts, shape->n_seqs, 0);
     }
-    ts_value normed = ts_graph_rms_norm(g, last, final_norm, spec->rms_eps, 0);
-    ts_value logits = ts_graph_linear(g, normed, lm_head, TS_NO_VALUE);
-
-    /* Outputs reuse the caches array: logits, caches, hidden states. */
-    ts_value *outs = caches;
-    memmove(outs + 1, caches, sizeof(ts_value) * (size_t)n_caches);
-    outs[0] = logits;
+    outs[0] = ts_decoder_logits(g, spec, w, last);
     int n_out = 1 + (int)n_caches;
     if (shape->hidden_states) {
-        for (int l = 0; l < spec->layers; l++) outs[n_out++] = hidden[l];
         /* The reference's last hidden state is after the final norm (BaseModelOutput). */
-        outs[n_out++] = shape->all_logits ? normed : ts_graph_rms_norm(g, h, final_norm, spec->rms_eps, 0);
+        hidden[spec->layers] = ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, 0);
+        n_out += (int)spec->layers + 1;
     }
     ts_graph_set_outputs(g, outs, n_out);
-    free(caches);
+    free(outs);
+    free(w);
     return ts_graph_status(g, err);
 }
 

@@ -51,7 +51,37 @@ typedef struct ts_step_shape {
     bool hidden_states;      /* diagnostic outputs: the residual stream after every layer */
 } ts_step_shape;
 
+#define TS_MAX_LAYERS 256
+
+typedef struct ts_decoder_layer_weights {
+    ts_value in_norm, q, k, v, q_bias, k_bias, v_bias, q_norm, k_norm, o, post_norm, gate, up, down;
+} ts_decoder_layer_weights;
+
+typedef struct ts_decoder_weights {
+    ts_value embed, final_norm, lm_head;
+    ts_decoder_layer_weights layers[TS_MAX_LAYERS];
+} ts_decoder_weights;
+
+/* How a layer's attention reaches its keys and values: given q [N, Hq, D] and the new k, v
+ * [N, Hkv, D] (after rope), store what must be kept and return the attention output
+ * [N, Hq, D]. Each entry (CPU step, bundle prefill, bundle decode) supplies its own. */
+typedef struct ts_decoder_attend {
+    ts_value (*fn)(void *self, ts_graph *g, int layer, ts_value q, ts_value k, ts_value v);
+    void *self;
+} ts_decoder_attend;
+
 ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err);
+/* Declares every weight parameter, checked against the config (errors name the tensor). */
+ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *source,
+                                  ts_decoder_weights *w, ts_error *err);
+/* cos/sin [N, rotary/2] for 1-D positions i32[N], in f32 as the rotary embedding module does. */
+void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions, ts_value *cos, ts_value *sin);
+/* The layer stack over the residual stream h [N, H]; hidden (optional, layers + 1 entries)
+ * receives the input of every layer and the last layer's output. */
+ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h,
+                           ts_value cos, ts_value sin, const ts_decoder_attend *attend, ts_value *hidden);
+/* lm_head(norm(h)) */
+ts_value ts_decoder_logits(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h);
 /* Builds the step graph into g (which must be empty). Errors name the tensor or the setting. */
 ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *weights,
                            const ts_step_shape *shape, ts_error *err);

@@ -1,0 +1,223 @@
+/* decoder_entries.c — the bundle entries of a decoder model (versioned contracts, static shapes):
+ *
+ *   prefill.main(weights…, tokens i32[Lp], length i32[])
+ *       → (last_logits f32[V], k f32[layers, C, Hkv, D], v f32[layers, C, Hkv, D])
+ *   prefill_embeddings.main(weights…, embeddings f32[Lp, H], positions i32[Lp], bias f32[Lp, Lp],
+ *                           length i32[]) → the same three results
+ *   decode.main(weights…, tokens i32[B], positions i32[B], rope_delta i32[B], cache_len i32[B],
+ *               k f32[B, layers, C, Hkv, D], v f32[B, layers, C, Hkv, D])
+ *       → (logits f32[B, V], k, v)
+ *
+ * Prefill attends causally (prefill) or through the additive bias only (prefill_embeddings) over
+ * its own Lp keys; rows at or past `length` are padding: they are zero in the returned caches and
+ * never reach last_logits (the row length − 1). Decode writes slot b's new key and value at row
+ * cache_len[b] of its cache and attends causally over rows 0 … cache_len[b]; its rotary position
+ * is positions[b] + rope_delta[b]. The layer stack is the one the CPU step uses
+ * (ts_decoder_layers): only how attention reaches its keys differs.
+ */
+#include "models/decoder_entries.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ts_value scalar_of(ts_graph *g, ts_value v, int64_t i)
+{
+    int64_t s = i, l = i + 1;
+    return ts_graph_reshape(g, ts_graph_slice(g, v, &s, &l, NULL), 0, NULL);
+}
+
+static ts_value zeros(ts_graph *g, const ts_type *t)
+{
+    return ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), t->rank, t->dims, NULL);
+}
+
+/* ---------------------------------------------------------------- prefill */
+
+typedef struct {
+    const ts_decoder_spec *spec;
+    ts_value bias;   /* TS_NO_VALUE: causal */
+    ts_value length; /* i32[] */
+    int64_t lp, capacity;
+    ts_value *k_layers, *v_layers; /* [layers] of [C, Hkv, D] */
+} prefill_attend;
+
+/* Zero rows ≥ length, then pad Lp → C rows. */
+static ts_value cache_rows(ts_graph *g, ts_value x, ts_value length, int64_t lp, int64_t capacity)
+{
+    const ts_type t = *ts_graph_type(g, x);
+    ts_type it = ts_type_make(TS_DTYPE_I32, 3, t.dims);
+    ts_value row = ts_graph_iota(g, it, 0);
+    ts_value len = ts_graph_broadcast_in_dim(g, length, 3, t.dims, NULL);
+    ts_value keep = ts_graph_compare(g, TS_COMPARE_LT, row, len);
+    x = ts_graph_select(g, keep, x, zeros(g, &t));
+    if (capacity == lp) return x;
+    int64_t low[3] = {0, 0, 0}, high[3] = {capacity - lp, 0, 0};
+    return ts_graph_pad(g, x, ts_graph_constant_f32(g, 0.0f), low, high, NULL);
+}
+
+static ts_value prefill_attention(void *self, ts_graph *g, int l, ts_value q, ts_value k, ts_value v)
+{
+    prefill_attend *a = self;
+    a->k_layers[l] = cache_rows(g, k, a->length, a->lp, a->capacity);
+    a->v_layers[l] = cache_rows(g, v, a->length, a->lp, a->capacity);
+    ts_value start = a->bias == TS_NO_VALUE ? ts_graph_constant_i32(g, 0) : TS_NO_VALUE;
+    return ts_graph_attention(g, q, k, v, a->bias, start, 1.0 / sqrt((double)a->spec->head_dim), 0);
+}
+
+/* [C, Hkv, D] × layers → [layers, C, Hkv, D] */
+static ts_value stack_layers(ts_graph *g, const ts_value *layers, int64_t n, int64_t c, int64_t h, int64_t d)
+{
+    ts_value *parts = malloc(sizeof(ts_value) * (size_t)n);
+    if (!parts) return TS_NO_VALUE;
+    int64_t one[4] = {1, c, h, d};
+    for (int64_t l = 0; l < n; l++) parts[l] = ts_graph_reshape(g, layers[l], 4, one);
+    ts_value out = ts_graph_concatenate(g, parts, (int)n, 0);
+    free(parts);
+    return out;
+}
+
+static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
+                               const ts_entry_shape *shape, bool from_embeddings, ts_error *err)
+{
+    int64_t lp = shape->prefill_capacity, c = shape->capacity;
+    ts_graph_set_stage(g, "inputs");
+    ts_value h, positions, bias = TS_NO_VALUE;
+    if (from_embeddings) {
+        int64_t ed[2] = {lp, spec->hidden}, bd[2] = {lp, lp};
+        h = ts_graph_parameter(g, "embeddings", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 2, ed));
+        positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &lp));
+        bias = ts_graph_parameter(g, "bias", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 2, bd));
+    } else {
+        ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &lp));
+        positions = ts_graph_iota(g, ts_type_make(TS_DTYPE_I32, 1, &lp), 0);
+        ts_graph_set_stage(g, "embed_tokens");
+        h = ts_graph_embedding(g, w->embed, tokens);
+    }
+    ts_value length = ts_graph_parameter(g, "length", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 0, NULL));
+    ts_graph_set_stage(g, "rope");
+    ts_value cos, sin;
+    ts_decoder_rope_tables(g, spec, positions, &cos, &sin);
+    ts_value *kv = malloc(sizeof(ts_value) * (size_t)(2 * spec->layers));
+    if (!kv) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
+    prefill_attend pa = {spec, bias, length, lp, c, kv, kv + spec->layers};
+    ts_decoder_attend attend = {prefill_attention, &pa};
+    h = ts_decoder_layers(g, spec, w, h, cos, sin, &attend, NULL);
+    ts_graph_set_stage(g, "last_token");
+    ts_value last_row = ts_graph_binary(g, TS_OP_SUBTRACT, length, ts_graph_constant_i32(g, 1));
+    int64_t size[2] = {1, spec->hidden};
+    ts_value last = ts_graph_dynamic_slice(g, h, (ts_value[]){last_row, ts_graph_constant_i32(g, 0)}, size);
+    ts_value logits = ts_graph_reshape(g, ts_decoder_logits(g, spec, w, last), 1, &spec->vocab);
+    ts_graph_set_stage(g, "kv");
+    ts_value outs[3] = {logits, stack_layers(g, pa.k_layers, spec->layers, c, spec->kv_heads, spec->head_dim),
+                        stack_layers(g, pa.v_layers, spec->layers, c, spec->kv_heads, spec->head_dim)};
+    ts_graph_set_outputs(g, outs, 3);
+    free(kv);
+    return ts_graph_status(g, err);
+}
+
+/* ---------------------------------------------------------------- decode */
+
+typedef struct {
+    const ts_decoder_spec *spec;
+    int64_t slots, capacity;
+    ts_value k_all, v_all; /* [B, layers, C, Hkv, D], threaded through the updates */
+    ts_value cache_len;    /* i32[B] */
+} decode_attend;
+
+static ts_value slot_layer(ts_graph *g, ts_value all, int64_t b, int64_t l, int64_t c, int64_t h, int64_t d)
+{
+    int64_t start[5] = {b, l, 0, 0, 0}, limit[5] = {b + 1, l + 1, c, h, d}, shape[3] = {c, h, d};
+    return ts_graph_reshape(g, ts_graph_slice(g, all, start, limit, NULL), 3, shape);
+}
+
+static ts_value put_slot_layer(ts_graph *g, ts_value all, ts_value cache, int64_t b, int64_t l, int64_t c, int64_t h, int64_t d)
+{
+    int64_t shape[5] = {1, 1, c, h, d};
+    ts_value zero = ts_graph_constant_i32(g, 0);
+    ts_value at[5] = {ts_graph_constant_i32(g, (int32_t)b), ts_graph_constant_i32(g, (int32_t)l), zero, zero, zero};
+    return ts_graph_dynamic_update_slice(g, all, ts_graph_reshape(g, cache, 5, shape), at);
+}
+
+static ts_value decode_attention(void *self, ts_graph *g, int l, ts_value q, ts_value k, ts_value v)
+{
+    decode_attend *a = self;
+    int64_t c = a->capacity, h = a->spec->kv_heads, d = a->spec->head_dim;
+    ts_value *outs = malloc(sizeof(ts_value) * (size_t)a->slots);
+    if (!outs) return TS_NO_VALUE;
+    ts_value zero = ts_graph_constant_i32(g, 0);
+    for (int64_t b = 0; b < a->slots; b++) {
+        ts_value len = scalar_of(g, a->cache_len, b);
+        int64_t s0[3] = {b, 0, 0}, s1[3] = {b + 1, h, d}, q1[3] = {b + 1, a->spec->q_heads, d};
+        ts_value at[3] = {len, zero, zero};
+        ts_value kc = ts_graph_dynamic_update_slice(g, slot_layer(g, a->k_all, b, l, c, h, d), ts_graph_slice(g, k, s0, s1, NULL), at);
+        ts_value vc = ts_graph_dynamic_update_slice(g, slot_layer(g, a->v_all, b, l, c, h, d), ts_graph_slice(g, v, s0, s1, NULL), at);
+        a->k_all = put_slot_layer(g, a->k_all, kc, b, l, c, h, d);
+        a->v_all = put_slot_layer(g, a->v_all, vc, b, l, c, h, d);
+        outs[b] = ts_graph_attention(g, ts_graph_slice(g, q, s0, q1, NULL), kc, vc, TS_NO_VALUE, len,
+                                     1.0 / sqrt((double)d), 0);
+    }
+    ts_value out = a->slots == 1 ? outs[0] : ts_graph_concatenate(g, outs, (int)a->slots, 0);
+    free(outs);
+    return out;
+}
+
+static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
+                              const ts_entry_shape *shape, ts_error *err)
+{
+    int64_t b = shape->slots, c = shape->capacity;
+    ts_graph_set_stage(g, "inputs");
+    ts_type vec = ts_type_make(TS_DTYPE_I32, 1, &b);
+    ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, vec);
+    ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, vec);
+    ts_value delta = ts_graph_parameter(g, "rope_delta", TS_PARAM_INPUT, vec);
+    ts_value cache_len = ts_graph_parameter(g, "cache_len", TS_PARAM_INPUT, vec);
+    int64_t kd[5] = {b, spec->layers, c, spec->kv_heads, spec->head_dim};
+    ts_type kt = ts_type_make(TS_DTYPE_F32, 5, kd);
+    ts_value k_all = ts_graph_parameter(g, "k", TS_PARAM_STATE, kt);
+    ts_value v_all = ts_graph_parameter(g, "v", TS_PARAM_STATE, kt);
+    ts_graph_set_stage(g, "rope");
+    ts_value cos, sin;
+    ts_decoder_rope_tables(g, spec, ts_graph_binary(g, TS_OP_ADD, positions, delta), &cos, &sin);
+    ts_graph_set_stage(g, "embed_tokens");
+    ts_value h = ts_graph_embedding(g, w->embed, tokens);
+    decode_attend da = {spec, b, c, k_all, v_all, cache_len};
+    ts_decoder_attend attend = {decode_attention, &da};
+    h = ts_decoder_layers(g, spec, w, h, cos, sin, &attend, NULL);
+    ts_value outs[3] = {ts_decoder_logits(g, spec, w, h), da.k_all, da.v_all};
+    ts_graph_set_outputs(g, outs, 3);
+    return ts_graph_status(g, err);
+}
+
+const char *ts_entry_name(ts_entry entry)
+{
+    switch (entry) {
+    case TS_ENTRY_PREFILL: return "prefill.main";
+    case TS_ENTRY_PREFILL_EMBEDDINGS: return "prefill_embeddings.main";
+    case TS_ENTRY_DECODE: return "decode.main";
+    default: return "?";
+    }
+}
+
+ts_status ts_decoder_build_entry(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *source,
+                                 ts_entry entry, const ts_entry_shape *shape, ts_error *err)
+{
+    if (shape->capacity < 1 || shape->prefill_capacity < 1 || shape->prefill_capacity > shape->capacity)
+        return ts_error_set(err, TS_ERR_RANGE, "%s: prefill capacity %lld must be in 1..capacity (%lld)", ts_entry_name(entry),
+                            (long long)shape->prefill_capacity, (long long)shape->capacity);
+    if (entry == TS_ENTRY_DECODE && (shape->slots < 1 || shape->slots > TS_MAX_BATCH))
+        return ts_error_set(err, TS_ERR_RANGE, "decode.main: %lld slots (1..%d allowed)", (long long)shape->slots, TS_MAX_BATCH);
+    ts_decoder_weights *w = malloc(sizeof(*w));
+    if (!w) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
+    ts_status st = ts_decoder_load_weights(g, spec, source, w, err);
+    if (st == TS_OK) {
+        switch (entry) {
+        case TS_ENTRY_PREFILL: st = build_prefill(g, spec, w, shape, false, err); break;
+        case TS_ENTRY_PREFILL_EMBEDDINGS: st = build_prefill(g, spec, w, shape, true, err); break;
+        case TS_ENTRY_DECODE: st = build_decode(g, spec, w, shape, err); break;
+        default: st = ts_error_set(err, TS_ERR_UNSUPPORTED, "unknown entry %d", (int)entry);
+        }
+    }
+    free(w);
+    return st;
+}
