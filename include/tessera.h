@@ -401,6 +401,56 @@ ts_status ts_model_prefill(ts_model *model, ts_sequence *seq, const int32_t *tok
 ts_status ts_model_decode(ts_model *model, ts_sequence *const *seqs, const int32_t *tokens,
                           int n_seqs, float *logits, ts_error *err);
 
+/* ---------------------------------------------------------------- StableHLO bundles */
+
+/* A bundle is a folder: one StableHLO module per entry (prefill.main, prefill_embeddings.main,
+ * decode.main) per capacity bucket, and manifest.json (see src/bundle/manifest.h). Weights stay
+ * in the checkpoint and are function arguments. */
+typedef struct ts_bundle_options {
+    const int64_t *capacities; /* context capacity buckets, ascending; NULL = {4096} */
+    int n_capacities;
+    int64_t prefill_capacity;  /* Lp for every bucket (clamped to it); 0 = the bucket's capacity */
+    int64_t slots;             /* decode batch B; 0 = 1 */
+} ts_bundle_options;
+
+ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options,
+                           ts_error *err);
+
+typedef struct ts_bundle ts_bundle;
+
+/* Loads a bundle against a model folder: checks the manifest's identity, the config digest, the
+ * weight schema against the checkpoint and every module against its descriptors before anything
+ * runs; the error names the field that differs. Owned; ts_bundle_close. */
+ts_status ts_bundle_open(ts_context *ctx, const char *bundle_dir, const char *model_dir, ts_bundle **out,
+                         ts_error *err);
+void ts_bundle_close(ts_bundle *bundle);
+int ts_bundle_bucket_count(const ts_bundle *bundle);
+/* capacity, prefill capacity, slots of a bucket */
+void ts_bundle_bucket(const ts_bundle *bundle, int bucket, int64_t *capacity, int64_t *prefill_capacity,
+                      int64_t *slots);
+
+/* Admission: the smallest bucket whose prefill capacity holds the (expanded) prompt and whose
+ * capacity holds prompt + max_new_tokens; otherwise TS_ERR_RANGE with the numbers. Never
+ * truncates. */
+ts_status ts_bundle_admit(const ts_bundle *bundle, int64_t prompt_tokens, int64_t max_new_tokens, int *bucket,
+                          ts_error *err);
+
+/* One argument of an entry call: name and type must match the manifest's descriptor. */
+typedef struct ts_tensor_arg {
+    const char *name;
+    ts_dtype dtype;
+    int rank;
+    int64_t dims[TS_MAX_DIMS];
+    const void *data;
+    size_t n_bytes;
+} ts_tensor_arg;
+
+/* Runs entry ("prefill.main", …) of a bucket with the non-weight arguments in manifest order.
+ * Arguments are validated (name, dtype, shape, byte length, value ranges) here and again by the
+ * entry before it computes. outputs[k]: borrowed, valid until the next call on this bundle. */
+ts_status ts_bundle_run(ts_bundle *bundle, int bucket, const char *entry, const ts_tensor_arg *args, int n_args,
+                        const void **outputs, ts_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "base/pool.h"
+#include "base/sha256.h"
 #include "check.h"
 
 #include <stdatomic.h>
@@ -172,8 +173,29 @@ static void test_context_cpu_level(void)
     }
 }
 
+/* FIPS 180-4 examples and a million-'a' message (crosses every block boundary case). */
+static void test_sha256(void)
+{
+    char hex[65];
+    ts_sha256_hex("", 0, hex);
+    CHECK_STR_EQ(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    ts_sha256_hex("abc", 3, hex);
+    CHECK_STR_EQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    ts_sha256_hex(two, strlen(two), hex);
+    CHECK_STR_EQ(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    ts_sha256 h;
+    ts_sha256_init(&h);
+    char a[1000];
+    memset(a, 'a', sizeof(a));
+    for (int i = 0; i < 1000; i++) ts_sha256_update(&h, a, sizeof(a));
+    ts_sha256_final_hex(&h, hex);
+    CHECK_STR_EQ(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
 int main(void)
 {
+    RUN(test_sha256);
     RUN(test_context_cpu_level);
     RUN(test_error_format_and_prefix);
     RUN(test_arena);

@@ -1,0 +1,302 @@
+/* bundle.c — the bundle runtime: load and verify a bundle against a model folder, admit requests
+ * to a capacity bucket, and run entries with every argument validated twice.
+ *
+ * Opening checks, in order, before anything runs: manifest syntax and ABI version, identity
+ * (manifest + module texts), config digest, family, the weight schema against the checkpoint,
+ * then each module (parsed back into a graph) against its descriptors — argument order, names,
+ * roles, types, results. Errors name the field that differs.
+ *
+ * A call is validated at the API (ts_bundle_run: against the manifest descriptors, plus value
+ * ranges) and again at entry execution (run_entry: against the module graph's own parameters,
+ * plus the same ranges), so a caller that bypasses one layer still meets the other.
+ */
+#include "base/error.h"
+#include "base/file.h"
+#include "bundle/manifest.h"
+#include "cpu/executor.h"
+#include "export/reader.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+ts_status ts_bundle_config_digest(const char *model_dir, char out[65], ts_error *err);
+
+struct ts_bundle {
+    ts_context *ctx;
+    ts_manifest man;
+    ts_checkpoint *ckpt;
+    int64_t vocab;
+    ts_graph *graphs[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
+    ts_program *programs[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
+    void **params[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
+};
+
+void ts_bundle_close(ts_bundle *b)
+{
+    if (!b) return;
+    for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS; i++)
+        for (int e = 0; e < TS_ENTRY_COUNT; e++) {
+            ts_program_destroy(b->programs[i][e]);
+            ts_graph_destroy(b->graphs[i][e]);
+            free(b->params[i][e]);
+        }
+    ts_checkpoint_close(b->ckpt);
+    ts_manifest_fini(&b->man);
+    free(b);
+}
+
+static ts_status check_weights(ts_bundle *b, ts_error *err)
+{
+    for (int i = 0; i < b->man.n_weights; i++) {
+        const ts_descriptor *d = &b->man.weights[i];
+        const ts_tensor_info *t = ts_checkpoint_find(b->ckpt, d->name);
+        if (!t) return ts_error_set(err, TS_ERR_NOT_FOUND, "weights[%d] %s: not in the checkpoint", i, d->name);
+        ts_type actual = ts_type_make(t->dtype, t->n_dims, t->shape);
+        char what[32];
+        snprintf(what, sizeof(what), "weights[%d]", i);
+        ts_status st = ts_descriptor_check(d, &actual, what, err);
+        if (st != TS_OK) {
+            ts_error_prefix(err, "weight schema: ");
+            return st;
+        }
+    }
+    return TS_OK;
+}
+
+/* The module's signature must be the manifest's: weights in schema order, then the inputs. */
+static ts_status check_module(ts_bundle *b, int bucket, ts_entry e, const ts_graph *g, ts_error *err)
+{
+    const ts_entry_descriptors *ed = &b->man.entries[bucket][e];
+    const char *name = ts_entry_name(e);
+    int expected = b->man.n_weights + ed->n_inputs;
+    if (g->n_parameters != expected)
+        return ts_error_set(err, TS_ERR_FORMAT, "%s: the module has %d arguments, the manifest %d", ed->file, g->n_parameters, expected);
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        if (n->op != TS_OP_PARAMETER) continue;
+        int index = n->attrs.parameter.index;
+        const ts_descriptor *d = index < b->man.n_weights ? &b->man.weights[index] : &ed->inputs[index - b->man.n_weights];
+        static const char *const roles[] = {"weight", "input", "state"};
+        if (strcmp(d->name, n->name) != 0 || strcmp(d->role, roles[n->attrs.parameter.role]) != 0)
+            return ts_error_set(err, TS_ERR_FORMAT, "%s argument %d: argument order mismatch: the module has %s (%s), the manifest %s (%s)",
+                                name, index, n->name, roles[n->attrs.parameter.role], d->name, d->role);
+        char what[160];
+        snprintf(what, sizeof(what), "%s argument %d", name, index);
+        ts_status st = ts_descriptor_check(d, &n->type, what, err);
+        if (st != TS_OK) return st;
+    }
+    if (g->n_outputs != ed->n_results)
+        return ts_error_set(err, TS_ERR_FORMAT, "%s: the module returns %d results, the manifest %d", name, g->n_outputs, ed->n_results);
+    for (int k = 0; k < g->n_outputs; k++) {
+        char what[160];
+        snprintf(what, sizeof(what), "%s result %d", name, k);
+        ts_status st = ts_descriptor_check(&ed->results[k], ts_graph_type(g, g->outputs[k]), what, err);
+        if (st != TS_OK) return st;
+    }
+    return TS_OK;
+}
+
+static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_dir, ts_error *err)
+{
+    char path[1200], *json;
+    size_t len;
+    ts_status st = ts_path_join(path, sizeof(path), bundle_dir, "manifest.json", err);
+    if (st == TS_OK) st = ts_file_read(path, &json, &len, err);
+    if (st != TS_OK) return st;
+    st = ts_manifest_read(json, len, "manifest.json", &b->man, err);
+    free(json);
+    if (st != TS_OK) return st;
+    int n_modules = b->man.n_buckets * TS_ENTRY_COUNT;
+    char *texts[TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT] = {0};
+    size_t lens[TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT] = {0};
+    for (int i = 0; i < n_modules && st == TS_OK; i++) {
+        snprintf(path, sizeof(path), "%s/%s", bundle_dir, b->man.entries[i / TS_ENTRY_COUNT][i % TS_ENTRY_COUNT].file);
+        st = ts_file_read(path, &texts[i], &lens[i], err);
+    }
+    if (st == TS_OK) st = ts_manifest_check_identity(&b->man, (const char *const *)texts, err);
+    char digest[65];
+    if (st == TS_OK) st = ts_bundle_config_digest(model_dir, digest, err);
+    if (st == TS_OK && strcmp(digest, b->man.config_digest) != 0)
+        st = ts_error_set(err, TS_ERR_FORMAT, "config_digest differs: the bundle was made for %.16s…, %s/config.json is %.16s…",
+                          b->man.config_digest, model_dir, digest);
+    ts_model_config cfg;
+    if (st == TS_OK) st = ts_model_config_load(model_dir, &cfg, err);
+    if (st == TS_OK && strcmp(ts_family_name(cfg.family), b->man.family) != 0)
+        st = ts_error_set(err, TS_ERR_FORMAT, "family differs: bundle %s, model %s", b->man.family, ts_family_name(cfg.family));
+    if (st == TS_OK) st = ts_checkpoint_open(model_dir, &b->ckpt, err);
+    if (st == TS_OK) st = check_weights(b, err);
+    for (int i = 0; i < n_modules && st == TS_OK; i++) {
+        int bucket = i / TS_ENTRY_COUNT;
+        ts_entry e = (ts_entry)(i % TS_ENTRY_COUNT);
+        ts_graph **g = &b->graphs[bucket][e];
+        st = ts_stablehlo_read(texts[i], lens[i], b->man.entries[bucket][e].file, g, err);
+        if (st == TS_OK) st = check_module(b, bucket, e, *g, err);
+        if (st == TS_OK) st = ts_program_create(*g, b->ctx, &b->programs[bucket][e], err);
+        if (st == TS_OK) {
+            b->params[bucket][e] = calloc((size_t)(*g)->n_parameters + 1, sizeof(void *));
+            if (!b->params[bucket][e]) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+        }
+        for (int32_t k = 0; st == TS_OK && k < b->man.n_weights; k++)
+            b->params[bucket][e][k] = (void *)ts_checkpoint_find(b->ckpt, b->man.weights[k].name)->data;
+    }
+    for (int i = 0; i < n_modules; i++) free(texts[i]);
+    if (st == TS_OK) {
+        const ts_entry_descriptors *pre = &b->man.entries[0][TS_ENTRY_PREFILL];
+        b->vocab = pre->n_results > 0 && pre->results[0].type.rank == 1 ? pre->results[0].type.dims[0] : 0;
+        if (b->vocab < 1) st = ts_error_set(err, TS_ERR_FORMAT, "manifest: prefill.main's first result must be last_logits f32[V]");
+    }
+    return st;
+}
+
+ts_status ts_bundle_open(ts_context *ctx, const char *bundle_dir, const char *model_dir, ts_bundle **out, ts_error *err)
+{
+    *out = NULL;
+    ts_bundle *b = calloc(1, sizeof(*b));
+    if (!b) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+    b->ctx = ctx;
+    ts_status st = load(b, bundle_dir, model_dir, err);
+    if (st != TS_OK) {
+        ts_bundle_close(b);
+        ts_error_prefix(err, "bundle %s: ", bundle_dir);
+        return st;
+    }
+    *out = b;
+    return TS_OK;
+}
+
+int ts_bundle_bucket_count(const ts_bundle *b) { return b->man.n_buckets; }
+
+void ts_bundle_bucket(const ts_bundle *b, int bucket, int64_t *capacity, int64_t *prefill_capacity, int64_t *slots)
+{
+    const ts_bucket *k = &b->man.buckets[bucket];
+    if (capacity) *capacity = k->capacity;
+    if (prefill_capacity) *prefill_capacity = k->prefill_capacity;
+    if (slots) *slots = k->slots;
+}
+
+ts_status ts_bundle_admit(const ts_bundle *b, int64_t prompt, int64_t max_new, int *bucket, ts_error *err)
+{
+    if (prompt < 1 || max_new < 0)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "admission: %lld prompt tokens and %lld new tokens", (long long)prompt, (long long)max_new);
+    for (int i = 0; i < b->man.n_buckets; i++) {
+        const ts_bucket *k = &b->man.buckets[i];
+        if (prompt <= k->prefill_capacity && prompt + max_new <= k->capacity) {
+            *bucket = i;
+            return TS_OK;
+        }
+    }
+    const ts_bucket *big = &b->man.buckets[b->man.n_buckets - 1];
+    return ts_error_set(err, TS_ERR_RANGE,
+                        "admission: %lld prompt tokens + %lld new tokens = %lld do not fit the largest bucket (capacity %lld, prefill %lld)",
+                        (long long)prompt, (long long)max_new, (long long)(prompt + max_new), (long long)big->capacity,
+                        (long long)big->prefill_capacity);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static ts_status range_i32(const void *data, int64_t n, int64_t lo, int64_t hi, const char *entry, const char *name, ts_error *err)
+{
+    const int32_t *v = data;
+    for (int64_t i = 0; i < n; i++)
+        if (v[i] < lo || v[i] > hi)
+            return ts_error_set(err, TS_ERR_RANGE, "%s: %s[%lld] = %d is outside %lld..%lld", entry, name, (long long)i, v[i],
+                                (long long)lo, (long long)hi);
+    return TS_OK;
+}
+
+/* Value ranges, given each argument's bytes in descriptor order. */
+static ts_status check_values(const ts_bundle *b, int bucket, ts_entry e, const void *const *data, ts_error *err)
+{
+    const ts_bucket *k = &b->man.buckets[bucket];
+    const ts_entry_descriptors *ed = &b->man.entries[bucket][e];
+    const char *entry = ts_entry_name(e);
+    ts_status st = TS_OK;
+    for (int i = 0; i < ed->n_inputs && st == TS_OK; i++) {
+        const ts_descriptor *d = &ed->inputs[i];
+        int64_t n = ts_type_elements(&d->type);
+        if (strcmp(d->name, "tokens") == 0) st = range_i32(data[i], n, 0, b->vocab - 1, entry, d->name, err);
+        else if (strcmp(d->name, "length") == 0) st = range_i32(data[i], 1, 1, k->prefill_capacity, entry, d->name, err);
+        else if (strcmp(d->name, "positions") == 0) st = range_i32(data[i], n, 0, k->capacity - 1, entry, d->name, err);
+        else if (strcmp(d->name, "cache_len") == 0) st = range_i32(data[i], n, 0, k->capacity - 1, entry, d->name, err);
+        else if (strcmp(d->name, "rope_delta") == 0) st = range_i32(data[i], n, -k->capacity, k->capacity, entry, d->name, err);
+        else if (d->type.dtype == TS_DTYPE_F32 && d->role[0] == 'i') {
+            /* Activations and biases: no NaN; embeddings also finite (a bias may hold -inf). */
+            bool embeddings = strcmp(d->name, "embeddings") == 0;
+            const float *f = data[i];
+            for (int64_t j = 0; j < n; j++)
+                if (isnan(f[j]) || (embeddings && isinf(f[j]))) {
+                    st = ts_error_set(err, TS_ERR_RANGE, "%s: %s[%lld] is %s", entry, d->name, (long long)j, isnan(f[j]) ? "NaN" : "infinite");
+                    break;
+                }
+        }
+    }
+    return st;
+}
+
+/* Entry execution: checks the bound buffers against the module graph itself, then runs. */
+static ts_status run_entry(ts_bundle *b, int bucket, ts_entry e, const ts_tensor_arg *args, int n_args, const void **outputs,
+                           ts_error *err)
+{
+    const ts_graph *g = b->graphs[bucket][e];
+    void **params = b->params[bucket][e];
+    const void *data[16];
+    if (n_args > 16 || b->man.n_weights + n_args != g->n_parameters)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %d arguments for a module of %d", ts_entry_name(e), n_args,
+                            g->n_parameters - b->man.n_weights);
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        if (n->op != TS_OP_PARAMETER || n->attrs.parameter.index < b->man.n_weights) continue;
+        int a = n->attrs.parameter.index - b->man.n_weights;
+        ts_type given = ts_type_make(args[a].dtype, args[a].rank, args[a].dims);
+        if (!ts_type_equal(&given, &n->type) || args[a].n_bytes != ts_type_bytes(&n->type) || !args[a].data) {
+            char want[128], got[128];
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: module argument %s is %s; given %s, %zu bytes", ts_entry_name(e), n->name,
+                                ts_type_string(&n->type, want, sizeof(want)), ts_type_string(&given, got, sizeof(got)), args[a].n_bytes);
+        }
+        params[n->attrs.parameter.index] = (void *)args[a].data;
+        data[a] = args[a].data;
+    }
+    ts_status st = check_values(b, bucket, e, data, err);
+    if (st != TS_OK) return st;
+    return ts_program_run(b->programs[bucket][e], params, outputs, err);
+}
+
+ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_tensor_arg *args, int n_args, const void **outputs,
+                        ts_error *err)
+{
+    if (bucket < 0 || bucket >= b->man.n_buckets)
+        return ts_error_set(err, TS_ERR_RANGE, "bucket %d (the bundle has %d)", bucket, b->man.n_buckets);
+    int e = 0;
+    while (e < TS_ENTRY_COUNT && strcmp(ts_entry_name((ts_entry)e), entry) != 0) e++;
+    if (e == TS_ENTRY_COUNT)
+        return ts_error_set(err, TS_ERR_NOT_FOUND, "no entry '%s' (entries: prefill.main, prefill_embeddings.main, decode.main)", entry);
+    const ts_entry_descriptors *ed = &b->man.entries[bucket][e];
+    if (n_args != ed->n_inputs)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %d arguments given, %d expected", entry, n_args, ed->n_inputs);
+    const void *data[16];
+    for (int i = 0; i < n_args; i++) {
+        const ts_descriptor *d = &ed->inputs[i];
+        const ts_tensor_arg *a = &args[i];
+        if (!a->name || strcmp(a->name, d->name) != 0)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: argument %d is '%s', expected '%s' (argument order)", entry, i,
+                                a->name ? a->name : "(unnamed)", d->name);
+        if (a->dtype != d->type.dtype)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %s has dtype %s, expected %s", entry, d->name, ts_dtype_name(a->dtype),
+                                ts_dtype_name(d->type.dtype));
+        ts_type given = ts_type_make(a->dtype, a->rank, a->dims);
+        if (!ts_type_equal(&given, &d->type)) {
+            char want[128], got[128];
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %s has shape %s, expected %s", entry, d->name,
+                                ts_type_string(&given, got, sizeof(got)), ts_type_string(&d->type, want, sizeof(want)));
+        }
+        if (a->n_bytes != ts_type_bytes(&d->type) || !a->data)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %s has %zu bytes, expected %zu", entry, d->name, a->n_bytes,
+                                ts_type_bytes(&d->type));
+        data[i] = a->data;
+    }
+    ts_status st = check_values(b, bucket, (ts_entry)e, data, err);
+    if (st != TS_OK) return st;
+    return run_entry(b, bucket, (ts_entry)e, args, n_args, outputs, err);
+}

@@ -1,0 +1,129 @@
+/* bundle_export.c — writes a model's entries as StableHLO modules plus manifest.json.
+ *
+ * Layout: BUNDLE/manifest.json and BUNDLE/c<capacity>/<entry>.mlir per bucket. The modules are
+ * printed from the same entry graphs the bundle runtime and the tests execute; the manifest is
+ * derived from those graphs, so its descriptors are the modules' signatures by construction.
+ */
+#include "base/error.h"
+#include "base/file.h"
+#include "base/sha256.h"
+#include "bundle/manifest.h"
+#include "export/printer.h"
+#include "models/decoder_entries.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const ts_tensor_info *find_tensor(void *self, const char *name, int rank, const int64_t *dims)
+{
+    (void)rank, (void)dims;
+    return ts_checkpoint_find(self, name);
+}
+
+static ts_status make_dir(const char *path, ts_error *err)
+{
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) return ts_error_set(err, TS_ERR_IO, "%s: %s", path, strerror(errno));
+    return TS_OK;
+}
+
+static ts_status write_file(const char *path, const char *text, ts_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return ts_error_set(err, TS_ERR_IO, "%s: %s", path, strerror(errno));
+    size_t len = strlen(text);
+    bool ok = fwrite(text, 1, len, f) == len;
+    ok &= fclose(f) == 0;
+    return ok ? TS_OK : ts_error_set(err, TS_ERR_IO, "%s: write failed", path);
+}
+
+ts_status ts_bundle_config_digest(const char *model_dir, char out[65], ts_error *err)
+{
+    char path[1024], *text;
+    size_t len;
+    ts_status st = ts_path_join(path, sizeof(path), model_dir, "config.json", err);
+    if (st == TS_OK) st = ts_file_read(path, &text, &len, err);
+    if (st != TS_OK) return st;
+    ts_sha256_hex(text, len, out);
+    free(text);
+    return TS_OK;
+}
+
+static const char *entry_file(ts_entry e)
+{
+    static const char *const files[] = {"prefill.mlir", "prefill_embeddings.mlir", "decode.mlir"};
+    return files[e];
+}
+
+ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
+{
+    static const int64_t default_capacity = 4096;
+    const int64_t *caps = options && options->capacities ? options->capacities : &default_capacity;
+    int n_caps = options && options->capacities ? options->n_capacities : 1;
+    if (n_caps < 1 || n_caps > TS_BUNDLE_MAX_BUCKETS)
+        return ts_error_set(err, TS_ERR_RANGE, "export: %d capacity buckets (1..%d allowed)", n_caps, TS_BUNDLE_MAX_BUCKETS);
+    for (int i = 0; i < n_caps; i++)
+        if (caps[i] < 1 || (i && caps[i] <= caps[i - 1]))
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "export: capacities must be positive and ascending");
+    int64_t slots = options && options->slots ? options->slots : 1;
+
+    ts_model_config cfg;
+    ts_decoder_spec spec;
+    ts_checkpoint *ck = NULL;
+    ts_manifest man;
+    memset(&man, 0, sizeof(man));
+    char *texts[TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT] = {0};
+    char *json = NULL;
+    ts_status st = ts_model_config_load(model_dir, &cfg, err);
+    if (st == TS_OK) st = ts_decoder_spec_init(&cfg, &spec, err);
+    if (st == TS_OK) st = ts_checkpoint_open(model_dir, &ck, err);
+    if (st == TS_OK) st = ts_bundle_config_digest(model_dir, man.config_digest, err);
+    if (st == TS_OK) st = make_dir(bundle_dir, err);
+    man.abi_version = TS_BUNDLE_ABI_VERSION;
+    snprintf(man.family, sizeof(man.family), "%s", ts_family_name(cfg.family));
+    strcpy(man.compute, "f32");
+    strcpy(man.kv_dtype, "f32");
+    strcpy(man.position_mode, "1d");
+    ts_weight_source src = {find_tensor, ck};
+    for (int b = 0; b < n_caps && st == TS_OK; b++) {
+        int64_t lp = options && options->prefill_capacity ? options->prefill_capacity : caps[b];
+        if (lp > caps[b]) lp = caps[b];
+        man.buckets[b] = (ts_bucket){caps[b], lp, slots};
+        man.n_buckets = b + 1;
+        char dir[1024];
+        snprintf(dir, sizeof(dir), "%s/c%lld", bundle_dir, (long long)caps[b]);
+        st = make_dir(dir, err);
+        ts_entry_shape shape = {caps[b], lp, slots};
+        for (int e = 0; e < TS_ENTRY_COUNT && st == TS_OK; e++) {
+            ts_graph *g;
+            char rel[64], path[1200], module[64];
+            snprintf(rel, sizeof(rel), "c%lld/%s", (long long)caps[b], entry_file((ts_entry)e));
+            snprintf(path, sizeof(path), "%s/%s", bundle_dir, rel);
+            snprintf(module, sizeof(module), "%s_c%lld", ts_entry_name((ts_entry)e), (long long)caps[b]);
+            for (char *c = module; *c; c++)
+                if (*c == '.') *c = '_';
+            st = ts_graph_create(&g, err);
+            if (st != TS_OK) break;
+            size_t len;
+            st = ts_decoder_build_entry(g, &spec, &src, (ts_entry)e, &shape, err);
+            if (st == TS_OK) st = ts_manifest_add_entry(&man, b, (ts_entry)e, g, rel, err);
+            if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[b * TS_ENTRY_COUNT + e], &len, err);
+            if (st == TS_OK) st = write_file(path, texts[b * TS_ENTRY_COUNT + e], err);
+            ts_graph_destroy(g);
+        }
+    }
+    if (st == TS_OK) st = ts_manifest_write(&man, (const char *const *)texts, &json, err);
+    if (st == TS_OK) {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/manifest.json", bundle_dir);
+        st = write_file(path, json, err);
+    }
+    free(json);
+    for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT; i++) free(texts[i]);
+    ts_manifest_fini(&man);
+    ts_checkpoint_close(ck);
+    if (st != TS_OK) ts_error_prefix(err, "export %s: ", bundle_dir);
+    return st;
+}

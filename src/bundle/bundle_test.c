@@ -1,0 +1,448 @@
+/* bundle_test.c — export, open and run StableHLO bundles of the text fixtures.
+ *
+ * Generation through the bundle equals generation through the engine's graph (greedy tokens
+ * identical, logits within 1e-5); token prefill and embeddings prefill (embed[tokens] with a
+ * causal bias) agree bit for bit; admission picks the smallest bucket or refuses with the
+ * numbers; and every way a bundle or a call can be wrong is rejected with its own message. */
+#include "base/context.h"
+#include "base/file.h"
+#include "bundle/manifest.h"
+#include "engine/model.h"
+#include "check.h"
+
+#include <ftw.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static ts_context *ctx;
+static char tmp[64];
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_text(const char *path)
+{
+    char *t = NULL;
+    size_t n;
+    ts_error err;
+    ts_file_read(path, &t, &n, &err);
+    return t;
+}
+
+static ts_tensor_arg arg_i32(const char *name, const int32_t *data, int rank, int64_t d0)
+{
+    ts_tensor_arg a = {.name = name, .dtype = TS_DTYPE_I32, .rank = rank, .data = data};
+    if (rank) a.dims[0] = d0;
+    a.n_bytes = sizeof(int32_t) * (size_t)(rank ? d0 : 1);
+    return a;
+}
+
+static ts_tensor_arg arg_f32(const char *name, const float *data, int rank, const int64_t *dims)
+{
+    ts_tensor_arg a = {.name = name, .dtype = TS_DTYPE_F32, .rank = rank, .data = data};
+    size_t n = 1;
+    for (int i = 0; i < rank; i++) a.dims[i] = dims[i], n *= (size_t)dims[i];
+    a.n_bytes = n * sizeof(float);
+    return a;
+}
+
+static int argmax(const float *x, int64_t n, const int64_t *eos, int n_eos)
+{
+    int best = -1;
+    for (int64_t i = 0; i < n; i++) {
+        bool masked = false;
+        for (int e = 0; e < n_eos; e++) masked |= eos[e] == i;
+        if (!masked && (best < 0 || x[i] > x[best])) best = (int)i;
+    }
+    return best;
+}
+
+static const int64_t caps[2] = {32, 64};
+
+static bool export_case(const char *name, const char *bundle)
+{
+    char dir[128];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    ts_bundle_options o = {.capacities = caps, .n_capacities = 2, .prefill_capacity = 32, .slots = 1};
+    ts_error err;
+    if (ts_bundle_export(dir, bundle, &o, &err) != TS_OK) {
+        fprintf(stderr, "export: %s\n", err.message);
+        return false;
+    }
+    return true;
+}
+
+/* Greedy generation through the bundle vs the engine: tokens identical, logits within 1e-5. */
+static void generation_matches_engine(const char *name)
+{
+    char dir[128], bundle[128], refpath[160];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    snprintf(bundle, sizeof(bundle), "%s/%s", tmp, name);
+    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
+    CHECK(export_case(name, bundle));
+    ts_error err;
+    ts_bundle *b;
+    if (ts_bundle_open(ctx, bundle, dir, &b, &err) != TS_OK) {
+        fprintf(stderr, "open: %s\n", err.message);
+        CHECK(false);
+        return;
+    }
+    ts_checkpoint *ref;
+    ts_checkpoint_open(refpath, &ref, &err);
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
+    int32_t n = (int32_t)ids64->shape[1], n_new = (int32_t)gen->shape[0];
+    int bucket;
+    CHECK_INT_EQ(ts_bundle_admit(b, n, n_new, &bucket, &err), TS_OK);
+    int64_t cap, lp, slots;
+    ts_bundle_bucket(b, bucket, &cap, &lp, &slots);
+    int32_t tokens[64] = {0};
+    for (int i = 0; i < n; i++) tokens[i] = (int32_t)((const int64_t *)ids64->data)[i];
+
+    ts_model *m;
+    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    const ts_model_config *cfg = ts_model_get_config(m);
+    int64_t V = ts_model_vocab_size(m);
+    ts_sequence *seq;
+    ts_sequence_create(m, cap, &seq, &err);
+    float *engine = malloc(sizeof(float) * (size_t)V);
+    CHECK_INT_EQ(ts_model_prefill(m, seq, tokens, (size_t)n, engine, &err), TS_OK);
+
+    ts_tensor_arg pre[2] = {arg_i32("tokens", tokens, 1, lp), arg_i32("length", &n, 0, 0)};
+    const void *outs[3];
+    CHECK_INT_EQ(ts_bundle_run(b, bucket, "prefill.main", pre, 2, outs, &err), TS_OK);
+    int64_t layers = cfg->text.num_hidden_layers, kvh = cfg->text.num_key_value_heads;
+    int64_t hd = cfg->text.head_dim ? cfg->text.head_dim : cfg->text.hidden_size / cfg->text.num_attention_heads;
+    size_t cache = (size_t)(layers * cap * kvh * hd);
+    float *k = malloc(sizeof(float) * cache), *v = malloc(sizeof(float) * cache);
+    memcpy(k, outs[1], sizeof(float) * cache);
+    memcpy(v, outs[2], sizeof(float) * cache);
+    const float *logits = outs[0];
+    double worst = 0;
+    bool same = true;
+    for (int32_t i = 0; i < n_new; i++) {
+        for (int64_t j = 0; j < V; j++) worst = fmax(worst, fabs((double)logits[j] - engine[j]));
+        int32_t tok = argmax(logits, V, cfg->eos_token_ids, cfg->n_eos_token_ids);
+        same &= tok == argmax(engine, V, cfg->eos_token_ids, cfg->n_eos_token_ids);
+        same &= tok == (int32_t)((const int64_t *)gen->data)[i];
+        if (i + 1 == n_new) break;
+        int32_t pos = n + i, delta = 0, len = n + i;
+        int64_t kd[5] = {1, layers, cap, kvh, hd};
+        ts_tensor_arg dec[6] = {arg_i32("tokens", &tok, 1, 1), arg_i32("positions", &pos, 1, 1), arg_i32("rope_delta", &delta, 1, 1),
+                                arg_i32("cache_len", &len, 1, 1), arg_f32("k", k, 5, kd), arg_f32("v", v, 5, kd)};
+        CHECK_INT_EQ(ts_bundle_run(b, bucket, "decode.main", dec, 6, outs, &err), TS_OK);
+        memcpy(k, outs[1], sizeof(float) * cache);
+        memcpy(v, outs[2], sizeof(float) * cache);
+        logits = outs[0];
+        CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
+    }
+    fprintf(stderr, "  %s: bundle greedy tokens %s the engine's and the reference's; max |logit diff| %.2g\n", name,
+            same ? "equal" : "DIFFER FROM", worst);
+    CHECK(same);
+    CHECK(worst <= 1e-5);
+
+    /* Token prefill vs embeddings prefill with embed[tokens] and a causal bias: bit-identical. */
+    const ts_tensor_info *table = ts_checkpoint_find(ref, "hidden_state_0"); /* = embed[tokens] for text models */
+    int64_t H = cfg->text.hidden_size;
+    float *emb = calloc((size_t)(lp * H), sizeof(float)), *bias = malloc(sizeof(float) * (size_t)(lp * lp));
+    memcpy(emb, table->data, sizeof(float) * (size_t)(n * H));
+    int32_t positions[64];
+    for (int i = 0; i < lp; i++) {
+        positions[i] = i;
+        for (int j = 0; j < lp; j++) bias[i * lp + j] = j <= i ? 0.0f : -INFINITY;
+    }
+    CHECK_INT_EQ(ts_bundle_run(b, bucket, "prefill.main", pre, 2, outs, &err), TS_OK);
+    float *tok_logits = malloc(sizeof(float) * (size_t)V), *tok_k = malloc(sizeof(float) * cache), *tok_v = malloc(sizeof(float) * cache);
+    memcpy(tok_logits, outs[0], sizeof(float) * (size_t)V);
+    memcpy(tok_k, outs[1], sizeof(float) * cache);
+    memcpy(tok_v, outs[2], sizeof(float) * cache);
+    int64_t ed[2] = {lp, H}, bd[2] = {lp, lp};
+    ts_tensor_arg pe[4] = {arg_f32("embeddings", emb, 2, ed), arg_i32("positions", positions, 1, lp), arg_f32("bias", bias, 2, bd),
+                           arg_i32("length", &n, 0, 0)};
+    CHECK_INT_EQ(ts_bundle_run(b, bucket, "prefill_embeddings.main", pe, 4, outs, &err), TS_OK);
+    CHECK(memcmp(outs[0], tok_logits, sizeof(float) * (size_t)V) == 0);
+    CHECK(memcmp(outs[1], tok_k, sizeof(float) * cache) == 0);
+    CHECK(memcmp(outs[2], tok_v, sizeof(float) * cache) == 0);
+
+    free(tok_logits), free(tok_k), free(tok_v), free(emb), free(bias), free(k), free(v), free(engine);
+    ts_sequence_destroy(seq);
+    ts_model_destroy(m);
+    ts_checkpoint_close(ref);
+    ts_bundle_close(b);
+}
+
+static void test_qwen2(void) { generation_matches_engine("qwen2"); }
+static void test_qwen3(void) { generation_matches_engine("qwen3"); }
+static void test_llama(void) { generation_matches_engine("llama"); }
+
+static void test_admission(void)
+{
+    char bundle[128];
+    snprintf(bundle, sizeof(bundle), "%s/qwen2", tmp);
+    ts_error err;
+    ts_bundle *b;
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
+    int bucket = -1;
+    CHECK_INT_EQ(ts_bundle_admit(b, 23, 9, &bucket, &err), TS_OK);
+    CHECK_INT_EQ(bucket, 0);
+    CHECK_INT_EQ(ts_bundle_admit(b, 23, 10, &bucket, &err), TS_OK);
+    CHECK_INT_EQ(bucket, 1);
+    CHECK_INT_EQ(ts_bundle_admit(b, 30, 40, &bucket, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "30 prompt tokens + 40 new tokens = 70 do not fit the largest bucket (capacity 64, prefill 32)");
+    CHECK_INT_EQ(ts_bundle_admit(b, 33, 1, &bucket, &err), TS_ERR_RANGE);
+    ts_bundle_close(b);
+}
+
+/* Rewrites a bundle file and re-seals the manifest identity, so the damage reaches the check
+ * behind the identity (reader, module signature) instead of stopping at the hash. */
+static void reseal(const char *bundle)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/manifest.json", bundle);
+    char *json = read_text(path);
+    ts_manifest m;
+    ts_error err;
+    if (!json || ts_manifest_read(json, strlen(json), "manifest.json", &m, &err) != TS_OK) return;
+    char *texts[TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT] = {0};
+    for (int i = 0; i < m.n_buckets * TS_ENTRY_COUNT; i++) {
+        char mp[256];
+        snprintf(mp, sizeof(mp), "%s/%s", bundle, m.entries[i / TS_ENTRY_COUNT][i % TS_ENTRY_COUNT].file);
+        texts[i] = read_text(mp);
+    }
+    char *out;
+    if (ts_manifest_write(&m, (const char *const *)texts, &out, &err) == TS_OK) {
+        write_text(path, out);
+        free(out);
+    }
+    for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT; i++) free(texts[i]);
+    ts_manifest_fini(&m);
+    free(json);
+}
+
+/* Copies the qwen2 bundle to a scratch folder for one negative case. */
+static void fresh_copy(const char *name, char *out)
+{
+    sprintf(out, "%s/%s", tmp, name);
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s/qwen2' '%s'", out, tmp, out);
+    CHECK(system(cmd) == 0);
+}
+
+static void replace_in_file(const char *path, const char *from, const char *to)
+{
+    char *t = read_text(path);
+    char *hit = t ? strstr(t, from) : NULL;
+    CHECK(hit != NULL);
+    if (!hit) return free(t);
+    FILE *f = fopen(path, "wb");
+    fwrite(t, 1, (size_t)(hit - t), f);
+    fputs(to, f);
+    fputs(hit + strlen(from), f);
+    fclose(f);
+    free(t);
+}
+
+static ts_status open_status(const char *bundle, const char *model, ts_error *err)
+{
+    ts_bundle *b = NULL;
+    ts_status st = ts_bundle_open(ctx, bundle, model, &b, err);
+    ts_bundle_close(b);
+    return st;
+}
+
+static void test_bad_bundles(void)
+{
+    ts_error err;
+    char bundle[128], path[256];
+    const char *model = "tests/fixtures/qwen2/model";
+
+    /* 1. identity: a module edited behind the manifest's back. */
+    fresh_copy("edited", bundle);
+    snprintf(path, sizeof(path), "%s/c32/decode.mlir", bundle);
+    FILE *f = fopen(path, "ab");
+    fputs("// edited\n", f);
+    fclose(f);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "identity differs");
+
+    /* 2. identity (capacity): the manifest's capacity changed without re-sealing. */
+    fresh_copy("capacity", bundle);
+    snprintf(path, sizeof(path), "%s/manifest.json", bundle);
+    replace_in_file(path, "\"capacity\":\t32", "\"capacity\":\t31");
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "identity differs");
+
+    /* 3. capacity drift that is re-sealed: the module no longer matches its descriptor. */
+    fresh_copy("shape", bundle);
+    snprintf(path, sizeof(path), "%s/manifest.json", bundle);
+    char *json = read_text(path);
+    char *at = strstr(json, "\"prefill.main\"");
+    char *tok = at ? strstr(at, "\"shape\":\t[32]") : NULL;
+    CHECK(tok != NULL);
+    if (tok) memcpy(tok, "\"shape\":\t[16]", 13);
+    write_text(path, json);
+    free(json);
+    reseal(bundle);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "prefill.main argument");
+    CHECK_CONTAINS(err.message, "declared I32[16], found I32[32]");
+
+    /* 4. config: the model folder's config.json differs from the one exported. */
+    char model2[128];
+    snprintf(model2, sizeof(model2), "%s/model-eps", tmp);
+    mkdir(model2, 0755);
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "cp %s/*.json '%s' && ln -sf \"$PWD/%s/model.safetensors\" '%s/model.safetensors'", model, model2, model, model2);
+    CHECK(system(cmd) == 0);
+    snprintf(path, sizeof(path), "%s/config.json", model2);
+    replace_in_file(path, "\"rms_norm_eps\": 1e-06", "\"rms_norm_eps\": 1e-05");
+    snprintf(bundle, sizeof(bundle), "%s/qwen2", tmp);
+    CHECK_INT_EQ(open_status(bundle, model2, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "config_digest differs");
+
+    /* 5. weights: the same config with the bf16 checkpoint. */
+    char model3[128];
+    snprintf(model3, sizeof(model3), "%s/model-bf16", tmp);
+    mkdir(model3, 0755);
+    snprintf(cmd, sizeof(cmd), "cp %s/*.json '%s' && ln -sf \"$PWD/tests/fixtures/qwen2/model-bf16/model.safetensors\" '%s/model.safetensors'",
+             model, model3, model3);
+    CHECK(system(cmd) == 0);
+    CHECK_INT_EQ(open_status(bundle, model3, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "weight schema: weights[0] model.embed_tokens.weight: declared F32[1344, 64], found BF16[1344, 64]");
+
+    /* 6. truncated module (re-sealed, so the reader sees it). */
+    fresh_copy("truncated", bundle);
+    snprintf(path, sizeof(path), "%s/c32/prefill.mlir", bundle);
+    char *text = read_text(path);
+    text[strlen(text) / 2] = '\0';
+    write_text(path, text);
+    free(text);
+    reseal(bundle);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "c32/prefill.mlir: line");
+
+    /* 7. unknown op. */
+    fresh_copy("unknown-op", bundle);
+    snprintf(path, sizeof(path), "%s/c32/decode.mlir", bundle);
+    replace_in_file(path, "stablehlo.add ", "stablehlo.frobnicate ");
+    reseal(bundle);
+    CHECK(open_status(bundle, model, &err) != TS_OK);
+    CHECK_CONTAINS(err.message, "stablehlo.frobnicate");
+
+    /* 8. missing entry. */
+    fresh_copy("missing-entry", bundle);
+    snprintf(path, sizeof(path), "%s/manifest.json", bundle);
+    replace_in_file(path, "\"decode.main\":", "\"decode.mine\":");
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_NOT_FOUND);
+    CHECK_CONTAINS(err.message, "entries.decode.main: missing entry");
+
+    /* 9. argument order in the module (two arguments swapped, re-sealed). */
+    fresh_copy("order", bundle);
+    snprintf(path, sizeof(path), "%s/manifest.json", bundle);
+    replace_in_file(path, "\"name\":\t\"positions\"", "\"name\":\t\"rope_delta_\"");
+    reseal(bundle);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "argument order mismatch");
+}
+
+static void test_bad_calls(void)
+{
+    char bundle[128];
+    snprintf(bundle, sizeof(bundle), "%s/qwen2", tmp);
+    ts_error err;
+    ts_bundle *b;
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
+    int32_t tokens[32] = {0}, n = 5, zero = 0, big = 32;
+    const void *outs[3];
+    ts_tensor_arg ok[2] = {arg_i32("tokens", tokens, 1, 32), arg_i32("length", &n, 0, 0)};
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill.main", ok, 2, outs, &err), TS_OK);
+
+    ts_tensor_arg a[2];
+    memcpy(a, ok, sizeof(a));
+    a[0].dtype = TS_DTYPE_I64;
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill.main", a, 2, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "prefill.main: tokens has dtype I64, expected I32");
+
+    memcpy(a, ok, sizeof(a));
+    a[0].n_bytes = 100;
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill.main", a, 2, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "tokens has 100 bytes, expected 128");
+
+    memcpy(a, ok, sizeof(a));
+    a[0].dims[0] = 31;
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill.main", a, 2, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "tokens has shape I32[31], expected I32[32]");
+
+    ts_tensor_arg swapped[2] = {ok[1], ok[0]};
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill.main", swapped, 2, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "argument 0 is 'length', expected 'tokens' (argument order)");
+
+    memcpy(a, ok, sizeof(a));
+    a[1].data = &zero;
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill.main", a, 2, outs, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "prefill.main: length[0] = 0 is outside 1..32");
+
+    tokens[3] = 1344;
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill.main", ok, 2, outs, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "tokens[3] = 1344 is outside 0..1343");
+    tokens[3] = 0;
+
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefil.main", ok, 2, outs, &err), TS_ERR_NOT_FOUND);
+    CHECK_CONTAINS(err.message, "no entry 'prefil.main'");
+    CHECK_INT_EQ(ts_bundle_run(b, 7, "prefill.main", ok, 2, outs, &err), TS_ERR_RANGE);
+
+    /* decode: position and cache_len must stay inside the capacity. */
+    int64_t kd[5] = {1, 3, 32, 2, 16};
+    float *kv = calloc(3 * 32 * 2 * 16, sizeof(float));
+    int32_t tok = 1, pos = 5, delta = 0, len = 5;
+    ts_tensor_arg dec[6] = {arg_i32("tokens", &tok, 1, 1), arg_i32("positions", &pos, 1, 1), arg_i32("rope_delta", &delta, 1, 1),
+                            arg_i32("cache_len", &len, 1, 1), arg_f32("k", kv, 5, kd), arg_f32("v", kv, 5, kd)};
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_OK);
+    dec[1].data = &big;
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "decode.main: positions[0] = 32 is outside 0..31");
+    dec[1].data = &pos;
+    dec[3].data = &big;
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "cache_len[0] = 32 is outside 0..31");
+
+    /* NaN embeddings. */
+    int64_t ed[2] = {32, 64}, bd[2] = {32, 32};
+    float *emb = calloc(32 * 64, sizeof(float)), *bias = calloc(32 * 32, sizeof(float));
+    int32_t positions[32] = {0};
+    emb[70] = NAN;
+    ts_tensor_arg pe[4] = {arg_f32("embeddings", emb, 2, ed), arg_i32("positions", positions, 1, 32), arg_f32("bias", bias, 2, bd),
+                           arg_i32("length", &n, 0, 0)};
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings.main", pe, 4, outs, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "embeddings[70] is NaN");
+    free(emb), free(bias), free(kv);
+    ts_bundle_close(b);
+}
+
+int main(void)
+{
+    ts_error err;
+    ts_context_options o = {.n_threads = 2};
+    if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
+    strcpy(tmp, "/tmp/ts_bundle_XXXXXX");
+    if (!mkdtemp(tmp)) return 1;
+    RUN(test_qwen2);
+    RUN(test_qwen3);
+    RUN(test_llama);
+    RUN(test_admission);
+    RUN(test_bad_bundles);
+    RUN(test_bad_calls);
+    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    ts_context_destroy(ctx);
+    return check_finish();
+}

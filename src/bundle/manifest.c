@@ -1,0 +1,351 @@
+/* manifest.c — manifest.json: building it from entry graphs, writing, reading, identity. */
+#include "bundle/manifest.h"
+#include "base/error.h"
+#include "base/sha256.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const role_names[] = {"weight", "input", "state"};
+
+const char *ts_type_string(const ts_type *t, char *buf, size_t cap)
+{
+    size_t at = (size_t)snprintf(buf, cap, "%s[", ts_dtype_name(t->dtype));
+    for (int i = 0; i < t->rank && at < cap; i++) at += (size_t)snprintf(buf + at, cap - at, "%s%lld", i ? ", " : "", (long long)t->dims[i]);
+    if (at < cap) snprintf(buf + at, cap - at, "]");
+    return buf;
+}
+
+void ts_manifest_fini(ts_manifest *m)
+{
+    free(m->weights);
+    for (int b = 0; b < TS_BUNDLE_MAX_BUCKETS; b++)
+        for (int e = 0; e < TS_ENTRY_COUNT; e++) {
+            free(m->entries[b][e].inputs);
+            free(m->entries[b][e].results);
+        }
+    memset(m, 0, sizeof(*m));
+}
+
+static void describe(ts_descriptor *d, const char *name, const char *role, const ts_type *t)
+{
+    memset(d, 0, sizeof(*d));
+    snprintf(d->name, sizeof(d->name), "%s", name);
+    snprintf(d->role, sizeof(d->role), "%s", role);
+    d->type = *t;
+}
+
+ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, const ts_graph *g, const char *file, ts_error *err)
+{
+    ts_entry_descriptors *e = &m->entries[bucket][entry];
+    snprintf(e->file, sizeof(e->file), "%s", file);
+    int n_weights = 0, n_inputs = 0;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == TS_OP_PARAMETER) {
+            if (g->nodes[i].attrs.parameter.role == TS_PARAM_WEIGHT) n_weights++;
+            else n_inputs++;
+        }
+    bool first = m->weights == NULL;
+    if (first) {
+        m->weights = calloc((size_t)(n_weights ? n_weights : 1), sizeof(ts_descriptor));
+        m->n_weights = n_weights;
+    } else if (n_weights != m->n_weights) {
+        return ts_error_set(err, TS_ERR_INTERNAL, "%s has %d weights, the first entry %d", file, n_weights, m->n_weights);
+    }
+    e->inputs = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof(ts_descriptor));
+    e->results = calloc((size_t)(g->n_outputs ? g->n_outputs : 1), sizeof(ts_descriptor));
+    if (!m->weights || !e->inputs || !e->results) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "manifest: out of memory");
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        if (n->op != TS_OP_PARAMETER) continue;
+        int index = n->attrs.parameter.index;
+        const char *role = role_names[n->attrs.parameter.role];
+        if (n->attrs.parameter.role == TS_PARAM_WEIGHT) {
+            if (index >= n_weights) return ts_error_set(err, TS_ERR_INTERNAL, "%s: weight %s after an input", file, n->name);
+            ts_descriptor d;
+            describe(&d, n->name, role, &n->type);
+            if (first) m->weights[index] = d;
+            else if (strcmp(m->weights[index].name, d.name) != 0 || !ts_type_equal(&m->weights[index].type, &d.type))
+                return ts_error_set(err, TS_ERR_INTERNAL, "%s: weight %d differs from the first entry's", file, index);
+        } else {
+            describe(&e->inputs[e->n_inputs++], n->name, role, &n->type);
+        }
+    }
+    for (int32_t k = 0; k < g->n_outputs; k++) {
+        char name[32];
+        static const char *const prefill_results[] = {"last_logits", "k", "v"}, *const decode_results[] = {"logits", "k", "v"};
+        snprintf(name, sizeof(name), "%s", k < 3 ? (entry == TS_ENTRY_DECODE ? decode_results[k] : prefill_results[k]) : "extra");
+        describe(&e->results[e->n_results++], name, "result", ts_graph_type(g, g->outputs[k]));
+    }
+    return TS_OK;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static cJSON *type_json(const ts_type *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "dtype", ts_dtype_name(t->dtype));
+    cJSON *shape = cJSON_AddArrayToObject(o, "shape");
+    for (int i = 0; i < t->rank; i++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)t->dims[i]));
+    return o;
+}
+
+static cJSON *descriptor_json(const ts_descriptor *d, int argument)
+{
+    cJSON *o = type_json(&d->type);
+    cJSON_AddStringToObject(o, "name", d->name);
+    cJSON_AddStringToObject(o, "role", d->role);
+    if (argument >= 0) cJSON_AddNumberToObject(o, "argument", argument);
+    return o;
+}
+
+static const char *entry_key(int e) { return ts_entry_name((ts_entry)e); }
+
+/* Everything but the identity, in a fixed key order (cJSON keeps insertion order). */
+static cJSON *manifest_json(const ts_manifest *m)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "abi_version", m->abi_version);
+    cJSON_AddStringToObject(root, "family", m->family);
+    cJSON_AddStringToObject(root, "config_digest", m->config_digest);
+    cJSON *policy = cJSON_AddObjectToObject(root, "dtype_policy");
+    cJSON_AddStringToObject(policy, "weights", "as stored in the checkpoint (F32, BF16 or F16), widened to f32");
+    cJSON_AddStringToObject(policy, "compute", m->compute);
+    cJSON_AddStringToObject(policy, "kv", m->kv_dtype);
+    cJSON *pos = cJSON_AddObjectToObject(root, "positions");
+    cJSON_AddStringToObject(pos, "mode", m->position_mode);
+    if (strcmp(m->position_mode, "1d") != 0) {
+        cJSON *sec = cJSON_AddArrayToObject(pos, "mrope_section");
+        for (int i = 0; i < 3; i++) cJSON_AddItemToArray(sec, cJSON_CreateNumber(m->mrope_section[i]));
+    }
+    cJSON *mask = cJSON_AddObjectToObject(root, "mask");
+    cJSON_AddStringToObject(mask, "prefill.main", "causal over its own keys; rows at or past length are padding");
+    cJSON_AddStringToObject(mask, "prefill_embeddings.main", "additive bias [Lp, Lp] only (0 = attend, large negative = masked)");
+    cJSON_AddStringToObject(mask, "decode.main", "causal: slot b attends cache rows 0 … cache_len[b]");
+    cJSON *kv = cJSON_AddObjectToObject(root, "kv_layout");
+    cJSON_AddStringToObject(kv, "prefill", "k, v: [layers, capacity, kv_heads, head_dim]; rows >= length are zero");
+    cJSON_AddStringToObject(kv, "decode", "k, v: [slots, layers, capacity, kv_heads, head_dim]; row cache_len[b] is written");
+    cJSON *weights = cJSON_AddArrayToObject(root, "weights");
+    for (int i = 0; i < m->n_weights; i++) cJSON_AddItemToArray(weights, descriptor_json(&m->weights[i], i));
+    cJSON *buckets = cJSON_AddArrayToObject(root, "buckets");
+    for (int b = 0; b < m->n_buckets; b++) {
+        cJSON *bo = cJSON_CreateObject();
+        cJSON_AddNumberToObject(bo, "capacity", (double)m->buckets[b].capacity);
+        cJSON_AddNumberToObject(bo, "prefill_capacity", (double)m->buckets[b].prefill_capacity);
+        cJSON_AddNumberToObject(bo, "slots", (double)m->buckets[b].slots);
+        cJSON *entries = cJSON_AddObjectToObject(bo, "entries");
+        for (int e = 0; e < TS_ENTRY_COUNT; e++) {
+            const ts_entry_descriptors *ed = &m->entries[b][e];
+            cJSON *eo = cJSON_AddObjectToObject(entries, entry_key(e));
+            cJSON_AddStringToObject(eo, "module", ed->file);
+            cJSON *args = cJSON_AddArrayToObject(eo, "arguments");
+            for (int i = 0; i < ed->n_inputs; i++) cJSON_AddItemToArray(args, descriptor_json(&ed->inputs[i], m->n_weights + i));
+            cJSON *res = cJSON_AddArrayToObject(eo, "results");
+            for (int i = 0; i < ed->n_results; i++) cJSON_AddItemToArray(res, descriptor_json(&ed->results[i], -1));
+        }
+        cJSON_AddItemToArray(buckets, bo);
+    }
+    return root;
+}
+
+static void identity_of(const ts_manifest *m, const char *const *texts, char out[65])
+{
+    cJSON *root = manifest_json(m);
+    char *canonical = cJSON_PrintUnformatted(root);
+    ts_sha256 h;
+    ts_sha256_init(&h);
+    if (canonical) ts_sha256_update(&h, canonical, strlen(canonical));
+    for (int i = 0; i < m->n_buckets * TS_ENTRY_COUNT; i++) {
+        uint8_t sep = 0;
+        ts_sha256_update(&h, &sep, 1);
+        if (texts[i]) ts_sha256_update(&h, texts[i], strlen(texts[i]));
+    }
+    ts_sha256_final_hex(&h, out);
+    free(canonical);
+    cJSON_Delete(root);
+}
+
+ts_status ts_manifest_write(ts_manifest *m, const char *const *module_texts, char **json, ts_error *err)
+{
+    identity_of(m, module_texts, m->identity);
+    cJSON *root = manifest_json(m);
+    cJSON_AddStringToObject(root, "identity", m->identity);
+    *json = cJSON_Print(root);
+    cJSON_Delete(root);
+    return *json ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "manifest: out of memory");
+}
+
+ts_status ts_manifest_check_identity(const ts_manifest *m, const char *const *module_texts, ts_error *err)
+{
+    char actual[65];
+    identity_of(m, module_texts, actual);
+    if (strcmp(actual, m->identity) != 0)
+        return ts_error_set(err, TS_ERR_FORMAT, "identity differs: the manifest says %.16s…, its content and modules hash to %.16s…",
+                            m->identity, actual);
+    return TS_OK;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+typedef struct {
+    const char *origin;
+    ts_error *err;
+} reader;
+
+static ts_status bad(reader *r, const char *path, const char *what)
+{
+    return ts_error_set(r->err, TS_ERR_FORMAT, "%s: %s: %s", r->origin, path, what);
+}
+
+static ts_status read_string(reader *r, const cJSON *o, const char *key, const char *path, char *out, size_t cap)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    char p[256];
+    snprintf(p, sizeof(p), "%s%s", path, key);
+    if (!cJSON_IsString(v)) return bad(r, p, "expected a string");
+    if (strlen(v->valuestring) >= cap) return bad(r, p, "too long");
+    strcpy(out, v->valuestring);
+    return TS_OK;
+}
+
+static ts_status read_int(reader *r, const cJSON *o, const char *key, const char *path, int64_t lo, int64_t hi, int64_t *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    char p[256];
+    snprintf(p, sizeof(p), "%s%s", path, key);
+    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble) return bad(r, p, "expected an integer");
+    if (v->valuedouble < (double)lo || v->valuedouble > (double)hi) return bad(r, p, "out of range");
+    *out = (int64_t)v->valuedouble;
+    return TS_OK;
+}
+
+static ts_status read_descriptor(reader *r, const cJSON *o, const char *path, ts_descriptor *d)
+{
+    memset(d, 0, sizeof(*d));
+    char dtype[16];
+    ts_status st;
+    if ((st = read_string(r, o, "name", path, d->name, sizeof(d->name))) != TS_OK) return st;
+    if ((st = read_string(r, o, "role", path, d->role, sizeof(d->role))) != TS_OK) return st;
+    if ((st = read_string(r, o, "dtype", path, dtype, sizeof(dtype))) != TS_OK) return st;
+    d->type.dtype = TS_DTYPE_COUNT;
+    for (int t = 0; t < TS_DTYPE_COUNT; t++)
+        if (strcmp(ts_dtype_name((ts_dtype)t), dtype) == 0) d->type.dtype = (ts_dtype)t;
+    char p[256];
+    snprintf(p, sizeof(p), "%sdtype", path);
+    if (d->type.dtype == TS_DTYPE_COUNT) return bad(r, p, "unknown dtype");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(o, "shape");
+    snprintf(p, sizeof(p), "%sshape", path);
+    if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) > TS_MAX_DIMS) return bad(r, p, "expected at most 8 dimensions");
+    const cJSON *dim;
+    cJSON_ArrayForEach(dim, shape)
+    {
+        if (!cJSON_IsNumber(dim) || dim->valuedouble < 0 || dim->valuedouble > 1e12 || dim->valuedouble != (double)(int64_t)dim->valuedouble)
+            return bad(r, p, "dimensions must be non-negative integers");
+        d->type.dims[d->type.rank++] = (int64_t)dim->valuedouble;
+    }
+    return TS_OK;
+}
+
+static ts_status read_descriptors(reader *r, const cJSON *arr, const char *path, ts_descriptor **out, int *n)
+{
+    if (!cJSON_IsArray(arr)) return bad(r, path, "expected an array");
+    int count = cJSON_GetArraySize(arr);
+    *out = calloc((size_t)(count ? count : 1), sizeof(ts_descriptor));
+    if (!*out) return ts_error_set(r->err, TS_ERR_OUT_OF_MEMORY, "manifest: out of memory");
+    *n = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, arr)
+    {
+        char p[256];
+        snprintf(p, sizeof(p), "%s[%d].", path, *n);
+        if (!cJSON_IsObject(item)) return bad(r, p, "expected an object");
+        ts_status st = read_descriptor(r, item, p, &(*out)[*n]);
+        if (st != TS_OK) return st;
+        (*n)++;
+    }
+    return TS_OK;
+}
+
+static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
+{
+    ts_status st;
+    int64_t v;
+    if (!cJSON_IsObject(root)) return bad(r, "(top)", "expected an object");
+    if ((st = read_int(r, root, "abi_version", "", 0, 1 << 20, &v)) != TS_OK) return st;
+    m->abi_version = (int)v;
+    if (m->abi_version != TS_BUNDLE_ABI_VERSION)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: abi_version %d (this build reads version %d)", r->origin, m->abi_version, TS_BUNDLE_ABI_VERSION);
+    if ((st = read_string(r, root, "family", "", m->family, sizeof(m->family))) != TS_OK) return st;
+    if ((st = read_string(r, root, "config_digest", "", m->config_digest, sizeof(m->config_digest))) != TS_OK) return st;
+    if ((st = read_string(r, root, "identity", "", m->identity, sizeof(m->identity))) != TS_OK) return st;
+    const cJSON *policy = cJSON_GetObjectItemCaseSensitive(root, "dtype_policy");
+    if (!cJSON_IsObject(policy)) return bad(r, "dtype_policy", "expected an object");
+    if ((st = read_string(r, policy, "compute", "dtype_policy.", m->compute, sizeof(m->compute))) != TS_OK) return st;
+    if ((st = read_string(r, policy, "kv", "dtype_policy.", m->kv_dtype, sizeof(m->kv_dtype))) != TS_OK) return st;
+    const cJSON *pos = cJSON_GetObjectItemCaseSensitive(root, "positions");
+    if (!cJSON_IsObject(pos)) return bad(r, "positions", "expected an object");
+    if ((st = read_string(r, pos, "mode", "positions.", m->position_mode, sizeof(m->position_mode))) != TS_OK) return st;
+    const cJSON *sec = cJSON_GetObjectItemCaseSensitive(pos, "mrope_section");
+    if (sec) {
+        if (!cJSON_IsArray(sec) || cJSON_GetArraySize(sec) != 3) return bad(r, "positions.mrope_section", "expected three integers");
+        for (int i = 0; i < 3; i++) m->mrope_section[i] = cJSON_GetArrayItem(sec, i)->valueint;
+    }
+    if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(root, "weights"), "weights", &m->weights, &m->n_weights)) != TS_OK) return st;
+    const cJSON *buckets = cJSON_GetObjectItemCaseSensitive(root, "buckets");
+    if (!cJSON_IsArray(buckets) || cJSON_GetArraySize(buckets) < 1 || cJSON_GetArraySize(buckets) > TS_BUNDLE_MAX_BUCKETS)
+        return bad(r, "buckets", "expected 1 to 16 buckets");
+    const cJSON *bo;
+    cJSON_ArrayForEach(bo, buckets)
+    {
+        int b = m->n_buckets;
+        char p[64];
+        snprintf(p, sizeof(p), "buckets[%d].", b);
+        if (!cJSON_IsObject(bo)) return bad(r, p, "expected an object");
+        ts_bucket *bk = &m->buckets[b];
+        if ((st = read_int(r, bo, "capacity", p, 1, 1 << 24, &bk->capacity)) != TS_OK) return st;
+        if ((st = read_int(r, bo, "prefill_capacity", p, 1, bk->capacity, &bk->prefill_capacity)) != TS_OK) return st;
+        if ((st = read_int(r, bo, "slots", p, 1, TS_MAX_BATCH, &bk->slots)) != TS_OK) return st;
+        const cJSON *entries = cJSON_GetObjectItemCaseSensitive(bo, "entries");
+        for (int e = 0; e < TS_ENTRY_COUNT; e++) {
+            char ep[160];
+            snprintf(ep, sizeof(ep), "%sentries.%s", p, entry_key(e));
+            const cJSON *eo = cJSON_GetObjectItemCaseSensitive(entries, entry_key(e));
+            if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %s: missing entry", r->origin, ep);
+            ts_entry_descriptors *ed = &m->entries[b][e];
+            char sub[200];
+            snprintf(sub, sizeof(sub), "%s.", ep);
+            if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
+            if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
+            snprintf(sub, sizeof(sub), "%s.arguments", ep);
+            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
+            snprintf(sub, sizeof(sub), "%s.results", ep);
+            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
+        }
+        m->n_buckets++;
+    }
+    return TS_OK;
+}
+
+ts_status ts_manifest_read(const char *json, size_t len, const char *origin, ts_manifest *m, ts_error *err)
+{
+    memset(m, 0, sizeof(*m));
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, false);
+    if (!root) return ts_error_set(err, TS_ERR_FORMAT, "%s: not valid JSON (at byte %td)", origin, end ? end - json : (ptrdiff_t)0);
+    reader r = {origin, err};
+    ts_status st = parse(&r, root, m);
+    cJSON_Delete(root);
+    if (st != TS_OK) ts_manifest_fini(m);
+    return st;
+}
+
+ts_status ts_descriptor_check(const ts_descriptor *d, const ts_type *actual, const char *what, ts_error *err)
+{
+    if (ts_type_equal(&d->type, actual)) return TS_OK;
+    char want[128], got[128];
+    return ts_error_set(err, TS_ERR_FORMAT, "%s %s: declared %s, found %s", what, d->name, ts_type_string(&d->type, want, sizeof(want)),
+                        ts_type_string(actual, got, sizeof(got)));
+}

@@ -1,0 +1,71 @@
+/* manifest.h — a bundle's manifest.json: what the modules are, for which model, with which shapes.
+ *
+ * The manifest names the ABI version, family, a SHA-256 of config.json, the weight schema (name,
+ * dtype, shape, argument index — weights are arguments, referenced by name, never copied), the
+ * dtype policy, the capacity buckets, position mode, mask mode, KV layout, and for every entry
+ * of every bucket its module file and argument/result descriptors. `identity` is a SHA-256 over
+ * the manifest without that field and over every module text, in manifest order, so any drift
+ * in shapes, config or module text is caught before execution. The manifest is built from the
+ * entry graphs themselves, so descriptors cannot disagree with the modules they describe.
+ */
+#ifndef TS_BUNDLE_MANIFEST_H
+#define TS_BUNDLE_MANIFEST_H
+
+#include "graph/graph.h"
+#include "models/decoder_entries.h"
+
+#define TS_BUNDLE_ABI_VERSION 1
+#define TS_BUNDLE_MAX_BUCKETS 16
+
+typedef struct ts_bucket {
+    int64_t capacity, prefill_capacity, slots;
+} ts_bucket;
+
+/* An argument or result of an entry. */
+typedef struct ts_descriptor {
+    char name[128];
+    char role[8]; /* "weight", "input", "state", "result" */
+    ts_type type;
+} ts_descriptor;
+
+typedef struct ts_entry_descriptors {
+    char file[64]; /* module path relative to the bundle */
+    ts_descriptor *inputs; /* arguments after the weights */
+    int n_inputs;
+    ts_descriptor *results;
+    int n_results;
+} ts_entry_descriptors;
+
+typedef struct ts_manifest {
+    int abi_version;
+    char family[32];
+    char config_digest[65];
+    ts_descriptor *weights; /* argument order */
+    int n_weights;
+    char compute[8];  /* dtype policy: "f32" */
+    char kv_dtype[8]; /* "f32" */
+    ts_bucket buckets[TS_BUNDLE_MAX_BUCKETS];
+    int n_buckets;
+    char position_mode[16]; /* "1d", "mrope", "mrope_interleaved" */
+    int mrope_section[3];
+    ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
+    char identity[65];
+} ts_manifest;
+
+void ts_manifest_fini(ts_manifest *m);
+/* Descriptors of one entry graph: its weights (first bucket only: all entries share them), inputs
+ * and results. The weight schema of later entries must equal the first's. */
+ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, const ts_graph *g, const char *file,
+                                ts_error *err);
+/* Manifest JSON with its identity over the given module texts (one per bucket × entry, in
+ * order). Owned text (free). */
+ts_status ts_manifest_write(ts_manifest *m, const char *const *module_texts, char **json, ts_error *err);
+/* Parses manifest.json; the identity is read, not checked (ts_manifest_check_identity does). */
+ts_status ts_manifest_read(const char *json, size_t len, const char *origin, ts_manifest *m, ts_error *err);
+/* Recomputes the identity over m and the module texts; an error names both hashes. */
+ts_status ts_manifest_check_identity(const ts_manifest *m, const char *const *module_texts, ts_error *err);
+/* Descriptor equality with a graph's parameter/result; the error names the field. */
+ts_status ts_descriptor_check(const ts_descriptor *d, const ts_type *actual, const char *what, ts_error *err);
+const char *ts_type_string(const ts_type *t, char *buf, size_t cap);
+
+#endif
