@@ -14,7 +14,8 @@ static const struct {
     {"tokenize", cmd_tokenize, "print the token ids of a text"},
     {"detokenize", cmd_detokenize, "print the text of token ids"},
     {"template", cmd_template, "render the chat template for a messages file"},
-    {"bench", cmd_bench, "measure tokenizer load and encode speed"},
+    {"export", cmd_export, "write a model's entries as a StableHLO bundle"},
+    {"bench", cmd_bench, "measure tokenizer and model speed"},
 };
 
 static void usage(FILE *out)

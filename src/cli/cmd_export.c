@@ -1,0 +1,59 @@
+/* cmd_export.c — `tessera export`: a model's entries as a StableHLO bundle. */
+#include "cli.h"
+#include "commands.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int usage(FILE *out)
+{
+    fprintf(out, "usage: tessera export -m DIR -o BUNDLE [--capacity C[,C…]] [--prefill-capacity N] [--batch B]\n"
+                 "  Writes prefill.main, prefill_embeddings.main and decode.main as StableHLO modules, one set per\n"
+                 "  capacity bucket, and manifest.json (weights stay in DIR and are module arguments).\n"
+                 "  --capacity          context capacity buckets, ascending (default 4096)\n"
+                 "  --prefill-capacity  prompt rows of the prefill entries (default: the bucket's capacity)\n"
+                 "  --batch             decode slots (default 1)\n");
+    return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *model = NULL, *bundle = NULL, *v;
+    int64_t caps[16];
+    int n_caps = 0;
+    long long prefill = 0, batch = 1;
+    for (int i = 1; i < argc; i++) {
+        if (ts_cli_is_help(argv[i])) return usage(stdout);
+        if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) model = v;
+        else if (ts_cli_match(argc, argv, &i, "-o", &v) || ts_cli_match(argc, argv, &i, "--output", &v)) bundle = v;
+        else if (ts_cli_match(argc, argv, &i, "--capacity", &v)) {
+            if (!v) return ts_cli_usage_error("export", "--capacity needs a list of numbers");
+            char *copy = strdup(v), *save = NULL;
+            for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+                long long c;
+                if (n_caps == 16 || !ts_cli_parse_int(tok, 1, 1 << 24, &c)) {
+                    free(copy);
+                    return ts_cli_usage_error("export", "--capacity takes up to 16 positive numbers, e.g. 1024,4096");
+                }
+                caps[n_caps++] = c;
+            }
+            free(copy);
+        } else if (ts_cli_match(argc, argv, &i, "--prefill-capacity", &v)) {
+            if (!ts_cli_parse_int(v, 1, 1 << 24, &prefill)) return ts_cli_usage_error("export", "--prefill-capacity needs a number");
+        } else if (ts_cli_match(argc, argv, &i, "--batch", &v)) {
+            if (!ts_cli_parse_int(v, 1, 64, &batch)) return ts_cli_usage_error("export", "--batch needs a number in 1..64");
+        } else return ts_cli_usage_error("export", "unknown argument '%s'", argv[i]);
+    }
+    if (!model || !bundle) return ts_cli_usage_error("export", "-m DIR and -o BUNDLE are required");
+    ts_bundle_options o = {.capacities = n_caps ? caps : NULL, .n_capacities = n_caps, .prefill_capacity = prefill, .slots = batch};
+    ts_error err;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (ts_bundle_export(model, bundle, &o, &err) != TS_OK) return ts_cli_fail("export", &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    fprintf(stderr, "tessera export: %s written in %.0f ms\n", bundle,
+            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+    return TS_EXIT_OK;
+}
