@@ -655,7 +655,7 @@ typedef struct literal {
     int64_t n_ints, cap_ints;
     int depth;       /* LIST: nesting depth of the leaves; 0 = a splat scalar */
     int64_t lens[TS_MAX_DIMS];
-    int seen_depth;  /* deepest level whose length is recorded */
+    bool have[TS_MAX_DIMS]; /* lens[d] is recorded */
     bool bools, numbers;
 } literal;
 
@@ -711,11 +711,11 @@ static bool parse_list(reader *r, literal *lit, int depth)
         } while (accept(r, ","));
         if (!expect(r, "]", "to close a constant list")) return false;
     }
-    if (depth < lit->seen_depth) {
+    if (lit->have[depth]) {
         if (lit->lens[depth] != count) return syntax(r, r->pos, "ragged constant: lists of %lld and %lld elements", (long long)lit->lens[depth], (long long)count);
     } else {
         lit->lens[depth] = count;
-        lit->seen_depth = depth + 1;
+        lit->have[depth] = true;
     }
     return true;
 }
@@ -752,7 +752,8 @@ static bool parse_literal(reader *r, literal *lit)
     lit->kind = LIT_LIST;
     if (c == '[') {
         if (!parse_list(r, lit, 0)) return false;
-        if (lit->depth < 0) lit->depth = lit->seen_depth; /* only empty lists */
+        if (lit->depth < 0) /* only empty lists */
+            for (lit->depth = 0; lit->depth < TS_MAX_DIMS && lit->have[lit->depth];) lit->depth++;
     } else {
         lit->depth = 0;
         if (!parse_scalar_element(r, lit)) return false;
@@ -2012,7 +2013,7 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
                     goto done;
                 }
                 if (!parse_type(r, &results[n_results++])) goto done;
-                if (peek(r) == '{') {
+                if (paren && peek(r) == '{') {
                     unsupported(r, r->pos, "result attributes are not supported");
                     goto done;
                 }
