@@ -1,0 +1,812 @@
+/* printer.c — ts_graph → StableHLO text; the shared canonical spellings of stablehlo_internal.h.
+ *
+ * Values are numbered in print order (%0, %1, …; %argN for arguments and region block
+ * arguments), independent of where parameter nodes sit in the node list, so a graph read back
+ * prints to the same bytes. Helper values that the graph does not hold — reduction inits and
+ * argmax's index iota — are printed right before the op that consumes them.
+ */
+#include "export/printer.h"
+#include "export/stablehlo_internal.h"
+#include "graph/decompose.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ shared spellings */
+
+const char *ts_shlo_element_name(ts_dtype dtype)
+{
+    switch (dtype) {
+    case TS_DTYPE_F32: return "f32";
+    case TS_DTYPE_F16: return "f16";
+    case TS_DTYPE_BF16: return "bf16";
+    case TS_DTYPE_I64: return "i64";
+    case TS_DTYPE_I32: return "i32";
+    case TS_DTYPE_I16: return "i16";
+    case TS_DTYPE_I8: return "i8";
+    case TS_DTYPE_U8: return "ui8";
+    case TS_DTYPE_BOOL: return "i1";
+    default: return NULL;
+    }
+}
+
+static bool is_float(ts_dtype d) { return d == TS_DTYPE_F32 || d == TS_DTYPE_F16 || d == TS_DTYPE_BF16; }
+
+const char *ts_shlo_compare_type(ts_dtype dtype)
+{
+    if (is_float(dtype)) return "FLOAT";
+    return dtype == TS_DTYPE_U8 || dtype == TS_DTYPE_BOOL ? "UNSIGNED" : "SIGNED";
+}
+
+static void put_type(ts_strbuf *b, const ts_type *t)
+{
+    char buf[160];
+    ts_strbuf_put(b, ts_type_format(t, buf, sizeof(buf)));
+}
+
+static void put_scalar_type(ts_strbuf *b, ts_dtype dtype)
+{
+    ts_type t = ts_type_make(dtype, 0, NULL);
+    put_type(b, &t);
+}
+
+static int64_t load_int(ts_dtype dtype, const void *data, int64_t i)
+{
+    const unsigned char *p = (const unsigned char *)data + (size_t)i * ts_dtype_size(dtype);
+    switch (dtype) {
+    case TS_DTYPE_I64: { int64_t v; memcpy(&v, p, 8); return v; }
+    case TS_DTYPE_I32: { int32_t v; memcpy(&v, p, 4); return v; }
+    case TS_DTYPE_I16: { int16_t v; memcpy(&v, p, 2); return v; }
+    case TS_DTYPE_I8: return (int8_t)p[0];
+    case TS_DTYPE_U8: return p[0];
+    case TS_DTYPE_BOOL: return p[0] != 0;
+    default: return 0;
+    }
+}
+
+/* Integer and i1 tensors as nested decimal lists ([[1, 2], [3, 4]]). */
+static void put_int_elements(ts_strbuf *b, const ts_type *t, const void *data, int64_t n)
+{
+    int64_t block[TS_MAX_DIMS];
+    int64_t acc = 1;
+    for (int d = t->rank - 1; d >= 0; d--) block[d] = acc *= t->dims[d];
+    for (int64_t k = 0; k < n; k++) {
+        if (k) ts_strbuf_put(b, ", ");
+        for (int d = 0; d < t->rank; d++)
+            if (k % block[d] == 0) ts_strbuf_put(b, "[");
+        int64_t v = load_int(t->dtype, data, k);
+        if (t->dtype == TS_DTYPE_BOOL) ts_strbuf_put(b, v ? "true" : "false");
+        else ts_strbuf_printf(b, "%lld", (long long)v);
+        for (int d = t->rank - 1; d >= 0; d--)
+            if ((k + 1) % block[d] == 0) ts_strbuf_put(b, "]");
+    }
+}
+
+void ts_shlo_print_dense(ts_strbuf *b, const ts_type *t, const void *data)
+{
+    int64_t n = ts_type_elements(t);
+    ts_strbuf_put(b, "dense<");
+    if (n == 0) {
+        ts_strbuf_put(b, ">");
+        return;
+    }
+    if (is_float(t->dtype)) {
+        size_t size = ts_dtype_size(t->dtype);
+        const unsigned char *p = data;
+        if (t->rank == 0) {
+            /* A scalar is its bit pattern as one hex number (most significant byte first). */
+            ts_strbuf_put(b, "0x");
+            for (size_t i = size; i-- > 0;) ts_strbuf_printf(b, "%02X", p[i]);
+        } else {
+            /* Tensors: the raw little-endian bytes, MLIR's hex blob. */
+            size_t bytes = (size_t)n * size;
+            ts_strbuf_put(b, "\"0x");
+            static const char hex[] = "0123456789ABCDEF";
+            char chunk[512];
+            size_t at = 0;
+            for (size_t i = 0; i < bytes; i++) {
+                chunk[at++] = hex[p[i] >> 4];
+                chunk[at++] = hex[p[i] & 15];
+                if (at == sizeof(chunk)) {
+                    ts_strbuf_putn(b, chunk, at);
+                    at = 0;
+                }
+            }
+            ts_strbuf_putn(b, chunk, at);
+            ts_strbuf_put(b, "\"");
+        }
+    } else {
+        put_int_elements(b, t, data, n);
+    }
+    ts_strbuf_put(b, ">");
+}
+
+void ts_shlo_identity(ts_op reduction, ts_dtype dtype, void *scalar)
+{
+    memset(scalar, 0, 8);
+    if (reduction == TS_OP_REDUCE_SUM) return;
+    unsigned char *p = scalar;
+    switch (dtype) {
+    case TS_DTYPE_F32: { uint32_t v = 0xFF800000u; memcpy(p, &v, 4); break; }
+    case TS_DTYPE_F16: { uint16_t v = 0xFC00u; memcpy(p, &v, 2); break; }
+    case TS_DTYPE_BF16: { uint16_t v = 0xFF80u; memcpy(p, &v, 2); break; }
+    case TS_DTYPE_I64: { int64_t v = INT64_MIN; memcpy(p, &v, 8); break; }
+    case TS_DTYPE_I32: { int32_t v = INT32_MIN; memcpy(p, &v, 4); break; }
+    case TS_DTYPE_I16: { int16_t v = INT16_MIN; memcpy(p, &v, 2); break; }
+    case TS_DTYPE_I8: { int8_t v = INT8_MIN; memcpy(p, &v, 1); break; }
+    default: break; /* ui8 and i1: 0 */
+    }
+}
+
+void ts_shlo_print_f64(ts_strbuf *b, double v)
+{
+    if (!isfinite(v)) {
+        uint64_t bits;
+        memcpy(&bits, &v, 8);
+        ts_strbuf_printf(b, "0x%016llX", (unsigned long long)bits);
+        return;
+    }
+    /* The shortest %g that reads back exactly; MLIR float literals need a '.' before any exponent. */
+    char buf[64];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof(buf), "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    char *e = strpbrk(buf, "eE");
+    if (!strchr(buf, '.')) {
+        char out[72];
+        if (e) snprintf(out, sizeof(out), "%.*s.0%s", (int)(e - buf), buf, e);
+        else snprintf(out, sizeof(out), "%s.0", buf);
+        ts_strbuf_put(b, out);
+        return;
+    }
+    ts_strbuf_put(b, buf);
+}
+
+const char *ts_shlo_activation_name(ts_activation act)
+{
+    static const char *const names[] = {"silu", "gelu", "gelu_tanh", "quick_gelu"};
+    _Static_assert(sizeof(names) / sizeof(names[0]) == TS_ACT_COUNT, "activation names");
+    return (unsigned)act < TS_ACT_COUNT ? names[act] : NULL;
+}
+
+static void region_compare(ts_strbuf *b, const char *indent, int v, const char *dir, const char *lhs,
+                           const char *rhs, ts_dtype dtype)
+{
+    ts_strbuf_printf(b, "%s  %%%d = stablehlo.compare  %s, %s, %s,  %s : (", indent, v, dir, lhs, rhs,
+                     ts_shlo_compare_type(dtype));
+    put_scalar_type(b, dtype);
+    ts_strbuf_put(b, ", ");
+    put_scalar_type(b, dtype);
+    ts_strbuf_put(b, ") -> tensor<i1>\n");
+}
+
+void ts_shlo_print_region(ts_strbuf *b, ts_shlo_region kind, ts_dtype dtype, const char *indent,
+                          int *next_arg, int *next_value)
+{
+    const char *el = ts_shlo_element_name(dtype);
+    ts_strbuf_put(b, "({\n");
+    if (kind != TS_SHLO_REGION_ARGMAX) {
+        int a = (*next_arg)++, c = (*next_arg)++, v = (*next_value)++;
+        ts_strbuf_printf(b, "%s^bb0(%%arg%d: tensor<%s>, %%arg%d: tensor<%s>):\n", indent, a, el, c, el);
+        ts_strbuf_printf(b, "%s  %%%d = stablehlo.%s %%arg%d, %%arg%d : tensor<%s>\n", indent, v,
+                         kind == TS_SHLO_REGION_ADD ? "add" : "maximum", a, c, el);
+        ts_strbuf_printf(b, "%s  stablehlo.return %%%d : tensor<%s>\n", indent, v, el);
+        ts_strbuf_printf(b, "%s})", indent);
+        return;
+    }
+    /* Block arguments: accumulated (value, index), then incoming (value, index). The rule is
+     * symmetric in the two pairs, so the result does not depend on the reduction order. */
+    int av = *next_arg, ai = av + 1, bv = av + 2, bi = av + 3;
+    *next_arg += 4;
+    ts_strbuf_printf(b, "%s^bb0(%%arg%d: tensor<%s>, %%arg%d: tensor<i32>, %%arg%d: tensor<%s>, %%arg%d: tensor<i32>):\n",
+                     indent, av, el, ai, bv, el, bi);
+    char a[24], ai_[24], bb[24], bi_[24];
+    snprintf(a, sizeof(a), "%%arg%d", av);
+    snprintf(ai_, sizeof(ai_), "%%arg%d", ai);
+    snprintf(bb, sizeof(bb), "%%arg%d", bv);
+    snprintf(bi_, sizeof(bi_), "%%arg%d", bi);
+    int v0 = *next_value;
+    *next_value += 13;
+    char r[13][24];
+    for (int i = 0; i < 13; i++) snprintf(r[i], sizeof(r[i]), "%%%d", v0 + i);
+    region_compare(b, indent, v0 + 0, "GT", a, bb, dtype);              /* a > b */
+    region_compare(b, indent, v0 + 1, "NE", a, a, dtype);               /* a is NaN */
+    region_compare(b, indent, v0 + 2, "NE", bb, bb, dtype);             /* b is NaN */
+    region_compare(b, indent, v0 + 3, "GT", r[1], r[2], TS_DTYPE_BOOL); /* only a is NaN */
+    ts_strbuf_printf(b, "%s  %s = stablehlo.or %s, %s : tensor<i1>\n", indent, r[4], r[0], r[3]);
+    region_compare(b, indent, v0 + 5, "EQ", a, bb, dtype);
+    ts_strbuf_printf(b, "%s  %s = stablehlo.and %s, %s : tensor<i1>\n", indent, r[6], r[1], r[2]);
+    ts_strbuf_printf(b, "%s  %s = stablehlo.or %s, %s : tensor<i1>\n", indent, r[7], r[5], r[6]); /* tie */
+    region_compare(b, indent, v0 + 8, "LT", ai_, bi_, TS_DTYPE_I32);
+    ts_strbuf_printf(b, "%s  %s = stablehlo.and %s, %s : tensor<i1>\n", indent, r[9], r[7], r[8]);
+    ts_strbuf_printf(b, "%s  %s = stablehlo.or %s, %s : tensor<i1>\n", indent, r[10], r[4], r[9]); /* a wins */
+    ts_strbuf_printf(b, "%s  %s = stablehlo.select %s, %s, %s : tensor<i1>, tensor<%s>\n", indent, r[11], r[10], a, bb, el);
+    ts_strbuf_printf(b, "%s  %s = stablehlo.select %s, %s, %s : tensor<i1>, tensor<i32>\n", indent, r[12], r[10], ai_, bi_);
+    ts_strbuf_printf(b, "%s  stablehlo.return %s, %s : tensor<%s>, tensor<i32>\n", indent, r[11], r[12], el);
+    ts_strbuf_printf(b, "%s})", indent);
+}
+
+/* ------------------------------------------------------------------ functions */
+
+typedef struct decomposition {
+    ts_op op;
+    char *signature_and_body; /* everything after the symbol name */
+    int number;
+} decomposition;
+
+typedef struct printer {
+    ts_strbuf *out;
+    ts_status status;
+    ts_error *err;
+    /* decompositions emitted so far (main only) */
+    decomposition *decomps;
+    int n_decomps, cap_decomps;
+    int per_op[TS_OP_COUNT];
+} printer;
+
+typedef struct function {
+    const ts_graph *g;
+    ts_strbuf *b;
+    int32_t *ids; /* parameters: argument index; others: SSA number */
+    int next_value, next_arg;
+} function;
+
+static void put_value(function *f, ts_value v)
+{
+    const ts_node *n = &f->g->nodes[v];
+    if (n->op == TS_OP_PARAMETER) ts_strbuf_printf(f->b, "%%arg%d", f->ids[v]);
+    else if (n->op == TS_OP_ARGMAX) ts_strbuf_printf(f->b, "%%%d#1", f->ids[v]);
+    else ts_strbuf_printf(f->b, "%%%d", f->ids[v]);
+}
+
+static void put_operands(function *f, const ts_node *n, int first, int count)
+{
+    for (int i = 0; i < count; i++) {
+        if (i) ts_strbuf_put(f->b, ", ");
+        put_value(f, n->inputs[first + i]);
+    }
+}
+
+/* "(T0, T1) -> R" */
+static void put_functional_type(function *f, const ts_node *n)
+{
+    ts_strbuf_put(f->b, "(");
+    for (int i = 0; i < n->n_inputs; i++) {
+        if (i) ts_strbuf_put(f->b, ", ");
+        put_type(f->b, ts_graph_type(f->g, n->inputs[i]));
+    }
+    ts_strbuf_put(f->b, ") -> ");
+    put_type(f->b, &n->type);
+}
+
+static void put_dims(ts_strbuf *b, const int64_t *v, int n)
+{
+    ts_strbuf_put(b, "[");
+    for (int i = 0; i < n; i++) ts_strbuf_printf(b, i ? ", %lld" : "%lld", (long long)v[i]);
+    ts_strbuf_put(b, "]");
+}
+
+static void put_array(ts_strbuf *b, const ts_dims *d)
+{
+    ts_strbuf_put(b, "array<i64");
+    for (int i = 0; i < d->n; i++) ts_strbuf_printf(b, "%s%lld", i ? ", " : ": ", (long long)d->v[i]);
+    ts_strbuf_put(b, ">");
+}
+
+/* MLIR strings: quote and backslash escaped, other control bytes as \XX. */
+static void put_string(ts_strbuf *b, const char *s)
+{
+    ts_strbuf_put(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\') ts_strbuf_printf(b, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f) ts_strbuf_printf(b, "\\%02X", *p);
+        else ts_strbuf_putn(b, (const char *)p, 1);
+    }
+    ts_strbuf_put(b, "\"");
+}
+
+static int new_value(function *f, ts_value v)
+{
+    int id = f->next_value++;
+    if (v != TS_NO_VALUE) f->ids[v] = id;
+    return id;
+}
+
+/* A scalar constant the graph does not hold (reduction init); returns its SSA number. */
+static int helper_constant(function *f, ts_op reduction, ts_dtype dtype)
+{
+    unsigned char scalar[8];
+    ts_shlo_identity(reduction, dtype, scalar);
+    int id = new_value(f, TS_NO_VALUE);
+    ts_type t = ts_type_make(dtype, 0, NULL);
+    ts_strbuf_printf(f->b, "    %%%d = stablehlo.constant ", id);
+    ts_shlo_print_dense(f->b, &t, scalar);
+    ts_strbuf_put(f->b, " : ");
+    put_type(f->b, &t);
+    ts_strbuf_put(f->b, "\n");
+    return id;
+}
+
+static void put_gather_dims(ts_strbuf *b, const char *key, const ts_dims *d, bool *first)
+{
+    if (d->n == 0) return; /* MLIR omits empty lists */
+    ts_strbuf_printf(b, "%s%s = ", *first ? "" : ", ", key);
+    put_dims(b, d->v, d->n);
+    *first = false;
+}
+
+static void put_index_vector_dim(ts_strbuf *b, int dim, bool first)
+{
+    if (dim) ts_strbuf_printf(b, "%sindex_vector_dim = %d", first ? "" : ", ", dim);
+}
+
+static void print_reduce(function *f, ts_value v, const ts_node *n)
+{
+    const ts_type *x = ts_graph_type(f->g, n->inputs[0]);
+    int init = helper_constant(f, n->op, x->dtype);
+    int id = new_value(f, v);
+    ts_strbuf_printf(f->b, "    %%%d = \"stablehlo.reduce\"(", id);
+    put_value(f, n->inputs[0]);
+    ts_strbuf_printf(f->b, ", %%%d) <{dimensions = ", init);
+    put_array(f->b, &n->attrs.reduce.dimensions);
+    ts_strbuf_put(f->b, "}> ");
+    ts_shlo_print_region(f->b, n->op == TS_OP_REDUCE_SUM ? TS_SHLO_REGION_ADD : TS_SHLO_REGION_MAX, x->dtype, "    ",
+                         &f->next_arg, &f->next_value);
+    ts_strbuf_put(f->b, " : (");
+    put_type(f->b, x);
+    ts_strbuf_put(f->b, ", ");
+    put_scalar_type(f->b, x->dtype);
+    ts_strbuf_put(f->b, ") -> ");
+    put_type(f->b, &n->type);
+}
+
+static void print_argmax(function *f, ts_value v, const ts_node *n)
+{
+    const ts_type *x = ts_graph_type(f->g, n->inputs[0]);
+    ts_type index_type = *x;
+    index_type.dtype = TS_DTYPE_I32;
+    int iota = new_value(f, TS_NO_VALUE);
+    ts_strbuf_printf(f->b, "    %%%d = stablehlo.iota dim = %d : ", iota, n->attrs.argmax.dimension);
+    put_type(f->b, &index_type);
+    ts_strbuf_put(f->b, "\n");
+    int init_value = helper_constant(f, TS_OP_ARGMAX, x->dtype);
+    int init_index = helper_constant(f, TS_OP_REDUCE_SUM, TS_DTYPE_I32);
+    int id = new_value(f, v);
+    ts_strbuf_printf(f->b, "    %%%d:2 = \"stablehlo.reduce\"(", id);
+    put_value(f, n->inputs[0]);
+    ts_strbuf_printf(f->b, ", %%%d, %%%d, %%%d) <{dimensions = array<i64: %d>}> ", iota, init_value, init_index,
+                     n->attrs.argmax.dimension);
+    ts_shlo_print_region(f->b, TS_SHLO_REGION_ARGMAX, x->dtype, "    ", &f->next_arg, &f->next_value);
+    ts_strbuf_put(f->b, " : (");
+    put_type(f->b, x);
+    ts_strbuf_put(f->b, ", ");
+    put_type(f->b, &index_type);
+    ts_strbuf_put(f->b, ", ");
+    put_scalar_type(f->b, x->dtype);
+    ts_strbuf_put(f->b, ", tensor<i32>) -> (");
+    ts_type value_type = n->type;
+    value_type.dtype = x->dtype;
+    put_type(f->b, &value_type);
+    ts_strbuf_put(f->b, ", ");
+    put_type(f->b, &n->type);
+    ts_strbuf_put(f->b, ")");
+}
+
+static bool decompose_symbol(printer *p, const ts_node *n, const ts_graph *g, char *symbol, size_t cap);
+
+static void print_composite(printer *p, function *f, ts_value v, const ts_node *n)
+{
+    char symbol[64];
+    if (!decompose_symbol(p, n, f->g, symbol, sizeof(symbol))) return;
+    const ts_attrs *a = &n->attrs;
+    ts_strbuf_printf(f->b, "    %%%d = stablehlo.composite \"%s\" ", new_value(f, v), ts_op_get_info(n->op)->stablehlo);
+    put_operands(f, n, 0, n->n_inputs);
+    ts_strbuf_put(f->b, " {");
+    /* Keys in sorted order, as MLIR prints a dictionary. */
+    switch (n->op) {
+    case TS_OP_RMS_NORM:
+        ts_strbuf_put(f->b, "composite_attributes = {eps = ");
+        ts_shlo_print_f64(f->b, a->norm.eps);
+        ts_strbuf_put(f->b, " : f64, weight_offset = ");
+        ts_shlo_print_f64(f->b, a->norm.weight_offset);
+        ts_strbuf_put(f->b, " : f64}, ");
+        break;
+    case TS_OP_LAYER_NORM:
+        ts_strbuf_put(f->b, "composite_attributes = {eps = ");
+        ts_shlo_print_f64(f->b, a->norm.eps);
+        ts_strbuf_put(f->b, " : f64}, ");
+        break;
+    case TS_OP_ROPE:
+        ts_strbuf_printf(f->b, "composite_attributes = {interleaved = %s, rotary_dim = %d : i64}, ",
+                         a->rope.interleaved ? "true" : "false", a->rope.rotary_dim);
+        break;
+    case TS_OP_ATTENTION:
+        ts_strbuf_printf(f->b, "composite_attributes = {causal = %s, has_bias = %s, scale = ",
+                         a->attention.causal ? "true" : "false", a->attention.has_bias ? "true" : "false");
+        ts_shlo_print_f64(f->b, a->attention.scale);
+        ts_strbuf_put(f->b, " : f64, softcap = ");
+        ts_shlo_print_f64(f->b, a->attention.softcap);
+        ts_strbuf_put(f->b, " : f64}, ");
+        break;
+    case TS_OP_GATED_MLP:
+        ts_strbuf_printf(f->b, "composite_attributes = {activation = \"%s\"}, ",
+                         ts_shlo_activation_name(a->mlp.activation));
+        break;
+    default: break;
+    }
+    ts_strbuf_printf(f->b, "decomposition = @%s} : ", symbol);
+    put_functional_type(f, n);
+}
+
+static void print_node(printer *p, function *f, ts_value v)
+{
+    const ts_node *n = &f->g->nodes[v];
+    const ts_attrs *a = &n->attrs;
+    const char *name = ts_op_get_info(n->op)->stablehlo;
+    ts_strbuf *b = f->b;
+    if (ts_op_get_info(n->op)->composite) {
+        print_composite(p, f, v, n);
+    } else if (n->op == TS_OP_REDUCE_SUM || n->op == TS_OP_REDUCE_MAX) {
+        print_reduce(f, v, n);
+    } else if (n->op == TS_OP_ARGMAX) {
+        print_argmax(f, v, n);
+    } else {
+        if (n->op == TS_OP_GATHER || n->op == TS_OP_SCATTER_ADD) ts_strbuf_printf(b, "    %%%d = \"%s\"(", new_value(f, v), name);
+        else ts_strbuf_printf(b, "    %%%d = %s ", new_value(f, v), name);
+        switch (n->op) {
+        case TS_OP_CONSTANT:
+            ts_shlo_print_dense(b, &n->type, a->constant.data);
+            ts_strbuf_put(b, " : ");
+            put_type(b, &n->type);
+            break;
+        case TS_OP_IOTA:
+            ts_strbuf_printf(b, "dim = %d : ", a->iota.dimension);
+            put_type(b, &n->type);
+            break;
+        case TS_OP_CONVERT:
+        case TS_OP_RESHAPE:
+            put_operands(f, n, 0, 1);
+            ts_strbuf_put(b, " : ");
+            put_functional_type(f, n);
+            break;
+        case TS_OP_ERF:
+            put_operands(f, n, 0, 1);
+            ts_strbuf_put(b, " : ");
+            put_type(b, &n->type);
+            ts_strbuf_put(b, " -> ");
+            put_type(b, &n->type);
+            break;
+        case TS_OP_COMPARE: {
+            const ts_type *t = ts_graph_type(f->g, n->inputs[0]);
+            ts_strbuf_printf(b, " %s, ", ts_compare_name(a->compare.direction));
+            put_operands(f, n, 0, 2);
+            ts_strbuf_printf(b, ",  %s : ", ts_shlo_compare_type(t->dtype));
+            put_functional_type(f, n);
+            break;
+        }
+        case TS_OP_SELECT: {
+            const ts_type *pt = ts_graph_type(f->g, n->inputs[0]);
+            put_operands(f, n, 0, 3);
+            ts_strbuf_put(b, " : ");
+            put_type(b, pt);
+            ts_strbuf_put(b, ", ");
+            put_type(b, &n->type);
+            break;
+        }
+        case TS_OP_BROADCAST_IN_DIM:
+            put_operands(f, n, 0, 1);
+            ts_strbuf_put(b, ", dims = ");
+            put_dims(b, a->broadcast.dims.v, a->broadcast.dims.n);
+            ts_strbuf_put(b, " : ");
+            put_functional_type(f, n);
+            break;
+        case TS_OP_TRANSPOSE:
+            put_operands(f, n, 0, 1);
+            ts_strbuf_put(b, ", dims = ");
+            put_dims(b, a->transpose.permutation.v, a->transpose.permutation.n);
+            ts_strbuf_put(b, " : ");
+            put_functional_type(f, n);
+            break;
+        case TS_OP_SLICE:
+            put_operands(f, n, 0, 1);
+            ts_strbuf_put(b, " [");
+            for (int i = 0; i < a->slice.start.n; i++) {
+                ts_strbuf_printf(b, "%s%lld:%lld", i ? ", " : "", (long long)a->slice.start.v[i], (long long)a->slice.limit.v[i]);
+                if (a->slice.strides.v[i] != 1) ts_strbuf_printf(b, ":%lld", (long long)a->slice.strides.v[i]);
+            }
+            ts_strbuf_put(b, "] : ");
+            put_functional_type(f, n);
+            break;
+        case TS_OP_DYNAMIC_SLICE:
+            put_operands(f, n, 0, n->n_inputs);
+            ts_strbuf_put(b, ", sizes = ");
+            put_dims(b, a->dynamic_slice.sizes.v, a->dynamic_slice.sizes.n);
+            ts_strbuf_put(b, " : ");
+            put_functional_type(f, n);
+            break;
+        case TS_OP_DYNAMIC_UPDATE_SLICE:
+            put_operands(f, n, 0, n->n_inputs);
+            ts_strbuf_put(b, " : ");
+            put_functional_type(f, n);
+            break;
+        case TS_OP_CONCATENATE:
+            put_operands(f, n, 0, n->n_inputs);
+            ts_strbuf_printf(b, ", dim = %d : ", a->concatenate.dimension);
+            put_functional_type(f, n);
+            break;
+        case TS_OP_PAD:
+            put_operands(f, n, 0, 2);
+            ts_strbuf_put(b, ", low = ");
+            put_dims(b, a->pad.low.v, a->pad.low.n);
+            ts_strbuf_put(b, ", high = ");
+            put_dims(b, a->pad.high.v, a->pad.high.n);
+            ts_strbuf_put(b, ", interior = ");
+            put_dims(b, a->pad.interior.v, a->pad.interior.n);
+            ts_strbuf_put(b, " : ");
+            put_functional_type(f, n);
+            break;
+        case TS_OP_GATHER: {
+            bool first = true;
+            put_operands(f, n, 0, 2);
+            ts_strbuf_put(b, ") <{dimension_numbers = #stablehlo.gather<");
+            put_gather_dims(b, "offset_dims", &a->gather.offset_dims, &first);
+            put_gather_dims(b, "collapsed_slice_dims", &a->gather.collapsed_slice_dims, &first);
+            put_gather_dims(b, "start_index_map", &a->gather.start_index_map, &first);
+            put_index_vector_dim(b, a->gather.index_vector_dim, first);
+            ts_strbuf_put(b, ">, slice_sizes = ");
+            put_array(b, &a->gather.slice_sizes);
+            ts_strbuf_put(b, "}> : ");
+            put_functional_type(f, n);
+            break;
+        }
+        case TS_OP_SCATTER_ADD: {
+            bool first = true;
+            put_operands(f, n, 0, 3);
+            ts_strbuf_put(b, ") <{scatter_dimension_numbers = #stablehlo.scatter<");
+            put_gather_dims(b, "update_window_dims", &a->scatter.update_window_dims, &first);
+            put_gather_dims(b, "inserted_window_dims", &a->scatter.inserted_window_dims, &first);
+            put_gather_dims(b, "scatter_dims_to_operand_dims", &a->scatter.scatter_dims_to_operand_dims, &first);
+            put_index_vector_dim(b, a->scatter.index_vector_dim, first);
+            ts_strbuf_put(b, ">}> ");
+            ts_shlo_print_region(b, TS_SHLO_REGION_ADD, n->type.dtype, "    ", &f->next_arg, &f->next_value);
+            ts_strbuf_put(b, " : ");
+            put_functional_type(f, n);
+            break;
+        }
+        case TS_OP_DOT_GENERAL:
+            put_operands(f, n, 0, 2);
+            if (a->dot.lhs_batch.n) {
+                ts_strbuf_put(b, ", batching_dims = ");
+                put_dims(b, a->dot.lhs_batch.v, a->dot.lhs_batch.n);
+                ts_strbuf_put(b, " x ");
+                put_dims(b, a->dot.rhs_batch.v, a->dot.rhs_batch.n);
+            }
+            if (a->dot.lhs_contract.n) {
+                ts_strbuf_put(b, ", contracting_dims = ");
+                put_dims(b, a->dot.lhs_contract.v, a->dot.lhs_contract.n);
+                ts_strbuf_put(b, " x ");
+                put_dims(b, a->dot.rhs_contract.v, a->dot.rhs_contract.n);
+            }
+            ts_strbuf_put(b, " : ");
+            put_functional_type(f, n);
+            break;
+        default:
+            /* elementwise: "%a, %b : T" */
+            put_operands(f, n, 0, n->n_inputs);
+            ts_strbuf_put(b, " : ");
+            put_type(b, &n->type);
+            break;
+        }
+    }
+    if (n->name) {
+        ts_strbuf_put(b, " loc(");
+        put_string(b, n->name);
+        ts_strbuf_put(b, ")");
+    }
+    ts_strbuf_put(b, "\n");
+}
+
+static const char *role_name(ts_param_role role)
+{
+    switch (role) {
+    case TS_PARAM_WEIGHT: return "weight";
+    case TS_PARAM_INPUT: return "input";
+    case TS_PARAM_STATE: return "state";
+    default: return "?";
+    }
+}
+
+/* Writes "(%arg0: T {…}, …) -> (R, …) {\n …body… }\n" for g. */
+static void print_function(printer *p, const ts_graph *g, ts_strbuf *b, bool with_names)
+{
+    function f = {.g = g, .b = b};
+    f.ids = calloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof(int32_t));
+    const ts_node **params = calloc((size_t)(g->n_parameters ? g->n_parameters : 1), sizeof(*params));
+    if (!f.ids || !params) {
+        b->failed = true;
+        free(f.ids);
+        free(params);
+        return;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        if (n->op != TS_OP_PARAMETER) continue;
+        int idx = n->attrs.parameter.index;
+        if (idx >= 0 && idx < g->n_parameters) params[idx] = n;
+        f.ids[i] = idx;
+    }
+    ts_strbuf_put(b, "(");
+    for (int32_t i = 0; i < g->n_parameters; i++) {
+        if (!params[i]) continue;
+        ts_strbuf_printf(b, "%s%%arg%d: ", i ? ", " : "", (int)i);
+        put_type(b, &params[i]->type);
+        if (with_names) {
+            ts_strbuf_put(b, " {tessera.name = ");
+            put_string(b, params[i]->name ? params[i]->name : "");
+            ts_strbuf_printf(b, ", tessera.role = \"%s\"}", role_name(params[i]->attrs.parameter.role));
+        }
+    }
+    ts_strbuf_put(b, ")");
+    if (g->n_outputs == 1) {
+        ts_strbuf_put(b, " -> ");
+        put_type(b, ts_graph_type(g, g->outputs[0]));
+    } else if (g->n_outputs > 1) {
+        ts_strbuf_put(b, " -> (");
+        for (int32_t i = 0; i < g->n_outputs; i++) {
+            if (i) ts_strbuf_put(b, ", ");
+            put_type(b, ts_graph_type(g, g->outputs[i]));
+        }
+        ts_strbuf_put(b, ")");
+    }
+    ts_strbuf_put(b, " {\n");
+    f.next_arg = g->n_parameters;
+    for (int32_t i = 0; i < g->n_nodes && p->status == TS_OK; i++)
+        if (g->nodes[i].op != TS_OP_PARAMETER) print_node(p, &f, i);
+    ts_strbuf_put(b, "    return");
+    for (int32_t i = 0; i < g->n_outputs; i++) {
+        ts_strbuf_put(b, i ? ", " : " ");
+        put_value(&f, g->outputs[i]);
+    }
+    for (int32_t i = 0; i < g->n_outputs; i++) {
+        ts_strbuf_put(b, i ? ", " : " : ");
+        put_type(b, ts_graph_type(g, g->outputs[i]));
+    }
+    ts_strbuf_put(b, "\n  }\n");
+    free(f.ids);
+    free(params);
+}
+
+/* The decomposition of one composite node as a graph of its own: arguments are the composite's
+ * operands, the single result its value. */
+static ts_status decomposition_graph(const ts_node *n, const ts_graph *src, ts_graph **out, ts_error *err)
+{
+    ts_graph *g;
+    ts_status st = ts_graph_create(&g, err);
+    if (st != TS_OK) return st;
+    ts_value in[8];
+    for (int i = 0; i < n->n_inputs && i < 8; i++) {
+        char name[16];
+        snprintf(name, sizeof(name), "arg%d", i);
+        in[i] = ts_graph_parameter(g, name, TS_PARAM_INPUT, *ts_graph_type(src, n->inputs[i]));
+    }
+    const ts_attrs *a = &n->attrs;
+    ts_value r = TS_NO_VALUE;
+    switch (n->op) {
+    case TS_OP_RMS_NORM: r = ts_decompose_rms_norm(g, in[0], in[1], a->norm.eps, a->norm.weight_offset); break;
+    case TS_OP_LAYER_NORM: r = ts_decompose_layer_norm(g, in[0], in[1], in[2], a->norm.eps); break;
+    case TS_OP_SOFTMAX: r = ts_decompose_softmax(g, in[0], n->n_inputs > 1 ? in[1] : TS_NO_VALUE); break;
+    case TS_OP_ROPE: r = ts_decompose_rope(g, in[0], in[1], in[2], a->rope.rotary_dim, a->rope.interleaved); break;
+    case TS_OP_ATTENTION: {
+        ts_value bias = a->attention.has_bias ? in[3] : TS_NO_VALUE;
+        ts_value q_start = a->attention.causal ? in[a->attention.has_bias ? 4 : 3] : TS_NO_VALUE;
+        r = ts_decompose_attention(g, in[0], in[1], in[2], bias, q_start, a->attention.scale, a->attention.softcap);
+        break;
+    }
+    case TS_OP_GATED_MLP: r = ts_decompose_gated_mlp(g, in[0], in[1], in[2], in[3], a->mlp.activation); break;
+    case TS_OP_LINEAR: r = ts_decompose_linear(g, in[0], in[1], n->n_inputs > 2 ? in[2] : TS_NO_VALUE); break;
+    case TS_OP_EMBEDDING: r = ts_decompose_embedding(g, in[0], in[1]); break;
+    default: break;
+    }
+    if (r != TS_NO_VALUE) ts_graph_set_outputs(g, &r, 1);
+    st = ts_graph_status(g, err);
+    if (st == TS_OK && r == TS_NO_VALUE) st = ts_error_set(err, TS_ERR_INTERNAL, "stablehlo: no decomposition for %s", ts_op_get_info(n->op)->name);
+    if (st != TS_OK) {
+        ts_graph_destroy(g);
+        return st;
+    }
+    *out = g;
+    return TS_OK;
+}
+
+/* The symbol of n's decomposition function, printing it on first use; false on failure. */
+static bool decompose_symbol(printer *p, const ts_node *n, const ts_graph *src, char *symbol, size_t cap)
+{
+    ts_graph *g;
+    if (p->status != TS_OK) return false;
+    p->status = decomposition_graph(n, src, &g, p->err);
+    if (p->status != TS_OK) return false;
+    ts_strbuf body;
+    ts_strbuf_init(&body);
+    print_function(p, g, &body, false);
+    ts_graph_destroy(g);
+    if (body.failed) {
+        ts_strbuf_fini(&body);
+        p->status = ts_error_set(p->err, TS_ERR_OUT_OF_MEMORY, "stablehlo: out of memory");
+        return false;
+    }
+    const char *op_name = ts_op_get_info(n->op)->stablehlo;
+    for (int i = 0; i < p->n_decomps; i++)
+        if (p->decomps[i].op == n->op && strcmp(p->decomps[i].signature_and_body, body.data) == 0) {
+            ts_strbuf_fini(&body);
+            snprintf(symbol, cap, "%s.%d", op_name, p->decomps[i].number);
+            return true;
+        }
+    if (p->n_decomps == p->cap_decomps) {
+        int cap = p->cap_decomps ? p->cap_decomps * 2 : 16;
+        decomposition *d = realloc(p->decomps, sizeof(*d) * (size_t)cap);
+        if (!d) {
+            ts_strbuf_fini(&body);
+            p->status = ts_error_set(p->err, TS_ERR_OUT_OF_MEMORY, "stablehlo: out of memory");
+            return false;
+        }
+        p->decomps = d;
+        p->cap_decomps = cap;
+    }
+    decomposition *d = &p->decomps[p->n_decomps++];
+    d->op = n->op;
+    d->number = p->per_op[n->op]++;
+    d->signature_and_body = ts_strbuf_take(&body, NULL);
+    snprintf(symbol, cap, "%s.%d", op_name, d->number);
+    return true;
+}
+
+static bool bare_identifier(const char *s)
+{
+    if (!*s || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) return false;
+    for (; *s; s++)
+        if (!(*s == '_' || *s == '$' || *s == '.' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9')))
+            return false;
+    return true;
+}
+
+ts_status ts_stablehlo_print(const ts_graph *g, const char *module_name, char **text, size_t *len, ts_error *err)
+{
+    *text = NULL;
+    if (len) *len = 0;
+    ts_status st = ts_graph_status(g, err);
+    if (st != TS_OK) return st;
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        if (!ts_shlo_element_name(g->nodes[i].type.dtype))
+            return ts_error_set(err, TS_ERR_UNSUPPORTED, "stablehlo: value %d has a dtype StableHLO text cannot carry", (int)i);
+    printer p = {.status = TS_OK, .err = err};
+    ts_strbuf out;
+    ts_strbuf_init(&out);
+    p.out = &out;
+    ts_strbuf_put(&out, "module @");
+    if (bare_identifier(module_name ? module_name : "")) ts_strbuf_put(&out, module_name);
+    else put_string(&out, module_name ? module_name : "");
+    ts_strbuf_put(&out, " {\n  func.func public @main");
+    print_function(&p, g, &out, true);
+    for (int i = 0; i < p.n_decomps; i++) {
+        const decomposition *d = &p.decomps[i];
+        ts_strbuf_printf(&out, "  func.func private @%s.%d", ts_op_get_info(d->op)->stablehlo, d->number);
+        ts_strbuf_put(&out, d->signature_and_body);
+    }
+    ts_strbuf_put(&out, "}\n");
+    for (int i = 0; i < p.n_decomps; i++) free(p.decomps[i].signature_and_body);
+    free(p.decomps);
+    if (p.status != TS_OK) {
+        ts_strbuf_fini(&out);
+        return p.status;
+    }
+    if (out.failed) {
+        ts_strbuf_fini(&out);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "stablehlo: out of memory");
+    }
+    *text = ts_strbuf_take(&out, len);
+    return TS_OK;
+}

@@ -1,0 +1,36 @@
+/* stablehlo_internal.h — what the StableHLO printer and reader share (only src/export uses it).
+ *
+ * The pieces of text that have one canonical spelling — element types, compare types, reduction
+ * identities and the bodies of reduce/scatter regions — are written by the functions here, so the
+ * reader checks a region by comparing it with what the printer would write, not with a second
+ * hand-kept copy of the same knowledge.
+ */
+#ifndef TS_EXPORT_STABLEHLO_INTERNAL_H
+#define TS_EXPORT_STABLEHLO_INTERNAL_H
+
+#include "export/strbuf.h"
+#include "graph/graph.h"
+
+typedef enum ts_shlo_region {
+    TS_SHLO_REGION_ADD = 0, /* reduce_sum, scatter_add: return a + b */
+    TS_SHLO_REGION_MAX,     /* reduce_max: return maximum(a, b) */
+    TS_SHLO_REGION_ARGMAX,  /* (value, index) pairs: larger value, NaN, then lower index wins */
+} ts_shlo_region;
+
+/* "f32", "bf16", "i1", "ui8"; NULL for a dtype StableHLO text cannot carry. */
+const char *ts_shlo_element_name(ts_dtype dtype);
+/* compare_type for operands of `dtype`: FLOAT, SIGNED or UNSIGNED (i1 and ui8). */
+const char *ts_shlo_compare_type(ts_dtype dtype);
+/* Writes `dense<…>` for a constant of `type` holding `data`. */
+void ts_shlo_print_dense(ts_strbuf *b, const ts_type *type, const void *data);
+/* The init value of a reduction (0 for sums; the lowest value for max and argmax). */
+void ts_shlo_identity(ts_op reduction, ts_dtype dtype, void *scalar);
+/* Writes a region, from "({" to "})", for scalars of `dtype` (ARGMAX adds i32 indices).
+ * Block arguments are %arg<*next_arg>…, values %<*next_value>…; both counters advance. */
+void ts_shlo_print_region(ts_strbuf *b, ts_shlo_region kind, ts_dtype dtype, const char *indent,
+                          int *next_arg, int *next_value);
+/* A double as an MLIR float literal that reads back to the same bits. */
+void ts_shlo_print_f64(ts_strbuf *b, double v);
+const char *ts_shlo_activation_name(ts_activation act);
+
+#endif
