@@ -203,7 +203,7 @@ static ts_status bad(reader *r, const char *path, const char *what)
 static ts_status read_string(reader *r, const cJSON *o, const char *key, const char *path, char *out, size_t cap)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    char p[256];
+    char p[320];
     snprintf(p, sizeof(p), "%s%s", path, key);
     if (!cJSON_IsString(v)) return bad(r, p, "expected a string");
     if (strlen(v->valuestring) >= cap) return bad(r, p, "too long");
@@ -214,7 +214,7 @@ static ts_status read_string(reader *r, const cJSON *o, const char *key, const c
 static ts_status read_int(reader *r, const cJSON *o, const char *key, const char *path, int64_t lo, int64_t hi, int64_t *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    char p[256];
+    char p[320];
     snprintf(p, sizeof(p), "%s%s", path, key);
     if (!cJSON_IsNumber(v) || v->valuedouble != (double)(int64_t)v->valuedouble) return bad(r, p, "expected an integer");
     if (v->valuedouble < (double)lo || v->valuedouble > (double)hi) return bad(r, p, "out of range");
@@ -233,7 +233,7 @@ static ts_status read_descriptor(reader *r, const cJSON *o, const char *path, ts
     d->type.dtype = TS_DTYPE_COUNT;
     for (int t = 0; t < TS_DTYPE_COUNT; t++)
         if (strcmp(ts_dtype_name((ts_dtype)t), dtype) == 0) d->type.dtype = (ts_dtype)t;
-    char p[256];
+    char p[320];
     snprintf(p, sizeof(p), "%sdtype", path);
     if (d->type.dtype == TS_DTYPE_COUNT) return bad(r, p, "unknown dtype");
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(o, "shape");
@@ -272,7 +272,7 @@ static ts_status read_descriptors(reader *r, const cJSON *arr, const char *path,
 static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
 {
     ts_status st;
-    int64_t v;
+    int64_t v = 0;
     if (!cJSON_IsObject(root)) return bad(r, "(top)", "expected an object");
     if ((st = read_int(r, root, "abi_version", "", 0, 1 << 20, &v)) != TS_OK) return st;
     m->abi_version = (int)v;

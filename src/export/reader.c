@@ -1260,7 +1260,7 @@ static bool read_slice(op_ctx *o)
     if (plain) return syntax(R, o->pos, "stablehlo.slice needs a functional type (T) -> R");
     if (!check_operand_types(o->f, &x, 1, ins, n_ins, o->name)) return false;
     if (start.n != ref_type(o->f, &x)->rank) return syntax(R, o->pos, "stablehlo.slice has %d ranges for rank %d", start.n, ref_type(o->f, &x)->rank);
-    ts_value v;
+    ts_value v = TS_NO_VALUE;
     if (!operands(o->f, &x, 1, &v)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_slice(o->f->g, v, start.v, limit.v, strides.v), &outs[0]);
@@ -1948,7 +1948,7 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
     const char *sym;
     if (!parse_symbol(r, &sym)) return false;
     *is_main = strcmp(sym, "main") == 0;
-    func_sig *sig;
+    func_sig *sig = NULL;
     if (!add_func(r, sym, spos, &sig)) return false;
     fn f = {.r = r};
     if (ts_graph_create(&f.g, r->err) != TS_OK) {
