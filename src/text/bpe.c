@@ -40,6 +40,10 @@ struct ts_bpe {
     size_t merge_mask;
     int32_t unk_id;
     bool fuse_unk, byte_fallback, ignore_merges, byte_level;
+    /* SentencePiece-style words (Gemma: a whole line is one pre-token) split before "▁" when
+     * no merge can cross that boundary; see find_meta_boundaries. */
+    bool meta_split, meta_unsafe_non_ascii;
+    bool meta_unsafe_ascii[128];
     int32_t byte_ids[256];          /* byte-level: id of the alphabet char for each byte */
     int32_t fallback_ids[256];      /* "<0xXX>" ids */
     char byte_chars[256][3];        /* byte-level: UTF-8 of the alphabet char */
@@ -112,6 +116,24 @@ static void merge_put(ts_bpe *bpe, int32_t left, int32_t right, int32_t rank, in
 
 /* ------------------------------------------------------------------ load */
 
+#define META "\xE2\x96\x81" /* U+2581, SentencePiece's space */
+
+/* A merge can join "…c" and "▁…" only if its result contains "c▁". Record every such c, so
+ * encode can cut a long word before any "▁" whose preceding character is not one of them: BPE on
+ * the pieces then equals BPE on the whole, since no merge spans a cut. */
+static void note_meta_pairs(ts_bpe *bpe, const char *merged, size_t len)
+{
+    for (const char *p = merged + 1; p + 3 <= merged + len; p++) {
+        p = memmem(p, (size_t)(merged + len - p), META, 3);
+        if (!p) break;
+        const uint8_t *q = (const uint8_t *)p - 1;
+        while (q > (const uint8_t *)merged && (*q & 0xC0) == 0x80) q--;
+        if ((const char *)q + 3 == p && memcmp(q, META, 3) == 0) continue;
+        if (*q < 0x80) bpe->meta_unsafe_ascii[*q] = true;
+        else bpe->meta_unsafe_non_ascii = true;
+    }
+}
+
 void ts_bpe_destroy(ts_bpe *bpe)
 {
     if (!bpe) return;
@@ -180,6 +202,7 @@ static ts_status load_merges(ts_bpe *bpe, const cJSON *merges, ts_error *err)
             break;
         }
         merge_put(bpe, ida, idb, rank, idm);
+        note_meta_pairs(bpe, joined.data, joined.len);
         rank++;
     }
     ts_bytes_free(&joined);
@@ -260,6 +283,7 @@ ts_status ts_bpe_parse(const cJSON *model, bool byte_level, ts_bpe **out, ts_err
         bpe->byte_char_len[b] = (uint8_t)ts_utf8_encode(ts_byte_level_char((uint8_t)b), bpe->byte_chars[b]);
         bpe->byte_ids[b] = ts_strmap_get(&bpe->vocab, bpe->byte_chars[b], bpe->byte_char_len[b]);
     }
+    bpe->meta_split = !byte_level && !bpe->ignore_merges && ts_strmap_get(&bpe->vocab, META, 3) >= 0;
     bpe->cache = calloc(CACHE_SLOTS, sizeof(*bpe->cache));
     if (!bpe->cache) {
         ts_bpe_destroy(bpe);
@@ -454,8 +478,8 @@ static void cache_put(const ts_bpe *bpe, uint64_t hash, const char *w, size_t le
     pthread_mutex_unlock(lock);
 }
 
-ts_status ts_bpe_encode(const ts_bpe *bpe, const char *word, size_t len, ts_ids *out,
-                        ts_error *err)
+static ts_status encode_word(const ts_bpe *bpe, const char *word, size_t len, ts_ids *out,
+                             ts_error *err)
 {
     if (len == 0) return TS_OK;
     bool cacheable = len <= CACHE_KEY_MAX;
@@ -497,4 +521,30 @@ ts_status ts_bpe_encode(const ts_bpe *bpe, const char *word, size_t len, ts_ids 
     out->len = start + n;
     if (cacheable && n <= CACHE_IDS_MAX) cache_put(bpe, hash, word, len, out->data + start, n);
     return TS_OK;
+}
+
+/* True when a cut may go before the "▁" at word[at] (at > 0). */
+static bool meta_cut(const ts_bpe *bpe, const uint8_t *w, size_t at)
+{
+    size_t k = at - 1;
+    while (k > 0 && (w[k] & 0xC0) == 0x80) k--;
+    if (w[k] < 0x80) return !bpe->meta_unsafe_ascii[w[k]];
+    if (at - k == 3 && memcmp(w + k, META, 3) == 0) return false; /* runs of ▁ stay together */
+    return !bpe->meta_unsafe_non_ascii;
+}
+
+ts_status ts_bpe_encode(const ts_bpe *bpe, const char *word, size_t len, ts_ids *out,
+                        ts_error *err)
+{
+    if (!bpe->meta_split || len <= CACHE_KEY_MAX) return encode_word(bpe, word, len, out, err);
+    const uint8_t *w = (const uint8_t *)word;
+    size_t start = 0;
+    for (size_t i = 1; i + 3 <= len; i++) {
+        if (w[i] != 0xE2 || memcmp(w + i, META, 3) != 0 || !meta_cut(bpe, w, i)) continue;
+        ts_status st = encode_word(bpe, word + start, i - start, out, err);
+        if (st) return st;
+        start = i;
+        i += 2;
+    }
+    return encode_word(bpe, word + start, len - start, out, err);
 }
