@@ -116,7 +116,7 @@ static ts_status apply_config(ts_tokenizer *tok, const cJSON *config, ts_error *
         int32_t id = tok->roles[ROLE_BOS] ? ts_tokenizer_token_to_id(tok, tok->roles[ROLE_BOS]) : -1;
         if (id < 0)
             return ts_error_set(err, TS_ERR_FORMAT,
-                                "tokenizer_config.json: add_bos_token is true but bos_token %s%s%s",
+                                "add_bos_token is true but bos_token %s%s%s",
                                 tok->roles[ROLE_BOS] ? "\"" : "is unset",
                                 tok->roles[ROLE_BOS] ? tok->roles[ROLE_BOS] : "",
                                 tok->roles[ROLE_BOS] ? "\" is not in the vocabulary" : "");
@@ -126,7 +126,7 @@ static ts_status apply_config(ts_tokenizer *tok, const cJSON *config, ts_error *
         int32_t id = tok->roles[ROLE_EOS] ? ts_tokenizer_token_to_id(tok, tok->roles[ROLE_EOS]) : -1;
         if (id < 0)
             return ts_error_set(err, TS_ERR_FORMAT,
-                                "tokenizer_config.json: add_eos_token is true but eos_token is "
+                                "add_eos_token is true but eos_token is "
                                 "unset or not in the vocabulary");
         t.suffix[t.n_suffix++] = id;
     }
@@ -156,7 +156,7 @@ static ts_status load_json(const char *path, bool required, cJSON **out, ts_erro
     return TS_OK;
 }
 
-static ts_status build(ts_tokenizer *tok, const cJSON *json, const cJSON *config, ts_error *err)
+static ts_status build(ts_tokenizer *tok, const cJSON *json, ts_error *err)
 {
     if (!cJSON_IsObject(json)) return ts_error_set(err, TS_ERR_FORMAT, "top level is not an object");
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(json, "model");
@@ -178,9 +178,7 @@ static ts_status build(ts_tokenizer *tok, const cJSON *json, const cJSON *config
     if ((st = ts_template_parse(cJSON_GetObjectItemCaseSensitive(json, "post_processor"),
                                 &tok->template, err)))
         return ts_error_prefix(err, "post_processor: ");
-    if ((st = build_id_table(tok, err))) return st;
-    if (config && (st = apply_config(tok, config, err))) return st;
-    return TS_OK;
+    return build_id_table(tok, err);
 }
 
 ts_status ts_tokenizer_load(const char *dir, ts_tokenizer **out, ts_error *err)
@@ -202,8 +200,12 @@ ts_status ts_tokenizer_load(const char *dir, ts_tokenizer **out, ts_error *err)
     ts_tokenizer *tok = calloc(1, sizeof(*tok));
     if (!tok) {
         st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "tokenizer: out of memory");
-    } else if ((st = build(tok, json, config, err))) {
+    } else if ((st = build(tok, json, err))) {
         ts_error_prefix(err, "%s: ", path);
+    } else if (config && (st = apply_config(tok, config, err))) {
+        ts_error_prefix(err, "%s: ", config_path);
+    }
+    if (st) {
         ts_tokenizer_destroy(tok);
         tok = NULL;
     }
