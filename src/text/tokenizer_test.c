@@ -9,6 +9,7 @@
 #include "tessera.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <unistd.h>
 
 static const char *root(void)
@@ -417,6 +418,60 @@ static void test_malformed(void)
     CHECK_CONTAINS(err.message, "/nonexistent/dir/tokenizer.json");
 }
 
+/* ------------------------------------------------------------------ threads */
+
+/* One tokenizer shared by several threads (the BPE cache is the only shared mutable state):
+ * every thread must get the single-threaded answer. Run under TSan/ASan builds to catch races. */
+typedef struct thread_job {
+    const ts_tokenizer *tok;
+    const char *const *texts;
+    char **want;
+    size_t n_texts;
+    int mismatches;
+} thread_job;
+
+static void *encode_all(void *arg)
+{
+    thread_job *j = arg;
+    for (int round = 0; round < 20; round++) {
+        for (size_t i = 0; i < j->n_texts; i++) {
+            char *got = encode_str(j->tok, j->texts[i], true);
+            j->mismatches += strcmp(got, j->want[i]) != 0;
+            free(got);
+        }
+    }
+    return NULL;
+}
+
+static void test_shared_between_threads(void)
+{
+    char dir[512];
+    snprintf(dir, sizeof(dir), "%s/tests/fixtures/qwen2/model", root());
+    ts_tokenizer *tok;
+    ts_error err = {0};
+    CHECK_INT_EQ(ts_tokenizer_load(dir, &tok, &err), TS_OK);
+    if (!tok) return;
+    static const char *const texts[] = {
+        "The quick brown fox jumps over the lazy dog.", "hello hello hello world",
+        "\xE4\xBB\x8A\xE5\xA4\xA9 \xF0\x9F\x8E\x89 caf\xC3\xA9", "  leading and trailing  ",
+        "<|im_start|>user\nHi<|im_end|>", "1234567890 numbers 42", "don't won't I'LL"};
+    size_t n = sizeof(texts) / sizeof(texts[0]);
+    char *want[sizeof(texts) / sizeof(texts[0])];
+    for (size_t i = 0; i < n; i++) want[i] = encode_str(tok, texts[i], true);
+    thread_job jobs[4];
+    pthread_t threads[4];
+    for (int t = 0; t < 4; t++) {
+        jobs[t] = (thread_job){tok, texts, want, n, 0};
+        pthread_create(&threads[t], NULL, encode_all, &jobs[t]);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(threads[t], NULL);
+        CHECK_INT_EQ(jobs[t].mismatches, 0);
+    }
+    for (size_t i = 0; i < n; i++) free(want[i]);
+    ts_tokenizer_destroy(tok);
+}
+
 int main(void)
 {
     RUN(test_fixture_prompts);
@@ -427,6 +482,7 @@ int main(void)
     RUN(test_config_add_bos);
     RUN(test_invalid_utf8);
     RUN(test_malformed);
+    RUN(test_shared_between_threads);
     cleanup();
     return check_finish();
 }
