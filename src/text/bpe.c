@@ -13,11 +13,11 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#define SCAN_MAX 48
+#define SCAN_MAX 16
 #define CACHE_SLOTS 16384
 #define CACHE_STRIPES 64
-#define CACHE_KEY_MAX 22
-#define CACHE_IDS_MAX 8
+#define CACHE_KEY_MAX 54
+#define CACHE_IDS_MAX 16
 
 typedef struct merge_slot {
     uint64_t key; /* left << 32 | right; EMPTY_KEY when free */
