@@ -7,6 +7,11 @@
  * emitted and the window slides: prefix_start = read_index, read_index = end. Otherwise the id is
  * held. finish emits whatever is held, U+FFFD included, so the pieces concatenate to the full
  * decode.
+ * One exception, from Hugging Face's ByteFallback rule that a run of <0x..> pieces which is not
+ * UTF-8 as a whole becomes one U+FFFD per byte: a later byte piece can spoil a run whose
+ * characters were already emitted. Text cannot be taken back, so the stream then continues from
+ * the next character boundary (still valid UTF-8) and differs from the full decode there. Ids
+ * produced by encoding text never do this.
  */
 #include "base/error.h"
 #include "text/textbuf.h"
@@ -51,9 +56,28 @@ static ts_status set_piece(ts_detokenizer *d, const char *text, size_t len, cons
     return TS_OK;
 }
 
+/* ids[from, end) decoded; tolerates the empty buffer before the first push. */
+static ts_status decode_window(ts_detokenizer *d, size_t from, size_t end, char **text,
+                               size_t *len, ts_error *err)
+{
+    static const int32_t none[1];
+    const int32_t *ids = d->ids.data ? d->ids.data + from : none;
+    return ts_tokenizer_decode(d->tok, ids, end - from, d->skip_special, text, len, err);
+}
+
 static bool ends_with_replacement(const char *text, size_t len)
 {
     return len >= 3 && memcmp(text + len - 3, "\xEF\xBF\xBD", 3) == 0;
+}
+
+/* Where the new text starts in `full`: right after the context's text, or, when the context no
+ * longer decodes to a prefix of it (see the exception above), the next character boundary. */
+static size_t emit_start(const ts_detokenizer *d, const char *full, size_t full_len)
+{
+    size_t from = d->prefix_len;
+    if (d->prefix_text && memcmp(full, d->prefix_text, from) == 0) return from;
+    while (from < full_len && ((unsigned char)full[from] & 0xC0) == 0x80) from++;
+    return from;
 }
 
 /* Slides the window and drops ids that can no longer matter. */
@@ -70,9 +94,7 @@ static ts_status advance(ts_detokenizer *d, ts_error *err)
     }
     free(d->prefix_text);
     d->prefix_text = NULL;
-    return ts_tokenizer_decode(d->tok, d->ids.data + d->prefix_start,
-                               d->read_index - d->prefix_start, d->skip_special, &d->prefix_text,
-                               &d->prefix_len, err);
+    return decode_window(d, d->prefix_start, d->read_index, &d->prefix_text, &d->prefix_len, err);
 }
 
 ts_status ts_detokenizer_push(ts_detokenizer *d, int32_t id, const char **piece, size_t *piece_len,
@@ -84,12 +106,11 @@ ts_status ts_detokenizer_push(ts_detokenizer *d, int32_t id, const char **piece,
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "detokenizer: out of memory");
     char *full;
     size_t full_len;
-    ts_status st = ts_tokenizer_decode(d->tok, d->ids.data + d->prefix_start,
-                                       d->ids.len - d->prefix_start, d->skip_special, &full,
-                                       &full_len, err);
+    ts_status st = decode_window(d, d->prefix_start, d->ids.len, &full, &full_len, err);
     if (st) return st;
     if (full_len > d->prefix_len && !ends_with_replacement(full, full_len)) {
-        st = set_piece(d, full + d->prefix_len, full_len - d->prefix_len, piece, piece_len, err);
+        size_t from = emit_start(d, full, full_len);
+        st = set_piece(d, full + from, full_len - from, piece, piece_len, err);
         if (!st) st = advance(d, err);
     }
     free(full);
@@ -103,12 +124,12 @@ ts_status ts_detokenizer_finish(ts_detokenizer *d, const char **piece, size_t *p
     *piece_len = 0;
     char *full;
     size_t full_len;
-    ts_status st = ts_tokenizer_decode(d->tok, d->ids.data + d->prefix_start,
-                                       d->ids.len - d->prefix_start, d->skip_special, &full,
-                                       &full_len, err);
+    ts_status st = decode_window(d, d->prefix_start, d->ids.len, &full, &full_len, err);
     if (st) return st;
-    if (full_len > d->prefix_len)
-        st = set_piece(d, full + d->prefix_len, full_len - d->prefix_len, piece, piece_len, err);
+    if (full_len > d->prefix_len) {
+        size_t from = emit_start(d, full, full_len);
+        st = set_piece(d, full + from, full_len - from, piece, piece_len, err);
+    }
     free(full);
     /* Start over, so the object can serve another sequence. */
     d->ids.len = d->prefix_start = d->read_index = 0;

@@ -119,6 +119,19 @@ static void test_byte_fallback_split(void)
     all = stream(tok, ids, 3, false, &bad, &nonempty);
     CHECK_STR_EQ(all, "a\xEF\xBF\xBD\xEF\xBF\xBD");
     free(all);
+    /* A later byte spoils a run already emitted ("é" then 0x80): Hugging Face's full decode turns
+     * the whole run into U+FFFD per byte; the stream cannot take "é" back but stays UTF-8. */
+    const int32_t spoiled[] = {0xC3, 0xA9, 0x80};
+    bad = 0;
+    all = stream(tok, spoiled, 3, false, &bad, &nonempty);
+    CHECK_INT_EQ(bad, 0);
+    CHECK_STR_EQ(all, "\xC3\xA9\xEF\xBF\xBD\xEF\xBF\xBD");
+    free(all);
+    char *full;
+    size_t full_len;
+    CHECK_INT_EQ(ts_tokenizer_decode(tok, spoiled, 3, false, &full, &full_len, &err), TS_OK);
+    CHECK_STR_EQ(full, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+    free(full);
     free(ids);
     ts_tokenizer_destroy(tok);
 }
