@@ -1,13 +1,9 @@
-/* bpe.h — the byte-pair-encoding model of tokenizer.json ("model": {"type": "BPE", ...}).
- *
- * Owns the model vocabulary (string → id), the merge table ((left id, right id) → rank and merged
- * id) and a bounded cache of short pre-token → ids results. Encoding applies the lowest-rank
- * merge first, leftmost on ties, as Hugging Face does; ignore_merges, byte_fallback ("<0xXX>"
- * pieces), unk_token and fuse_unk follow the Rust semantics. With byte_level set, each input byte
- * starts as the vocab entry of its GPT-2 alphabet character.
- * ts_bpe_encode may be called from many threads at once on one model: the cache is lock-striped.
- * Errors: TS_ERR_UNSUPPORTED for non-BPE models or options we do not implement (dropout,
- * subword prefixes), TS_ERR_FORMAT for malformed vocab/merges (naming the entry).
+/* bpe.h — the BPE model of tokenizer.json: vocab, merge table ((left, right) id → rank, merged
+ * id) and a bounded pre-token → ids cache. Merges go lowest rank first, leftmost on ties, with
+ * ignore_merges, byte_fallback, unk_token and fuse_unk as in Rust; with byte_level each input
+ * byte starts as its GPT-2 alphabet character. Owned; ts_bpe_destroy frees. ts_bpe_encode is
+ * safe from many threads on one model (the cache is lock-striped). Errors: TS_ERR_UNSUPPORTED for
+ * non-BPE models, dropout or subword affixes; TS_ERR_FORMAT naming a bad vocab or merges entry.
  */
 #ifndef TS_TEXT_BPE_H
 #define TS_TEXT_BPE_H

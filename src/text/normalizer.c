@@ -180,8 +180,11 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes 
         for (size_t i = 0; i < len && ok;) {
             uint32_t cp;
             i += ts_utf8_decode(u + i, len - i, &cp);
-            char buf[4];
-            ok = ts_bytes_append(out, buf, ts_utf8_encode((uint32_t)utf8proc_tolower((utf8proc_int32_t)cp), buf));
+            char buf[8];
+            /* Rust's char::to_lowercase: simple mappings, plus the one unconditional
+             * multi-character one, İ → i + combining dot above. */
+            if (cp == 0x130) ok = ts_bytes_append(out, "i\xCC\x87", 3);
+            else ok = ts_bytes_append(out, buf, ts_utf8_encode((uint32_t)utf8proc_tolower((utf8proc_int32_t)cp), buf));
         }
         break;
     case STEP_REPLACE: {

@@ -52,13 +52,12 @@ static ts_status parse_template(const cJSON *json, ts_template *t, ts_error *err
     }
     /* A later processor wraps what the earlier ones produced. */
     ts_template merged = outer;
-    for (size_t i = 0; i < inner.n_prefix; i++)
-        if (push(merged.prefix, &merged.n_prefix, inner.prefix[i], err)) return err ? err->status : TS_ERR_UNSUPPORTED;
     merged.n_suffix = 0;
-    for (size_t i = 0; i < inner.n_suffix; i++)
-        if (push(merged.suffix, &merged.n_suffix, inner.suffix[i], err)) return err ? err->status : TS_ERR_UNSUPPORTED;
-    for (size_t i = 0; i < outer.n_suffix; i++)
-        if (push(merged.suffix, &merged.n_suffix, outer.suffix[i], err)) return err ? err->status : TS_ERR_UNSUPPORTED;
+    ts_status st = TS_OK;
+    for (size_t i = 0; i < inner.n_prefix && !st; i++) st = push(merged.prefix, &merged.n_prefix, inner.prefix[i], err);
+    for (size_t i = 0; i < inner.n_suffix && !st; i++) st = push(merged.suffix, &merged.n_suffix, inner.suffix[i], err);
+    for (size_t i = 0; i < outer.n_suffix && !st; i++) st = push(merged.suffix, &merged.n_suffix, outer.suffix[i], err);
+    if (st) return st;
     *t = merged;
     return TS_OK;
 }
@@ -70,12 +69,11 @@ static ts_status parse_cls_sep(const cJSON *json, ts_template *t, ts_error *err)
     if (!cJSON_IsNumber(cls) || !cJSON_IsNumber(sep))
         return ts_error_set(err, TS_ERR_FORMAT, "post_processor: \"cls\"/\"sep\" must be [token, id]");
     ts_template wrapped = {0};
-    wrapped.prefix[wrapped.n_prefix++] = cls->valueint;
-    for (size_t i = 0; i < t->n_prefix; i++)
-        if (push(wrapped.prefix, &wrapped.n_prefix, t->prefix[i], err)) return TS_ERR_UNSUPPORTED;
-    for (size_t i = 0; i < t->n_suffix; i++)
-        if (push(wrapped.suffix, &wrapped.n_suffix, t->suffix[i], err)) return TS_ERR_UNSUPPORTED;
-    if (push(wrapped.suffix, &wrapped.n_suffix, sep->valueint, err)) return TS_ERR_UNSUPPORTED;
+    ts_status st = push(wrapped.prefix, &wrapped.n_prefix, cls->valueint, err);
+    for (size_t i = 0; i < t->n_prefix && !st; i++) st = push(wrapped.prefix, &wrapped.n_prefix, t->prefix[i], err);
+    for (size_t i = 0; i < t->n_suffix && !st; i++) st = push(wrapped.suffix, &wrapped.n_suffix, t->suffix[i], err);
+    if (!st) st = push(wrapped.suffix, &wrapped.n_suffix, sep->valueint, err);
+    if (st) return st;
     *t = wrapped;
     return TS_OK;
 }

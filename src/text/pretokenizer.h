@@ -1,13 +1,9 @@
-/* pretokenizer.h — the tokenizer.json "pre_tokenizer" section: Split (PCRE2 regex or literal
- * string; Removed/Isolated/MergedWithPrevious/MergedWithNext/Contiguous, invert), ByteLevel,
- * Metaspace, Digits, WhitespaceSplit and Sequence.
- *
- * Regexes are compiled once with PCRE2_UTF|PCRE2_UCP and JIT-compiled; matching uses
- * PCRE2_NO_UTF_CHECK because the tokenizer validates input once up front. ByteLevel does not
- * rewrite bytes here: it sets ts_pretokenizer_is_byte_level and the BPE model maps bytes to its
- * alphabet, which keeps pieces as raw UTF-8 (and makes them cheap cache keys).
- * ts_pretokenizer_run is reentrant: state lives in the caller's ts_pieces. Unknown types →
- * TS_ERR_UNSUPPORTED naming the type. Free with ts_pretokenizer_destroy.
+/* pretokenizer.h — tokenizer.json "pre_tokenizer": Split (regex or string, all five behaviours,
+ * invert), ByteLevel, Metaspace, Digits, WhitespaceSplit, Sequence. Regexes are compiled once
+ * (PCRE2_UTF|PCRE2_UCP, JIT) and matched without UTF checks: callers pass validated text.
+ * ByteLevel only sets ts_pretokenizer_is_byte_level; the BPE model maps bytes, so pieces stay raw
+ * UTF-8. ts_pretokenizer_run is reentrant (state in the caller's ts_pieces). Unknown types →
+ * TS_ERR_UNSUPPORTED naming them. Owned; free with ts_pretokenizer_destroy.
  */
 #ifndef TS_TEXT_PRETOKENIZER_H
 #define TS_TEXT_PRETOKENIZER_H

@@ -1,5 +1,12 @@
-/* tokenizer.c — loading tokenizer.json and running the encode/decode pipelines (see tokenizer.h). */
-#include "text/tokenizer.h"
+/* tokenizer.c — the ts_tokenizer_* API of tessera.h: loading and the encode/decode pipelines.
+ *
+ * ts_tokenizer_load reads dir/tokenizer.json (and dir/tokenizer_config.json when present) into
+ * added tokens → normalizer → pre-tokenizer → BPE → post-processor, plus the decoder. A loaded
+ * tokenizer is immutable apart from the BPE cache, which locks, so one instance serves many
+ * threads. Encoding refuses invalid UTF-8 with TS_ERR_INVALID_ARGUMENT naming the byte offset:
+ * Hugging Face only ever sees a valid str, so there is no behaviour to match there.
+ */
+#include "tessera.h"
 
 #include "base/error.h"
 #include "base/file.h"
@@ -26,6 +33,7 @@ struct ts_tokenizer {
     ts_decoder *decoder;
     ts_template template;
     bool has_normalized_added;
+    ts_strmap added_ids; /* added token content → id; wins over the model vocab */
     /* id → token text (NUL-terminated in pool), -1 offset for holes */
     ts_bytes pool;
     int64_t *token_offset;
@@ -43,6 +51,7 @@ void ts_tokenizer_destroy(ts_tokenizer *tok)
     ts_bpe_destroy(tok->bpe);
     ts_added_destroy(tok->added);
     ts_decoder_destroy(tok->decoder);
+    ts_strmap_fini(&tok->added_ids);
     ts_bytes_free(&tok->pool);
     free(tok->token_offset);
     free(tok->token_len);
@@ -81,9 +90,12 @@ static ts_status build_id_table(ts_tokenizer *tok, ts_error *err)
         if (set_token(tok, s->value, vocab->pool.data + s->offset, s->len))
             return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "tokenizer: out of memory");
     }
+    if (!ts_strmap_init(&tok->added_ids, ts_added_count(tok->added)))
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "tokenizer: out of memory");
     for (size_t i = 0; i < ts_added_count(tok->added); i++) {
         const ts_added_token *t = ts_added_at(tok->added, i);
-        if (set_token(tok, t->id, t->content, t->len))
+        if (set_token(tok, t->id, t->content, t->len) ||
+            !ts_strmap_put(&tok->added_ids, t->content, t->len, t->id))
             return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "tokenizer: out of memory");
         tok->special[t->id] = t->special;
         if (t->normalized) tok->has_normalized_added = true;
@@ -343,11 +355,8 @@ int32_t ts_tokenizer_token_to_id(const ts_tokenizer *tok, const char *token)
 {
     size_t len = strlen(token);
     /* Added tokens take precedence, as in Rust's token_to_id. */
-    for (size_t i = ts_added_count(tok->added); i-- > 0;) {
-        const ts_added_token *t = ts_added_at(tok->added, i);
-        if (t->len == len && memcmp(t->content, token, len) == 0) return t->id;
-    }
-    return ts_strmap_get(ts_bpe_vocab(tok->bpe), token, len);
+    int32_t id = ts_strmap_get(&tok->added_ids, token, len);
+    return id >= 0 ? id : ts_strmap_get(ts_bpe_vocab(tok->bpe), token, len);
 }
 
 const char *ts_tokenizer_id_to_token(const ts_tokenizer *tok, int32_t id)
@@ -366,9 +375,4 @@ const char *ts_tokenizer_special_token(const ts_tokenizer *tok, const char *role
     for (int i = 0; i < ROLE_COUNT; i++)
         if (strcmp(role, role_names[i]) == 0) return tok->roles[i];
     return NULL;
-}
-
-size_t ts_tokenizer_template_size(const ts_tokenizer *tok)
-{
-    return tok->template.n_prefix + tok->template.n_suffix;
 }
