@@ -56,7 +56,8 @@ static void stream(const int32_t *raw, size_t n_ids, bool exact)
         check(ts_utf8_validate((const uint8_t *)piece, len) == len, "piece is UTF-8");
         ts_bytes_append(&all, piece, len);
     }
-    if (exact) check(all.len == full_len && memcmp(all.data, full, full_len) == 0, "stream == decode");
+    if (exact)
+        check(all.len == full_len && memcmp(all.data, full, full_len) == 0, "stream == decode");
     ts_bytes_free(&all);
     ts_detokenizer_destroy(d);
     free(full);
@@ -80,7 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n_ids = size / 4;
     int32_t *raw = malloc((n_ids ? n_ids : 1) * sizeof(int32_t));
     memcpy(raw, data, n_ids * 4);
-    for (size_t i = 0; i < n_ids; i++) raw[i] = (int32_t)((uint32_t)raw[i] % 2000u);
+    for (size_t i = 0; i < n_ids; i++)
+        raw[i] = (int32_t)((uint32_t)raw[i] % 2000u);
     stream(raw, n_ids, false);
     free(raw);
     return 0;

@@ -29,22 +29,47 @@ static uint64_t next_random(uint64_t *state)
     return *state;
 }
 
-static const char *const english_words[] = {
-    "the", "of", "and", "to", "in", "a", "is", "that", "for", "it", "as", "was", "with", "be",
-    "by", "on", "not", "he", "this", "are", "or", "his", "from", "at", "which", "but", "have",
-    "an", "had", "they", "you", "were", "their", "one", "all", "we", "can", "her", "has", "there",
-    "been", "if", "more", "when", "will", "would", "who", "so", "no", "model", "language",
-    "tokenizer", "inference", "engine", "through", "between", "information", "government",
-    "development", "understanding", "particularly", "considerable", "approximately", "river",
-    "mountain", "morning", "evening", "history", "science", "children", "question", "answer",
-    "however", "therefore", "because", "although", "people", "world", "country", "system"};
+static const char *const english_words[] = {"the",          "of",           "and",
+                                            "to",           "in",           "a",
+                                            "is",           "that",         "for",
+                                            "it",           "as",           "was",
+                                            "with",         "be",           "by",
+                                            "on",           "not",          "he",
+                                            "this",         "are",          "or",
+                                            "his",          "from",         "at",
+                                            "which",        "but",          "have",
+                                            "an",           "had",          "they",
+                                            "you",          "were",         "their",
+                                            "one",          "all",          "we",
+                                            "can",          "her",          "has",
+                                            "there",        "been",         "if",
+                                            "more",         "when",         "will",
+                                            "would",        "who",          "so",
+                                            "no",           "model",        "language",
+                                            "tokenizer",    "inference",    "engine",
+                                            "through",      "between",      "information",
+                                            "government",   "development",  "understanding",
+                                            "particularly", "considerable", "approximately",
+                                            "river",        "mountain",     "morning",
+                                            "evening",      "history",      "science",
+                                            "children",     "question",     "answer",
+                                            "however",      "therefore",    "because",
+                                            "although",     "people",       "world",
+                                            "country",      "system"};
 
-static const char *const mixed_pieces[] = {
-    "int main(void) {\n    return 0;\n}\n", "for (size_t i = 0; i < n; i++) x[i] += y[i];\n",
-    "def f(x):\n\treturn x ** 2  # square\n", "今天天气很好，我们去公园散步吧。", "東京は日本の首都です。",
-    "한국어 문장도 포함됩니다. ", "مرحبا بالعالم، كيف حالك اليوم؟ ", "שלום עולם ",
-    "👨‍👩‍👧‍👦 family 👍🏽 ok 🎉🎉 ", "Ünïcödé naïve café résumé ", "1234567890 3.14159 ",
-    "<div class=\"x\">&nbsp;</div>\n", "   spaces    and\ttabs\r\n"};
+static const char *const mixed_pieces[] = {"int main(void) {\n    return 0;\n}\n",
+                                           "for (size_t i = 0; i < n; i++) x[i] += y[i];\n",
+                                           "def f(x):\n\treturn x ** 2  # square\n",
+                                           "今天天气很好，我们去公园散步吧。",
+                                           "東京は日本の首都です。",
+                                           "한국어 문장도 포함됩니다. ",
+                                           "مرحبا بالعالم، كيف حالك اليوم؟ ",
+                                           "שלום עולם ",
+                                           "👨‍👩‍👧‍👦 family 👍🏽 ok 🎉🎉 ",
+                                           "Ünïcödé naïve café résumé ",
+                                           "1234567890 3.14159 ",
+                                           "<div class=\"x\">&nbsp;</div>\n",
+                                           "   spaces    and\ttabs\r\n"};
 
 /* Appends roughly `bytes` of text to a fresh buffer; documents end with "\n\n". */
 static char *generate(bool mixed, size_t bytes, size_t *len)
@@ -56,9 +81,11 @@ static char *generate(bool mixed, size_t bytes, size_t *len)
     while (n < bytes) {
         const char *w;
         if (mixed) {
-            w = mixed_pieces[next_random(&state) % (sizeof(mixed_pieces) / sizeof(mixed_pieces[0]))];
+            w = mixed_pieces[next_random(&state) %
+                             (sizeof(mixed_pieces) / sizeof(mixed_pieces[0]))];
         } else {
-            w = english_words[next_random(&state) % (sizeof(english_words) / sizeof(english_words[0]))];
+            w = english_words[next_random(&state) %
+                              (sizeof(english_words) / sizeof(english_words[0]))];
         }
         size_t k = strlen(w);
         if (!mixed && sentence == 0) {
@@ -98,7 +125,8 @@ static void *run_job(void *arg)
     for (size_t at = 0; at < j->len;) {
         size_t end = at + doc < j->len ? at + doc : j->len;
         /* Cut on a character boundary so each document is valid UTF-8. */
-        while (end < j->len && ((unsigned char)j->text[end] & 0xC0) == 0x80) end++;
+        while (end < j->len && ((unsigned char)j->text[end] & 0xC0) == 0x80)
+            end++;
         int32_t *ids;
         size_t n;
         j->status = ts_tokenizer_encode(j->tok, j->text + at, end - at, false, &ids, &n, &j->err);
@@ -110,8 +138,7 @@ static void *run_job(void *arg)
     return NULL;
 }
 
-static int measure(const ts_tokenizer *tok, const char *name, bool mixed, size_t bytes,
-                   int threads)
+static int measure(const ts_tokenizer *tok, const char *name, bool mixed, size_t bytes, int threads)
 {
     size_t len;
     char *text = generate(mixed, bytes, &len);
@@ -121,12 +148,14 @@ static int measure(const ts_tokenizer *tok, const char *name, bool mixed, size_t
     size_t per = len / (size_t)threads, at = 0;
     for (int t = 0; t < threads; t++) {
         size_t end = t == threads - 1 ? len : at + per;
-        while (end < len && ((unsigned char)text[end] & 0xC0) == 0x80) end++;
+        while (end < len && ((unsigned char)text[end] & 0xC0) == 0x80)
+            end++;
         jobs[t] = (job){.tok = tok, .text = text + at, .len = end - at};
         at = end;
     }
     double t0 = now_s();
-    for (int t = 0; t < threads; t++) pthread_create(&tids[t], NULL, run_job, &jobs[t]);
+    for (int t = 0; t < threads; t++)
+        pthread_create(&tids[t], NULL, run_job, &jobs[t]);
     size_t tokens = 0;
     int rc = TS_EXIT_OK;
     for (int t = 0; t < threads; t++) {
@@ -185,7 +214,8 @@ int cmd_bench(int argc, char **argv)
         load_ms[r] = (now_s() - t0) * 1e3;
     }
     qsort(load_ms, 3, sizeof(double), compare_double);
-    printf("tokenizer: %s (vocab %zu), threads: %lld\n", dir, ts_tokenizer_vocab_size(tok), threads);
+    printf("tokenizer: %s (vocab %zu), threads: %lld\n", dir, ts_tokenizer_vocab_size(tok),
+           threads);
     printf("| load           | median of 3 | %8.1f ms | (min %.1f, max %.1f) |\n", load_ms[1],
            load_ms[0], load_ms[2]);
     size_t bytes = (size_t)mb * 1000 * 1000;

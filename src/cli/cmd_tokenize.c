@@ -16,7 +16,8 @@
 static size_t put_utf8(unsigned cp, char *out)
 {
     if (cp < 0x80) return out[0] = (char)cp, 1;
-    if (cp < 0x800) return out[0] = (char)(0xC0 | (cp >> 6)), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
+    if (cp < 0x800)
+        return out[0] = (char)(0xC0 | (cp >> 6)), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
     if (cp < 0x10000) {
         out[0] = (char)(0xE0 | (cp >> 12));
         out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
@@ -36,10 +37,14 @@ static int hex4(const char *s, unsigned *out)
     for (int i = 0; i < 4; i++) {
         char c = s[i];
         v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else return 0;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return 0;
     }
     *out = v;
     return 1;
@@ -50,7 +55,8 @@ static int hex4(const char *s, unsigned *out)
 static long parse_json_string(const char *line, char *out)
 {
     const char *p = line;
-    while (*p == ' ' || *p == '\t') p++;
+    while (*p == ' ' || *p == '\t')
+        p++;
     if (*p++ != '"') return -1;
     size_t n = 0;
     for (;;) {
@@ -63,12 +69,26 @@ static long parse_json_string(const char *line, char *out)
         }
         char e = *p++;
         switch (e) {
-        case '"': case '\\': case '/': out[n++] = e; break;
-        case 'b': out[n++] = '\b'; break;
-        case 'f': out[n++] = '\f'; break;
-        case 'n': out[n++] = '\n'; break;
-        case 'r': out[n++] = '\r'; break;
-        case 't': out[n++] = '\t'; break;
+        case '"':
+        case '\\':
+        case '/':
+            out[n++] = e;
+            break;
+        case 'b':
+            out[n++] = '\b';
+            break;
+        case 'f':
+            out[n++] = '\f';
+            break;
+        case 'n':
+            out[n++] = '\n';
+            break;
+        case 'r':
+            out[n++] = '\r';
+            break;
+        case 't':
+            out[n++] = '\t';
+            break;
         case 'u': {
             unsigned cp, lo;
             if (!hex4(p, &cp)) return -1;
@@ -84,10 +104,12 @@ static long parse_json_string(const char *line, char *out)
             n += put_utf8(cp, out + n);
             break;
         }
-        default: return -1;
+        default:
+            return -1;
         }
     }
-    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') p++;
+    while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        p++;
     return *p ? -1 : (long)n;
 }
 
@@ -97,14 +119,26 @@ static void print_json_string(const char *s, size_t len, FILE *out)
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
+        case '"':
+            fputs("\\\"", out);
+            break;
+        case '\\':
+            fputs("\\\\", out);
+            break;
+        case '\n':
+            fputs("\\n", out);
+            break;
+        case '\r':
+            fputs("\\r", out);
+            break;
+        case '\t':
+            fputs("\\t", out);
+            break;
         default:
-            if (c < 0x20) fprintf(out, "\\u%04x", c);
-            else fputc(c, out);
+            if (c < 0x20)
+                fprintf(out, "\\u%04x", c);
+            else
+                fputc(c, out);
         }
     }
     fputc('"', out);
@@ -114,7 +148,8 @@ static char *read_line(FILE *in, size_t *cap, char **buf)
 {
     ssize_t n = getline(buf, cap, in);
     if (n < 0) return NULL;
-    while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r')) (*buf)[--n] = '\0';
+    while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
+        (*buf)[--n] = '\0';
     return *buf;
 }
 
@@ -127,15 +162,16 @@ static FILE *open_input(const char *path)
 
 static void tokenize_help(FILE *out)
 {
-    fprintf(out,
-            "usage: tessera tokenize -m DIR [--no-special] TEXT\n"
-            "       tessera tokenize -m DIR [--no-special] --jsonl FILE\n\n"
-            "Prints the token ids of TEXT on one line, separated by spaces.\n\n"
-            "  -m, --model DIR   folder with tokenizer.json (and tokenizer_config.json)\n"
-            "  --no-special      do not add the post-processor's special tokens (BOS/EOS)\n"
-            "  --jsonl FILE      each line of FILE ('-' = stdin) is a JSON string; prints one JSON\n"
-            "                    array of ids per line\n\n"
-            "Invalid UTF-8 is an error naming its byte offset. Exit: 0 ok, 1 error, 2 usage.\n");
+    fprintf(
+        out,
+        "usage: tessera tokenize -m DIR [--no-special] TEXT\n"
+        "       tessera tokenize -m DIR [--no-special] --jsonl FILE\n\n"
+        "Prints the token ids of TEXT on one line, separated by spaces.\n\n"
+        "  -m, --model DIR   folder with tokenizer.json (and tokenizer_config.json)\n"
+        "  --no-special      do not add the post-processor's special tokens (BOS/EOS)\n"
+        "  --jsonl FILE      each line of FILE ('-' = stdin) is a JSON string; prints one JSON\n"
+        "                    array of ids per line\n\n"
+        "Invalid UTF-8 is an error naming its byte offset. Exit: 0 ok, 1 error, 2 usage.\n");
 }
 
 static int tokenize_jsonl(const ts_tokenizer *tok, const char *path, bool special)
@@ -174,7 +210,8 @@ static int tokenize_jsonl(const ts_tokenizer *tok, const char *path, bool specia
             continue;
         }
         putchar('[');
-        for (size_t i = 0; i < n; i++) printf(i ? ",%d" : "%d", ids[i]);
+        for (size_t i = 0; i < n; i++)
+            printf(i ? ",%d" : "%d", ids[i]);
         puts("]");
         free(ids);
     }
@@ -193,7 +230,8 @@ int cmd_tokenize(int argc, char **argv)
         if (ts_cli_is_help(argv[i])) {
             tokenize_help(stdout);
             return TS_EXIT_OK;
-        } else if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) {
+        } else if (ts_cli_match(argc, argv, &i, "-m", &v) ||
+                   ts_cli_match(argc, argv, &i, "--model", &v)) {
             if (!v) return ts_cli_usage_error("tokenize", "%s needs a folder", argv[i]);
             model = v;
         } else if (ts_cli_match(argc, argv, &i, "--jsonl", &v)) {
@@ -223,7 +261,8 @@ int cmd_tokenize(int argc, char **argv)
         if (ts_tokenizer_encode(tok, text, strlen(text), special, &ids, &n, &err)) {
             rc = ts_cli_fail("tokenize", &err);
         } else {
-            for (size_t i = 0; i < n; i++) printf(i ? " %d" : "%d", ids[i]);
+            for (size_t i = 0; i < n; i++)
+                printf(i ? " %d" : "%d", ids[i]);
             putchar('\n');
             free(ids);
         }
@@ -236,15 +275,16 @@ int cmd_tokenize(int argc, char **argv)
 
 static void detokenize_help(FILE *out)
 {
-    fprintf(out,
-            "usage: tessera detokenize -m DIR [--skip-special] IDS...\n"
-            "       tessera detokenize -m DIR [--skip-special] --jsonl FILE\n\n"
-            "Prints the text of the ids (separate arguments or one space-separated string).\n\n"
-            "  -m, --model DIR   folder with tokenizer.json\n"
-            "  --skip-special    leave special tokens out of the text\n"
-            "  --jsonl FILE      each line of FILE ('-' = stdin) is a JSON array of ids; prints one\n"
-            "                    JSON string per line\n\n"
-            "Ids outside the vocabulary decode to nothing. Exit: 0 ok, 1 error, 2 usage.\n");
+    fprintf(
+        out,
+        "usage: tessera detokenize -m DIR [--skip-special] IDS...\n"
+        "       tessera detokenize -m DIR [--skip-special] --jsonl FILE\n\n"
+        "Prints the text of the ids (separate arguments or one space-separated string).\n\n"
+        "  -m, --model DIR   folder with tokenizer.json\n"
+        "  --skip-special    leave special tokens out of the text\n"
+        "  --jsonl FILE      each line of FILE ('-' = stdin) is a JSON array of ids; prints one\n"
+        "                    JSON string per line\n\n"
+        "Ids outside the vocabulary decode to nothing. Exit: 0 ok, 1 error, 2 usage.\n");
 }
 
 /* Parses integers separated by spaces, commas or brackets into *ids. Returns false on junk. */
@@ -323,7 +363,8 @@ int cmd_detokenize(int argc, char **argv)
             detokenize_help(stdout);
             free(ids);
             return TS_EXIT_OK;
-        } else if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) {
+        } else if (ts_cli_match(argc, argv, &i, "-m", &v) ||
+                   ts_cli_match(argc, argv, &i, "--model", &v)) {
             if (!v) rc = ts_cli_usage_error("detokenize", "%s needs a folder", argv[i]);
             model = v;
         } else if (ts_cli_match(argc, argv, &i, "--jsonl", &v)) {

@@ -75,7 +75,8 @@ static bool trie_grow_edges(trie *t)
     for (size_t i = 0; i < old_n; i++) {
         if (!old[i].key) continue;
         size_t j = edge_slot(t, old[i].key);
-        while (t->edges[j].key) j = (j + 1) & t->edge_mask;
+        while (t->edges[j].key)
+            j = (j + 1) & t->edge_mask;
         t->edges[j] = old[i];
     }
     free(old);
@@ -96,7 +97,8 @@ static bool trie_insert(trie *t, const char *s, size_t len, int32_t token)
             if (!trie_new_node(t)) return false;
             uint32_t key = ((node << 8) | (uint8_t)s[i]) + 1;
             size_t j = edge_slot(t, key);
-            while (t->edges[j].key) j = (j + 1) & t->edge_mask;
+            while (t->edges[j].key)
+                j = (j + 1) & t->edge_mask;
             t->edges[j] = (edge){key, (uint32_t)(t->n_nodes - 1)};
             t->n_edges++;
             child = (int64_t)t->n_nodes - 1;
@@ -129,8 +131,14 @@ void ts_added_destroy(ts_added *added)
     free(added);
 }
 
-size_t ts_added_count(const ts_added *added) { return added ? added->n : 0; }
-const ts_added_token *ts_added_at(const ts_added *added, size_t i) { return &added->tokens[i]; }
+size_t ts_added_count(const ts_added *added)
+{
+    return added ? added->n : 0;
+}
+const ts_added_token *ts_added_at(const ts_added *added, size_t i)
+{
+    return &added->tokens[i];
+}
 
 static bool flag(const cJSON *obj, const char *name, bool fallback)
 {
@@ -146,7 +154,8 @@ ts_status ts_added_parse(const cJSON *json, const ts_normalizer *norm, ts_added 
     if (!added) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "added_tokens: out of memory");
     *out = added;
     if (!json || cJSON_IsNull(json)) return TS_OK;
-    if (!cJSON_IsArray(json)) return ts_error_set(err, TS_ERR_FORMAT, "added_tokens must be an array");
+    if (!cJSON_IsArray(json))
+        return ts_error_set(err, TS_ERR_FORMAT, "added_tokens must be an array");
     size_t n = (size_t)cJSON_GetArraySize(json);
     added->tokens = calloc(n ? n : 1, sizeof(*added->tokens));
     added->match_forms = calloc(n ? n : 1, sizeof(*added->match_forms));
@@ -161,12 +170,14 @@ ts_status ts_added_parse(const cJSON *json, const ts_normalizer *norm, ts_added 
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(item, "id");
         if (!cJSON_IsString(content) || !cJSON_IsNumber(id) || id->valuedouble < 0 ||
             id->valuedouble > INT32_MAX - 1)
-            return ts_error_set(err, TS_ERR_FORMAT,
-                                "added_tokens[%zu]: needs a string \"content\" and an integer \"id\"", i);
+            return ts_error_set(
+                err, TS_ERR_FORMAT,
+                "added_tokens[%zu]: needs a string \"content\" and an integer \"id\"", i);
         ts_added_token *t = &added->tokens[i];
         t->len = strlen(content->valuestring);
         t->content = strdup(content->valuestring);
-        if (!t->content) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "added_tokens: out of memory");
+        if (!t->content)
+            return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "added_tokens: out of memory");
         added->n = i + 1;
         t->id = id->valueint;
         t->special = flag(item, "special", false);
@@ -206,18 +217,12 @@ static bool is_word_char(uint32_t cp)
            (c >= UTF8PROC_CATEGORY_ND && c <= UTF8PROC_CATEGORY_NO);
 }
 
-static bool is_space(uint32_t cp)
-{
-    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 ||
-           cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
-           cp == 0x202F || cp == 0x205F || cp == 0x3000;
-}
-
 /* The code point that ends just before byte offset `at`. */
 static uint32_t char_before(const uint8_t *s, size_t at, size_t *start)
 {
     size_t k = at - 1;
-    while (k > 0 && (s[k] & 0xC0) == 0x80) k--;
+    while (k > 0 && (s[k] & 0xC0) == 0x80)
+        k--;
     uint32_t cp;
     ts_utf8_decode(s + k, at - k, &cp);
     if (start) *start = k;
@@ -270,14 +275,15 @@ ts_status ts_added_split(const ts_added *added, bool normalized_set, const char 
             if (tok->single_word) {
                 uint32_t cp;
                 bool word_before = start > 0 && is_word_char(char_before(s, start, NULL));
-                bool word_after = stop < len && (ts_utf8_decode(s + stop, len - stop, &cp), is_word_char(cp));
+                bool word_after =
+                    stop < len && (ts_utf8_decode(s + stop, len - stop, &cp), is_word_char(cp));
                 if (word_before || word_after) continue;
             }
             if (tok->lstrip) {
                 size_t k = start;
                 while (k > 0) {
                     size_t prev;
-                    if (!is_space(char_before(s, k, &prev))) break;
+                    if (!ts_utf8_is_whitespace(char_before(s, k, &prev))) break;
                     k = prev;
                 }
                 start = k > covered ? k : covered;
@@ -286,7 +292,7 @@ ts_status ts_added_split(const ts_added *added, bool normalized_set, const char 
                 while (stop < len) {
                     uint32_t cp;
                     size_t k = ts_utf8_decode(s + stop, len - stop, &cp);
-                    if (!is_space(cp)) break;
+                    if (!ts_utf8_is_whitespace(cp)) break;
                     stop += k;
                 }
             }

@@ -1,9 +1,10 @@
-/* added_tokens.h — tokenizer.json "added_tokens": the AddedVocabulary of Hugging Face. Two matchers, as in Rust: tokens with normalized=false (all special tokens in practice) are
- * found in the raw text before normalization; normalized=true tokens are found, by their
- * normalized form, in each normalized piece. Matching is leftmost-longest, non-overlapping; a
- * match is then dropped if single_word and it touches a word character, and widened over
- * whitespace by lstrip/rstrip. Owns its token copies and tries; read-only after load, so
- * concurrent ts_added_split calls are safe. Free with ts_added_destroy.
+/* added_tokens.h — tokenizer.json "added_tokens": the AddedVocabulary of Hugging Face. Two
+ * matchers, as in Rust: tokens with normalized=false (all special tokens in practice) are found in
+ * the raw text before normalization; normalized=true tokens are found, by their normalized form, in
+ * each normalized piece. Matching is leftmost-longest, non-overlapping; a match is then dropped if
+ * single_word and it touches a word character, and widened over whitespace by lstrip/rstrip. Owns
+ * its token copies and tries; read-only after load, so concurrent ts_added_split calls are safe.
+ * Free with ts_added_destroy.
  */
 #ifndef TS_TEXT_ADDED_TOKENS_H
 #define TS_TEXT_ADDED_TOKENS_H

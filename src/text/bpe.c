@@ -44,9 +44,9 @@ struct ts_bpe {
      * no merge can cross that boundary; see find_meta_boundaries. */
     bool meta_split, meta_unsafe_non_ascii;
     bool meta_unsafe_ascii[128];
-    int32_t byte_ids[256];          /* byte-level: id of the alphabet char for each byte */
-    int32_t fallback_ids[256];      /* "<0xXX>" ids */
-    char byte_chars[256][3];        /* byte-level: UTF-8 of the alphabet char */
+    int32_t byte_ids[256];     /* byte-level: id of the alphabet char for each byte */
+    int32_t fallback_ids[256]; /* "<0xXX>" ids */
+    char byte_chars[256][3];   /* byte-level: UTF-8 of the alphabet char */
     uint8_t byte_char_len[256];
     /* Mutable behind a const model: guarded by the stripe locks. */
     cache_entry *cache;
@@ -127,10 +127,13 @@ static void note_meta_pairs(ts_bpe *bpe, const char *merged, size_t len)
         p = memmem(p, (size_t)(merged + len - p), META, 3);
         if (!p) break;
         const uint8_t *q = (const uint8_t *)p - 1;
-        while (q > (const uint8_t *)merged && (*q & 0xC0) == 0x80) q--;
+        while (q > (const uint8_t *)merged && (*q & 0xC0) == 0x80)
+            q--;
         if ((const char *)q + 3 == p && memcmp(q, META, 3) == 0) continue;
-        if (*q < 0x80) bpe->meta_unsafe_ascii[*q] = true;
-        else bpe->meta_unsafe_non_ascii = true;
+        if (*q < 0x80)
+            bpe->meta_unsafe_ascii[*q] = true;
+        else
+            bpe->meta_unsafe_non_ascii = true;
     }
 }
 
@@ -140,7 +143,8 @@ void ts_bpe_destroy(ts_bpe *bpe)
     ts_strmap_fini(&bpe->vocab);
     free(bpe->merges);
     free(bpe->cache);
-    for (int i = 0; i < CACHE_STRIPES; i++) pthread_mutex_destroy(&bpe->locks[i]);
+    for (int i = 0; i < CACHE_STRIPES; i++)
+        pthread_mutex_destroy(&bpe->locks[i]);
     free(bpe);
 }
 
@@ -153,10 +157,12 @@ static ts_status load_merges(ts_bpe *bpe, const cJSON *merges, ts_error *err)
 {
     int n = cJSON_GetArraySize(merges);
     size_t cap = 16;
-    while (cap < (size_t)n * 2) cap *= 2;
+    while (cap < (size_t)n * 2)
+        cap *= 2;
     bpe->merges = malloc(cap * sizeof(*bpe->merges));
     if (!bpe->merges) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "merges: out of memory");
-    for (size_t i = 0; i < cap; i++) bpe->merges[i].key = EMPTY_KEY;
+    for (size_t i = 0; i < cap; i++)
+        bpe->merges[i].key = EMPTY_KEY;
     bpe->merge_mask = cap - 1;
     ts_bytes joined = {0};
     ts_status st = TS_OK;
@@ -170,9 +176,9 @@ static ts_status load_merges(ts_bpe *bpe, const cJSON *merges, ts_error *err)
             /* "a b": tokens never contain a space in this form, so exactly one is required. */
             const char *s = m->valuestring, *sp = strchr(s, ' ');
             if (!sp || strchr(sp + 1, ' ') || sp == s || sp[1] == '\0') {
-                st = ts_error_set(err, TS_ERR_FORMAT,
-                                  "model.merges[%d]: \"%s\" is not two tokens separated by one space",
-                                  rank, s);
+                st = ts_error_set(
+                    err, TS_ERR_FORMAT,
+                    "model.merges[%d]: \"%s\" is not two tokens separated by one space", rank, s);
                 break;
             }
             a = s, a_len = (size_t)(sp - s), b = sp + 1, b_len = strlen(sp + 1);
@@ -197,8 +203,9 @@ static ts_status load_merges(ts_bpe *bpe, const cJSON *merges, ts_error *err)
         if (ida < 0 || idb < 0 || idm < 0) {
             const char *missing = ida < 0 ? a : idb < 0 ? b : joined.data;
             int missing_len = (int)(ida < 0 ? a_len : idb < 0 ? b_len : joined.len);
-            st = ts_error_set(err, TS_ERR_FORMAT, "model.merges[%d]: token \"%.*s\" is not in the vocab",
-                              rank, missing_len, missing);
+            st = ts_error_set(err, TS_ERR_FORMAT,
+                              "model.merges[%d]: token \"%.*s\" is not in the vocab", rank,
+                              missing_len, missing);
             break;
         }
         merge_put(bpe, ida, idb, rank, idm);
@@ -218,13 +225,15 @@ static ts_status load_vocab(ts_bpe *bpe, const cJSON *vocab, ts_error *err)
     const cJSON *entry;
     cJSON_ArrayForEach(entry, vocab)
     {
-        if (!cJSON_IsNumber(entry) || entry->valuedouble < 0 || entry->valuedouble > INT32_MAX - 1 ||
-            entry->valuedouble != (double)entry->valueint)
-            return ts_error_set(err, TS_ERR_FORMAT, "model.vocab[\"%s\"]: id must be a non-negative integer",
+        if (!cJSON_IsNumber(entry) || entry->valuedouble < 0 ||
+            entry->valuedouble > INT32_MAX - 1 || entry->valuedouble != (double)entry->valueint)
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "model.vocab[\"%s\"]: id must be a non-negative integer",
                                 entry->string);
         if (!ts_strmap_put(&bpe->vocab, entry->string, strlen(entry->string), entry->valueint))
             return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vocab: out of memory");
-        if ((size_t)entry->valueint + 1 > bpe->vocab_size) bpe->vocab_size = (size_t)entry->valueint + 1;
+        if ((size_t)entry->valueint + 1 > bpe->vocab_size)
+            bpe->vocab_size = (size_t)entry->valueint + 1;
     }
     return TS_OK;
 }
@@ -239,8 +248,8 @@ static ts_status check_options(const cJSON *model, ts_error *err)
     for (int i = 0; i < 2; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(model, affixes[i]);
         if (nonempty_string(v))
-            return ts_error_set(err, TS_ERR_UNSUPPORTED, "BPE %s \"%s\" is not supported", affixes[i],
-                                v->valuestring);
+            return ts_error_set(err, TS_ERR_UNSUPPORTED, "BPE %s \"%s\" is not supported",
+                                affixes[i], v->valuestring);
     }
     return TS_OK;
 }
@@ -258,7 +267,8 @@ ts_status ts_bpe_parse(const cJSON *model, bool byte_level, ts_bpe **out, ts_err
     if (st) return st;
     ts_bpe *bpe = calloc(1, sizeof(*bpe));
     if (!bpe) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "model: out of memory");
-    for (int i = 0; i < CACHE_STRIPES; i++) pthread_mutex_init(&bpe->locks[i], NULL);
+    for (int i = 0; i < CACHE_STRIPES; i++)
+        pthread_mutex_init(&bpe->locks[i], NULL);
     bpe->byte_level = byte_level;
     bpe->fuse_unk = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(model, "fuse_unk"));
     bpe->byte_fallback = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(model, "byte_fallback"));
@@ -273,17 +283,19 @@ ts_status ts_bpe_parse(const cJSON *model, bool byte_level, ts_bpe **out, ts_err
         return st;
     }
     const cJSON *unk = cJSON_GetObjectItemCaseSensitive(model, "unk_token");
-    bpe->unk_id = cJSON_IsString(unk) ? ts_strmap_get(&bpe->vocab, unk->valuestring,
-                                                      strlen(unk->valuestring))
-                                      : -1;
+    bpe->unk_id = cJSON_IsString(unk)
+                      ? ts_strmap_get(&bpe->vocab, unk->valuestring, strlen(unk->valuestring))
+                      : -1;
     for (int b = 0; b < 256; b++) {
         char name[8];
         snprintf(name, sizeof(name), "<0x%02X>", b);
         bpe->fallback_ids[b] = ts_strmap_get(&bpe->vocab, name, 6);
-        bpe->byte_char_len[b] = (uint8_t)ts_utf8_encode(ts_byte_level_char((uint8_t)b), bpe->byte_chars[b]);
+        bpe->byte_char_len[b] =
+            (uint8_t)ts_utf8_encode(ts_byte_level_char((uint8_t)b), bpe->byte_chars[b]);
         bpe->byte_ids[b] = ts_strmap_get(&bpe->vocab, bpe->byte_chars[b], bpe->byte_char_len[b]);
     }
-    bpe->meta_split = !byte_level && !bpe->ignore_merges && ts_strmap_get(&bpe->vocab, META, 3) >= 0;
+    bpe->meta_split =
+        !byte_level && !bpe->ignore_merges && ts_strmap_get(&bpe->vocab, META, 3) >= 0;
     bpe->cache = calloc(CACHE_SLOTS, sizeof(*bpe->cache));
     if (!bpe->cache) {
         ts_bpe_destroy(bpe);
@@ -293,8 +305,14 @@ ts_status ts_bpe_parse(const cJSON *model, bool byte_level, ts_bpe **out, ts_err
     return TS_OK;
 }
 
-const ts_strmap *ts_bpe_vocab(const ts_bpe *bpe) { return &bpe->vocab; }
-size_t ts_bpe_vocab_size(const ts_bpe *bpe) { return bpe->vocab_size; }
+const ts_strmap *ts_bpe_vocab(const ts_bpe *bpe)
+{
+    return &bpe->vocab;
+}
+size_t ts_bpe_vocab_size(const ts_bpe *bpe)
+{
+    return bpe->vocab_size;
+}
 
 /* ------------------------------------------------------------------ encode */
 
@@ -323,7 +341,8 @@ static bool initial_symbols(const ts_bpe *bpe, const uint8_t *w, size_t len, ts_
         }
         if (bpe->byte_fallback) {
             bool all = true;
-            for (size_t j = 0; j < k; j++) all = all && bpe->fallback_ids[w[i + j]] >= 0;
+            for (size_t j = 0; j < k; j++)
+                all = all && bpe->fallback_ids[w[i + j]] >= 0;
             if (all) {
                 if (pending_unk && !ts_ids_push(sym, bpe->unk_id)) return false;
                 pending_unk = false;
@@ -504,7 +523,8 @@ static ts_status encode_word(const ts_bpe *bpe, const char *word, size_t len, ts
             id = ts_strmap_get(&bpe->vocab, word, len);
         }
         if (id >= 0) {
-            if (!ts_ids_push(out, id)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
+            if (!ts_ids_push(out, id))
+                return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
             if (cacheable) cache_put(bpe, hash, word, len, &id, 1);
             return TS_OK;
         }
@@ -527,14 +547,14 @@ static ts_status encode_word(const ts_bpe *bpe, const char *word, size_t len, ts
 static bool meta_cut(const ts_bpe *bpe, const uint8_t *w, size_t at)
 {
     size_t k = at - 1;
-    while (k > 0 && (w[k] & 0xC0) == 0x80) k--;
+    while (k > 0 && (w[k] & 0xC0) == 0x80)
+        k--;
     if (w[k] < 0x80) return !bpe->meta_unsafe_ascii[w[k]];
     if (at - k == 3 && memcmp(w + k, META, 3) == 0) return false; /* runs of ▁ stay together */
     return !bpe->meta_unsafe_non_ascii;
 }
 
-ts_status ts_bpe_encode(const ts_bpe *bpe, const char *word, size_t len, ts_ids *out,
-                        ts_error *err)
+ts_status ts_bpe_encode(const ts_bpe *bpe, const char *word, size_t len, ts_ids *out, ts_error *err)
 {
     if (!bpe->meta_split || len <= CACHE_KEY_MAX) return encode_word(bpe, word, len, out, err);
     const uint8_t *w = (const uint8_t *)word;

@@ -9,8 +9,14 @@
 #include "text/bpe.h"
 #include "text/utf8.h"
 
-typedef enum kind { DEC_BYTE_LEVEL, DEC_BYTE_FALLBACK, DEC_REPLACE, DEC_FUSE, DEC_STRIP,
-                    DEC_METASPACE } kind;
+typedef enum kind {
+    DEC_BYTE_LEVEL,
+    DEC_BYTE_FALLBACK,
+    DEC_REPLACE,
+    DEC_FUSE,
+    DEC_STRIP,
+    DEC_METASPACE
+} kind;
 
 typedef struct step {
     kind kind;
@@ -185,7 +191,8 @@ static bool flush_bytes(token_list *out, ts_bytes *pending)
     } else {
         /* The ByteFallback decoder gives one U+FFFD per byte when the run is not UTF-8. */
         ok = true;
-        for (size_t i = 0; i < pending->len && ok; i++) ok = list_push(out, "\xEF\xBF\xBD", 3);
+        for (size_t i = 0; i < pending->len && ok; i++)
+            ok = list_push(out, "\xEF\xBF\xBD", 3);
     }
     pending->len = 0;
     return ok;
@@ -267,9 +274,11 @@ static bool run_step(const step *s, const token_list *in, token_list *out)
         for (size_t i = 0; i < in->n; i++) {
             const char *t = TOKEN(in, i);
             size_t b = 0, e = in->items[i].len, c = s->content_len;
-            for (int k = 0; k < s->strip_start && e - b >= c && memcmp(t + b, s->content, c) == 0; k++)
+            for (int k = 0; k < s->strip_start && e - b >= c && memcmp(t + b, s->content, c) == 0;
+                 k++)
                 b += c;
-            for (int k = 0; k < s->strip_stop && e - b >= c && memcmp(t + e - c, s->content, c) == 0; k++)
+            for (int k = 0;
+                 k < s->strip_stop && e - b >= c && memcmp(t + e - c, s->content, c) == 0; k++)
                 e -= c;
             if (!list_push(out, t + b, e - b)) return false;
         }
@@ -294,19 +303,21 @@ static bool run_step(const step *s, const token_list *in, token_list *out)
     return false;
 }
 
-ts_status ts_decoder_run(const ts_decoder *dec, const ts_token_ref *tokens, size_t n,
-                         ts_bytes *out, ts_error *err)
+ts_status ts_decoder_run(const ts_decoder *dec, const ts_token_ref *tokens, size_t n, ts_bytes *out,
+                         ts_error *err)
 {
     if (!dec) {
         for (size_t i = 0; i < n; i++) {
-            if ((i && !ts_bytes_append(out, " ", 1)) || !ts_bytes_append(out, tokens[i].text, tokens[i].len))
+            if ((i && !ts_bytes_append(out, " ", 1)) ||
+                !ts_bytes_append(out, tokens[i].text, tokens[i].len))
                 return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");
         }
         return TS_OK;
     }
     token_list a = {0}, b = {0};
     bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) ok = list_push(&a, tokens[i].text, tokens[i].len);
+    for (size_t i = 0; i < n && ok; i++)
+        ok = list_push(&a, tokens[i].text, tokens[i].len);
     for (size_t i = 0; i < dec->n_steps && ok; i++) {
         b.n = 0;
         b.buf.len = 0;
@@ -315,7 +326,8 @@ ts_status ts_decoder_run(const ts_decoder *dec, const ts_token_ref *tokens, size
         a = b;
         b = t;
     }
-    for (size_t i = 0; i < a.n && ok; i++) ok = ts_bytes_append(out, TOKEN(&a, i), a.items[i].len);
+    for (size_t i = 0; i < a.n && ok; i++)
+        ok = ts_bytes_append(out, TOKEN(&a, i), a.items[i].len);
     list_free(&a);
     list_free(&b);
     return ok ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");

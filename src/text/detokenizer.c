@@ -57,8 +57,8 @@ static ts_status set_piece(ts_detokenizer *d, const char *text, size_t len, cons
 }
 
 /* ids[from, end) decoded; tolerates the empty buffer before the first push. */
-static ts_status decode_window(ts_detokenizer *d, size_t from, size_t end, char **text,
-                               size_t *len, ts_error *err)
+static ts_status decode_window(ts_detokenizer *d, size_t from, size_t end, char **text, size_t *len,
+                               ts_error *err)
 {
     static const int32_t none[1];
     const int32_t *ids = d->ids.data ? d->ids.data + from : none;
@@ -76,7 +76,8 @@ static size_t emit_start(const ts_detokenizer *d, const char *full, size_t full_
 {
     size_t from = d->prefix_len;
     if (d->prefix_text && memcmp(full, d->prefix_text, from) == 0) return from;
-    while (from < full_len && ((unsigned char)full[from] & 0xC0) == 0x80) from++;
+    while (from < full_len && ((unsigned char)full[from] & 0xC0) == 0x80)
+        from++;
     return from;
 }
 

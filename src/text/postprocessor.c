@@ -54,9 +54,12 @@ static ts_status parse_template(const cJSON *json, ts_template *t, ts_error *err
     ts_template merged = outer;
     merged.n_suffix = 0;
     ts_status st = TS_OK;
-    for (size_t i = 0; i < inner.n_prefix && !st; i++) st = push(merged.prefix, &merged.n_prefix, inner.prefix[i], err);
-    for (size_t i = 0; i < inner.n_suffix && !st; i++) st = push(merged.suffix, &merged.n_suffix, inner.suffix[i], err);
-    for (size_t i = 0; i < outer.n_suffix && !st; i++) st = push(merged.suffix, &merged.n_suffix, outer.suffix[i], err);
+    for (size_t i = 0; i < inner.n_prefix && !st; i++)
+        st = push(merged.prefix, &merged.n_prefix, inner.prefix[i], err);
+    for (size_t i = 0; i < inner.n_suffix && !st; i++)
+        st = push(merged.suffix, &merged.n_suffix, inner.suffix[i], err);
+    for (size_t i = 0; i < outer.n_suffix && !st; i++)
+        st = push(merged.suffix, &merged.n_suffix, outer.suffix[i], err);
     if (st) return st;
     *t = merged;
     return TS_OK;
@@ -67,11 +70,14 @@ static ts_status parse_cls_sep(const cJSON *json, ts_template *t, ts_error *err)
     const cJSON *cls = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "cls"), 1);
     const cJSON *sep = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "sep"), 1);
     if (!cJSON_IsNumber(cls) || !cJSON_IsNumber(sep))
-        return ts_error_set(err, TS_ERR_FORMAT, "post_processor: \"cls\"/\"sep\" must be [token, id]");
+        return ts_error_set(err, TS_ERR_FORMAT,
+                            "post_processor: \"cls\"/\"sep\" must be [token, id]");
     ts_template wrapped = {0};
     ts_status st = push(wrapped.prefix, &wrapped.n_prefix, cls->valueint, err);
-    for (size_t i = 0; i < t->n_prefix && !st; i++) st = push(wrapped.prefix, &wrapped.n_prefix, t->prefix[i], err);
-    for (size_t i = 0; i < t->n_suffix && !st; i++) st = push(wrapped.suffix, &wrapped.n_suffix, t->suffix[i], err);
+    for (size_t i = 0; i < t->n_prefix && !st; i++)
+        st = push(wrapped.prefix, &wrapped.n_prefix, t->prefix[i], err);
+    for (size_t i = 0; i < t->n_suffix && !st; i++)
+        st = push(wrapped.suffix, &wrapped.n_suffix, t->suffix[i], err);
     if (!st) st = push(wrapped.suffix, &wrapped.n_suffix, sep->valueint, err);
     if (st) return st;
     *t = wrapped;
@@ -81,12 +87,14 @@ static ts_status parse_cls_sep(const cJSON *json, ts_template *t, ts_error *err)
 static ts_status apply(const cJSON *json, ts_template *t, ts_error *err)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(json, "type");
-    if (!cJSON_IsString(type)) return ts_error_set(err, TS_ERR_FORMAT, "post_processor without a type");
+    if (!cJSON_IsString(type))
+        return ts_error_set(err, TS_ERR_FORMAT, "post_processor without a type");
     const char *name = type->valuestring;
     if (strcmp(name, "Sequence") == 0) {
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(json, "processors");
         if (!cJSON_IsArray(list))
-            return ts_error_set(err, TS_ERR_FORMAT, "Sequence post_processor without \"processors\"");
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "Sequence post_processor without \"processors\"");
         const cJSON *child;
         cJSON_ArrayForEach(child, list)
         {
@@ -99,7 +107,8 @@ static ts_status apply(const cJSON *json, ts_template *t, ts_error *err)
     if (strcmp(name, "TemplateProcessing") == 0) return parse_template(json, t, err);
     if (strcmp(name, "BertProcessing") == 0 || strcmp(name, "RobertaProcessing") == 0)
         return parse_cls_sep(json, t, err);
-    return ts_error_set(err, TS_ERR_UNSUPPORTED, "post_processor type \"%s\" is not supported", name);
+    return ts_error_set(err, TS_ERR_UNSUPPORTED, "post_processor type \"%s\" is not supported",
+                        name);
 }
 
 ts_status ts_template_parse(const cJSON *json, ts_template *out, ts_error *err)

@@ -14,8 +14,14 @@
 
 typedef enum behavior { REMOVED, ISOLATED, MERGED_PREV, MERGED_NEXT, CONTIGUOUS } behavior;
 
-typedef enum kind { PRE_SPLIT_REGEX, PRE_SPLIT_STRING, PRE_BYTE_LEVEL, PRE_METASPACE, PRE_DIGITS,
-                    PRE_WHITESPACE_SPLIT } kind;
+typedef enum kind {
+    PRE_SPLIT_REGEX,
+    PRE_SPLIT_STRING,
+    PRE_BYTE_LEVEL,
+    PRE_METASPACE,
+    PRE_DIGITS,
+    PRE_WHITESPACE_SPLIT
+} kind;
 
 typedef enum prepend_scheme { PREPEND_ALWAYS, PREPEND_FIRST, PREPEND_NEVER } prepend_scheme;
 
@@ -65,7 +71,10 @@ void ts_pretokenizer_destroy(ts_pretokenizer *pre)
     free(pre);
 }
 
-bool ts_pretokenizer_is_byte_level(const ts_pretokenizer *pre) { return pre && pre->byte_level; }
+bool ts_pretokenizer_is_byte_level(const ts_pretokenizer *pre)
+{
+    return pre && pre->byte_level;
+}
 
 static ts_status compile_regex(step *s, const char *pattern, ts_error *err)
 {
@@ -87,9 +96,14 @@ static ts_status compile_regex(step *s, const char *pattern, ts_error *err)
 
 static bool parse_behavior(const char *name, behavior *out)
 {
-    static const struct { const char *name; behavior b; } table[] = {
-        {"Removed", REMOVED}, {"Isolated", ISOLATED}, {"MergedWithPrevious", MERGED_PREV},
-        {"MergedWithNext", MERGED_NEXT}, {"Contiguous", CONTIGUOUS}};
+    static const struct {
+        const char *name;
+        behavior b;
+    } table[] = {{"Removed", REMOVED},
+                 {"Isolated", ISOLATED},
+                 {"MergedWithPrevious", MERGED_PREV},
+                 {"MergedWithNext", MERGED_NEXT},
+                 {"Contiguous", CONTIGUOUS}};
     for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
         if (strcmp(name, table[i].name) == 0) {
             *out = table[i].b;
@@ -108,7 +122,8 @@ static ts_status add_step(ts_pretokenizer *pre, const cJSON *json, ts_error *err
     if (strcmp(t, "Sequence") == 0) {
         const cJSON *list = cJSON_GetObjectItemCaseSensitive(json, "pretokenizers");
         if (!cJSON_IsArray(list))
-            return ts_error_set(err, TS_ERR_FORMAT, "Sequence pre_tokenizer without \"pretokenizers\"");
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "Sequence pre_tokenizer without \"pretokenizers\"");
         const cJSON *child;
         cJSON_ArrayForEach(child, list)
         {
@@ -144,7 +159,8 @@ static ts_status add_step(ts_pretokenizer *pre, const cJSON *json, ts_error *err
         }
     } else if (strcmp(t, "ByteLevel") == 0) {
         s->kind = PRE_BYTE_LEVEL;
-        s->add_prefix_space = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json, "add_prefix_space"));
+        s->add_prefix_space =
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json, "add_prefix_space"));
         const cJSON *use_regex = cJSON_GetObjectItemCaseSensitive(json, "use_regex");
         if (!cJSON_IsFalse(use_regex)) st = compile_regex(s, gpt2_pattern, err);
         s->behavior = ISOLATED;
@@ -161,8 +177,10 @@ static ts_status add_step(ts_pretokenizer *pre, const cJSON *json, ts_error *err
         const cJSON *add_prefix = cJSON_GetObjectItemCaseSensitive(json, "add_prefix_space");
         s->prepend = PREPEND_ALWAYS;
         if (cJSON_IsString(scheme)) {
-            if (strcmp(scheme->valuestring, "first") == 0) s->prepend = PREPEND_FIRST;
-            else if (strcmp(scheme->valuestring, "never") == 0) s->prepend = PREPEND_NEVER;
+            if (strcmp(scheme->valuestring, "first") == 0)
+                s->prepend = PREPEND_FIRST;
+            else if (strcmp(scheme->valuestring, "never") == 0)
+                s->prepend = PREPEND_NEVER;
             else if (strcmp(scheme->valuestring, "always") != 0)
                 return ts_error_set(err, TS_ERR_FORMAT, "Metaspace: unknown prepend_scheme \"%s\"",
                                     scheme->valuestring);
@@ -173,7 +191,8 @@ static ts_status add_step(ts_pretokenizer *pre, const cJSON *json, ts_error *err
         s->split = !cJSON_IsFalse(split);
     } else if (strcmp(t, "Digits") == 0) {
         s->kind = PRE_DIGITS;
-        s->individual_digits = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json, "individual_digits"));
+        s->individual_digits =
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json, "individual_digits"));
         st = compile_regex(s, s->individual_digits ? "\\p{N}" : "\\p{N}+", err);
         s->behavior = ISOLATED;
     } else if (strcmp(t, "WhitespaceSplit") == 0) {
@@ -181,7 +200,8 @@ static ts_status add_step(ts_pretokenizer *pre, const cJSON *json, ts_error *err
         st = compile_regex(s, "\\s+", err);
         s->behavior = REMOVED;
     } else {
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "pre_tokenizer type \"%s\" is not supported", t);
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "pre_tokenizer type \"%s\" is not supported",
+                            t);
     }
     pre->n_steps++; /* counted even on error so destroy frees what was set */
     return st;
@@ -309,7 +329,8 @@ static bool fold_parts(parts *p, behavior b, bool invert, bool at_start, uint32_
 {
     size_t first = ps->n;
     if (invert)
-        for (size_t i = 0; i < p->n; i++) p->items[i].is_match = !p->items[i].is_match;
+        for (size_t i = 0; i < p->n; i++)
+            p->items[i].is_match = !p->items[i].is_match;
     switch (b) {
     case REMOVED:
     case ISOLATED:
@@ -392,13 +413,17 @@ static ts_status metaspace(const step *s, ts_pieces *ps, const ts_piece *piece, 
     if (prepend) ts_bytes_append(&ps->buf, rep, rep_len);
     for (uint32_t i = 0; i < piece->len; i++) {
         char c = ps->buf.data[piece->offset + i];
-        if (c == ' ') ts_bytes_append(&ps->buf, rep, rep_len);
-        else ts_bytes_append(&ps->buf, &c, 1);
+        if (c == ' ')
+            ts_bytes_append(&ps->buf, rep, rep_len);
+        else
+            ts_bytes_append(&ps->buf, &c, 1);
     }
-    ts_piece rewritten = {(uint32_t)new_offset, (uint32_t)(ps->buf.len - new_offset), piece->at_start};
-    if (!s->split) return push_part(p, rewritten.offset, rewritten.len, false)
-                              ? TS_OK
-                              : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
+    ts_piece rewritten = {(uint32_t)new_offset, (uint32_t)(ps->buf.len - new_offset),
+                          piece->at_start};
+    if (!s->split)
+        return push_part(p, rewritten.offset, rewritten.len, false)
+                   ? TS_OK
+                   : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
     return literal_parts(rep, rep_len, ps, &rewritten, p, err);
 }
 
@@ -435,7 +460,8 @@ static ts_status run_step(const step *s, ts_pieces *ps, ts_error *err)
             break;
         case PRE_BYTE_LEVEL:
             /* With use_regex it splits like GPT-2 (Isolated); without, it keeps the piece. */
-            if (s->regex) st = regex_parts(s, ps, &piece, &p, err);
+            if (s->regex)
+                st = regex_parts(s, ps, &piece, &p, err);
             else if (!push_part(&p, piece.offset, piece.len, false))
                 st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
             break;
@@ -449,8 +475,8 @@ static ts_status run_step(const step *s, ts_pieces *ps, ts_error *err)
             if (!st && p.n) piece.offset = p.items[0].offset; /* at_start follows the rewrite */
             break;
         }
-        if (!st && !fold_parts(&p, s->kind == PRE_METASPACE ? MERGED_NEXT : s->behavior,
-                               s->invert, piece.at_start, piece.offset, ps))
+        if (!st && !fold_parts(&p, s->kind == PRE_METASPACE ? MERGED_NEXT : s->behavior, s->invert,
+                               piece.at_start, piece.offset, ps))
             st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
     }
     free(p.items);

@@ -34,7 +34,8 @@ static bool alloc_slots(ts_strmap *map, size_t n_slots)
 {
     map->slots = malloc(n_slots * sizeof(*map->slots));
     if (!map->slots) return false;
-    for (size_t i = 0; i < n_slots; i++) map->slots[i].value = -1;
+    for (size_t i = 0; i < n_slots; i++)
+        map->slots[i].value = -1;
     map->mask = n_slots - 1;
     return true;
 }
@@ -43,7 +44,8 @@ bool ts_strmap_init(ts_strmap *map, size_t expected)
 {
     memset(map, 0, sizeof(*map));
     size_t n = 16;
-    while (n < expected * 2) n *= 2;
+    while (n < expected * 2)
+        n *= 2;
     return alloc_slots(map, n);
 }
 
@@ -77,7 +79,8 @@ static bool grow(ts_strmap *map)
     for (size_t i = 0; i < old_n; i++) {
         if (old[i].value < 0) continue;
         size_t j = old[i].hash & map->mask;
-        while (map->slots[j].value >= 0) j = (j + 1) & map->mask;
+        while (map->slots[j].value >= 0)
+            j = (j + 1) & map->mask;
         map->slots[j] = old[i];
     }
     free(old);

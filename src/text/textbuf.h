@@ -26,7 +26,8 @@ static inline bool ts_bytes_reserve(ts_bytes *b, size_t extra)
 {
     if (b->len + extra + 1 <= b->cap) return true;
     size_t cap = b->cap ? b->cap : 64;
-    while (cap < b->len + extra + 1) cap *= 2;
+    while (cap < b->len + extra + 1)
+        cap *= 2;
     char *p = realloc(b->data, cap);
     if (!p) return false;
     b->data = p;
@@ -55,7 +56,8 @@ static inline bool ts_ids_reserve(ts_ids *v, size_t extra)
 {
     if (v->len + extra <= v->cap) return true;
     size_t cap = v->cap ? v->cap : 32;
-    while (cap < v->len + extra) cap *= 2;
+    while (cap < v->len + extra)
+        cap *= 2;
     int32_t *p = realloc(v->data, cap * sizeof(*p));
     if (!p) return false;
     v->data = p;

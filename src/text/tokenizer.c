@@ -23,7 +23,8 @@
 #include <stdio.h>
 
 enum { ROLE_BOS, ROLE_EOS, ROLE_PAD, ROLE_UNK, ROLE_COUNT };
-static const char *const role_names[ROLE_COUNT] = {"bos_token", "eos_token", "pad_token", "unk_token"};
+static const char *const role_names[ROLE_COUNT] = {"bos_token", "eos_token", "pad_token",
+                                                   "unk_token"};
 
 struct ts_tokenizer {
     ts_normalizer *normalizer;
@@ -56,7 +57,8 @@ void ts_tokenizer_destroy(ts_tokenizer *tok)
     free(tok->token_offset);
     free(tok->token_len);
     free(tok->special);
-    for (int i = 0; i < ROLE_COUNT; i++) free(tok->roles[i]);
+    for (int i = 0; i < ROLE_COUNT; i++)
+        free(tok->roles[i]);
     free(tok);
 }
 
@@ -82,7 +84,8 @@ static ts_status build_id_table(ts_tokenizer *tok, ts_error *err)
     tok->special = calloc(n ? n : 1, sizeof(*tok->special));
     if (!tok->token_offset || !tok->token_len || !tok->special)
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "tokenizer: out of memory");
-    for (size_t i = 0; i < n; i++) tok->token_offset[i] = -1;
+    for (size_t i = 0; i < n; i++)
+        tok->token_offset[i] = -1;
     const ts_strmap *vocab = ts_bpe_vocab(tok->bpe);
     for (size_t i = 0; i <= vocab->mask; i++) {
         const ts_strmap_slot *s = &vocab->slots[i];
@@ -125,17 +128,18 @@ static ts_status apply_config(ts_tokenizer *tok, const cJSON *config, ts_error *
     if (!cJSON_IsBool(add_bos) && !cJSON_IsBool(add_eos)) return TS_OK;
     ts_template t = {0};
     if (cJSON_IsTrue(add_bos)) {
-        int32_t id = tok->roles[ROLE_BOS] ? ts_tokenizer_token_to_id(tok, tok->roles[ROLE_BOS]) : -1;
+        int32_t id =
+            tok->roles[ROLE_BOS] ? ts_tokenizer_token_to_id(tok, tok->roles[ROLE_BOS]) : -1;
         if (id < 0)
-            return ts_error_set(err, TS_ERR_FORMAT,
-                                "add_bos_token is true but bos_token %s%s%s",
+            return ts_error_set(err, TS_ERR_FORMAT, "add_bos_token is true but bos_token %s%s%s",
                                 tok->roles[ROLE_BOS] ? "\"" : "is unset",
                                 tok->roles[ROLE_BOS] ? tok->roles[ROLE_BOS] : "",
                                 tok->roles[ROLE_BOS] ? "\" is not in the vocabulary" : "");
         t.prefix[t.n_prefix++] = id;
     }
     if (cJSON_IsTrue(add_eos)) {
-        int32_t id = tok->roles[ROLE_EOS] ? ts_tokenizer_token_to_id(tok, tok->roles[ROLE_EOS]) : -1;
+        int32_t id =
+            tok->roles[ROLE_EOS] ? ts_tokenizer_token_to_id(tok, tok->roles[ROLE_EOS]) : -1;
         if (id < 0)
             return ts_error_set(err, TS_ERR_FORMAT,
                                 "add_eos_token is true but eos_token is "
@@ -159,7 +163,8 @@ static ts_status load_json(const char *path, bool required, cJSON **out, ts_erro
     if (!*out) {
         size_t at = end ? (size_t)(end - data) : 0;
         size_t line = 1;
-        for (size_t i = 0; i < at && i < len; i++) line += data[i] == '\n';
+        for (size_t i = 0; i < at && i < len; i++)
+            line += data[i] == '\n';
         free(data);
         return ts_error_set(err, TS_ERR_FORMAT, "%s: invalid JSON near byte %zu (line %zu)", path,
                             at, line);
@@ -170,7 +175,8 @@ static ts_status load_json(const char *path, bool required, cJSON **out, ts_erro
 
 static ts_status build(ts_tokenizer *tok, const cJSON *json, ts_error *err)
 {
-    if (!cJSON_IsObject(json)) return ts_error_set(err, TS_ERR_FORMAT, "top level is not an object");
+    if (!cJSON_IsObject(json))
+        return ts_error_set(err, TS_ERR_FORMAT, "top level is not an object");
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(json, "model");
     if (!cJSON_IsObject(model)) return ts_error_set(err, TS_ERR_FORMAT, "no \"model\" object");
     ts_status st;
@@ -185,7 +191,8 @@ static ts_status build(ts_tokenizer *tok, const cJSON *json, ts_error *err)
     if ((st = ts_added_parse(cJSON_GetObjectItemCaseSensitive(json, "added_tokens"),
                              tok->normalizer, &tok->added, err)))
         return ts_error_prefix(err, "added_tokens: ");
-    if ((st = ts_decoder_parse(cJSON_GetObjectItemCaseSensitive(json, "decoder"), &tok->decoder, err)))
+    if ((st = ts_decoder_parse(cJSON_GetObjectItemCaseSensitive(json, "decoder"), &tok->decoder,
+                               err)))
         return ts_error_prefix(err, "decoder: ");
     if ((st = ts_template_parse(cJSON_GetObjectItemCaseSensitive(json, "post_processor"),
                                 &tok->template, err)))
@@ -201,8 +208,10 @@ ts_status ts_tokenizer_load(const char *dir, ts_tokenizer **out, ts_error *err)
     if (!st) st = ts_path_join(config_path, sizeof(config_path), dir, "tokenizer_config.json", err);
     if (st) return st;
     if (!ts_file_exists(path))
-        return ts_error_set(err, TS_ERR_NOT_FOUND, "%s: no such file (a tokenizer folder needs "
-                            "tokenizer.json)", path);
+        return ts_error_set(err, TS_ERR_NOT_FOUND,
+                            "%s: no such file (a tokenizer folder needs "
+                            "tokenizer.json)",
+                            path);
     cJSON *json = NULL, *config = NULL;
     if ((st = load_json(path, true, &json, err))) return st;
     if ((st = load_json(config_path, false, &config, err))) {
@@ -256,8 +265,8 @@ static ts_status encode_plain(const ts_tokenizer *tok, const char *text, size_t 
     return st;
 }
 
-static ts_status encode_segment(const ts_tokenizer *tok, const char *text, size_t len, bool at_start,
-                                encode_state *s, ts_error *err)
+static ts_status encode_segment(const ts_tokenizer *tok, const char *text, size_t len,
+                                bool at_start, encode_state *s, ts_error *err)
 {
     s->normalized.len = 0;
     ts_status st = ts_normalizer_apply(tok->normalizer, text, len, &s->normalized, err);
@@ -265,15 +274,18 @@ static ts_status encode_segment(const ts_tokenizer *tok, const char *text, size_
     const char *norm = s->normalized.data ? s->normalized.data : "";
     if (!tok->has_normalized_added)
         return encode_plain(tok, norm, s->normalized.len, at_start, s, err);
-    if ((st = ts_added_split(tok->added, true, norm, s->normalized.len, &s->norm_splits, err))) return st;
+    if ((st = ts_added_split(tok->added, true, norm, s->normalized.len, &s->norm_splits, err)))
+        return st;
     /* encode_plain reuses s->pieces, not s->normalized, so norm stays valid through the loop. */
     for (size_t i = 0; i < s->norm_splits.n && !st; i++) {
         const ts_split *sp = &s->norm_splits.items[i];
         if (sp->id >= 0) {
-            if (!ts_ids_push(&s->ids, sp->id)) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
+            if (!ts_ids_push(&s->ids, sp->id))
+                st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
             continue;
         }
-        st = encode_plain(tok, norm + sp->start, sp->end - sp->start, at_start && sp->start == 0, s, err);
+        st = encode_plain(tok, norm + sp->start, sp->end - sp->start, at_start && sp->start == 0, s,
+                          err);
     }
     return st;
 }
@@ -299,9 +311,11 @@ ts_status ts_tokenizer_encode(const ts_tokenizer *tok, const char *text, size_t 
     for (size_t i = 0; i < s.raw_splits.n && !st; i++) {
         const ts_split *sp = &s.raw_splits.items[i];
         if (sp->id >= 0) {
-            if (!ts_ids_push(&s.ids, sp->id)) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
+            if (!ts_ids_push(&s.ids, sp->id))
+                st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
         } else if (sp->end > sp->start) {
-            st = encode_segment(tok, text + sp->start, sp->end - sp->start, sp->start == 0, &s, err);
+            st =
+                encode_segment(tok, text + sp->start, sp->end - sp->start, sp->start == 0, &s, err);
         }
     }
     if (!st && add_special_tokens &&
@@ -349,7 +363,10 @@ ts_status ts_tokenizer_decode(const ts_tokenizer *tok, const int32_t *ids, size_
     return TS_OK;
 }
 
-size_t ts_tokenizer_vocab_size(const ts_tokenizer *tok) { return tok->n_ids; }
+size_t ts_tokenizer_vocab_size(const ts_tokenizer *tok)
+{
+    return tok->n_ids;
+}
 
 int32_t ts_tokenizer_token_to_id(const ts_tokenizer *tok, const char *token)
 {

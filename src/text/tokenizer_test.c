@@ -59,11 +59,14 @@ static void cleanup(void)
 static char *fill(const char *tmpl, const char *with)
 {
     size_t n = 0;
-    for (const char *p = tmpl; *p; p++) n += *p == '@';
+    for (const char *p = tmpl; *p; p++)
+        n += *p == '@';
     char *out = malloc(strlen(tmpl) + n * strlen(with) + 1), *o = out;
     for (const char *p = tmpl; *p; p++) {
-        if (*p == '@') o = stpcpy(o, with);
-        else *o++ = *p;
+        if (*p == '@')
+            o = stpcpy(o, with);
+        else
+            *o++ = *p;
     }
     *o = '\0';
     return out;
@@ -75,10 +78,12 @@ static char *encode_str(const ts_tokenizer *tok, const char *text, bool special)
     int32_t *ids;
     size_t n;
     ts_error err = {0};
-    if (ts_tokenizer_encode(tok, text, strlen(text), special, &ids, &n, &err)) return strdup(err.message);
+    if (ts_tokenizer_encode(tok, text, strlen(text), special, &ids, &n, &err))
+        return strdup(err.message);
     char *out = malloc(n * 12 + 1), *o = out;
     *o = '\0';
-    for (size_t i = 0; i < n; i++) o += sprintf(o, i ? " %d" : "%d", ids[i]);
+    for (size_t i = 0; i < n; i++)
+        o += sprintf(o, i ? " %d" : "%d", ids[i]);
     free(ids);
     return out;
 }
@@ -133,7 +138,8 @@ static void check_fixture(const char *name)
     CHECK_INT_EQ(ts_tokenizer_encode(tok, prompt, strlen(prompt), true, &ids, &n, &err), TS_OK);
     CHECK_INT_EQ(n, cJSON_GetArraySize(want));
     bool same = n == (size_t)cJSON_GetArraySize(want);
-    for (size_t i = 0; same && i < n; i++) same = ids[i] == cJSON_GetArrayItem(want, (int)i)->valueint;
+    for (size_t i = 0; same && i < n; i++)
+        same = ids[i] == cJSON_GetArrayItem(want, (int)i)->valueint;
     CHECK(same);
     if (!same) fprintf(stderr, "  fixture %s: prompt ids differ\n", name);
     free(ids);
@@ -149,7 +155,8 @@ static void check_fixture(const char *name)
     const cJSON *gen = cJSON_GetObjectItem(ref, "generated_ids");
     int n_gen = cJSON_GetArraySize(gen);
     int32_t *gen_ids = malloc((size_t)n_gen * sizeof(int32_t));
-    for (int i = 0; i < n_gen; i++) gen_ids[i] = cJSON_GetArrayItem(gen, i)->valueint;
+    for (int i = 0; i < n_gen; i++)
+        gen_ids[i] = cJSON_GetArrayItem(gen, i)->valueint;
     CHECK_INT_EQ(ts_tokenizer_decode(tok, gen_ids, (size_t)n_gen, false, &text, &len, &err), TS_OK);
     CHECK_STR_EQ(text, cJSON_GetObjectItem(ref, "generated_text")->valuestring);
     free(text);
@@ -204,29 +211,42 @@ static const char llama2_tmpl[] =
     "{\"id\":284,\"content\":\"<R>\",\"special\":true,\"normalized\":false,\"rstrip\":true},"
     "{\"id\":285,\"content\":\"cab\",\"special\":false,\"normalized\":false,\"single_word\":true},"
     "{\"id\":286,\"content\":\"ab c\",\"special\":false,\"normalized\":true}],"
-    "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\",\"prepend\":\"\xE2\x96\x81\"},"
+    "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Prepend\",\"prepend\":"
+    "\"\xE2\x96\x81\"},"
     "{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"\xE2\x96\x81\"}]},"
     "\"pre_tokenizer\":null,"
-    "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":\"<s>\",\"type_id\":0}},"
+    "\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":\"<"
+    "s>\",\"type_id\":0}},"
     "{\"Sequence\":{\"id\":\"A\",\"type_id\":0}}],\"pair\":[],"
     "\"special_tokens\":{\"<s>\":{\"id\":\"<s>\",\"ids\":[1],\"tokens\":[\"<s>\"]}}},"
-    "\"decoder\":{\"type\":\"Sequence\",\"decoders\":[{\"type\":\"Replace\",\"pattern\":{\"String\":\"\xE2\x96\x81\"},"
-    "\"content\":\" \"},{\"type\":\"ByteFallback\"},{\"type\":\"Fuse\"},{\"type\":\"Strip\",\"content\":\" \","
+    "\"decoder\":{\"type\":\"Sequence\",\"decoders\":[{\"type\":\"Replace\",\"pattern\":{"
+    "\"String\":\"\xE2\x96\x81\"},"
+    "\"content\":\" "
+    "\"},{\"type\":\"ByteFallback\"},{\"type\":\"Fuse\"},{\"type\":\"Strip\",\"content\":\" \","
     "\"start\":1,\"stop\":0}]},"
-    "\"model\":{\"type\":\"BPE\",\"dropout\":null,\"unk_token\":\"<unk>\",\"fuse_unk\":true,\"byte_fallback\":true,"
-    "\"vocab\":{\"<unk>\":0,\"<s>\":1,\"</s>\":2,@,\"\xE2\x96\x81\":259,\"h\":260,\"e\":261,\"l\":262,"
-    "\"o\":263,\"w\":264,\"r\":265,\"d\":266,\"\xE2\x96\x81h\":267,\"\xE2\x96\x81he\":268,\"ll\":269,"
-    "\"\xE2\x96\x81hell\":270,\"\xE2\x96\x81hello\":271,\"\xE2\x96\x81w\":272,\"\xE2\x96\x81wo\":273,"
-    "\"\xE2\x96\x81wor\":274,\"\xE2\x96\x81worl\":275,\"\xE2\x96\x81world\":276,\"x\":277,\"a\":278,"
-    "\"b\":279,\"c\":280,\"\xE2\x96\x81" "a\":281,\"\xC3\xA9\":282},"
-    "\"merges\":[\"\xE2\x96\x81 h\",\"\xE2\x96\x81h e\",\"l l\",\"\xE2\x96\x81he ll\",\"\xE2\x96\x81hell o\","
-    "\"\xE2\x96\x81 w\",\"\xE2\x96\x81w o\",\"\xE2\x96\x81wo r\",\"\xE2\x96\x81wor l\",\"\xE2\x96\x81worl d\","
+    "\"model\":{\"type\":\"BPE\",\"dropout\":null,\"unk_token\":\"<unk>\",\"fuse_unk\":true,\"byte_"
+    "fallback\":true,"
+    "\"vocab\":{\"<unk>\":0,\"<s>\":1,\"</"
+    "s>\":2,@,\"\xE2\x96\x81\":259,\"h\":260,\"e\":261,\"l\":262,"
+    "\"o\":263,\"w\":264,\"r\":265,\"d\":266,\"\xE2\x96\x81h\":267,\"\xE2\x96\x81he\":268,\"ll\":"
+    "269,"
+    "\"\xE2\x96\x81hell\":270,\"\xE2\x96\x81hello\":271,\"\xE2\x96\x81w\":272,\"\xE2\x96\x81wo\":"
+    "273,"
+    "\"\xE2\x96\x81wor\":274,\"\xE2\x96\x81worl\":275,\"\xE2\x96\x81world\":276,\"x\":277,\"a\":"
+    "278,"
+    "\"b\":279,\"c\":280,\"\xE2\x96\x81"
+    "a\":281,\"\xC3\xA9\":282},"
+    "\"merges\":[\"\xE2\x96\x81 h\",\"\xE2\x96\x81h e\",\"l l\",\"\xE2\x96\x81he "
+    "ll\",\"\xE2\x96\x81hell o\","
+    "\"\xE2\x96\x81 w\",\"\xE2\x96\x81w o\",\"\xE2\x96\x81wo r\",\"\xE2\x96\x81wor "
+    "l\",\"\xE2\x96\x81worl d\","
     "\"\xE2\x96\x81 a\"]}}";
 
 static char *llama2_json(const char *tmpl)
 {
     char bytes[256 * 16], *o = bytes;
-    for (int b = 0; b < 256; b++) o += sprintf(o, "%s\"<0x%02X>\":%d", b ? "," : "", b, 3 + b);
+    for (int b = 0; b < 256; b++)
+        o += sprintf(o, "%s\"<0x%02X>\":%d", b ? "," : "", b, 3 + b);
     return fill(tmpl, bytes);
 }
 
@@ -297,7 +317,8 @@ static void test_metaspace(void)
 {
     char *base = llama2_json(llama2_tmpl);
     /* Swap the normalizer for a Metaspace pre-tokenizer and decoder, and turn byte fallback off. */
-    const char *meta = "{\"type\":\"Metaspace\",\"replacement\":\"\xE2\x96\x81\",\"prepend_scheme\":\"first\",\"split\":true}";
+    const char *meta = "{\"type\":\"Metaspace\",\"replacement\":\"\xE2\x96\x81\",\"prepend_"
+                       "scheme\":\"first\",\"split\":true}";
     cJSON *j = cJSON_Parse(base);
     free(base);
     cJSON_ReplaceItemInObject(j, "normalizer", cJSON_CreateNull());
@@ -329,8 +350,9 @@ static void test_config_add_bos(void)
 {
     /* tokenizer_config.json add_bos_token/add_eos_token replace the post-processor. */
     char *json = llama2_json(llama2_tmpl);
-    ts_tokenizer *tok = load_json(json, "{\"bos_token\":\"<s>\",\"eos_token\":{\"content\":\"</s>\"},"
-                                        "\"add_bos_token\":false,\"add_eos_token\":true}");
+    ts_tokenizer *tok =
+        load_json(json, "{\"bos_token\":\"<s>\",\"eos_token\":{\"content\":\"</s>\"},"
+                        "\"add_bos_token\":false,\"add_eos_token\":true}");
     if (tok) {
         check_encode(tok, "hello", true, "271 2");
         ts_tokenizer_destroy(tok);
@@ -340,7 +362,8 @@ static void test_config_add_bos(void)
     CHECK_INT_EQ(ts_tokenizer_load(write_tokenizer(json, "{\"add_bos_token\":true}"), &bad, &err),
                  TS_ERR_FORMAT);
     CHECK(bad == NULL);
-    CHECK_CONTAINS(err.message, "tokenizer_config.json: add_bos_token is true but bos_token is unset");
+    CHECK_CONTAINS(err.message,
+                   "tokenizer_config.json: add_bos_token is true but bos_token is unset");
     free(json);
 }
 
@@ -362,7 +385,8 @@ static void test_invalid_utf8(void)
     CHECK(ids == NULL);
     CHECK_INT_EQ(n, 0);
     const char surrogate[] = "\xED\xA0\x80";
-    CHECK_INT_EQ(ts_tokenizer_encode(tok, surrogate, 3, true, &ids, &n, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_tokenizer_encode(tok, surrogate, 3, true, &ids, &n, &err),
+                 TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "byte offset 0");
     /* An embedded NUL is valid text. */
     CHECK_INT_EQ(ts_tokenizer_encode(tok, "a\0b", 3, false, &ids, &n, &err), TS_OK);
@@ -391,8 +415,9 @@ static void test_malformed(void)
     expect_load_error("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},"
                       "\"merges\":[\"a b\",\"a  b\"]}}",
                       TS_ERR_FORMAT, "model.merges[1]");
-    expect_load_error("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1},\"merges\":[[\"a\",\"b\"]]}}",
-                      TS_ERR_FORMAT, "token \"ab\" is not in the vocab");
+    expect_load_error(
+        "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1},\"merges\":[[\"a\",\"b\"]]}}",
+        TS_ERR_FORMAT, "token \"ab\" is not in the vocab");
     expect_load_error("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[[\"a\"]]}}",
                       TS_ERR_FORMAT, "model.merges[0]");
     expect_load_error("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":-3},\"merges\":[]}}",
@@ -451,13 +476,17 @@ static void test_shared_between_threads(void)
     ts_error err = {0};
     CHECK_INT_EQ(ts_tokenizer_load(dir, &tok, &err), TS_OK);
     if (!tok) return;
-    static const char *const texts[] = {
-        "The quick brown fox jumps over the lazy dog.", "hello hello hello world",
-        "\xE4\xBB\x8A\xE5\xA4\xA9 \xF0\x9F\x8E\x89 caf\xC3\xA9", "  leading and trailing  ",
-        "<|im_start|>user\nHi<|im_end|>", "1234567890 numbers 42", "don't won't I'LL"};
+    static const char *const texts[] = {"The quick brown fox jumps over the lazy dog.",
+                                        "hello hello hello world",
+                                        "\xE4\xBB\x8A\xE5\xA4\xA9 \xF0\x9F\x8E\x89 caf\xC3\xA9",
+                                        "  leading and trailing  ",
+                                        "<|im_start|>user\nHi<|im_end|>",
+                                        "1234567890 numbers 42",
+                                        "don't won't I'LL"};
     size_t n = sizeof(texts) / sizeof(texts[0]);
     char *want[sizeof(texts) / sizeof(texts[0])];
-    for (size_t i = 0; i < n; i++) want[i] = encode_str(tok, texts[i], true);
+    for (size_t i = 0; i < n; i++)
+        want[i] = encode_str(tok, texts[i], true);
     thread_job jobs[4];
     pthread_t threads[4];
     for (int t = 0; t < 4; t++) {
@@ -468,7 +497,8 @@ static void test_shared_between_threads(void)
         pthread_join(threads[t], NULL);
         CHECK_INT_EQ(jobs[t].mismatches, 0);
     }
-    for (size_t i = 0; i < n; i++) free(want[i]);
+    for (size_t i = 0; i < n; i++)
+        free(want[i]);
     ts_tokenizer_destroy(tok);
 }
 

@@ -28,7 +28,8 @@ static size_t valid_prefix(const uint8_t *s, size_t len, int *need)
     size_t k = 1;
     if (k < len && s[1] >= lo && s[1] <= hi) {
         k = 2;
-        while ((int)k < n && k < len && (s[k] & 0xC0) == 0x80) k++;
+        while ((int)k < n && k < len && (s[k] & 0xC0) == 0x80)
+            k++;
     }
     return k;
 }
@@ -128,4 +129,11 @@ bool ts_utf8_lossy(const uint8_t *s, size_t len, ts_bytes *out)
         run = i;
     }
     return ts_bytes_append(out, s + run, len - run);
+}
+
+bool ts_utf8_is_whitespace(uint32_t cp)
+{
+    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
+           cp == 0x205F || cp == 0x3000;
 }

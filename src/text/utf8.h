@@ -22,6 +22,9 @@ size_t ts_utf8_encode(uint32_t cp, char *out);
 /* Length in bytes of the longest prefix of s[0..len) that is a valid but unfinished sequence at
  * the very end (0 when the text ends on a character boundary or with garbage). */
 size_t ts_utf8_incomplete_tail(const uint8_t *s, size_t len);
+/* Rust's char::is_whitespace (the Unicode White_Space property), used by lstrip/rstrip and Strip.
+ */
+bool ts_utf8_is_whitespace(uint32_t cp);
 /* Appends s with invalid subparts replaced by U+FFFD. False on out of memory. */
 bool ts_utf8_lossy(const uint8_t *s, size_t len, ts_bytes *out);
 

@@ -2,17 +2,20 @@
 #include "check.h"
 #include "text/utf8.h"
 
-static size_t validate(const char *s) { return ts_utf8_validate((const uint8_t *)s, strlen(s)); }
+static size_t validate(const char *s)
+{
+    return ts_utf8_validate((const uint8_t *)s, strlen(s));
+}
 
 static void test_validate(void)
 {
     CHECK_INT_EQ(validate("plain ascii"), 11);
     CHECK_INT_EQ(validate("caf\xC3\xA9 \xF0\x9F\x8E\x89"), 10);
-    CHECK_INT_EQ(validate("ab\x80"), 2);             /* stray continuation */
-    CHECK_INT_EQ(validate("ab\xC0\xAF"), 2);         /* overlong '/' */
-    CHECK_INT_EQ(validate("x\xED\xA0\x80"), 1);      /* UTF-16 surrogate */
-    CHECK_INT_EQ(validate("x\xF4\x90\x80\x80"), 1);  /* above U+10FFFF */
-    CHECK_INT_EQ(validate("xyz\xE2\x82"), 3);        /* truncated at the end */
+    CHECK_INT_EQ(validate("ab\x80"), 2);            /* stray continuation */
+    CHECK_INT_EQ(validate("ab\xC0\xAF"), 2);        /* overlong '/' */
+    CHECK_INT_EQ(validate("x\xED\xA0\x80"), 1);     /* UTF-16 surrogate */
+    CHECK_INT_EQ(validate("x\xF4\x90\x80\x80"), 1); /* above U+10FFFF */
+    CHECK_INT_EQ(validate("xyz\xE2\x82"), 3);       /* truncated at the end */
     CHECK_INT_EQ(validate("\xFF"), 0);
 }
 
@@ -22,7 +25,8 @@ static void test_incomplete_tail(void)
     CHECK_INT_EQ(ts_utf8_incomplete_tail(emoji, 1), 1);
     CHECK_INT_EQ(ts_utf8_incomplete_tail(emoji, 3), 3);
     CHECK_INT_EQ(ts_utf8_incomplete_tail(emoji, 4), 0);
-    CHECK_INT_EQ(ts_utf8_incomplete_tail((const uint8_t *)"ab\x80", 3), 0); /* garbage, not a tail */
+    CHECK_INT_EQ(ts_utf8_incomplete_tail((const uint8_t *)"ab\x80", 3),
+                 0); /* garbage, not a tail */
 }
 
 static void lossy_is(const char *in, size_t len, const char *want)
@@ -37,7 +41,11 @@ static void test_lossy(void)
 {
     lossy_is("ok", 2, "ok");
     /* A truncated sequence is one U+FFFD; each byte that cannot start one is its own. */
-    lossy_is("a\xE2\x82" "b", 4, "a\xEF\xBF\xBD" "b");
+    lossy_is("a\xE2\x82"
+             "b",
+             4,
+             "a\xEF\xBF\xBD"
+             "b");
     lossy_is("\x80\x80", 2, "\xEF\xBF\xBD\xEF\xBF\xBD");
     lossy_is("\xE0\x80", 2, "\xEF\xBF\xBD\xEF\xBF\xBD");
     lossy_is("\xF0\x9F\x8E", 3, "\xEF\xBF\xBD");
