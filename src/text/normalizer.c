@@ -126,28 +126,65 @@ ts_status ts_normalizer_parse(const cJSON *json, ts_normalizer **out, ts_error *
     return TS_OK;
 }
 
-/* True when canonical composition leaves the text as it is, so utf8proc can be skipped: every
- * character has combining class 0, no decomposition, takes no part in a composition pair, and is
- * not a Hangul jamo (Hangul composes algorithmically, outside those tables). Measured: skips
- * utf8proc on nearly all English, code, CJK ideograph and emoji text. */
-static bool composition_inert(const uint8_t *s, size_t len)
+/* True when canonical composition can neither change this character nor join it to a neighbour:
+ * combining class 0, no decomposition, no part in a composition pair, and not Hangul (which
+ * composes algorithmically, outside those tables). Everything below U+0300 qualifies except as the
+ * first half of a pair, which nfc_append handles by taking one character of left context. */
+static bool composition_inert(uint32_t cp)
 {
-    for (size_t i = 0; i < len;) {
-        if (s[i] < 0xCC) { /* lead bytes below U+0300, and continuation bytes */
+    if (cp < 0x300) return true;
+    if ((cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0xA960 && cp <= 0xA97F) ||
+        (cp >= 0xAC00 && cp <= 0xD7FF))
+        return false;
+    const utf8proc_property_t *p = utf8proc_get_property((utf8proc_int32_t)cp);
+    return p->combining_class == 0 && p->decomp_seqindex == UINT16_MAX &&
+           p->comb_index == UINT16_MAX;
+}
+
+/* NFC that sends only the spans around non-inert characters through utf8proc (measured: most
+ * text, CJK and emoji included, then never reaches it). A span starts one character early, since
+ * the character before a combining mark may be the first half of a composition, and ends before
+ * the next inert character, which blocks reordering and composition across it. */
+static ts_status nfc_append(const uint8_t *s, size_t len, int flags, ts_bytes *out, ts_error *err)
+{
+    size_t copied = 0, i = 0;
+    while (i < len) {
+        if (s[i] < 0xCC) { /* ASCII, continuation bytes and lead bytes below U+0300 */
             i++;
             continue;
         }
         uint32_t cp;
-        i += ts_utf8_decode(s + i, len - i, &cp);
-        if ((cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0xA960 && cp <= 0xA97F) ||
-            (cp >= 0xD7B0 && cp <= 0xD7FF))
-            return false;
-        const utf8proc_property_t *p = utf8proc_get_property((utf8proc_int32_t)cp);
-        if (p->combining_class != 0 || p->decomp_seqindex != UINT16_MAX ||
-            p->comb_index != UINT16_MAX)
-            return false;
+        size_t k = ts_utf8_decode(s + i, len - i, &cp);
+        if (composition_inert(cp)) {
+            i += k;
+            continue;
+        }
+        size_t start = i;
+        if (start > copied) {
+            start--;
+            while (start > copied && (s[start] & 0xC0) == 0x80)
+                start--;
+        }
+        size_t end = i + k;
+        while (end < len) {
+            size_t k2 = ts_utf8_decode(s + end, len - end, &cp);
+            if (composition_inert(cp)) break;
+            end += k2;
+        }
+        utf8proc_uint8_t *mapped = NULL;
+        utf8proc_ssize_t n = utf8proc_map(s + start, (utf8proc_ssize_t)(end - start), &mapped,
+                                          (utf8proc_option_t)flags);
+        if (n < 0)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "normalizer: %s", utf8proc_errmsg(n));
+        bool ok = ts_bytes_append(out, s + copied, start - copied) &&
+                  ts_bytes_append(out, mapped, (size_t)n);
+        free(mapped);
+        if (!ok) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "normalizer: out of memory");
+        copied = i = end;
     }
-    return true;
+    if (!ts_bytes_append(out, s + copied, len - copied))
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "normalizer: out of memory");
+    return TS_OK;
 }
 
 static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes *out, ts_error *err)
@@ -158,10 +195,7 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes 
     case STEP_UNICODE: {
         bool composing = (s->utf8proc_flags & UTF8PROC_COMPOSE) != 0;
         bool compat = (s->utf8proc_flags & UTF8PROC_COMPAT) != 0;
-        if (composing && !compat && composition_inert(u, len)) {
-            ok = ts_bytes_append(out, in, len);
-            break;
-        }
+        if (composing && !compat) return nfc_append(u, len, s->utf8proc_flags, out, err);
         utf8proc_uint8_t *mapped = NULL;
         utf8proc_ssize_t n =
             utf8proc_map(u, (utf8proc_ssize_t)len, &mapped, (utf8proc_option_t)s->utf8proc_flags);
