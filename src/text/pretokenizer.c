@@ -271,8 +271,6 @@ static ts_status regex_parts(const step *s, ts_pieces *ps, const ts_piece *piece
     pcre2_match_data *md = ps->match_data;
     size_t pos = 0, covered = 0, len = piece->len;
     while (pos <= len) {
-        /* Re-read the base pointer each round: nothing appends to buf while splitting, but keep
-         * the pointer local to the loop to make that dependence visible. */
         PCRE2_SPTR subject = (PCRE2_SPTR)(ps->buf.data + piece->offset);
         int rc = s->jit ? pcre2_jit_match(s->regex, subject, len, pos, 0, md, NULL)
                         : pcre2_match(s->regex, subject, len, pos, PCRE2_NO_UTF_CHECK, md, NULL);
