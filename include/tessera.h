@@ -303,7 +303,11 @@ ts_status ts_preprocessor_config_load(const char *dir, ts_preprocessor_config *o
 
 typedef struct ts_tokenizer ts_tokenizer;
 
-/* Loads `dir/tokenizer.json` and, when present, `dir/tokenizer_config.json`. Owned. */
+/* Loads `dir/tokenizer.json` and, when present, `dir/tokenizer_config.json`. Owned. Supports BPE
+ * models (byte-level like Qwen/Llama 3, SentencePiece-style with byte fallback like Gemma/Llama 2);
+ * other model types and components fail with TS_ERR_UNSUPPORTED naming them. When
+ * tokenizer_config.json sets add_bos_token/add_eos_token, those decide the special tokens (as in
+ * transformers). A loaded tokenizer may be used from many threads at once. */
 ts_status ts_tokenizer_load(const char *dir, ts_tokenizer **out, ts_error *err);
 void ts_tokenizer_destroy(ts_tokenizer *tok);
 
@@ -323,7 +327,9 @@ bool ts_tokenizer_is_special(const ts_tokenizer *tok, int32_t id);
  * "unk_token"); NULL when unset. Borrowed, valid while tok lives. */
 const char *ts_tokenizer_special_token(const ts_tokenizer *tok, const char *role);
 
-/* Streaming detokenizer: feed ids one at a time, get only text that is complete UTF-8. */
+/* Streaming detokenizer: feed ids one at a time, get only text that is complete UTF-8; the pieces
+ * concatenate to ts_tokenizer_decode of the same ids (for ids that came from encoding text). One
+ * per sequence and thread; finish resets it for reuse. */
 typedef struct ts_detokenizer ts_detokenizer;
 ts_status ts_detokenizer_create(const ts_tokenizer *tok, bool skip_special_tokens,
                                 ts_detokenizer **out, ts_error *err);
