@@ -75,10 +75,12 @@ for d in "${dirs[@]}"; do
         echo "FAIL $label: tessera tokenize exited $ours_rc: $(head -3 "$work/$i.ours_err")"
         failed=1
     fi
-    "$bin" detokenize -m "$d" --jsonl "$work/$i.theirs" >"$work/$i.ours_text" 2>"$work/$i.dec_err" ||
+    "$bin" detokenize -m "$d" --jsonl "$work/$i.theirs" >"$work/$i.ours_text" 2>"$work/$i.dec_err" &
+    plain_pid=$!
+    "$bin" detokenize -m "$d" --skip-special --jsonl "$work/$i.theirs" >"$work/$i.ours_skip" 2>"$work/$i.skip_err" ||
+        { echo "FAIL $label: tessera detokenize --skip-special failed: $(head -3 "$work/$i.skip_err")"; failed=1; }
+    wait $plain_pid ||
         { echo "FAIL $label: tessera detokenize failed: $(head -3 "$work/$i.dec_err")"; failed=1; }
-    "$bin" detokenize -m "$d" --skip-special --jsonl "$work/$i.theirs" >"$work/$i.ours_skip" 2>"$work/$i.dec_err" ||
-        { echo "FAIL $label: tessera detokenize --skip-special failed: $(head -3 "$work/$i.dec_err")"; failed=1; }
     report=$(python3 - "$corpus" "$work/$i.ours" "$work/$i.theirs" "$work/$i.ours_text" "$work/$i.theirs_text" \
                        "$work/$i.ours_skip" "$work/$i.theirs_skip" <<'PY'
 import json, sys
