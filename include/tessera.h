@@ -292,7 +292,9 @@ ts_status ts_chat_template_compile(const char *source, size_t len, const char *o
                                    ts_chat_template **out, ts_error *err);
 /* The model folder's template: tokenizer_config.json "chat_template" (string, or the entry
  * named `name` — "default" when NULL — of a list), else chat_template.jinja /
- * chat_template.json. TS_ERR_NOT_FOUND when the folder has none. */
+ * chat_template.json. TS_ERR_NOT_FOUND when the folder has none. Also captures the special
+ * tokens of tokenizer_config.json (strings or {"content": …} objects), which render defines
+ * as bos_token, eos_token, … unless the context sets them. */
 ts_status ts_chat_template_load(const char *dir, const char *name, ts_chat_template **out,
                                 ts_error *err);
 void ts_chat_template_destroy(ts_chat_template *tmpl);
@@ -302,6 +304,13 @@ void ts_chat_template_destroy(ts_chat_template *tmpl);
  * *out owned (NUL-terminated), free(). */
 ts_status ts_chat_template_render(const ts_chat_template *tmpl, const char *context_json,
                                   char **out, ts_error *err);
+/* Same, with the variables merged from `n_layers` JSON texts, later layers winning: e.g.
+ * {"add_generation_prompt": false}, then a messages document, then command-line overrides.
+ * A layer that is a JSON array stands for {"messages": array}. Special tokens captured by
+ * ts_chat_template_load (bos_token, eos_token, pad_token, unk_token, …) are set first, so any
+ * layer may override them. Errors name the layer (1-based) and, for JSON, the byte offset. */
+ts_status ts_chat_template_render_layers(const ts_chat_template *tmpl, const char *const *layers,
+                                         size_t n_layers, char **out, ts_error *err);
 
 #ifdef __cplusplus
 }
