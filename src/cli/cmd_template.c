@@ -154,7 +154,8 @@ int cmd_template(int argc, char **argv)
     /* Layers: the default, the document, the flag, then --var overrides. */
     const char *layers[MAX_VARS + 3];
     size_t n_layers = 0;
-    layers[n_layers++] = "{\"add_generation_prompt\": false}";
+    /* transformers passes tools and documents as None when absent. */
+    layers[n_layers++] = "{\"add_generation_prompt\": false, \"tools\": null, \"documents\": null}";
     size_t doc_at = n_layers++;
     if (gen) layers[n_layers++] = "{\"add_generation_prompt\": true}";
     for (size_t i = 0; i < n_vars; i++) layers[n_layers++] = vars[i];
