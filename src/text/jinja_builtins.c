@@ -259,8 +259,7 @@ static ts_jinja_value split(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_ar
             }
             if (i >= len) break;
             if (maxsplit >= 0 && n >= maxsplit) {
-                ts_jinja_value rest = strip(ts_jinja_string_ref(p + i, len - i), NULL, false, true);
-                ts_jinja_list_push(rt, out, rest);
+                ts_jinja_list_push(rt, out, ts_jinja_string_ref(p + i, len - i));
                 break;
             }
             size_t start = i;
@@ -282,7 +281,7 @@ static ts_jinja_value split(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_ar
         end = trimmed.u.str.len;
         if (end == 0) break;
         if (maxsplit >= 0 && n >= maxsplit) {
-            ts_jinja_list_push(rt, rev, strip(ts_jinja_string_ref(p, end), NULL, true, false));
+            ts_jinja_list_push(rt, rev, ts_jinja_string_ref(p, end));
             break;
         }
         size_t start = end;

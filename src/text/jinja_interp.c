@@ -248,6 +248,7 @@ static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_a
         ts_jinja_throw(rt, TS_ERR_RANGE, "macro calls nested deeper than %d", rt->limits.max_depth);
     frame *f = frame_new(rt, fn.u.fn->frame);
     ts_jinja_value varargs = ts_jinja_list_new(rt, 0), kwargs = ts_jinja_dict_new(rt, 0);
+    varargs.flags |= TS_JV_TUPLE;
     for (size_t i = 0; i < a->n_pos; i++) {
         if (i < def->n_names) frame_set(rt, f, def->names[i], a->pos[i]);
         else ts_jinja_list_push(rt, varargs, a->pos[i]);
@@ -415,6 +416,7 @@ static void exec_for(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
     ts_jinja_value seq = eval(in, f, n->a);
     at(rt, n->a);
     ts_jinja_value items = ts_jinja_iterate(rt, seq);
+    /* jinja2 gives every iteration fresh locals: `set` in one iteration is gone in the next. */
     frame *lf = frame_new(rt, f);
     if (n->b) {
         ts_jinja_value kept = ts_jinja_list_new(rt, items.u.list->n);
@@ -448,12 +450,13 @@ static void exec_for(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
         for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
             ts_jinja_dict_set(rt, loop, ts_jinja_string_ref(fields[k].k, strlen(fields[k].k)), fields[k].v);
         at(rt, n);
+        lf = frame_new(rt, f);
         unpack(rt, lf, n->names, n->n_names, items.u.list->items[i]);
         frame_set(rt, lf, "loop", loop);
         int flow = exec_body(in, lf, n->items, n->n_items, out);
         if (flow == FLOW_BREAK) break;
     }
-    if (len == 0) exec_body(in, lf, n->items2, n->n_items2, out);
+    if (len == 0) exec_body(in, frame_new(rt, f), n->items2, n->n_items2, out);
 }
 
 static ts_jinja_value render_block(interp *in, frame *f, const ts_jinja_node *n)

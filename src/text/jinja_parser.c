@@ -205,6 +205,9 @@ static ts_jinja_node *parse_filter_expr(parser *p, ts_jinja_node *node)
         else if (accept_name(p, "is")) node = parse_test(p, node);
         else if (is_op(p, "(")) {
             ts_jinja_node *c = node_new(p, TS_JN_CALL, next(p));
+            /* Blame the callee's start: `raise_exception(...)` reads better than its '('. */
+            c->line = node->line;
+            c->col = node->col;
             c->a = node;
             parse_args(p, c);
             node = c;
@@ -260,6 +263,9 @@ static ts_jinja_node *parse_postfix(parser *p, ts_jinja_node *node)
             node = g;
         } else if (is_op(p, "(")) {
             ts_jinja_node *c = node_new(p, TS_JN_CALL, next(p));
+            /* Blame the callee's start: `raise_exception(...)` reads better than its '('. */
+            c->line = node->line;
+            c->col = node->col;
             c->a = node;
             parse_args(p, c);
             node = c;
