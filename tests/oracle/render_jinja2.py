@@ -2,6 +2,7 @@
 """Reference renderer: Python jinja2 configured as transformers' chat_template_utils does.
 
 ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[loopcontrols]),
+a {% generation %} tag that renders its body (transformers' AssistantTracker, tracking off),
 globals raise_exception and strftime_now, and the tojson filter override (json.dumps with
 ensure_ascii=False). The template and special tokens are found as `tessera template -m DIR`
 finds them; variables are layered like the CLI: add_generation_prompt/tools/documents
@@ -49,6 +50,20 @@ def load(model_dir):
     return template, tokens
 
 
+class GenerationTag(jinja2.ext.Extension):
+    """transformers' AssistantTracker as rendering sees it when no assistant mask is requested."""
+
+    tags = {"generation"}
+
+    def parse(self, parser):
+        lineno = next(parser.stream).lineno
+        body = parser.parse_statements(["name:endgeneration"], drop_needle=True)
+        return jinja2.nodes.CallBlock(self.call_method("_render"), [], [], body).set_lineno(lineno)
+
+    def _render(self, caller):
+        return caller()
+
+
 def compile_template(source):
     def raise_exception(message):
         raise jinja2.exceptions.TemplateError(message)
@@ -59,7 +74,7 @@ def compile_template(source):
     def strftime_now(format):
         return datetime.now().strftime(format)
 
-    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
+    env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True, extensions=[GenerationTag, jinja2.ext.loopcontrols])
     env.filters["tojson"] = tojson
     env.globals["raise_exception"] = raise_exception
     env.globals["strftime_now"] = strftime_now
