@@ -144,6 +144,8 @@ def conversations():
     add("tool_response_user_text", [user("<tool_response>\nfake\n</tool_response>"), asst("hm")])
     add("tool_with_id", [user("id"), asst("", tool_calls=[call("search", {"query": "id"}, with_id="call_1")]), tool("r")], tools=[SEARCH_TOOL])
     add("unicode_tool_args", [user("天気"), asst("", tool_calls=[call("get_weather", {"city": "東京"})]), tool("晴れ")], tools=[WEATHER_TOOL])
+    add("tool_call_float_args", [user("Set the thermostat"), asst("", tool_calls=[call("set_temperature", {"celsius": 20.0, "tolerance": 0.25, "scale": 1e-05, "big": 1e+21, "neg": -3, "ok": False})]),
+                                 tool('{"previous": 18.0}')], tools=[WEATHER_TOOL])
     add("tool_then_image", [user([IMG, text("where?")]), asst("", tool_calls=[call("search", {"query": "landmark"})]), tool("Eiffel tower")], tools=[SEARCH_TOOL])
 
     # Seeded random dialogues over the snippet pools, alternating properly.

@@ -171,7 +171,7 @@ done:
 
 typedef struct build_ctx {
     const ts_chat_template *tmpl;
-    cJSON **layers;
+    const char *const *layers;
     size_t n_layers;
 } build_ctx;
 
@@ -182,13 +182,19 @@ static void build_vars(ts_jinja_rt *rt, ts_jinja_value vars, void *user)
         if (b->tmpl->special[i])
             ts_jinja_dict_set(rt, vars, ts_jinja_cstring(rt, special_token_keys[i]), ts_jinja_cstring(rt, b->tmpl->special[i]));
     for (size_t l = 0; l < b->n_layers; l++) {
-        const cJSON *layer = b->layers[l];
-        if (cJSON_IsArray(layer)) {
-            ts_jinja_dict_set(rt, vars, ts_jinja_cstring(rt, "messages"), ts_jinja_from_json(rt, layer));
-            continue;
+        char what[48];
+        snprintf(what, sizeof(what), "context layer %zu", l + 1);
+        rt->line = 0;
+        if (!b->layers[l]) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s is NULL", what);
+        ts_jinja_value layer = ts_jinja_parse_json(rt, b->layers[l], strlen(b->layers[l]), what);
+        if (layer.kind == TS_JV_LIST) {
+            ts_jinja_dict_set(rt, vars, ts_jinja_cstring(rt, "messages"), layer);
+        } else if (layer.kind == TS_JV_DICT) {
+            for (size_t i = 0; i < layer.u.dict->n; i++)
+                ts_jinja_dict_set(rt, vars, layer.u.dict->keys[i], layer.u.dict->values[i]);
+        } else {
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s: expected a JSON object of variables or an array of messages", what);
         }
-        for (const cJSON *c = layer->child; c; c = c->next)
-            ts_jinja_dict_set(rt, vars, ts_jinja_cstring(rt, c->string), ts_jinja_from_json(rt, c));
     }
 }
 
@@ -197,31 +203,9 @@ ts_status ts_chat_template_render_layers(const ts_chat_template *tmpl, const cha
 {
     *out = NULL;
     if (!tmpl) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "chat template is NULL");
-    cJSON **parsed = calloc(n_layers ? n_layers : 1, sizeof(*parsed));
-    if (!parsed) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
-    ts_status st = TS_OK;
-    for (size_t i = 0; i < n_layers && st == TS_OK; i++) {
-        if (!layers[i]) {
-            st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "context layer %zu is NULL", i + 1);
-            break;
-        }
-        const char *end = NULL;
-        parsed[i] = cJSON_ParseWithOpts(layers[i], &end, true);
-        if (!parsed[i]) {
-            st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "context layer %zu: invalid JSON near byte %zu", i + 1,
-                              end ? (size_t)(end - layers[i]) : 0);
-        } else if (!cJSON_IsObject(parsed[i]) && !cJSON_IsArray(parsed[i])) {
-            st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                              "context layer %zu: expected a JSON object of variables or an array of messages", i + 1);
-        }
-    }
-    if (st == TS_OK) {
-        build_ctx b = {tmpl, parsed, n_layers};
-        st = ts_jinja_render(tmpl->program, build_vars, &b, out, NULL, err);
-    }
-    for (size_t i = 0; i < n_layers; i++) cJSON_Delete(parsed[i]);
-    free(parsed);
-    return st;
+    if (n_layers && !layers) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "context layers are NULL");
+    build_ctx b = {tmpl, layers, n_layers};
+    return ts_jinja_render(tmpl->program, build_vars, &b, out, NULL, err);
 }
 
 ts_status ts_chat_template_render(const ts_chat_template *tmpl, const char *context_json, char **out,

@@ -492,8 +492,7 @@ static ts_jinja_value bound(ts_jinja_rt *rt, ts_jinja_value self, const char *na
 
 static _Noreturn void undefined_error(ts_jinja_rt *rt, ts_jinja_value u)
 {
-    if (u.u.str.s) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' is undefined", u.u.str.s);
-    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "undefined value has no attributes or items");
+    ts_jinja_throw_undefined(rt, u);
 }
 
 ts_jinja_value ts_jinja_getattr(ts_jinja_rt *rt, ts_jinja_value obj, const char *name)
@@ -508,16 +507,18 @@ ts_jinja_value ts_jinja_getattr(ts_jinja_rt *rt, ts_jinja_value obj, const char 
         if (!(obj.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) && in_list(dict_methods, name)) return bound(rt, obj, name);
         {
             ts_jinja_value *v = ts_jinja_dict_get_str(obj, name);
-            return v ? *v : ts_jinja_undefined(name);
+            if (v) return *v;
+            break;
         }
     case TS_JV_STRING:
         if (in_list(str_methods, name)) return bound(rt, obj, name);
-        return ts_jinja_undefined(name);
+        break;
     case TS_JV_LIST:
         if (in_list(list_methods, name)) return bound(rt, obj, name);
-        return ts_jinja_undefined(name);
-    default: return ts_jinja_undefined(name);
+        break;
+    default: break;
     }
+    return ts_jinja_undefined_member(rt, obj, ts_jinja_string_ref(name, strlen(name)));
 }
 
 ts_jinja_value ts_jinja_getitem(ts_jinja_rt *rt, ts_jinja_value obj, ts_jinja_value key)
@@ -531,7 +532,7 @@ ts_jinja_value ts_jinja_getitem(ts_jinja_rt *rt, ts_jinja_value obj, ts_jinja_va
         int64_t i = key.kind == TS_JV_BOOL ? key.u.b : key.u.i;
         size_t n = obj.kind == TS_JV_LIST ? obj.u.list->n : ts_jinja_utf8_length(obj.u.str.s, obj.u.str.len);
         if (i < 0) i += (int64_t)n;
-        if (i < 0 || (uint64_t)i >= n) return ts_jinja_undefined(NULL);
+        if (i < 0 || (uint64_t)i >= n) return ts_jinja_undefined_member(rt, obj, key);
         if (obj.kind == TS_JV_LIST) return obj.u.list->items[i];
         size_t at = ts_jinja_utf8_offset(obj.u.str.s, obj.u.str.len, (size_t)i);
         size_t end = at + 1;
@@ -542,7 +543,7 @@ ts_jinja_value ts_jinja_getitem(ts_jinja_rt *rt, ts_jinja_value obj, ts_jinja_va
         const char *name = ts_jinja_string(rt, key.u.str.s, key.u.str.len).u.str.s;
         return ts_jinja_getattr(rt, obj, name);
     }
-    return ts_jinja_undefined(NULL);
+    return ts_jinja_undefined_member(rt, obj, key);
 }
 
 static int64_t slice_index(ts_jinja_rt *rt, ts_jinja_value v, int64_t n, int64_t def, bool neg_step)

@@ -101,8 +101,8 @@ static const char *op_name(int op)
 
 static _Noreturn void bad_operands(ts_jinja_rt *rt, int op, ts_jinja_value a, ts_jinja_value b)
 {
-    if (a.kind == TS_JV_UNDEFINED && a.u.str.s) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' is undefined", a.u.str.s);
-    if (b.kind == TS_JV_UNDEFINED && b.u.str.s) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' is undefined", b.u.str.s);
+    if (a.kind == TS_JV_UNDEFINED) ts_jinja_throw_undefined(rt, a);
+    if (b.kind == TS_JV_UNDEFINED) ts_jinja_throw_undefined(rt, b);
     ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "unsupported operand type(s) for %s: '%s' and '%s'", op_name(op),
                    ts_jinja_kind_name(a), ts_jinja_kind_name(b));
 }
@@ -286,8 +286,7 @@ static ts_jinja_value call_value(interp *in, const ts_jinja_node *n, ts_jinja_va
 {
     at(in->rt, n);
     if (fn.kind == TS_JV_UNDEFINED) {
-        if (fn.u.str.s) ts_jinja_throw(in->rt, TS_ERR_INVALID_ARGUMENT, "'%s' is undefined", fn.u.str.s);
-        ts_jinja_throw(in->rt, TS_ERR_INVALID_ARGUMENT, "undefined value is not callable");
+        ts_jinja_throw_undefined(in->rt, fn);
     }
     if (fn.kind != TS_JV_CALLABLE)
         ts_jinja_throw(in->rt, TS_ERR_INVALID_ARGUMENT, "'%s' object is not callable", ts_jinja_kind_name(fn));
@@ -370,7 +369,7 @@ static ts_jinja_value eval(interp *in, frame *f, const ts_jinja_node *n)
             if (n->op == '-' && x == INT64_MIN) ts_jinja_throw(rt, TS_ERR_RANGE, "integer overflow");
             return ts_jinja_int(n->op == '-' ? -x : x);
         }
-        if (v.kind == TS_JV_UNDEFINED && v.u.str.s) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' is undefined", v.u.str.s);
+        if (v.kind == TS_JV_UNDEFINED) ts_jinja_throw_undefined(rt, v);
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "bad operand type for unary %c: '%s'", n->op, ts_jinja_kind_name(v));
     }
     case TS_JN_BINARY: {

@@ -29,7 +29,9 @@ void ts_jinja_throw(ts_jinja_rt *rt, ts_status status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    ts_error_set(rt->error, status, "%s:%d:%d: %s", rt->origin, rt->line, rt->col, msg);
+    /* Line 0 marks errors that are not about the template text (bad context JSON). */
+    if (rt->line > 0) ts_error_set(rt->error, status, "%s:%d:%d: %s", rt->origin, rt->line, rt->col, msg);
+    else ts_error_set(rt->error, status, "%s", msg);
     longjmp(*rt->jump, 1);
 }
 
@@ -85,6 +87,24 @@ ts_jinja_value ts_jinja_undefined(const char *name)
     v.u.str.s = name;
     return v;
 }
+ts_jinja_value ts_jinja_undefined_member(ts_jinja_rt *rt, ts_jinja_value owner, ts_jinja_value key)
+{
+    ts_jinja_buf b = {0};
+    ts_jinja_buf_addf(rt, &b, "'%s object' has no %s ", ts_jinja_kind_name(owner),
+                      key.kind == TS_JV_STRING ? "attribute" : "element");
+    ts_jinja_repr(rt, &b, key);
+    ts_jinja_value v = ts_jinja_undefined(b.data);
+    v.flags |= TS_JV_UNDEF_MESSAGE;
+    return v;
+}
+
+void ts_jinja_throw_undefined(ts_jinja_rt *rt, ts_jinja_value u)
+{
+    if (u.flags & TS_JV_UNDEF_MESSAGE) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s", u.u.str.s);
+    if (u.u.str.s) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' is undefined", u.u.str.s);
+    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "undefined value used");
+}
+
 ts_jinja_value ts_jinja_none(void) { return (ts_jinja_value){.kind = TS_JV_NONE}; }
 ts_jinja_value ts_jinja_bool(bool b) { return (ts_jinja_value){.kind = TS_JV_BOOL, .u.b = b}; }
 ts_jinja_value ts_jinja_int(int64_t i) { return (ts_jinja_value){.kind = TS_JV_INT, .u.i = i}; }

@@ -33,6 +33,7 @@ enum {
     TS_JV_TUPLE = 1u << 0,     /* a list that prints as (a, b) */
     TS_JV_NAMESPACE = 1u << 1, /* a dict whose attributes may be set */
     TS_JV_LOOP = 1u << 2,      /* the `loop` object; has cycle() */
+    TS_JV_UNDEF_MESSAGE = 1u << 3, /* an undefined whose str.s is the whole error message */
 };
 
 typedef struct ts_jinja_list ts_jinja_list;
@@ -124,6 +125,10 @@ ts_jinja_value ts_jinja_buf_value(ts_jinja_rt *rt, ts_jinja_buf *b);
 
 /* Constructors. */
 ts_jinja_value ts_jinja_undefined(const char *name);
+/* The undefined a missing member yields; using it later says "'dict object' has no attribute 'x'". */
+ts_jinja_value ts_jinja_undefined_member(ts_jinja_rt *rt, ts_jinja_value owner, ts_jinja_value key);
+/* What using undefined `u` is told as, jinja2-style ("'x' is undefined"). */
+_Noreturn void ts_jinja_throw_undefined(ts_jinja_rt *rt, ts_jinja_value u);
 ts_jinja_value ts_jinja_none(void);
 ts_jinja_value ts_jinja_bool(bool b);
 ts_jinja_value ts_jinja_int(int64_t i);
