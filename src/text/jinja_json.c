@@ -49,7 +49,7 @@ static void json_string(ts_jinja_rt *rt, ts_jinja_buf *out, const char *s, size_
         case '\f': ts_jinja_buf_add(rt, out, "\\f", 2); continue;
         default: break;
         }
-        if (c < 0x20) {
+        if (c < 0x20 || (c == 0x7f && ascii)) {
             ts_jinja_buf_addf(rt, out, "\\u%04x", c);
         } else if (c >= 0x80 && ascii) {
             uint32_t cp;

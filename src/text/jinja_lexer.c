@@ -238,6 +238,69 @@ static size_t lex_tag(lexer *lx, size_t p, bool is_block, bool *line_starting)
     }
 }
 
+/* Matches `{%[-+]? NAME [-+]?%}` at p; on success sets the signs and the offset after it. */
+static bool match_word_tag(const lexer *lx, size_t p, const char *name, char *open_sign, char *close_sign,
+                           size_t *end)
+{
+    const char *s = lx->src;
+    size_t n = lx->len, nl = strlen(name);
+    if (p + 2 > n || s[p] != '{' || s[p + 1] != '%') return false;
+    p += 2;
+    *open_sign = p < n && (s[p] == '-' || s[p] == '+') ? s[p++] : 0;
+    while (p < n && is_space(s[p])) p++;
+    if (n - p < nl || memcmp(s + p, name, nl) != 0) return false;
+    p += nl;
+    if (p < n && (isalnum((unsigned char)s[p]) || s[p] == '_')) return false;
+    while (p < n && is_space(s[p])) p++;
+    *close_sign = p < n && (s[p] == '-' || s[p] == '+') ? s[p++] : 0;
+    if (n - p < 2 || s[p] != '%' || s[p + 1] != '}') return false;
+    *end = p + 2;
+    return true;
+}
+
+/* lstrip_blocks: where text [p, text_end) ends once indentation before a block tag is cut. */
+static size_t lstrip_cut(const lexer *lx, size_t p, size_t text_end, bool line_starting)
+{
+    size_t l = text_end;
+    while (l > p && lx->src[l - 1] != '\n') l--;
+    if (l > p || line_starting) {
+        for (size_t k = l; k < text_end; k++)
+            if (!is_space(lx->src[k])) return text_end;
+        return l;
+    }
+    return text_end;
+}
+
+/* `{% raw %}…{% endraw %}`: the body is text. Like jinja2, no trim_blocks after `raw %}`, but
+ * lstrip_blocks before `{% endraw` and trim_blocks after it. Returns the offset after endraw. */
+static size_t lex_raw(lexer *lx, size_t after_raw, char raw_close_sign, size_t opener)
+{
+    size_t p = after_raw;
+    if (raw_close_sign == '-')
+        while (p < lx->len && is_space(lx->src[p])) p++;
+    for (size_t q = p; q + 1 < lx->len; q++) {
+        char os, cs;
+        size_t end;
+        if (!match_word_tag(lx, q, "endraw", &os, &cs, &end)) continue;
+        size_t keep = q;
+        if (os == '-')
+            while (keep > p && is_space(lx->src[keep - 1])) keep--;
+        else if (os != '+')
+            keep = lstrip_cut(lx, p, q, false);
+        if (keep > p) {
+            ts_jinja_token *t = push(lx, TS_JT_TEXT, p);
+            t->text = lx->src + p;
+            t->len = keep - p;
+        }
+        if (cs == '-')
+            while (end < lx->len && is_space(lx->src[end])) end++;
+        else if (cs != '+' && end < lx->len && lx->src[end] == '\n')
+            end++;
+        return end;
+    }
+    fail_at(lx, opener, "unclosed 'raw' block: no {% endraw %}");
+}
+
 /* jinja2 reads the source with newlines normalised and, without keep_trailing_newline, drops
  * one final newline. */
 static char *normalize(ts_jinja_rt *rt, const char *src, size_t len, size_t *out_len)
@@ -288,14 +351,7 @@ void ts_jinja_lex(ts_jinja_rt *rt, const char *source, size_t source_len, ts_jin
         if (found && sign == '-') {
             while (keep > p && is_space(lx.src[keep - 1])) keep--;
         } else if (found && sign != '+' && kind != '{') {
-            size_t l = text_end;
-            while (l > p && lx.src[l - 1] != '\n') l--;
-            if (l > p || line_starting) {
-                bool blank = true;
-                for (size_t k = l; k < text_end; k++)
-                    if (!is_space(lx.src[k])) blank = false;
-                if (blank) keep = l;
-            }
+            keep = lstrip_cut(&lx, p, text_end, line_starting);
         }
         if (keep > p) {
             ts_jinja_token *t = push(&lx, TS_JT_TEXT, p);
@@ -320,6 +376,13 @@ void ts_jinja_lex(ts_jinja_rt *rt, const char *source, size_t source_len, ts_jin
             } else {
                 line_starting = false;
             }
+            continue;
+        }
+        char raw_open, raw_close;
+        size_t raw_end;
+        if (kind == '%' && match_word_tag(&lx, tag, "raw", &raw_open, &raw_close, &raw_end)) {
+            p = lex_raw(&lx, raw_end, raw_close, tag);
+            line_starting = p > 0 && lx.src[p - 1] == '\n';
             continue;
         }
         push(&lx, kind == '%' ? TS_JT_BLOCK_BEGIN : TS_JT_VAR_BEGIN, tag);
