@@ -8,11 +8,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static const char context[] =
-    "{\"messages\": [{\"role\": \"system\", \"content\": \"s\"}, {\"role\": \"user\", \"content\": [{\"type\": \"image\"},"
-    " {\"type\": \"text\", \"text\": \"h\\u00e9\"}]}, {\"role\": \"assistant\", \"content\": \"a\", \"tool_calls\":"
-    " [{\"function\": {\"name\": \"f\", \"arguments\": {\"x\": 1.5}}}]}], \"add_generation_prompt\": true,"
-    " \"tools\": [{\"type\": \"function\"}], \"bos_token\": \"<s>\"}";
+static const char context[] = "{\"messages\": [{\"role\": \"system\", \"content\": \"s\"}, "
+                              "{\"role\": \"user\", \"content\": [{\"type\": \"image\"},"
+                              " {\"type\": \"text\", \"text\": \"h\\u00e9\"}]}, {\"role\": "
+                              "\"assistant\", \"content\": \"a\", \"tool_calls\":"
+                              " [{\"function\": {\"name\": \"f\", \"arguments\": {\"x\": "
+                              "1.5}}}]}], \"add_generation_prompt\": true,"
+                              " \"tools\": [{\"type\": \"function\"}], \"bos_token\": \"<s>\"}";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

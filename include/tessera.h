@@ -287,7 +287,11 @@ ts_status ts_detokenizer_finish(ts_detokenizer *detok, const char **piece, size_
 
 typedef struct ts_chat_template ts_chat_template;
 
-/* Compiles a Jinja chat template. `origin` names the source in line:column messages. Owned. */
+/* Compiles a Jinja chat template. `origin` names the source in line:column messages. Owned.
+ * Unknown tags, filters and tests are compile errors. A compiled template is immutable: it may
+ * be rendered many times, from several threads at once. Semantics are Python jinja2's as
+ * transformers configures it (trim_blocks, lstrip_blocks, loopcontrols, raise_exception,
+ * strftime_now, its tojson); using a member of an undefined value is an error, as in jinja2. */
 ts_status ts_chat_template_compile(const char *source, size_t len, const char *origin,
                                    ts_chat_template **out, ts_error *err);
 /* The model folder's template: tokenizer_config.json "chat_template" (string, or the entry

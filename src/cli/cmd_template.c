@@ -12,22 +12,27 @@
 
 static void help(FILE *out)
 {
-    fprintf(out,
-            "usage: tessera template -m DIR [options] MESSAGES.json\n"
-            "       tessera template -m DIR [options] --jsonl FILE\n\n"
-            "Renders DIR's chat template (tokenizer_config.json chat_template, chat_template.jinja or\n"
-            "chat_template.json) and prints the text exactly, with no newline added. MESSAGES.json is a\n"
-            "JSON array of messages or an object of variables (\"messages\", \"tools\", …). bos_token,\n"
-            "eos_token, … come from tokenizer_config.json.\n\n"
-            "options:\n"
-            "  -m, --model DIR            model (or tokenizer-only) folder\n"
-            "  --name NAME                which template of a named list (default \"default\")\n"
-            "  --add-generation-prompt    set add_generation_prompt=true (default false)\n"
-            "  --var NAME=JSON            set a variable, e.g. --var enable_thinking=false (repeatable)\n"
-            "  --jsonl FILE               each line a messages array or object; prints one JSON string\n"
-            "                             per line (null for a line that failed; its error on stderr)\n"
-            "  -h, --help                 this text\n\n"
-            "exit status: 0 ok, 1 runtime error (any failed line), 2 usage error\n");
+    fprintf(
+        out,
+        "usage: tessera template -m DIR [options] MESSAGES.json\n"
+        "       tessera template -m DIR [options] --jsonl FILE\n\n"
+        "Renders DIR's chat template (tokenizer_config.json chat_template, chat_template.jinja or\n"
+        "chat_template.json) and prints the text exactly, with no newline added. MESSAGES.json is "
+        "a\n"
+        "JSON array of messages or an object of variables (\"messages\", \"tools\", …). "
+        "bos_token,\n"
+        "eos_token, … come from tokenizer_config.json.\n\n"
+        "options:\n"
+        "  -m, --model DIR            model (or tokenizer-only) folder\n"
+        "  --name NAME                which template of a named list (default \"default\")\n"
+        "  --add-generation-prompt    set add_generation_prompt=true (default false)\n"
+        "  --var NAME=JSON            set a variable, e.g. --var enable_thinking=false "
+        "(repeatable)\n"
+        "  --jsonl FILE               each line a messages array or object; prints one JSON "
+        "string\n"
+        "                             per line (null for a line that failed; its error on stderr)\n"
+        "  -h, --help                 this text\n\n"
+        "exit status: 0 ok, 1 runtime error (any failed line), 2 usage error\n");
 }
 
 static char *read_all(FILE *f, size_t *len)
@@ -67,14 +72,26 @@ static void print_json_string(const char *s)
     putchar('"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
-        case '"': fputs("\\\"", stdout); break;
-        case '\\': fputs("\\\\", stdout); break;
-        case '\n': fputs("\\n", stdout); break;
-        case '\r': fputs("\\r", stdout); break;
-        case '\t': fputs("\\t", stdout); break;
+        case '"':
+            fputs("\\\"", stdout);
+            break;
+        case '\\':
+            fputs("\\\\", stdout);
+            break;
+        case '\n':
+            fputs("\\n", stdout);
+            break;
+        case '\r':
+            fputs("\\r", stdout);
+            break;
+        case '\t':
+            fputs("\\t", stdout);
+            break;
         default:
-            if (*p < 0x20) printf("\\u%04x", *p);
-            else putchar(*p);
+            if (*p < 0x20)
+                printf("\\u%04x", *p);
+            else
+                putchar(*p);
         }
     }
     putchar('"');
@@ -99,29 +116,50 @@ int cmd_template(int argc, char **argv)
         if (ts_cli_is_help(argv[i])) {
             help(stdout);
             goto out;
-        } else if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) {
-            if (!v) { rc = ts_cli_usage_error("template", "%s needs a folder", argv[i]); goto out; }
+        } else if (ts_cli_match(argc, argv, &i, "-m", &v) ||
+                   ts_cli_match(argc, argv, &i, "--model", &v)) {
+            if (!v) {
+                rc = ts_cli_usage_error("template", "%s needs a folder", argv[i]);
+                goto out;
+            }
             dir = v;
         } else if (ts_cli_match(argc, argv, &i, "--name", &v)) {
-            if (!v) { rc = ts_cli_usage_error("template", "--name needs a value"); goto out; }
+            if (!v) {
+                rc = ts_cli_usage_error("template", "--name needs a value");
+                goto out;
+            }
             name = v;
         } else if (ts_cli_match(argc, argv, &i, "--jsonl", &v)) {
-            if (!v) { rc = ts_cli_usage_error("template", "--jsonl needs a file"); goto out; }
+            if (!v) {
+                rc = ts_cli_usage_error("template", "--jsonl needs a file");
+                goto out;
+            }
             jsonl = v;
         } else if (ts_cli_match(argc, argv, &i, "--add-generation-prompt", NULL)) {
             gen = true;
         } else if (ts_cli_match(argc, argv, &i, "--var", &v)) {
             const char *eq = v ? strchr(v, '=') : NULL;
-            if (!eq || eq == v) { rc = ts_cli_usage_error("template", "--var needs NAME=JSON"); goto out; }
+            if (!eq || eq == v) {
+                rc = ts_cli_usage_error("template", "--var needs NAME=JSON");
+                goto out;
+            }
             for (const char *c = v; c < eq; c++)
                 if (!(isalnum((unsigned char)*c) || *c == '_')) {
-                    rc = ts_cli_usage_error("template", "--var name '%.*s' is not an identifier", (int)(eq - v), v);
+                    rc = ts_cli_usage_error("template", "--var name '%.*s' is not an identifier",
+                                            (int)(eq - v), v);
                     goto out;
                 }
-            if (n_vars == MAX_VARS) { rc = ts_cli_usage_error("template", "at most %d --var", MAX_VARS); goto out; }
+            if (n_vars == MAX_VARS) {
+                rc = ts_cli_usage_error("template", "at most %d --var", MAX_VARS);
+                goto out;
+            }
             size_t need = strlen(v) + 16;
             char *layer = malloc(need);
-            if (!layer) { fprintf(stderr, "tessera template: out of memory\n"); rc = TS_EXIT_RUNTIME; goto out; }
+            if (!layer) {
+                fprintf(stderr, "tessera template: out of memory\n");
+                rc = TS_EXIT_RUNTIME;
+                goto out;
+            }
             snprintf(layer, need, "{\"%.*s\": %s}", (int)(eq - v), v, eq + 1);
             vars[n_vars++] = layer;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -134,8 +172,14 @@ int cmd_template(int argc, char **argv)
             goto out;
         }
     }
-    if (!dir) { rc = ts_cli_usage_error("template", "missing -m DIR"); goto out; }
-    if (!messages == !jsonl) { rc = ts_cli_usage_error("template", "give one MESSAGES.json or --jsonl FILE"); goto out; }
+    if (!dir) {
+        rc = ts_cli_usage_error("template", "missing -m DIR");
+        goto out;
+    }
+    if (!messages == !jsonl) {
+        rc = ts_cli_usage_error("template", "give one MESSAGES.json or --jsonl FILE");
+        goto out;
+    }
 
     ts_error err = {0};
     ts_chat_template *tmpl = NULL;
@@ -158,12 +202,15 @@ int cmd_template(int argc, char **argv)
     layers[n_layers++] = "{\"add_generation_prompt\": false, \"tools\": null, \"documents\": null}";
     size_t doc_at = n_layers++;
     if (gen) layers[n_layers++] = "{\"add_generation_prompt\": true}";
-    for (size_t i = 0; i < n_vars; i++) layers[n_layers++] = vars[i];
+    for (size_t i = 0; i < n_vars; i++)
+        layers[n_layers++] = vars[i];
     if (!jsonl) {
         layers[doc_at] = text;
         char *out = NULL;
-        if (ts_chat_template_render_layers(tmpl, layers, n_layers, &out, &err) != TS_OK) rc = ts_cli_fail("template", &err);
-        else fwrite(out, 1, strlen(out), stdout);
+        if (ts_chat_template_render_layers(tmpl, layers, n_layers, &out, &err) != TS_OK)
+            rc = ts_cli_fail("template", &err);
+        else
+            fwrite(out, 1, strlen(out), stdout);
         free(out);
     } else {
         size_t line_no = 0;
@@ -190,7 +237,8 @@ int cmd_template(int argc, char **argv)
     free(text);
     ts_chat_template_destroy(tmpl);
 out:
-    for (size_t i = 0; i < n_vars; i++) free(vars[i]);
+    for (size_t i = 0; i < n_vars; i++)
+        free(vars[i]);
     fflush(stdout);
     return rc;
 }

@@ -44,7 +44,8 @@ void ts_chat_template_destroy(ts_chat_template *tmpl)
 {
     if (!tmpl) return;
     ts_jinja_program_destroy(tmpl->program);
-    for (size_t i = 0; i < N_SPECIAL; i++) free(tmpl->special[i]);
+    for (size_t i = 0; i < N_SPECIAL; i++)
+        free(tmpl->special[i]);
     free(tmpl);
 }
 
@@ -66,24 +67,30 @@ static ts_status parse_json_file(const char *path, cJSON **out, ts_error *err)
 }
 
 /* Picks the template out of a "chat_template" value: a string or [{name, template}, …]. */
-static ts_status pick_template(const cJSON *value, const char *name, const char *path, const char **out,
-                               ts_error *err)
+static ts_status pick_template(const cJSON *value, const char *name, const char *path,
+                               const char **out, ts_error *err)
 {
     if (cJSON_IsString(value)) {
         if (name && strcmp(name, "default") != 0)
-            return ts_error_set(err, TS_ERR_NOT_FOUND, "%s: has a single chat template, no template named '%s'", path, name);
+            return ts_error_set(err, TS_ERR_NOT_FOUND,
+                                "%s: has a single chat template, no template named '%s'", path,
+                                name);
         *out = value->valuestring;
         return TS_OK;
     }
     if (!cJSON_IsArray(value))
-        return ts_error_set(err, TS_ERR_FORMAT, "%s: chat_template must be a string or a list of {name, template}", path);
+        return ts_error_set(err, TS_ERR_FORMAT,
+                            "%s: chat_template must be a string or a list of {name, template}",
+                            path);
     const char *want = name ? name : "default";
     char names[256] = "";
     for (const cJSON *e = value->child; e; e = e->next) {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(e, "template");
         if (!cJSON_IsString(n) || !cJSON_IsString(t))
-            return ts_error_set(err, TS_ERR_FORMAT, "%s: chat_template entries need string 'name' and 'template'", path);
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "%s: chat_template entries need string 'name' and 'template'",
+                                path);
         if (strcmp(n->valuestring, want) == 0) {
             *out = t->valuestring;
             return TS_OK;
@@ -91,7 +98,8 @@ static ts_status pick_template(const cJSON *value, const char *name, const char 
         size_t used = strlen(names);
         snprintf(names + used, sizeof(names) - used, "%s'%s'", used ? ", " : "", n->valuestring);
     }
-    return ts_error_set(err, TS_ERR_NOT_FOUND, "%s: no chat template named '%s' (have %s)", path, want, names);
+    return ts_error_set(err, TS_ERR_NOT_FOUND, "%s: no chat template named '%s' (have %s)", path,
+                        want, names);
 }
 
 static ts_status capture_special_tokens(ts_chat_template *t, const cJSON *config, ts_error *err)
@@ -106,7 +114,8 @@ static ts_status capture_special_tokens(ts_chat_template *t, const cJSON *config
     return TS_OK;
 }
 
-ts_status ts_chat_template_load(const char *dir, const char *name, ts_chat_template **out, ts_error *err)
+ts_status ts_chat_template_load(const char *dir, const char *name, ts_chat_template **out,
+                                ts_error *err)
 {
     *out = NULL;
     char path[PATH_MAX];
@@ -127,7 +136,8 @@ ts_status ts_chat_template_load(const char *dir, const char *name, ts_chat_templ
         }
     }
     if (!source) {
-        if ((st = ts_path_join(path, sizeof(path), dir, "chat_template.jinja", err)) != TS_OK) goto done;
+        if ((st = ts_path_join(path, sizeof(path), dir, "chat_template.jinja", err)) != TS_OK)
+            goto done;
         if (ts_file_exists(path)) {
             if ((st = ts_file_read(path, &owned, &len, err)) != TS_OK) goto done;
             source = owned;
@@ -136,11 +146,14 @@ ts_status ts_chat_template_load(const char *dir, const char *name, ts_chat_templ
     }
     cJSON *json_file = NULL;
     if (!source) {
-        if ((st = ts_path_join(path, sizeof(path), dir, "chat_template.json", err)) != TS_OK) goto done;
+        if ((st = ts_path_join(path, sizeof(path), dir, "chat_template.json", err)) != TS_OK)
+            goto done;
         if (!ts_file_exists(path)) {
-            st = ts_error_set(err, TS_ERR_NOT_FOUND,
-                              "%s: no chat template (tokenizer_config.json chat_template, chat_template.jinja or "
-                              "chat_template.json)", dir);
+            st = ts_error_set(
+                err, TS_ERR_NOT_FOUND,
+                "%s: no chat template (tokenizer_config.json chat_template, chat_template.jinja or "
+                "chat_template.json)",
+                dir);
             goto done;
         }
         if ((st = parse_json_file(path, &json_file, err)) != TS_OK) goto done;
@@ -180,7 +193,8 @@ static void build_vars(ts_jinja_rt *rt, ts_jinja_value vars, void *user)
     build_ctx *b = user;
     for (size_t i = 0; i < N_SPECIAL; i++)
         if (b->tmpl->special[i])
-            ts_jinja_dict_set(rt, vars, ts_jinja_cstring(rt, special_token_keys[i]), ts_jinja_cstring(rt, b->tmpl->special[i]));
+            ts_jinja_dict_set(rt, vars, ts_jinja_cstring(rt, special_token_keys[i]),
+                              ts_jinja_cstring(rt, b->tmpl->special[i]));
     for (size_t l = 0; l < b->n_layers; l++) {
         char what[48];
         snprintf(what, sizeof(what), "context layer %zu", l + 1);
@@ -193,7 +207,8 @@ static void build_vars(ts_jinja_rt *rt, ts_jinja_value vars, void *user)
             for (size_t i = 0; i < layer.u.dict->n; i++)
                 ts_jinja_dict_set(rt, vars, layer.u.dict->keys[i], layer.u.dict->values[i]);
         } else {
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s: expected a JSON object of variables or an array of messages", what);
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "%s: expected a JSON object of variables or an array of messages", what);
         }
     }
 }
@@ -203,13 +218,14 @@ ts_status ts_chat_template_render_layers(const ts_chat_template *tmpl, const cha
 {
     *out = NULL;
     if (!tmpl) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "chat template is NULL");
-    if (n_layers && !layers) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "context layers are NULL");
+    if (n_layers && !layers)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "context layers are NULL");
     build_ctx b = {tmpl, layers, n_layers};
     return ts_jinja_render(tmpl->program, build_vars, &b, out, NULL, err);
 }
 
-ts_status ts_chat_template_render(const ts_chat_template *tmpl, const char *context_json, char **out,
-                                  ts_error *err)
+ts_status ts_chat_template_render(const ts_chat_template *tmpl, const char *context_json,
+                                  char **out, ts_error *err)
 {
     const char *layers[1] = {context_json ? context_json : "{}"};
     return ts_chat_template_render_layers(tmpl, layers, 1, out, err);

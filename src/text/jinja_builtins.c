@@ -40,17 +40,22 @@ static int64_t want_int(ts_jinja_rt *rt, ts_jinja_value v, const char *what)
 {
     if (v.kind == TS_JV_INT) return v.u.i;
     if (v.kind == TS_JV_BOOL) return v.u.b;
-    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s must be an integer, not %s", what, ts_jinja_kind_name(v));
+    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s must be an integer, not %s", what,
+                   ts_jinja_kind_name(v));
 }
 
 static ts_jinja_value want_str(ts_jinja_rt *rt, ts_jinja_value v, const char *what)
 {
     if (v.kind != TS_JV_STRING)
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s must be a string, not %s", what, ts_jinja_kind_name(v));
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s must be a string, not %s", what,
+                       ts_jinja_kind_name(v));
     return v;
 }
 
-static ts_jinja_value str_of(ts_jinja_rt *rt, ts_jinja_value v) { return ts_jinja_to_string(rt, v); }
+static ts_jinja_value str_of(ts_jinja_rt *rt, ts_jinja_value v)
+{
+    return ts_jinja_to_string(rt, v);
+}
 
 static ts_jinja_value new_tuple(ts_jinja_rt *rt, ts_jinja_value a, ts_jinja_value b)
 {
@@ -65,7 +70,8 @@ static ts_jinja_value new_tuple(ts_jinja_rt *rt, ts_jinja_value a, ts_jinja_valu
 static int32_t next_cp(const char *s, size_t len, size_t *i)
 {
     utf8proc_int32_t cp;
-    utf8proc_ssize_t n = utf8proc_iterate((const utf8proc_uint8_t *)s + *i, (utf8proc_ssize_t)(len - *i), &cp);
+    utf8proc_ssize_t n =
+        utf8proc_iterate((const utf8proc_uint8_t *)s + *i, (utf8proc_ssize_t)(len - *i), &cp);
     if (n <= 0) {
         cp = (unsigned char)s[*i];
         n = 1;
@@ -84,15 +90,16 @@ static void add_cp(ts_jinja_rt *rt, ts_jinja_buf *b, int32_t cp)
 /* Python's str.isspace set. */
 static bool py_space(int32_t c)
 {
-    return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 || c == 0x1680 ||
-           (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
+    return (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x20) || c == 0x85 || c == 0xa0 ||
+           c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
+           c == 0x202f || c == 0x205f || c == 0x3000;
 }
 
 /* str.splitlines boundaries. */
 static bool py_linebreak(int32_t c)
 {
-    return c == '\n' || c == '\r' || c == 0x0b || c == 0x0c || (c >= 0x1c && c <= 0x1e) || c == 0x85 ||
-           c == 0x2028 || c == 0x2029;
+    return c == '\n' || c == '\r' || c == 0x0b || c == 0x0c || (c >= 0x1c && c <= 0x1e) ||
+           c == 0x85 || c == 0x2028 || c == 0x2029;
 }
 
 static bool is_cased(int32_t c)
@@ -107,7 +114,10 @@ static bool is_alpha(int32_t c)
     return k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO;
 }
 
-static bool is_digit(int32_t c) { return utf8proc_category(c) == UTF8PROC_CATEGORY_ND; }
+static bool is_digit(int32_t c)
+{
+    return utf8proc_category(c) == UTF8PROC_CATEGORY_ND;
+}
 
 static bool is_numeric(int32_t c)
 {
@@ -126,10 +136,18 @@ static ts_jinja_value change_case(ts_jinja_rt *rt, ts_jinja_value s, case_mode m
         int32_t c = next_cp(s.u.str.s, s.u.str.len, &i);
         int32_t o = c;
         switch (mode) {
-        case CASE_UPPER: o = utf8proc_toupper(c); break;
-        case CASE_LOWER: o = utf8proc_tolower(c); break;
-        case CASE_TITLE_PY: o = prev_cased ? utf8proc_tolower(c) : utf8proc_totitle(c); break;
-        case CASE_CAPITALIZE: o = first ? utf8proc_totitle(c) : utf8proc_tolower(c); break;
+        case CASE_UPPER:
+            o = utf8proc_toupper(c);
+            break;
+        case CASE_LOWER:
+            o = utf8proc_tolower(c);
+            break;
+        case CASE_TITLE_PY:
+            o = prev_cased ? utf8proc_tolower(c) : utf8proc_totitle(c);
+            break;
+        case CASE_CAPITALIZE:
+            o = first ? utf8proc_totitle(c) : utf8proc_tolower(c);
+            break;
         }
         prev_cased = is_cased(c);
         first = false;
@@ -176,7 +194,8 @@ static ts_jinja_value strip(ts_jinja_value s, const ts_jinja_value *chars, bool 
     if (right)
         while (end > start) {
             size_t j = end - 1;
-            while (j > start && ((unsigned char)p[j] & 0xC0) == 0x80) j--;
+            while (j > start && ((unsigned char)p[j] & 0xC0) == 0x80)
+                j--;
             size_t i = j;
             if (!in_chars(next_cp(p, end, &i), chars)) break;
             end = j;
@@ -207,7 +226,8 @@ static const char *rfind_bytes(const char *h, size_t hl, const char *n, size_t n
     return NULL;
 }
 
-static ts_jinja_value split(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_args *a, bool from_right)
+static ts_jinja_value split(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_args *a,
+                            bool from_right)
 {
     ts_jinja_value sepv = arg_or(a, 0, "sep", ts_jinja_none());
     int64_t maxsplit = want_int(rt, arg_or(a, 1, "maxsplit", ts_jinja_int(-1)), "maxsplit");
@@ -223,8 +243,10 @@ static ts_jinja_value split(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_ar
             size_t start = 0;
             int64_t n = 0;
             const char *hit;
-            while ((maxsplit < 0 || n < maxsplit) && (hit = find_bytes(p + start, len - start, sep, sl))) {
-                ts_jinja_list_push(rt, out, ts_jinja_string_ref(p + start, (size_t)(hit - p) - start));
+            while ((maxsplit < 0 || n < maxsplit) &&
+                   (hit = find_bytes(p + start, len - start, sep, sl))) {
+                ts_jinja_list_push(rt, out,
+                                   ts_jinja_string_ref(p + start, (size_t)(hit - p) - start));
                 start = (size_t)(hit - p) + sl;
                 n++;
             }
@@ -242,7 +264,8 @@ static ts_jinja_value split(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_ar
             n++;
         }
         ts_jinja_list_push(rt, rev, ts_jinja_string_ref(p, end));
-        for (size_t i = rev.u.list->n; i-- > 0;) ts_jinja_list_push(rt, out, rev.u.list->items[i]);
+        for (size_t i = rev.u.list->n; i-- > 0;)
+            ts_jinja_list_push(rt, out, rev.u.list->items[i]);
         return out;
     }
     /* Whitespace split: runs of whitespace separate, ends are dropped, the unsplit rest keeps
@@ -287,7 +310,8 @@ static ts_jinja_value split(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_ar
         size_t start = end;
         while (start > 0) {
             size_t j = start - 1;
-            while (j > 0 && ((unsigned char)p[j] & 0xC0) == 0x80) j--;
+            while (j > 0 && ((unsigned char)p[j] & 0xC0) == 0x80)
+                j--;
             size_t k = j;
             if (py_space(next_cp(p, end, &k))) break;
             start = j;
@@ -296,7 +320,8 @@ static ts_jinja_value split(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_ar
         end = start;
         n++;
     }
-    for (size_t i = rev.u.list->n; i-- > 0;) ts_jinja_list_push(rt, out, rev.u.list->items[i]);
+    for (size_t i = rev.u.list->n; i-- > 0;)
+        ts_jinja_list_push(rt, out, rev.u.list->items[i]);
     return out;
 }
 
@@ -317,8 +342,8 @@ static ts_jinja_value splitlines(ts_jinja_rt *rt, ts_jinja_value s, bool keepend
     return out;
 }
 
-static ts_jinja_value replace(ts_jinja_rt *rt, ts_jinja_value s, ts_jinja_value old, ts_jinja_value new,
-                              int64_t count)
+static ts_jinja_value replace(ts_jinja_rt *rt, ts_jinja_value s, ts_jinja_value old,
+                              ts_jinja_value new, int64_t count)
 {
     ts_jinja_buf b = {0};
     const char *p = s.u.str.s;
@@ -339,7 +364,8 @@ static ts_jinja_value replace(ts_jinja_rt *rt, ts_jinja_value s, ts_jinja_value 
         return ts_jinja_buf_value(rt, &b);
     }
     const char *hit;
-    while ((count < 0 || n < count) && (hit = find_bytes(p + i, len - i, old.u.str.s, old.u.str.len))) {
+    while ((count < 0 || n < count) &&
+           (hit = find_bytes(p + i, len - i, old.u.str.s, old.u.str.len))) {
         ts_jinja_buf_add(rt, &b, p + i, (size_t)(hit - p) - i);
         ts_jinja_buf_add(rt, &b, new.u.str.s, new.u.str.len);
         i = (size_t)(hit - p) + old.u.str.len;
@@ -404,17 +430,22 @@ static ts_jinja_value str_format(ts_jinja_rt *rt, ts_jinja_value fmt, const ts_j
             v = arg(a, (size_t)strtoul(field, NULL, 10), NULL);
         } else {
             for (size_t k = 0; k < a->n_kw; k++)
-                if (strlen(a->kw_names[k]) == fl && memcmp(a->kw_names[k], field, fl) == 0) v = &a->kw[k];
+                if (strlen(a->kw_names[k]) == fl && memcmp(a->kw_names[k], field, fl) == 0)
+                    v = &a->kw[k];
         }
-        if (!v) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "str.format: missing argument for field '%.*s'", (int)fl, field);
+        if (!v)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "str.format: missing argument for field '%.*s'", (int)fl, field);
         ts_jinja_str(rt, &b, *v);
         i = (size_t)(close - p);
     }
     return ts_jinja_buf_value(rt, &b);
 }
 
-/* printf-style `fmt % args` / the format filter: %s %r %d %i %f %x %% with flags/width/precision. */
-static ts_jinja_value percent_format(ts_jinja_rt *rt, ts_jinja_value fmt, const ts_jinja_value *args, size_t n)
+/* printf-style `fmt % args` / the format filter: %s %r %d %i %f %x %% with flags/width/precision.
+ */
+static ts_jinja_value percent_format(ts_jinja_rt *rt, ts_jinja_value fmt,
+                                     const ts_jinja_value *args, size_t n)
 {
     ts_jinja_buf b = {0};
     const char *p = fmt.u.str.s;
@@ -425,14 +456,16 @@ static ts_jinja_value percent_format(ts_jinja_rt *rt, ts_jinja_value fmt, const 
             continue;
         }
         size_t start = i++;
-        while (i < len && strchr("-+ #0123456789.", p[i])) i++;
+        while (i < len && strchr("-+ #0123456789.", p[i]))
+            i++;
         if (i >= len) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "incomplete format");
         char conv = p[i];
         if (conv == '%') {
             ts_jinja_buf_addc(rt, &b, '%');
             continue;
         }
-        if (used >= n) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "not enough arguments for format string");
+        if (used >= n)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "not enough arguments for format string");
         ts_jinja_value v = args[used++];
         char spec[32];
         size_t sl = i - start;
@@ -440,12 +473,16 @@ static ts_jinja_value percent_format(ts_jinja_rt *rt, ts_jinja_value fmt, const 
         memcpy(spec, p + start, sl);
         if (conv == 's' || conv == 'r') {
             ts_jinja_buf t = {0};
-            if (conv == 'r') ts_jinja_repr(rt, &t, v);
-            else ts_jinja_str(rt, &t, v);
+            if (conv == 'r')
+                ts_jinja_repr(rt, &t, v);
+            else
+                ts_jinja_str(rt, &t, v);
             spec[sl] = 's';
             spec[sl + 1] = '\0';
-            if (sl == 1) ts_jinja_buf_add(rt, &b, t.data ? t.data : "", t.len);
-            else ts_jinja_buf_addf(rt, &b, spec, t.data ? t.data : "");
+            if (sl == 1)
+                ts_jinja_buf_add(rt, &b, t.data ? t.data : "", t.len);
+            else
+                ts_jinja_buf_addf(rt, &b, spec, t.data ? t.data : "");
         } else if (conv == 'd' || conv == 'i' || conv == 'x' || conv == 'X' || conv == 'o') {
             int64_t x = v.kind == TS_JV_FLOAT ? (int64_t)v.u.f : want_int(rt, v, "%d argument");
             memcpy(spec + sl, "ll", 2);
@@ -461,18 +498,22 @@ static ts_jinja_value percent_format(ts_jinja_rt *rt, ts_jinja_value fmt, const 
             ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "unsupported format character '%c'", conv);
         }
     }
-    if (used < n) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "not all arguments converted during string formatting");
+    if (used < n)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                       "not all arguments converted during string formatting");
     return ts_jinja_buf_value(rt, &b);
 }
 
 /* --------------------------------------------------------------------------- attributes */
 
 static const char *const str_methods[] = {
-    "strip", "lstrip", "rstrip", "split", "rsplit", "startswith", "endswith", "upper", "lower", "title",
-    "capitalize", "replace", "find", "rfind", "index", "rindex", "count", "join", "format", "splitlines",
-    "isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace", "isupper", "islower", "swapcase",
-    "casefold", "zfill", "center", "ljust", "rjust", "removeprefix", "removesuffix", "partition", "rpartition",
-    "encode", NULL};
+    "strip",     "lstrip",     "rstrip",  "split",     "rsplit",       "startswith",
+    "endswith",  "upper",      "lower",   "title",     "capitalize",   "replace",
+    "find",      "rfind",      "index",   "rindex",    "count",        "join",
+    "format",    "splitlines", "isdigit", "isdecimal", "isnumeric",    "isalpha",
+    "isalnum",   "isspace",    "isupper", "islower",   "swapcase",     "casefold",
+    "zfill",     "center",     "ljust",   "rjust",     "removeprefix", "removesuffix",
+    "partition", "rpartition", "encode",  NULL};
 static const char *const dict_methods[] = {"items", "keys", "values", "get", "copy", NULL};
 static const char *const list_methods[] = {"index", "count", "copy", NULL};
 
@@ -504,7 +545,8 @@ ts_jinja_value ts_jinja_getattr(ts_jinja_rt *rt, ts_jinja_value obj, const char 
     case TS_JV_DICT:
         if (obj.flags & TS_JV_LOOP && strcmp(name, "cycle") == 0) return bound(rt, obj, name);
         /* Python getattr first: d.items is the method even when the dict has an "items" key. */
-        if (!(obj.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) && in_list(dict_methods, name)) return bound(rt, obj, name);
+        if (!(obj.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) && in_list(dict_methods, name))
+            return bound(rt, obj, name);
         {
             ts_jinja_value *v = ts_jinja_dict_get_str(obj, name);
             if (v) return *v;
@@ -516,7 +558,8 @@ ts_jinja_value ts_jinja_getattr(ts_jinja_rt *rt, ts_jinja_value obj, const char 
     case TS_JV_LIST:
         if (in_list(list_methods, name)) return bound(rt, obj, name);
         break;
-    default: break;
+    default:
+        break;
     }
     return ts_jinja_undefined_member(rt, obj, ts_jinja_string_ref(name, strlen(name)));
 }
@@ -530,13 +573,15 @@ ts_jinja_value ts_jinja_getitem(ts_jinja_rt *rt, ts_jinja_value obj, ts_jinja_va
     } else if ((obj.kind == TS_JV_LIST || obj.kind == TS_JV_STRING) &&
                (key.kind == TS_JV_INT || key.kind == TS_JV_BOOL)) {
         int64_t i = key.kind == TS_JV_BOOL ? key.u.b : key.u.i;
-        size_t n = obj.kind == TS_JV_LIST ? obj.u.list->n : ts_jinja_utf8_length(obj.u.str.s, obj.u.str.len);
+        size_t n = obj.kind == TS_JV_LIST ? obj.u.list->n
+                                          : ts_jinja_utf8_length(obj.u.str.s, obj.u.str.len);
         if (i < 0) i += (int64_t)n;
         if (i < 0 || (uint64_t)i >= n) return ts_jinja_undefined_member(rt, obj, key);
         if (obj.kind == TS_JV_LIST) return obj.u.list->items[i];
         size_t at = ts_jinja_utf8_offset(obj.u.str.s, obj.u.str.len, (size_t)i);
         size_t end = at + 1;
-        while (end < obj.u.str.len && ((unsigned char)obj.u.str.s[end] & 0xC0) == 0x80) end++;
+        while (end < obj.u.str.len && ((unsigned char)obj.u.str.s[end] & 0xC0) == 0x80)
+            end++;
         return ts_jinja_string_ref(obj.u.str.s + at, end - at);
     }
     if (key.kind == TS_JV_STRING) {
@@ -559,16 +604,19 @@ static int64_t slice_index(ts_jinja_rt *rt, ts_jinja_value v, int64_t n, int64_t
     return i;
 }
 
-ts_jinja_value ts_jinja_slice(ts_jinja_rt *rt, ts_jinja_value obj, ts_jinja_value start, ts_jinja_value stop,
-                              ts_jinja_value step)
+ts_jinja_value ts_jinja_slice(ts_jinja_rt *rt, ts_jinja_value obj, ts_jinja_value start,
+                              ts_jinja_value stop, ts_jinja_value step)
 {
     if (obj.kind == TS_JV_UNDEFINED) undefined_error(rt, obj);
     bool is_str = obj.kind == TS_JV_STRING;
     if (!is_str && obj.kind != TS_JV_LIST)
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' object is not subscriptable", ts_jinja_kind_name(obj));
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' object is not subscriptable",
+                       ts_jinja_kind_name(obj));
     ts_jinja_value items = is_str ? ts_jinja_iterate(rt, obj) : obj;
     int64_t n = (int64_t)items.u.list->n;
-    int64_t st = step.kind == TS_JV_NONE || step.kind == TS_JV_UNDEFINED ? 1 : want_int(rt, step, "slice step");
+    int64_t st = step.kind == TS_JV_NONE || step.kind == TS_JV_UNDEFINED
+                     ? 1
+                     : want_int(rt, step, "slice step");
     if (st == 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "slice step cannot be zero");
     int64_t a = slice_index(rt, start, n, st > 0 ? 0 : n - 1, st < 0);
     int64_t b = slice_index(rt, stop, n, st > 0 ? n : -1, st < 0);
@@ -576,8 +624,10 @@ ts_jinja_value ts_jinja_slice(ts_jinja_rt *rt, ts_jinja_value obj, ts_jinja_valu
     out.flags = obj.flags & TS_JV_TUPLE;
     ts_jinja_buf sb = {0};
     for (int64_t i = a; st > 0 ? i < b : i > b; i += st) {
-        if (is_str) ts_jinja_str(rt, &sb, items.u.list->items[i]);
-        else ts_jinja_list_push(rt, out, items.u.list->items[i]);
+        if (is_str)
+            ts_jinja_str(rt, &sb, items.u.list->items[i]);
+        else
+            ts_jinja_list_push(rt, out, items.u.list->items[i]);
     }
     return is_str ? ts_jinja_buf_value(rt, &sb) : out;
 }
@@ -587,23 +637,28 @@ bool ts_jinja_contains(ts_jinja_rt *rt, ts_jinja_value h, ts_jinja_value n)
     switch ((ts_jinja_kind)h.kind) {
     case TS_JV_STRING:
         if (n.kind != TS_JV_STRING)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'in <string>' requires string as left operand, not %s",
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "'in <string>' requires string as left operand, not %s",
                            ts_jinja_kind_name(n));
         return find_bytes(h.u.str.s, h.u.str.len, n.u.str.s, n.u.str.len) != NULL;
     case TS_JV_LIST:
         for (size_t i = 0; i < h.u.list->n; i++)
             if (ts_jinja_equal(h.u.list->items[i], n)) return true;
         return false;
-    case TS_JV_DICT: return ts_jinja_dict_get(h, n) != NULL;
-    case TS_JV_UNDEFINED: return false;
+    case TS_JV_DICT:
+        return ts_jinja_dict_get(h, n) != NULL;
+    case TS_JV_UNDEFINED:
+        return false;
     default:
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "argument of type '%s' is not iterable", ts_jinja_kind_name(h));
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "argument of type '%s' is not iterable",
+                       ts_jinja_kind_name(h));
     }
 }
 
 /* ------------------------------------------------------------------------------ methods */
 
-static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *m, const ts_jinja_args *a)
+static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                 const ts_jinja_args *a)
 {
     const char *p = s.u.str.s;
     size_t len = s.u.str.len;
@@ -615,7 +670,9 @@ static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *
     if (!strcmp(m, "startswith") || !strcmp(m, "endswith")) {
         const ts_jinja_value *x = arg(a, 0, NULL);
         if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
-        if (a->n_pos > 1) ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "%s(): start/end arguments are not supported", m);
+        if (a->n_pos > 1)
+            ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "%s(): start/end arguments are not supported",
+                           m);
         return ts_jinja_bool(affix_match(rt, s, *x, m[0] == 'e'));
     }
     if (!strcmp(m, "upper")) return change_case(rt, s, CASE_UPPER);
@@ -628,24 +685,31 @@ static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *
         while (i < len) {
             int32_t c = next_cp(p, len, &i);
             utf8proc_category_t k = utf8proc_category(c);
-            add_cp(rt, &b, k == UTF8PROC_CATEGORY_LU ? utf8proc_tolower(c) : k == UTF8PROC_CATEGORY_LL ? utf8proc_toupper(c) : c);
+            add_cp(rt, &b,
+                   k == UTF8PROC_CATEGORY_LU   ? utf8proc_tolower(c)
+                   : k == UTF8PROC_CATEGORY_LL ? utf8proc_toupper(c)
+                                               : c);
         }
         return ts_jinja_buf_value(rt, &b);
     }
     if (!strcmp(m, "replace")) {
         const ts_jinja_value *o = arg(a, 0, NULL), *n = arg(a, 1, NULL);
-        if (!o || !n) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "replace() takes at least 2 arguments");
+        if (!o || !n)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "replace() takes at least 2 arguments");
         int64_t count = want_int(rt, arg_or(a, 2, "count", ts_jinja_int(-1)), "count");
-        return replace(rt, s, want_str(rt, *o, "replace old"), want_str(rt, *n, "replace new"), count);
+        return replace(rt, s, want_str(rt, *o, "replace old"), want_str(rt, *n, "replace new"),
+                       count);
     }
     if (!strcmp(m, "find") || !strcmp(m, "rfind") || !strcmp(m, "index") || !strcmp(m, "rindex")) {
         const ts_jinja_value *x = arg(a, 0, NULL);
         if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
         want_str(rt, *x, m);
         bool right = m[0] == 'r';
-        const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len) : find_bytes(p, len, x->u.str.s, x->u.str.len);
+        const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
+                                : find_bytes(p, len, x->u.str.s, x->u.str.len);
         if (!hit) {
-            if (strstr(m, "index")) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "substring not found");
+            if (strstr(m, "index"))
+                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "substring not found");
             return ts_jinja_int(-1);
         }
         return ts_jinja_int((int64_t)ts_jinja_utf8_length(p, (size_t)(hit - p)));
@@ -670,7 +734,8 @@ static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *
         ts_jinja_value l = ts_jinja_iterate(rt, *x);
         for (size_t i = 0; i < l.u.list->n; i++)
             if (l.u.list->items[i].kind != TS_JV_STRING)
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "sequence item %zu: expected str instance, %s found", i,
+                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                               "sequence item %zu: expected str instance, %s found", i,
                                ts_jinja_kind_name(l.u.list->items[i]));
         return join(rt, s, l);
     }
@@ -682,16 +747,22 @@ static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *
         while (i < len) {
             int32_t c = next_cp(p, len, &i);
             any = true;
-            if (!strcmp(m, "isdigit") || !strcmp(m, "isdecimal")) ok = ok && is_digit(c);
-            else if (!strcmp(m, "isnumeric")) ok = ok && is_numeric(c);
-            else if (!strcmp(m, "isalpha")) ok = ok && is_alpha(c);
-            else if (!strcmp(m, "isalnum")) ok = ok && (is_alpha(c) || is_numeric(c));
-            else if (!strcmp(m, "isspace")) ok = ok && py_space(c);
+            if (!strcmp(m, "isdigit") || !strcmp(m, "isdecimal"))
+                ok = ok && is_digit(c);
+            else if (!strcmp(m, "isnumeric"))
+                ok = ok && is_numeric(c);
+            else if (!strcmp(m, "isalpha"))
+                ok = ok && is_alpha(c);
+            else if (!strcmp(m, "isalnum"))
+                ok = ok && (is_alpha(c) || is_numeric(c));
+            else if (!strcmp(m, "isspace"))
+                ok = ok && py_space(c);
             else if (!strcmp(m, "isupper") || !strcmp(m, "islower")) {
                 utf8proc_category_t k = utf8proc_category(c);
                 if (is_cased(c)) {
                     has_cased = true;
-                    if (m[2] == 'u' ? k == UTF8PROC_CATEGORY_LL : k == UTF8PROC_CATEGORY_LU) ok = false;
+                    if (m[2] == 'u' ? k == UTF8PROC_CATEGORY_LL : k == UTF8PROC_CATEGORY_LU)
+                        ok = false;
                 }
             }
         }
@@ -704,17 +775,22 @@ static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *
         want_str(rt, fillv, "fillchar");
         int64_t n = (int64_t)ts_jinja_utf8_length(p, len);
         if (width <= n) return s;
-        if (width > (int64_t)rt->limits.max_output) ts_jinja_throw(rt, TS_ERR_RANGE, "width too large");
+        if (width > (int64_t)rt->limits.max_output)
+            ts_jinja_throw(rt, TS_ERR_RANGE, "width too large");
         int64_t pad = width - n, left = 0;
-        if (!strcmp(m, "center")) left = pad / 2 + (pad & width & 1);
-        else if (!strcmp(m, "rjust") || !strcmp(m, "zfill")) left = pad;
+        if (!strcmp(m, "center"))
+            left = pad / 2 + (pad & width & 1);
+        else if (!strcmp(m, "rjust") || !strcmp(m, "zfill"))
+            left = pad;
         ts_jinja_buf b = {0};
         bool sign = !strcmp(m, "zfill") && len && (p[0] == '-' || p[0] == '+');
         if (sign) ts_jinja_buf_addc(rt, &b, p[0]);
         for (int64_t i = 0; i < left; i++)
-            ts_jinja_buf_add(rt, &b, m[0] == 'z' ? "0" : fillv.u.str.s, m[0] == 'z' ? 1 : fillv.u.str.len);
+            ts_jinja_buf_add(rt, &b, m[0] == 'z' ? "0" : fillv.u.str.s,
+                             m[0] == 'z' ? 1 : fillv.u.str.len);
         ts_jinja_buf_add(rt, &b, p + sign, len - sign);
-        for (int64_t i = left; i < pad; i++) ts_jinja_buf_add(rt, &b, fillv.u.str.s, fillv.u.str.len);
+        for (int64_t i = left; i < pad; i++)
+            ts_jinja_buf_add(rt, &b, fillv.u.str.s, fillv.u.str.len);
         return ts_jinja_buf_value(rt, &b);
     }
     if (!strcmp(m, "removeprefix") || !strcmp(m, "removesuffix")) {
@@ -729,7 +805,8 @@ static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *
         if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
         want_str(rt, *x, "separator");
         bool right = m[0] == 'r';
-        const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len) : find_bytes(p, len, x->u.str.s, x->u.str.len);
+        const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
+                                : find_bytes(p, len, x->u.str.s, x->u.str.len);
         ts_jinja_value t = ts_jinja_list_new(rt, 3);
         t.flags |= TS_JV_TUPLE;
         ts_jinja_value empty = ts_jinja_string_ref("", 0);
@@ -741,18 +818,21 @@ static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *
             size_t at = (size_t)(hit - p);
             ts_jinja_list_push(rt, t, ts_jinja_string_ref(p, at));
             ts_jinja_list_push(rt, t, *x);
-            ts_jinja_list_push(rt, t, ts_jinja_string_ref(p + at + x->u.str.len, len - at - x->u.str.len));
+            ts_jinja_list_push(rt, t,
+                               ts_jinja_string_ref(p + at + x->u.str.len, len - at - x->u.str.len));
         }
         return t;
     }
     ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "str.%s() is not supported", m);
 }
 
-static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const char *m, const ts_jinja_args *a)
+static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                  const ts_jinja_args *a)
 {
     if (self.kind == TS_JV_STRING) return str_method(rt, self, m, a);
     if (self.kind == TS_JV_DICT && (self.flags & TS_JV_LOOP)) {
-        if (a->n_pos == 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no items for cycling given");
+        if (a->n_pos == 0)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no items for cycling given");
         ts_jinja_value *i0 = ts_jinja_dict_get_str(self, "index0");
         return a->pos[(size_t)i0->u.i % a->n_pos];
     }
@@ -761,19 +841,24 @@ static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const ch
         if (!strcmp(m, "items") || !strcmp(m, "keys") || !strcmp(m, "values")) {
             ts_jinja_value out = ts_jinja_list_new(rt, d->n);
             for (size_t i = 0; i < d->n; i++)
-                ts_jinja_list_push(rt, out, m[0] == 'i' ? new_tuple(rt, d->keys[i], d->values[i])
-                                            : m[0] == 'k' ? d->keys[i] : d->values[i]);
+                ts_jinja_list_push(rt, out,
+                                   m[0] == 'i'   ? new_tuple(rt, d->keys[i], d->values[i])
+                                   : m[0] == 'k' ? d->keys[i]
+                                                 : d->values[i]);
             return out;
         }
         if (!strcmp(m, "get")) {
             const ts_jinja_value *k = arg(a, 0, NULL);
-            if (!k) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "get expected at least 1 argument, got 0");
+            if (!k)
+                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                               "get expected at least 1 argument, got 0");
             ts_jinja_value *v = ts_jinja_dict_get(self, *k);
             return v ? *v : arg_or(a, 1, NULL, ts_jinja_none());
         }
         if (!strcmp(m, "copy")) {
             ts_jinja_value out = ts_jinja_dict_new(rt, d->n);
-            for (size_t i = 0; i < d->n; i++) ts_jinja_dict_set(rt, out, d->keys[i], d->values[i]);
+            for (size_t i = 0; i < d->n; i++)
+                ts_jinja_dict_set(rt, out, d->keys[i], d->values[i]);
             return out;
         }
     }
@@ -781,7 +866,8 @@ static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const ch
         ts_jinja_list *l = self.u.list;
         if (!strcmp(m, "copy")) {
             ts_jinja_value out = ts_jinja_list_new(rt, l->n);
-            for (size_t i = 0; i < l->n; i++) ts_jinja_list_push(rt, out, l->items[i]);
+            for (size_t i = 0; i < l->n; i++)
+                ts_jinja_list_push(rt, out, l->items[i]);
             return out;
         }
         const ts_jinja_value *x = arg(a, 0, NULL);
@@ -795,33 +881,42 @@ static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const ch
         if (m[0] == 'i') ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "value is not in list");
         return ts_jinja_int(n);
     }
-    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "method %s() is not supported on %s", m, ts_jinja_kind_name(self));
+    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "method %s() is not supported on %s", m,
+                   ts_jinja_kind_name(self));
 }
 
 /* ------------------------------------------------------------------------------ globals */
 
-static const char *const globals[] = {"range", "namespace", "dict", "raise_exception", "strftime_now", NULL};
+static const char *const globals[] = {"range",           "namespace",    "dict",
+                                      "raise_exception", "strftime_now", NULL};
 
-bool ts_jinja_is_global(const char *name) { return in_list(globals, name); }
+bool ts_jinja_is_global(const char *name)
+{
+    return in_list(globals, name);
+}
 
 static ts_jinja_value call_global(ts_jinja_rt *rt, const char *name, const ts_jinja_args *a)
 {
     if (!strcmp(name, "range")) {
-        if (a->n_pos < 1 || a->n_pos > 3) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range expected 1 to 3 arguments");
+        if (a->n_pos < 1 || a->n_pos > 3)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range expected 1 to 3 arguments");
         int64_t start = 0, stop, step = 1;
-        if (a->n_pos == 1) stop = want_int(rt, a->pos[0], "range argument");
+        if (a->n_pos == 1)
+            stop = want_int(rt, a->pos[0], "range argument");
         else {
             start = want_int(rt, a->pos[0], "range argument");
             stop = want_int(rt, a->pos[1], "range argument");
             if (a->n_pos == 3) step = want_int(rt, a->pos[2], "range argument");
         }
-        if (step == 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range() arg 3 must not be zero");
+        if (step == 0)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range() arg 3 must not be zero");
         double count = step > 0 ? ceil(((double)stop - (double)start) / (double)step)
                                 : ceil(((double)start - (double)stop) / (double)-step);
         if (count > MAX_RANGE)
             ts_jinja_throw(rt, TS_ERR_RANGE, "range too big (more than %d items)", MAX_RANGE);
         ts_jinja_value out = ts_jinja_list_new(rt, count > 0 ? (size_t)count : 0);
-        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) ts_jinja_list_push(rt, out, ts_jinja_int(i));
+        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+            ts_jinja_list_push(rt, out, ts_jinja_int(i));
         return out;
     }
     if (!strcmp(name, "namespace") || !strcmp(name, "dict")) {
@@ -829,11 +924,13 @@ static ts_jinja_value call_global(ts_jinja_rt *rt, const char *name, const ts_ji
         if (name[0] == 'n') d.flags |= TS_JV_NAMESPACE;
         for (size_t i = 0; i < a->n_pos; i++) {
             if (a->pos[i].kind != TS_JV_DICT)
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() positional argument must be a mapping", name);
+                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                               "%s() positional argument must be a mapping", name);
             for (size_t k = 0; k < a->pos[i].u.dict->n; k++)
                 ts_jinja_dict_set(rt, d, a->pos[i].u.dict->keys[k], a->pos[i].u.dict->values[k]);
         }
-        for (size_t i = 0; i < a->n_kw; i++) ts_jinja_dict_set(rt, d, ts_jinja_cstring(rt, a->kw_names[i]), a->kw[i]);
+        for (size_t i = 0; i < a->n_kw; i++)
+            ts_jinja_dict_set(rt, d, ts_jinja_cstring(rt, a->kw_names[i]), a->kw[i]);
         return d;
     }
     if (!strcmp(name, "raise_exception")) {
@@ -841,7 +938,8 @@ static ts_jinja_value call_global(ts_jinja_rt *rt, const char *name, const ts_ji
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%.*s", (int)msg.u.str.len, msg.u.str.s);
     }
     if (!strcmp(name, "strftime_now")) {
-        ts_jinja_value fmt = want_str(rt, arg_or(a, 0, "format", ts_jinja_string_ref("", 0)), "strftime_now format");
+        ts_jinja_value fmt =
+            want_str(rt, arg_or(a, 0, "format", ts_jinja_string_ref("", 0)), "strftime_now format");
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
@@ -862,14 +960,19 @@ ts_jinja_value ts_jinja_call_builtin(ts_jinja_rt *rt, ts_jinja_value fn, const t
 /* -------------------------------------------------------------------------------- tests */
 
 static const char *const test_names[] = {
-    "defined", "undefined", "none", "string", "number", "integer", "float", "mapping", "iterable", "sequence",
-    "boolean", "true", "false", "even", "odd", "divisibleby", "in", "eq", "equalto", "==", "ne", "!=", "lt",
-    "lessthan", "<", "le", "<=", "gt", "greaterthan", ">", "ge", ">=", "sameas", "callable", "lower", "upper",
-    "escaped", NULL};
+    "defined",  "undefined", "none",    "string", "number",      "integer", "float", "mapping",
+    "iterable", "sequence",  "boolean", "true",   "false",       "even",    "odd",   "divisibleby",
+    "in",       "eq",        "equalto", "==",     "ne",          "!=",      "lt",    "lessthan",
+    "<",        "le",        "<=",      "gt",     "greaterthan", ">",       "ge",    ">=",
+    "sameas",   "callable",  "lower",   "upper",  "escaped",     NULL};
 
-bool ts_jinja_is_test(const char *name) { return in_list(test_names, name); }
+bool ts_jinja_is_test(const char *name)
+{
+    return in_list(test_names, name);
+}
 
-static const ts_jinja_value *need(ts_jinja_rt *rt, const ts_jinja_args *a, size_t i, const char *what)
+static const ts_jinja_value *need(ts_jinja_rt *rt, const ts_jinja_args *a, size_t i,
+                                  const char *what)
 {
     const ts_jinja_value *v = arg(a, i, NULL);
     if (!v) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s needs an argument", what);
@@ -886,10 +989,13 @@ bool ts_jinja_test(ts_jinja_rt *rt, const char *t, ts_jinja_value v, const ts_ji
     if (!strcmp(t, "number")) return k == TS_JV_INT || k == TS_JV_FLOAT || k == TS_JV_BOOL;
     if (!strcmp(t, "integer")) return k == TS_JV_INT;
     if (!strcmp(t, "float")) return k == TS_JV_FLOAT;
-    if (!strcmp(t, "mapping")) return k == TS_JV_DICT;
+    if (!strcmp(t, "mapping"))
+        return k == TS_JV_DICT && !(v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP));
     /* jinja2's Undefined is iterable (empty) and passes the sequence test too. */
-    if (!strcmp(t, "iterable")) return k == TS_JV_LIST || k == TS_JV_DICT || k == TS_JV_STRING || k == TS_JV_UNDEFINED;
-    if (!strcmp(t, "sequence")) return k == TS_JV_LIST || k == TS_JV_DICT || k == TS_JV_STRING || k == TS_JV_UNDEFINED;
+    if (!strcmp(t, "iterable"))
+        return k == TS_JV_LIST || k == TS_JV_DICT || k == TS_JV_STRING || k == TS_JV_UNDEFINED;
+    if (!strcmp(t, "sequence"))
+        return k == TS_JV_LIST || k == TS_JV_DICT || k == TS_JV_STRING || k == TS_JV_UNDEFINED;
     if (!strcmp(t, "boolean")) return k == TS_JV_BOOL;
     if (!strcmp(t, "true")) return k == TS_JV_BOOL && v.u.b;
     if (!strcmp(t, "false")) return k == TS_JV_BOOL && !v.u.b;
@@ -901,7 +1007,8 @@ bool ts_jinja_test(ts_jinja_rt *rt, const char *t, ts_jinja_value v, const ts_ji
     }
     if (!strcmp(t, "divisibleby")) {
         int64_t d = want_int(rt, *need(rt, a, 0, "divisibleby"), "divisor");
-        if (d == 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "integer division or modulo by zero");
+        if (d == 0)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "integer division or modulo by zero");
         return want_int(rt, v, "divisibleby operand") % d == 0;
     }
     if (!strcmp(t, "lower") || !strcmp(t, "upper")) {
@@ -932,12 +1039,17 @@ bool ts_jinja_test(ts_jinja_rt *rt, const char *t, ts_jinja_value v, const ts_ji
 /* ------------------------------------------------------------------------------ filters */
 
 static const char *const filter_names[] = {
-    "abs", "attr", "batch", "capitalize", "center", "count", "d", "default", "dictsort", "e", "escape", "first",
-    "float", "format", "indent", "int", "items", "join", "last", "length", "list", "lower", "map", "max", "min",
-    "reject", "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "sort", "string", "sum",
-    "title", "tojson", "trim", "unique", "upper", "wordcount", NULL};
+    "abs",        "attr",      "batch",      "capitalize", "center",  "count",  "d",      "default",
+    "dictsort",   "e",         "escape",     "first",      "float",   "format", "indent", "int",
+    "items",      "join",      "last",       "length",     "list",    "lower",  "map",    "max",
+    "min",        "reject",    "rejectattr", "replace",    "reverse", "round",  "safe",   "select",
+    "selectattr", "sort",      "string",     "sum",        "title",   "tojson", "trim",   "unique",
+    "upper",      "wordcount", NULL};
 
-bool ts_jinja_is_filter(const char *name) { return in_list(filter_names, name); }
+bool ts_jinja_is_filter(const char *name)
+{
+    return in_list(filter_names, name);
+}
 
 /* jinja2's attribute getter: "a.b.0" walks items and attributes; digits index. */
 static ts_jinja_value get_path(ts_jinja_rt *rt, ts_jinja_value v, ts_jinja_value path)
@@ -950,8 +1062,10 @@ static ts_jinja_value get_path(ts_jinja_rt *rt, ts_jinja_value v, ts_jinja_value
         if (!dot) dot = end;
         size_t n = (size_t)(dot - p);
         bool digits = n > 0;
-        for (size_t i = 0; i < n; i++) digits = digits && p[i] >= '0' && p[i] <= '9';
-        ts_jinja_value key = digits ? ts_jinja_int(strtoll(p, NULL, 10)) : ts_jinja_string_ref(p, n);
+        for (size_t i = 0; i < n; i++)
+            digits = digits && p[i] >= '0' && p[i] <= '9';
+        ts_jinja_value key =
+            digits ? ts_jinja_int(strtoll(p, NULL, 10)) : ts_jinja_string_ref(p, n);
         v = ts_jinja_getitem(rt, v, key);
         p = dot + 1;
     }
@@ -964,13 +1078,15 @@ static ts_jinja_value fold_case(ts_jinja_rt *rt, ts_jinja_value v, bool case_sen
 }
 
 /* Stable merge sort of items by keys. */
-static void sort_by(ts_jinja_rt *rt, ts_jinja_value *items, ts_jinja_value *keys, size_t n, bool reverse)
+static void sort_by(ts_jinja_rt *rt, ts_jinja_value *items, ts_jinja_value *keys, size_t n,
+                    bool reverse)
 {
     if (n < 2) return;
     size_t h = n / 2;
     sort_by(rt, items, keys, h, reverse);
     sort_by(rt, items + h, keys + h, n - h, reverse);
-    ts_jinja_value *ti = ts_jinja_alloc(rt, n * sizeof(*ti)), *tk = ts_jinja_alloc(rt, n * sizeof(*tk));
+    ts_jinja_value *ti = ts_jinja_alloc(rt, n * sizeof(*ti)),
+                   *tk = ts_jinja_alloc(rt, n * sizeof(*tk));
     size_t i = 0, j = h, o = 0;
     while (i < h && j < n) {
         int c = ts_jinja_compare(rt, keys[j], keys[i]);
@@ -979,8 +1095,14 @@ static void sort_by(ts_jinja_rt *rt, ts_jinja_value *items, ts_jinja_value *keys
         ti[o] = items[s];
         tk[o++] = keys[s];
     }
-    while (i < h) { ti[o] = items[i]; tk[o++] = keys[i++]; }
-    while (j < n) { ti[o] = items[j]; tk[o++] = keys[j++]; }
+    while (i < h) {
+        ti[o] = items[i];
+        tk[o++] = keys[i++];
+    }
+    while (j < n) {
+        ti[o] = items[j];
+        tk[o++] = keys[j++];
+    }
     memcpy(items, ti, n * sizeof(*ti));
     memcpy(keys, tk, n * sizeof(*tk));
 }
@@ -988,23 +1110,26 @@ static void sort_by(ts_jinja_rt *rt, ts_jinja_value *items, ts_jinja_value *keys
 static ts_jinja_value copy_list(ts_jinja_rt *rt, ts_jinja_value l)
 {
     ts_jinja_value out = ts_jinja_list_new(rt, l.u.list->n);
-    for (size_t i = 0; i < l.u.list->n; i++) ts_jinja_list_push(rt, out, l.u.list->items[i]);
+    for (size_t i = 0; i < l.u.list->n; i++)
+        ts_jinja_list_push(rt, out, l.u.list->items[i]);
     return out;
 }
 
 /* select/reject/selectattr/rejectattr: args after `skip` are the test name and its args. */
-static ts_jinja_value select_items(ts_jinja_rt *rt, ts_jinja_value seq, const ts_jinja_args *a, bool by_attr,
-                                   bool keep)
+static ts_jinja_value select_items(ts_jinja_rt *rt, ts_jinja_value seq, const ts_jinja_args *a,
+                                   bool by_attr, bool keep)
 {
     ts_jinja_value l = ts_jinja_iterate(rt, seq), out = ts_jinja_list_new(rt, 0);
     size_t skip = by_attr ? 1 : 0;
-    if (by_attr && a->n_pos < 1) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "selectattr/rejectattr need an attribute");
+    if (by_attr && a->n_pos < 1)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "selectattr/rejectattr need an attribute");
     const char *test = NULL;
     char name[64];
     if (a->n_pos > skip) {
         ts_jinja_value t = want_str(rt, a->pos[skip], "test name");
         snprintf(name, sizeof(name), "%.*s", (int)t.u.str.len, t.u.str.s);
-        if (!ts_jinja_is_test(name)) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no test named '%s'", name);
+        if (!ts_jinja_is_test(name))
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no test named '%s'", name);
         test = name;
     }
     ts_jinja_args targs = {.pos = a->pos + (a->n_pos > skip + 1 ? skip + 1 : a->n_pos),
@@ -1025,12 +1150,23 @@ static ts_jinja_value html_escape(ts_jinja_rt *rt, ts_jinja_value v)
     for (size_t i = 0; i < s.u.str.len; i++) {
         char c = s.u.str.s[i];
         switch (c) {
-        case '&': ts_jinja_buf_add(rt, &b, "&amp;", 5); break;
-        case '<': ts_jinja_buf_add(rt, &b, "&lt;", 4); break;
-        case '>': ts_jinja_buf_add(rt, &b, "&gt;", 4); break;
-        case '"': ts_jinja_buf_add(rt, &b, "&#34;", 5); break;
-        case '\'': ts_jinja_buf_add(rt, &b, "&#39;", 5); break;
-        default: ts_jinja_buf_addc(rt, &b, c);
+        case '&':
+            ts_jinja_buf_add(rt, &b, "&amp;", 5);
+            break;
+        case '<':
+            ts_jinja_buf_add(rt, &b, "&lt;", 4);
+            break;
+        case '>':
+            ts_jinja_buf_add(rt, &b, "&gt;", 4);
+            break;
+        case '"':
+            ts_jinja_buf_add(rt, &b, "&#34;", 5);
+            break;
+        case '\'':
+            ts_jinja_buf_add(rt, &b, "&#39;", 5);
+            break;
+        default:
+            ts_jinja_buf_addc(rt, &b, c);
         }
     }
     return ts_jinja_buf_value(rt, &b);
@@ -1039,8 +1175,10 @@ static ts_jinja_value html_escape(ts_jinja_rt *rt, ts_jinja_value v)
 static ts_jinja_value to_int(ts_jinja_rt *rt, ts_jinja_value v, ts_jinja_value def)
 {
     switch (v.kind) {
-    case TS_JV_INT: return v;
-    case TS_JV_BOOL: return ts_jinja_int(v.u.b);
+    case TS_JV_INT:
+        return v;
+    case TS_JV_BOOL:
+        return ts_jinja_int(v.u.b);
     case TS_JV_FLOAT:
         if (!isfinite(v.u.f) || fabs(v.u.f) >= 9.2e18) return def;
         return ts_jinja_int((int64_t)v.u.f);
@@ -1059,16 +1197,20 @@ static ts_jinja_value to_int(ts_jinja_rt *rt, ts_jinja_value v, ts_jinja_value d
         if (*end == '\0' && isfinite(d)) return ts_jinja_int((int64_t)d);
         return def;
     }
-    default: return def;
+    default:
+        return def;
     }
 }
 
 static ts_jinja_value to_float(ts_jinja_rt *rt, ts_jinja_value v, ts_jinja_value def)
 {
     switch (v.kind) {
-    case TS_JV_FLOAT: return v;
-    case TS_JV_INT: return ts_jinja_float((double)v.u.i);
-    case TS_JV_BOOL: return ts_jinja_float(v.u.b);
+    case TS_JV_FLOAT:
+        return v;
+    case TS_JV_INT:
+        return ts_jinja_float((double)v.u.i);
+    case TS_JV_BOOL:
+        return ts_jinja_float(v.u.b);
     case TS_JV_STRING: {
         ts_jinja_value s = strip(v, NULL, true, true);
         char buf[128];
@@ -1079,7 +1221,8 @@ static ts_jinja_value to_float(ts_jinja_rt *rt, ts_jinja_value v, ts_jinja_value
         double d = strtod(buf, &end);
         return *end == '\0' ? ts_jinja_float(d) : def;
     }
-    default: return def;
+    default:
+        return def;
     }
 }
 
@@ -1087,13 +1230,16 @@ static ts_jinja_value indent(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_a
 {
     ts_jinja_value w = arg_or(a, 0, "width", ts_jinja_int(4));
     ts_jinja_buf ind = {0};
-    if (w.kind == TS_JV_STRING) ts_jinja_buf_add(rt, &ind, w.u.str.s, w.u.str.len);
+    if (w.kind == TS_JV_STRING)
+        ts_jinja_buf_add(rt, &ind, w.u.str.s, w.u.str.len);
     else
-        for (int64_t i = want_int(rt, w, "indent width"); i > 0; i--) ts_jinja_buf_addc(rt, &ind, ' ');
+        for (int64_t i = want_int(rt, w, "indent width"); i > 0; i--)
+            ts_jinja_buf_addc(rt, &ind, ' ');
     bool first = arg_bool(a, 1, "first", false), blank = arg_bool(a, 2, "blank", false);
     ts_jinja_buf t = {0};
     ts_jinja_buf_add(rt, &t, s.u.str.s, s.u.str.len);
-    ts_jinja_buf_addc(rt, &t, '\n'); /* jinja2 appends a newline so splitlines keeps a last empty line */
+    ts_jinja_buf_addc(rt, &t,
+                      '\n'); /* jinja2 appends a newline so splitlines keeps a last empty line */
     ts_jinja_value lines = splitlines(rt, ts_jinja_buf_value(rt, &t), false);
     ts_jinja_buf b = {0};
     if (first) ts_jinja_buf_add(rt, &b, ind.data ? ind.data : "", ind.len);
@@ -1101,14 +1247,16 @@ static ts_jinja_value indent(ts_jinja_rt *rt, ts_jinja_value s, const ts_jinja_a
         ts_jinja_value line = lines.u.list->items[i];
         if (i) {
             ts_jinja_buf_addc(rt, &b, '\n');
-            if (blank || line.u.str.len) ts_jinja_buf_add(rt, &b, ind.data ? ind.data : "", ind.len);
+            if (blank || line.u.str.len)
+                ts_jinja_buf_add(rt, &b, ind.data ? ind.data : "", ind.len);
         }
         ts_jinja_buf_add(rt, &b, line.u.str.s, line.u.str.len);
     }
     return ts_jinja_buf_value(rt, &b);
 }
 
-static ts_jinja_value min_max(ts_jinja_rt *rt, ts_jinja_value seq, const ts_jinja_args *a, bool want_max)
+static ts_jinja_value min_max(ts_jinja_rt *rt, ts_jinja_value seq, const ts_jinja_args *a,
+                              bool want_max)
 {
     ts_jinja_value l = ts_jinja_iterate(rt, seq);
     bool cs = arg_bool(a, 0, "case_sensitive", false);
@@ -1120,7 +1268,8 @@ static ts_jinja_value min_max(ts_jinja_rt *rt, ts_jinja_value seq, const ts_jinj
         ts_jinja_value key = l.u.list->items[i];
         if (attr && attr->kind != TS_JV_NONE) key = get_path(rt, key, *attr);
         key = fold_case(rt, key, cs);
-        if (i == 0) best_key = key;
+        if (i == 0)
+            best_key = key;
         else {
             int c = ts_jinja_compare(rt, key, best_key);
             if (want_max ? c > 0 : c < 0) {
@@ -1145,7 +1294,8 @@ static ts_jinja_value arith_add(ts_jinja_rt *rt, ts_jinja_value a, ts_jinja_valu
     return ts_jinja_int(r);
 }
 
-ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v, const ts_jinja_args *a)
+ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
+                               const ts_jinja_args *a)
 {
     if (!strcmp(f, "default") || !strcmp(f, "d")) {
         bool boolean = arg_bool(a, 1, "boolean", false);
@@ -1154,12 +1304,20 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
     }
     if (!strcmp(f, "length") || !strcmp(f, "count")) {
         switch (v.kind) {
-        case TS_JV_STRING: return ts_jinja_int((int64_t)ts_jinja_utf8_length(v.u.str.s, v.u.str.len));
-        case TS_JV_LIST: return ts_jinja_int((int64_t)v.u.list->n);
-        case TS_JV_DICT: return ts_jinja_int((int64_t)v.u.dict->n);
-        case TS_JV_UNDEFINED: return ts_jinja_int(0);
-        default: ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "object of type '%s' has no len()", ts_jinja_kind_name(v));
+        case TS_JV_STRING:
+            return ts_jinja_int((int64_t)ts_jinja_utf8_length(v.u.str.s, v.u.str.len));
+        case TS_JV_LIST:
+            return ts_jinja_int((int64_t)v.u.list->n);
+        case TS_JV_DICT:
+            if (v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) break;
+            return ts_jinja_int((int64_t)v.u.dict->n);
+        case TS_JV_UNDEFINED:
+            return ts_jinja_int(0);
+        default:
+            break;
         }
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "object of type '%s' has no len()",
+                       ts_jinja_kind_name(v));
     }
     if (!strcmp(f, "safe")) return v;
     if (!strcmp(f, "escape") || !strcmp(f, "e")) return html_escape(rt, v);
@@ -1179,10 +1337,17 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         }
         ts_jinja_value seps = arg_or(a, 2, "separators", ts_jinja_none());
         if (seps.kind == TS_JV_LIST && seps.u.list->n == 2) {
-            st.item_sep = ts_jinja_string(rt, want_str(rt, seps.u.list->items[0], "separator").u.str.s, seps.u.list->items[0].u.str.len).u.str.s;
-            st.key_sep = ts_jinja_string(rt, want_str(rt, seps.u.list->items[1], "separator").u.str.s, seps.u.list->items[1].u.str.len).u.str.s;
+            st.item_sep =
+                ts_jinja_string(rt, want_str(rt, seps.u.list->items[0], "separator").u.str.s,
+                                seps.u.list->items[0].u.str.len)
+                    .u.str.s;
+            st.key_sep =
+                ts_jinja_string(rt, want_str(rt, seps.u.list->items[1], "separator").u.str.s,
+                                seps.u.list->items[1].u.str.len)
+                    .u.str.s;
         } else if (seps.kind != TS_JV_NONE) {
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "tojson separators must be a pair of strings");
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "tojson separators must be a pair of strings");
         }
         st.sort_keys = arg_bool(a, 3, "sort_keys", false);
         ts_jinja_buf b = {0};
@@ -1202,7 +1367,8 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         const ts_jinja_value *o = arg(a, 0, "old"), *n = arg(a, 1, "new");
         if (!o || !n) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "replace needs old and new");
         ts_jinja_value cnt = arg_or(a, 2, "count", ts_jinja_none());
-        return replace(rt, s, str_of(rt, *o), str_of(rt, *n), cnt.kind == TS_JV_NONE ? -1 : want_int(rt, cnt, "count"));
+        return replace(rt, s, str_of(rt, *o), str_of(rt, *n),
+                       cnt.kind == TS_JV_NONE ? -1 : want_int(rt, cnt, "count"));
     }
     if (!strcmp(f, "join")) {
         ts_jinja_value sep = str_of(rt, arg_or(a, 0, "d", ts_jinja_string_ref("", 0)));
@@ -1210,7 +1376,8 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         ts_jinja_value l = ts_jinja_iterate(rt, v);
         if (attr && attr->kind != TS_JV_NONE) {
             ts_jinja_value m = ts_jinja_list_new(rt, l.u.list->n);
-            for (size_t i = 0; i < l.u.list->n; i++) ts_jinja_list_push(rt, m, get_path(rt, l.u.list->items[i], *attr));
+            for (size_t i = 0; i < l.u.list->n; i++)
+                ts_jinja_list_push(rt, m, get_path(rt, l.u.list->items[i], *attr));
             l = m;
         }
         return join(rt, sep, l);
@@ -1226,7 +1393,8 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
     if (!strcmp(f, "list")) return copy_list(rt, ts_jinja_iterate(rt, v));
     if (!strcmp(f, "items")) {
         if (v.kind == TS_JV_UNDEFINED) return ts_jinja_list_new(rt, 0);
-        if (v.kind != TS_JV_DICT) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "can only get item pairs from a mapping");
+        if (v.kind != TS_JV_DICT)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "can only get item pairs from a mapping");
         return call_method(rt, v, "items", a);
     }
     if (!strcmp(f, "int")) return to_int(rt, v, arg_or(a, 0, "default", ts_jinja_int(0)));
@@ -1243,12 +1411,15 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         want_str(rt, method, "round method");
         double x = v.kind == TS_JV_FLOAT ? v.u.f : (double)want_int(rt, v, "round operand");
         double scale = pow(10.0, (double)prec), r;
-        if (method.u.str.len == 4 && !memcmp(method.u.str.s, "ceil", 4)) r = ceil(x * scale) / scale;
-        else if (method.u.str.len == 5 && !memcmp(method.u.str.s, "floor", 5)) r = floor(x * scale) / scale;
+        if (method.u.str.len == 4 && !memcmp(method.u.str.s, "ceil", 4))
+            r = ceil(x * scale) / scale;
+        else if (method.u.str.len == 5 && !memcmp(method.u.str.s, "floor", 5))
+            r = floor(x * scale) / scale;
         else if (method.u.str.len == 6 && !memcmp(method.u.str.s, "common", 6)) {
             if (v.kind != TS_JV_FLOAT) return v; /* Python: round(int, n) stays an int */
-            r = nearbyint(x * scale) / scale;  /* round-half-even, like Python's round() */
-        } else ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "method must be common, ceil or floor");
+            r = nearbyint(x * scale) / scale;    /* round-half-even, like Python's round() */
+        } else
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "method must be common, ceil or floor");
         return ts_jinja_float(r);
     }
     if (!strcmp(f, "wordcount")) {
@@ -1268,15 +1439,19 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         if (v.kind == TS_JV_STRING) {
             ts_jinja_value l = ts_jinja_iterate(rt, v);
             ts_jinja_buf b = {0};
-            for (size_t i = l.u.list->n; i-- > 0;) ts_jinja_str(rt, &b, l.u.list->items[i]);
+            for (size_t i = l.u.list->n; i-- > 0;)
+                ts_jinja_str(rt, &b, l.u.list->items[i]);
             return ts_jinja_buf_value(rt, &b);
         }
         ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, l.u.list->n);
-        for (size_t i = l.u.list->n; i-- > 0;) ts_jinja_list_push(rt, out, l.u.list->items[i]);
+        for (size_t i = l.u.list->n; i-- > 0;)
+            ts_jinja_list_push(rt, out, l.u.list->items[i]);
         return out;
     }
-    if (!strcmp(f, "select") || !strcmp(f, "reject")) return select_items(rt, v, a, false, f[0] == 's');
-    if (!strcmp(f, "selectattr") || !strcmp(f, "rejectattr")) return select_items(rt, v, a, true, f[0] == 's');
+    if (!strcmp(f, "select") || !strcmp(f, "reject"))
+        return select_items(rt, v, a, false, f[0] == 's');
+    if (!strcmp(f, "selectattr") || !strcmp(f, "rejectattr"))
+        return select_items(rt, v, a, true, f[0] == 's');
     if (!strcmp(f, "map")) {
         ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, l.u.list->n);
         const ts_jinja_value *attr = arg(a, a->n_pos, "attribute");
@@ -1284,23 +1459,32 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
             ts_jinja_value def = arg_or(a, a->n_pos, "default", ts_jinja_undefined(NULL));
             for (size_t i = 0; i < l.u.list->n; i++) {
                 ts_jinja_value x = get_path(rt, l.u.list->items[i], *attr);
-                ts_jinja_list_push(rt, out, x.kind == TS_JV_UNDEFINED && def.kind != TS_JV_UNDEFINED ? def : x);
+                ts_jinja_list_push(
+                    rt, out, x.kind == TS_JV_UNDEFINED && def.kind != TS_JV_UNDEFINED ? def : x);
             }
             return out;
         }
-        if (a->n_pos < 1) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "map needs a filter name or attribute=");
+        if (a->n_pos < 1)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "map needs a filter name or attribute=");
         ts_jinja_value fname = want_str(rt, a->pos[0], "filter name");
         char name[64];
         snprintf(name, sizeof(name), "%.*s", (int)fname.u.str.len, fname.u.str.s);
-        if (!ts_jinja_is_filter(name)) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no filter named '%s'", name);
-        ts_jinja_args fa = {.pos = a->pos + 1, .n_pos = a->n_pos - 1, .kw_names = a->kw_names, .kw = a->kw, .n_kw = a->n_kw};
-        for (size_t i = 0; i < l.u.list->n; i++) ts_jinja_list_push(rt, out, ts_jinja_filter(rt, name, l.u.list->items[i], &fa));
+        if (!ts_jinja_is_filter(name))
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no filter named '%s'", name);
+        ts_jinja_args fa = {.pos = a->pos + 1,
+                            .n_pos = a->n_pos - 1,
+                            .kw_names = a->kw_names,
+                            .kw = a->kw,
+                            .n_kw = a->n_kw};
+        for (size_t i = 0; i < l.u.list->n; i++)
+            ts_jinja_list_push(rt, out, ts_jinja_filter(rt, name, l.u.list->items[i], &fa));
         return out;
     }
     if (!strcmp(f, "unique")) {
         bool cs = arg_bool(a, 0, "case_sensitive", false);
         const ts_jinja_value *attr = arg(a, 1, "attribute");
-        ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, 0), seen = ts_jinja_list_new(rt, 0);
+        ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, 0),
+                       seen = ts_jinja_list_new(rt, 0);
         for (size_t i = 0; i < l.u.list->n; i++) {
             ts_jinja_value key = l.u.list->items[i];
             if (attr && attr->kind != TS_JV_NONE) key = get_path(rt, key, *attr);
@@ -1312,7 +1496,8 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         return out;
     }
     if (!strcmp(f, "sort")) {
-        bool reverse = arg_bool(a, 0, "reverse", false), cs = arg_bool(a, 1, "case_sensitive", false);
+        bool reverse = arg_bool(a, 0, "reverse", false),
+             cs = arg_bool(a, 1, "case_sensitive", false);
         const ts_jinja_value *attr = arg(a, 2, "attribute");
         ts_jinja_value out = copy_list(rt, ts_jinja_iterate(rt, v));
         size_t n = out.u.list->n;
@@ -1326,15 +1511,18 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         return out;
     }
     if (!strcmp(f, "dictsort")) {
-        if (v.kind != TS_JV_DICT) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "dictsort needs a mapping");
+        if (v.kind != TS_JV_DICT)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "dictsort needs a mapping");
         bool cs = arg_bool(a, 0, "case_sensitive", false);
         ts_jinja_value by = arg_or(a, 1, "by", ts_jinja_string_ref("key", 3));
         bool reverse = arg_bool(a, 2, "reverse", false);
-        bool by_value = by.kind == TS_JV_STRING && by.u.str.len == 5 && !memcmp(by.u.str.s, "value", 5);
+        bool by_value =
+            by.kind == TS_JV_STRING && by.u.str.len == 5 && !memcmp(by.u.str.s, "value", 5);
         ts_jinja_value out = call_method(rt, v, "items", a);
         size_t n = out.u.list->n;
         ts_jinja_value *keys = ts_jinja_alloc(rt, (n ? n : 1) * sizeof(*keys));
-        for (size_t i = 0; i < n; i++) keys[i] = fold_case(rt, out.u.list->items[i].u.list->items[by_value ? 1 : 0], cs);
+        for (size_t i = 0; i < n; i++)
+            keys[i] = fold_case(rt, out.u.list->items[i].u.list->items[by_value ? 1 : 0], cs);
         sort_by(rt, out.u.list->items, keys, n, reverse);
         return out;
     }
@@ -1354,7 +1542,8 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         int64_t size = want_int(rt, *need(rt, a, 0, "batch"), "batch size");
         if (size <= 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "batch size must be positive");
         const ts_jinja_value *fill = arg(a, 1, "fill_with");
-        ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, 0), cur = ts_jinja_list_new(rt, 0);
+        ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, 0),
+                       cur = ts_jinja_list_new(rt, 0);
         for (size_t i = 0; i < l.u.list->n; i++) {
             ts_jinja_list_push(rt, cur, l.u.list->items[i]);
             if ((int64_t)cur.u.list->n == size) {
@@ -1363,7 +1552,8 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
             }
         }
         if (cur.u.list->n) {
-            while (fill && fill->kind != TS_JV_NONE && (int64_t)cur.u.list->n < size) ts_jinja_list_push(rt, cur, *fill);
+            while (fill && fill->kind != TS_JV_NONE && (int64_t)cur.u.list->n < size)
+                ts_jinja_list_push(rt, cur, *fill);
             ts_jinja_list_push(rt, out, cur);
         }
         return out;

@@ -81,21 +81,33 @@ static void at(ts_jinja_rt *rt, const ts_jinja_node *n)
 static void step(ts_jinja_rt *rt)
 {
     if (++rt->steps > rt->limits.max_steps)
-        ts_jinja_throw(rt, TS_ERR_RANGE, "template ran more than %llu steps", (unsigned long long)rt->limits.max_steps);
+        ts_jinja_throw(rt, TS_ERR_RANGE, "template ran more than %llu steps",
+                       (unsigned long long)rt->limits.max_steps);
 }
 
 static ts_jinja_value eval(interp *in, frame *f, const ts_jinja_node *n);
-static int exec_body(interp *in, frame *f, ts_jinja_node *const *items, size_t n_items, ts_jinja_buf *out);
+static int exec_body(interp *in, frame *f, ts_jinja_node *const *items, size_t n_items,
+                     ts_jinja_buf *out);
 
 /* ------------------------------------------------------------------------- operators */
 
-static bool numeric(ts_jinja_value v) { return v.kind == TS_JV_INT || v.kind == TS_JV_FLOAT || v.kind == TS_JV_BOOL; }
-static int64_t ival(ts_jinja_value v) { return v.kind == TS_JV_BOOL ? v.u.b : v.u.i; }
-static double fval(ts_jinja_value v) { return v.kind == TS_JV_FLOAT ? v.u.f : (double)ival(v); }
+static bool numeric(ts_jinja_value v)
+{
+    return v.kind == TS_JV_INT || v.kind == TS_JV_FLOAT || v.kind == TS_JV_BOOL;
+}
+static int64_t ival(ts_jinja_value v)
+{
+    return v.kind == TS_JV_BOOL ? v.u.b : v.u.i;
+}
+static double fval(ts_jinja_value v)
+{
+    return v.kind == TS_JV_FLOAT ? v.u.f : (double)ival(v);
+}
 
 static const char *op_name(int op)
 {
-    static const char *const names[] = {"+", "-", "*", "/", "//", "%", "**", "~", "==", "!=", "<", "<=", ">", ">=", "in", "not in"};
+    static const char *const names[] = {"+",  "-",  "*", "/",  "//", "%",  "**", "~",
+                                        "==", "!=", "<", "<=", ">",  ">=", "in", "not in"};
     return names[op];
 }
 
@@ -103,44 +115,56 @@ static _Noreturn void bad_operands(ts_jinja_rt *rt, int op, ts_jinja_value a, ts
 {
     if (a.kind == TS_JV_UNDEFINED) ts_jinja_throw_undefined(rt, a);
     if (b.kind == TS_JV_UNDEFINED) ts_jinja_throw_undefined(rt, b);
-    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "unsupported operand type(s) for %s: '%s' and '%s'", op_name(op),
-                   ts_jinja_kind_name(a), ts_jinja_kind_name(b));
+    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "unsupported operand type(s) for %s: '%s' and '%s'",
+                   op_name(op), ts_jinja_kind_name(a), ts_jinja_kind_name(b));
 }
 
 static ts_jinja_value repeat(ts_jinja_rt *rt, ts_jinja_value seq, int64_t times)
 {
     if (seq.kind == TS_JV_STRING) {
         ts_jinja_buf b = {0};
-        for (int64_t i = 0; i < times; i++) ts_jinja_buf_add(rt, &b, seq.u.str.s, seq.u.str.len);
+        for (int64_t i = 0; i < times; i++)
+            ts_jinja_buf_add(rt, &b, seq.u.str.s, seq.u.str.len);
         return ts_jinja_buf_value(rt, &b);
     }
-    if (times > 0 && seq.u.list->n && (uint64_t)times > rt->limits.max_memory / seq.u.list->n / sizeof(ts_jinja_value))
+    if (times > 0 && seq.u.list->n &&
+        (uint64_t)times > rt->limits.max_memory / seq.u.list->n / sizeof(ts_jinja_value))
         ts_jinja_throw(rt, TS_ERR_RANGE, "list repetition too large");
     ts_jinja_value out = ts_jinja_list_new(rt, 0);
     out.flags = seq.flags & TS_JV_TUPLE;
     for (int64_t i = 0; i < times; i++)
-        for (size_t k = 0; k < seq.u.list->n; k++) ts_jinja_list_push(rt, out, seq.u.list->items[k]);
+        for (size_t k = 0; k < seq.u.list->n; k++)
+            ts_jinja_list_push(rt, out, seq.u.list->items[k]);
     return out;
 }
 
 static ts_jinja_value binary(ts_jinja_rt *rt, int op, ts_jinja_value a, ts_jinja_value b)
 {
     switch (op) {
-    case TS_JB_EQ: return ts_jinja_bool(ts_jinja_equal(a, b));
-    case TS_JB_NE: return ts_jinja_bool(!ts_jinja_equal(a, b));
-    case TS_JB_LT: return ts_jinja_bool(ts_jinja_compare(rt, a, b) < 0);
-    case TS_JB_LE: return ts_jinja_bool(ts_jinja_compare(rt, a, b) <= 0);
-    case TS_JB_GT: return ts_jinja_bool(ts_jinja_compare(rt, a, b) > 0);
-    case TS_JB_GE: return ts_jinja_bool(ts_jinja_compare(rt, a, b) >= 0);
-    case TS_JB_IN: return ts_jinja_bool(ts_jinja_contains(rt, b, a));
-    case TS_JB_NOT_IN: return ts_jinja_bool(!ts_jinja_contains(rt, b, a));
+    case TS_JB_EQ:
+        return ts_jinja_bool(ts_jinja_equal(a, b));
+    case TS_JB_NE:
+        return ts_jinja_bool(!ts_jinja_equal(a, b));
+    case TS_JB_LT:
+        return ts_jinja_bool(ts_jinja_compare(rt, a, b) < 0);
+    case TS_JB_LE:
+        return ts_jinja_bool(ts_jinja_compare(rt, a, b) <= 0);
+    case TS_JB_GT:
+        return ts_jinja_bool(ts_jinja_compare(rt, a, b) > 0);
+    case TS_JB_GE:
+        return ts_jinja_bool(ts_jinja_compare(rt, a, b) >= 0);
+    case TS_JB_IN:
+        return ts_jinja_bool(ts_jinja_contains(rt, b, a));
+    case TS_JB_NOT_IN:
+        return ts_jinja_bool(!ts_jinja_contains(rt, b, a));
     case TS_JB_CONCAT: {
         ts_jinja_buf buf = {0};
         ts_jinja_str(rt, &buf, a);
         ts_jinja_str(rt, &buf, b);
         return ts_jinja_buf_value(rt, &buf);
     }
-    default: break;
+    default:
+        break;
     }
     if (numeric(a) && numeric(b)) {
         bool ints = a.kind != TS_JV_FLOAT && b.kind != TS_JV_FLOAT;
@@ -164,7 +188,8 @@ static ts_jinja_value binary(ts_jinja_rt *rt, int op, ts_jinja_value a, ts_jinja
             return ts_jinja_float(p / q);
         case TS_JB_FLOORDIV:
         case TS_JB_MOD:
-            if (q == 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "integer division or modulo by zero");
+            if (q == 0)
+                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "integer division or modulo by zero");
             if (ints) {
                 if (x == INT64_MIN && y == -1) break;
                 /* Python floors toward negative infinity; C truncates. */
@@ -194,7 +219,8 @@ static ts_jinja_value binary(ts_jinja_rt *rt, int op, ts_jinja_value a, ts_jinja
                 if (overflow) break;
                 return ts_jinja_int(acc);
             }
-            if (p == 0 && q < 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "zero to a negative power");
+            if (p == 0 && q < 0)
+                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "zero to a negative power");
             return ts_jinja_float(pow(p, q));
         }
         ts_jinja_throw(rt, TS_ERR_RANGE, "integer overflow in %s", op_name(op));
@@ -209,14 +235,18 @@ static ts_jinja_value binary(ts_jinja_rt *rt, int op, ts_jinja_value a, ts_jinja
         (a.flags & TS_JV_TUPLE) == (b.flags & TS_JV_TUPLE)) {
         ts_jinja_value out = ts_jinja_list_new(rt, a.u.list->n + b.u.list->n);
         out.flags = a.flags & TS_JV_TUPLE;
-        for (size_t i = 0; i < a.u.list->n; i++) ts_jinja_list_push(rt, out, a.u.list->items[i]);
-        for (size_t i = 0; i < b.u.list->n; i++) ts_jinja_list_push(rt, out, b.u.list->items[i]);
+        for (size_t i = 0; i < a.u.list->n; i++)
+            ts_jinja_list_push(rt, out, a.u.list->items[i]);
+        for (size_t i = 0; i < b.u.list->n; i++)
+            ts_jinja_list_push(rt, out, b.u.list->items[i]);
         return out;
     }
     if (op == TS_JB_MUL) {
-        if ((a.kind == TS_JV_STRING || a.kind == TS_JV_LIST) && (b.kind == TS_JV_INT || b.kind == TS_JV_BOOL))
+        if ((a.kind == TS_JV_STRING || a.kind == TS_JV_LIST) &&
+            (b.kind == TS_JV_INT || b.kind == TS_JV_BOOL))
             return repeat(rt, a, ival(b));
-        if ((b.kind == TS_JV_STRING || b.kind == TS_JV_LIST) && (a.kind == TS_JV_INT || a.kind == TS_JV_BOOL))
+        if ((b.kind == TS_JV_STRING || b.kind == TS_JV_LIST) &&
+            (a.kind == TS_JV_INT || a.kind == TS_JV_BOOL))
             return repeat(rt, b, ival(a));
     }
     if (op == TS_JB_MOD && a.kind == TS_JV_STRING) return ts_jinja_percent_format(rt, a, b);
@@ -230,8 +260,10 @@ static ts_jinja_args eval_args(interp *in, frame *f, const ts_jinja_node *n)
     ts_jinja_args a = {0};
     ts_jinja_value *pos = n->n_items ? ts_jinja_alloc(in->rt, n->n_items * sizeof(*pos)) : NULL;
     ts_jinja_value *kw = n->n_items2 ? ts_jinja_alloc(in->rt, n->n_items2 * sizeof(*kw)) : NULL;
-    for (size_t i = 0; i < n->n_items; i++) pos[i] = eval(in, f, n->items[i]);
-    for (size_t i = 0; i < n->n_items2; i++) kw[i] = eval(in, f, n->items2[i]);
+    for (size_t i = 0; i < n->n_items; i++)
+        pos[i] = eval(in, f, n->items[i]);
+    for (size_t i = 0; i < n->n_items2; i++)
+        kw[i] = eval(in, f, n->items2[i]);
     a.pos = pos;
     a.n_pos = n->n_items;
     a.kw_names = n->names;
@@ -240,7 +272,8 @@ static ts_jinja_args eval_args(interp *in, frame *f, const ts_jinja_node *n)
     return a;
 }
 
-static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_args *a, ts_jinja_value caller)
+static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_args *a,
+                                 ts_jinja_value caller)
 {
     ts_jinja_rt *rt = in->rt;
     const ts_jinja_node *def = fn.u.fn->node;
@@ -250,15 +283,18 @@ static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_a
     ts_jinja_value varargs = ts_jinja_list_new(rt, 0), kwargs = ts_jinja_dict_new(rt, 0);
     varargs.flags |= TS_JV_TUPLE;
     for (size_t i = 0; i < a->n_pos; i++) {
-        if (i < def->n_names) frame_set(rt, f, def->names[i], a->pos[i]);
-        else ts_jinja_list_push(rt, varargs, a->pos[i]);
+        if (i < def->n_names)
+            frame_set(rt, f, def->names[i], a->pos[i]);
+        else
+            ts_jinja_list_push(rt, varargs, a->pos[i]);
     }
     for (size_t k = 0; k < a->n_kw; k++) {
         bool matched = false;
         for (size_t i = 0; i < def->n_names; i++)
             if (strcmp(def->names[i], a->kw_names[k]) == 0) {
                 if (i < a->n_pos)
-                    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "macro '%s' got multiple values for argument '%s'",
+                    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                                   "macro '%s' got multiple values for argument '%s'",
                                    fn.u.fn->name, def->names[i]);
                 frame_set(rt, f, def->names[i], a->kw[k]);
                 matched = true;
@@ -267,9 +303,11 @@ static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_a
     }
     for (size_t i = a->n_pos; i < def->n_names; i++) {
         bool given = false;
-        for (size_t k = 0; k < a->n_kw; k++) given |= strcmp(def->names[i], a->kw_names[k]) == 0;
+        for (size_t k = 0; k < a->n_kw; k++)
+            given |= strcmp(def->names[i], a->kw_names[k]) == 0;
         if (given) continue;
-        frame_set(rt, f, def->names[i], def->items2[i] ? eval(in, f, def->items2[i]) : ts_jinja_undefined(def->names[i]));
+        frame_set(rt, f, def->names[i],
+                  def->items2[i] ? eval(in, f, def->items2[i]) : ts_jinja_undefined(def->names[i]));
     }
     frame_set(rt, f, "varargs", varargs);
     frame_set(rt, f, "kwargs", kwargs);
@@ -281,15 +319,16 @@ static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_a
     return ts_jinja_buf_value(rt, &out);
 }
 
-static ts_jinja_value call_value(interp *in, const ts_jinja_node *n, ts_jinja_value fn, const ts_jinja_args *a,
-                                 ts_jinja_value caller)
+static ts_jinja_value call_value(interp *in, const ts_jinja_node *n, ts_jinja_value fn,
+                                 const ts_jinja_args *a, ts_jinja_value caller)
 {
     at(in->rt, n);
     if (fn.kind == TS_JV_UNDEFINED) {
         ts_jinja_throw_undefined(in->rt, fn);
     }
     if (fn.kind != TS_JV_CALLABLE)
-        ts_jinja_throw(in->rt, TS_ERR_INVALID_ARGUMENT, "'%s' object is not callable", ts_jinja_kind_name(fn));
+        ts_jinja_throw(in->rt, TS_ERR_INVALID_ARGUMENT, "'%s' object is not callable",
+                       ts_jinja_kind_name(fn));
     if (fn.u.fn->kind == TS_JC_MACRO) return call_macro(in, fn, a, caller);
     return ts_jinja_call_builtin(in->rt, fn, a);
 }
@@ -302,14 +341,18 @@ static ts_jinja_value eval(interp *in, frame *f, const ts_jinja_node *n)
     step(rt);
     at(rt, n);
     switch (n->kind) {
-    case TS_JN_LITERAL: return n->value;
-    case TS_JN_NAME: return lookup(rt, f, n->str);
-    case TS_JN_PLACEHOLDER: return in->placeholder;
+    case TS_JN_LITERAL:
+        return n->value;
+    case TS_JN_NAME:
+        return lookup(rt, f, n->str);
+    case TS_JN_PLACEHOLDER:
+        return in->placeholder;
     case TS_JN_LIST:
     case TS_JN_TUPLE: {
         ts_jinja_value l = ts_jinja_list_new(rt, n->n_items);
         if (n->kind == TS_JN_TUPLE) l.flags |= TS_JV_TUPLE;
-        for (size_t i = 0; i < n->n_items; i++) ts_jinja_list_push(rt, l, eval(in, f, n->items[i]));
+        for (size_t i = 0; i < n->n_items; i++)
+            ts_jinja_list_push(rt, l, eval(in, f, n->items[i]));
         return l;
     }
     case TS_JN_DICT: {
@@ -366,11 +409,13 @@ static ts_jinja_value eval(interp *in, frame *f, const ts_jinja_node *n)
         if (v.kind == TS_JV_FLOAT) return ts_jinja_float(n->op == '-' ? -v.u.f : v.u.f);
         if (v.kind == TS_JV_INT || v.kind == TS_JV_BOOL) {
             int64_t x = ival(v);
-            if (n->op == '-' && x == INT64_MIN) ts_jinja_throw(rt, TS_ERR_RANGE, "integer overflow");
+            if (n->op == '-' && x == INT64_MIN)
+                ts_jinja_throw(rt, TS_ERR_RANGE, "integer overflow");
             return ts_jinja_int(n->op == '-' ? -x : x);
         }
         if (v.kind == TS_JV_UNDEFINED) ts_jinja_throw_undefined(rt, v);
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "bad operand type for unary %c: '%s'", n->op, ts_jinja_kind_name(v));
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "bad operand type for unary %c: '%s'", n->op,
+                       ts_jinja_kind_name(v));
     }
     case TS_JN_BINARY: {
         ts_jinja_value a = eval(in, f, n->a), b = eval(in, f, n->b);
@@ -388,25 +433,30 @@ static ts_jinja_value eval(interp *in, frame *f, const ts_jinja_node *n)
     case TS_JN_COND:
         if (ts_jinja_truthy(eval(in, f, n->b))) return eval(in, f, n->a);
         return n->c ? eval(in, f, n->c) : ts_jinja_undefined(NULL);
-    default: ts_jinja_throw(rt, TS_ERR_INTERNAL, "statement node %d used as an expression", (int)n->kind);
+    default:
+        ts_jinja_throw(rt, TS_ERR_INTERNAL, "statement node %d used as an expression",
+                       (int)n->kind);
     }
 }
 
 /* --------------------------------------------------------------------------- statements */
 
-static void unpack(ts_jinja_rt *rt, frame *f, const char *const *names, size_t n_names, ts_jinja_value v)
+static void unpack(ts_jinja_rt *rt, frame *f, const char *const *names, size_t n_names,
+                   ts_jinja_value v)
 {
     if (n_names == 1) {
         frame_set(rt, f, names[0], v);
         return;
     }
     if (v.kind != TS_JV_LIST && v.kind != TS_JV_STRING && v.kind != TS_JV_DICT)
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "cannot unpack non-iterable %s object", ts_jinja_kind_name(v));
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "cannot unpack non-iterable %s object",
+                       ts_jinja_kind_name(v));
     ts_jinja_value l = ts_jinja_iterate(rt, v);
     if (l.u.list->n != n_names)
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s values to unpack (expected %zu, got %zu)",
                        l.u.list->n < n_names ? "not enough" : "too many", n_names, l.u.list->n);
-    for (size_t i = 0; i < n_names; i++) frame_set(rt, f, names[i], l.u.list->items[i]);
+    for (size_t i = 0; i < n_names; i++)
+        frame_set(rt, f, names[i], l.u.list->items[i]);
 }
 
 static void exec_for(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf *out)
@@ -422,7 +472,8 @@ static void exec_for(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
         for (size_t i = 0; i < items.u.list->n; i++) {
             at(rt, n);
             unpack(rt, lf, n->names, n->n_names, items.u.list->items[i]);
-            if (ts_jinja_truthy(eval(in, lf, n->b))) ts_jinja_list_push(rt, kept, items.u.list->items[i]);
+            if (ts_jinja_truthy(eval(in, lf, n->b)))
+                ts_jinja_list_push(rt, kept, items.u.list->items[i]);
         }
         items = kept;
     }
@@ -447,7 +498,8 @@ static void exec_for(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
             {"nextitem", i + 1 < len ? items.u.list->items[i + 1] : ts_jinja_undefined("nextitem")},
         };
         for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
-            ts_jinja_dict_set(rt, loop, ts_jinja_string_ref(fields[k].k, strlen(fields[k].k)), fields[k].v);
+            ts_jinja_dict_set(rt, loop, ts_jinja_string_ref(fields[k].k, strlen(fields[k].k)),
+                              fields[k].v);
         at(rt, n);
         lf = frame_new(rt, f);
         unpack(rt, lf, n->names, n->n_names, items.u.list->items[i]);
@@ -477,28 +529,41 @@ static int exec_node(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
     step(rt);
     at(rt, n);
     switch (n->kind) {
-    case TS_JN_TEXT: ts_jinja_buf_add(rt, out, n->str, n->len); return FLOW_NORMAL;
-    case TS_JN_OUTPUT: ts_jinja_str(rt, out, eval(in, f, n->a)); return FLOW_NORMAL;
-    case TS_JN_BODY: return exec_body(in, f, n->items, n->n_items, out);
+    case TS_JN_TEXT:
+        ts_jinja_buf_add(rt, out, n->str, n->len);
+        return FLOW_NORMAL;
+    case TS_JN_OUTPUT:
+        ts_jinja_str(rt, out, eval(in, f, n->a));
+        return FLOW_NORMAL;
+    case TS_JN_BODY:
+        return exec_body(in, f, n->items, n->n_items, out);
     case TS_JN_IF:
         if (ts_jinja_truthy(eval(in, f, n->a))) return exec_body(in, f, n->items, n->n_items, out);
         return exec_body(in, f, n->items2, n->n_items2, out);
-    case TS_JN_FOR: exec_for(in, f, n, out); return FLOW_NORMAL;
+    case TS_JN_FOR:
+        exec_for(in, f, n, out);
+        return FLOW_NORMAL;
     case TS_JN_SET: {
         ts_jinja_value v = eval(in, f, n->b);
         at(rt, n);
         if (n->a) {
             ts_jinja_value ns = lookup(rt, f, n->a->a->str);
             if (ns.kind != TS_JV_DICT || !(ns.flags & TS_JV_NAMESPACE))
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "cannot assign attribute on non-namespace object '%s'", n->a->a->str);
+                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                               "cannot assign attribute on non-namespace object '%s'",
+                               n->a->a->str);
             ts_jinja_dict_set(rt, ns, ts_jinja_cstring(rt, n->a->str), v);
         } else {
             unpack(rt, f, n->names, n->n_names, v);
         }
         return FLOW_NORMAL;
     }
-    case TS_JN_SET_BLOCK: frame_set(rt, f, n->names[0], render_block(in, f, n)); return FLOW_NORMAL;
-    case TS_JN_FILTER_BLOCK: ts_jinja_str(rt, out, render_block(in, f, n)); return FLOW_NORMAL;
+    case TS_JN_SET_BLOCK:
+        frame_set(rt, f, n->names[0], render_block(in, f, n));
+        return FLOW_NORMAL;
+    case TS_JN_FILTER_BLOCK:
+        ts_jinja_str(rt, out, render_block(in, f, n));
+        return FLOW_NORMAL;
     case TS_JN_MACRO: {
         ts_jinja_value m = ts_jinja_callable_new(rt, TS_JC_MACRO, n->str);
         m.u.fn->node = n;
@@ -515,13 +580,17 @@ static int exec_node(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
         ts_jinja_str(rt, out, call_value(in, n->a, fn, &a, caller));
         return FLOW_NORMAL;
     }
-    case TS_JN_BREAK: return FLOW_BREAK;
-    case TS_JN_CONTINUE: return FLOW_CONTINUE;
-    default: ts_jinja_throw(rt, TS_ERR_INTERNAL, "expression node %d used as a statement", (int)n->kind);
+    case TS_JN_BREAK:
+        return FLOW_BREAK;
+    case TS_JN_CONTINUE:
+        return FLOW_CONTINUE;
+    default:
+        ts_jinja_throw(rt, TS_ERR_INTERNAL, "expression node %d used as a statement", (int)n->kind);
     }
 }
 
-static int exec_body(interp *in, frame *f, ts_jinja_node *const *items, size_t n_items, ts_jinja_buf *out)
+static int exec_body(interp *in, frame *f, ts_jinja_node *const *items, size_t n_items,
+                     ts_jinja_buf *out)
 {
     for (size_t i = 0; i < n_items; i++) {
         int flow = exec_node(in, f, items[i], out);
@@ -532,8 +601,8 @@ static int exec_body(interp *in, frame *f, ts_jinja_node *const *items, size_t n
 
 /* ------------------------------------------------------------------------------ entry */
 
-ts_status ts_jinja_compile(const char *source, size_t len, const char *origin, ts_jinja_program **out,
-                           ts_error *err)
+ts_status ts_jinja_compile(const char *source, size_t len, const char *origin,
+                           ts_jinja_program **out, ts_error *err)
 {
     *out = NULL;
     ts_jinja_program *prog = calloc(1, sizeof(*prog));
@@ -566,21 +635,18 @@ void ts_jinja_program_destroy(ts_jinja_program *prog)
     free(prog);
 }
 
-ts_status ts_jinja_render(const ts_jinja_program *prog, ts_jinja_build_fn build, void *user, char **out,
-                          size_t *out_len, ts_error *err)
+/* The setjmp frame: nothing it reads after a longjmp is modified after setjmp, except
+ * through memory (rt, *out), so -Wclobbered has nothing to warn about. */
+static ts_status render_guarded(const ts_jinja_program *prog, ts_jinja_build_fn build, void *user,
+                                char **out, size_t *out_len, ts_error *err)
 {
-    *out = NULL;
-    if (out_len) *out_len = 0;
-    ts_error local;
-    if (!err) err = &local;
     ts_jinja_rt rt;
     ts_jinja_rt_init(&rt, prog->origin, err);
     jmp_buf jump;
     rt.jump = &jump;
-    /* volatile: read after longjmp. */
-    char *volatile result = NULL;
     if (setjmp(jump)) {
-        free(result);
+        free(*out);
+        *out = NULL;
         ts_jinja_rt_fini(&rt);
         return err->status == TS_OK ? TS_ERR_INTERNAL : err->status;
     }
@@ -590,18 +656,30 @@ ts_status ts_jinja_render(const ts_jinja_program *prog, ts_jinja_build_fn build,
     for (size_t i = 0; i < vars.u.dict->n; i++) {
         ts_jinja_value k = vars.u.dict->keys[i];
         if (k.kind != TS_JV_STRING) continue;
-        frame_set(&rt, globals, ts_jinja_string(&rt, k.u.str.s, k.u.str.len).u.str.s, vars.u.dict->values[i]);
+        frame_set(&rt, globals, ts_jinja_string(&rt, k.u.str.s, k.u.str.len).u.str.s,
+                  vars.u.dict->values[i]);
     }
     frame *top = frame_new(&rt, globals);
     interp in = {.rt = &rt};
     ts_jinja_buf buf = {0};
     exec_body(&in, top, prog->root->items, prog->root->n_items, &buf);
-    result = malloc(buf.len + 1);
-    if (!result) ts_jinja_throw(&rt, TS_ERR_OUT_OF_MEMORY, "out of memory copying %zu bytes of output", buf.len);
+    char *result = malloc(buf.len + 1);
+    if (!result)
+        ts_jinja_throw(&rt, TS_ERR_OUT_OF_MEMORY, "out of memory copying %zu bytes of output",
+                       buf.len);
     if (buf.len) memcpy(result, buf.data, buf.len);
     result[buf.len] = '\0';
     if (out_len) *out_len = buf.len;
     *out = result;
     ts_jinja_rt_fini(&rt);
     return TS_OK;
+}
+
+ts_status ts_jinja_render(const ts_jinja_program *prog, ts_jinja_build_fn build, void *user,
+                          char **out, size_t *out_len, ts_error *err)
+{
+    *out = NULL;
+    if (out_len) *out_len = 0;
+    ts_error local;
+    return render_guarded(prog, build, user, out, out_len, err ? err : &local);
 }

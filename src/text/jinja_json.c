@@ -15,16 +15,20 @@ ts_jinja_value ts_jinja_from_json(ts_jinja_rt *rt, const cJSON *json)
     if (cJSON_IsObject(json)) {
         v = ts_jinja_dict_new(rt, (size_t)cJSON_GetArraySize(json));
         for (const cJSON *c = json->child; c; c = c->next)
-            ts_jinja_dict_set(rt, v, ts_jinja_cstring(rt, c->string ? c->string : ""), ts_jinja_from_json(rt, c));
+            ts_jinja_dict_set(rt, v, ts_jinja_cstring(rt, c->string ? c->string : ""),
+                              ts_jinja_from_json(rt, c));
     } else if (cJSON_IsArray(json)) {
         v = ts_jinja_list_new(rt, (size_t)cJSON_GetArraySize(json));
-        for (const cJSON *c = json->child; c; c = c->next) ts_jinja_list_push(rt, v, ts_jinja_from_json(rt, c));
+        for (const cJSON *c = json->child; c; c = c->next)
+            ts_jinja_list_push(rt, v, ts_jinja_from_json(rt, c));
     } else if (cJSON_IsString(json)) {
         v = ts_jinja_cstring(rt, json->valuestring);
     } else if (cJSON_IsNumber(json)) {
         double d = json->valuedouble;
-        if (d == floor(d) && fabs(d) < 9.0e15) v = ts_jinja_int((int64_t)d);
-        else v = ts_jinja_float(d);
+        if (d == floor(d) && fabs(d) < 9.0e15)
+            v = ts_jinja_int((int64_t)d);
+        else
+            v = ts_jinja_float(d);
     } else if (cJSON_IsBool(json)) {
         v = ts_jinja_bool(cJSON_IsTrue(json));
     } else {
@@ -40,14 +44,29 @@ static void json_string(ts_jinja_rt *rt, ts_jinja_buf *out, const char *s, size_
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         switch (c) {
-        case '"': ts_jinja_buf_add(rt, out, "\\\"", 2); continue;
-        case '\\': ts_jinja_buf_add(rt, out, "\\\\", 2); continue;
-        case '\n': ts_jinja_buf_add(rt, out, "\\n", 2); continue;
-        case '\r': ts_jinja_buf_add(rt, out, "\\r", 2); continue;
-        case '\t': ts_jinja_buf_add(rt, out, "\\t", 2); continue;
-        case '\b': ts_jinja_buf_add(rt, out, "\\b", 2); continue;
-        case '\f': ts_jinja_buf_add(rt, out, "\\f", 2); continue;
-        default: break;
+        case '"':
+            ts_jinja_buf_add(rt, out, "\\\"", 2);
+            continue;
+        case '\\':
+            ts_jinja_buf_add(rt, out, "\\\\", 2);
+            continue;
+        case '\n':
+            ts_jinja_buf_add(rt, out, "\\n", 2);
+            continue;
+        case '\r':
+            ts_jinja_buf_add(rt, out, "\\r", 2);
+            continue;
+        case '\t':
+            ts_jinja_buf_add(rt, out, "\\t", 2);
+            continue;
+        case '\b':
+            ts_jinja_buf_add(rt, out, "\\b", 2);
+            continue;
+        case '\f':
+            ts_jinja_buf_add(rt, out, "\\f", 2);
+            continue;
+        default:
+            break;
         }
         if (c < 0x20 || (c == 0x7f && ascii)) {
             ts_jinja_buf_addf(rt, out, "\\u%04x", c);
@@ -55,11 +74,13 @@ static void json_string(ts_jinja_rt *rt, ts_jinja_buf *out, const char *s, size_
             uint32_t cp;
             size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
             cp = c & (0x3F >> (n - 1));
-            for (size_t k = 1; k < n && i + k < len; k++) cp = (cp << 6) | ((unsigned char)s[i + k] & 0x3F);
+            for (size_t k = 1; k < n && i + k < len; k++)
+                cp = (cp << 6) | ((unsigned char)s[i + k] & 0x3F);
             i += n - 1;
             if (cp >= 0x10000) {
                 cp -= 0x10000;
-                ts_jinja_buf_addf(rt, out, "\\u%04x\\u%04x", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
+                ts_jinja_buf_addf(rt, out, "\\u%04x\\u%04x", 0xD800 + (cp >> 10),
+                                  0xDC00 + (cp & 0x3FF));
             } else {
                 ts_jinja_buf_addf(rt, out, "\\u%04x", cp);
             }
@@ -74,49 +95,73 @@ static void newline(ts_jinja_rt *rt, ts_jinja_buf *out, const ts_jinja_json_styl
 {
     ts_jinja_buf_addc(rt, out, '\n');
     for (int i = 0; i < level; i++) {
-        if (st->indent_str) ts_jinja_buf_add(rt, out, st->indent_str, strlen(st->indent_str));
+        if (st->indent_str)
+            ts_jinja_buf_add(rt, out, st->indent_str, strlen(st->indent_str));
         else
-            for (int k = 0; k < st->indent; k++) ts_jinja_buf_addc(rt, out, ' ');
+            for (int k = 0; k < st->indent; k++)
+                ts_jinja_buf_addc(rt, out, ' ');
     }
 }
 
-static void key_text(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value k, const ts_jinja_json_style *st)
+static void key_text(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value k,
+                     const ts_jinja_json_style *st)
 {
     char tmp[64];
     switch (k.kind) {
-    case TS_JV_STRING: json_string(rt, out, k.u.str.s, k.u.str.len, st->ensure_ascii); break;
-    case TS_JV_INT: ts_jinja_buf_addf(rt, out, "\"%lld\"", (long long)k.u.i); break;
-    case TS_JV_BOOL: ts_jinja_buf_add(rt, out, k.u.b ? "\"true\"" : "\"false\"", k.u.b ? 6 : 7); break;
-    case TS_JV_NONE: ts_jinja_buf_add(rt, out, "\"null\"", 6); break;
+    case TS_JV_STRING:
+        json_string(rt, out, k.u.str.s, k.u.str.len, st->ensure_ascii);
+        break;
+    case TS_JV_INT:
+        ts_jinja_buf_addf(rt, out, "\"%lld\"", (long long)k.u.i);
+        break;
+    case TS_JV_BOOL:
+        ts_jinja_buf_add(rt, out, k.u.b ? "\"true\"" : "\"false\"", k.u.b ? 6 : 7);
+        break;
+    case TS_JV_NONE:
+        ts_jinja_buf_add(rt, out, "\"null\"", 6);
+        break;
     case TS_JV_FLOAT:
         ts_jinja_format_float(tmp, sizeof(tmp), k.u.f);
         ts_jinja_buf_addf(rt, out, "\"%s\"", tmp);
         break;
     default:
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "keys must be str, int, float, bool or None, not %s",
-                       ts_jinja_kind_name(k));
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                       "keys must be str, int, float, bool or None, not %s", ts_jinja_kind_name(k));
     }
 }
 
-static void dump(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v, const ts_jinja_json_style *st, int level)
+static void dump(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v,
+                 const ts_jinja_json_style *st, int level)
 {
     if (++rt->depth > rt->limits.max_depth)
-        ts_jinja_throw(rt, TS_ERR_RANGE, "value nested deeper than %d levels", rt->limits.max_depth);
+        ts_jinja_throw(rt, TS_ERR_RANGE, "value nested deeper than %d levels",
+                       rt->limits.max_depth);
     bool pretty = st->indent >= 0 || st->indent_str;
     const char *item_sep = st->item_sep ? st->item_sep : pretty ? "," : ", ";
     const char *key_sep = st->key_sep ? st->key_sep : ": ";
     char tmp[64];
     switch ((ts_jinja_kind)v.kind) {
-    case TS_JV_NONE: ts_jinja_buf_add(rt, out, "null", 4); break;
-    case TS_JV_BOOL: ts_jinja_buf_add(rt, out, v.u.b ? "true" : "false", v.u.b ? 4 : 5); break;
-    case TS_JV_INT: ts_jinja_buf_addf(rt, out, "%lld", (long long)v.u.i); break;
+    case TS_JV_NONE:
+        ts_jinja_buf_add(rt, out, "null", 4);
+        break;
+    case TS_JV_BOOL:
+        ts_jinja_buf_add(rt, out, v.u.b ? "true" : "false", v.u.b ? 4 : 5);
+        break;
+    case TS_JV_INT:
+        ts_jinja_buf_addf(rt, out, "%lld", (long long)v.u.i);
+        break;
     case TS_JV_FLOAT:
-        if (isnan(v.u.f)) snprintf(tmp, sizeof(tmp), "NaN");
-        else if (isinf(v.u.f)) snprintf(tmp, sizeof(tmp), v.u.f < 0 ? "-Infinity" : "Infinity");
-        else ts_jinja_format_float(tmp, sizeof(tmp), v.u.f);
+        if (isnan(v.u.f))
+            snprintf(tmp, sizeof(tmp), "NaN");
+        else if (isinf(v.u.f))
+            snprintf(tmp, sizeof(tmp), v.u.f < 0 ? "-Infinity" : "Infinity");
+        else
+            ts_jinja_format_float(tmp, sizeof(tmp), v.u.f);
         ts_jinja_buf_add(rt, out, tmp, strlen(tmp));
         break;
-    case TS_JV_STRING: json_string(rt, out, v.u.str.s, v.u.str.len, st->ensure_ascii); break;
+    case TS_JV_STRING:
+        json_string(rt, out, v.u.str.s, v.u.str.len, st->ensure_ascii);
+        break;
     case TS_JV_LIST:
         if (v.u.list->n == 0) {
             ts_jinja_buf_add(rt, out, "[]", 2);
@@ -132,16 +177,22 @@ static void dump(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v, const ts_
         ts_jinja_buf_addc(rt, out, ']');
         break;
     case TS_JV_DICT: {
+        if (v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP))
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "Object of type %s is not JSON serializable", ts_jinja_kind_name(v));
         size_t n = v.u.dict->n;
         if (n == 0) {
             ts_jinja_buf_add(rt, out, "{}", 2);
             break;
         }
         size_t *order = ts_jinja_alloc(rt, n * sizeof(size_t));
-        for (size_t i = 0; i < n; i++) order[i] = i;
+        for (size_t i = 0; i < n; i++)
+            order[i] = i;
         if (st->sort_keys) /* insertion sort keeps equal keys stable; dicts here are small */
             for (size_t i = 1; i < n; i++)
-                for (size_t j = i; j > 0 && ts_jinja_compare(rt, v.u.dict->keys[order[j - 1]], v.u.dict->keys[order[j]]) > 0; j--) {
+                for (size_t j = i; j > 0 && ts_jinja_compare(rt, v.u.dict->keys[order[j - 1]],
+                                                             v.u.dict->keys[order[j]]) > 0;
+                     j--) {
                     size_t t = order[j];
                     order[j] = order[j - 1];
                     order[j - 1] = t;
@@ -166,7 +217,8 @@ static void dump(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v, const ts_
     rt->depth--;
 }
 
-void ts_jinja_to_json(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v, const ts_jinja_json_style *style)
+void ts_jinja_to_json(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v,
+                      const ts_jinja_json_style *style)
 {
     dump(rt, out, v, style, 0);
 }
@@ -183,12 +235,14 @@ typedef struct json_reader {
 static _Noreturn void json_fail(json_reader *r, const char *msg)
 {
     r->rt->line = 0;
-    ts_jinja_throw(r->rt, TS_ERR_INVALID_ARGUMENT, "%s: invalid JSON at byte %zu: %s", r->what, r->pos, msg);
+    ts_jinja_throw(r->rt, TS_ERR_INVALID_ARGUMENT, "%s: invalid JSON at byte %zu: %s", r->what,
+                   r->pos, msg);
 }
 
 static void json_ws(json_reader *r)
 {
-    while (r->pos < r->len && (r->s[r->pos] == ' ' || r->s[r->pos] == '\t' || r->s[r->pos] == '\n' || r->s[r->pos] == '\r'))
+    while (r->pos < r->len && (r->s[r->pos] == ' ' || r->s[r->pos] == '\t' ||
+                               r->s[r->pos] == '\n' || r->s[r->pos] == '\r'))
         r->pos++;
 }
 
@@ -209,10 +263,14 @@ static unsigned json_hex4(json_reader *r)
     for (int i = 0; i < 4; i++) {
         char c = r->s[r->pos++];
         v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else json_fail(r, "bad \\u escape");
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            json_fail(r, "bad \\u escape");
     }
     return v;
 }
@@ -259,29 +317,50 @@ static ts_jinja_value json_string_value(json_reader *r)
             if (r->pos >= r->len) json_fail(r, "unterminated escape");
             char e = r->s[r->pos++];
             switch (e) {
-            case '"': ts_jinja_buf_addc(r->rt, &b, '"'); break;
-            case '\\': ts_jinja_buf_addc(r->rt, &b, '\\'); break;
-            case '/': ts_jinja_buf_addc(r->rt, &b, '/'); break;
-            case 'b': ts_jinja_buf_addc(r->rt, &b, '\b'); break;
-            case 'f': ts_jinja_buf_addc(r->rt, &b, '\f'); break;
-            case 'n': ts_jinja_buf_addc(r->rt, &b, '\n'); break;
-            case 'r': ts_jinja_buf_addc(r->rt, &b, '\r'); break;
-            case 't': ts_jinja_buf_addc(r->rt, &b, '\t'); break;
+            case '"':
+                ts_jinja_buf_addc(r->rt, &b, '"');
+                break;
+            case '\\':
+                ts_jinja_buf_addc(r->rt, &b, '\\');
+                break;
+            case '/':
+                ts_jinja_buf_addc(r->rt, &b, '/');
+                break;
+            case 'b':
+                ts_jinja_buf_addc(r->rt, &b, '\b');
+                break;
+            case 'f':
+                ts_jinja_buf_addc(r->rt, &b, '\f');
+                break;
+            case 'n':
+                ts_jinja_buf_addc(r->rt, &b, '\n');
+                break;
+            case 'r':
+                ts_jinja_buf_addc(r->rt, &b, '\r');
+                break;
+            case 't':
+                ts_jinja_buf_addc(r->rt, &b, '\t');
+                break;
             case 'u': {
                 unsigned cp = json_hex4(r);
-                if (cp >= 0xD800 && cp < 0xDC00 && r->len - r->pos >= 6 && r->s[r->pos] == '\\' && r->s[r->pos + 1] == 'u') {
+                if (cp >= 0xD800 && cp < 0xDC00 && r->len - r->pos >= 6 && r->s[r->pos] == '\\' &&
+                    r->s[r->pos + 1] == 'u') {
                     size_t save = r->pos;
                     r->pos += 2;
                     unsigned lo = json_hex4(r);
-                    if (lo >= 0xDC00 && lo < 0xE000) cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    else r->pos = save;
+                    if (lo >= 0xDC00 && lo < 0xE000)
+                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    else
+                        r->pos = save;
                 }
                 /* A lone surrogate cannot be UTF-8; it becomes U+FFFD. */
                 if (cp >= 0xD800 && cp < 0xE000) cp = 0xFFFD;
                 put_utf8(r->rt, &b, cp);
                 break;
             }
-            default: r->pos--; json_fail(r, "unknown escape");
+            default:
+                r->pos--;
+                json_fail(r, "unknown escape");
             }
             run = r->pos;
         } else {
@@ -298,13 +377,17 @@ static ts_jinja_value json_number(json_reader *r)
     bool is_float = false;
     if (r->s[r->pos] == '-') r->pos++;
     if (json_word(r, "Infinity")) return ts_jinja_float(r->s[start] == '-' ? -INFINITY : INFINITY);
-    if (r->pos >= r->len || r->s[r->pos] < '0' || r->s[r->pos] > '9') json_fail(r, "expected a value");
-    if (r->s[r->pos] == '0') r->pos++;
+    if (r->pos >= r->len || r->s[r->pos] < '0' || r->s[r->pos] > '9')
+        json_fail(r, "expected a value");
+    if (r->s[r->pos] == '0')
+        r->pos++;
     else
-        while (r->pos < r->len && r->s[r->pos] >= '0' && r->s[r->pos] <= '9') r->pos++;
+        while (r->pos < r->len && r->s[r->pos] >= '0' && r->s[r->pos] <= '9')
+            r->pos++;
     if (r->pos < r->len && r->s[r->pos] == '.') {
         size_t d = ++r->pos;
-        while (r->pos < r->len && r->s[r->pos] >= '0' && r->s[r->pos] <= '9') r->pos++;
+        while (r->pos < r->len && r->s[r->pos] >= '0' && r->s[r->pos] <= '9')
+            r->pos++;
         if (r->pos == d) json_fail(r, "expected digits after '.'");
         is_float = true;
     }
@@ -312,7 +395,8 @@ static ts_jinja_value json_number(json_reader *r)
         r->pos++;
         if (r->pos < r->len && (r->s[r->pos] == '+' || r->s[r->pos] == '-')) r->pos++;
         size_t d = r->pos;
-        while (r->pos < r->len && r->s[r->pos] >= '0' && r->s[r->pos] <= '9') r->pos++;
+        while (r->pos < r->len && r->s[r->pos] >= '0' && r->s[r->pos] <= '9')
+            r->pos++;
         if (r->pos == d) json_fail(r, "expected exponent digits");
         is_float = true;
     }

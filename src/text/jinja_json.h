@@ -20,14 +20,15 @@ ts_jinja_value ts_jinja_from_json(ts_jinja_rt *rt, const cJSON *json);
 ts_jinja_value ts_jinja_parse_json(ts_jinja_rt *rt, const char *text, size_t len, const char *what);
 
 typedef struct ts_jinja_json_style {
-    int indent;            /* < 0: one line */
+    int indent;             /* < 0: one line */
     const char *indent_str; /* when set, used per level instead of `indent` spaces */
     bool ensure_ascii;
     bool sort_keys;
-    const char *item_sep;  /* NULL: the default for the indent mode */
+    const char *item_sep; /* NULL: the default for the indent mode */
     const char *key_sep;
 } ts_jinja_json_style;
 
-void ts_jinja_to_json(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v, const ts_jinja_json_style *style);
+void ts_jinja_to_json(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v,
+                      const ts_jinja_json_style *style);
 
 #endif

@@ -21,8 +21,10 @@ static void position(const lexer *lx, size_t off, int *line, int *col)
     size_t lo = 0, hi = lx->n_lines;
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
-        if (lx->line_starts[mid] <= off) lo = mid;
-        else hi = mid;
+        if (lx->line_starts[mid] <= off)
+            lo = mid;
+        else
+            hi = mid;
     }
     *line = (int)lo + 1;
     *col = (int)(off - lx->line_starts[lo]) + 1;
@@ -50,7 +52,10 @@ static ts_jinja_token *push(lexer *lx, ts_jinja_token_type type, size_t off)
     return t;
 }
 
-static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 static void encode_utf8(ts_jinja_rt *rt, ts_jinja_buf *b, uint32_t cp)
 {
@@ -96,17 +101,38 @@ static size_t lex_string(lexer *lx, size_t p)
         char e = lx->src[p + 1];
         p += 2;
         switch (e) {
-        case 'n': ts_jinja_buf_addc(lx->rt, &b, '\n'); break;
-        case 't': ts_jinja_buf_addc(lx->rt, &b, '\t'); break;
-        case 'r': ts_jinja_buf_addc(lx->rt, &b, '\r'); break;
-        case 'a': ts_jinja_buf_addc(lx->rt, &b, '\a'); break;
-        case 'b': ts_jinja_buf_addc(lx->rt, &b, '\b'); break;
-        case 'f': ts_jinja_buf_addc(lx->rt, &b, '\f'); break;
-        case 'v': ts_jinja_buf_addc(lx->rt, &b, '\v'); break;
-        case '\\': ts_jinja_buf_addc(lx->rt, &b, '\\'); break;
-        case '\'': ts_jinja_buf_addc(lx->rt, &b, '\''); break;
-        case '"': ts_jinja_buf_addc(lx->rt, &b, '"'); break;
-        case '\n': break;
+        case 'n':
+            ts_jinja_buf_addc(lx->rt, &b, '\n');
+            break;
+        case 't':
+            ts_jinja_buf_addc(lx->rt, &b, '\t');
+            break;
+        case 'r':
+            ts_jinja_buf_addc(lx->rt, &b, '\r');
+            break;
+        case 'a':
+            ts_jinja_buf_addc(lx->rt, &b, '\a');
+            break;
+        case 'b':
+            ts_jinja_buf_addc(lx->rt, &b, '\b');
+            break;
+        case 'f':
+            ts_jinja_buf_addc(lx->rt, &b, '\f');
+            break;
+        case 'v':
+            ts_jinja_buf_addc(lx->rt, &b, '\v');
+            break;
+        case '\\':
+            ts_jinja_buf_addc(lx->rt, &b, '\\');
+            break;
+        case '\'':
+            ts_jinja_buf_addc(lx->rt, &b, '\'');
+            break;
+        case '"':
+            ts_jinja_buf_addc(lx->rt, &b, '"');
+            break;
+        case '\n':
+            break;
         case 'x':
         case 'u':
         case 'U': {
@@ -114,8 +140,11 @@ static size_t lex_string(lexer *lx, size_t p)
             uint32_t cp = 0;
             for (size_t k = 0; k < need; k++) {
                 char h = p + k < lx->len ? lx->src[p + k] : 0;
-                if (!isxdigit((unsigned char)h)) fail_at(lx, p - 2, "truncated \\x/\\u escape in string literal");
-                cp = cp * 16 + (uint32_t)(isdigit((unsigned char)h) ? h - '0' : (tolower((unsigned char)h) - 'a' + 10));
+                if (!isxdigit((unsigned char)h))
+                    fail_at(lx, p - 2, "truncated \\x/\\u escape in string literal");
+                cp = cp * 16 + (uint32_t)(isdigit((unsigned char)h)
+                                              ? h - '0'
+                                              : (tolower((unsigned char)h) - 'a' + 10));
             }
             if (cp > 0x10FFFF) fail_at(lx, p - 2, "escape outside the Unicode range");
             p += need;
@@ -146,11 +175,13 @@ static size_t lex_number(lexer *lx, size_t p)
 {
     size_t start = p;
     bool is_float = false;
-    while (p < lx->len && (isdigit((unsigned char)lx->src[p]) || lx->src[p] == '_')) p++;
+    while (p < lx->len && (isdigit((unsigned char)lx->src[p]) || lx->src[p] == '_'))
+        p++;
     if (p + 1 < lx->len && lx->src[p] == '.' && isdigit((unsigned char)lx->src[p + 1])) {
         is_float = true;
         p++;
-        while (p < lx->len && (isdigit((unsigned char)lx->src[p]) || lx->src[p] == '_')) p++;
+        while (p < lx->len && (isdigit((unsigned char)lx->src[p]) || lx->src[p] == '_'))
+            p++;
     }
     if (p < lx->len && (lx->src[p] == 'e' || lx->src[p] == 'E')) {
         size_t q = p + 1;
@@ -158,7 +189,8 @@ static size_t lex_number(lexer *lx, size_t p)
         if (q < lx->len && isdigit((unsigned char)lx->src[q])) {
             is_float = true;
             p = q;
-            while (p < lx->len && isdigit((unsigned char)lx->src[p])) p++;
+            while (p < lx->len && isdigit((unsigned char)lx->src[p]))
+                p++;
         }
     }
     char buf[128];
@@ -179,9 +211,9 @@ static size_t lex_number(lexer *lx, size_t p)
     return p;
 }
 
-static const char *const operators[] = {"//", "**", "==", "!=", "<=", ">=", "+", "-", "*", "/", "%",
-                                        "~", "<", ">", "=", "(", ")", "[", "]", "{", "}", ",", ".",
-                                        ":", "|", ";"};
+static const char *const operators[] = {"//", "**", "==", "!=", "<=", ">=", "+", "-", "*",
+                                        "/",  "%",  "~",  "<",  ">",  "=",  "(", ")", "[",
+                                        "]",  "{",  "}",  ",",  ".",  ":",  "|", ";"};
 
 /* Lexes the inside of a tag; returns the offset after its closing delimiter. */
 static size_t lex_tag(lexer *lx, size_t p, bool is_block, bool *line_starting)
@@ -189,17 +221,23 @@ static size_t lex_tag(lexer *lx, size_t p, bool is_block, bool *line_starting)
     int depth = 0;
     char close = is_block ? '%' : '}';
     for (;;) {
-        while (p < lx->len && is_space(lx->src[p])) p++;
-        if (p >= lx->len) fail_at(lx, p, is_block ? "unclosed block tag: expected '%}'" : "unclosed expression: expected '}}'");
+        while (p < lx->len && is_space(lx->src[p]))
+            p++;
+        if (p >= lx->len)
+            fail_at(lx, p,
+                    is_block ? "unclosed block tag: expected '%}'"
+                             : "unclosed expression: expected '}}'");
         const char *s = lx->src + p;
         size_t rest = lx->len - p;
         if (depth == 0) {
             size_t sign = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-            if (rest >= sign + 2 && s[sign] == close && s[sign + 1] == '}' && (sign == 0 || s[0] == '-' || is_block)) {
+            if (rest >= sign + 2 && s[sign] == close && s[sign + 1] == '}' &&
+                (sign == 0 || s[0] == '-' || is_block)) {
                 push(lx, is_block ? TS_JT_BLOCK_END : TS_JT_VAR_END, p);
                 p += sign + 2;
                 if (sign && s[0] == '-') {
-                    while (p < lx->len && is_space(lx->src[p])) p++;
+                    while (p < lx->len && is_space(lx->src[p]))
+                        p++;
                     *line_starting = lx->src[p - 1] == '\n';
                 } else if (!sign && is_block && p < lx->len && lx->src[p] == '\n') {
                     p++;
@@ -217,7 +255,8 @@ static size_t lex_tag(lexer *lx, size_t p, bool is_block, bool *line_starting)
             p = lex_number(lx, p);
         } else if (isalpha((unsigned char)c) || c == '_') {
             size_t start = p;
-            while (p < lx->len && (isalnum((unsigned char)lx->src[p]) || lx->src[p] == '_')) p++;
+            while (p < lx->len && (isalnum((unsigned char)lx->src[p]) || lx->src[p] == '_'))
+                p++;
             ts_jinja_token *t = push(lx, TS_JT_NAME, start);
             t->text = lx->src + start;
             t->len = p - start;
@@ -239,19 +278,21 @@ static size_t lex_tag(lexer *lx, size_t p, bool is_block, bool *line_starting)
 }
 
 /* Matches `{%[-+]? NAME [-+]?%}` at p; on success sets the signs and the offset after it. */
-static bool match_word_tag(const lexer *lx, size_t p, const char *name, char *open_sign, char *close_sign,
-                           size_t *end)
+static bool match_word_tag(const lexer *lx, size_t p, const char *name, char *open_sign,
+                           char *close_sign, size_t *end)
 {
     const char *s = lx->src;
     size_t n = lx->len, nl = strlen(name);
     if (p + 2 > n || s[p] != '{' || s[p + 1] != '%') return false;
     p += 2;
     *open_sign = p < n && (s[p] == '-' || s[p] == '+') ? s[p++] : 0;
-    while (p < n && is_space(s[p])) p++;
+    while (p < n && is_space(s[p]))
+        p++;
     if (n - p < nl || memcmp(s + p, name, nl) != 0) return false;
     p += nl;
     if (p < n && (isalnum((unsigned char)s[p]) || s[p] == '_')) return false;
-    while (p < n && is_space(s[p])) p++;
+    while (p < n && is_space(s[p]))
+        p++;
     *close_sign = p < n && (s[p] == '-' || s[p] == '+') ? s[p++] : 0;
     if (n - p < 2 || s[p] != '%' || s[p + 1] != '}') return false;
     *end = p + 2;
@@ -262,7 +303,8 @@ static bool match_word_tag(const lexer *lx, size_t p, const char *name, char *op
 static size_t lstrip_cut(const lexer *lx, size_t p, size_t text_end, bool line_starting)
 {
     size_t l = text_end;
-    while (l > p && lx->src[l - 1] != '\n') l--;
+    while (l > p && lx->src[l - 1] != '\n')
+        l--;
     if (l > p || line_starting) {
         for (size_t k = l; k < text_end; k++)
             if (!is_space(lx->src[k])) return text_end;
@@ -277,14 +319,16 @@ static size_t lex_raw(lexer *lx, size_t after_raw, char raw_close_sign, size_t o
 {
     size_t p = after_raw;
     if (raw_close_sign == '-')
-        while (p < lx->len && is_space(lx->src[p])) p++;
+        while (p < lx->len && is_space(lx->src[p]))
+            p++;
     for (size_t q = p; q + 1 < lx->len; q++) {
         char os, cs;
         size_t end;
         if (!match_word_tag(lx, q, "endraw", &os, &cs, &end)) continue;
         size_t keep = q;
         if (os == '-')
-            while (keep > p && is_space(lx->src[keep - 1])) keep--;
+            while (keep > p && is_space(lx->src[keep - 1]))
+                keep--;
         else if (os != '+')
             keep = lstrip_cut(lx, p, q, false);
         if (keep > p) {
@@ -293,7 +337,8 @@ static size_t lex_raw(lexer *lx, size_t after_raw, char raw_close_sign, size_t o
             t->len = keep - p;
         }
         if (cs == '-')
-            while (end < lx->len && is_space(lx->src[end])) end++;
+            while (end < lx->len && is_space(lx->src[end]))
+                end++;
         else if (cs != '+' && end < lx->len && lx->src[end] == '\n')
             end++;
         return end;
@@ -327,7 +372,8 @@ void ts_jinja_lex(ts_jinja_rt *rt, const char *source, size_t source_len, ts_jin
     lexer lx = {.rt = rt};
     lx.src = normalize(rt, source, source_len, &lx.len);
     size_t n_lines = 1;
-    for (size_t i = 0; i < lx.len; i++) n_lines += lx.src[i] == '\n';
+    for (size_t i = 0; i < lx.len; i++)
+        n_lines += lx.src[i] == '\n';
     size_t *starts = ts_jinja_alloc(rt, n_lines * sizeof(size_t));
     starts[0] = 0;
     for (size_t i = 0, k = 1; i < lx.len; i++)
@@ -339,7 +385,9 @@ void ts_jinja_lex(ts_jinja_rt *rt, const char *source, size_t source_len, ts_jin
     bool line_starting = true;
     while (p <= lx.len) {
         size_t tag = p;
-        while (tag + 1 < lx.len && !(lx.src[tag] == '{' && (lx.src[tag + 1] == '{' || lx.src[tag + 1] == '%' || lx.src[tag + 1] == '#')))
+        while (tag + 1 < lx.len &&
+               !(lx.src[tag] == '{' &&
+                 (lx.src[tag + 1] == '{' || lx.src[tag + 1] == '%' || lx.src[tag + 1] == '#')))
             tag++;
         bool found = tag + 1 < lx.len;
         size_t text_end = found ? tag : lx.len;
@@ -349,7 +397,8 @@ void ts_jinja_lex(ts_jinja_rt *rt, const char *source, size_t source_len, ts_jin
         if (sign == '+' && kind == '{') sign = 0;
         size_t keep = text_end;
         if (found && sign == '-') {
-            while (keep > p && is_space(lx.src[keep - 1])) keep--;
+            while (keep > p && is_space(lx.src[keep - 1]))
+                keep--;
         } else if (found && sign != '+' && kind != '{') {
             keep = lstrip_cut(&lx, p, text_end, line_starting);
         }
@@ -362,13 +411,15 @@ void ts_jinja_lex(ts_jinja_rt *rt, const char *source, size_t source_len, ts_jin
         size_t after = tag + 2 + (sign ? 1 : 0);
         if (kind == '#') {
             size_t q = after;
-            while (q + 1 < lx.len && !(lx.src[q] == '#' && lx.src[q + 1] == '}')) q++;
+            while (q + 1 < lx.len && !(lx.src[q] == '#' && lx.src[q + 1] == '}'))
+                q++;
             if (q + 1 >= lx.len) fail_at(&lx, tag, "unclosed comment: expected '#}'");
             bool strip = q > after && lx.src[q - 1] == '-';
             bool plus = q > after && lx.src[q - 1] == '+';
             p = q + 2;
             if (strip) {
-                while (p < lx.len && is_space(lx.src[p])) p++;
+                while (p < lx.len && is_space(lx.src[p]))
+                    p++;
                 line_starting = p > 0 && lx.src[p - 1] == '\n';
             } else if (!plus && p < lx.len && lx.src[p] == '\n') {
                 p++;

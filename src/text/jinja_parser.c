@@ -45,7 +45,10 @@ static void name_push(parser *p, name_vec *v, const char *name)
     v->items[v->n++] = name;
 }
 
-static ts_jinja_token *peek(parser *p) { return &p->t[p->pos]; }
+static ts_jinja_token *peek(parser *p)
+{
+    return &p->t[p->pos];
+}
 static ts_jinja_token *peek_at(parser *p, size_t k)
 {
     return p->pos + k < p->n ? &p->t[p->pos + k] : &p->t[p->n - 1];
@@ -69,8 +72,14 @@ static bool tok_is(const ts_jinja_token *t, ts_jinja_token_type type, const char
     if (t->type != type) return false;
     return !text || (t->len == strlen(text) && memcmp(t->text, text, t->len) == 0);
 }
-static bool is_op(parser *p, const char *op) { return tok_is(peek(p), TS_JT_OP, op); }
-static bool is_name(parser *p, const char *name) { return tok_is(peek(p), TS_JT_NAME, name); }
+static bool is_op(parser *p, const char *op)
+{
+    return tok_is(peek(p), TS_JT_OP, op);
+}
+static bool is_name(parser *p, const char *name)
+{
+    return tok_is(peek(p), TS_JT_NAME, name);
+}
 
 static bool accept_op(parser *p, const char *op)
 {
@@ -93,11 +102,16 @@ static void expect_op(parser *p, const char *op)
 static const char *describe(const ts_jinja_token *t)
 {
     switch (t->type) {
-    case TS_JT_EOF: return "end of template";
-    case TS_JT_BLOCK_END: return "end of tag '%}'";
-    case TS_JT_VAR_END: return "end of expression '}}'";
-    case TS_JT_TEXT: return "text";
-    default: return "token";
+    case TS_JT_EOF:
+        return "end of template";
+    case TS_JT_BLOCK_END:
+        return "end of tag '%}'";
+    case TS_JT_VAR_END:
+        return "end of expression '}}'";
+    case TS_JT_TEXT:
+        return "text";
+    default:
+        return "token";
     }
 }
 
@@ -186,9 +200,10 @@ static ts_jinja_node *parse_test(parser *p, ts_jinja_node *input)
         ts_jinja_token *n = peek(p);
         bool arg = n->type == TS_JT_STRING || n->type == TS_JT_INT || n->type == TS_JT_FLOAT ||
                    tok_is(n, TS_JT_OP, "[") || tok_is(n, TS_JT_OP, "{") ||
-                   (n->type == TS_JT_NAME && !tok_is(n, TS_JT_NAME, "else") && !tok_is(n, TS_JT_NAME, "or") &&
-                    !tok_is(n, TS_JT_NAME, "and") && !tok_is(n, TS_JT_NAME, "if") &&
-                    !tok_is(n, TS_JT_NAME, "is") && !tok_is(n, TS_JT_NAME, "in") && !tok_is(n, TS_JT_NAME, "not"));
+                   (n->type == TS_JT_NAME && !tok_is(n, TS_JT_NAME, "else") &&
+                    !tok_is(n, TS_JT_NAME, "or") && !tok_is(n, TS_JT_NAME, "and") &&
+                    !tok_is(n, TS_JT_NAME, "if") && !tok_is(n, TS_JT_NAME, "is") &&
+                    !tok_is(n, TS_JT_NAME, "in") && !tok_is(n, TS_JT_NAME, "not"));
         if (arg) {
             t->items = ts_jinja_alloc(p->rt, sizeof(ts_jinja_node *));
             t->items[0] = parse_postfix(p, parse_primary(p));
@@ -201,8 +216,10 @@ static ts_jinja_node *parse_test(parser *p, ts_jinja_node *input)
 static ts_jinja_node *parse_filter_expr(parser *p, ts_jinja_node *node)
 {
     for (;;) {
-        if (accept_op(p, "|")) node = parse_filter(p, node);
-        else if (accept_name(p, "is")) node = parse_test(p, node);
+        if (accept_op(p, "|"))
+            node = parse_filter(p, node);
+        else if (accept_name(p, "is"))
+            node = parse_test(p, node);
         else if (is_op(p, "(")) {
             ts_jinja_node *c = node_new(p, TS_JN_CALL, next(p));
             /* Blame the callee's start: `raise_exception(...)` reads better than its '('. */
@@ -211,7 +228,8 @@ static ts_jinja_node *parse_filter_expr(parser *p, ts_jinja_node *node)
             c->a = node;
             parse_args(p, c);
             node = c;
-        } else return node;
+        } else
+            return node;
     }
 }
 
@@ -305,9 +323,12 @@ static ts_jinja_node *parse_primary(parser *p)
     switch (t->type) {
     case TS_JT_NAME:
         n = node_new(p, TS_JN_LITERAL, t);
-        if (tok_is(t, TS_JT_NAME, "true") || tok_is(t, TS_JT_NAME, "True")) n->value = ts_jinja_bool(true);
-        else if (tok_is(t, TS_JT_NAME, "false") || tok_is(t, TS_JT_NAME, "False")) n->value = ts_jinja_bool(false);
-        else if (tok_is(t, TS_JT_NAME, "none") || tok_is(t, TS_JT_NAME, "None")) n->value = ts_jinja_none();
+        if (tok_is(t, TS_JT_NAME, "true") || tok_is(t, TS_JT_NAME, "True"))
+            n->value = ts_jinja_bool(true);
+        else if (tok_is(t, TS_JT_NAME, "false") || tok_is(t, TS_JT_NAME, "False"))
+            n->value = ts_jinja_bool(false);
+        else if (tok_is(t, TS_JT_NAME, "none") || tok_is(t, TS_JT_NAME, "None"))
+            n->value = ts_jinja_none();
         else {
             n->kind = TS_JN_NAME;
             n->str = ts_jinja_string(p->rt, t->text, t->len).u.str.s;
@@ -368,9 +389,11 @@ static ts_jinja_node *parse_primary(parser *p)
             n->n_items2 = values.n;
         }
         break;
-    default: break;
+    default:
+        break;
     }
-    if (!n) fail(p, t, "unexpected %s in expression", t->type == TS_JT_OP ? "operator" : describe(t));
+    if (!n)
+        fail(p, t, "unexpected %s in expression", t->type == TS_JT_OP ? "operator" : describe(t));
     p->depth--;
     return n;
 }
@@ -393,7 +416,8 @@ static ts_jinja_node *parse_unary(parser *p, bool with_filter)
     return node;
 }
 
-static ts_jinja_node *binary(parser *p, const ts_jinja_token *at, int op, ts_jinja_node *a, ts_jinja_node *b)
+static ts_jinja_node *binary(parser *p, const ts_jinja_token *at, int op, ts_jinja_node *a,
+                             ts_jinja_node *b)
 {
     ts_jinja_node *n = node_new(p, TS_JN_BINARY, at);
     n->op = op;
@@ -417,11 +441,16 @@ static ts_jinja_node *parse_math2(parser *p)
     ts_jinja_node *left = parse_pow(p);
     for (;;) {
         int op;
-        if (is_op(p, "*")) op = TS_JB_MUL;
-        else if (is_op(p, "/")) op = TS_JB_DIV;
-        else if (is_op(p, "//")) op = TS_JB_FLOORDIV;
-        else if (is_op(p, "%")) op = TS_JB_MOD;
-        else return left;
+        if (is_op(p, "*"))
+            op = TS_JB_MUL;
+        else if (is_op(p, "/"))
+            op = TS_JB_DIV;
+        else if (is_op(p, "//"))
+            op = TS_JB_FLOORDIV;
+        else if (is_op(p, "%"))
+            op = TS_JB_MOD;
+        else
+            return left;
         ts_jinja_token *at = next(p);
         left = binary(p, at, op, left, parse_pow(p));
     }
@@ -442,9 +471,12 @@ static ts_jinja_node *parse_math1(parser *p)
     ts_jinja_node *left = parse_concat(p);
     for (;;) {
         int op;
-        if (is_op(p, "+")) op = TS_JB_ADD;
-        else if (is_op(p, "-")) op = TS_JB_SUB;
-        else return left;
+        if (is_op(p, "+"))
+            op = TS_JB_ADD;
+        else if (is_op(p, "-"))
+            op = TS_JB_SUB;
+        else
+            return left;
         ts_jinja_token *at = next(p);
         left = binary(p, at, op, left, parse_concat(p));
     }
@@ -457,17 +489,25 @@ static ts_jinja_node *parse_compare(parser *p)
     for (;;) {
         ts_jinja_token *at = peek(p);
         int op;
-        if (is_op(p, "==")) op = TS_JB_EQ;
-        else if (is_op(p, "!=")) op = TS_JB_NE;
-        else if (is_op(p, "<")) op = TS_JB_LT;
-        else if (is_op(p, "<=")) op = TS_JB_LE;
-        else if (is_op(p, ">")) op = TS_JB_GT;
-        else if (is_op(p, ">=")) op = TS_JB_GE;
-        else if (is_name(p, "in")) op = TS_JB_IN;
+        if (is_op(p, "=="))
+            op = TS_JB_EQ;
+        else if (is_op(p, "!="))
+            op = TS_JB_NE;
+        else if (is_op(p, "<"))
+            op = TS_JB_LT;
+        else if (is_op(p, "<="))
+            op = TS_JB_LE;
+        else if (is_op(p, ">"))
+            op = TS_JB_GT;
+        else if (is_op(p, ">="))
+            op = TS_JB_GE;
+        else if (is_name(p, "in"))
+            op = TS_JB_IN;
         else if (is_name(p, "not") && tok_is(peek_at(p, 1), TS_JT_NAME, "in")) {
             next(p);
             op = TS_JB_NOT_IN;
-        } else break;
+        } else
+            break;
         next(p);
         ts_jinja_node *right = parse_math1(p);
         /* a < b < c is (a < b) and (b < c); b has no side effects worth doubling. */
@@ -549,8 +589,8 @@ static void expect_block_end(parser *p)
 
 /* Parses statements until a block tag whose name is one of `stops` (NULL-terminated); leaves
  * the parser on that name and returns its index, or -1 at end of template when allowed. */
-static int parse_body(parser *p, node_vec *out, const char *const *stops, const ts_jinja_token *opener,
-                      const char *opener_name);
+static int parse_body(parser *p, node_vec *out, const char *const *stops,
+                      const ts_jinja_token *opener, const char *opener_name);
 
 static ts_jinja_node *body_node(parser *p, node_vec *v, const ts_jinja_token *at)
 {
@@ -663,7 +703,8 @@ static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
             n->b = parse_expression(p);
             expect_block_end(p);
         } else {
-            while (accept_op(p, ",")) name_push(p, &targets, expect_name(p));
+            while (accept_op(p, ","))
+                name_push(p, &targets, expect_name(p));
             if (accept_op(p, "=")) {
                 n = node_new(p, TS_JN_SET, kw);
                 n->b = parse_expression(p);
@@ -671,7 +712,8 @@ static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
                     ts_jinja_node *tuple = node_new(p, TS_JN_TUPLE, kw);
                     node_vec items = {0};
                     vec_push(p, &items, n->b);
-                    while (accept_op(p, ",")) vec_push(p, &items, parse_expression(p));
+                    while (accept_op(p, ","))
+                        vec_push(p, &items, parse_expression(p));
                     tuple->items = items.items;
                     tuple->n_items = items.n;
                     n->b = tuple;
@@ -757,8 +799,8 @@ static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
     return n;
 }
 
-static int parse_body(parser *p, node_vec *out, const char *const *stops, const ts_jinja_token *opener,
-                      const char *opener_name)
+static int parse_body(parser *p, node_vec *out, const char *const *stops,
+                      const ts_jinja_token *opener, const char *opener_name)
 {
     for (;;) {
         ts_jinja_token *t = peek(p);
@@ -779,7 +821,8 @@ static int parse_body(parser *p, node_vec *out, const char *const *stops, const 
             ts_jinja_node *n = node_new(p, TS_JN_OUTPUT, t);
             n->a = parse_expression(p);
             ts_jinja_token *e = peek(p);
-            if (e->type != TS_JT_VAR_END) fail(p, e, "expected end of expression '}}', found %s", describe(e));
+            if (e->type != TS_JT_VAR_END)
+                fail(p, e, "expected end of expression '}}', found %s", describe(e));
             next(p);
             vec_push(p, out, n);
             break;
@@ -806,7 +849,8 @@ static int parse_body(parser *p, node_vec *out, const char *const *stops, const 
             vec_push(p, out, parse_statement(p, t));
             break;
         }
-        default: fail(p, t, "unexpected %s", describe(t));
+        default:
+            fail(p, t, "unexpected %s", describe(t));
         }
     }
 }

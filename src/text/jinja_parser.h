@@ -12,41 +12,55 @@
 
 typedef enum ts_jinja_node_kind {
     /* statements */
-    TS_JN_BODY,     /* items: statements */
-    TS_JN_TEXT,     /* str */
-    TS_JN_OUTPUT,   /* a: expression */
-    TS_JN_IF,       /* a: condition, items: then, items2: else (an elif is a nested IF) */
-    TS_JN_FOR,      /* names: targets, a: iterable, b: filter or NULL, items: body, items2: else */
-    TS_JN_SET,      /* names: targets, or a: attribute target (GETATTR); b: value */
-    TS_JN_SET_BLOCK,/* names[0]: target, items: body, b: filter chain on PLACEHOLDER or NULL */
-    TS_JN_MACRO,    /* str: name, names: params, items2: defaults (NULL entries), items: body */
-    TS_JN_CALL_BLOCK,/* a: CALL expression, names/items2: caller params/defaults, items: body */
+    TS_JN_BODY,      /* items: statements */
+    TS_JN_TEXT,      /* str */
+    TS_JN_OUTPUT,    /* a: expression */
+    TS_JN_IF,        /* a: condition, items: then, items2: else (an elif is a nested IF) */
+    TS_JN_FOR,       /* names: targets, a: iterable, b: filter or NULL, items: body, items2: else */
+    TS_JN_SET,       /* names: targets, or a: attribute target (GETATTR); b: value */
+    TS_JN_SET_BLOCK, /* names[0]: target, items: body, b: filter chain on PLACEHOLDER or NULL */
+    TS_JN_MACRO,     /* str: name, names: params, items2: defaults (NULL entries), items: body */
+    TS_JN_CALL_BLOCK,   /* a: CALL expression, names/items2: caller params/defaults, items: body */
     TS_JN_FILTER_BLOCK, /* b: filter chain on PLACEHOLDER, items: body */
     TS_JN_BREAK,
     TS_JN_CONTINUE,
     /* expressions */
-    TS_JN_LITERAL,  /* value */
-    TS_JN_NAME,     /* str */
-    TS_JN_LIST,     /* items */
-    TS_JN_TUPLE,    /* items */
-    TS_JN_DICT,     /* items: keys, items2: values */
-    TS_JN_GETATTR,  /* a: object, str: attribute */
-    TS_JN_GETITEM,  /* a: object, b: key */
-    TS_JN_SLICE,    /* a: object, b/c/d: start/stop/step or NULL */
-    TS_JN_CALL,     /* a: callee, items: positional, names+items2: keyword arguments */
-    TS_JN_FILTER,   /* a: input, str: filter, items/names/items2: arguments */
-    TS_JN_TEST,     /* a: input, str: test, items: arguments, negate */
-    TS_JN_UNARY,    /* op: '-', '+' or 'n' (not); a */
-    TS_JN_BINARY,   /* op: see ts_jinja_binop; a, b */
-    TS_JN_AND,      /* a, b */
-    TS_JN_OR,       /* a, b */
-    TS_JN_COND,     /* a: then, b: condition, c: else or NULL */
+    TS_JN_LITERAL,     /* value */
+    TS_JN_NAME,        /* str */
+    TS_JN_LIST,        /* items */
+    TS_JN_TUPLE,       /* items */
+    TS_JN_DICT,        /* items: keys, items2: values */
+    TS_JN_GETATTR,     /* a: object, str: attribute */
+    TS_JN_GETITEM,     /* a: object, b: key */
+    TS_JN_SLICE,       /* a: object, b/c/d: start/stop/step or NULL */
+    TS_JN_CALL,        /* a: callee, items: positional, names+items2: keyword arguments */
+    TS_JN_FILTER,      /* a: input, str: filter, items/names/items2: arguments */
+    TS_JN_TEST,        /* a: input, str: test, items: arguments, negate */
+    TS_JN_UNARY,       /* op: '-', '+' or 'n' (not); a */
+    TS_JN_BINARY,      /* op: see ts_jinja_binop; a, b */
+    TS_JN_AND,         /* a, b */
+    TS_JN_OR,          /* a, b */
+    TS_JN_COND,        /* a: then, b: condition, c: else or NULL */
     TS_JN_PLACEHOLDER, /* the body text fed to a filter block / set block filter */
 } ts_jinja_node_kind;
 
 typedef enum ts_jinja_binop {
-    TS_JB_ADD, TS_JB_SUB, TS_JB_MUL, TS_JB_DIV, TS_JB_FLOORDIV, TS_JB_MOD, TS_JB_POW, TS_JB_CONCAT,
-    TS_JB_EQ, TS_JB_NE, TS_JB_LT, TS_JB_LE, TS_JB_GT, TS_JB_GE, TS_JB_IN, TS_JB_NOT_IN,
+    TS_JB_ADD,
+    TS_JB_SUB,
+    TS_JB_MUL,
+    TS_JB_DIV,
+    TS_JB_FLOORDIV,
+    TS_JB_MOD,
+    TS_JB_POW,
+    TS_JB_CONCAT,
+    TS_JB_EQ,
+    TS_JB_NE,
+    TS_JB_LT,
+    TS_JB_LE,
+    TS_JB_GT,
+    TS_JB_GE,
+    TS_JB_IN,
+    TS_JB_NOT_IN,
 } ts_jinja_binop;
 
 typedef struct ts_jinja_node ts_jinja_node;

@@ -20,7 +20,10 @@ void ts_jinja_rt_init(ts_jinja_rt *rt, const char *origin, ts_error *err)
     rt->limits.max_steps = 200000000ull;
 }
 
-void ts_jinja_rt_fini(ts_jinja_rt *rt) { ts_arena_fini(&rt->arena); }
+void ts_jinja_rt_fini(ts_jinja_rt *rt)
+{
+    ts_arena_fini(&rt->arena);
+}
 
 void ts_jinja_throw(ts_jinja_rt *rt, ts_status status, const char *fmt, ...)
 {
@@ -30,8 +33,10 @@ void ts_jinja_throw(ts_jinja_rt *rt, ts_status status, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     /* Line 0 marks errors that are not about the template text (bad context JSON). */
-    if (rt->line > 0) ts_error_set(rt->error, status, "%s:%d:%d: %s", rt->origin, rt->line, rt->col, msg);
-    else ts_error_set(rt->error, status, "%s", msg);
+    if (rt->line > 0)
+        ts_error_set(rt->error, status, "%s:%d:%d: %s", rt->origin, rt->line, rt->col, msg);
+    else
+        ts_error_set(rt->error, status, "%s", msg);
     longjmp(*rt->jump, 1);
 }
 
@@ -52,7 +57,8 @@ void ts_jinja_buf_add(ts_jinja_rt *rt, ts_jinja_buf *b, const char *s, size_t le
         ts_jinja_throw(rt, TS_ERR_RANGE, "rendered text exceeds %zu bytes", limit);
     if (b->len + len + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
-        while (cap < b->len + len + 1) cap *= 2;
+        while (cap < b->len + len + 1)
+            cap *= 2;
         char *data = ts_jinja_alloc(rt, cap);
         if (b->len) memcpy(data, b->data, b->len);
         b->data = data;
@@ -63,7 +69,10 @@ void ts_jinja_buf_add(ts_jinja_rt *rt, ts_jinja_buf *b, const char *s, size_t le
     b->data[b->len] = '\0';
 }
 
-void ts_jinja_buf_addc(ts_jinja_rt *rt, ts_jinja_buf *b, char c) { ts_jinja_buf_add(rt, b, &c, 1); }
+void ts_jinja_buf_addc(ts_jinja_rt *rt, ts_jinja_buf *b, char c)
+{
+    ts_jinja_buf_add(rt, b, &c, 1);
+}
 
 void ts_jinja_buf_addf(ts_jinja_rt *rt, ts_jinja_buf *b, const char *fmt, ...)
 {
@@ -105,10 +114,22 @@ void ts_jinja_throw_undefined(ts_jinja_rt *rt, ts_jinja_value u)
     ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "undefined value used");
 }
 
-ts_jinja_value ts_jinja_none(void) { return (ts_jinja_value){.kind = TS_JV_NONE}; }
-ts_jinja_value ts_jinja_bool(bool b) { return (ts_jinja_value){.kind = TS_JV_BOOL, .u.b = b}; }
-ts_jinja_value ts_jinja_int(int64_t i) { return (ts_jinja_value){.kind = TS_JV_INT, .u.i = i}; }
-ts_jinja_value ts_jinja_float(double f) { return (ts_jinja_value){.kind = TS_JV_FLOAT, .u.f = f}; }
+ts_jinja_value ts_jinja_none(void)
+{
+    return (ts_jinja_value){.kind = TS_JV_NONE};
+}
+ts_jinja_value ts_jinja_bool(bool b)
+{
+    return (ts_jinja_value){.kind = TS_JV_BOOL, .u.b = b};
+}
+ts_jinja_value ts_jinja_int(int64_t i)
+{
+    return (ts_jinja_value){.kind = TS_JV_INT, .u.i = i};
+}
+ts_jinja_value ts_jinja_float(double f)
+{
+    return (ts_jinja_value){.kind = TS_JV_FLOAT, .u.f = f};
+}
 
 ts_jinja_value ts_jinja_string_ref(const char *s, size_t len)
 {
@@ -125,7 +146,10 @@ ts_jinja_value ts_jinja_string(ts_jinja_rt *rt, const char *s, size_t len)
     return ts_jinja_string_ref(copy, len);
 }
 
-ts_jinja_value ts_jinja_cstring(ts_jinja_rt *rt, const char *s) { return ts_jinja_string(rt, s, strlen(s)); }
+ts_jinja_value ts_jinja_cstring(ts_jinja_rt *rt, const char *s)
+{
+    return ts_jinja_string(rt, s, strlen(s));
+}
 
 ts_jinja_value ts_jinja_list_new(ts_jinja_rt *rt, size_t cap)
 {
@@ -214,14 +238,23 @@ bool ts_jinja_truthy(ts_jinja_value v)
 {
     switch ((ts_jinja_kind)v.kind) {
     case TS_JV_UNDEFINED:
-    case TS_JV_NONE: return false;
-    case TS_JV_BOOL: return v.u.b;
-    case TS_JV_INT: return v.u.i != 0;
-    case TS_JV_FLOAT: return v.u.f != 0.0;
-    case TS_JV_STRING: return v.u.str.len != 0;
-    case TS_JV_LIST: return v.u.list->n != 0;
-    case TS_JV_DICT: return v.u.dict->n != 0;
-    case TS_JV_CALLABLE: return true;
+    case TS_JV_NONE:
+        return false;
+    case TS_JV_BOOL:
+        return v.u.b;
+    case TS_JV_INT:
+        return v.u.i != 0;
+    case TS_JV_FLOAT:
+        return v.u.f != 0.0;
+    case TS_JV_STRING:
+        return v.u.str.len != 0;
+    case TS_JV_LIST:
+        return v.u.list->n != 0;
+    /* namespace() and loop are plain objects to Python: always true. */
+    case TS_JV_DICT:
+        return (v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) || v.u.dict->n != 0;
+    case TS_JV_CALLABLE:
+        return true;
     }
     return false;
 }
@@ -249,7 +282,8 @@ bool ts_jinja_equal(ts_jinja_value a, ts_jinja_value b)
     if (a.kind != b.kind) return false;
     switch ((ts_jinja_kind)a.kind) {
     case TS_JV_UNDEFINED:
-    case TS_JV_NONE: return true;
+    case TS_JV_NONE:
+        return true;
     case TS_JV_STRING:
         return a.u.str.len == b.u.str.len && memcmp(a.u.str.s, b.u.str.s, a.u.str.len) == 0;
     case TS_JV_LIST:
@@ -267,23 +301,36 @@ bool ts_jinja_equal(ts_jinja_value a, ts_jinja_value b)
             if (!o || !ts_jinja_equal(a.u.dict->values[i], *o)) return false;
         }
         return true;
-    case TS_JV_CALLABLE: return a.u.fn == b.u.fn;
-    default: return false;
+    case TS_JV_CALLABLE:
+        return a.u.fn == b.u.fn;
+    default:
+        return false;
     }
 }
 
 const char *ts_jinja_kind_name(ts_jinja_value v)
 {
     switch ((ts_jinja_kind)v.kind) {
-    case TS_JV_UNDEFINED: return "Undefined";
-    case TS_JV_NONE: return "NoneType";
-    case TS_JV_BOOL: return "bool";
-    case TS_JV_INT: return "int";
-    case TS_JV_FLOAT: return "float";
-    case TS_JV_STRING: return "str";
-    case TS_JV_LIST: return v.flags & TS_JV_TUPLE ? "tuple" : "list";
-    case TS_JV_DICT: return v.flags & TS_JV_NAMESPACE ? "Namespace" : "dict";
-    case TS_JV_CALLABLE: return "function";
+    case TS_JV_UNDEFINED:
+        return "Undefined";
+    case TS_JV_NONE:
+        return "NoneType";
+    case TS_JV_BOOL:
+        return "bool";
+    case TS_JV_INT:
+        return "int";
+    case TS_JV_FLOAT:
+        return "float";
+    case TS_JV_STRING:
+        return "str";
+    case TS_JV_LIST:
+        return v.flags & TS_JV_TUPLE ? "tuple" : "list";
+    case TS_JV_DICT:
+        return v.flags & TS_JV_NAMESPACE ? "Namespace"
+               : v.flags & TS_JV_LOOP    ? "LoopContext"
+                                         : "dict";
+    case TS_JV_CALLABLE:
+        return "function";
     }
     return "?";
 }
@@ -315,8 +362,9 @@ int ts_jinja_compare(ts_jinja_rt *rt, ts_jinja_value a, ts_jinja_value b)
         }
         return a.u.list->n < b.u.list->n ? -1 : a.u.list->n > b.u.list->n;
     }
-    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'<' not supported between instances of '%s' and '%s'",
-                   ts_jinja_kind_name(a), ts_jinja_kind_name(b));
+    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                   "'<' not supported between instances of '%s' and '%s'", ts_jinja_kind_name(a),
+                   ts_jinja_kind_name(b));
 }
 
 void ts_jinja_format_float(char *buf, size_t cap, double f)
@@ -346,7 +394,8 @@ void ts_jinja_format_float(char *buf, size_t cap, double f)
     }
     for (; *p && *p != 'e'; p++)
         if (*p != '.') digits[nd++] = *p;
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
+    while (nd > 1 && digits[nd - 1] == '0')
+        nd--;
     digits[nd] = '\0';
     int exp = atoi(p + 1);
     char out[64];
@@ -356,19 +405,25 @@ void ts_jinja_format_float(char *buf, size_t cap, double f)
         out[o++] = digits[0];
         if (nd > 1) {
             out[o++] = '.';
-            for (size_t i = 1; i < nd; i++) out[o++] = digits[i];
+            for (size_t i = 1; i < nd; i++)
+                out[o++] = digits[i];
         }
-        o += (size_t)snprintf(out + o, sizeof(out) - o, "e%c%02d", exp < 0 ? '-' : '+', exp < 0 ? -exp : exp);
+        o += (size_t)snprintf(out + o, sizeof(out) - o, "e%c%02d", exp < 0 ? '-' : '+',
+                              exp < 0 ? -exp : exp);
     } else if (exp < 0) {
         out[o++] = '0';
         out[o++] = '.';
-        for (int i = 0; i < -exp - 1; i++) out[o++] = '0';
-        for (size_t i = 0; i < nd; i++) out[o++] = digits[i];
+        for (int i = 0; i < -exp - 1; i++)
+            out[o++] = '0';
+        for (size_t i = 0; i < nd; i++)
+            out[o++] = digits[i];
     } else {
-        for (int i = 0; i <= exp; i++) out[o++] = (size_t)i < nd ? digits[i] : '0';
+        for (int i = 0; i <= exp; i++)
+            out[o++] = (size_t)i < nd ? digits[i] : '0';
         out[o++] = '.';
         if ((size_t)exp + 1 < nd)
-            for (size_t i = (size_t)exp + 1; i < nd; i++) out[o++] = digits[i];
+            for (size_t i = (size_t)exp + 1; i < nd; i++)
+                out[o++] = digits[i];
         else
             out[o++] = '0';
     }
@@ -404,9 +459,12 @@ static void repr_string(ts_jinja_rt *rt, ts_jinja_buf *out, const char *s, size_
 void ts_jinja_repr(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v)
 {
     if (++rt->depth > rt->limits.max_depth)
-        ts_jinja_throw(rt, TS_ERR_RANGE, "value nested deeper than %d levels", rt->limits.max_depth);
+        ts_jinja_throw(rt, TS_ERR_RANGE, "value nested deeper than %d levels",
+                       rt->limits.max_depth);
     switch ((ts_jinja_kind)v.kind) {
-    case TS_JV_STRING: repr_string(rt, out, v.u.str.s, v.u.str.len); break;
+    case TS_JV_STRING:
+        repr_string(rt, out, v.u.str.s, v.u.str.len);
+        break;
     case TS_JV_LIST: {
         bool tuple = v.flags & TS_JV_TUPLE;
         ts_jinja_buf_addc(rt, out, tuple ? '(' : '[');
@@ -430,7 +488,9 @@ void ts_jinja_repr(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v)
         ts_jinja_buf_addc(rt, out, '}');
         if (v.flags & TS_JV_NAMESPACE) ts_jinja_buf_addc(rt, out, '>');
         break;
-    default: ts_jinja_str(rt, out, v); break;
+    default:
+        ts_jinja_str(rt, out, v);
+        break;
     }
     rt->depth--;
 }
@@ -439,17 +499,28 @@ void ts_jinja_str(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v)
 {
     char tmp[64];
     switch ((ts_jinja_kind)v.kind) {
-    case TS_JV_UNDEFINED: break;
-    case TS_JV_NONE: ts_jinja_buf_add(rt, out, "None", 4); break;
-    case TS_JV_BOOL: ts_jinja_buf_add(rt, out, v.u.b ? "True" : "False", v.u.b ? 4 : 5); break;
-    case TS_JV_INT: ts_jinja_buf_addf(rt, out, "%lld", (long long)v.u.i); break;
+    case TS_JV_UNDEFINED:
+        break;
+    case TS_JV_NONE:
+        ts_jinja_buf_add(rt, out, "None", 4);
+        break;
+    case TS_JV_BOOL:
+        ts_jinja_buf_add(rt, out, v.u.b ? "True" : "False", v.u.b ? 4 : 5);
+        break;
+    case TS_JV_INT:
+        ts_jinja_buf_addf(rt, out, "%lld", (long long)v.u.i);
+        break;
     case TS_JV_FLOAT:
         ts_jinja_format_float(tmp, sizeof(tmp), v.u.f);
         ts_jinja_buf_add(rt, out, tmp, strlen(tmp));
         break;
-    case TS_JV_STRING: ts_jinja_buf_add(rt, out, v.u.str.s, v.u.str.len); break;
+    case TS_JV_STRING:
+        ts_jinja_buf_add(rt, out, v.u.str.s, v.u.str.len);
+        break;
     case TS_JV_LIST:
-    case TS_JV_DICT: ts_jinja_repr(rt, out, v); break;
+    case TS_JV_DICT:
+        ts_jinja_repr(rt, out, v);
+        break;
     case TS_JV_CALLABLE:
         ts_jinja_buf_addf(rt, out, "<function %s>", v.u.fn->name ? v.u.fn->name : "?");
         break;
@@ -487,11 +558,17 @@ size_t ts_jinja_utf8_offset(const char *s, size_t len, size_t index)
 ts_jinja_value ts_jinja_iterate(ts_jinja_rt *rt, ts_jinja_value v)
 {
     switch ((ts_jinja_kind)v.kind) {
-    case TS_JV_LIST: return v;
-    case TS_JV_UNDEFINED: return ts_jinja_list_new(rt, 0);
+    case TS_JV_LIST:
+        return v;
+    case TS_JV_UNDEFINED:
+        return ts_jinja_list_new(rt, 0);
     case TS_JV_DICT: {
+        if (v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP))
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' object is not iterable",
+                           ts_jinja_kind_name(v));
         ts_jinja_value l = ts_jinja_list_new(rt, v.u.dict->n);
-        for (size_t i = 0; i < v.u.dict->n; i++) ts_jinja_list_push(rt, l, v.u.dict->keys[i]);
+        for (size_t i = 0; i < v.u.dict->n; i++)
+            ts_jinja_list_push(rt, l, v.u.dict->keys[i]);
         return l;
     }
     case TS_JV_STRING: {
@@ -500,13 +577,15 @@ ts_jinja_value ts_jinja_iterate(ts_jinja_rt *rt, ts_jinja_value v)
         size_t i = 0;
         while (i < v.u.str.len) {
             size_t j = i + 1;
-            while (j < v.u.str.len && ((unsigned char)s[j] & 0xC0) == 0x80) j++;
+            while (j < v.u.str.len && ((unsigned char)s[j] & 0xC0) == 0x80)
+                j++;
             ts_jinja_list_push(rt, l, ts_jinja_string_ref(s + i, j - i));
             i = j;
         }
         return l;
     }
     default:
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' object is not iterable", ts_jinja_kind_name(v));
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' object is not iterable",
+                       ts_jinja_kind_name(v));
     }
 }

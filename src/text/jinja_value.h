@@ -30,9 +30,9 @@ typedef enum ts_jinja_kind {
 } ts_jinja_kind;
 
 enum {
-    TS_JV_TUPLE = 1u << 0,     /* a list that prints as (a, b) */
-    TS_JV_NAMESPACE = 1u << 1, /* a dict whose attributes may be set */
-    TS_JV_LOOP = 1u << 2,      /* the `loop` object; has cycle() */
+    TS_JV_TUPLE = 1u << 0,         /* a list that prints as (a, b) */
+    TS_JV_NAMESPACE = 1u << 1,     /* a dict whose attributes may be set */
+    TS_JV_LOOP = 1u << 2,          /* the `loop` object; has cycle() */
     TS_JV_UNDEF_MESSAGE = 1u << 3, /* an undefined whose str.s is the whole error message */
 };
 
@@ -78,17 +78,17 @@ struct ts_jinja_callable {
     ts_jinja_callable_kind kind;
     const char *name;
     ts_jinja_value self;
-    const void *node;  /* macro definition */
-    void *frame;       /* macro's defining scope */
+    const void *node;        /* macro definition */
+    void *frame;             /* macro's defining scope */
     const void *caller_body; /* a {% call %} body bound as `caller` */
 };
 
 /* Render-time limits: hostile templates end in an error, never a crash or a hang. */
 typedef struct ts_jinja_limits {
-    size_t max_output;     /* bytes of rendered text */
-    size_t max_memory;     /* arena bytes */
-    int max_depth;         /* nested macro calls / expression recursion */
-    uint64_t max_steps;    /* evaluated nodes */
+    size_t max_output;  /* bytes of rendered text */
+    size_t max_memory;  /* arena bytes */
+    int max_depth;      /* nested macro calls / expression recursion */
+    uint64_t max_steps; /* evaluated nodes */
 } ts_jinja_limits;
 
 typedef struct ts_jinja_rt {
@@ -125,7 +125,8 @@ ts_jinja_value ts_jinja_buf_value(ts_jinja_rt *rt, ts_jinja_buf *b);
 
 /* Constructors. */
 ts_jinja_value ts_jinja_undefined(const char *name);
-/* The undefined a missing member yields; using it later says "'dict object' has no attribute 'x'". */
+/* The undefined a missing member yields; using it later says "'dict object' has no attribute 'x'".
+ */
 ts_jinja_value ts_jinja_undefined_member(ts_jinja_rt *rt, ts_jinja_value owner, ts_jinja_value key);
 /* What using undefined `u` is told as, jinja2-style ("'x' is undefined"). */
 _Noreturn void ts_jinja_throw_undefined(ts_jinja_rt *rt, ts_jinja_value u);
@@ -146,7 +147,8 @@ void ts_jinja_dict_set(ts_jinja_rt *rt, ts_jinja_value dict, ts_jinja_value key,
 /* NULL when absent. */
 ts_jinja_value *ts_jinja_dict_get(ts_jinja_value dict, ts_jinja_value key);
 ts_jinja_value *ts_jinja_dict_get_str(ts_jinja_value dict, const char *key);
-ts_jinja_value ts_jinja_callable_new(ts_jinja_rt *rt, ts_jinja_callable_kind kind, const char *name);
+ts_jinja_value ts_jinja_callable_new(ts_jinja_rt *rt, ts_jinja_callable_kind kind,
+                                     const char *name);
 
 bool ts_jinja_truthy(ts_jinja_value v);
 /* Python ==, with 1 == 1.0 == True. */
