@@ -561,6 +561,13 @@ static int exec_node(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
     case TS_JN_SET_BLOCK:
         frame_set(rt, f, n->names[0], render_block(in, f, n));
         return FLOW_NORMAL;
+    case TS_JN_WITH: {
+        /* Values are evaluated in the outer scope, as jinja2 does, then bound in a new one. */
+        frame *w = frame_new(rt, f);
+        for (size_t i = 0; i < n->n_names; i++)
+            frame_set(rt, w, n->names[i], eval(in, f, n->items2[i]));
+        return exec_body(in, w, n->items, n->n_items, out);
+    }
     case TS_JN_FILTER_BLOCK:
         ts_jinja_str(rt, out, render_block(in, f, n));
         return FLOW_NORMAL;

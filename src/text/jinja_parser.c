@@ -779,6 +779,28 @@ static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
         expect_block_end(p);
         n->items = body.items;
         n->n_items = body.n;
+    } else if (strcmp(name, "with") == 0) {
+        n = node_new(p, TS_JN_WITH, kw);
+        name_vec names = {0};
+        node_vec values = {0};
+        while (peek(p)->type != TS_JT_BLOCK_END) {
+            if (names.n) expect_op(p, ",");
+            name_push(p, &names, expect_name(p));
+            expect_op(p, "=");
+            vec_push(p, &values, parse_expression(p));
+        }
+        expect_block_end(p);
+        static const char *const stops[] = {"endwith", NULL};
+        node_vec body = {0};
+        parse_body(p, &body, stops, kw, "with");
+        next(p);
+        expect_block_end(p);
+        n->names = names.items;
+        n->n_names = names.n;
+        n->items2 = values.items;
+        n->n_items2 = values.n;
+        n->items = body.items;
+        n->n_items = body.n;
     } else if (strcmp(name, "generation") == 0) {
         /* transformers' AssistantTracker tag: renders its body unchanged. */
         expect_block_end(p);

@@ -22,6 +22,7 @@ typedef enum ts_jinja_node_kind {
     TS_JN_MACRO,     /* str: name, names: params, items2: defaults (NULL entries), items: body */
     TS_JN_CALL_BLOCK,   /* a: CALL expression, names/items2: caller params/defaults, items: body */
     TS_JN_FILTER_BLOCK, /* b: filter chain on PLACEHOLDER, items: body */
+    TS_JN_WITH,         /* names + items2: assignments, items: body (a scope of its own) */
     TS_JN_BREAK,
     TS_JN_CONTINUE,
     /* expressions */

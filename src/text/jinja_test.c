@@ -285,6 +285,14 @@ static const struct {
      "{{ 1 is in [1] and 'a' is string or false }} {{ not 'a' in 'b' }} {{ -2 ** 2 }} {{ 2 ** 3 ** "
      "2 }}",
      "{}", "True True 4 64"},
+    {"with_block",
+     "{% set a = 1 %}{% with a = 2, b = a %}{{ a }}{{ b }}{% set c = 3 %}{% endwith %}{{ a }}[{{ c "
+     "}}]",
+     "{}", "211[]"},
+    {"namespace_truthy",
+     "{% set ns = namespace() %}{{ 1 if ns else 0 }}{{ ns is mapping }}{% set ns2 = "
+     "namespace({'a': 1}, b=2) %}{{ ns2.a }}{{ ns2.b }}",
+     "{}", "1False12"},
 };
 
 /* Renders; returns the owned text or NULL with err filled. */
