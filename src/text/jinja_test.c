@@ -2,7 +2,8 @@
  * broken or hostile templates whose errors must say where (origin:line:column).
  *
  * The expected strings of `cases` were produced by Python jinja2 configured as transformers
- * configures it (tests/oracle/render_jinja2.py), so each case is an oracle check.
+ * configures it (tests/oracle/render_jinja2.py), so each case is an oracle check; edit and
+ * regenerate them with tools/jinja_unit_cases.py.
  */
 #include "check.h"
 #include "tessera.h"
