@@ -570,7 +570,8 @@ ts_jinja_value ts_jinja_getitem(ts_jinja_rt *rt, ts_jinja_value obj, ts_jinja_va
     if (obj.kind == TS_JV_DICT) {
         ts_jinja_value *v = ts_jinja_dict_get(obj, key);
         if (v) return *v;
-    } else if ((obj.kind == TS_JV_LIST || obj.kind == TS_JV_STRING) &&
+    } else if (((obj.kind == TS_JV_LIST && !(obj.flags & (TS_JV_ITERATOR | TS_JV_VIEW))) ||
+                obj.kind == TS_JV_STRING) &&
                (key.kind == TS_JV_INT || key.kind == TS_JV_BOOL)) {
         int64_t i = key.kind == TS_JV_BOOL ? key.u.b : key.u.i;
         size_t n = obj.kind == TS_JV_LIST ? obj.u.list->n
@@ -609,7 +610,9 @@ ts_jinja_value ts_jinja_slice(ts_jinja_rt *rt, ts_jinja_value obj, ts_jinja_valu
 {
     if (obj.kind == TS_JV_UNDEFINED) undefined_error(rt, obj);
     bool is_str = obj.kind == TS_JV_STRING;
-    if (!is_str && obj.kind != TS_JV_LIST)
+    /* jinja2 compiles slices to plain Python subscripts, so these raise instead of yielding
+     * undefined as item lookups do. */
+    if (!is_str && (obj.kind != TS_JV_LIST || (obj.flags & (TS_JV_ITERATOR | TS_JV_VIEW))))
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'%s' object is not subscriptable",
                        ts_jinja_kind_name(obj));
     ts_jinja_value items = is_str ? ts_jinja_iterate(rt, obj) : obj;
@@ -646,6 +649,9 @@ bool ts_jinja_contains(ts_jinja_rt *rt, ts_jinja_value h, ts_jinja_value n)
             if (ts_jinja_equal(h.u.list->items[i], n)) return true;
         return false;
     case TS_JV_DICT:
+        if (n.kind == TS_JV_DICT || (n.kind == TS_JV_LIST && !(n.flags & TS_JV_TUPLE)))
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "unhashable type: '%s'",
+                           ts_jinja_kind_name(n));
         return ts_jinja_dict_get(h, n) != NULL;
     case TS_JV_UNDEFINED:
         return false;
@@ -840,6 +846,9 @@ static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const ch
         ts_jinja_dict *d = self.u.dict;
         if (!strcmp(m, "items") || !strcmp(m, "keys") || !strcmp(m, "values")) {
             ts_jinja_value out = ts_jinja_list_new(rt, d->n);
+            out.flags |= m[0] == 'i'   ? TS_JV_VIEW_ITEMS
+                         : m[0] == 'k' ? TS_JV_VIEW_KEYS
+                                       : TS_JV_VIEW_VALUES;
             for (size_t i = 0; i < d->n; i++)
                 ts_jinja_list_push(rt, out,
                                    m[0] == 'i'   ? new_tuple(rt, d->keys[i], d->values[i])
@@ -979,6 +988,26 @@ static const ts_jinja_value *need(ts_jinja_rt *rt, const ts_jinja_args *a, size_
     return v;
 }
 
+static bool mod_is_zero(ts_jinja_rt *rt, ts_jinja_value v, ts_jinja_value d)
+{
+    bool vi = v.kind == TS_JV_INT || v.kind == TS_JV_BOOL,
+         di = d.kind == TS_JV_INT || d.kind == TS_JV_BOOL;
+    if ((!vi && v.kind != TS_JV_FLOAT) || (!di && d.kind != TS_JV_FLOAT))
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                       "unsupported operand type(s) for %%: '%s' and '%s'", ts_jinja_kind_name(v),
+                       ts_jinja_kind_name(d));
+    if (vi && di) {
+        int64_t x = v.kind == TS_JV_BOOL ? v.u.b : v.u.i, y = d.kind == TS_JV_BOOL ? d.u.b : d.u.i;
+        if (y == 0)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "integer division or modulo by zero");
+        return y == -1 || x % y == 0;
+    }
+    double x = v.kind == TS_JV_FLOAT ? v.u.f : (double)(v.kind == TS_JV_BOOL ? v.u.b : v.u.i);
+    double y = d.kind == TS_JV_FLOAT ? d.u.f : (double)(d.kind == TS_JV_BOOL ? d.u.b : d.u.i);
+    if (y == 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "float modulo");
+    return fmod(x, y) == 0;
+}
+
 bool ts_jinja_test(ts_jinja_rt *rt, const char *t, ts_jinja_value v, const ts_jinja_args *a)
 {
     ts_jinja_kind k = (ts_jinja_kind)v.kind;
@@ -994,6 +1023,8 @@ bool ts_jinja_test(ts_jinja_rt *rt, const char *t, ts_jinja_value v, const ts_ji
     /* jinja2's Undefined is iterable (empty) and passes the sequence test too. */
     if (!strcmp(t, "iterable"))
         return k == TS_JV_LIST || k == TS_JV_DICT || k == TS_JV_STRING || k == TS_JV_UNDEFINED;
+    if (!strcmp(t, "sequence") && k == TS_JV_LIST && (v.flags & (TS_JV_ITERATOR | TS_JV_VIEW)))
+        return false;
     if (!strcmp(t, "sequence"))
         return k == TS_JV_LIST || k == TS_JV_DICT || k == TS_JV_STRING || k == TS_JV_UNDEFINED;
     if (!strcmp(t, "boolean")) return k == TS_JV_BOOL;
@@ -1001,19 +1032,15 @@ bool ts_jinja_test(ts_jinja_rt *rt, const char *t, ts_jinja_value v, const ts_ji
     if (!strcmp(t, "false")) return k == TS_JV_BOOL && !v.u.b;
     if (!strcmp(t, "callable")) return k == TS_JV_CALLABLE;
     if (!strcmp(t, "escaped")) return false;
-    if (!strcmp(t, "even") || !strcmp(t, "odd")) {
-        int64_t x = want_int(rt, v, "even/odd operand");
-        return (x % 2 == 0) == (t[0] == 'e');
-    }
-    if (!strcmp(t, "divisibleby")) {
-        int64_t d = want_int(rt, *need(rt, a, 0, "divisibleby"), "divisor");
-        if (d == 0)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "integer division or modulo by zero");
-        return want_int(rt, v, "divisibleby operand") % d == 0;
+    /* jinja2 tests `value % n == 0` with Python's %, so floats pass through: 2.5 is not even. */
+    if (!strcmp(t, "even") || !strcmp(t, "odd") || !strcmp(t, "divisibleby")) {
+        ts_jinja_value d = t[0] == 'd' ? *need(rt, a, 0, "divisibleby") : ts_jinja_int(2);
+        bool zero = mod_is_zero(rt, v, d);
+        return t[0] == 'o' ? !zero : zero;
     }
     if (!strcmp(t, "lower") || !strcmp(t, "upper")) {
-        if (k != TS_JV_STRING) return false;
-        ts_jinja_value r = str_method(rt, v, t[0] == 'l' ? "islower" : "isupper", a);
+        /* jinja2: str(value).islower() */
+        ts_jinja_value r = str_method(rt, str_of(rt, v), t[0] == 'l' ? "islower" : "isupper", a);
         return r.u.b;
     }
     if (!strcmp(t, "in")) return ts_jinja_contains(rt, *need(rt, a, 0, "in"), v);
@@ -1294,8 +1321,8 @@ static ts_jinja_value arith_add(ts_jinja_rt *rt, ts_jinja_value a, ts_jinja_valu
     return ts_jinja_int(r);
 }
 
-ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
-                               const ts_jinja_args *a)
+static ts_jinja_value apply_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
+                                   const ts_jinja_args *a)
 {
     if (!strcmp(f, "default") || !strcmp(f, "d")) {
         bool boolean = arg_bool(a, 1, "boolean", false);
@@ -1319,7 +1346,7 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "object of type '%s' has no len()",
                        ts_jinja_kind_name(v));
     }
-    if (!strcmp(f, "safe")) return v;
+    if (!strcmp(f, "safe")) return str_of(rt, v); /* Markup(value) */
     if (!strcmp(f, "escape") || !strcmp(f, "e")) return html_escape(rt, v);
     if (!strcmp(f, "string")) return str_of(rt, v);
     if (!strcmp(f, "tojson")) {
@@ -1397,6 +1424,10 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
             ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "can only get item pairs from a mapping");
         return call_method(rt, v, "items", a);
     }
+    /* int()/float() of an undefined raise jinja2's UndefinedError, which the filters let through.
+     */
+    if ((!strcmp(f, "int") || !strcmp(f, "float")) && v.kind == TS_JV_UNDEFINED)
+        ts_jinja_throw_undefined(rt, v);
     if (!strcmp(f, "int")) return to_int(rt, v, arg_or(a, 0, "default", ts_jinja_int(0)));
     if (!strcmp(f, "float")) return to_float(rt, v, arg_or(a, 0, "default", ts_jinja_float(0.0)));
     if (!strcmp(f, "abs")) {
@@ -1416,8 +1447,9 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         else if (method.u.str.len == 5 && !memcmp(method.u.str.s, "floor", 5))
             r = floor(x * scale) / scale;
         else if (method.u.str.len == 6 && !memcmp(method.u.str.s, "common", 6)) {
-            if (v.kind != TS_JV_FLOAT) return v; /* Python: round(int, n) stays an int */
-            r = nearbyint(x * scale) / scale;    /* round-half-even, like Python's round() */
+            if (v.kind != TS_JV_FLOAT) /* Python: round(int, n) is an int; round(True) is 1 */
+                return ts_jinja_int(v.kind == TS_JV_BOOL ? v.u.b : v.u.i);
+            r = nearbyint(x * scale) / scale; /* round-half-even, like Python's round() */
         } else
             ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "method must be common, ceil or floor");
         return ts_jinja_float(r);
@@ -1477,7 +1509,7 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
                             .kw = a->kw,
                             .n_kw = a->n_kw};
         for (size_t i = 0; i < l.u.list->n; i++)
-            ts_jinja_list_push(rt, out, ts_jinja_filter(rt, name, l.u.list->items[i], &fa));
+            ts_jinja_list_push(rt, out, apply_filter(rt, name, l.u.list->items[i], &fa));
         return out;
     }
     if (!strcmp(f, "unique")) {
@@ -1519,6 +1551,7 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         bool by_value =
             by.kind == TS_JV_STRING && by.u.str.len == 5 && !memcmp(by.u.str.s, "value", 5);
         ts_jinja_value out = call_method(rt, v, "items", a);
+        out.flags = 0; /* sorted() makes a list of the view */
         size_t n = out.u.list->n;
         ts_jinja_value *keys = ts_jinja_alloc(rt, (n ? n : 1) * sizeof(*keys));
         for (size_t i = 0; i < n; i++)
@@ -1562,7 +1595,13 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         ts_jinja_value name = want_str(rt, *need(rt, a, 0, "attr"), "attribute name");
         return ts_jinja_getattr(rt, v, ts_jinja_string(rt, name.u.str.s, name.u.str.len).u.str.s);
     }
-    if (!strcmp(f, "indent")) return indent(rt, str_of(rt, v), a);
+    if (!strcmp(f, "indent")) {
+        /* jinja2 appends "\n" to the value, which only strings survive. */
+        if (v.kind != TS_JV_STRING)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "indent needs a string, not %s",
+                           ts_jinja_kind_name(v));
+        return indent(rt, v, a);
+    }
     if (!strcmp(f, "center")) {
         ts_jinja_args ca = {.pos = a->pos, .n_pos = a->n_pos};
         ts_jinja_value w = ts_jinja_int(80);
@@ -1581,4 +1620,23 @@ ts_jinja_value ts_jinja_percent_format(ts_jinja_rt *rt, ts_jinja_value fmt, ts_j
     if (args.kind == TS_JV_LIST && (args.flags & TS_JV_TUPLE))
         return percent_format(rt, fmt, args.u.list->items, args.u.list->n);
     return percent_format(rt, fmt, &args, 1);
+}
+
+/* Filters that are Python generator functions in jinja2 return one-shot iterators; `reverse`
+ * returns a reverse iterator for lists and dicts. Their results behave accordingly. */
+static const char *const generator_filters[] = {
+    "map", "select", "reject", "selectattr", "rejectattr", "batch", "unique", "items", NULL};
+
+ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
+                               const ts_jinja_args *a)
+{
+    bool generator_in = v.kind == TS_JV_LIST && (v.flags & TS_JV_ITERATOR);
+    if (generator_in && (!strcmp(f, "length") || !strcmp(f, "count")))
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "object of type 'generator' has no len()");
+    if (generator_in && !strcmp(f, "last"))
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'generator' object is not reversible");
+    ts_jinja_value r = apply_filter(rt, f, v, a);
+    if (r.kind == TS_JV_LIST && in_list(generator_filters, f)) r.flags = TS_JV_ITERATOR;
+    if (r.kind == TS_JV_LIST && !strcmp(f, "reverse")) r.flags = generator_in ? 0 : TS_JV_ITERATOR;
+    return r;
 }

@@ -163,6 +163,9 @@ static void dump(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v,
         json_string(rt, out, v.u.str.s, v.u.str.len, st->ensure_ascii);
         break;
     case TS_JV_LIST:
+        if (v.flags & (TS_JV_ITERATOR | TS_JV_VIEW))
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "Object of type %s is not JSON serializable", ts_jinja_kind_name(v));
         if (v.u.list->n == 0) {
             ts_jinja_buf_add(rt, out, "[]", 2);
             break;

@@ -294,6 +294,15 @@ static const struct {
      "{% set ns = namespace() %}{{ 1 if ns else 0 }}{{ ns is mapping }}{% set ns2 = "
      "namespace({'a': 1}, b=2) %}{{ ns2.a }}{{ ns2.b }}",
      "{}", "1False12"},
+    {"generators_and_views",
+     "{{ 'T' if ([] | select('odd')) else 'F' }} {{ ([1, 2] | map('string'))[0] is defined }} {{ "
+     "d.items() }} {{ d.keys() | list }} {{ d.values() | length }} {{ [1, 2] | reverse | list }} "
+     "{{ [3, 1] | map('string') | sort | join }} {{ d | dictsort }}",
+     "{\"d\": {\"b\": 1, \"a\": 2}}",
+     "T False dict_items([('b', 1), ('a', 2)]) ['b', 'a'] 2 [2, 1] 13 [('a', 2), ('b', 1)]"},
+    {"tests_on_str_of_value",
+     "{{ (1, 'a') is lower }} {{ 2.5 is even }} {{ 4.0 is divisibleby 2 }} {{ true | round }}",
+     "{}", "True False True 1"},
 };
 
 /* Renders; returns the owned text or NULL with err filled. */
@@ -373,6 +382,10 @@ static void test_render_errors(void)
     expect_render_error("{{ nope() }}", "{}", "t.jinja:1:4:", "'nope' is undefined");
     expect_render_error("{% set x = 1 %}{% set x.a = 2 %}", "{}", "t.jinja:1:19:", "non-namespace");
     expect_render_error("{{ [1] < 'a' }}", "{}", "t.jinja:1:8:", "not supported between");
+    /* Filters that are generators in jinja2 have no length and cannot be sliced. */
+    expect_render_error("{{ [1] | map('string') | length }}", "{}", "t.jinja:1:", "has no len()");
+    expect_render_error("{{ ([1] | select)[1:] }}", "{}", "t.jinja:1:", "not subscriptable");
+    expect_render_error("{{ nope | int }}", "{}", "t.jinja:1:", "'nope' is undefined");
 }
 
 static void test_limits(void)

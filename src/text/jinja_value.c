@@ -249,7 +249,7 @@ bool ts_jinja_truthy(ts_jinja_value v)
     case TS_JV_STRING:
         return v.u.str.len != 0;
     case TS_JV_LIST:
-        return v.u.list->n != 0;
+        return (v.flags & TS_JV_ITERATOR) || v.u.list->n != 0;
     /* namespace() and loop are plain objects to Python: always true. */
     case TS_JV_DICT:
         return (v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) || v.u.dict->n != 0;
@@ -287,8 +287,9 @@ bool ts_jinja_equal(ts_jinja_value a, ts_jinja_value b)
     case TS_JV_STRING:
         return a.u.str.len == b.u.str.len && memcmp(a.u.str.s, b.u.str.s, a.u.str.len) == 0;
     case TS_JV_LIST:
-        /* Python: a tuple never equals a list. */
-        if ((a.flags & TS_JV_TUPLE) != (b.flags & TS_JV_TUPLE)) return false;
+        /* Python: a tuple never equals a list; generators and views compare by identity. */
+        if (a.flags != b.flags) return false;
+        if (a.flags & (TS_JV_ITERATOR | TS_JV_VIEW)) return a.u.list == b.u.list;
         if (a.u.list->n != b.u.list->n) return false;
         for (size_t i = 0; i < a.u.list->n; i++)
             if (!ts_jinja_equal(a.u.list->items[i], b.u.list->items[i])) return false;
@@ -324,6 +325,10 @@ const char *ts_jinja_kind_name(ts_jinja_value v)
     case TS_JV_STRING:
         return "str";
     case TS_JV_LIST:
+        if (v.flags & TS_JV_ITERATOR) return "generator";
+        if (v.flags & TS_JV_VIEW_ITEMS) return "dict_items";
+        if (v.flags & TS_JV_VIEW_KEYS) return "dict_keys";
+        if (v.flags & TS_JV_VIEW_VALUES) return "dict_values";
         return v.flags & TS_JV_TUPLE ? "tuple" : "list";
     case TS_JV_DICT:
         return v.flags & TS_JV_NAMESPACE ? "Namespace"
@@ -466,6 +471,15 @@ void ts_jinja_repr(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v)
         repr_string(rt, out, v.u.str.s, v.u.str.len);
         break;
     case TS_JV_LIST: {
+        if (v.flags & TS_JV_ITERATOR) {
+            ts_jinja_buf_add(rt, out, "<generator object>", 18);
+            break;
+        }
+        if (v.flags & TS_JV_VIEW) {
+            const char *name = ts_jinja_kind_name(v);
+            ts_jinja_buf_add(rt, out, name, strlen(name));
+            ts_jinja_buf_addc(rt, out, '(');
+        }
         bool tuple = v.flags & TS_JV_TUPLE;
         ts_jinja_buf_addc(rt, out, tuple ? '(' : '[');
         for (size_t i = 0; i < v.u.list->n; i++) {
@@ -474,6 +488,7 @@ void ts_jinja_repr(ts_jinja_rt *rt, ts_jinja_buf *out, ts_jinja_value v)
         }
         if (tuple && v.u.list->n == 1) ts_jinja_buf_addc(rt, out, ',');
         ts_jinja_buf_addc(rt, out, tuple ? ')' : ']');
+        if (v.flags & TS_JV_VIEW) ts_jinja_buf_addc(rt, out, ')');
         break;
     }
     case TS_JV_DICT:

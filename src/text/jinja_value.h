@@ -34,6 +34,14 @@ enum {
     TS_JV_NAMESPACE = 1u << 1,     /* a dict whose attributes may be set */
     TS_JV_LOOP = 1u << 2,          /* the `loop` object; has cycle() */
     TS_JV_UNDEF_MESSAGE = 1u << 3, /* an undefined whose str.s is the whole error message */
+    /* Lists that stand for Python objects jinja2 filters and dict methods return: a generator
+     * (map, select, unique, … — always true, no len, not subscriptable) or a dict view
+     * (d.items()/keys()/values() — len, no indexing). */
+    TS_JV_ITERATOR = 1u << 4,
+    TS_JV_VIEW_ITEMS = 1u << 5,
+    TS_JV_VIEW_KEYS = 1u << 6,
+    TS_JV_VIEW_VALUES = 1u << 7,
+    TS_JV_VIEW = TS_JV_VIEW_ITEMS | TS_JV_VIEW_KEYS | TS_JV_VIEW_VALUES,
 };
 
 typedef struct ts_jinja_list ts_jinja_list;
