@@ -112,6 +112,7 @@ CASES = [
  ("namespace_truthy", "{% set ns = namespace() %}{{ 1 if ns else 0 }}{{ ns is mapping }}{% set ns2 = namespace({'a': 1}, b=2) %}{{ ns2.a }}{{ ns2.b }}", "{}"),
  ("generators_and_views", "{{ 'T' if ([] | select('odd')) else 'F' }} {{ ([1, 2] | map('string'))[0] is defined }} {{ d.items() }} {{ d.keys() | list }} {{ d.values() | length }} {{ [1, 2] | reverse | list }} {{ [3, 1] | map('string') | sort | join }} {{ d | dictsort }}", "{\"d\": {\"b\": 1, \"a\": 2}}"),
  ("tests_on_str_of_value", "{{ (1, 'a') is lower }} {{ 2.5 is even }} {{ 4.0 is divisibleby 2 }} {{ true | round }}", "{}"),
+ ("lazy_generators", "{{ 'T' if (['a'] | select('odd')) else 'F' }} {{ (0.5 | map('upper')) is defined }} {{ '' % nope }}{{ 1 // 0.1 }}", "{}"),
 ]
 
 

@@ -445,7 +445,7 @@ static ts_jinja_value str_format(ts_jinja_rt *rt, ts_jinja_value fmt, const ts_j
 /* printf-style `fmt % args` / the format filter: %s %r %d %i %f %x %% with flags/width/precision.
  */
 static ts_jinja_value percent_format(ts_jinja_rt *rt, ts_jinja_value fmt,
-                                     const ts_jinja_value *args, size_t n)
+                                     const ts_jinja_value *args, size_t n, bool allow_unused)
 {
     ts_jinja_buf b = {0};
     const char *p = fmt.u.str.s;
@@ -498,7 +498,7 @@ static ts_jinja_value percent_format(ts_jinja_rt *rt, ts_jinja_value fmt,
             ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "unsupported format character '%c'", conv);
         }
     }
-    if (used < n)
+    if (used < n && !allow_unused)
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
                        "not all arguments converted during string formatting");
     return ts_jinja_buf_value(rt, &b);
@@ -645,6 +645,7 @@ bool ts_jinja_contains(ts_jinja_rt *rt, ts_jinja_value h, ts_jinja_value n)
                            ts_jinja_kind_name(n));
         return find_bytes(h.u.str.s, h.u.str.len, n.u.str.s, n.u.str.len) != NULL;
     case TS_JV_LIST:
+        ts_jinja_iterate(rt, h); /* a failing generator raises here */
         for (size_t i = 0; i < h.u.list->n; i++)
             if (ts_jinja_equal(h.u.list->items[i], n)) return true;
         return false;
@@ -1611,19 +1612,63 @@ static ts_jinja_value apply_filter(ts_jinja_rt *rt, const char *f, ts_jinja_valu
         }
         return str_method(rt, str_of(rt, v), "center", &ca);
     }
-    if (!strcmp(f, "format")) return percent_format(rt, str_of(rt, v), a->pos, a->n_pos);
+    if (!strcmp(f, "format")) return percent_format(rt, str_of(rt, v), a->pos, a->n_pos, false);
     ts_jinja_throw(rt, TS_ERR_INTERNAL, "filter '%s' has no implementation", f);
 }
 
 ts_jinja_value ts_jinja_percent_format(ts_jinja_rt *rt, ts_jinja_value fmt, ts_jinja_value args)
 {
     if (args.kind == TS_JV_LIST && (args.flags & TS_JV_TUPLE))
-        return percent_format(rt, fmt, args.u.list->items, args.u.list->n);
-    return percent_format(rt, fmt, &args, 1);
+        return percent_format(rt, fmt, args.u.list->items, args.u.list->n, false);
+    /* Python treats a lone object with __getitem__ (list, dict, Undefined) as a mapping
+     * argument, which a format without specs may leave unused. */
+    return percent_format(rt, fmt, &args, 1,
+                          args.kind == TS_JV_LIST || args.kind == TS_JV_DICT ||
+                              args.kind == TS_JV_UNDEFINED);
 }
 
 /* Filters that are Python generator functions in jinja2 return one-shot iterators; `reverse`
  * returns a reverse iterator for lists and dicts. Their results behave accordingly. */
+/* jinja2 runs a generator filter's body only when the result is consumed, so its errors
+ * surface then, or never (`{% if x | select(...) %}` is true and raises nothing). The filter
+ * runs now; a failure becomes a generator that rethrows it when iterated. map/select/… skip a
+ * false input without iterating it (`if value:`). */
+static ts_jinja_value lazy_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
+                                  const ts_jinja_args *a)
+{
+    bool guarded = strcmp(f, "unique") != 0 && strcmp(f, "batch") != 0 && strcmp(f, "items") != 0;
+    bool iterable = v.kind == TS_JV_LIST || v.kind == TS_JV_DICT || v.kind == TS_JV_STRING ||
+                    v.kind == TS_JV_UNDEFINED;
+    if (guarded && !iterable && !ts_jinja_truthy(v)) {
+        ts_jinja_value empty = ts_jinja_list_new(rt, 0);
+        empty.flags = TS_JV_ITERATOR;
+        return empty;
+    }
+    jmp_buf *outer = rt->jump;
+    int depth = rt->depth;
+    jmp_buf here;
+    /* volatile: assigned after setjmp, read after a longjmp. */
+    ts_jinja_value volatile result = {0};
+    rt->jump = &here;
+    if (setjmp(here) == 0) {
+        result = apply_filter(rt, f, v, a);
+        rt->jump = outer;
+    } else {
+        rt->jump = outer;
+        rt->depth = depth;
+        /* Limits are not the template's errors: they end the render now. */
+        if (rt->error->status == TS_ERR_RANGE || rt->error->status == TS_ERR_OUT_OF_MEMORY)
+            longjmp(*outer, 1);
+        ts_jinja_value g = ts_jinja_list_new(rt, 0);
+        g.u.list->error = ts_jinja_cstring(rt, rt->error->message).u.str.s;
+        g.u.list->error_status = rt->error->status;
+        result = g;
+    }
+    ts_jinja_value r = result;
+    r.flags = TS_JV_ITERATOR;
+    return r;
+}
+
 static const char *const generator_filters[] = {
     "map", "select", "reject", "selectattr", "rejectattr", "batch", "unique", "items", NULL};
 
@@ -1635,8 +1680,8 @@ ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "object of type 'generator' has no len()");
     if (generator_in && !strcmp(f, "last"))
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'generator' object is not reversible");
+    if (in_list(generator_filters, f)) return lazy_filter(rt, f, v, a);
     ts_jinja_value r = apply_filter(rt, f, v, a);
-    if (r.kind == TS_JV_LIST && in_list(generator_filters, f)) r.flags = TS_JV_ITERATOR;
     if (r.kind == TS_JV_LIST && !strcmp(f, "reverse")) r.flags = generator_in ? 0 : TS_JV_ITERATOR;
     return r;
 }

@@ -138,6 +138,17 @@ static ts_jinja_value repeat(ts_jinja_rt *rt, ts_jinja_value seq, int64_t times)
     return out;
 }
 
+/* CPython's float floor division: from fmod, so 1 // 0.1 is 9.0, not floor(10.000…) = 10.0. */
+static double py_floordiv(double vx, double wx)
+{
+    double mod = fmod(vx, wx), div = (vx - mod) / wx;
+    if (mod != 0 && ((wx < 0) != (mod < 0))) div -= 1.0;
+    if (div == 0) return copysign(0.0, vx / wx);
+    double floordiv = floor(div);
+    if (div - floordiv > 0.5) floordiv += 1.0;
+    return floordiv;
+}
+
 static ts_jinja_value binary(ts_jinja_rt *rt, int op, ts_jinja_value a, ts_jinja_value b)
 {
     switch (op) {
@@ -200,7 +211,7 @@ static ts_jinja_value binary(ts_jinja_rt *rt, int op, ts_jinja_value a, ts_jinja
                 }
                 return ts_jinja_int(op == TS_JB_MOD ? rem : quot);
             }
-            if (op == TS_JB_FLOORDIV) return ts_jinja_float(floor(p / q));
+            if (op == TS_JB_FLOORDIV) return ts_jinja_float(py_floordiv(p, q));
             {
                 double m = fmod(p, q);
                 if (m != 0 && ((m < 0) != (q < 0))) m += q;

@@ -431,7 +431,9 @@ void ts_jinja_lex(ts_jinja_rt *rt, const char *source, size_t source_len, ts_jin
         }
         char raw_open, raw_close;
         size_t raw_end;
-        if (kind == '%' && match_word_tag(&lx, tag, "raw", &raw_open, &raw_close, &raw_end)) {
+        /* jinja2's raw opener takes no `+%}`; such a tag falls through to "unknown tag 'raw'". */
+        if (kind == '%' && match_word_tag(&lx, tag, "raw", &raw_open, &raw_close, &raw_end) &&
+            raw_close != '+') {
             p = lex_raw(&lx, raw_end, raw_close, tag);
             line_starting = p > 0 && lx.src[p - 1] == '\n';
             continue;

@@ -303,6 +303,10 @@ static const struct {
     {"tests_on_str_of_value",
      "{{ (1, 'a') is lower }} {{ 2.5 is even }} {{ 4.0 is divisibleby 2 }} {{ true | round }}",
      "{}", "True False True 1"},
+    {"lazy_generators",
+     "{{ 'T' if (['a'] | select('odd')) else 'F' }} {{ (0.5 | map('upper')) is defined }} {{ '' % "
+     "nope }}{{ 1 // 0.1 }}",
+     "{}", "T True 9.0"},
 };
 
 /* Renders; returns the owned text or NULL with err filled. */
@@ -386,6 +390,9 @@ static void test_render_errors(void)
     expect_render_error("{{ [1] | map('string') | length }}", "{}", "t.jinja:1:", "has no len()");
     expect_render_error("{{ ([1] | select)[1:] }}", "{}", "t.jinja:1:", "not subscriptable");
     expect_render_error("{{ nope | int }}", "{}", "t.jinja:1:", "'nope' is undefined");
+    /* A generator filter's error waits until the generator is consumed, and keeps its place. */
+    expect_render_error("{% set g = ['a'] | select('odd') %}\n{{ g | list }}", "{}",
+                        "t.jinja:1:20:", "unsupported operand type(s) for %");
 }
 
 static void test_limits(void)

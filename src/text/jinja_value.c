@@ -40,6 +40,12 @@ void ts_jinja_throw(ts_jinja_rt *rt, ts_status status, const char *fmt, ...)
     longjmp(*rt->jump, 1);
 }
 
+void ts_jinja_rethrow(ts_jinja_rt *rt, ts_status status, const char *message)
+{
+    ts_error_set(rt->error, status, "%s", message);
+    longjmp(*rt->jump, 1);
+}
+
 void *ts_jinja_alloc(ts_jinja_rt *rt, size_t size)
 {
     if (rt->arena.bytes_used + size > rt->limits.max_memory)
@@ -574,6 +580,7 @@ ts_jinja_value ts_jinja_iterate(ts_jinja_rt *rt, ts_jinja_value v)
 {
     switch ((ts_jinja_kind)v.kind) {
     case TS_JV_LIST:
+        if (v.u.list->error) ts_jinja_rethrow(rt, v.u.list->error_status, v.u.list->error);
         return v;
     case TS_JV_UNDEFINED:
         return ts_jinja_list_new(rt, 0);

@@ -68,6 +68,10 @@ typedef struct ts_jinja_value {
 struct ts_jinja_list {
     size_t n, cap;
     ts_jinja_value *items;
+    /* A generator whose first step fails (jinja2 raises only when it is consumed): iterating
+     * throws this message; truthiness, str() and item lookups do not. NULL otherwise. */
+    const char *error; /* the whole message, origin:line:col included */
+    ts_status error_status;
 };
 
 struct ts_jinja_dict {
@@ -116,6 +120,8 @@ _Noreturn void ts_jinja_throw(ts_jinja_rt *rt, ts_status status, const char *fmt
     __attribute__((format(printf, 3, 4)));
 /* Arena allocation; throws when out of memory or over limits.max_memory. */
 void *ts_jinja_alloc(ts_jinja_rt *rt, size_t size);
+/* Throws a message that is already complete (a deferred error being delivered). */
+_Noreturn void ts_jinja_rethrow(ts_jinja_rt *rt, ts_status status, const char *message);
 
 /* A growable byte buffer in the arena. */
 typedef struct ts_jinja_buf {
