@@ -4,7 +4,8 @@ does, tests/oracle/render_jinja2.py). Generates random templates — `expr` mode
 over filters, tests, methods, operators and slices; `ws` mode: text, newlines and indentation
 around block, comment, raw and variable tags with every whitespace-control sign — renders each
 with both, and prints the ones whose output (or failing) differs.
-Usage: tools/jinja_difffuzz.py TESSERA_BIN {expr|ws} [SEED] [COUNT]
+`stmt` mode: set/for/if/macro/namespace/break/continue programs, for scoping.
+Usage: tools/jinja_difffuzz.py TESSERA_BIN {expr|ws|stmt} [SEED] [COUNT]
 Known, accepted gaps show up here and are not bugs to chase: generator addresses in str(),
 Markup reprs, jinja2's lazy errors inside unconsumed generators, constant-folded literal slices.
 """
@@ -88,6 +89,37 @@ def ws_template(rng):
     return block(0)
 
 
+def stmt_template(rng):
+    names = ["a", "b", "c"]
+
+    def val():
+        return rng.choice(["a", "b", "c", "1", "'s'", "a ~ b", "ns.v", "loop.index if loop is defined else 0", "i if i is defined else -1"])
+
+    def block(depth):
+        out = []
+        for _ in range(rng.randint(1, 4)):
+            k = rng.random()
+            if k < 0.25:
+                out.append("{%% set %s = %s %%}" % (rng.choice(names), val()))
+            elif k < 0.35:
+                out.append("{%% set ns.v = %s %%}" % val())
+            elif k < 0.55:
+                out.append("[{{ %s }}]" % val())
+            elif k < 0.7 and depth < 3:
+                out.append("{%% for i in [1, 2, 3] %%}%s{%% endfor %%}" % block(depth + 1))
+            elif k < 0.8 and depth < 3:
+                out.append("{%% if %s %%}%s{%% else %%}%s{%% endif %%}" % (rng.choice(["i == 2", "a", "loop is defined and loop.last", "true"]), block(depth + 1), block(depth + 1)))
+            elif k < 0.85:
+                out.append(rng.choice(["{% if i is defined and i == 2 %}{% break %}{% endif %}", "{% if i is defined and i == 1 %}{% continue %}{% endif %}"]) if depth else "")
+            elif k < 0.92 and depth < 2:
+                out.append("{%% macro m%d(x, y=a) %%}%s({{ x }},{{ y }}){%% endmacro %%}{{ m%d(%s) }}" % (depth, block(depth + 1), depth, val()))
+            else:
+                out.append("{%% set %s %%}%s{%% endset %%}" % (rng.choice(names), block(depth + 1) if depth < 3 else "t"))
+        return "".join(out)
+
+    return "{% set ns = namespace(v=0) %}{% set a = 'A' %}" + block(0) + "|{{ a }}{{ b }}{{ c }}{{ ns.v }}"
+
+
 def main():
     binary, mode = sys.argv[1], sys.argv[2]
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
@@ -99,7 +131,12 @@ def main():
         f.write(json.dumps(ctx) + "\n")
     bad = 0
     for _ in range(count):
-        tpl = ws_template(rng) if mode == "ws" else "{{ %s }}" % expr(rng)
+        if mode == "ws":
+            tpl = ws_template(rng)
+        elif mode == "stmt":
+            tpl = stmt_template(rng)
+        else:
+            tpl = "{{ %s }}" % expr(rng)
         try:
             want = compile_template(tpl).render(**copy.deepcopy(ctx))
         except Exception:

@@ -113,6 +113,8 @@ CASES = [
  ("generators_and_views", "{{ 'T' if ([] | select('odd')) else 'F' }} {{ ([1, 2] | map('string'))[0] is defined }} {{ d.items() }} {{ d.keys() | list }} {{ d.values() | length }} {{ [1, 2] | reverse | list }} {{ [3, 1] | map('string') | sort | join }} {{ d | dictsort }}", "{\"d\": {\"b\": 1, \"a\": 2}}"),
  ("tests_on_str_of_value", "{{ (1, 'a') is lower }} {{ 2.5 is even }} {{ 4.0 is divisibleby 2 }} {{ true | round }}", "{}"),
  ("lazy_generators", "{{ 'T' if (['a'] | select('odd')) else 'F' }} {{ (0.5 | map('upper')) is defined }} {{ '' % nope }}{{ 1 // 0.1 }}", "{}"),
+ ("block_scopes", "{% set a = 1 %}{% set t %}{% set a = 2 %}{{ a }}{% endset %}{% filter upper %}{% set a = 3 %}x{{ a }}{% endfilter %}{{ t }}{{ a }}", "{}"),
+ ("break_in_set_block", "{% for i in [1, 2, 3] %}{% set t %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% endset %}[{{ t }}]{% endfor %}", "{}"),
 ]
 
 

@@ -521,10 +521,14 @@ static void exec_for(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
     if (len == 0) exec_body(in, frame_new(rt, f), n->items2, n->n_items2, out);
 }
 
-static ts_jinja_value render_block(interp *in, frame *f, const ts_jinja_node *n)
+/* jinja2 compiles these bodies inline in a scope of their own: assignments inside stay
+ * inside, and a break or continue leaves the enclosing loop at once, dropping the block's
+ * result (*flow says which). */
+static ts_jinja_value render_block(interp *in, frame *f, const ts_jinja_node *n, int *flow)
 {
     ts_jinja_buf body = {0};
-    exec_body(in, f, n->items, n->n_items, &body);
+    *flow = exec_body(in, frame_new(in->rt, f), n->items, n->n_items, &body);
+    if (*flow != FLOW_NORMAL) return ts_jinja_undefined(NULL);
     ts_jinja_value text = ts_jinja_buf_value(in->rt, &body);
     if (!n->b) return text;
     ts_jinja_value saved = in->placeholder;
@@ -569,9 +573,12 @@ static int exec_node(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
         }
         return FLOW_NORMAL;
     }
-    case TS_JN_SET_BLOCK:
-        frame_set(rt, f, n->names[0], render_block(in, f, n));
-        return FLOW_NORMAL;
+    case TS_JN_SET_BLOCK: {
+        int flow;
+        ts_jinja_value v = render_block(in, f, n, &flow);
+        if (flow == FLOW_NORMAL) frame_set(rt, f, n->names[0], v);
+        return flow;
+    }
     case TS_JN_WITH: {
         /* Values are evaluated in the outer scope, as jinja2 does, then bound in a new one. */
         frame *w = frame_new(rt, f);
@@ -579,9 +586,12 @@ static int exec_node(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
             frame_set(rt, w, n->names[i], eval(in, f, n->items2[i]));
         return exec_body(in, w, n->items, n->n_items, out);
     }
-    case TS_JN_FILTER_BLOCK:
-        ts_jinja_str(rt, out, render_block(in, f, n));
-        return FLOW_NORMAL;
+    case TS_JN_FILTER_BLOCK: {
+        int flow;
+        ts_jinja_value v = render_block(in, f, n, &flow);
+        if (flow == FLOW_NORMAL) ts_jinja_str(rt, out, v);
+        return flow;
+    }
     case TS_JN_MACRO: {
         ts_jinja_value m = ts_jinja_callable_new(rt, TS_JC_MACRO, n->str);
         m.u.fn->node = n;

@@ -9,6 +9,7 @@ typedef struct parser {
     ts_jinja_token *t;
     size_t n, pos;
     int depth;
+    int loop_depth; /* enclosing for bodies within the current macro: break/continue need one */
 } parser;
 
 typedef struct node_vec {
@@ -674,7 +675,9 @@ static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
         expect_block_end(p);
         static const char *const stops[] = {"else", "endfor", NULL};
         node_vec body = {0};
+        p->loop_depth++;
         int which = parse_body(p, &body, stops, kw, "for");
+        p->loop_depth--;
         n->items = body.items;
         n->n_items = body.n;
         next(p);
@@ -762,7 +765,11 @@ static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
         static const char *const mstops[] = {"endmacro", NULL};
         static const char *const cstops[] = {"endcall", NULL};
         node_vec body = {0};
+        /* A macro or caller body is a function of its own: no loop encloses it. */
+        int loops = p->loop_depth;
+        p->loop_depth = 0;
         parse_body(p, &body, is_call ? cstops : mstops, kw, name);
+        p->loop_depth = loops;
         next(p);
         if (!is_call && peek(p)->type == TS_JT_NAME) next(p); /* {% endmacro name %} */
         expect_block_end(p);
@@ -811,6 +818,7 @@ static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
         expect_block_end(p);
         n = body_node(p, &body, kw);
     } else if (strcmp(name, "break") == 0 || strcmp(name, "continue") == 0) {
+        if (p->loop_depth == 0) fail(p, kw, "'%s' outside a for loop", name);
         n = node_new(p, name[0] == 'b' ? TS_JN_BREAK : TS_JN_CONTINUE, kw);
         expect_block_end(p);
     } else {

@@ -307,6 +307,14 @@ static const struct {
      "{{ 'T' if (['a'] | select('odd')) else 'F' }} {{ (0.5 | map('upper')) is defined }} {{ '' % "
      "nope }}{{ 1 // 0.1 }}",
      "{}", "T True 9.0"},
+    {"block_scopes",
+     "{% set a = 1 %}{% set t %}{% set a = 2 %}{{ a }}{% endset %}{% filter upper %}{% set a = 3 "
+     "%}x{{ a }}{% endfilter %}{{ t }}{{ a }}",
+     "{}", "X321"},
+    {"break_in_set_block",
+     "{% for i in [1, 2, 3] %}{% set t %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% endset "
+     "%}[{{ t }}]{% endfor %}",
+     "{}", "[1]"},
 };
 
 /* Renders; returns the owned text or NULL with err filled. */
