@@ -115,6 +115,7 @@ CASES = [
  ("lazy_generators", "{{ 'T' if (['a'] | select('odd')) else 'F' }} {{ (0.5 | map('upper')) is defined }} {{ '' % nope }}{{ 1 // 0.1 }}", "{}"),
  ("block_scopes", "{% set a = 1 %}{% set t %}{% set a = 2 %}{{ a }}{% endset %}{% filter upper %}{% set a = 3 %}x{{ a }}{% endfilter %}{{ t }}{{ a }}", "{}"),
  ("break_in_set_block", "{% for i in [1, 2, 3] %}{% set t %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% endset %}[{{ t }}]{% endfor %}", "{}"),
+ ("macro_caller_optional", "{% macro m() %}[{{ caller() if caller else 'none' }}]{% endmacro %}{{ m() }}{% call m() %}c{% endcall %}", "{}"),
 ]
 
 

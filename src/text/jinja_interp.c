@@ -296,8 +296,13 @@ static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_a
     for (size_t i = 0; i < a->n_pos; i++) {
         if (i < def->n_names)
             frame_set(rt, f, def->names[i], a->pos[i]);
-        else
+        else {
+            if (!(def->op & TS_JM_VARARGS))
+                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                               "macro '%s' takes not more than %zu argument(s)", fn.u.fn->name,
+                               def->n_names);
             ts_jinja_list_push(rt, varargs, a->pos[i]);
+        }
     }
     for (size_t k = 0; k < a->n_kw; k++) {
         bool matched = false;
@@ -310,6 +315,9 @@ static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_a
                 frame_set(rt, f, def->names[i], a->kw[k]);
                 matched = true;
             }
+        if (!matched && !(def->op & TS_JM_KWARGS))
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "macro '%s' takes no keyword argument '%s'",
+                           fn.u.fn->name, a->kw_names[k]);
         if (!matched) ts_jinja_dict_set(rt, kwargs, ts_jinja_cstring(rt, a->kw_names[k]), a->kw[k]);
     }
     for (size_t i = a->n_pos; i < def->n_names; i++) {
@@ -322,7 +330,15 @@ static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_a
     }
     frame_set(rt, f, "varargs", varargs);
     frame_set(rt, f, "kwargs", kwargs);
-    if (caller.kind == TS_JV_CALLABLE) frame_set(rt, f, "caller", caller);
+    if (caller.kind == TS_JV_CALLABLE) {
+        if (!(def->op & TS_JM_CALLER))
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "macro '%s' was invoked with two values for the special caller argument",
+                           fn.u.fn->name);
+                frame_set(rt, f, "caller", caller);
+    } else if (def->op & TS_JM_CALLER) {
+        frame_set(rt, f, "caller", ts_jinja_undefined("caller")); /* never an outer caller */
+    }
     ts_jinja_buf out = {0};
     rt->depth++;
     exec_body(in, f, def->items, def->n_items, &out);

@@ -619,6 +619,28 @@ static ts_jinja_node *parse_filter_chain(parser *p, const ts_jinja_token *at)
     return node;
 }
 
+/* TS_JM_* for the varargs/kwargs/caller names a subtree mentions. The parser bounds the
+ * tree's depth, so the recursion is bounded too. */
+static int special_names(const ts_jinja_node *n)
+{
+    if (!n) return 0;
+    int found = 0;
+    if (n->kind == TS_JN_NAME) {
+        if (strcmp(n->str, "varargs") == 0)
+            found |= TS_JM_VARARGS;
+        else if (strcmp(n->str, "kwargs") == 0)
+            found |= TS_JM_KWARGS;
+        else if (strcmp(n->str, "caller") == 0)
+            found |= TS_JM_CALLER;
+    }
+    found |= special_names(n->a) | special_names(n->b) | special_names(n->c) | special_names(n->d);
+    for (size_t i = 0; i < n->n_items; i++)
+        found |= special_names(n->items[i]);
+    for (size_t i = 0; i < n->n_items2; i++)
+        found |= special_names(n->items2[i]);
+    return found;
+}
+
 static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
 {
     ts_jinja_token *kw = peek(p);
@@ -775,6 +797,8 @@ static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
         expect_block_end(p);
         n->items = body.items;
         n->n_items = body.n;
+        for (size_t i = 0; i < body.n; i++)
+            n->op |= special_names(body.items[i]);
     } else if (strcmp(name, "filter") == 0) {
         n = node_new(p, TS_JN_FILTER_BLOCK, kw);
         n->b = parse_filter_chain(p, kw);

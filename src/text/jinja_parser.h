@@ -19,7 +19,8 @@ typedef enum ts_jinja_node_kind {
     TS_JN_FOR,       /* names: targets, a: iterable, b: filter or NULL, items: body, items2: else */
     TS_JN_SET,       /* names: targets, or a: attribute target (GETATTR); b: value */
     TS_JN_SET_BLOCK, /* names[0]: target, items: body, b: filter chain on PLACEHOLDER or NULL */
-    TS_JN_MACRO,     /* str: name, names: params, items2: defaults (NULL entries), items: body */
+    TS_JN_MACRO,     /* str: name, names: params, items2: defaults (NULL entries), items: body,
+                        op: TS_JM_* names the body uses */
     TS_JN_CALL_BLOCK,   /* a: CALL expression, names/items2: caller params/defaults, items: body */
     TS_JN_FILTER_BLOCK, /* b: filter chain on PLACEHOLDER, items: body */
     TS_JN_WITH,         /* names + items2: assignments, items: body (a scope of its own) */
@@ -44,6 +45,10 @@ typedef enum ts_jinja_node_kind {
     TS_JN_COND,        /* a: then, b: condition, c: else or NULL */
     TS_JN_PLACEHOLDER, /* the body text fed to a filter block / set block filter */
 } ts_jinja_node_kind;
+
+/* A macro accepts extra positional arguments, unknown keywords or a caller only when its body
+ * names varargs, kwargs or caller (jinja2's rule). */
+enum { TS_JM_VARARGS = 1, TS_JM_KWARGS = 2, TS_JM_CALLER = 4 };
 
 typedef enum ts_jinja_binop {
     TS_JB_ADD,

@@ -315,6 +315,10 @@ static const struct {
      "{% for i in [1, 2, 3] %}{% set t %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% endset "
      "%}[{{ t }}]{% endfor %}",
      "{}", "[1]"},
+    {"macro_caller_optional",
+     "{% macro m() %}[{{ caller() if caller else 'none' }}]{% endmacro %}{{ m() }}{% call m() "
+     "%}c{% endcall %}",
+     "{}", "[none][c]"},
 };
 
 /* Renders; returns the owned text or NULL with err filled. */
@@ -398,6 +402,13 @@ static void test_render_errors(void)
     expect_render_error("{{ [1] | map('string') | length }}", "{}", "t.jinja:1:", "has no len()");
     expect_render_error("{{ ([1] | select)[1:] }}", "{}", "t.jinja:1:", "not subscriptable");
     expect_render_error("{{ nope | int }}", "{}", "t.jinja:1:", "'nope' is undefined");
+    /* Macros take extra arguments or a caller only when their body names varargs/kwargs/caller. */
+    expect_render_error("{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, 2) }}", "{}",
+                        "t.jinja:1:41:", "macro 'm' takes not more than 1 argument(s)");
+    expect_render_error("{% macro m(a) %}{{ a }}{% endmacro %}{{ m(1, b=2) }}", "{}",
+                        "t.jinja:1:41:", "macro 'm' takes no keyword argument 'b'");
+    expect_render_error("{% macro m() %}x{% endmacro %}{% call m() %}y{% endcall %}", "{}",
+                        "t.jinja:1:", "special caller argument");
     /* A generator filter's error waits until the generator is consumed, and keeps its place. */
     expect_render_error("{% set g = ['a'] | select('odd') %}\n{{ g | list }}", "{}",
                         "t.jinja:1:20:", "unsupported operand type(s) for %");
@@ -428,6 +439,53 @@ static void test_limits(void)
         deep[n++] = ')';
     n += (size_t)snprintf(deep + n, sizeof(deep) - n, " }}");
     expect_compile_error(deep, "t.jinja:1:", "nested too deeply");
+}
+
+/* Every prefix of a real template either compiles or fails with a located message; none
+ * crashes (ASan watches). The template mixes every construct the lexer and parser know. */
+static void test_truncations(void)
+{
+    static const char src[] =
+        "{%- set ns = namespace(n=0, s='') -%}\n"
+        "{% macro show(m, sep=\", \") %}{{ m.role | upper }}{{ sep }}{{ caller() if caller }}{% "
+        "endmacro %}\n"
+        "{#- comment -#}\n"
+        "{% for m in messages if m.role != 'x' %}\n"
+        "  {%- set ns.n = ns.n + 1 %}{% if loop.first %}[{{ show(m) }}]{% elif m.content is string "
+        "%}{{ m.content[1:-1] ~ '\\n' }}{% else %}{{ m.content | map(attribute='text') | join }}"
+        "{% endif %}\n"
+        "{%- endfor %}{% raw %}{{ kept }}{% endraw %}{{ {'a': [1, 2.5, none], 'b': (1,)} | "
+        "tojson(indent=2) }}"
+        "{% call show({'role': 'c'}) %}x{% endcall %}{% filter trim %} y {% endfilter %}"
+        "{{ 'a' if ns.n > 1 else 'b' }}{{ -(2 ** 3) // 3 }}";
+    size_t n = strlen(src), failed = 0;
+    for (size_t len = 0; len <= n; len++) {
+        ts_chat_template *t = NULL;
+        ts_error err = {0};
+        if (ts_chat_template_compile(src, len, "t.jinja", &t, &err) != TS_OK) {
+            failed++;
+            CHECK(strncmp(err.message, "t.jinja:", 8) == 0);
+            continue;
+        }
+        char *out = NULL;
+        ts_chat_template_render(t, "{\"messages\": [{\"role\": \"user\", \"content\": \"hey\"}]}",
+                                &out, &err);
+        free(out);
+        ts_chat_template_destroy(t);
+    }
+    CHECK(failed > n / 2); /* most prefixes cut a tag or block open */
+    ts_chat_template *t = NULL;
+    ts_error err = {0};
+    CHECK(ts_chat_template_compile(src, n, "t.jinja", &t, &err) == TS_OK);
+    char *out = NULL;
+    CHECK(ts_chat_template_render(t,
+                                  "{\"messages\": [{\"role\": \"user\", \"content\": \"hey\"}, "
+                                  "{\"role\": \"a\", \"content\": [{\"text\": \"t\"}]}]}",
+                                  &out, &err) == TS_OK);
+    CHECK_STR_EQ(out, "[USER, ]t{{ kept }}{\n  \"a\": [\n    1,\n    2.5,\n    null\n  ],\n  "
+                      "\"b\": [\n    1\n  ]\n}C, xya-3");
+    free(out);
+    ts_chat_template_destroy(t);
 }
 
 static void test_context(void)
@@ -489,6 +547,7 @@ int main(void)
     RUN(test_compile_errors);
     RUN(test_render_errors);
     RUN(test_limits);
+    RUN(test_truncations);
     RUN(test_context);
     RUN(test_load);
     return check_finish();
