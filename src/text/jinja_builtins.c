@@ -2,6 +2,8 @@
  * the template globals, with Python's semantics (code point strings, Unicode whitespace). */
 #include "text/jinja_builtins.h"
 
+#include "base/error.h"
+
 #include "text/jinja_json.h"
 
 #include <math.h>
@@ -1662,6 +1664,7 @@ static ts_jinja_value lazy_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value
         ts_jinja_value g = ts_jinja_list_new(rt, 0);
         g.u.list->error = ts_jinja_cstring(rt, rt->error->message).u.str.s;
         g.u.list->error_status = rt->error->status;
+        ts_error_clear(rt->error); /* the render goes on; the error waits in g */
         result = g;
     }
     ts_jinja_value r = result;

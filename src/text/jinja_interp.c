@@ -335,7 +335,7 @@ static ts_jinja_value call_macro(interp *in, ts_jinja_value fn, const ts_jinja_a
             ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
                            "macro '%s' was invoked with two values for the special caller argument",
                            fn.u.fn->name);
-                frame_set(rt, f, "caller", caller);
+        frame_set(rt, f, "caller", caller);
     } else if (def->op & TS_JM_CALLER) {
         frame_set(rt, f, "caller", ts_jinja_undefined("caller")); /* never an outer caller */
     }

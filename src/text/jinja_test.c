@@ -490,6 +490,14 @@ static void test_truncations(void)
 
 static void test_context(void)
 {
+    {
+        /* A deferred generator error that never fires leaves no trace in err. */
+        ts_error e = {0};
+        char *o = render("{{ 'T' if (['a'] | select('odd')) else 'F' }}", "{}", &e);
+        CHECK_STR_EQ(o, "T");
+        CHECK(e.status == TS_OK && e.message[0] == '\0');
+        free(o);
+    }
     ts_error err = {0};
     ts_chat_template *t = NULL;
     const char *src = "{{ bos_token }}{% for m in messages %}{{ m.role }}:{{ m.content }};{% "
