@@ -312,7 +312,7 @@ static ts_jinja_node *parse_tuple_or_expr(parser *p, ts_jinja_token *at, const c
     ts_jinja_node *t = node_new(p, TS_JN_TUPLE, at);
     t->items = items.items;
     t->n_items = items.n;
-    (void)trailing_comma;
+
     return t;
 }
 
@@ -641,7 +641,7 @@ static int special_names(const ts_jinja_node *n)
     return found;
 }
 
-static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
+static ts_jinja_node *parse_statement(parser *p)
 {
     ts_jinja_token *kw = peek(p);
     if (kw->type != TS_JT_NAME) fail(p, kw, "expected a tag name, found %s", describe(kw));
@@ -848,7 +848,7 @@ static ts_jinja_node *parse_statement(parser *p, const ts_jinja_token *at)
     } else {
         fail(p, kw, "unknown tag '%s'", name);
     }
-    (void)at;
+
     p->depth--;
     return n;
 }
@@ -900,7 +900,7 @@ static int parse_body(parser *p, node_vec *out, const char *const *stops,
                 fail(p, name, "unexpected '%s' here", buf);
             }
             next(p);
-            vec_push(p, out, parse_statement(p, t));
+            vec_push(p, out, parse_statement(p));
             break;
         }
         default:
