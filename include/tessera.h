@@ -345,12 +345,18 @@ ts_status ts_detokenizer_finish(ts_detokenizer *detok, const char **piece, size_
 
 typedef struct ts_chat_template ts_chat_template;
 
-/* Compiles a Jinja chat template. `origin` names the source in line:column messages. Owned. */
+/* Compiles a Jinja chat template. `origin` names the source in line:column messages. Owned.
+ * Unknown tags, filters and tests are compile errors. A compiled template is immutable: it may
+ * be rendered many times, from several threads at once. Semantics are Python jinja2's as
+ * transformers configures it (trim_blocks, lstrip_blocks, loopcontrols, raise_exception,
+ * strftime_now, its tojson); using a member of an undefined value is an error, as in jinja2. */
 ts_status ts_chat_template_compile(const char *source, size_t len, const char *origin,
                                    ts_chat_template **out, ts_error *err);
 /* The model folder's template: tokenizer_config.json "chat_template" (string, or the entry
  * named `name` — "default" when NULL — of a list), else chat_template.jinja /
- * chat_template.json. TS_ERR_NOT_FOUND when the folder has none. */
+ * chat_template.json. TS_ERR_NOT_FOUND when the folder has none. Also captures the special
+ * tokens of tokenizer_config.json (strings or {"content": …} objects), which render defines
+ * as bos_token, eos_token, … unless the context sets them. */
 ts_status ts_chat_template_load(const char *dir, const char *name, ts_chat_template **out,
                                 ts_error *err);
 void ts_chat_template_destroy(ts_chat_template *tmpl);
@@ -360,6 +366,13 @@ void ts_chat_template_destroy(ts_chat_template *tmpl);
  * *out owned (NUL-terminated), free(). */
 ts_status ts_chat_template_render(const ts_chat_template *tmpl, const char *context_json,
                                   char **out, ts_error *err);
+/* Same, with the variables merged from `n_layers` JSON texts, later layers winning: e.g.
+ * {"add_generation_prompt": false}, then a messages document, then command-line overrides.
+ * A layer that is a JSON array stands for {"messages": array}. Special tokens captured by
+ * ts_chat_template_load (bos_token, eos_token, pad_token, unk_token, …) are set first, so any
+ * layer may override them. Errors name the layer (1-based) and, for JSON, the byte offset. */
+ts_status ts_chat_template_render_layers(const ts_chat_template *tmpl, const char *const *layers,
+                                         size_t n_layers, char **out, ts_error *err);
 
 /* ---------------------------------------------------------------- models and sequences */
 
