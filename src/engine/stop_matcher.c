@@ -100,8 +100,8 @@ ts_status ts_stop_matcher_push(ts_stop_matcher *m, const char *piece, size_t len
     if (len) memcpy(m->buf + m->len, piece, len);
     m->len += len;
     m->buf[m->len] = '\0';
-    size_t at;
-    int which;
+    size_t at = 0;
+    int which = -1;
     if (find_stop(m, m->buf, m->len, &at, &which)) {
         m->stopped = true;
         m->matched = which;
