@@ -4,8 +4,8 @@
  * tessera.h. The sampler owns everything it touches: a copy of the logit bias, an xoshiro256**
  * state seeded through splitmix64 (no global RNG, so two samplers with the same seed draw the
  * same tokens), the per-id history for the penalties, and a candidate buffer of vocab_size
- * entries. Cost per step is O(vocab) plus O(k log k) for top-k, and for top-p the sort covers
- * only the prefix the nucleus needs (grown geometrically), never the whole vocabulary.
+ * entries. A step costs O(vocab): top-k and top-p are quickselects (top-p on probability
+ * mass), nothing sorts the vocabulary, and each survivor's exp is computed once.
  */
 #include "base/error.h"
 
@@ -16,6 +16,7 @@
 typedef struct candidate {
     float logit;
     int32_t id;
+    float weight; /* expf(logit − max logit): the unnormalized probability */
 } candidate;
 
 struct ts_sampler {
@@ -214,66 +215,79 @@ static void swap(candidate *a, candidate *b)
     *b = t;
 }
 
+/* Moves the median of c[lo], c[mid], c[hi] (in `before` order) to c[hi] as the pivot. */
+static void pivot_to_end(candidate *c, size_t lo, size_t hi)
+{
+    size_t mid = lo + (hi - lo) / 2;
+    if (before(&c[mid], &c[lo])) swap(&c[mid], &c[lo]);
+    if (before(&c[hi], &c[lo])) swap(&c[hi], &c[lo]);
+    if (before(&c[mid], &c[hi])) swap(&c[mid], &c[hi]);
+}
+
+/* Lomuto partition of c[lo..hi] around c[hi]: returns the pivot's final index; what precedes
+ * it comes first. Sound because `before` is a strict total order (ids are distinct). */
+static size_t partition(candidate *c, size_t lo, size_t hi)
+{
+    pivot_to_end(c, lo, hi);
+    size_t store = lo;
+    for (size_t i = lo; i < hi; i++)
+        if (before(&c[i], &c[hi])) swap(&c[i], &c[store++]);
+    swap(&c[store], &c[hi]);
+    return store;
+}
+
 /* Rearranges c[0..n) so that c[0..k) are the k first in `before` order (unsorted), 0 < k < n.
- * Quickselect with a median-of-three pivot (Lomuto partition, fine since `before` is a strict
- * total order: ids are distinct); logits from a model are not adversarial. */
+ * Quickselect, expected O(n); logits from a model are not adversarial. */
 static void select_first(candidate *c, size_t n, size_t k)
 {
     size_t lo = 0, hi = n - 1;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (before(&c[mid], &c[lo])) swap(&c[mid], &c[lo]);
-        if (before(&c[hi], &c[lo])) swap(&c[hi], &c[lo]);
-        if (before(&c[mid], &c[hi])) swap(&c[mid], &c[hi]); /* median now at hi */
-        size_t store = lo;
-        for (size_t i = lo; i < hi; i++)
-            if (before(&c[i], &c[hi])) swap(&c[i], &c[store++]);
-        swap(&c[store], &c[hi]);
+        size_t store = partition(c, lo, hi);
         if (store == k - 1) return;
         if (k - 1 < store) hi = store - 1;
         else lo = store + 1;
     }
 }
 
-/* Sorts the first m of c[0..n) into order, the rest left after them. */
-static void sort_prefix(candidate *c, size_t n, size_t m)
+/* HF's TopPLogitsWarper keeps a token while the probability of the tokens ranked before it is
+ * < top_p. That set is found by a quickselect on mass, expected O(n) and with no sort: each
+ * partition tells whether the pivot's rank is inside the nucleus. Returns its size r, with
+ * c[0..r) the nucleus (unsorted). Invariant: c[0..lo) are in it and hold `mass_before`; the
+ * token at rank hi (if any) is not. */
+static size_t nucleus(candidate *c, size_t n, double total, float top_p)
 {
-    if (m < n) select_first(c, n, m);
-    qsort(c, m, sizeof(*c), compare_candidates);
-}
-
-/* Keeps the smallest leading set of c (sorted as it goes) whose probability reaches top_p, as
- * HF's TopPLogitsWarper: a token stays while the mass of the tokens before it is < top_p.
- * The sorted prefix starts small and grows by 8×, since the nucleus is usually a few tokens. */
-static size_t nucleus(candidate *c, size_t n, float top_p)
-{
-    float max = c[0].logit;
-    for (size_t i = 1; i < n; i++) max = fmaxf(max, c[i].logit);
-    double total = 0;
-    for (size_t i = 0; i < n; i++) total += exp((double)(c[i].logit - max));
-    double mass = 0;
-    size_t sorted = 0, want = n < 64 ? n : 64;
-    for (;;) {
-        sort_prefix(c + sorted, n - sorted, want - sorted);
-        for (size_t i = sorted; i < want; i++) {
-            if (mass >= top_p) return i;
-            mass += exp((double)(c[i].logit - max)) / total;
+    double target = (double)top_p * total, mass_before = 0;
+    size_t lo = 0, hi = n;
+    while (hi - lo > 16) {
+        size_t store = partition(c, lo, hi - 1);
+        double m = 0;
+        for (size_t i = lo; i < store; i++) m += c[i].weight;
+        if (mass_before + m >= target) {
+            hi = store;
+        } else {
+            mass_before += m + c[store].weight;
+            lo = store + 1;
         }
-        sorted = want;
-        if (sorted == n) return n;
-        want = n / 8 < sorted ? n : sorted * 8;
     }
+    qsort(c + lo, hi - lo, sizeof(*c), compare_candidates);
+    for (size_t i = lo; i < hi; i++) {
+        if (mass_before >= target) return i;
+        mass_before += c[i].weight;
+    }
+    return hi;
 }
 
-/* Steps 4–7 on the finite logits; returns the survivors in s->cands (count in *n_out). */
+/* Steps 4–7 on the finite logits; returns the survivors in s->cands, with their weights. */
 static ts_status filter(ts_sampler *s, float *logits, size_t *n_out, ts_error *err)
 {
     const ts_sampling_params *p = &s->params;
     size_t n = 0;
+    float max = -INFINITY;
     for (int64_t i = 0; i < s->vocab; i++) {
         if (logits[i] == -INFINITY) continue;
         logits[i] /= p->temperature; /* divide, not multiply by 1/T: HF's rounding */
-        s->cands[n++] = (candidate){logits[i], (int32_t)i};
+        max = fmaxf(max, logits[i]);
+        s->cands[n++] = (candidate){logits[i], (int32_t)i, 0.0f};
     }
     if (n == 0)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "sampler: every token is excluded (all logits -inf)");
@@ -282,13 +296,18 @@ static ts_status filter(ts_sampler *s, float *logits, size_t *n_out, ts_error *e
         select_first(s->cands, kept, (size_t)p->top_k);
         kept = (size_t)p->top_k;
     }
-    if (p->top_p < 1.0f) kept = nucleus(s->cands, kept, p->top_p);
+    /* The top token survives top-k, so `max` is still the survivors' maximum. */
+    double total = 0;
+    for (size_t i = 0; i < kept; i++) {
+        s->cands[i].weight = expf(s->cands[i].logit - max);
+        total += s->cands[i].weight;
+    }
+    if (p->top_p < 1.0f) kept = nucleus(s->cands, kept, total, p->top_p);
     if (p->min_p > 0.0f) {
-        float max = s->cands[0].logit;
-        for (size_t i = 1; i < kept; i++) max = fmaxf(max, s->cands[i].logit);
+        /* weight = p / p_max, however top-k and top-p renormalized. */
         size_t out = 0;
         for (size_t i = 0; i < kept; i++)
-            if (expf(s->cands[i].logit - max) >= p->min_p) s->cands[out++] = s->cands[i];
+            if (s->cands[i].weight >= p->min_p) s->cands[out++] = s->cands[i];
         kept = out;
     }
     if (kept < n) {
@@ -315,10 +334,11 @@ ts_status ts_sampler_apply(ts_sampler *s, float *logits, ts_error *err)
 
 static ts_status argmax(const ts_sampler *s, const float *logits, int32_t *id, ts_error *err)
 {
-    int64_t best = 0;
-    for (int64_t i = 1; i < s->vocab; i++)
-        if (logits[i] > logits[best]) best = i; /* strict: ties keep the lowest id */
-    if (!(logits[best] > -INFINITY))
+    int64_t best = -1;
+    float best_logit = -INFINITY;
+    for (int64_t i = 0; i < s->vocab; i++)
+        if (logits[i] > best_logit) best_logit = logits[i], best = i; /* strict: ties keep the lowest id */
+    if (best < 0)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
                             "sampler: no token to choose (every logit is -inf or NaN)");
     *id = (int32_t)best;
@@ -334,13 +354,11 @@ ts_status ts_sampler_sample(ts_sampler *s, float *logits, int32_t *id, ts_error 
     ts_status st = filter(s, logits, &n, err);
     if (st) return st;
     const candidate *c = s->cands;
-    float max = c[0].logit;
-    for (size_t i = 1; i < n; i++) max = fmaxf(max, c[i].logit);
     double total = 0;
-    for (size_t i = 0; i < n; i++) total += exp((double)(c[i].logit - max));
+    for (size_t i = 0; i < n; i++) total += c[i].weight;
     double target = next_unit(s->rng) * total, mass = 0;
     for (size_t i = 0; i < n; i++) {
-        mass += exp((double)(c[i].logit - max));
+        mass += c[i].weight;
         if (target < mass) {
             *id = c[i].id;
             return TS_OK;
