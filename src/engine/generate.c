@@ -227,7 +227,8 @@ ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *p
     ts_stop_matcher_fini(&r.stops);
     if (st) {
         ts_generation_fini(out);
-        return ts_error_prefix(err, "generate: ");
+        ts_error_prefix(err, "generate: "); /* err may be NULL: keep st, not its answer */
+        return st;
     }
     return TS_OK;
 }

@@ -244,6 +244,10 @@ static void test_max_tokens_and_capacity_give_length(fixture *f)
     CHECK_INT_EQ(run_generate(f, 8, &p, NULL, &g, &err), TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "generate: ");
     CHECK(g.ids == NULL && g.n_ids == 0);
+    ts_sequence *seq;
+    CHECK_INT_EQ(ts_sequence_create(f->model, 8, &seq, &err), TS_OK);
+    CHECK_INT_EQ(ts_generate(f->model, seq, f->prompt, f->n_prompt, &p, &g, NULL), TS_ERR_RANGE);
+    ts_sequence_destroy(seq);
     p.max_tokens = 0;
     CHECK_INT_EQ(run_generate(f, 64, &p, NULL, &g, &err), TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "max_tokens 0");

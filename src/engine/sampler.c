@@ -163,7 +163,10 @@ ts_status ts_sampler_set_prompt(ts_sampler *s, const int32_t *prompt, size_t n, 
     s->n_seen = 0;
     for (size_t i = 0; i < n; i++) {
         ts_status st = check_id(s, prompt[i], err);
-        if (st) return ts_error_prefix(err, "prompt[%zu]: ", i);
+        if (st) {
+            ts_error_prefix(err, "prompt[%zu]: ", i);
+            return st;
+        }
         note_seen(s, prompt[i]);
         s->in_prompt[prompt[i]] = 1;
     }
