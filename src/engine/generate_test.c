@@ -140,6 +140,89 @@ static void test_matcher_without_stops_and_errors(void)
     ts_stop_matcher_fini(&m);
 }
 
+/* The earliest start of a stop string lying wholly inside t[0..n), or -1. */
+static int reference_stop(const char *t, int n, const char *const *stops, int n_stop)
+{
+    for (int start = 0; start < n; start++)
+        for (int k = 0; k < n_stop; k++) {
+            int sl = (int)strlen(stops[k]);
+            if (start + sl <= n && memcmp(t + start, stops[k], (size_t)sl) == 0) return start;
+        }
+    return -1;
+}
+
+/* Random texts over {a, b, c}, random stop strings and random cuts into pieces, against the
+ * obvious reference: at the first piece after which the text so far contains a stop string,
+ * the output is the text before the earliest such occurrence; until then, exactly the longest
+ * tail that could start a stop string is held back; with no stop, finish releases the rest. */
+static void test_matcher_against_reference(void)
+{
+    uint64_t x = 0x5eed;
+#define NEXT(n) ((x = x * 6364136223846793005ull + 1442695040888963407ull), (int)((x >> 33) % (n)))
+    int failures = 0, stopped_rounds = 0;
+    for (int round = 0; round < 3000; round++) {
+        char text[64], stops_buf[3][6];
+        const char *stops[3];
+        int n_text = 1 + NEXT(40), n_stop = 1 + NEXT(3);
+        for (int i = 0; i < n_text; i++) text[i] = (char)('a' + NEXT(3));
+        text[n_text] = '\0';
+        for (int k = 0; k < n_stop; k++) {
+            int len = 1 + NEXT(5);
+            for (int i = 0; i < len; i++) stops_buf[k][i] = (char)('a' + NEXT(3));
+            stops_buf[k][len] = '\0';
+            stops[k] = stops_buf[k];
+        }
+        ts_stop_matcher m;
+        ts_error err;
+        char out[64];
+        int n_out = 0, want_stop = -1;
+        bool ok = ts_stop_matcher_init(&m, stops, n_stop, &err) == TS_OK;
+        for (int at = 0; at < n_text && want_stop < 0;) {
+            int len = 1 + NEXT(5);
+            if (at + len > n_text) len = n_text - at;
+            const char *piece;
+            size_t piece_len;
+            ok &= ts_stop_matcher_push(&m, text + at, (size_t)len, &piece, &piece_len, &err) == TS_OK;
+            memcpy(out + n_out, piece, piece_len);
+            n_out += (int)piece_len;
+            at += len;
+            want_stop = reference_stop(text, at, stops, n_stop);
+            ok &= m.stopped == (want_stop >= 0);
+            if (want_stop >= 0) {
+                ok &= n_out == want_stop;
+                break;
+            }
+            int held = 0;
+            for (int k = 0; k < n_stop; k++)
+                for (int t = (int)strlen(stops[k]) - 1; t > held; t--)
+                    if (t <= at && memcmp(text + at - t, stops[k], (size_t)t) == 0) {
+                        held = t;
+                        break;
+                    }
+            ok &= n_out == at - held;
+        }
+        if (want_stop < 0) {
+            const char *tail;
+            size_t tail_len;
+            ts_stop_matcher_finish(&m, &tail, &tail_len);
+            memcpy(out + n_out, tail, tail_len);
+            n_out += (int)tail_len;
+            ok &= n_out == n_text;
+        } else {
+            stopped_rounds++;
+        }
+        ok &= memcmp(out, text, (size_t)n_out) == 0;
+        if (!ok && failures++ < 5)
+            fprintf(stderr, "  round %d: text \"%s\", stops \"%s\" \"%s\" \"%s\": got \"%.*s\"\n",
+                    round, text, stops[0], n_stop > 1 ? stops[1] : "", n_stop > 2 ? stops[2] : "",
+                    n_out, out);
+        ts_stop_matcher_fini(&m);
+    }
+#undef NEXT
+    CHECK_INT_EQ(failures, 0);
+    CHECK(stopped_rounds > 500 && stopped_rounds < 2900); /* both outcomes were exercised */
+}
+
 /* ------------------------------------------------------------------ generation on the fixture */
 
 typedef struct fixture {
@@ -439,6 +522,7 @@ int main(void)
     RUN(test_false_start_is_released);
     RUN(test_earliest_of_several_stops);
     RUN(test_matcher_without_stops_and_errors);
+    RUN(test_matcher_against_reference);
 
     ts_error err;
     ts_context_options o = {.n_threads = 2, .log_level = TS_LOG_WARN};
