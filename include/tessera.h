@@ -454,7 +454,7 @@ const char *ts_finish_reason_name(ts_finish_reason reason); /* "stop", "length" 
 typedef bool (*ts_token_callback)(void *user, int32_t id, const char *text, size_t len);
 
 typedef struct ts_generate_params {
-    ts_sampling_params sampling;
+    ts_sampling_params sampling;     /* start from ts_sampling_params_default: zero top_p is invalid */
     int64_t max_tokens;              /* ≥ 1 */
     const int64_t *eos_ids;          /* borrowed; see ts_generation_eos_ids */
     int n_eos_ids;
