@@ -420,6 +420,119 @@ ts_status ts_model_prefill(ts_model *model, ts_sequence *seq, const int32_t *tok
 ts_status ts_model_decode(ts_model *model, ts_sequence *const *seqs, const int32_t *tokens,
                           int n_seqs, float *logits, ts_error *err);
 
+/* ---------------------------------------------------------------- generation */
+
+/* Sampling turns one step's logits into a token. ts_sampler_apply changes the logits in place in
+ * this order, the order Hugging Face's logits processors and vLLM's sampler use:
+ *   1. repetition_penalty over every id seen in the prompt or generated so far (HF's
+ *      RepetitionPenaltyLogitsProcessor: logit > 0 → logit / p, else logit · p);
+ *   2. frequency_penalty · count + presence_penalty · (count > 0) subtracted, counting the
+ *      generated tokens only (OpenAI and vLLM semantics: the prompt does not count);
+ *   3. logit_bias added (-INFINITY bans a token);
+ *   4. divided by temperature;
+ *   5. top-k, 6. top-p (nucleus, over the top-k survivors renormalized), 7. min-p (relative to the
+ *      most likely survivor): removed tokens become -INFINITY;
+ * and ts_sampler_sample then takes the softmax of the survivors and draws one.
+ * temperature 0 is greedy: steps 4–7 are skipped and the argmax is taken (ties → lowest id).
+ * Filters never remove the most likely token, so a step always has a candidate unless every
+ * logit is -INFINITY (an error). */
+typedef struct ts_logit_bias {
+    int32_t id;
+    float bias;
+} ts_logit_bias;
+
+typedef struct ts_sampling_params {
+    float temperature;        /* 0 = greedy */
+    int32_t top_k;            /* 0 = off */
+    float top_p;              /* 1 = off; in (0, 1] */
+    float min_p;              /* 0 = off; in [0, 1] */
+    float repetition_penalty; /* 1 = off; > 0 */
+    float presence_penalty;   /* 0 = off; OpenAI range [-2, 2], not enforced */
+    float frequency_penalty;  /* 0 = off */
+    const ts_logit_bias *logit_bias; /* borrowed for the call; ts_sampler_create copies it */
+    size_t n_logit_bias;
+    uint64_t seed;            /* the sampler's PRNG starts here: same seed, same draws */
+} ts_sampling_params;
+
+/* Greedy, every filter and penalty off, seed 0. */
+void ts_sampling_params_default(ts_sampling_params *params);
+
+/* A sampler: its parameters, its own PRNG state (xoshiro256**, nothing global), the token
+ * history the penalties read, and scratch for vocab_size candidates. One sequence at a time.
+ * Owned; free with ts_sampler_destroy. Parameters out of range or logit-bias ids outside
+ * [0, vocab_size) are TS_ERR_RANGE. */
+typedef struct ts_sampler ts_sampler;
+ts_status ts_sampler_create(const ts_sampling_params *params, int64_t vocab_size,
+                            ts_sampler **out, ts_error *err);
+void ts_sampler_destroy(ts_sampler *sampler);
+/* Forgets the history and records `prompt` (for repetition_penalty). The PRNG is not reseeded. */
+ts_status ts_sampler_set_prompt(ts_sampler *sampler, const int32_t *prompt, size_t n,
+                                ts_error *err);
+/* Records a generated token (for every penalty). Out-of-vocabulary ids are TS_ERR_RANGE. */
+ts_status ts_sampler_accept(ts_sampler *sampler, int32_t id, ts_error *err);
+/* Steps 1–7 above on logits[vocab_size], in place. */
+ts_status ts_sampler_apply(ts_sampler *sampler, float *logits, ts_error *err);
+/* ts_sampler_apply, then draws a token into *id. Does not record it: call ts_sampler_accept. */
+ts_status ts_sampler_sample(ts_sampler *sampler, float *logits, int32_t *id, ts_error *err);
+
+/* Generation of one sequence: prefill the prompt, then sample → decode until a stop condition.
+ *   - EOS: a sampled id in eos_ids ends with "stop"; the id is kept in the result, its text is
+ *     not. ignore_eos follows llama.cpp (and the fixtures' "EOS ignored" runs): EOS ids are
+ *     banned (-INFINITY after the sampling params' logit bias) and never stop generation.
+ *   - stop strings, matched on the detokenized text (needs a tokenizer): "stop"; the text ends
+ *     before the stop string, the id that completed it is kept. Text that could still become the
+ *     start of a stop string is held back from the callback until it cannot.
+ *   - max_tokens generated, or the sequence's capacity reached: "length".
+ * Without a tokenizer the text is empty and only ids are produced. */
+typedef enum ts_finish_reason {
+    TS_FINISH_STOP = 0,
+    TS_FINISH_LENGTH,
+} ts_finish_reason;
+
+const char *ts_finish_reason_name(ts_finish_reason reason); /* "stop", "length" */
+
+/* Called once per generated token with the text it releases (possibly empty, borrowed for the
+ * call), and once more with id -1 for the text released at the end. Returning false stops
+ * generation with "stop" after that token. */
+typedef bool (*ts_token_callback)(void *user, int32_t id, const char *text, size_t len);
+
+typedef struct ts_generate_params {
+    ts_sampling_params sampling;     /* start from ts_sampling_params_default: zero top_p is invalid */
+    int64_t max_tokens;              /* ≥ 1 */
+    const int64_t *eos_ids;          /* borrowed; see ts_generation_eos_ids */
+    int n_eos_ids;
+    bool ignore_eos;
+    const char *const *stop;         /* borrowed stop strings, each non-empty */
+    int n_stop;
+    const ts_tokenizer *tokenizer;   /* NULL: ids only, no stop strings */
+    bool skip_special_tokens;        /* for the text, as HF decode(skip_special_tokens=…) */
+    ts_token_callback on_token;      /* may be NULL */
+    void *user;
+} ts_generate_params;
+
+/* The ids that end generation by default: generation_config.json's eos_token_id when it names
+ * any, else config.json's (what transformers' generate uses). Returns the count (≤ 8). */
+int ts_generation_eos_ids(const ts_generation_config *generation, const ts_model_config *config,
+                          int64_t ids[8]);
+
+typedef struct ts_generation {
+    ts_finish_reason finish_reason;
+    int32_t *ids;            /* owned by the struct: generated ids, the stopping one included */
+    size_t n_ids;
+    char *text;              /* owned by the struct, NUL-terminated; "" without a tokenizer */
+    size_t text_len;
+    size_t prompt_tokens;
+    double prompt_ms;        /* prefill */
+    double generation_ms;    /* every sampling step and decode after the prefill */
+} ts_generation;
+
+/* Generates after `prompt` (n ≥ 1) in seq (which may already hold earlier turns). On success
+ * *out is filled and owned by the caller: free with ts_generation_fini. On error *out is empty
+ * and seq holds whatever was prefilled/decoded. */
+ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
+                      const ts_generate_params *params, ts_generation *out, ts_error *err);
+void ts_generation_fini(ts_generation *generation);
+
 /* ---------------------------------------------------------------- StableHLO bundles */
 
 /* A bundle is a folder: one StableHLO module per entry (prefill.main, prefill_embeddings.main,

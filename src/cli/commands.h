@@ -8,6 +8,7 @@
 #define TS_CLI_COMMANDS_H
 
 int cmd_inspect(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_detokenize(int argc, char **argv);
 int cmd_template(int argc, char **argv);

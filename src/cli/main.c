@@ -11,6 +11,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"inspect", cmd_inspect, "show a model folder: family, dimensions, dtypes, parameters, modalities"},
+    {"run", cmd_run, "generate text from a prompt, streamed (chat template, sampling, stops)"},
     {"tokenize", cmd_tokenize, "print the token ids of a text"},
     {"detokenize", cmd_detokenize, "print the text of token ids"},
     {"template", cmd_template, "render the chat template for a messages file"},

@@ -1,0 +1,431 @@
+/* cmd_run.c — `tessera run -m DIR -p TEXT`: generate text from a prompt, streaming it.
+ *
+ * The prompt goes through the model's chat template (one user message, generation prompt added)
+ * when the folder has one, or verbatim with --raw. Sampling defaults follow the folder's
+ * generation_config.json the way transformers' generate() reads it: do_sample true → its
+ * temperature, top_k and top_p; otherwise greedy. Its repetition_penalty applies either way.
+ * Any flag overrides its own setting only; --temperature 0 is greedy. Without --seed the seed
+ * comes from the clock and is reported (stderr, or "seed" in --json).
+ * Text streams to stdout as it is generated; --json prints one object at the end instead. A
+ * timing line (prompt and generation tokens per second, peak RSS) goes to stderr.
+ * Exit 0 ok, 1 runtime error, 2 usage.
+ */
+#include "cli.h"
+#include "commands.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_STOPS 16
+
+typedef struct options {
+    const char *dir, *prompt;
+    bool raw, chat, json, ignore_eos;
+    long long max_tokens;     /* -1 = not given */
+    long long threads;
+    long long capacity;       /* 0 = prompt + max_tokens */
+    double temperature;       /* NAN = not given, likewise below */
+    long long top_k;          /* -1 = not given */
+    double top_p, min_p, repeat_penalty, presence_penalty, frequency_penalty;
+    bool seed_given;
+    unsigned long long seed;
+    const char *stop[MAX_STOPS];
+    int n_stop;
+} options;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tessera run -m DIR -p TEXT [options]\n\n"
+            "Generates a reply to TEXT and streams it to stdout.\n\n"
+            "  -m, --model DIR          the model folder\n"
+            "  -p, --prompt TEXT        the prompt\n"
+            "  --chat                   apply the model's chat template (default when it has one)\n"
+            "  --raw                    feed TEXT verbatim; special tokens in it are recognised\n"
+            "  --max-tokens N           stop after N new tokens (default: generation_config.json's\n"
+            "                           max_new_tokens, else 256)\n"
+            "  --ignore-eos             never stop at EOS: EOS ids are banned, as in llama.cpp\n"
+            "  --stop STR               stop when the text contains STR (repeatable, up to %d)\n"
+            "  --temperature T          0 = greedy (default: greedy unless generation_config.json\n"
+            "                           says do_sample, then its temperature, top_k and top_p)\n"
+            "  --top-k K                keep the K most likely tokens (0 = off)\n"
+            "  --top-p P                keep the smallest set holding probability P (1 = off)\n"
+            "  --min-p P                drop tokens below P times the top probability (0 = off)\n"
+            "  --repeat-penalty R       HF repetition penalty over prompt and output (1 = off)\n"
+            "  --presence-penalty X     OpenAI presence penalty over the output (0 = off)\n"
+            "  --frequency-penalty X    OpenAI frequency penalty over the output (0 = off)\n"
+            "  --seed S                 sampling seed (default: from the clock, reported)\n"
+            "  --threads N              worker threads (default: all cores)\n"
+            "  --capacity C             KV cache length in tokens (default: prompt + max tokens)\n"
+            "  --json                   print one JSON object at the end instead of streaming\n"
+            "  -h, --help               show this help\n\n"
+            "exit status: 0 ok, 1 runtime error, 2 usage error\n",
+            MAX_STOPS);
+}
+
+static bool parse_double(const char *text, double lo, double hi, double *out)
+{
+    if (!text || !*text) return false;
+    errno = 0;
+    char *end;
+    double v = strtod(text, &end);
+    if (errno || *end || !(v >= lo && v <= hi)) return false;
+    *out = v;
+    return true;
+}
+
+/* Parses argv into o; returns TS_EXIT_OK to go on, else the exit code (help, usage error). */
+static int parse_args(int argc, char **argv, options *o, bool *help)
+{
+    memset(o, 0, sizeof(*o));
+    o->max_tokens = -1, o->top_k = -1;
+    o->temperature = o->top_p = o->min_p = o->repeat_penalty = NAN;
+    o->presence_penalty = o->frequency_penalty = NAN;
+    *help = false;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL, *flag = argv[i];
+        if (ts_cli_is_help(flag)) {
+            *help = true;
+            return TS_EXIT_OK;
+        } else if (ts_cli_match(argc, argv, &i, "--json", NULL)) {
+            o->json = true;
+        } else if (ts_cli_match(argc, argv, &i, "--raw", NULL)) {
+            o->raw = true;
+        } else if (ts_cli_match(argc, argv, &i, "--chat", NULL)) {
+            o->chat = true;
+        } else if (ts_cli_match(argc, argv, &i, "--ignore-eos", NULL)) {
+            o->ignore_eos = true;
+        } else if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) {
+            if (!v || !*v) return ts_cli_usage_error("run", "%s needs a folder", flag);
+            o->dir = v;
+        } else if (ts_cli_match(argc, argv, &i, "-p", &v) || ts_cli_match(argc, argv, &i, "--prompt", &v)) {
+            if (!v) return ts_cli_usage_error("run", "%s needs a text", flag);
+            o->prompt = v;
+        } else if (ts_cli_match(argc, argv, &i, "--stop", &v)) {
+            if (!v || !*v) return ts_cli_usage_error("run", "--stop needs a non-empty string");
+            if (o->n_stop == MAX_STOPS) return ts_cli_usage_error("run", "at most %d --stop strings", MAX_STOPS);
+            o->stop[o->n_stop++] = v;
+        } else if (ts_cli_match(argc, argv, &i, "--max-tokens", &v)) {
+            if (!ts_cli_parse_int(v, 1, 1 << 24, &o->max_tokens))
+                return ts_cli_usage_error("run", "--max-tokens needs an integer in 1..%d", 1 << 24);
+        } else if (ts_cli_match(argc, argv, &i, "--threads", &v)) {
+            if (!ts_cli_parse_int(v, 1, 1024, &o->threads))
+                return ts_cli_usage_error("run", "--threads needs an integer in 1..1024");
+        } else if (ts_cli_match(argc, argv, &i, "--capacity", &v)) {
+            if (!ts_cli_parse_int(v, 1, 1 << 24, &o->capacity))
+                return ts_cli_usage_error("run", "--capacity needs an integer in 1..%d", 1 << 24);
+        } else if (ts_cli_match(argc, argv, &i, "--top-k", &v)) {
+            if (!ts_cli_parse_int(v, 0, INT32_MAX, &o->top_k))
+                return ts_cli_usage_error("run", "--top-k needs an integer ≥ 0");
+        } else if (ts_cli_match(argc, argv, &i, "--seed", &v)) {
+            long long s;
+            if (!ts_cli_parse_int(v, 0, INT64_MAX, &s)) return ts_cli_usage_error("run", "--seed needs an integer ≥ 0");
+            o->seed = (unsigned long long)s, o->seed_given = true;
+        } else if (ts_cli_match(argc, argv, &i, "--temperature", &v)) {
+            if (!parse_double(v, 0, 1e6, &o->temperature))
+                return ts_cli_usage_error("run", "--temperature needs a number ≥ 0");
+        } else if (ts_cli_match(argc, argv, &i, "--top-p", &v)) {
+            if (!parse_double(v, 1e-9, 1, &o->top_p)) return ts_cli_usage_error("run", "--top-p needs a number in (0, 1]");
+        } else if (ts_cli_match(argc, argv, &i, "--min-p", &v)) {
+            if (!parse_double(v, 0, 1, &o->min_p)) return ts_cli_usage_error("run", "--min-p needs a number in [0, 1]");
+        } else if (ts_cli_match(argc, argv, &i, "--repeat-penalty", &v)) {
+            if (!parse_double(v, 1e-6, 1e6, &o->repeat_penalty))
+                return ts_cli_usage_error("run", "--repeat-penalty needs a number > 0");
+        } else if (ts_cli_match(argc, argv, &i, "--presence-penalty", &v)) {
+            if (!parse_double(v, -1e6, 1e6, &o->presence_penalty))
+                return ts_cli_usage_error("run", "--presence-penalty needs a number");
+        } else if (ts_cli_match(argc, argv, &i, "--frequency-penalty", &v)) {
+            if (!parse_double(v, -1e6, 1e6, &o->frequency_penalty))
+                return ts_cli_usage_error("run", "--frequency-penalty needs a number");
+        } else {
+            return ts_cli_usage_error("run", "unknown argument '%s'", flag);
+        }
+    }
+    if (!o->dir) return ts_cli_usage_error("run", "missing -m DIR");
+    if (!o->prompt) return ts_cli_usage_error("run", "missing -p TEXT");
+    if (o->raw && o->chat) return ts_cli_usage_error("run", "--raw and --chat exclude each other");
+    return TS_EXIT_OK;
+}
+
+/* Sampling from generation_config.json as documented at the top, then the flags. */
+static void sampling_from(const options *o, const ts_generation_config *gc, ts_sampling_params *sp)
+{
+    ts_sampling_params_default(sp);
+    if (gc->do_sample) {
+        sp->temperature = (float)gc->temperature;
+        sp->top_k = (int32_t)gc->top_k;
+        sp->top_p = (float)gc->top_p;
+    }
+    sp->repetition_penalty = (float)gc->repetition_penalty;
+    if (!isnan(o->temperature)) sp->temperature = (float)o->temperature;
+    if (o->top_k >= 0) sp->top_k = (int32_t)o->top_k;
+    if (!isnan(o->top_p)) sp->top_p = (float)o->top_p;
+    if (!isnan(o->min_p)) sp->min_p = (float)o->min_p;
+    if (!isnan(o->repeat_penalty)) sp->repetition_penalty = (float)o->repeat_penalty;
+    if (!isnan(o->presence_penalty)) sp->presence_penalty = (float)o->presence_penalty;
+    if (!isnan(o->frequency_penalty)) sp->frequency_penalty = (float)o->frequency_penalty;
+    sp->seed = o->seed;
+}
+
+/* ------------------------------------------------------------------ text → prompt ids
+ * The only part that needs the tokenizer and the chat template. */
+
+typedef struct buffer {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} buffer;
+
+static void put(buffer *b, const char *s, size_t n)
+{
+    if (b->failed) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = (b->len + n + 1) * 2;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            b->failed = true;
+            return;
+        }
+        b->data = d, b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+static void put_str(buffer *b, const char *s) { put(b, s, strlen(s)); }
+
+/* A JSON string literal; bytes ≥ 0x80 pass through (the text is UTF-8). */
+static void put_json_string(buffer *b, const char *s, size_t n)
+{
+    put(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\', esc[1] = (char)c;
+            put(b, esc, 2);
+        } else if (c == '\n') {
+            put(b, "\\n", 2);
+        } else if (c == '\t') {
+            put(b, "\\t", 2);
+        } else if (c == '\r') {
+            put(b, "\\r", 2);
+        } else if (c < 0x20 || c == 0x7f) {
+            snprintf(esc, sizeof(esc), "\\u%04x", c);
+            put(b, esc, 6);
+        } else {
+            put(b, (const char *)&s[i], 1);
+        }
+    }
+    put(b, "\"", 1);
+}
+
+static ts_status oom(ts_error *err)
+{
+    err->status = TS_ERR_OUT_OF_MEMORY;
+    snprintf(err->message, sizeof(err->message), "out of memory");
+    return err->status;
+}
+
+/* Renders the chat template for one user message. *out owned, free(). */
+static ts_status render_chat(const ts_chat_template *tmpl, const ts_tokenizer *tok, const char *text,
+                             char **out, ts_error *err)
+{
+    buffer ctxj = {0};
+    put_str(&ctxj, "{\"messages\":[{\"role\":\"user\",\"content\":");
+    put_json_string(&ctxj, text, strlen(text));
+    put_str(&ctxj, "}],\"add_generation_prompt\":true");
+    static const char *roles[] = {"bos_token", "eos_token", "pad_token", "unk_token"};
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        const char *t = ts_tokenizer_special_token(tok, roles[i]);
+        if (!t) continue;
+        put_str(&ctxj, ",\"");
+        put_str(&ctxj, roles[i]);
+        put_str(&ctxj, "\":");
+        put_json_string(&ctxj, t, strlen(t));
+    }
+    put_str(&ctxj, "}");
+    if (ctxj.failed) {
+        free(ctxj.data);
+        return oom(err);
+    }
+    ts_status st = ts_chat_template_render(tmpl, ctxj.data, out, err);
+    free(ctxj.data);
+    return st;
+}
+
+/* Prompt ids for o->prompt: through the chat template (HF apply_chat_template tokenizes the
+ * rendered text without adding special tokens: the template writes them) or, raw, as
+ * tokenizer(text) does with its post-processor. *ids owned, free(). */
+static ts_status prompt_ids(const options *o, const ts_tokenizer *tok, int32_t **ids, size_t *n,
+                            ts_error *err)
+{
+    ts_chat_template *tmpl = NULL;
+    if (!o->raw) {
+        ts_status st = ts_chat_template_load(o->dir, NULL, &tmpl, err);
+        if (st == TS_ERR_NOT_FOUND && !o->chat) tmpl = NULL;
+        else if (st) return st;
+    }
+    if (!tmpl) return ts_tokenizer_encode(tok, o->prompt, strlen(o->prompt), true, ids, n, err);
+    char *text = NULL;
+    ts_status st = render_chat(tmpl, tok, o->prompt, &text, err);
+    ts_chat_template_destroy(tmpl);
+    if (!st) st = ts_tokenizer_encode(tok, text, strlen(text), false, ids, n, err);
+    free(text);
+    return st;
+}
+
+/* ------------------------------------------------------------------ running */
+
+static bool stream_piece(void *user, int32_t id, const char *text, size_t len)
+{
+    bool *wrote = user;
+    if (len) {
+        fwrite(text, 1, len, stdout);
+        fflush(stdout);
+        *wrote = true;
+    }
+    return true;
+}
+
+static void print_json(const ts_generation *g, unsigned long long seed)
+{
+    buffer b = {0};
+    char num[64];
+    snprintf(num, sizeof(num), "{\"prompt_tokens\":%zu,\"generated_ids\":[", g->prompt_tokens);
+    put_str(&b, num);
+    for (size_t i = 0; i < g->n_ids; i++) {
+        snprintf(num, sizeof(num), "%s%d", i ? "," : "", g->ids[i]);
+        put_str(&b, num);
+    }
+    put_str(&b, "],\"text\":");
+    put_json_string(&b, g->text, g->text_len);
+    put_str(&b, ",\"finish_reason\":\"");
+    put_str(&b, ts_finish_reason_name(g->finish_reason));
+    snprintf(num, sizeof(num), "\",\"seed\":%llu", seed);
+    put_str(&b, num);
+    char timings[256];
+    snprintf(timings, sizeof(timings),
+             ",\"timings\":{\"prompt_ms\":%.3f,\"generation_ms\":%.3f,\"generated_tokens\":%zu,"
+             "\"prompt_tokens_per_s\":%.2f,\"generation_tokens_per_s\":%.2f}}\n",
+             g->prompt_ms, g->generation_ms, g->n_ids,
+             g->prompt_ms > 0 ? (double)g->prompt_tokens * 1e3 / g->prompt_ms : 0.0,
+             g->generation_ms > 0 ? (double)g->n_ids * 1e3 / g->generation_ms : 0.0);
+    put_str(&b, timings);
+    if (!b.failed) fputs(b.data, stdout);
+    free(b.data);
+}
+
+static void print_timings(const ts_generation *g)
+{
+    struct rusage ru;
+    double rss_mib = getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss / 1024.0 : 0.0;
+    fprintf(stderr,
+            "tessera run: prompt %zu tokens in %.1f ms (%.1f tok/s), generated %zu tokens in %.1f ms "
+            "(%.1f tok/s), finish %s, peak RSS %.1f MiB\n",
+            g->prompt_tokens, g->prompt_ms,
+            g->prompt_ms > 0 ? (double)g->prompt_tokens * 1e3 / g->prompt_ms : 0.0, g->n_ids,
+            g->generation_ms, g->generation_ms > 0 ? (double)g->n_ids * 1e3 / g->generation_ms : 0.0,
+            ts_finish_reason_name(g->finish_reason), rss_mib);
+}
+
+typedef struct session {
+    ts_context *ctx;
+    ts_model *model;
+    ts_tokenizer *tok;
+    ts_sequence *seq;
+    int32_t *ids;
+} session;
+
+static void session_close(session *s)
+{
+    free(s->ids);
+    ts_sequence_destroy(s->seq);
+    ts_tokenizer_destroy(s->tok);
+    ts_model_destroy(s->model);
+    ts_context_destroy(s->ctx);
+}
+
+static int run(options *o)
+{
+    session s = {0};
+    ts_error err = {0};
+    ts_context_options co = {.n_threads = (int)o->threads, .log_level = TS_LOG_WARN};
+    ts_generation_config gc;
+    size_t n_ids = 0;
+    ts_status st = ts_context_create(&co, &s.ctx, &err);
+    if (!st) st = ts_generation_config_load(o->dir, &gc, &err);
+    if (!st) st = ts_model_load(s.ctx, o->dir, NULL, &s.model, &err);
+    if (!st) st = ts_tokenizer_load(o->dir, &s.tok, &err);
+    if (!st) st = prompt_ids(o, s.tok, &s.ids, &n_ids, &err);
+    if (!st && n_ids == 0) {
+        err.status = st = TS_ERR_INVALID_ARGUMENT;
+        snprintf(err.message, sizeof(err.message), "the prompt encodes to no tokens");
+    }
+    if (st) {
+        session_close(&s);
+        return ts_cli_fail("run", &err);
+    }
+
+    const ts_model_config *mc = ts_model_get_config(s.model);
+    int64_t max_tokens = o->max_tokens > 0 ? o->max_tokens : gc.max_new_tokens > 0 ? gc.max_new_tokens : 256;
+    int64_t capacity = o->capacity ? o->capacity : (int64_t)n_ids + max_tokens;
+    /* By default the cache stops at the model's context length; generation then ends "length". */
+    int64_t max_pos = mc->text.max_position_embeddings;
+    if (!o->capacity && max_pos > (int64_t)n_ids && capacity > max_pos) capacity = max_pos;
+
+    if (!o->seed_given) o->seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+    ts_generate_params p = {0};
+    sampling_from(o, &gc, &p.sampling);
+    int64_t eos[8];
+    p.n_eos_ids = ts_generation_eos_ids(&gc, mc, eos);
+    p.eos_ids = eos;
+    p.max_tokens = max_tokens;
+    p.ignore_eos = o->ignore_eos;
+    p.stop = o->stop, p.n_stop = o->n_stop;
+    p.tokenizer = s.tok;
+    p.skip_special_tokens = true;
+    bool wrote = false;
+    if (!o->json) p.on_token = stream_piece, p.user = &wrote;
+
+    ts_generation g;
+    st = ts_sequence_create(s.model, capacity, &s.seq, &err);
+    if (!st) st = ts_generate(s.model, s.seq, s.ids, n_ids, &p, &g, &err);
+    if (st) {
+        if (wrote) putchar('\n');
+        session_close(&s);
+        return ts_cli_fail("run", &err);
+    }
+    if (o->json) {
+        print_json(&g, o->seed);
+    } else if (wrote && g.text[g.text_len - 1] != '\n') {
+        putchar('\n');
+    }
+    fflush(stdout);
+    if (!o->seed_given && !o->json && p.sampling.temperature > 0)
+        fprintf(stderr, "tessera run: seed %llu\n", o->seed);
+    print_timings(&g);
+    ts_generation_fini(&g);
+    session_close(&s);
+    return TS_EXIT_OK;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    options o;
+    bool help;
+    int rc = parse_args(argc, argv, &o, &help);
+    if (help) {
+        usage(stdout);
+        return TS_EXIT_OK;
+    }
+    if (rc != TS_EXIT_OK) return rc;
+    return run(&o);
+}

@@ -1,0 +1,260 @@
+/* generate.c — one sequence from prompt to finish: prefill, then sample → decode until EOS, a
+ * stop string, max_tokens or a full cache. Semantics are documented at ts_generate in tessera.h.
+ *
+ * States of a call:  prefill → step (sample, accept, detokenize, match stops, callback)
+ *                    → decode → step … → finish (flush held-back text, final callback).
+ * The model sees every generated token except the last one (nothing reads its logits), so a
+ * sequence needs capacity for prompt + max_tokens − 1. On error the partial result is freed.
+ */
+#include "engine/generate.h"
+#include "base/error.h"
+#include "engine/stop_matcher.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+const char *ts_finish_reason_name(ts_finish_reason reason)
+{
+    switch (reason) {
+    case TS_FINISH_STOP: return "stop";
+    case TS_FINISH_LENGTH: return "length";
+    }
+    return "?";
+}
+
+int ts_generation_eos_ids(const ts_generation_config *generation, const ts_model_config *config,
+                          int64_t ids[8])
+{
+    const int64_t *src = generation && generation->n_eos_token_ids ? generation->eos_token_ids
+                                                                   : config->eos_token_ids;
+    int n = generation && generation->n_eos_token_ids ? generation->n_eos_token_ids
+                                                      : config->n_eos_token_ids;
+    memcpy(ids, src, sizeof(*ids) * (size_t)n);
+    return n;
+}
+
+void ts_generation_fini(ts_generation *g)
+{
+    if (!g) return;
+    free(g->ids);
+    free(g->text);
+    memset(g, 0, sizeof(*g));
+}
+
+static ts_status append_text(ts_generation *g, size_t *cap, const char *s, size_t len, ts_error *err)
+{
+    if (g->text_len + len + 1 > *cap) {
+        size_t c = (g->text_len + len + 1) * 2;
+        char *t = realloc(g->text, c);
+        if (!t) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for text");
+        g->text = t;
+        *cap = c;
+    }
+    if (len) memcpy(g->text + g->text_len, s, len);
+    g->text_len += len;
+    g->text[g->text_len] = '\0';
+    return TS_OK;
+}
+
+static bool is_eos(const ts_generate_params *p, int32_t id)
+{
+    for (int i = 0; i < p->n_eos_ids; i++)
+        if (p->eos_ids[i] == id) return true;
+    return false;
+}
+
+static ts_status check_params(const ts_model *model, size_t n, const ts_generate_params *p,
+                              const ts_text_stream *text, ts_error *err)
+{
+    if (n == 0) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "generate: empty prompt");
+    if (p->max_tokens < 1)
+        return ts_error_set(err, TS_ERR_RANGE, "generate: max_tokens %lld must be ≥ 1",
+                            (long long)p->max_tokens);
+    if (p->n_eos_ids < 0 || (p->n_eos_ids && !p->eos_ids))
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "generate: bad EOS list (%d ids)", p->n_eos_ids);
+    int64_t vocab = ts_model_vocab_size(model);
+    for (int i = 0; i < p->n_eos_ids; i++)
+        if (p->eos_ids[i] < 0 || p->eos_ids[i] >= vocab)
+            return ts_error_set(err, TS_ERR_RANGE, "generate: EOS id %lld outside the vocabulary (0..%lld)",
+                                (long long)p->eos_ids[i], (long long)vocab - 1);
+    if (p->n_stop && !text)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "generate: stop strings need a tokenizer to match the text against");
+    return TS_OK;
+}
+
+/* The sampler for this call: the caller's params, plus a -inf bias per EOS id for ignore_eos. */
+static ts_status make_sampler(const ts_model *model, const ts_generate_params *p, ts_sampler **out,
+                              ts_error *err)
+{
+    ts_sampling_params sp = p->sampling;
+    ts_logit_bias *bias = NULL;
+    if (p->ignore_eos && p->n_eos_ids) {
+        size_t n = sp.n_logit_bias + (size_t)p->n_eos_ids;
+        bias = malloc(n * sizeof(*bias));
+        if (!bias) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
+        if (sp.n_logit_bias) memcpy(bias, sp.logit_bias, sp.n_logit_bias * sizeof(*bias));
+        for (int i = 0; i < p->n_eos_ids; i++)
+            bias[sp.n_logit_bias + (size_t)i] = (ts_logit_bias){(int32_t)p->eos_ids[i], -INFINITY};
+        sp.logit_bias = bias;
+        sp.n_logit_bias = n;
+    }
+    ts_status st = ts_sampler_create(&sp, ts_model_vocab_size(model), out, err);
+    free(bias);
+    return st;
+}
+
+typedef struct run {
+    const ts_generate_params *p;
+    const ts_text_stream *text;
+    ts_stop_matcher stops;
+    ts_generation *g;
+    size_t ids_cap, text_cap;
+    bool cancelled;
+} run;
+
+/* Passes a piece of detokenized text through the stop matcher to the result and the callback. */
+static ts_status emit(run *r, int32_t id, const char *piece, size_t len, ts_error *err)
+{
+    const char *out = "";
+    size_t out_len = 0;
+    ts_status st = ts_stop_matcher_push(&r->stops, piece, len, &out, &out_len, err);
+    if (!st) st = append_text(r->g, &r->text_cap, out, out_len, err);
+    if (!st && r->p->on_token && !r->p->on_token(r->p->user, id, out, out_len)) r->cancelled = true;
+    return st;
+}
+
+static ts_status step(run *r, int32_t id, bool *done, ts_error *err)
+{
+    ts_generation *g = r->g;
+    if (g->n_ids == r->ids_cap) {
+        size_t cap = r->ids_cap ? r->ids_cap * 2 : 64;
+        int32_t *ids = realloc(g->ids, cap * sizeof(*ids));
+        if (!ids) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for ids");
+        g->ids = ids;
+        r->ids_cap = cap;
+    }
+    g->ids[g->n_ids++] = id;
+    *done = true;
+    if (!r->p->ignore_eos && is_eos(r->p, id)) {
+        /* The EOS text is never shown; the callback still learns the id. */
+        if (r->p->on_token) r->p->on_token(r->p->user, id, "", 0);
+        g->finish_reason = TS_FINISH_STOP;
+        return TS_OK;
+    }
+    const char *piece = "";
+    size_t len = 0;
+    ts_status st = r->text ? r->text->push(r->text->self, id, &piece, &len, err) : TS_OK;
+    if (!st) st = emit(r, id, piece, len, err);
+    if (st) return st;
+    if (r->stops.stopped || r->cancelled) {
+        g->finish_reason = TS_FINISH_STOP;
+        return TS_OK;
+    }
+    g->finish_reason = TS_FINISH_LENGTH;
+    *done = (int64_t)g->n_ids >= r->p->max_tokens;
+    return TS_OK;
+}
+
+/* End of generation: whatever the detokenizer and the matcher still hold is released (a stop
+ * string may still complete in the detokenizer's tail; held-back text that never became a stop
+ * string is real text after all), then the final callback gets it in one piece. */
+static ts_status finish(run *r, ts_error *err)
+{
+    ts_generation *g = r->g;
+    size_t before = g->text_len;
+    if (r->text && !r->stops.stopped) {
+        const char *piece = "";
+        size_t len = 0;
+        ts_status st = r->text->finish(r->text->self, &piece, &len, err);
+        if (!st) st = ts_stop_matcher_push(&r->stops, piece, len, &piece, &len, err);
+        if (!st) st = append_text(g, &r->text_cap, piece, len, err);
+        if (st) return st;
+        if (r->stops.stopped) g->finish_reason = TS_FINISH_STOP;
+        ts_stop_matcher_finish(&r->stops, &piece, &len);
+        st = append_text(g, &r->text_cap, piece, len, err);
+        if (st) return st;
+    }
+    if (r->p->on_token) r->p->on_token(r->p->user, -1, g->text + before, g->text_len - before);
+    return TS_OK;
+}
+
+ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
+                             const ts_generate_params *p, const ts_text_stream *text,
+                             ts_generation *out, ts_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    ts_status st = check_params(model, n, p, text, err);
+    if (st) return st;
+    run r = {.p = p, .text = text, .g = out};
+    ts_sampler *sampler = NULL;
+    float *logits = NULL;
+    st = ts_stop_matcher_init(&r.stops, p->stop, p->n_stop, err);
+    if (!st) st = make_sampler(model, p, &sampler, err);
+    if (!st) st = ts_sampler_set_prompt(sampler, prompt, n, err);
+    if (!st) st = append_text(out, &r.text_cap, "", 0, err);
+    if (!st) {
+        logits = malloc(sizeof(float) * (size_t)ts_model_vocab_size(model));
+        if (!logits) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for logits");
+    }
+    out->prompt_tokens = n;
+    double t0 = now_ms();
+    if (!st) st = ts_model_prefill(model, seq, prompt, n, logits, err);
+    double t1 = now_ms();
+    out->prompt_ms = t1 - t0;
+    bool done = false;
+    while (!st && !done) {
+        int32_t id;
+        st = ts_sampler_sample(sampler, logits, &id, err);
+        if (!st) st = ts_sampler_accept(sampler, id, err);
+        if (!st) st = step(&r, id, &done, err);
+        if (!st && !done && ts_sequence_length(seq) >= ts_sequence_capacity(seq)) done = true;
+        if (!st && !done) st = ts_model_decode(model, &seq, &id, 1, logits, err);
+    }
+    if (!st) st = finish(&r, err);
+    out->generation_ms = now_ms() - t1;
+    free(logits);
+    ts_sampler_destroy(sampler);
+    ts_stop_matcher_fini(&r.stops);
+    if (st) {
+        ts_generation_fini(out);
+        ts_error_prefix(err, "generate: "); /* err may be NULL: keep st, not its answer */
+        return st;
+    }
+    return TS_OK;
+}
+
+/* ------------------------------------------------------------------ with a tokenizer */
+
+static ts_status detok_push(void *self, int32_t id, const char **piece, size_t *len, ts_error *err)
+{
+    return ts_detokenizer_push(self, id, piece, len, err);
+}
+
+static ts_status detok_finish(void *self, const char **piece, size_t *len, ts_error *err)
+{
+    return ts_detokenizer_finish(self, piece, len, err);
+}
+
+ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
+                      const ts_generate_params *params, ts_generation *out, ts_error *err)
+{
+    if (!params->tokenizer) return ts_generate_stream(model, seq, prompt, n, params, NULL, out, err);
+    memset(out, 0, sizeof(*out));
+    ts_detokenizer *detok;
+    ts_status st = ts_detokenizer_create(params->tokenizer, params->skip_special_tokens, &detok, err);
+    if (st) return st;
+    ts_text_stream stream = {detok, detok_push, detok_finish};
+    st = ts_generate_stream(model, seq, prompt, n, params, &stream, out, err);
+    ts_detokenizer_destroy(detok);
+    return st;
+}

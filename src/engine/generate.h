@@ -1,0 +1,25 @@
+/* generate.h — the generation loop behind ts_generate, with its text side pluggable.
+ *
+ * ts_generate feeds ids through a ts_detokenizer; tests (and later the server) can give any
+ * ts_text_stream instead, so stop strings and held-back text are testable on token ids alone.
+ * Everything else (parameters, ownership of the result, finish reasons) is as ts_generate.
+ */
+#ifndef TS_ENGINE_GENERATE_H
+#define TS_ENGINE_GENERATE_H
+
+#include "tessera.h"
+
+typedef struct ts_text_stream {
+    void *self;
+    /* The text one more id adds; *piece borrowed until the next call. */
+    ts_status (*push)(void *self, int32_t id, const char **piece, size_t *len, ts_error *err);
+    /* Whatever the stream still holds at the end. */
+    ts_status (*finish)(void *self, const char **piece, size_t *len, ts_error *err);
+} ts_text_stream;
+
+/* params->tokenizer is ignored; `text` NULL means ids only (then stop strings are an error). */
+ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
+                             const ts_generate_params *params, const ts_text_stream *text,
+                             ts_generation *out, ts_error *err);
+
+#endif

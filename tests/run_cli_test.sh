@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# run_cli_test.sh — `tessera run`: help, usage errors (exit 2) and runtime errors (exit 1) always;
+# then, once the tokenizer is merged (`tessera tokenize` works on the fixture), generation on the
+# qwen2 fixture: --raw --json greedy with EOS ignored gives the fixture's 16 generated_ids and
+# generated_text, streaming prints the same text, --max-tokens/--stop/seeds behave; and with the
+# chat template merged too, the default chat mode renders the fixture's prompt_text itself.
+set -u
+BIN=${TS_BIN:?TS_BIN must name the tessera binary}
+cd "${TS_ROOT:-.}"
+MODEL=tests/fixtures/qwen2/model
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failed=0
+passed=0
+
+ok() { passed=$((passed + 1)); }
+fail() { echo "FAIL: $*" >&2; failed=$((failed + 1)); }
+
+# expect_exit CODE NEEDLE ARGS...: runs `tessera ARGS`, checks the exit code and that stdout or
+# stderr contains NEEDLE.
+expect_exit() {
+    local want=$1 needle=$2
+    shift 2
+    "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+    local rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        fail "tessera $* exited $rc, expected $want; stderr: $(head -c 400 "$TMP/err")"
+    elif ! grep -qF -- "$needle" "$TMP/out" "$TMP/err"; then
+        fail "tessera $*: output lacks '$needle'"
+    else
+        ok
+    fi
+}
+
+# --- always: help and errors
+expect_exit 0 "usage: tessera run -m DIR -p TEXT" run --help
+for flag in --raw --chat --json --max-tokens --ignore-eos --temperature --top-k --top-p --min-p \
+            --repeat-penalty --seed --threads --capacity --stop; do
+    grep -qF -- "$flag" "$TMP/out" && ok || fail "run --help does not mention $flag"
+done
+expect_exit 0 "generate text" --help
+expect_exit 2 "missing -m DIR" run
+expect_exit 2 "missing -p TEXT" run -m "$MODEL"
+expect_exit 2 "see 'tessera run --help'" run -m "$MODEL" -p hi --bogus
+expect_exit 2 "--temperature needs a number" run -m "$MODEL" -p hi --temperature -1
+expect_exit 2 "--temperature needs a number" run -m "$MODEL" -p hi --temperature abc
+expect_exit 2 "--top-p needs a number in (0, 1]" run -m "$MODEL" -p hi --top-p 0
+expect_exit 2 "--min-p needs a number in [0, 1]" run -m "$MODEL" -p hi --min-p 1.5
+expect_exit 2 "--top-k needs an integer" run -m "$MODEL" -p hi --top-k -2
+expect_exit 2 "--max-tokens needs an integer" run -m "$MODEL" -p hi --max-tokens 0
+expect_exit 2 "--repeat-penalty needs a number > 0" run -m "$MODEL" -p hi --repeat-penalty 0
+expect_exit 2 "--seed needs an integer" run -m "$MODEL" -p hi --seed x
+expect_exit 2 "--stop needs a non-empty string" run -m "$MODEL" -p hi --stop ""
+expect_exit 2 "exclude each other" run -m "$MODEL" -p hi --raw --chat
+expect_exit 2 "needs a text" run -m "$MODEL" -p
+expect_exit 1 "tessera run:" run -m "$TMP/no-such-model" -p hi --raw
+
+if ! "$BIN" tokenize -m "$MODEL" hi >/dev/null 2>&1; then
+    echo "run_cli_test: tokenizer not merged yet: generation checks not run ($passed passed)" >&2
+    [ "$failed" -eq 0 ] || { echo "$passed passed, $failed failed"; exit 1; }
+    echo "$passed passed, 0 failed"
+    exit 0
+fi
+
+# --- generation on the fixture (needs the tokenizer)
+PROMPT=$'<|im_start|>user\nWrite a short poem about the sea.<|im_end|>\n<|im_start|>assistant\n'
+IDS='[9,14,891,452,1088,406,36,1217,269,763,392,758,957,1149,24,976]'
+TEXT='*/ble al_PntE regorenceub Invaluelet9 em'
+
+expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos \
+    --max-tokens 16 --temperature 0
+grep -qF '"prompt_tokens":23' "$TMP/out" && ok || fail "--raw prompt is not the fixture's 23 tokens"
+grep -qF '"text":"'"$TEXT"'"' "$TMP/out" && ok || fail "--json text differs from generated_text"
+grep -qF '"finish_reason":"length"' "$TMP/out" && ok || fail "16 tokens should end with length"
+[ "$(wc -l <"$TMP/out")" -eq 1 ] && ok || fail "--json should print exactly one line"
+grep -qE 'prompt 23 tokens .* tok/s.* generated 16 tokens .*tok/s.*peak RSS [0-9.]+ MiB' "$TMP/err" \
+    && ok || fail "timing line missing: $(cat "$TMP/err")"
+
+# Streaming prints the same text (plus a final newline).
+"$BIN" run -m "$MODEL" -p "$PROMPT" --raw --ignore-eos --max-tokens 16 --temperature 0 \
+    >"$TMP/stream" 2>"$TMP/err" && ok || fail "streaming run failed: $(cat "$TMP/err")"
+[ "$(cat "$TMP/stream")" = "$TEXT" ] && ok || fail "streamed text '$(cat "$TMP/stream")' != '$TEXT'"
+
+expect_exit 0 '"generated_ids":[9,14,891]' run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos \
+    --max-tokens 3 --temperature 0
+grep -qF '"finish_reason":"length"' "$TMP/out" && ok || fail "--max-tokens 3 should end with length"
+
+# A stop string: the text ends before it, the reason is "stop".
+expect_exit 0 '"text":"*/ble "' run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos \
+    --max-tokens 16 --temperature 0 --stop "al_P"
+grep -qF '"finish_reason":"stop"' "$TMP/out" && ok || fail "--stop should end with stop"
+
+# Seeded sampling repeats itself.
+"$BIN" run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos --max-tokens 16 --temperature 1 \
+    --seed 5 >"$TMP/a" 2>/dev/null
+"$BIN" run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos --max-tokens 16 --temperature 1 \
+    --seed 5 >"$TMP/b" 2>/dev/null
+ids_of() { grep -o '"generated_ids":\[[0-9,]*\]' "$1"; }
+[ -n "$(ids_of "$TMP/a")" ] && [ "$(ids_of "$TMP/a")" = "$(ids_of "$TMP/b")" ] && ok \
+    || fail "--seed 5 twice gave different ids"
+
+# The default chat mode renders the fixture's prompt itself (needs the template engine).
+if "$BIN" template --help >/dev/null 2>&1; then
+    expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "Write a short poem about the sea." \
+        --json --ignore-eos --max-tokens 16 --temperature 0
+    grep -qF '"prompt_tokens":23' "$TMP/out" && ok || fail "chat prompt is not the fixture's 23 tokens"
+else
+    echo "run_cli_test: chat templates not merged yet: chat-mode check not run" >&2
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
