@@ -18,3 +18,10 @@ cat >"$messages" <<'JSON'
 JSON
 show "$bin" template -m "$model" "$messages" --add-generation-prompt
 echo
+# Generation runs on the text families today; the tiny Qwen2 fixture stands in for a real model.
+show "$bin" run -m "$root/tests/fixtures/qwen2/model" -p "Write a short poem about the sea." --max-tokens 16 --temperature 0
+echo
+bundle=$(mktemp -d)
+trap 'rm -f "$messages"; rm -rf "$bundle"' EXIT
+show "$bin" export -m "$root/tests/fixtures/qwen2/model" -o "$bundle/qwen2" --capacity 64,256
+ls -R "$bundle/qwen2"
