@@ -582,6 +582,12 @@ typedef struct ts_tensor_arg {
  * entry before it computes. outputs[k]: borrowed, valid until the next call on this bundle. */
 ts_status ts_bundle_run(ts_bundle *bundle, int bucket, const char *entry, const ts_tensor_arg *args, int n_args,
                         const void **outputs, ts_error *err);
+/* Vocabulary and per-sequence KV cache geometry, from the manifest. */
+ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *layers, int64_t *kv_heads,
+                             int64_t *head_dim, ts_error *err);
+/* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */
+ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,
+                             ts_generation *out, ts_error *err);
 
 #ifdef __cplusplus
 }

@@ -300,3 +300,15 @@ ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_te
     if (st != TS_OK) return st;
     return run_entry(b, bucket, (ts_entry)e, args, n_args, outputs, err);
 }
+
+ts_status ts_bundle_kv_shape(const ts_bundle *b, int64_t *vocab, int64_t *layers, int64_t *kv_heads, int64_t *head_dim, ts_error *err)
+{
+    const ts_entry_descriptors *pre = &b->man.entries[0][TS_ENTRY_PREFILL];
+    if (pre->n_results < 2 || pre->results[1].type.rank != 4)
+        return ts_error_set(err, TS_ERR_FORMAT, "manifest: prefill.main's k must be f32[layers, capacity, kv_heads, head_dim]");
+    *vocab = b->vocab;
+    *layers = pre->results[1].type.dims[0];
+    *kv_heads = pre->results[1].type.dims[2];
+    *head_dim = pre->results[1].type.dims[3];
+    return TS_OK;
+}

@@ -72,7 +72,7 @@ static bool is_eos(const ts_generate_params *p, int32_t id)
     return false;
 }
 
-static ts_status check_params(const ts_model *model, size_t n, const ts_generate_params *p,
+static ts_status check_params(int64_t vocab, size_t n, const ts_generate_params *p,
                               const ts_text_stream *text, ts_error *err)
 {
     if (n == 0) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "generate: empty prompt");
@@ -81,7 +81,6 @@ static ts_status check_params(const ts_model *model, size_t n, const ts_generate
                             (long long)p->max_tokens);
     if (p->n_eos_ids < 0 || (p->n_eos_ids && !p->eos_ids))
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "generate: bad EOS list (%d ids)", p->n_eos_ids);
-    int64_t vocab = ts_model_vocab_size(model);
     for (int i = 0; i < p->n_eos_ids; i++)
         if (p->eos_ids[i] < 0 || p->eos_ids[i] >= vocab)
             return ts_error_set(err, TS_ERR_RANGE, "generate: EOS id %lld outside the vocabulary (0..%lld)",
@@ -93,7 +92,7 @@ static ts_status check_params(const ts_model *model, size_t n, const ts_generate
 }
 
 /* The sampler for this call: the caller's params, plus a -inf bias per EOS id for ignore_eos. */
-static ts_status make_sampler(const ts_model *model, const ts_generate_params *p, ts_sampler **out,
+static ts_status make_sampler(int64_t vocab, const ts_generate_params *p, ts_sampler **out,
                               ts_error *err)
 {
     ts_sampling_params sp = p->sampling;
@@ -108,7 +107,7 @@ static ts_status make_sampler(const ts_model *model, const ts_generate_params *p
         sp.logit_bias = bias;
         sp.n_logit_bias = n;
     }
-    ts_status st = ts_sampler_create(&sp, ts_model_vocab_size(model), out, err);
+    ts_status st = ts_sampler_create(&sp, vocab, out, err);
     free(bias);
     return st;
 }
@@ -188,27 +187,26 @@ static ts_status finish(run *r, ts_error *err)
     return TS_OK;
 }
 
-ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
-                             const ts_generate_params *p, const ts_text_stream *text,
-                             ts_generation *out, ts_error *err)
+static ts_status generate(const ts_step_backend *b, const int32_t *prompt, size_t n, const ts_generate_params *p,
+                          const ts_text_stream *text, ts_generation *out, ts_error *err)
 {
     memset(out, 0, sizeof(*out));
-    ts_status st = check_params(model, n, p, text, err);
+    ts_status st = check_params(b->vocab, n, p, text, err);
     if (st) return st;
     run r = {.p = p, .text = text, .g = out};
     ts_sampler *sampler = NULL;
     float *logits = NULL;
     st = ts_stop_matcher_init(&r.stops, p->stop, p->n_stop, err);
-    if (!st) st = make_sampler(model, p, &sampler, err);
+    if (!st) st = make_sampler(b->vocab, p, &sampler, err);
     if (!st) st = ts_sampler_set_prompt(sampler, prompt, n, err);
     if (!st) st = append_text(out, &r.text_cap, "", 0, err);
     if (!st) {
-        logits = malloc(sizeof(float) * (size_t)ts_model_vocab_size(model));
+        logits = malloc(sizeof(float) * (size_t)b->vocab);
         if (!logits) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for logits");
     }
     out->prompt_tokens = n;
     double t0 = now_ms();
-    if (!st) st = ts_model_prefill(model, seq, prompt, n, logits, err);
+    if (!st) st = b->prefill(b->self, prompt, n, logits, err);
     double t1 = now_ms();
     out->prompt_ms = t1 - t0;
     bool done = false;
@@ -217,8 +215,8 @@ ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *p
         st = ts_sampler_sample(sampler, logits, &id, err);
         if (!st) st = ts_sampler_accept(sampler, id, err);
         if (!st) st = step(&r, id, &done, err);
-        if (!st && !done && ts_sequence_length(seq) >= ts_sequence_capacity(seq)) done = true;
-        if (!st && !done) st = ts_model_decode(model, &seq, &id, 1, logits, err);
+        if (!st && !done && b->full(b->self)) done = true;
+        if (!st && !done) st = b->decode(b->self, id, logits, err);
     }
     if (!st) st = finish(&r, err);
     out->generation_ms = now_ms() - t1;
@@ -233,6 +231,40 @@ ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *p
     return TS_OK;
 }
 
+/* ------------------------------------------------------------------ the engine's backend */
+
+typedef struct {
+    ts_model *model;
+    ts_sequence *seq;
+} model_step;
+
+static ts_status model_prefill(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err)
+{
+    model_step *m = self;
+    return ts_model_prefill(m->model, m->seq, prompt, n, logits, err);
+}
+
+static ts_status model_decode(void *self, int32_t id, float *logits, ts_error *err)
+{
+    model_step *m = self;
+    return ts_model_decode(m->model, &m->seq, &id, 1, logits, err);
+}
+
+static bool model_full(void *self)
+{
+    model_step *m = self;
+    return ts_sequence_length(m->seq) >= ts_sequence_capacity(m->seq);
+}
+
+ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
+                             const ts_generate_params *p, const ts_text_stream *text,
+                             ts_generation *out, ts_error *err)
+{
+    model_step m = {model, seq};
+    ts_step_backend b = {&m, ts_model_vocab_size(model), model_prefill, model_decode, model_full};
+    return generate(&b, prompt, n, p, text, out, err);
+}
+
 /* ------------------------------------------------------------------ with a tokenizer */
 
 static ts_status detok_push(void *self, int32_t id, const char **piece, size_t *len, ts_error *err)
@@ -245,16 +277,24 @@ static ts_status detok_finish(void *self, const char **piece, size_t *len, ts_er
     return ts_detokenizer_finish(self, piece, len, err);
 }
 
-ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
-                      const ts_generate_params *params, ts_generation *out, ts_error *err)
+ts_status ts_generate_backend(const ts_step_backend *backend, const int32_t *prompt, size_t n,
+                              const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
-    if (!params->tokenizer) return ts_generate_stream(model, seq, prompt, n, params, NULL, out, err);
+    if (!params->tokenizer) return generate(backend, prompt, n, params, NULL, out, err);
     memset(out, 0, sizeof(*out));
     ts_detokenizer *detok;
     ts_status st = ts_detokenizer_create(params->tokenizer, params->skip_special_tokens, &detok, err);
     if (st) return st;
     ts_text_stream stream = {detok, detok_push, detok_finish};
-    st = ts_generate_stream(model, seq, prompt, n, params, &stream, out, err);
+    st = generate(backend, prompt, n, params, &stream, out, err);
     ts_detokenizer_destroy(detok);
     return st;
+}
+
+ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
+                      const ts_generate_params *params, ts_generation *out, ts_error *err)
+{
+    model_step m = {model, seq};
+    ts_step_backend b = {&m, ts_model_vocab_size(model), model_prefill, model_decode, model_full};
+    return ts_generate_backend(&b, prompt, n, params, out, err);
 }

@@ -17,9 +17,24 @@ typedef struct ts_text_stream {
     ts_status (*finish)(void *self, const char **piece, size_t *len, ts_error *err);
 } ts_text_stream;
 
+/* What the loop steps: the engine's model + sequence, or a bundle's entries. */
+typedef struct ts_step_backend {
+    void *self;
+    int64_t vocab;
+    /* Appends the prompt; logits of its last token into logits[vocab]. */
+    ts_status (*prefill)(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err);
+    /* Appends one token; its logits. */
+    ts_status (*decode)(void *self, int32_t id, float *logits, ts_error *err);
+    /* No room for another token. */
+    bool (*full)(void *self);
+} ts_step_backend;
+
 /* params->tokenizer is ignored; `text` NULL means ids only (then stop strings are an error). */
 ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                              const ts_generate_params *params, const ts_text_stream *text,
                              ts_generation *out, ts_error *err);
+/* The loop over any backend; text from params->tokenizer when set. */
+ts_status ts_generate_backend(const ts_step_backend *backend, const int32_t *prompt, size_t n,
+                              const ts_generate_params *params, ts_generation *out, ts_error *err);
 
 #endif

@@ -1,0 +1,111 @@
+/* bundle_generate.c — generation through a bundle's entries (prefill.main, then decode.main).
+ *
+ * The request is admitted to the smallest bucket that holds prompt + max_tokens (never
+ * truncated). The prompt is padded to the bucket's prefill capacity; prefill's caches become slot
+ * 0 of the decode caches. Decode runs every slot of the bucket; the unused slots are fed token 0
+ * at position 0 with an empty cache (valid, and their results ignored), so one request's state
+ * never mixes with another's. Every call goes through ts_bundle_run, so it is validated twice.
+ */
+#include "base/error.h"
+#include "engine/generate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    ts_bundle *bundle;
+    int bucket;
+    int64_t capacity, prefill_capacity, slots, vocab;
+    int64_t layers, kv_heads, head_dim;
+    int64_t length;
+    float *k, *v; /* [slots, layers, capacity, kv_heads, head_dim] */
+    int32_t *tokens, *positions, *delta, *cache_len;
+} bundle_step;
+
+static ts_tensor_arg arg_i32(const char *name, const int32_t *data, int rank, int64_t n)
+{
+    ts_tensor_arg a = {.name = name, .dtype = TS_DTYPE_I32, .rank = rank, .data = data};
+    if (rank) a.dims[0] = n;
+    a.n_bytes = sizeof(int32_t) * (size_t)(rank ? n : 1);
+    return a;
+}
+
+static size_t slot_floats(const bundle_step *s) { return (size_t)(s->layers * s->capacity * s->kv_heads * s->head_dim); }
+
+static ts_status bundle_prefill(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err)
+{
+    bundle_step *s = self;
+    if ((int64_t)n > s->prefill_capacity)
+        return ts_error_set(err, TS_ERR_RANGE, "bundle: %zu prompt tokens exceed the prefill capacity %lld", n, (long long)s->prefill_capacity);
+    int32_t *padded = calloc((size_t)s->prefill_capacity, sizeof(int32_t));
+    if (!padded) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+    memcpy(padded, prompt, sizeof(int32_t) * n);
+    int32_t length = (int32_t)n;
+    ts_tensor_arg args[2] = {arg_i32("tokens", padded, 1, s->prefill_capacity), arg_i32("length", &length, 0, 0)};
+    const void *outs[3];
+    ts_status st = ts_bundle_run(s->bundle, s->bucket, "prefill.main", args, 2, outs, err);
+    if (st == TS_OK) {
+        memcpy(logits, outs[0], sizeof(float) * (size_t)s->vocab);
+        memcpy(s->k, outs[1], sizeof(float) * slot_floats(s));
+        memcpy(s->v, outs[2], sizeof(float) * slot_floats(s));
+        s->length = (int64_t)n;
+    }
+    free(padded);
+    return st;
+}
+
+static ts_status bundle_decode(void *self, int32_t id, float *logits, ts_error *err)
+{
+    bundle_step *s = self;
+    s->tokens[0] = id;
+    s->positions[0] = (int32_t)s->length;
+    s->cache_len[0] = (int32_t)s->length;
+    int64_t kd[5] = {s->slots, s->layers, s->capacity, s->kv_heads, s->head_dim};
+    ts_tensor_arg args[6] = {arg_i32("tokens", s->tokens, 1, s->slots), arg_i32("positions", s->positions, 1, s->slots),
+                             arg_i32("rope_delta", s->delta, 1, s->slots), arg_i32("cache_len", s->cache_len, 1, s->slots)};
+    for (int i = 0; i < 2; i++) {
+        ts_tensor_arg *a = &args[4 + i];
+        *a = (ts_tensor_arg){.name = i ? "v" : "k", .dtype = TS_DTYPE_F32, .rank = 5, .data = i ? s->v : s->k};
+        memcpy(a->dims, kd, sizeof(kd));
+        a->n_bytes = sizeof(float) * slot_floats(s) * (size_t)s->slots;
+    }
+    const void *outs[3];
+    ts_status st = ts_bundle_run(s->bundle, s->bucket, "decode.main", args, 6, outs, err);
+    if (st != TS_OK) return st;
+    memcpy(logits, outs[0], sizeof(float) * (size_t)s->vocab);
+    memcpy(s->k, outs[1], sizeof(float) * slot_floats(s) * (size_t)s->slots);
+    memcpy(s->v, outs[2], sizeof(float) * slot_floats(s) * (size_t)s->slots);
+    s->length++;
+    return TS_OK;
+}
+
+static bool bundle_full(void *self)
+{
+    bundle_step *s = self;
+    return s->length >= s->capacity;
+}
+
+ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,
+                             ts_generation *out, ts_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    bundle_step s = {.bundle = bundle};
+    ts_status st = ts_bundle_admit(bundle, (int64_t)n, params->max_tokens, &s.bucket, err);
+    if (st != TS_OK) return st;
+    ts_bundle_bucket(bundle, s.bucket, &s.capacity, &s.prefill_capacity, &s.slots);
+    st = ts_bundle_kv_shape(bundle, &s.vocab, &s.layers, &s.kv_heads, &s.head_dim, err);
+    if (st != TS_OK) return st;
+    size_t cache = slot_floats(&s) * (size_t)s.slots;
+    s.k = calloc(cache, sizeof(float));
+    s.v = calloc(cache, sizeof(float));
+    s.tokens = calloc((size_t)s.slots, sizeof(int32_t));
+    s.positions = calloc((size_t)s.slots, sizeof(int32_t));
+    s.delta = calloc((size_t)s.slots, sizeof(int32_t));
+    s.cache_len = calloc((size_t)s.slots, sizeof(int32_t));
+    if (!s.k || !s.v || !s.tokens || !s.positions || !s.delta || !s.cache_len)
+        st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: cannot allocate the KV caches (%zu bytes)", 2 * cache * sizeof(float));
+    ts_step_backend backend = {&s, s.vocab, bundle_prefill, bundle_decode, bundle_full};
+    if (st == TS_OK) st = ts_generate_backend(&backend, prompt, n, params, out, err);
+    free(s.k), free(s.v), free(s.tokens), free(s.positions), free(s.delta), free(s.cache_len);
+    return st;
+}

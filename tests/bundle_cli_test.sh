@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# bundle_cli_test.sh — `tessera export` and `tessera run --bundle` from the command line: the
+# bundle generates the same text as the engine, admission refuses with the numbers, usage errors
+# exit 2.
+set -u
+bin=${TS_BIN:?TS_BIN not set}
+root=${TS_ROOT:?TS_ROOT not set}
+model=$root/tests/fixtures/qwen2/model
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+check() { # description, condition…
+    local what=$1; shift
+    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+
+"$bin" export -m "$model" -o "$work/b" --capacity 64,256 --prefill-capacity 48 2>"$work/export.err"
+check "export exits 0" test $? -eq 0
+check "manifest written" test -s "$work/b/manifest.json"
+check "one module per entry and bucket" test "$(ls "$work"/b/c64/*.mlir "$work"/b/c256/*.mlir | wc -l)" -eq 6
+grep -q '"abi_version":	1' "$work/b/manifest.json"
+check "manifest has the ABI version" test $? -eq 0
+
+engine=$("$bin" run -m "$model" -p "Write a short poem about the sea." --max-tokens 16 --temperature 0 --json 2>/dev/null)
+bundle=$("$bin" run --bundle "$work/b" -m "$model" -p "Write a short poem about the sea." --max-tokens 16 --temperature 0 --json 2>/dev/null)
+ids() { sed -n 's/.*"generated_ids":\[\([0-9,]*\)\].*/\1/p'; }
+check "bundle and engine generate the same ids" test "$(echo "$engine" | ids)" = "$(echo "$bundle" | ids)"
+check "the ids are the fixture's" test "$(echo "$bundle" | ids)" = "9,14,891,452,1088,406,36,1217,269,763,392,758,957,1149,24,976"
+
+"$bin" run --bundle "$work/b" -m "$model" -p "Write a short poem about the sea." --max-tokens 300 --temperature 0 >/dev/null 2>"$work/admit.err"
+check "admission failure exits 1" test $? -eq 1
+grep -q "23 prompt tokens + 300 new tokens = 323 do not fit the largest bucket (capacity 256, prefill 48)" "$work/admit.err"
+check "admission message has the numbers" test $? -eq 0
+
+"$bin" run --bundle "$work/b" -m "$root/tests/fixtures/qwen3/model" -p "hi" --max-tokens 4 >/dev/null 2>"$work/wrong.err"
+check "a bundle for another model is refused" test $? -eq 1
+grep -q "config_digest differs" "$work/wrong.err"
+check "the refusal names the config digest" test $? -eq 0
+
+"$bin" export -m "$model" >/dev/null 2>&1
+check "export without -o is a usage error" test $? -eq 2
+"$bin" export -m "$model" -o "$work/c" --capacity 64,32 >/dev/null 2>"$work/order.err"
+check "descending capacities are refused" test $? -eq 1
+"$bin" export --help | grep -q "usage: tessera export"
+check "export --help" test $? -eq 0
+
+echo "$pass passed, $fail failed"
+test "$fail" -eq 0
