@@ -547,6 +547,10 @@ typedef struct ts_bundle_options {
 
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options,
                            ts_error *err);
+/* The bundle of a synthetic preset (see ts_model_create_synthetic) with weights of `dtype`:
+ * modules and manifest only, for measuring export; its config digest names the preset. */
+ts_status ts_bundle_export_synthetic(const char *preset, ts_dtype dtype, const char *bundle_dir,
+                                     const ts_bundle_options *options, ts_error *err);
 
 typedef struct ts_bundle ts_bundle;
 

@@ -57,7 +57,55 @@ static const char *entry_file(ts_entry e)
     return files[e];
 }
 
+/* Shapes only: a synthetic export needs the weight schema, not the weights. */
+typedef struct {
+    ts_dtype dtype;
+    ts_tensor_info info;
+    char name[256];
+} shape_source;
+
+static const ts_tensor_info *find_shape(void *self, const char *name, int rank, const int64_t *dims)
+{
+    shape_source *s = self;
+    snprintf(s->name, sizeof(s->name), "%s", name);
+    s->info = (ts_tensor_info){.name = s->name, .dtype = s->dtype, .n_dims = rank, .file = "(synthetic)"};
+    for (int i = 0; i < rank; i++) s->info.shape[i] = dims[i];
+    return &s->info;
+}
+
+static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *src,
+                               const char *bundle_dir, const ts_bundle_options *options, ts_error *err);
+
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
+{
+    ts_model_config cfg;
+    ts_checkpoint *ck = NULL;
+    char digest[65];
+    ts_status st = ts_model_config_load(model_dir, &cfg, err);
+    if (st == TS_OK) st = ts_checkpoint_open(model_dir, &ck, err);
+    if (st == TS_OK) st = ts_bundle_config_digest(model_dir, digest, err);
+    ts_weight_source src = {find_tensor, ck};
+    if (st == TS_OK) st = export_bundle(&cfg, digest, &src, bundle_dir, options, err);
+    else ts_error_prefix(err, "export %s: ", bundle_dir);
+    ts_checkpoint_close(ck);
+    return st;
+}
+
+ts_status ts_bundle_export_synthetic(const char *preset, ts_dtype dtype, const char *bundle_dir,
+                                     const ts_bundle_options *options, ts_error *err)
+{
+    ts_model_config cfg;
+    ts_status st = ts_model_config_preset(preset, &cfg, err);
+    if (st != TS_OK) return st;
+    char digest[65];
+    ts_sha256_hex(preset, strlen(preset), digest);
+    shape_source shapes = {.dtype = dtype};
+    ts_weight_source src = {find_shape, &shapes};
+    return export_bundle(&cfg, digest, &src, bundle_dir, options, err);
+}
+
+static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *source,
+                               const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
 {
     static const int64_t default_capacity = 4096;
     const int64_t *caps = options && options->capacities ? options->capacities : &default_capacity;
@@ -69,24 +117,19 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
             return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "export: capacities must be positive and ascending");
     int64_t slots = options && options->slots ? options->slots : 1;
 
-    ts_model_config cfg;
     ts_decoder_spec spec;
-    ts_checkpoint *ck = NULL;
     ts_manifest man;
     memset(&man, 0, sizeof(man));
     char *texts[TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT] = {0};
     char *json = NULL;
-    ts_status st = ts_model_config_load(model_dir, &cfg, err);
-    if (st == TS_OK) st = ts_decoder_spec_init(&cfg, &spec, err);
-    if (st == TS_OK) st = ts_checkpoint_open(model_dir, &ck, err);
-    if (st == TS_OK) st = ts_bundle_config_digest(model_dir, man.config_digest, err);
+    ts_status st = ts_decoder_spec_init(cfg, &spec, err);
+    snprintf(man.config_digest, sizeof(man.config_digest), "%s", config_digest);
     if (st == TS_OK) st = make_dir(bundle_dir, err);
     man.abi_version = TS_BUNDLE_ABI_VERSION;
-    snprintf(man.family, sizeof(man.family), "%s", ts_family_name(cfg.family));
+    snprintf(man.family, sizeof(man.family), "%s", ts_family_name(cfg->family));
     strcpy(man.compute, "f32");
     strcpy(man.kv_dtype, "f32");
     strcpy(man.position_mode, "1d");
-    ts_weight_source src = {find_tensor, ck};
     for (int b = 0; b < n_caps && st == TS_OK; b++) {
         int64_t lp = options && options->prefill_capacity ? options->prefill_capacity : caps[b];
         if (lp > caps[b]) lp = caps[b];
@@ -107,7 +150,7 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
             st = ts_graph_create(&g, err);
             if (st != TS_OK) break;
             size_t len;
-            st = ts_decoder_build_entry(g, &spec, &src, (ts_entry)e, &shape, err);
+            st = ts_decoder_build_entry(g, &spec, source, (ts_entry)e, &shape, err);
             if (st == TS_OK) st = ts_manifest_add_entry(&man, b, (ts_entry)e, g, rel, err);
             if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[b * TS_ENTRY_COUNT + e], &len, err);
             if (st == TS_OK) st = write_file(path, texts[b * TS_ENTRY_COUNT + e], err);
@@ -123,7 +166,6 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
     free(json);
     for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT; i++) free(texts[i]);
     ts_manifest_fini(&man);
-    ts_checkpoint_close(ck);
     if (st != TS_OK) ts_error_prefix(err, "export %s: ", bundle_dir);
     return st;
 }

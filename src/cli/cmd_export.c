@@ -10,6 +10,7 @@
 static int usage(FILE *out)
 {
     fprintf(out, "usage: tessera export -m DIR -o BUNDLE [--capacity C[,C…]] [--prefill-capacity N] [--batch B]\n"
+                 "       tessera export --synthetic PRESET -o BUNDLE …   (a published shape, bf16 weights; no checkpoint)\n"
                  "  Writes prefill.main, prefill_embeddings.main and decode.main as StableHLO modules, one set per\n"
                  "  capacity bucket, and manifest.json (weights stay in DIR and are module arguments).\n"
                  "  --capacity          context capacity buckets, ascending (default 4096)\n"
@@ -20,7 +21,7 @@ static int usage(FILE *out)
 
 int cmd_export(int argc, char **argv)
 {
-    const char *model = NULL, *bundle = NULL, *v;
+    const char *model = NULL, *bundle = NULL, *synthetic = NULL, *v;
     int64_t caps[16];
     int n_caps = 0;
     long long prefill = 0, batch = 1;
@@ -28,6 +29,7 @@ int cmd_export(int argc, char **argv)
         if (ts_cli_is_help(argv[i])) return usage(stdout);
         if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) model = v;
         else if (ts_cli_match(argc, argv, &i, "-o", &v) || ts_cli_match(argc, argv, &i, "--output", &v)) bundle = v;
+        else if (ts_cli_match(argc, argv, &i, "--synthetic", &v)) synthetic = v;
         else if (ts_cli_match(argc, argv, &i, "--capacity", &v)) {
             if (!v) return ts_cli_usage_error("export", "--capacity needs a list of numbers");
             char *copy = strdup(v), *save = NULL;
@@ -46,12 +48,14 @@ int cmd_export(int argc, char **argv)
             if (!ts_cli_parse_int(v, 1, 64, &batch)) return ts_cli_usage_error("export", "--batch needs a number in 1..64");
         } else return ts_cli_usage_error("export", "unknown argument '%s'", argv[i]);
     }
-    if (!model || !bundle) return ts_cli_usage_error("export", "-m DIR and -o BUNDLE are required");
+    if ((!model && !synthetic) || !bundle) return ts_cli_usage_error("export", "-m DIR (or --synthetic PRESET) and -o BUNDLE are required");
     ts_bundle_options o = {.capacities = n_caps ? caps : NULL, .n_capacities = n_caps, .prefill_capacity = prefill, .slots = batch};
     ts_error err;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (ts_bundle_export(model, bundle, &o, &err) != TS_OK) return ts_cli_fail("export", &err);
+    ts_status st = synthetic ? ts_bundle_export_synthetic(synthetic, TS_DTYPE_BF16, bundle, &o, &err)
+                             : ts_bundle_export(model, bundle, &o, &err);
+    if (st != TS_OK) return ts_cli_fail("export", &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     fprintf(stderr, "tessera export: %s written in %.0f ms\n", bundle,
             (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
