@@ -19,16 +19,18 @@ static double now(void)
 static int usage(FILE *out)
 {
     fprintf(out, "usage: tessera bench --synthetic PRESET [--dtype f32|bf16] [-p N] [-n N] [--threads N] [--cpu LEVEL]\n"
+                 "                       [--compute f32|bf16|bf16x2] [--profile]\n"
                  "  PRESET: qwen2.5-0.5b, qwen2-1.5b, llama-3.2-1b (random weights of that shape, built in memory)\n"
                  "  -p N   prompt tokens to prefill (default 512)\n"
                  "  -n N   tokens to decode after it (default 128)\n"
-                 "  --profile  print the time spent per op kind\n");
+                 "  --profile  print the time spent per op kind\n"
+                 "  --compute f32|bf16|bf16x2  matmul precision for prefill (see ts_context_options)\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 
 int bench_model(int argc, char **argv)
 {
-    const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *v;
+    const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *v;
     long long prompt = 512, gen = 128, threads = 0;
     bool profile = false;
     for (int i = 1; i < argc; i++) {
@@ -36,6 +38,7 @@ int bench_model(int argc, char **argv)
         if (ts_cli_match(argc, argv, &i, "--synthetic", &v)) preset = v;
         else if (ts_cli_match(argc, argv, &i, "--dtype", &v)) dtype_name = v;
         else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) cpu = v;
+        else if (ts_cli_match(argc, argv, &i, "--compute", &v)) compute = v;
         else if (ts_cli_match(argc, argv, &i, "--profile", NULL)) profile = true;
         else if (ts_cli_match(argc, argv, &i, "-p", &v)) {
             if (!ts_cli_parse_int(v, 1, 1 << 20, &prompt)) return ts_cli_usage_error("bench", "-p needs a token count");
@@ -54,7 +57,7 @@ int bench_model(int argc, char **argv)
 
     ts_error err;
     ts_context *ctx;
-    ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .cpu_level = cpu, .profile = profile};
+    ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .cpu_level = cpu, .profile = profile, .compute = compute};
     if (ts_context_create(&copt, &ctx, &err) != TS_OK) return ts_cli_fail("bench", &err);
     ts_model *m;
     double t0 = now();
@@ -104,7 +107,8 @@ int bench_model(int argc, char **argv)
     double decode_rate = (double)gen / t_decode;
     double achieved = (double)weight_bytes * decode_rate;
     printf("model          %s (%s, synthetic weights, %.1f MB, built in %.2f s)\n", preset, dtype_name, weight_bytes / 1e6, t_build);
-    printf("threads        %d (cpu: %s)\n", ts_context_threads(ctx), ts_cpu_features_string(ts_context_cpu_features(ctx)));
+    printf("threads        %d (cpu: %s; compute %s)\n", ts_context_threads(ctx), ts_cpu_features_string(ts_context_cpu_features(ctx)),
+           compute ? compute : "f32");
     printf("prefill        %lld tokens: %.1f tok/s (%.1f ms)\n", prompt, (double)prompt / t_prefill, t_prefill * 1e3);
     printf("decode         %lld tokens: %.2f tok/s (%.2f ms/token)\n", gen, decode_rate, 1e3 / decode_rate);
     printf("bandwidth      streaming read %.2f GB/s; decode moves %.2f GB/s of weights = %.0f%% of it\n", bandwidth / 1e9,
