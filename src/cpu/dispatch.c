@@ -33,9 +33,22 @@ static const ts_kernels avx512 = {
 };
 #endif
 
+/* AVX-512 plus the bf16 GEMM (the bf16 compute policy's kernel where there is no AMX). */
+static const ts_kernels avx512_bf16 = {
+    .level = "avx512_bf16",
+    .dot_f32 = ts_dot_f32_avx512,
+    .dot_bf16_f32 = ts_dot_bf16_f32_avx512,
+    .bf16_to_f32 = ts_bf16_to_f32_avx512,
+    .dot_f16_f32 = ts_dot_f16_f32_avx512,
+    .f16_to_f32 = ts_f16_to_f32_avx512,
+    .gemm_f32 = ts_gemm_f32_avx512,
+    .gemm_bf16 = ts_gemm_bf16_avx512bf16,
+};
+
 const ts_kernels *ts_kernels_select(unsigned features)
 {
 #if defined(__x86_64__)
+    if (features & TS_CPU_AVX512_BF16) return &avx512_bf16;
     if (features & TS_CPU_AVX512) return &avx512;
     if (features & TS_CPU_AVX2) return &avx2;
 #else

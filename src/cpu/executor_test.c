@@ -240,12 +240,13 @@ static void test_unbound_parameter_is_an_error(void)
 }
 
 /* bf16 compute: a many-row linear with bf16 weights equals the f32 product of bf16-rounded
- * activations (what oneDNN computes), to f32 accumulation error. */
-static void test_bf16_compute_linear(void)
+ * activations, to f32 accumulation error — through our VDPBF16PS kernel (cpu level
+ * avx512_bf16) and through oneDNN (level avx512: no native bf16 kernel, as on AMX machines). */
+static void bf16_compute_linear(const char *cpu_level)
 {
     ts_context *ctx;
     ts_error err;
-    ts_context_options o = {.n_threads = 2, .compute = "bf16"};
+    ts_context_options o = {.n_threads = 2, .compute = "bf16", .cpu_level = cpu_level};
     CHECK_INT_EQ(ts_context_create(&o, &ctx, &err), TS_OK);
     builder b;
     start(&b, 99);
@@ -261,6 +262,12 @@ static void test_bf16_compute_linear(void)
     }
     finish(&b, ts_graph_linear(b.g, x, w, TS_NO_VALUE), ctx, "bf16 linear", 1e-5);
     ts_context_destroy(ctx);
+}
+
+static void test_bf16_compute_linear(void)
+{
+    bf16_compute_linear(NULL);
+    if (ts_cpu_features() & TS_CPU_AVX512) bf16_compute_linear("avx512");
 }
 
 int main(void)

@@ -25,6 +25,10 @@ typedef struct ts_kernels {
      * kernel exists (linear falls back to dots). `panel`: TS_GEMM_PANEL_FLOATS floats, 64-aligned. */
     void (*gemm_f32)(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t n0,
                      int64_t n1, float *c, int64_t ldc, float *panel);
+    /* The same with A and W in bf16 and f32 accumulation (VDPBF16PS); k even. NULL without
+     * AVX512_BF16. */
+    void (*gemm_bf16)(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
+                      float *c, int64_t ldc, float *panel);
 } ts_kernels;
 
 #define TS_GEMM_PANEL_FLOATS (256 * 32)
@@ -54,6 +58,8 @@ float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
 void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t n0,
                         int64_t n1, float *c, int64_t ldc, float *panel);
+void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
+                             float *c, int64_t ldc, float *panel);
 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n);
 #endif
 

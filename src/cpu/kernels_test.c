@@ -105,6 +105,50 @@ static void test_f16_variants(void)
 #endif
 }
 
+/* The tiled GEMMs against a plain triple loop, on sizes with row, column and k tails. */
+static void test_gemm_kernels(void)
+{
+#if defined(__x86_64__)
+    unsigned f = ts_cpu_features();
+    static const int64_t shapes[][3] = {{1, 2, 1}, {5, 36, 33}, {8, 512, 32}, {13, 520, 70}, {17, 64, 1}};
+    uint32_t seed = 5;
+    for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+        int64_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
+        float *a = malloc(sizeof(float) * (size_t)(m * k)), *c = malloc(sizeof(float) * (size_t)(m * n));
+        uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *ab = malloc(sizeof(uint16_t) * (size_t)(m * k));
+        double *want = malloc(sizeof(double) * (size_t)(m * n));
+        for (int64_t i = 0; i < m * k; i++) a[i] = lcg(&seed), ab[i] = to_bf16(a[i]);
+        for (int64_t i = 0; i < n * k; i++) w[i] = to_bf16(lcg(&seed));
+        for (int64_t r = 0; r < m; r++)
+            for (int64_t o = 0; o < n; o++) {
+                double sum = 0;
+                for (int64_t i = 0; i < k; i++) {
+                    uint32_t bits = (uint32_t)w[o * k + i] << 16;
+                    float wf;
+                    memcpy(&wf, &bits, 4);
+                    sum += (double)a[r * k + i] * wf;
+                }
+                want[r * n + o] = sum;
+            }
+        _Alignas(64) static float panel[TS_GEMM_PANEL_FLOATS];
+        if (f & TS_CPU_AVX512) {
+            ts_gemm_f32_avx512(a, m, k, w, TS_DTYPE_BF16, 0, n, c, n, panel);
+            bool ok = true;
+            for (int64_t i = 0; i < m * n; i++) ok &= fabs(c[i] - want[i]) <= 1e-4 * (1 + fabs(want[i]));
+            CHECK(ok);
+        }
+        /* Inputs are exact in bf16, so the bf16 kernel must agree as closely. */
+        if ((f & TS_CPU_AVX512_BF16) && k % 2 == 0) {
+            ts_gemm_bf16_avx512bf16(ab, m, k, w, 0, n, c, n, panel);
+            bool ok = true;
+            for (int64_t i = 0; i < m * n; i++) ok &= fabs(c[i] - want[i]) <= 1e-4 * (1 + fabs(want[i]));
+            CHECK(ok);
+        }
+        free(a), free(c), free(w), free(ab), free(want);
+    }
+#endif
+}
+
 static void test_selection_honours_mask(void)
 {
     CHECK_STR_EQ(ts_kernels_select(0)->level, "portable");
@@ -113,6 +157,7 @@ static void test_selection_honours_mask(void)
 #if defined(__x86_64__)
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2)->level, "avx2");
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->level, "avx512");
+    CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16)->level, "avx512_bf16");
 #endif
 }
 
@@ -132,6 +177,7 @@ int main(void)
 {
     RUN(test_variants_match_reference);
     RUN(test_f16_variants);
+    RUN(test_gemm_kernels);
     RUN(test_selection_honours_mask);
     RUN(test_amx_permission_is_reported);
     return check_finish();

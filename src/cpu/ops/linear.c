@@ -92,6 +92,25 @@ static float widen_bf16(uint16_t h)
     return f;
 }
 
+typedef struct {
+    const ts_cpu *cpu;
+    const uint16_t *a;
+    int64_t m, k;
+    const uint16_t *w;
+    int64_t n;
+    float *c;
+    int64_t block;
+} bf16_job;
+
+static void bf16_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const bf16_job *j = arg;
+    _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
+    int64_t n0 = task * j->block, n1 = n0 + j->block < j->n ? n0 + j->block : j->n;
+    j->cpu->kernels->gemm_bf16(j->a, j->m, j->k, j->w, n0, n1, j->c, j->n, panel);
+}
+
 /* One pass: x rounded to bf16. Two passes: rows [hi; lo] with lo = x − hi (exact in f32),
  * multiplied in one call and summed, so only lo's own rounding (2^-17 of x) is lost. */
 static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w, int64_t n,
@@ -110,7 +129,17 @@ static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64
         xb[i] = hi;
         if (passes == 2) xb[m * k + i] = round_bf16(x[i] - widen_bf16(hi));
     }
-    ts_status st = ts_onednn_matmul_bf16(cpu->onednn, xb, passes * m, k, w, n, passes == 2 ? lo : y, err);
+    float *dst = passes == 2 ? lo : y;
+    ts_status st = TS_OK;
+    if (cpu->onednn) {
+        st = ts_onednn_matmul_bf16(cpu->onednn, xb, passes * m, k, w, n, dst, err);
+    } else {
+        bf16_job job = {cpu, xb, passes * m, k, w, n, dst, 0};
+        int workers = ts_pool_size(cpu->pool);
+        int64_t blocks = (n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
+        job.block = (blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1) * TS_GEMM_COLUMNS;
+        ts_pool_run(cpu->pool, bf16_task, &job, (n + job.block - 1) / job.block);
+    }
     if (st == TS_OK && passes == 2)
         for (int64_t i = 0; i < m * n; i++) y[i] = lo[i] + lo[m * n + i];
     free(xb);
@@ -125,7 +154,7 @@ ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k,
                         ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y,
                         ts_error *err)
 {
-    if (m >= GEMM_MIN_ROWS && cpu->onednn && w_dtype == TS_DTYPE_BF16)
+    if (m >= GEMM_MIN_ROWS && cpu->bf16_passes && w_dtype == TS_DTYPE_BF16 && k % 2 == 0)
         return linear_bf16(cpu, x, m, k, w, n, bias, bias_dtype, y, err);
     if (m >= GEMM_MIN_ROWS && cpu->kernels->gemm_f32) {
         int workers = ts_pool_size(cpu->pool);

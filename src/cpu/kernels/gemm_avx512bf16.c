@@ -1,0 +1,88 @@
+/* gemm_avx512bf16.c — C[m, n] = A[m, :] · W[n, :] with A and W in bf16, f32 accumulation, by
+ * VDPBF16PS: the bf16 compute policy on CPUs with AVX512_BF16 but no AMX (where oneDNN's AMX
+ * kernels take over).
+ *
+ * VDPBF16PS adds a[2i]·b[2i] + a[2i+1]·b[2i+1] into f32 lane i, so the weight panel holds, for
+ * each pair of k and each of 32 output columns, the two bf16 values side by side: a 32-bit
+ * transpose of W's rows. A row's pair is broadcast to all lanes. 8 rows × 32 columns of
+ * accumulators (16 zmm) per tile, as in the f32 kernel. k must be even (hidden sizes are).
+ */
+#include "cpu/kernels.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define TS_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,fma")))
+#define KP 256 /* k pairs per panel: 512 k */
+#define NR 32
+#define MR 8
+
+_Static_assert(KP * NR == TS_GEMM_PANEL_FLOATS, "a 32-bit pair per panel float: the bf16 panel reuses the f32 panel");
+
+/* panel32[p * NR + j] = W[n0 + j][k0 + 2p .. 2p + 1] as one 32-bit pair; missing rows are 0. */
+static void pack_pairs(const uint16_t *w, int64_t k, int64_t n0, int64_t n_rows, int64_t k0, int64_t kp, uint32_t *panel)
+{
+    for (int64_t j = 0; j < NR; j++) {
+        const uint32_t *row = j < n_rows ? (const uint32_t *)(w + (n0 + j) * k + k0) : NULL;
+        for (int64_t p = 0; p < kp; p++) panel[p * NR + j] = row ? row[p] : 0;
+    }
+}
+
+TS_AVX512BF16 static inline __attribute__((always_inline)) void tile(const uint16_t *a, int64_t lda, const uint32_t *panel,
+                                                                   int64_t kp, float *c, int64_t ldc, int mr, __mmask16 m0,
+                                                                   __mmask16 m1, bool accumulate)
+{
+    __m512 acc[MR][2];
+    for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (int64_t p = 0; p < kp; p++) {
+        __m512bh b0 = (__m512bh)_mm512_load_si512((const void *)(panel + p * NR));
+        __m512bh b1 = (__m512bh)_mm512_load_si512((const void *)(panel + p * NR + 16));
+        for (int r = 0; r < MR; r++) {
+            if (r >= mr) break;
+            uint32_t pair;
+            __builtin_memcpy(&pair, a + r * lda + 2 * p, 4);
+            __m512bh av = (__m512bh)_mm512_set1_epi32((int)pair);
+            acc[r][0] = _mm512_dpbf16_ps(acc[r][0], av, b0);
+            acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, b1);
+        }
+    }
+    for (int r = 0; r < MR; r++) {
+        if (r >= mr) break;
+        float *cr = c + r * ldc;
+        if (accumulate) {
+            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
+            acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
+        }
+        _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
+        _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
+    }
+}
+
+TS_AVX512BF16 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
+                                           float *c, int64_t ldc, float *panel_space)
+{
+    uint32_t *panel = (uint32_t *)panel_space;
+    for (int64_t nb = n0; nb < n1; nb += NR) {
+        int64_t n_rows = n1 - nb < NR ? n1 - nb : NR;
+        __mmask16 m0 = n_rows >= 16 ? 0xffff : (__mmask16)((1u << n_rows) - 1);
+        __mmask16 m1 = n_rows >= 32 ? 0xffff : n_rows <= 16 ? 0 : (__mmask16)((1u << (n_rows - 16)) - 1);
+        for (int64_t k0 = 0; k0 < k; k0 += 2 * KP) {
+            int64_t kp = (k - k0) / 2 < KP ? (k - k0) / 2 : KP;
+            pack_pairs(w, k, nb, n_rows, k0, kp, panel);
+            bool accumulate = k0 > 0;
+            int64_t r = 0;
+            for (; r + MR <= m; r += MR) tile(a + r * k + k0, k, panel, kp, c + r * ldc + nb, ldc, MR, m0, m1, accumulate);
+            switch (m - r) {
+            case 7: tile(a + r * k + k0, k, panel, kp, c + r * ldc + nb, ldc, 7, m0, m1, accumulate); break;
+            case 6: tile(a + r * k + k0, k, panel, kp, c + r * ldc + nb, ldc, 6, m0, m1, accumulate); break;
+            case 5: tile(a + r * k + k0, k, panel, kp, c + r * ldc + nb, ldc, 5, m0, m1, accumulate); break;
+            case 4: tile(a + r * k + k0, k, panel, kp, c + r * ldc + nb, ldc, 4, m0, m1, accumulate); break;
+            case 3: tile(a + r * k + k0, k, panel, kp, c + r * ldc + nb, ldc, 3, m0, m1, accumulate); break;
+            case 2: tile(a + r * k + k0, k, panel, kp, c + r * ldc + nb, ldc, 2, m0, m1, accumulate); break;
+            case 1: tile(a + r * k + k0, k, panel, kp, c + r * ldc + nb, ldc, 1, m0, m1, accumulate); break;
+            default: break;
+            }
+        }
+    }
+}
+#endif
