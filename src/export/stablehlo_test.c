@@ -449,11 +449,270 @@ static void test_every_op_covered(void)
     }
 }
 
+/* ------------------------------------------------------------------ (b) exact text */
+
+static void check_text(ts_graph *g, const char *name, const char *want)
+{
+    char *text = print_graph(g, name);
+    CHECK_STR_EQ(text, want);
+    ts_error err;
+    ts_graph *back = text ? read_graph(text, &err) : NULL;
+    CHECK(back != NULL);
+    char *again = back ? print_graph(back, name) : NULL;
+    CHECK_STR_EQ(again, want);
+    free(again);
+    ts_graph_destroy(back);
+    free(text);
+}
+
+static void test_text_add(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value a = ts_graph_parameter(g, "model.a", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 2, 2, 3, 0));
+    ts_value b = ts_graph_parameter(g, "b", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 2, 3, 0));
+    ts_value c = ts_graph_binary(g, TS_OP_ADD, a, b);
+    ts_graph_set_outputs(g, &c, 1);
+    check_text(g, "add",
+               "module @add {\n"
+               "  func.func public @main(%arg0: tensor<2x3xf32> {tessera.name = \"model.a\", tessera.role = \"weight\"}, "
+               "%arg1: tensor<2x3xf32> {tessera.name = \"b\", tessera.role = \"input\"}) -> tensor<2x3xf32> {\n"
+               "    %0 = stablehlo.add %arg0, %arg1 : tensor<2x3xf32>\n"
+               "    return %0 : tensor<2x3xf32>\n"
+               "  }\n"
+               "}\n");
+    ts_graph_destroy(g);
+}
+
+static void test_text_constants(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    float two[2] = {1.0f, 2.0f};
+    int32_t ints[4] = {1, -2, 3, 4};
+    uint16_t half = 0x3C00;
+    ts_value outs[5];
+    outs[0] = ts_graph_constant_f32(g, 1.0f);
+    outs[1] = ts_graph_constant(g, ty(TS_DTYPE_F32, 1, 2, 0, 0), two);
+    outs[2] = ts_graph_constant(g, ty(TS_DTYPE_I32, 2, 2, 2, 0), ints);
+    outs[3] = ts_graph_constant(g, ty(TS_DTYPE_F16, 0, 0, 0, 0), &half);
+    ts_graph_set_stage(g, "layer.0");
+    outs[4] = ts_graph_constant_i32(g, -7);
+    ts_graph_set_outputs(g, outs, 5);
+    check_text(g, "consts",
+               "module @consts {\n"
+               "  func.func public @main() -> (tensor<f32>, tensor<2xf32>, tensor<2x2xi32>, tensor<f16>, tensor<i32>) {\n"
+               "    %0 = stablehlo.constant dense<0x3F800000> : tensor<f32>\n"
+               "    %1 = stablehlo.constant dense<\"0x0000803F00000040\"> : tensor<2xf32>\n"
+               "    %2 = stablehlo.constant dense<[[1, -2], [3, 4]]> : tensor<2x2xi32>\n"
+               "    %3 = stablehlo.constant dense<0x3C00> : tensor<f16>\n"
+               "    %4 = stablehlo.constant dense<-7> : tensor<i32> loc(\"layer.0\")\n"
+               "    return %0, %1, %2, %3, %4 : tensor<f32>, tensor<2xf32>, tensor<2x2xi32>, tensor<f16>, tensor<i32>\n"
+               "  }\n"
+               "}\n");
+    ts_graph_destroy(g);
+}
+
+static void test_text_reduce_sum(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 2, 3, 0));
+    ts_dims last = dl(1, 1, 0);
+    ts_value s = ts_graph_reduce(g, TS_OP_REDUCE_SUM, x, &last);
+    ts_graph_set_outputs(g, &s, 1);
+    check_text(g, "sum",
+               "module @sum {\n"
+               "  func.func public @main(%arg0: tensor<2x3xf32> {tessera.name = \"x\", tessera.role = \"input\"}) -> tensor<2xf32> {\n"
+               "    %0 = stablehlo.constant dense<0x00000000> : tensor<f32>\n"
+               "    %1 = \"stablehlo.reduce\"(%arg0, %0) <{dimensions = array<i64: 1>}> ({\n"
+               "    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):\n"
+               "      %2 = stablehlo.add %arg1, %arg2 : tensor<f32>\n"
+               "      stablehlo.return %2 : tensor<f32>\n"
+               "    }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n"
+               "    return %1 : tensor<2xf32>\n"
+               "  }\n"
+               "}\n");
+    ts_graph_destroy(g);
+}
+
+static void test_text_composite(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 2, 4, 0));
+    ts_value w = ts_graph_parameter(g, "w", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 2, 3, 4, 0));
+    ts_value y = ts_graph_linear(g, x, w, TS_NO_VALUE);
+    ts_graph_set_outputs(g, &y, 1);
+    check_text(g, "lin",
+               "module @lin {\n"
+               "  func.func public @main(%arg0: tensor<2x4xf32> {tessera.name = \"x\", tessera.role = \"input\"}, "
+               "%arg1: tensor<3x4xf32> {tessera.name = \"w\", tessera.role = \"weight\"}) -> tensor<2x3xf32> {\n"
+               "    %0 = stablehlo.composite \"tessera.linear\" %arg0, %arg1 {decomposition = @tessera.linear.0} : "
+               "(tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>\n"
+               "    return %0 : tensor<2x3xf32>\n"
+               "  }\n"
+               "  func.func private @tessera.linear.0(%arg0: tensor<2x4xf32>, %arg1: tensor<3x4xf32>) -> tensor<2x3xf32> {\n"
+               "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1] : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>\n"
+               "    return %0 : tensor<2x3xf32>\n"
+               "  }\n"
+               "}\n");
+    ts_graph_destroy(g);
+}
+
+/* The reader takes other whitespace, comments, other value names and module forms. */
+static void test_read_variations(void)
+{
+    const char *text =
+        "// a comment\n"
+        "module {\n"
+        "func.func @main(%x: tensor<2xf32> {tessera.role = \"state\", tessera.name = \"kv\"}) -> (tensor<2xf32>) {\n"
+        "  %c = stablehlo.constant dense<\"0x0000803F\"> : tensor<2xf32>   // splat blob\n"
+        "  %sum=stablehlo.add %x,%c:tensor<2xf32>\n"
+        "  %e = chlo.erf %sum : tensor<2xf32> -> tensor<2xf32>\n"
+        "  %k = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"
+        "  func.return %e : tensor<2xf32>\n"
+        "}\n"
+        "}";
+    ts_error err;
+    ts_graph *g = read_graph(text, &err);
+    CHECK(g != NULL);
+    if (!g) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    CHECK_INT_EQ(g->n_parameters, 1);
+    CHECK_STR_EQ(g->nodes[0].name, "kv");
+    CHECK_INT_EQ(g->nodes[0].attrs.parameter.role, TS_PARAM_STATE);
+    CHECK_INT_EQ(g->n_nodes, 5);
+    CHECK_INT_EQ(g->nodes[4].op, TS_OP_CONSTANT); /* unused, still kept */
+    const float *c = g->nodes[1].attrs.constant.data;
+    CHECK(c[0] == 1.0f && c[1] == 1.0f);
+    ts_graph_destroy(g);
+}
+
+/* ------------------------------------------------------------------ (c) malformed text */
+
+#define HEAD "module @m {\n  func.func public @main(%arg0: tensor<2xf32>, %arg1: tensor<2xf32>) -> tensor<2xf32> {\n"
+#define TAIL "    return %0 : tensor<2xf32>\n  }\n}\n"
+
+typedef struct bad_case {
+    const char *text;
+    const char *message;
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    /* unknown op */
+    {HEAD "    %0 = stablehlo.foo %arg0 : tensor<2xf32>\n" TAIL, "line 3:10: unsupported op stablehlo.foo"},
+    /* operand type differs from the printed type */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<3xf32>\n" TAIL, "line 3:24: type mismatch: %arg0 is tensor<2xf32> but stablehlo.add says tensor<3xf32>"},
+    /* undefined SSA value */
+    {HEAD "    %0 = stablehlo.add %arg0, %7 : tensor<2xf32>\n" TAIL, "line 3:31: use of undefined value %7"},
+    /* bad hex digit */
+    {HEAD "    %c = stablehlo.constant dense<\"0x0000803G00000040\"> : tensor<2xf32>\n    %0 = stablehlo.add %arg0, %c : tensor<2xf32>\n" TAIL,
+     "line 3:45: bad hex digit 'G' in constant"},
+    /* missing return */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n  }\n}\n", "line 4:3: function @main ends without a return"},
+    /* reduce with a region this reader does not know */
+    {"module @m {\n  func.func public @main(%arg0: tensor<2x3xf32>) -> tensor<2xf32> {\n"
+     "    %c = stablehlo.constant dense<0x00000000> : tensor<f32>\n"
+     "    %0 = \"stablehlo.reduce\"(%arg0, %c) <{dimensions = array<i64: 1>}> ({\n"
+     "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n      %m = stablehlo.multiply %a, %b : tensor<f32>\n      stablehlo.return %m : tensor<f32>\n"
+     "    }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n" TAIL,
+     "line 4:10: unsupported stablehlo.reduce region: only add and maximum bodies are supported"},
+    /* truncated text */
+    {HEAD "    %0 = stablehlo.add %arg0, %ar", "line 3:31: use of undefined value %ar"},
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n    return %0 : tensor<2xf32>\n", "line 5:1: expected '}' after return"},
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2x", "line 3:48: unterminated tensor type"},
+    /* missing ':' */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 tensor<2xf32>\n" TAIL, "line 3:37: expected ':' before the op's types, found 'tensor<2xf32>'"},
+    /* redefinition */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n" TAIL, "line 4:5: redefinition of %0"},
+    /* element type Tessera does not carry */
+    {"module @m {\n  func.func public @main(%arg0: tensor<2xf64>) -> tensor<2xf64> {\n" TAIL, "line 2:42: unsupported element type 'f64'"},
+    /* dynamic shape */
+    {"module @m {\n  func.func public @main(%arg0: tensor<?xf32>) -> tensor<2xf32> {\n" TAIL, "line 2:40: dynamic shapes are not supported"},
+    /* rank above 8 */
+    {"module @m {\n  func.func public @main(%arg0: tensor<1x1x1x1x1x1x1x1x1xf32>) -> tensor<2xf32> {\n" TAIL, "line 2:56: rank above 8 is not supported"},
+    /* compare type that does not fit the operands */
+    {HEAD "    %p = stablehlo.compare  LT, %arg0, %arg1,  SIGNED : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>\n"
+          "    %0 = stablehlo.select %p, %arg0, %arg1 : tensor<2xi1>, tensor<2xf32>\n" TAIL,
+     "line 3:48: compare type SIGNED does not match f32 operands (FLOAT)"},
+    /* hex blob of the wrong length */
+    {HEAD "    %c = stablehlo.constant dense<\"0x0000803F000000\"> : tensor<2xf32>\n    %0 = stablehlo.add %arg0, %c : tensor<2xf32>\n" TAIL,
+     "line 3:35: hex blob holds 14 digits; tensor<2xf32> needs 16"},
+    /* return count differs from the signature */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n    return %0, %0 : tensor<2xf32>, tensor<2xf32>\n  }\n}\n",
+     "line 4:5: return gives 2 values; the function declares 1 results"},
+    /* result type differs from what the op yields */
+    {HEAD "    %0 = stablehlo.convert %arg0 : (tensor<2xf32>) -> tensor<3xi32>\n" TAIL, "line 3:10: result type mismatch: stablehlo.convert yields tensor<2xi32> but the text says tensor<3xi32>"},
+    {HEAD "    %0 = stablehlo.reshape %arg0 : (tensor<2xf32>) -> tensor<2x1xf32>\n" TAIL, "line 4:12: type mismatch: %0 is tensor<2x1xf32> but return says tensor<2xf32>"},
+    /* reduce init that is not the identity */
+    {"module @m {\n  func.func public @main(%arg0: tensor<2x3xf32>) -> tensor<2xf32> {\n"
+     "    %c = stablehlo.constant dense<0x3F800000> : tensor<f32>\n"
+     "    %0 = \"stablehlo.reduce\"(%arg0, %c) <{dimensions = array<i64: 1>}> ({\n"
+     "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n      %m = stablehlo.add %a, %b : tensor<f32>\n      stablehlo.return %m : tensor<f32>\n"
+     "    }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n" TAIL,
+     "line 4:36: the init of a sum reduce must be a constant zero"},
+    /* unknown composite, missing decomposition */
+    {HEAD "    %0 = stablehlo.composite \"tessera.foo\" %arg0 {decomposition = @f} : (tensor<2xf32>) -> tensor<2xf32>\n" TAIL,
+     "line 3:30: unsupported composite \"tessera.foo\""},
+    {HEAD "    %0 = stablehlo.composite \"tessera.softmax\" %arg0 {decomposition = @tessera.softmax.0} : (tensor<2xf32>) -> tensor<2xf32>\n" TAIL,
+     "line 3:10: decomposition @tessera.softmax.0 is not defined"},
+    /* no @main */
+    {"module @m {\n  func.func private @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n    return %arg0 : tensor<2xf32>\n  }\n}\n", "line 6:1: no @main function"},
+    /* bad dot_general dimensions */
+    {HEAD "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [3] x [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n" TAIL,
+     "line 3:10: stablehlo.dot_general: batching/contracting dimensions must be distinct, in range and paired"},
+    /* integer constant out of range */
+    {HEAD "    %c = stablehlo.constant dense<300> : tensor<i8>\n" TAIL, "line 3:35: 300 does not fit tensor<i8>"},
+    /* ragged integer list */
+    {HEAD "    %c = stablehlo.constant dense<[[1, 2], [3]]> : tensor<2x2xi32>\n" TAIL, "line 3:47: ragged constant: lists of 2 and 1 elements"},
+    /* unterminated string */
+    {"module @m {\n  func.func public @main(%arg0: tensor<2xf32> {tessera.name = \"abc\n" TAIL, "line 2:63: unterminated string"},
+    /* the first result of an argmax reduce */
+    {"module @m {\n  func.func public @main(%arg0: tensor<3xf32>) -> tensor<f32> {\n"
+     "    %i = stablehlo.iota dim = 0 : tensor<3xi32>\n    %v = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+     "    %z = stablehlo.constant dense<0> : tensor<i32>\n"
+     "    %r:2 = \"stablehlo.reduce\"(%arg0, %i, %v, %z) <{dimensions = array<i64: 0>}> ({\n"
+     "    ^bb0(%a: tensor<f32>, %ai: tensor<i32>, %b: tensor<f32>, %bi: tensor<i32>):\n"
+     "      stablehlo.return %a, %ai : tensor<f32>, tensor<i32>\n"
+     "    }) : (tensor<3xf32>, tensor<3xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)\n"
+     "    return %r#0 : tensor<f32>\n  }\n}\n",
+     "line 6:12: unsupported two-operand stablehlo.reduce: only the argmax body is supported"},
+    /* text after the module */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n" TAIL "garbage", "line 7:1: text after the module: 'garbage'"},
+};
+
+static void test_malformed(void)
+{
+    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+        ts_error err;
+        memset(&err, 0, sizeof(err));
+        ts_graph *g = read_graph(bad_cases[i].text, &err);
+        CHECK(g == NULL);
+        ts_graph_destroy(g);
+        if (!strstr(err.message, bad_cases[i].message)) fprintf(stderr, "case %zu:\n", i);
+        CHECK_CONTAINS(err.message, bad_cases[i].message);
+        CHECK(strncmp(err.message, "test.mlir: line ", 16) == 0);
+    }
+}
+
 int main(void)
 {
     RUN(test_elementwise_round_trip);
     RUN(test_shape_round_trip);
     RUN(test_composite_round_trip);
     RUN(test_every_op_covered);
+    RUN(test_text_add);
+    RUN(test_text_constants);
+    RUN(test_text_reduce_sum);
+    RUN(test_text_composite);
+    RUN(test_read_variations);
+    RUN(test_malformed);
     return check_finish();
 }
