@@ -1996,14 +1996,7 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
         if (!expect(r, ")", "to close the argument list")) goto done;
     }
     int n_results = 0;
-    results = malloc(sizeof(ts_type) * MAX_RESULTS);
-    refs = malloc(sizeof(ref) * MAX_RESULTS);
-    types = malloc(sizeof(ts_type) * MAX_RESULTS);
-    vals = malloc(sizeof(ts_value) * MAX_RESULTS);
-    if (!results || !refs || !types || !vals) {
-        oom(r);
-        goto done;
-    }
+    int cap_results = 0;
     if (accept(r, "->")) {
         bool paren = accept(r, "(");
         if (!paren || !accept(r, ")")) {
@@ -2011,6 +2004,15 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
                 if (n_results == MAX_RESULTS) {
                     unsupported(r, r->pos, "more than %d results", MAX_RESULTS);
                     goto done;
+                }
+                if (n_results == cap_results) {
+                    cap_results = cap_results ? cap_results * 2 : 16;
+                    ts_type *t = realloc(results, sizeof(ts_type) * (size_t)cap_results);
+                    if (!t) {
+                        oom(r);
+                        goto done;
+                    }
+                    results = t;
                 }
                 if (!parse_type(r, &results[n_results++])) goto done;
                 if (paren && peek(r) == '{') {
@@ -2026,13 +2028,21 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
         skip_ws(r);
         size_t pos = r->pos;
         if (accept(r, "return") || accept(r, "func.return")) {
+            /* one more slot than declared, to report a longer return by its count */
+            refs = malloc(sizeof(ref) * (size_t)(n_results + 1));
+            types = malloc(sizeof(ts_type) * (size_t)(n_results + 1));
+            vals = malloc(sizeof(ts_value) * (size_t)(n_results + 1));
+            if (!refs || !types || !vals) {
+                oom(r);
+                goto done;
+            }
             int n = 0;
-            if (peek(r) == '%' && !parse_refs(r, &f.s, refs, MAX_RESULTS, &n)) goto done;
+            if (peek(r) == '%' && !parse_refs(r, &f.s, refs, n_results + 1, &n)) goto done;
             int n_types = 0;
             if (n) {
                 if (!expect(r, ":", "before the returned types")) goto done;
                 do {
-                    if (n_types == MAX_RESULTS || !parse_type(r, &types[n_types++])) {
+                    if (n_types == n_results + 1 || !parse_type(r, &types[n_types++])) {
                         if (r->status == TS_OK) syntax(r, r->pos, "too many types");
                         goto done;
                     }

@@ -179,6 +179,16 @@ static bool same_structure(const ts_graph *a, const ts_graph *b)
  * the same bits on random inputs. */
 static bool ops_seen[TS_OP_COUNT];
 
+/* TS_STABLEHLO_DUMP=folder writes each printed text there (to read it; the fuzz seeds). */
+static void dump(const char *name, const char *text)
+{
+    if (!getenv("TS_STABLEHLO_DUMP")) return;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s.mlir", getenv("TS_STABLEHLO_DUMP"), name);
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f), fclose(f);
+}
+
 static void check_round_trip(ts_graph *g, const char *name, bool fused, int int_range)
 {
     for (int i = 0; i < g->n_nodes; i++) ops_seen[g->nodes[i].op] = true;
@@ -191,7 +201,7 @@ static void check_round_trip(ts_graph *g, const char *name, bool fused, int int_
     char *text = print_graph(g, name);
     CHECK(text != NULL);
     if (!text) return;
-    if (getenv("TS_STABLEHLO_DUMP")) fprintf(stderr, "%s", text); /* to look at the text */
+    dump(name, text);
     ts_graph *back = read_graph(text, &err);
     CHECK(back != NULL);
     if (!back) {
@@ -455,6 +465,7 @@ static void check_text(ts_graph *g, const char *name, const char *want)
 {
     char *text = print_graph(g, name);
     CHECK_STR_EQ(text, want);
+    if (text) dump(name, text);
     ts_error err;
     ts_graph *back = text ? read_graph(text, &err) : NULL;
     CHECK(back != NULL);
