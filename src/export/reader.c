@@ -83,6 +83,8 @@ typedef struct reader {
     ts_arena arena;
     func_sig *funcs;
     int n_funcs, cap_funcs;
+    scope symbols;          /* function names; entry i names funcs[i] */
+    uint64_t constant_bytes; /* expanded by splats so far (bounded by the text's length) */
     symbol_use *uses;
     int n_uses, cap_uses;
 } reader;
@@ -792,6 +794,11 @@ static bool literal_bytes(reader *r, literal *lit, const ts_type *t, void **out)
     size_t size = ts_dtype_size(t->dtype);
     if ((size_t)n > MAX_CONSTANT_BYTES / size) return fail(r, lit->pos, TS_ERR_RANGE, "constant larger than 1 GiB");
     size_t bytes = (size_t)n * size;
+    /* Splats can ask for far more than the text holds: cap the total at 64 bytes per byte of text
+     * plus 64 MiB, so a short hostile text cannot claim gigabytes. */
+    r->constant_bytes += bytes;
+    if (r->constant_bytes > (uint64_t)r->len * 64 + ((uint64_t)64 << 20))
+        return fail(r, lit->pos, TS_ERR_RANGE, "constants expand to more than 64 bytes per byte of text");
     unsigned char *p = ts_arena_alloc_aligned(&r->arena, bytes ? bytes : 1, 64);
     if (!p) return oom(r);
     *out = p;
@@ -1893,8 +1900,8 @@ static bool read_op(fn *f)
 
 static bool add_func(reader *r, const char *name, size_t pos, func_sig **out)
 {
-    for (int i = 0; i < r->n_funcs; i++)
-        if (strcmp(r->funcs[i].name, name) == 0) return syntax(r, pos, "redefinition of @%s", name);
+    if (scope_find(&r->symbols, name) >= 0) return syntax(r, pos, "redefinition of @%s", name);
+    if (scope_define(r, &r->symbols, name, pos) < 0) return false;
     if (r->n_funcs == r->cap_funcs) {
         if (r->n_funcs >= (1 << 16)) return fail(r, pos, TS_ERR_RANGE, "more than 65536 functions");
         int cap = r->cap_funcs ? r->cap_funcs * 2 : 16;
@@ -2108,8 +2115,8 @@ static bool check_symbols(reader *r)
     for (int i = 0; i < r->n_uses; i++) {
         const symbol_use *u = &r->uses[i];
         const func_sig *fs = NULL;
-        for (int k = 0; k < r->n_funcs; k++)
-            if (strcmp(r->funcs[k].name, u->symbol) == 0) fs = &r->funcs[k];
+        int32_t k = scope_find(&r->symbols, u->symbol);
+        if (k >= 0) fs = &r->funcs[k];
         if (!fs) return syntax(r, u->pos, "decomposition @%s is not defined", u->symbol);
         bool same = fs->n_args == u->n_operands && fs->n_results == 1 && ts_type_equal(&fs->results[0], &u->types[u->n_operands]);
         for (int k = 0; same && k < u->n_operands; k++) same = ts_type_equal(&fs->args[k], &u->types[k]);
@@ -2168,6 +2175,7 @@ ts_status ts_stablehlo_read(const char *text, size_t len, const char *origin, ts
     }
     free(r.funcs);
     free(r.uses);
+    scope_fini(&r.symbols);
     ts_arena_fini(&r.arena);
     if (r.status != TS_OK) {
         ts_graph_destroy(main_graph);

@@ -674,6 +674,9 @@ static const bad_case bad_cases[] = {
      "line 3:30: unsupported composite \"tessera.foo\""},
     {HEAD "    %0 = stablehlo.composite \"tessera.softmax\" %arg0 {decomposition = @tessera.softmax.0} : (tensor<2xf32>) -> tensor<2xf32>\n" TAIL,
      "line 3:10: decomposition @tessera.softmax.0 is not defined"},
+    {HEAD "    %0 = stablehlo.composite \"tessera.softmax\" %arg0 {decomposition = @d} : (tensor<2xf32>) -> tensor<2xf32>\n"
+          "    return %0 : tensor<2xf32>\n  }\n  func.func private @d(%arg0: tensor<3xf32>) -> tensor<3xf32> {\n    return %arg0 : tensor<3xf32>\n  }\n}\n",
+     "line 3:10: decomposition @d does not have the composite's signature"},
     /* no @main */
     {"module @m {\n  func.func private @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n    return %arg0 : tensor<2xf32>\n  }\n}\n", "line 6:1: no @main function"},
     /* bad dot_general dimensions */
@@ -695,6 +698,10 @@ static const bad_case bad_cases[] = {
      "    }) : (tensor<3xf32>, tensor<3xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)\n"
      "    return %r#0 : tensor<f32>\n  }\n}\n",
      "line 6:12: unsupported two-operand stablehlo.reduce: only the argmax body is supported"},
+    /* two functions of one name */
+    {"module @m {\n  func.func private @f() {\n    return\n  }\n  func.func private @f() {\n    return\n  }\n}\n", "line 5:21: redefinition of @f"},
+    /* a splat that would expand far beyond the text */
+    {HEAD "    %c = stablehlo.constant dense<0x00000000> : tensor<5000x5000xf32>\n" TAIL, "line 3:35: constants expand to more than 64 bytes per byte of text"},
     /* text after the module */
     {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n" TAIL "garbage", "line 7:1: text after the module: 'garbage'"},
 };
