@@ -30,6 +30,7 @@ typedef enum entry_kind {
     ENTRY_ARGMAX,    /* the (value, index) pair of an argmax reduce: only #1 is a graph value */
     ENTRY_PENDING,   /* a constant or iota not yet appended */
     ENTRY_LAZY,      /* consumed as a reduction helper: appended only if something else uses it */
+    ENTRY_UNDEFINED, /* named by the op being read */
 } entry_kind;
 
 typedef struct entry {
@@ -175,7 +176,7 @@ static bool expect(reader *r, const char *s, const char *context)
 {
     if (accept(r, s)) return true;
     char buf[32];
-    return syntax(r, r->pos, "expected '%s' %s, found %s", s, context, found(r, buf, sizeof(buf)));
+    return syntax(r, r->pos, "expected '%s'%s%s, found %s", s, *context ? " " : "", context, found(r, buf, sizeof(buf)));
 }
 
 /* A bare identifier (letters, digits, _ $ .), at most MAX_NAME-1 bytes. */
@@ -470,6 +471,7 @@ static int32_t scope_define(reader *r, scope *s, const char *name, size_t pos)
     e->name = ts_arena_strndup(&r->arena, name, strlen(name));
     if (!e->name) return oom(r), -1;
     e->value = TS_NO_VALUE;
+    e->kind = ENTRY_UNDEFINED;
     e->pos = pos;
     uint32_t i = hash_name(name) & (s->table_cap - 1);
     while (s->table[i] >= 0) i = (i + 1) & (s->table_cap - 1);
@@ -511,6 +513,7 @@ static bool parse_ref(reader *r, scope *s, ref *out)
     }
     out->entry = scope_find(s, name);
     if (out->entry < 0) return syntax(r, out->pos, "use of undefined value %%%s", name);
+    if (s->entries[out->entry].kind == ENTRY_UNDEFINED) return syntax(r, out->pos, "%%%s is used in its own definition", name);
     return true;
 }
 
@@ -1987,6 +1990,7 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
             f.g->stage = NULL;
             ts_value v = ts_graph_parameter(f.g, pname ? pname : name, role, t);
             if (!check_graph(&f, apos, "argument")) goto done;
+            f.s.entries[idx].kind = ENTRY_VALUE;
             f.s.entries[idx].value = v;
             f.s.entries[idx].type = t;
             if (sig->n_args == cap_args) {

@@ -641,6 +641,8 @@ static const bad_case bad_cases[] = {
     {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2x", "line 3:48: unterminated tensor type"},
     /* missing ':' */
     {HEAD "    %0 = stablehlo.add %arg0, %arg1 tensor<2xf32>\n" TAIL, "line 3:37: expected ':' before the op's types, found 'tensor<2xf32>'"},
+    /* a value used in its own definition */
+    {HEAD "    %0 = stablehlo.add %0, %arg1 : tensor<2xf32>\n" TAIL, "line 3:24: %0 is used in its own definition"},
     /* redefinition */
     {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n" TAIL, "line 4:5: redefinition of %0"},
     /* element type Tessera does not carry */
