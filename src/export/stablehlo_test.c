@@ -380,11 +380,9 @@ static void test_shape_round_trip(void)
     ts_graph_destroy(g);
 }
 
-static void test_composite_round_trip(void)
+/* One of every composite and variant; every operand is a parameter. Returns the output count. */
+static int build_composites(ts_graph *g)
 {
-    ts_graph *g;
-    ts_error err;
-    ts_graph_create(&g, &err);
     ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 3, 8, 0));
     ts_value wb = ts_graph_parameter(g, "w.bf16", TS_PARAM_WEIGHT, ty(TS_DTYPE_BF16, 1, 8, 0, 0));
     ts_value wf = ts_graph_parameter(g, "w.f32", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 1, 8, 0, 0));
@@ -434,6 +432,15 @@ static void test_composite_round_trip(void)
     g->stage = NULL;
     outs[n++] = ts_graph_embedding(g, table, ids);
     ts_graph_set_outputs(g, outs, n);
+    return n;
+}
+
+static void test_composite_round_trip(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    int n = build_composites(g);
     check_round_trip(g, "composites", true, 3);
 
     /* The composites read back as composites (fused on the CPU), not as their expansions. */
@@ -457,6 +464,72 @@ static void test_every_op_covered(void)
         if (!ops_seen[op]) fprintf(stderr, "op %s is not in any round-trip graph\n", ts_op_get_info((ts_op)op)->name);
         CHECK(ops_seen[op]);
     }
+}
+
+/* What another compiler would run: each printed decomposition function, read as a module of
+ * its own and evaluated by the reference, agrees with the fused kernel (relative error ≤ 1e-5). */
+static void test_decompositions_match_fused(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    int n = build_composites(g);
+    char *text = print_graph(g, "composites");
+    uint32_t seed = 777;
+    void **params = calloc((size_t)g->n_parameters + 1, sizeof(void *));
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == TS_OP_PARAMETER) params[g->nodes[i].attrs.parameter.index] = random_param(&g->nodes[i].type, &seed, 3);
+    void **fused = evaluate(g, params, true);
+    CHECK(text && fused);
+    const char *at = text;
+    for (int k = 0; text && fused && k < n; k++) {
+        const ts_node *c = ts_graph_node(g, g->outputs[k]);
+        /* the k-th composite line names its decomposition */
+        at = strstr(at, "decomposition = @");
+        CHECK(at != NULL);
+        if (!at) break;
+        at += strlen("decomposition = @");
+        char symbol[64] = {0};
+        for (int i = 0; i < 63 && at[i] != '}'; i++) symbol[i] = at[i];
+        char header[96];
+        snprintf(header, sizeof(header), "func.func private @%s(", symbol);
+        const char *fn = strstr(text, header), *end = fn ? strstr(fn, "\n  }\n") : NULL;
+        CHECK(fn && end);
+        if (!fn || !end) break;
+        fn += strlen(header);
+        size_t body = (size_t)(end - fn) + 5;
+        char *module = malloc(body + 64);
+        snprintf(module, body + 64, "module @d {\n  func.func public @main(%.*s}\n", (int)body, fn);
+        ts_graph *d = read_graph(module, &err);
+        CHECK(d != NULL);
+        if (!d) {
+            fprintf(stderr, "%s: %s\n", symbol, err.message);
+            free(module);
+            continue;
+        }
+        void *dparams[8];
+        for (int i = 0; i < c->n_inputs; i++) dparams[i] = params[ts_graph_node(g, c->inputs[i])->attrs.parameter.index];
+        void **ref = evaluate(d, dparams, false);
+        CHECK(ref != NULL);
+        const ts_type *t = ts_graph_type(g, g->outputs[k]);
+        double scale = 0, diff = 0;
+        for (int64_t i = 0; ref && i < ts_type_elements(t); i++) {
+            double r = ts_reference_get(t->dtype, ref[0], i), o = ts_reference_get(t->dtype, fused[k], i);
+            scale = fmax(scale, fabs(r));
+            if (isnan(r) != isnan(o)) diff = INFINITY;
+            else if (!isnan(r)) diff = fmax(diff, fabs(r - o));
+        }
+        if (diff > 1e-5 * fmax(scale, 1e-30)) fprintf(stderr, "%s (%s): error %g of %g\n", symbol, ts_op_get_info(c->op)->name, diff, scale);
+        CHECK(diff <= 1e-5 * fmax(scale, 1e-30));
+        free_outputs(d, ref);
+        ts_graph_destroy(d);
+        free(module);
+    }
+    free_outputs(g, fused);
+    for (int i = 0; i < g->n_parameters; i++) free(params[i]);
+    free(params);
+    free(text);
+    ts_graph_destroy(g);
 }
 
 /* ------------------------------------------------------------------ (b) exact text */
@@ -841,6 +914,7 @@ int main(void)
     RUN(test_elementwise_round_trip);
     RUN(test_shape_round_trip);
     RUN(test_composite_round_trip);
+    RUN(test_decompositions_match_fused);
     RUN(test_every_op_covered);
     RUN(test_text_add);
     RUN(test_text_constants);
