@@ -853,18 +853,21 @@ static void **run_decoder(const ts_graph *g, ts_checkpoint *ckpt, const int32_t 
     return outs;
 }
 
-static void test_qwen2_round_trip(void)
+/* The decoder graph exactly as engine/model.c builds it, weights from `weights_folder` (of the
+ * fixture: model holds f32 weights, model-bf16 the same values as bf16). */
+static void qwen2_round_trip(const char *weights_folder)
 {
     const char *root = getenv("TS_ROOT") ? getenv("TS_ROOT") : ".";
-    char dir[1024];
+    char dir[1024], wdir[1024];
     snprintf(dir, sizeof(dir), "%s/tests/fixtures/qwen2/model", root);
+    snprintf(wdir, sizeof(wdir), "%s/tests/fixtures/qwen2/%s", root, weights_folder);
     ts_error err;
     ts_model_config cfg;
     ts_decoder_spec spec;
     ts_checkpoint *ckpt = NULL;
     CHECK(ts_model_config_load(dir, &cfg, &err) == TS_OK);
     CHECK(ts_decoder_spec_init(&cfg, &spec, &err) == TS_OK);
-    CHECK(ts_checkpoint_open(dir, &ckpt, &err) == TS_OK);
+    CHECK(ts_checkpoint_open(wdir, &ckpt, &err) == TS_OK);
     if (!ckpt) {
         fprintf(stderr, "qwen2 fixture: %s\n", err.message);
         return;
@@ -909,6 +912,9 @@ static void test_qwen2_round_trip(void)
     ts_checkpoint_close(ckpt);
 }
 
+static void test_qwen2_round_trip(void) { qwen2_round_trip("model"); }
+static void test_qwen2_bf16_round_trip(void) { qwen2_round_trip("model-bf16"); }
+
 int main(void)
 {
     RUN(test_elementwise_round_trip);
@@ -923,5 +929,6 @@ int main(void)
     RUN(test_read_variations);
     RUN(test_malformed);
     RUN(test_qwen2_round_trip);
+    RUN(test_qwen2_bf16_round_trip);
     return check_finish();
 }
