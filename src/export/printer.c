@@ -9,7 +9,6 @@
 #include "export/stablehlo_internal.h"
 #include "graph/decompose.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * The pieces of text that have one canonical spelling — element types, compare types, reduction
  * identities and the bodies of reduce/scatter regions — are written by the functions here, so the
  * reader checks a region by comparing it with what the printer would write, not with a second
- * hand-kept copy of the same knowledge.
+ * hand-kept copy of the same knowledge. Implemented in spelling.c.
  */
 #ifndef TS_EXPORT_STABLEHLO_INTERNAL_H
 #define TS_EXPORT_STABLEHLO_INTERNAL_H
