@@ -555,6 +555,24 @@ static bool decompose_symbol(printer *p, const ts_node *n, const ts_graph *src, 
     return true;
 }
 
+ts_status ts_shlo_print_decomposition(const ts_graph *src, ts_value composite, ts_strbuf *out, ts_error *err)
+{
+    ts_graph *g;
+    ts_status st = decomposition_graph(ts_graph_node(src, composite), src, &g, err);
+    if (st != TS_OK) return st;
+    st = ts_shlo_print_function(g, out, err);
+    ts_graph_destroy(g);
+    return st;
+}
+
+ts_status ts_shlo_print_function(const ts_graph *g, ts_strbuf *out, ts_error *err)
+{
+    printer p = {.status = TS_OK, .err = err};
+    print_function(&p, g, out, false);
+    if (p.status == TS_OK && out->failed) p.status = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "stablehlo: out of memory");
+    return p.status;
+}
+
 static bool bare_identifier(const char *s)
 {
     if (!*s || !(s[0] == '_' || (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z'))) return false;

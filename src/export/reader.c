@@ -63,6 +63,7 @@ typedef struct ref {
 
 typedef struct func_sig {
     const char *name;
+    ts_graph *graph; /* private functions: kept to compare with the composite's expansion */
     ts_type *args, *results;
     int n_args, n_results;
     size_t pos;
@@ -70,6 +71,8 @@ typedef struct func_sig {
 
 typedef struct symbol_use {
     const char *symbol;
+    const ts_graph *g; /* the composite node's graph and value */
+    ts_value value;
     ts_type types[9]; /* operands, then the result */
     int n_operands;
     size_t pos;
@@ -1710,7 +1713,8 @@ static bool get_attr(reader *r, composite_attrs *c, unsigned *used, const char *
     return syntax(r, pos, "%s needs the attribute '%s'", op, key);
 }
 
-static bool add_symbol_use(reader *r, const char *symbol, const ts_type *types, int n_operands, size_t pos)
+static bool add_symbol_use(reader *r, const char *symbol, const ts_type *types, int n_operands, size_t pos,
+                           const ts_graph *g, ts_value value)
 {
     if (r->n_uses == r->cap_uses) {
         int cap = r->cap_uses ? r->cap_uses * 2 : 64;
@@ -1721,6 +1725,8 @@ static bool add_symbol_use(reader *r, const char *symbol, const ts_type *types, 
     }
     symbol_use *u = &r->uses[r->n_uses++];
     u->symbol = symbol;
+    u->g = g;
+    u->value = value;
     u->n_operands = n_operands;
     u->pos = pos;
     memcpy(u->types, types, sizeof(ts_type) * (size_t)(n_operands + 1));
@@ -1769,7 +1775,6 @@ static bool read_composite(op_ctx *o)
     if (n_outs != 1) return unsupported(R, o->pos, "composites with %d results are not supported", n_outs);
     if (!check_operand_types(f, refs, n, ins, n_ins, o->name)) return false;
     ins[n] = outs[0];
-    if (!add_symbol_use(R, symbol, ins, n, o->pos)) return false;
 
     unsigned used = 0;
     attr_value a1, a2, a3, a4;
@@ -1827,7 +1832,7 @@ static bool read_composite(op_ctx *o)
     }
     for (int i = 0; i < ca.n; i++)
         if (!(used & (1u << i))) return unsupported(R, ca.values[i].pos, "unknown attribute '%s' for %s", ca.keys[i], name);
-    return finish(o, v, &outs[0]);
+    return finish(o, v, &outs[0]) && add_symbol_use(R, symbol, ins, n, o->pos, g, v);
 }
 
 /* ------------------------------------------------------------------ functions */
@@ -2114,19 +2119,44 @@ done:
     return true;
 }
 
+/* Each composite's decomposition function exists, has its signature, and is exactly the
+ * expansion graph/decompose.c gives (compared as canonical text): a body that says something else
+ * would make the fused op Tessera runs differ from what the text means. */
 static bool check_symbols(reader *r)
 {
-    for (int i = 0; i < r->n_uses; i++) {
+    ts_strbuf want, have;
+    ts_strbuf_init(&want);
+    ts_strbuf_init(&have);
+    bool ok = true;
+    for (int i = 0; ok && i < r->n_uses; i++) {
         const symbol_use *u = &r->uses[i];
-        const func_sig *fs = NULL;
         int32_t k = scope_find(&r->symbols, u->symbol);
-        if (k >= 0) fs = &r->funcs[k];
-        if (!fs) return syntax(r, u->pos, "decomposition @%s is not defined", u->symbol);
+        const func_sig *fs = k >= 0 ? &r->funcs[k] : NULL;
+        if (!fs || !fs->graph) {
+            ok = syntax(r, u->pos, "decomposition @%s is not defined", u->symbol);
+            break;
+        }
         bool same = fs->n_args == u->n_operands && fs->n_results == 1 && ts_type_equal(&fs->results[0], &u->types[u->n_operands]);
-        for (int k = 0; same && k < u->n_operands; k++) same = ts_type_equal(&fs->args[k], &u->types[k]);
-        if (!same) return syntax(r, u->pos, "decomposition @%s does not have the composite's signature", u->symbol);
+        for (int a = 0; same && a < u->n_operands; a++) same = ts_type_equal(&fs->args[a], &u->types[a]);
+        if (!same) {
+            ok = syntax(r, u->pos, "decomposition @%s does not have the composite's signature", u->symbol);
+            break;
+        }
+        want.len = have.len = 0;
+        ts_error e;
+        if (ts_shlo_print_decomposition(u->g, u->value, &want, &e) != TS_OK || ts_shlo_print_function(fs->graph, &have, &e) != TS_OK) {
+            ok = fail(r, u->pos, e.status, "%s", e.message);
+            break;
+        }
+        if (strcmp(want.data, have.data) != 0) {
+            ok = unsupported(r, u->pos, "decomposition @%s is not Tessera's expansion of %s", u->symbol,
+                             ts_op_get_info(ts_graph_node(u->g, u->value)->op)->stablehlo);
+            break;
+        }
     }
-    return true;
+    ts_strbuf_fini(&want);
+    ts_strbuf_fini(&have);
+    return ok;
 }
 
 ts_status ts_stablehlo_read(const char *text, size_t len, const char *origin, ts_graph **out, ts_error *err)
@@ -2169,11 +2199,12 @@ ts_status ts_stablehlo_read(const char *text, size_t len, const char *origin, ts
         bool is_main;
         if (!read_function(&r, &g, &is_main)) break;
         if (is_main) main_graph = g;
-        else ts_graph_destroy(g); /* decompositions: read to check them; their meaning is decompose.c */
+        else r.funcs[r.n_funcs - 1].graph = g; /* compared with the composites that call it */
     }
     if (r.status == TS_OK && !main_graph) syntax(&r, r.len, "no @main function");
     if (r.status == TS_OK) check_symbols(&r);
     for (int i = 0; i < r.n_funcs; i++) {
+        ts_graph_destroy(r.funcs[i].graph);
         free(r.funcs[i].args);
         free(r.funcs[i].results);
     }

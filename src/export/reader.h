@@ -2,9 +2,10 @@
  *
  * Any whitespace, `//` comments and value names are accepted. @main's arguments become the
  * parameters (tessera.name / tessera.role), its results the outputs, loc("…") the stage labels,
- * each `stablehlo.composite "tessera.<op>"` the fused op (its decomposition must exist and match);
+ * each `stablehlo.composite "tessera.<op>"` the fused op (its decomposition must be, up to naming
+ * and layout, the expansion graph/decompose.c gives);
  * reduce inits and argmax's index iota fold back into the op. Anything else fails with
- * TS_ERR_FORMAT / TS_ERR_UNSUPPORTED / TS_ERR_RANGE and "ORIGIN: line L:C: …"; sizes are bounded.
+ * TS_ERR_FORMAT / TS_ERR_UNSUPPORTED / TS_ERR_RANGE, "ORIGIN: line L:C: …"; sizes are bounded.
  */
 #ifndef TS_EXPORT_READER_H
 #define TS_EXPORT_READER_H

@@ -35,4 +35,9 @@ void ts_shlo_print_region(ts_strbuf *b, ts_shlo_region kind, ts_dtype dtype, con
 void ts_shlo_print_f64(ts_strbuf *b, double v);
 const char *ts_shlo_activation_name(ts_activation act);
 
+/* A function's "(%arg0: T, …) -> R {…}\n" without argument names (graphs of primitives). */
+ts_status ts_shlo_print_function(const ts_graph *g, ts_strbuf *out, ts_error *err);
+/* The same for the decomposition of the composite node `composite` of `src` (printer.c). */
+ts_status ts_shlo_print_decomposition(const ts_graph *src, ts_value composite, ts_strbuf *out, ts_error *err);
+
 #endif

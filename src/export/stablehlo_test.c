@@ -677,6 +677,27 @@ static void test_read_variations(void)
     const float *c = g->nodes[1].attrs.constant.data;
     CHECK(c[0] == 1.0f && c[1] == 1.0f);
     ts_graph_destroy(g);
+
+    /* A decomposition written differently but meaning the same expansion is accepted. */
+    const char *composite =
+        "module @lin {\n"
+        "  func.func public @main(%a: tensor<2x4xf32> {tessera.name = \"x\", tessera.role = \"input\"},\n"
+        "                         %b: tensor<3x4xf32> {tessera.name = \"w\", tessera.role = \"weight\"}) -> tensor<2x3xf32> {\n"
+        "    %y = stablehlo.composite \"tessera.linear\" %a, %b {decomposition = @lin_impl, version = 0 : i32}\n"
+        "         : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>\n"
+        "    return %y : tensor<2x3xf32>\n"
+        "  }\n"
+        "  func.func private @lin_impl(%p: tensor<2x4xf32>, %q: tensor<3x4xf32>) -> tensor<2x3xf32> {\n"
+        "    %r = stablehlo.dot_general %p, %q,\n"
+        "         contracting_dims = [1] x [1] : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>\n"
+        "    func.return %r : tensor<2x3xf32>\n"
+        "  }\n"
+        "}\n";
+    g = read_graph(composite, &err);
+    CHECK(g != NULL);
+    if (!g) fprintf(stderr, "%s\n", err.message);
+    CHECK(g && g->n_nodes == 3 && g->nodes[2].op == TS_OP_LINEAR);
+    ts_graph_destroy(g);
 }
 
 /* ------------------------------------------------------------------ (c) malformed text */
@@ -752,6 +773,10 @@ static const bad_case bad_cases[] = {
     {HEAD "    %0 = stablehlo.composite \"tessera.softmax\" %arg0 {decomposition = @d} : (tensor<2xf32>) -> tensor<2xf32>\n"
           "    return %0 : tensor<2xf32>\n  }\n  func.func private @d(%arg0: tensor<3xf32>) -> tensor<3xf32> {\n    return %arg0 : tensor<3xf32>\n  }\n}\n",
      "line 3:10: decomposition @d does not have the composite's signature"},
+    /* a decomposition that does not say what the composite means */
+    {HEAD "    %0 = stablehlo.composite \"tessera.softmax\" %arg0 {decomposition = @d} : (tensor<2xf32>) -> tensor<2xf32>\n"
+          "    return %0 : tensor<2xf32>\n  }\n  func.func private @d(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n    return %arg0 : tensor<2xf32>\n  }\n}\n",
+     "line 3:10: decomposition @d is not Tessera's expansion of tessera.softmax"},
     /* no @main */
     {"module @m {\n  func.func private @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n    return %arg0 : tensor<2xf32>\n  }\n}\n", "line 6:1: no @main function"},
     /* bad dot_general dimensions */
