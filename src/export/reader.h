@@ -2,10 +2,10 @@
  *
  * Any whitespace, `//` comments and value names are accepted. @main's arguments become the
  * parameters (tessera.name / tessera.role), its results the outputs, loc("…") the stage labels,
- * each `stablehlo.composite "tessera.<op>"` the fused op (its decomposition must be, up to naming
- * and layout, the expansion graph/decompose.c gives);
- * reduce inits and argmax's index iota fold back into the op. Anything else fails with
- * TS_ERR_FORMAT / TS_ERR_UNSUPPORTED / TS_ERR_RANGE, "ORIGIN: line L:C: …"; sizes are bounded.
+ * each `stablehlo.composite "tessera.<op>"` the fused op (its decomposition must be, up to names
+ * and layout, graph/decompose.c's expansion); reduce inits and argmax's index iota fold back into
+ * the op. Anything else fails with TS_ERR_FORMAT / TS_ERR_UNSUPPORTED / TS_ERR_RANGE and a
+ * message "ORIGIN: line L:C: …". Sizes are bounded, so hostile text fails cleanly.
  */
 #ifndef TS_EXPORT_READER_H
 #define TS_EXPORT_READER_H
