@@ -904,6 +904,7 @@ static void qwen2_round_trip(const char *weights_folder)
     CHECK(ts_decoder_build(g, &spec, &weights, &shape, &err) == TS_OK);
     char *text = print_graph(g, "qwen2");
     CHECK(text != NULL);
+    if (text) dump(weights_folder, text);
     ts_graph *back = text ? read_graph(text, &err) : NULL;
     CHECK(back != NULL);
     if (!back) fprintf(stderr, "qwen2 read: %s\n", err.message);
