@@ -1134,10 +1134,10 @@ static bool read_elementwise(op_ctx *o, ts_op op)
     int want = ts_op_get_info(op)->n_inputs;
     if (n != want) return syntax(R, o->pos, "%s takes %d operands, not %d", o->name, want, n);
     if (!check_operand_types(o->f, refs, n, ins, n_ins, o->name)) return false;
-    ts_value in[3];
+    ts_value in[3] = {0};
     if (!operands(o->f, refs, n, in)) return false;
     set_stage(o->f, o->f->loc);
-    ts_value v;
+    ts_value v = TS_NO_VALUE;
     if (op == TS_OP_CONVERT) v = ts_graph_convert(o->f->g, in[0], out.dtype);
     else if (op == TS_OP_RESHAPE) v = ts_graph_reshape(o->f->g, in[0], out.rank, out.dims);
     else if (op == TS_OP_ERF || ts_op_is_elementwise_unary(op)) v = ts_graph_unary(o->f->g, op, in[0]);
@@ -1153,7 +1153,7 @@ static bool read_erf(op_ctx *o)
         !expect(R, "->", "in chlo.erf's type") || !parse_type(R, &out) || !parse_loc(o->f))
         return false;
     if (!check_operand_types(o->f, &x, 1, &in, 1, o->name)) return false;
-    ts_value v;
+    ts_value v = TS_NO_VALUE;
     if (!operands(o->f, &x, 1, &v)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_unary(o->f->g, TS_OP_ERF, v), &out);
@@ -1190,7 +1190,7 @@ static bool read_compare(op_ctx *o)
     const char *want = ts_shlo_compare_type(ins[0].dtype);
     if (ctype[0] && strcmp(ctype, want) != 0)
         return syntax(R, cpos, "compare type %s does not match %s operands (%s)", ctype, ts_shlo_element_name(ins[0].dtype), want);
-    ts_value in[2];
+    ts_value in[2] = {0};
     if (!operands(o->f, refs, 2, in)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_compare(o->f->g, (ts_compare)direction, in[0], in[1]), &outs[0]);
@@ -1216,7 +1216,7 @@ static bool read_select(op_ctx *o)
         out = outs[0];
     }
     if (!parse_loc(o->f) || !check_operand_types(o->f, refs, 3, ins, n_ins, o->name)) return false;
-    ts_value in[3];
+    ts_value in[3] = {0};
     if (!operands(o->f, refs, 3, in)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_select(o->f->g, in[0], in[1], in[2]), &out);
@@ -1240,7 +1240,7 @@ static bool read_with_dims(op_ctx *o, ts_op op)
     if (!check_operand_types(o->f, &x, 1, ins, n_ins, o->name)) return false;
     const ts_type *t = ref_type(o->f, &x);
     if (d.n != t->rank) return syntax(R, o->pos, "%s has %d %s for an operand of rank %d", o->name, d.n, key, t->rank);
-    ts_value v;
+    ts_value v = TS_NO_VALUE;
     if (!operands(o->f, &x, 1, &v)) return false;
     set_stage(o->f, o->f->loc);
     if (op == TS_OP_BROADCAST_IN_DIM) return finish(o, ts_graph_broadcast_in_dim(o->f->g, v, outs[0].rank, outs[0].dims, d.v), &outs[0]);
@@ -1273,7 +1273,7 @@ static bool read_slice(op_ctx *o)
     if (plain) return syntax(R, o->pos, "stablehlo.slice needs a functional type (T) -> R");
     if (!check_operand_types(o->f, &x, 1, ins, n_ins, o->name)) return false;
     if (start.n != ref_type(o->f, &x)->rank) return syntax(R, o->pos, "stablehlo.slice has %d ranges for rank %d", start.n, ref_type(o->f, &x)->rank);
-    ts_value v;
+    ts_value v = TS_NO_VALUE;
     if (!operands(o->f, &x, 1, &v)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_slice(o->f->g, v, start.v, limit.v, strides.v), &outs[0]);
@@ -1307,7 +1307,7 @@ static bool read_operand_list_op(op_ctx *o, ts_op op)
     if (plain) return syntax(R, o->pos, "%s needs a functional type (...) -> R", o->name);
     if (!check_operand_types(o->f, refs, n, ins, n_ins, o->name)) return false;
     int rank = ref_type(o->f, &refs[0])->rank;
-    ts_value in[MAX_OPERANDS];
+    ts_value in[MAX_OPERANDS] = {0};
     switch (op) {
     case TS_OP_DYNAMIC_SLICE:
         if (n != 1 + rank || sizes.n != rank) return syntax(R, o->pos, "stablehlo.dynamic_slice of rank %d needs %d start indices and %d sizes", rank, rank, rank);
@@ -1380,7 +1380,7 @@ static bool read_dot_general(op_ctx *o)
         !dims_disjoint(&lb, &lc) || !dims_disjoint(&rb, &rc))
         return syntax(R, o->pos, "stablehlo.dot_general: batching/contracting dimensions must be distinct, in range and paired");
     if (lr + rr - lb.n - 2 * lc.n > TS_MAX_DIMS) return unsupported(R, o->pos, "stablehlo.dot_general result rank above %d", TS_MAX_DIMS);
-    ts_value in[2];
+    ts_value in[2] = {0};
     if (!operands(o->f, refs, 2, in)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_dot_general(o->f->g, in[0], in[1], &lb, &rb, &lc, &rc), &outs[0]);
@@ -1510,7 +1510,7 @@ static bool read_generic(op_ctx *o)
     }
     if (!check_operand_types(f, refs, n, ins, n_ins, o->name)) goto done;
     const ts_type *t0 = &ins[0];
-    ts_value in[3];
+    ts_value in[3] = {0};
     if (is_gather) {
         if (n != 2 || !a.has_gather || !a.has_slice_sizes) {
             syntax(R, o->pos, "stablehlo.gather needs 2 operands, dimension_numbers and slice_sizes");
@@ -1778,7 +1778,7 @@ static bool read_composite(op_ctx *o)
 
     unsigned used = 0;
     attr_value a1, a2, a3, a4;
-    ts_value in[8];
+    ts_value in[8] = {0};
     if (!operands(f, refs, n, in)) return false;
     set_stage(f, f->loc);
     ts_graph *g = f->g;
@@ -1963,7 +1963,7 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
     const char *sym;
     if (!parse_symbol(r, &sym)) return false;
     *is_main = strcmp(sym, "main") == 0;
-    func_sig *sig;
+    func_sig *sig = NULL;
     if (!add_func(r, sym, spos, &sig)) return false;
     fn f = {.r = r};
     if (ts_graph_create(&f.g, r->err) != TS_OK) {
