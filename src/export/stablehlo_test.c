@@ -558,6 +558,13 @@ static void test_text_add(void)
     ts_value b = ts_graph_parameter(g, "b", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 2, 3, 0));
     ts_value c = ts_graph_binary(g, TS_OP_ADD, a, b);
     ts_graph_set_outputs(g, &c, 1);
+    /* a module name that is not an identifier is quoted */
+    char *quoted = print_graph(g, "qwen2 0.5b");
+    CHECK(quoted && strncmp(quoted, "module @\"qwen2 0.5b\" {\n", 24) == 0);
+    ts_graph *back = quoted ? read_graph(quoted, &err) : NULL;
+    CHECK(back != NULL);
+    ts_graph_destroy(back);
+    free(quoted);
     check_text(g, "add",
                "module @add {\n"
                "  func.func public @main(%arg0: tensor<2x3xf32> {tessera.name = \"model.a\", tessera.role = \"weight\"}, "
