@@ -30,6 +30,7 @@ typedef enum entry_kind {
     ENTRY_ARGMAX,    /* the (value, index) pair of an argmax reduce: only #1 is a graph value */
     ENTRY_PENDING,   /* a constant or iota not yet appended */
     ENTRY_LAZY,      /* consumed as a reduction helper: appended only if something else uses it */
+    ENTRY_UNDEFINED, /* named by the op being read */
 } entry_kind;
 
 typedef struct entry {
@@ -62,6 +63,7 @@ typedef struct ref {
 
 typedef struct func_sig {
     const char *name;
+    ts_graph *graph; /* private functions: kept to compare with the composite's expansion */
     ts_type *args, *results;
     int n_args, n_results;
     size_t pos;
@@ -69,6 +71,8 @@ typedef struct func_sig {
 
 typedef struct symbol_use {
     const char *symbol;
+    const ts_graph *g; /* the composite node's graph and value */
+    ts_value value;
     ts_type types[9]; /* operands, then the result */
     int n_operands;
     size_t pos;
@@ -83,6 +87,8 @@ typedef struct reader {
     ts_arena arena;
     func_sig *funcs;
     int n_funcs, cap_funcs;
+    scope symbols;          /* function names; entry i names funcs[i] */
+    uint64_t constant_bytes; /* expanded by splats so far (bounded by the text's length) */
     symbol_use *uses;
     int n_uses, cap_uses;
 } reader;
@@ -173,7 +179,7 @@ static bool expect(reader *r, const char *s, const char *context)
 {
     if (accept(r, s)) return true;
     char buf[32];
-    return syntax(r, r->pos, "expected '%s' %s, found %s", s, context, found(r, buf, sizeof(buf)));
+    return syntax(r, r->pos, "expected '%s'%s%s, found %s", s, *context ? " " : "", context, found(r, buf, sizeof(buf)));
 }
 
 /* A bare identifier (letters, digits, _ $ .), at most MAX_NAME-1 bytes. */
@@ -468,6 +474,7 @@ static int32_t scope_define(reader *r, scope *s, const char *name, size_t pos)
     e->name = ts_arena_strndup(&r->arena, name, strlen(name));
     if (!e->name) return oom(r), -1;
     e->value = TS_NO_VALUE;
+    e->kind = ENTRY_UNDEFINED;
     e->pos = pos;
     uint32_t i = hash_name(name) & (s->table_cap - 1);
     while (s->table[i] >= 0) i = (i + 1) & (s->table_cap - 1);
@@ -509,6 +516,7 @@ static bool parse_ref(reader *r, scope *s, ref *out)
     }
     out->entry = scope_find(s, name);
     if (out->entry < 0) return syntax(r, out->pos, "use of undefined value %%%s", name);
+    if (s->entries[out->entry].kind == ENTRY_UNDEFINED) return syntax(r, out->pos, "%%%s is used in its own definition", name);
     return true;
 }
 
@@ -792,6 +800,11 @@ static bool literal_bytes(reader *r, literal *lit, const ts_type *t, void **out)
     size_t size = ts_dtype_size(t->dtype);
     if ((size_t)n > MAX_CONSTANT_BYTES / size) return fail(r, lit->pos, TS_ERR_RANGE, "constant larger than 1 GiB");
     size_t bytes = (size_t)n * size;
+    /* Splats can ask for far more than the text holds: cap the total at 64 bytes per byte of text
+     * plus 64 MiB, so a short hostile text cannot claim gigabytes. */
+    r->constant_bytes += bytes;
+    if (r->constant_bytes > (uint64_t)r->len * 64 + ((uint64_t)64 << 20))
+        return fail(r, lit->pos, TS_ERR_RANGE, "constants expand to more than 64 bytes per byte of text");
     unsigned char *p = ts_arena_alloc_aligned(&r->arena, bytes ? bytes : 1, 64);
     if (!p) return oom(r);
     *out = p;
@@ -1121,10 +1134,10 @@ static bool read_elementwise(op_ctx *o, ts_op op)
     int want = ts_op_get_info(op)->n_inputs;
     if (n != want) return syntax(R, o->pos, "%s takes %d operands, not %d", o->name, want, n);
     if (!check_operand_types(o->f, refs, n, ins, n_ins, o->name)) return false;
-    ts_value in[3];
+    ts_value in[3] = {0};
     if (!operands(o->f, refs, n, in)) return false;
     set_stage(o->f, o->f->loc);
-    ts_value v;
+    ts_value v = TS_NO_VALUE;
     if (op == TS_OP_CONVERT) v = ts_graph_convert(o->f->g, in[0], out.dtype);
     else if (op == TS_OP_RESHAPE) v = ts_graph_reshape(o->f->g, in[0], out.rank, out.dims);
     else if (op == TS_OP_ERF || ts_op_is_elementwise_unary(op)) v = ts_graph_unary(o->f->g, op, in[0]);
@@ -1140,7 +1153,7 @@ static bool read_erf(op_ctx *o)
         !expect(R, "->", "in chlo.erf's type") || !parse_type(R, &out) || !parse_loc(o->f))
         return false;
     if (!check_operand_types(o->f, &x, 1, &in, 1, o->name)) return false;
-    ts_value v;
+    ts_value v = TS_NO_VALUE;
     if (!operands(o->f, &x, 1, &v)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_unary(o->f->g, TS_OP_ERF, v), &out);
@@ -1177,7 +1190,7 @@ static bool read_compare(op_ctx *o)
     const char *want = ts_shlo_compare_type(ins[0].dtype);
     if (ctype[0] && strcmp(ctype, want) != 0)
         return syntax(R, cpos, "compare type %s does not match %s operands (%s)", ctype, ts_shlo_element_name(ins[0].dtype), want);
-    ts_value in[2];
+    ts_value in[2] = {0};
     if (!operands(o->f, refs, 2, in)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_compare(o->f->g, (ts_compare)direction, in[0], in[1]), &outs[0]);
@@ -1203,7 +1216,7 @@ static bool read_select(op_ctx *o)
         out = outs[0];
     }
     if (!parse_loc(o->f) || !check_operand_types(o->f, refs, 3, ins, n_ins, o->name)) return false;
-    ts_value in[3];
+    ts_value in[3] = {0};
     if (!operands(o->f, refs, 3, in)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_select(o->f->g, in[0], in[1], in[2]), &out);
@@ -1227,7 +1240,7 @@ static bool read_with_dims(op_ctx *o, ts_op op)
     if (!check_operand_types(o->f, &x, 1, ins, n_ins, o->name)) return false;
     const ts_type *t = ref_type(o->f, &x);
     if (d.n != t->rank) return syntax(R, o->pos, "%s has %d %s for an operand of rank %d", o->name, d.n, key, t->rank);
-    ts_value v;
+    ts_value v = TS_NO_VALUE;
     if (!operands(o->f, &x, 1, &v)) return false;
     set_stage(o->f, o->f->loc);
     if (op == TS_OP_BROADCAST_IN_DIM) return finish(o, ts_graph_broadcast_in_dim(o->f->g, v, outs[0].rank, outs[0].dims, d.v), &outs[0]);
@@ -1294,7 +1307,7 @@ static bool read_operand_list_op(op_ctx *o, ts_op op)
     if (plain) return syntax(R, o->pos, "%s needs a functional type (...) -> R", o->name);
     if (!check_operand_types(o->f, refs, n, ins, n_ins, o->name)) return false;
     int rank = ref_type(o->f, &refs[0])->rank;
-    ts_value in[MAX_OPERANDS];
+    ts_value in[MAX_OPERANDS] = {0};
     switch (op) {
     case TS_OP_DYNAMIC_SLICE:
         if (n != 1 + rank || sizes.n != rank) return syntax(R, o->pos, "stablehlo.dynamic_slice of rank %d needs %d start indices and %d sizes", rank, rank, rank);
@@ -1367,7 +1380,7 @@ static bool read_dot_general(op_ctx *o)
         !dims_disjoint(&lb, &lc) || !dims_disjoint(&rb, &rc))
         return syntax(R, o->pos, "stablehlo.dot_general: batching/contracting dimensions must be distinct, in range and paired");
     if (lr + rr - lb.n - 2 * lc.n > TS_MAX_DIMS) return unsupported(R, o->pos, "stablehlo.dot_general result rank above %d", TS_MAX_DIMS);
-    ts_value in[2];
+    ts_value in[2] = {0};
     if (!operands(o->f, refs, 2, in)) return false;
     set_stage(o->f, o->f->loc);
     return finish(o, ts_graph_dot_general(o->f->g, in[0], in[1], &lb, &rb, &lc, &rc), &outs[0]);
@@ -1497,7 +1510,7 @@ static bool read_generic(op_ctx *o)
     }
     if (!check_operand_types(f, refs, n, ins, n_ins, o->name)) goto done;
     const ts_type *t0 = &ins[0];
-    ts_value in[3];
+    ts_value in[3] = {0};
     if (is_gather) {
         if (n != 2 || !a.has_gather || !a.has_slice_sizes) {
             syntax(R, o->pos, "stablehlo.gather needs 2 operands, dimension_numbers and slice_sizes");
@@ -1700,7 +1713,8 @@ static bool get_attr(reader *r, composite_attrs *c, unsigned *used, const char *
     return syntax(r, pos, "%s needs the attribute '%s'", op, key);
 }
 
-static bool add_symbol_use(reader *r, const char *symbol, const ts_type *types, int n_operands, size_t pos)
+static bool add_symbol_use(reader *r, const char *symbol, const ts_type *types, int n_operands, size_t pos,
+                           const ts_graph *g, ts_value value)
 {
     if (r->n_uses == r->cap_uses) {
         int cap = r->cap_uses ? r->cap_uses * 2 : 64;
@@ -1711,6 +1725,8 @@ static bool add_symbol_use(reader *r, const char *symbol, const ts_type *types, 
     }
     symbol_use *u = &r->uses[r->n_uses++];
     u->symbol = symbol;
+    u->g = g;
+    u->value = value;
     u->n_operands = n_operands;
     u->pos = pos;
     memcpy(u->types, types, sizeof(ts_type) * (size_t)(n_operands + 1));
@@ -1759,11 +1775,10 @@ static bool read_composite(op_ctx *o)
     if (n_outs != 1) return unsupported(R, o->pos, "composites with %d results are not supported", n_outs);
     if (!check_operand_types(f, refs, n, ins, n_ins, o->name)) return false;
     ins[n] = outs[0];
-    if (!add_symbol_use(R, symbol, ins, n, o->pos)) return false;
 
     unsigned used = 0;
     attr_value a1, a2, a3, a4;
-    ts_value in[8];
+    ts_value in[8] = {0};
     if (!operands(f, refs, n, in)) return false;
     set_stage(f, f->loc);
     ts_graph *g = f->g;
@@ -1817,7 +1832,7 @@ static bool read_composite(op_ctx *o)
     }
     for (int i = 0; i < ca.n; i++)
         if (!(used & (1u << i))) return unsupported(R, ca.values[i].pos, "unknown attribute '%s' for %s", ca.keys[i], name);
-    return finish(o, v, &outs[0]);
+    return finish(o, v, &outs[0]) && add_symbol_use(R, symbol, ins, n, o->pos, g, v);
 }
 
 /* ------------------------------------------------------------------ functions */
@@ -1893,8 +1908,8 @@ static bool read_op(fn *f)
 
 static bool add_func(reader *r, const char *name, size_t pos, func_sig **out)
 {
-    for (int i = 0; i < r->n_funcs; i++)
-        if (strcmp(r->funcs[i].name, name) == 0) return syntax(r, pos, "redefinition of @%s", name);
+    if (scope_find(&r->symbols, name) >= 0) return syntax(r, pos, "redefinition of @%s", name);
+    if (scope_define(r, &r->symbols, name, pos) < 0) return false;
     if (r->n_funcs == r->cap_funcs) {
         if (r->n_funcs >= (1 << 16)) return fail(r, pos, TS_ERR_RANGE, "more than 65536 functions");
         int cap = r->cap_funcs ? r->cap_funcs * 2 : 16;
@@ -1980,6 +1995,7 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
             f.g->stage = NULL;
             ts_value v = ts_graph_parameter(f.g, pname ? pname : name, role, t);
             if (!check_graph(&f, apos, "argument")) goto done;
+            f.s.entries[idx].kind = ENTRY_VALUE;
             f.s.entries[idx].value = v;
             f.s.entries[idx].type = t;
             if (sig->n_args == cap_args) {
@@ -1996,14 +2012,7 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
         if (!expect(r, ")", "to close the argument list")) goto done;
     }
     int n_results = 0;
-    results = malloc(sizeof(ts_type) * MAX_RESULTS);
-    refs = malloc(sizeof(ref) * MAX_RESULTS);
-    types = malloc(sizeof(ts_type) * MAX_RESULTS);
-    vals = malloc(sizeof(ts_value) * MAX_RESULTS);
-    if (!results || !refs || !types || !vals) {
-        oom(r);
-        goto done;
-    }
+    int cap_results = 0;
     if (accept(r, "->")) {
         bool paren = accept(r, "(");
         if (!paren || !accept(r, ")")) {
@@ -2011,6 +2020,15 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
                 if (n_results == MAX_RESULTS) {
                     unsupported(r, r->pos, "more than %d results", MAX_RESULTS);
                     goto done;
+                }
+                if (n_results == cap_results) {
+                    cap_results = cap_results ? cap_results * 2 : 16;
+                    ts_type *t = realloc(results, sizeof(ts_type) * (size_t)cap_results);
+                    if (!t) {
+                        oom(r);
+                        goto done;
+                    }
+                    results = t;
                 }
                 if (!parse_type(r, &results[n_results++])) goto done;
                 if (paren && peek(r) == '{') {
@@ -2026,13 +2044,21 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
         skip_ws(r);
         size_t pos = r->pos;
         if (accept(r, "return") || accept(r, "func.return")) {
+            /* one more slot than declared, to report a longer return by its count */
+            refs = malloc(sizeof(ref) * (size_t)(n_results + 1));
+            types = malloc(sizeof(ts_type) * (size_t)(n_results + 1));
+            vals = malloc(sizeof(ts_value) * (size_t)(n_results + 1));
+            if (!refs || !types || !vals) {
+                oom(r);
+                goto done;
+            }
             int n = 0;
-            if (peek(r) == '%' && !parse_refs(r, &f.s, refs, MAX_RESULTS, &n)) goto done;
+            if (peek(r) == '%' && !parse_refs(r, &f.s, refs, n_results + 1, &n)) goto done;
             int n_types = 0;
             if (n) {
                 if (!expect(r, ":", "before the returned types")) goto done;
                 do {
-                    if (n_types == MAX_RESULTS || !parse_type(r, &types[n_types++])) {
+                    if (n_types == n_results + 1 || !parse_type(r, &types[n_types++])) {
                         if (r->status == TS_OK) syntax(r, r->pos, "too many types");
                         goto done;
                     }
@@ -2093,19 +2119,44 @@ done:
     return true;
 }
 
+/* Each composite's decomposition function exists, has its signature, and is exactly the
+ * expansion graph/decompose.c gives (compared as canonical text): a body that says something else
+ * would make the fused op Tessera runs differ from what the text means. */
 static bool check_symbols(reader *r)
 {
-    for (int i = 0; i < r->n_uses; i++) {
+    ts_strbuf want, have;
+    ts_strbuf_init(&want);
+    ts_strbuf_init(&have);
+    bool ok = true;
+    for (int i = 0; ok && i < r->n_uses; i++) {
         const symbol_use *u = &r->uses[i];
-        const func_sig *fs = NULL;
-        for (int k = 0; k < r->n_funcs; k++)
-            if (strcmp(r->funcs[k].name, u->symbol) == 0) fs = &r->funcs[k];
-        if (!fs) return syntax(r, u->pos, "decomposition @%s is not defined", u->symbol);
+        int32_t k = scope_find(&r->symbols, u->symbol);
+        const func_sig *fs = k >= 0 ? &r->funcs[k] : NULL;
+        if (!fs || !fs->graph) {
+            ok = syntax(r, u->pos, "decomposition @%s is not defined", u->symbol);
+            break;
+        }
         bool same = fs->n_args == u->n_operands && fs->n_results == 1 && ts_type_equal(&fs->results[0], &u->types[u->n_operands]);
-        for (int k = 0; same && k < u->n_operands; k++) same = ts_type_equal(&fs->args[k], &u->types[k]);
-        if (!same) return syntax(r, u->pos, "decomposition @%s does not have the composite's signature", u->symbol);
+        for (int a = 0; same && a < u->n_operands; a++) same = ts_type_equal(&fs->args[a], &u->types[a]);
+        if (!same) {
+            ok = syntax(r, u->pos, "decomposition @%s does not have the composite's signature", u->symbol);
+            break;
+        }
+        want.len = have.len = 0;
+        ts_error e;
+        if (ts_shlo_print_decomposition(u->g, u->value, &want, &e) != TS_OK || ts_shlo_print_function(fs->graph, &have, &e) != TS_OK) {
+            ok = fail(r, u->pos, e.status, "%s", e.message);
+            break;
+        }
+        if (strcmp(want.data, have.data) != 0) {
+            ok = unsupported(r, u->pos, "decomposition @%s is not Tessera's expansion of %s", u->symbol,
+                             ts_op_get_info(ts_graph_node(u->g, u->value)->op)->stablehlo);
+            break;
+        }
     }
-    return true;
+    ts_strbuf_fini(&want);
+    ts_strbuf_fini(&have);
+    return ok;
 }
 
 ts_status ts_stablehlo_read(const char *text, size_t len, const char *origin, ts_graph **out, ts_error *err)
@@ -2148,16 +2199,18 @@ ts_status ts_stablehlo_read(const char *text, size_t len, const char *origin, ts
         bool is_main;
         if (!read_function(&r, &g, &is_main)) break;
         if (is_main) main_graph = g;
-        else ts_graph_destroy(g); /* decompositions: read to check them; their meaning is decompose.c */
+        else r.funcs[r.n_funcs - 1].graph = g; /* compared with the composites that call it */
     }
     if (r.status == TS_OK && !main_graph) syntax(&r, r.len, "no @main function");
     if (r.status == TS_OK) check_symbols(&r);
     for (int i = 0; i < r.n_funcs; i++) {
+        ts_graph_destroy(r.funcs[i].graph);
         free(r.funcs[i].args);
         free(r.funcs[i].results);
     }
     free(r.funcs);
     free(r.uses);
+    scope_fini(&r.symbols);
     ts_arena_fini(&r.arena);
     if (r.status != TS_OK) {
         ts_graph_destroy(main_graph);

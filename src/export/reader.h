@@ -1,14 +1,11 @@
-/* reader.h — StableHLO MLIR text (as ts_stablehlo_print writes it) back into a ts_graph.
+/* reader.h — StableHLO text, as ts_stablehlo_print writes it, back into a ts_graph.
  *
- * Accepts the printer's spelling with any whitespace, `//` comments and any SSA value names:
- * @main's arguments become parameters in order (names and roles from tessera.name /
- * tessera.role), its results the outputs, `loc("…")` the stage labels; each
- * `stablehlo.composite "tessera.<op>"` becomes the fused op (its decomposition function must
- * exist, parse and match the composite's signature). Reduction inits and argmax's index iota are
- * folded back into reduce_sum / reduce_max / argmax after checking they are the canonical ones.
- * Anything else fails with TS_ERR_FORMAT (syntax, types) or TS_ERR_UNSUPPORTED (an op or form
- * Tessera does not implement), the message "ORIGIN: line L:C: …". Sizes are bounded (rank 8,
- * dims < 2^31, names 256 bytes), so hostile input fails cleanly.
+ * Any whitespace, `//` comments and value names are accepted. @main's arguments become the
+ * parameters (tessera.name / tessera.role), its results the outputs, loc("…") the stage labels,
+ * each `stablehlo.composite "tessera.<op>"` the fused op (its decomposition must be, up to names
+ * and layout, graph/decompose.c's expansion); reduce inits and argmax's index iota fold back into
+ * the op. Anything else fails with TS_ERR_FORMAT / TS_ERR_UNSUPPORTED / TS_ERR_RANGE and a
+ * message "ORIGIN: line L:C: …". Sizes are bounded, so hostile text fails cleanly.
  */
 #ifndef TS_EXPORT_READER_H
 #define TS_EXPORT_READER_H

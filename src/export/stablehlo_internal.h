@@ -3,7 +3,7 @@
  * The pieces of text that have one canonical spelling — element types, compare types, reduction
  * identities and the bodies of reduce/scatter regions — are written by the functions here, so the
  * reader checks a region by comparing it with what the printer would write, not with a second
- * hand-kept copy of the same knowledge.
+ * hand-kept copy of the same knowledge. Implemented in spelling.c.
  */
 #ifndef TS_EXPORT_STABLEHLO_INTERNAL_H
 #define TS_EXPORT_STABLEHLO_INTERNAL_H
@@ -19,6 +19,8 @@ typedef enum ts_shlo_region {
 
 /* "f32", "bf16", "i1", "ui8"; NULL for a dtype StableHLO text cannot carry. */
 const char *ts_shlo_element_name(ts_dtype dtype);
+/* "tensor<2x3xf32>" */
+void ts_shlo_print_type(ts_strbuf *b, const ts_type *type);
 /* compare_type for operands of `dtype`: FLOAT, SIGNED or UNSIGNED (i1 and ui8). */
 const char *ts_shlo_compare_type(ts_dtype dtype);
 /* Writes `dense<…>` for a constant of `type` holding `data`. */
@@ -32,5 +34,10 @@ void ts_shlo_print_region(ts_strbuf *b, ts_shlo_region kind, ts_dtype dtype, con
 /* A double as an MLIR float literal that reads back to the same bits. */
 void ts_shlo_print_f64(ts_strbuf *b, double v);
 const char *ts_shlo_activation_name(ts_activation act);
+
+/* A function's "(%arg0: T, …) -> R {…}\n" without argument names (graphs of primitives). */
+ts_status ts_shlo_print_function(const ts_graph *g, ts_strbuf *out, ts_error *err);
+/* The same for the decomposition of the composite node `composite` of `src` (printer.c). */
+ts_status ts_shlo_print_decomposition(const ts_graph *src, ts_value composite, ts_strbuf *out, ts_error *err);
 
 #endif

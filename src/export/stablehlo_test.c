@@ -179,6 +179,16 @@ static bool same_structure(const ts_graph *a, const ts_graph *b)
  * the same bits on random inputs. */
 static bool ops_seen[TS_OP_COUNT];
 
+/* TS_STABLEHLO_DUMP=folder writes each printed text there (to read it; the fuzz seeds). */
+static void dump(const char *name, const char *text)
+{
+    if (!getenv("TS_STABLEHLO_DUMP")) return;
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s.mlir", getenv("TS_STABLEHLO_DUMP"), name);
+    FILE *f = fopen(path, "w");
+    if (f) fputs(text, f), fclose(f);
+}
+
 static void check_round_trip(ts_graph *g, const char *name, bool fused, int int_range)
 {
     for (int i = 0; i < g->n_nodes; i++) ops_seen[g->nodes[i].op] = true;
@@ -191,7 +201,7 @@ static void check_round_trip(ts_graph *g, const char *name, bool fused, int int_
     char *text = print_graph(g, name);
     CHECK(text != NULL);
     if (!text) return;
-    if (getenv("TS_STABLEHLO_DUMP")) fprintf(stderr, "%s", text); /* to look at the text */
+    dump(name, text);
     ts_graph *back = read_graph(text, &err);
     CHECK(back != NULL);
     if (!back) {
@@ -370,11 +380,9 @@ static void test_shape_round_trip(void)
     ts_graph_destroy(g);
 }
 
-static void test_composite_round_trip(void)
+/* One of every composite and variant; every operand is a parameter. Returns the output count. */
+static int build_composites(ts_graph *g)
 {
-    ts_graph *g;
-    ts_error err;
-    ts_graph_create(&g, &err);
     ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 3, 8, 0));
     ts_value wb = ts_graph_parameter(g, "w.bf16", TS_PARAM_WEIGHT, ty(TS_DTYPE_BF16, 1, 8, 0, 0));
     ts_value wf = ts_graph_parameter(g, "w.f32", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 1, 8, 0, 0));
@@ -424,6 +432,15 @@ static void test_composite_round_trip(void)
     g->stage = NULL;
     outs[n++] = ts_graph_embedding(g, table, ids);
     ts_graph_set_outputs(g, outs, n);
+    return n;
+}
+
+static void test_composite_round_trip(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    int n = build_composites(g);
     check_round_trip(g, "composites", true, 3);
 
     /* The composites read back as composites (fused on the CPU), not as their expansions. */
@@ -449,11 +466,503 @@ static void test_every_op_covered(void)
     }
 }
 
+/* What another compiler would run: each printed decomposition function, read as a module of
+ * its own and evaluated by the reference, agrees with the fused kernel (relative error ≤ 1e-5). */
+static void test_decompositions_match_fused(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    int n = build_composites(g);
+    char *text = print_graph(g, "composites");
+    uint32_t seed = 777;
+    void **params = calloc((size_t)g->n_parameters + 1, sizeof(void *));
+    for (int i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == TS_OP_PARAMETER) params[g->nodes[i].attrs.parameter.index] = random_param(&g->nodes[i].type, &seed, 3);
+    void **fused = evaluate(g, params, true);
+    CHECK(text && fused);
+    const char *at = text;
+    for (int k = 0; text && fused && k < n; k++) {
+        const ts_node *c = ts_graph_node(g, g->outputs[k]);
+        /* the k-th composite line names its decomposition */
+        at = strstr(at, "decomposition = @");
+        CHECK(at != NULL);
+        if (!at) break;
+        at += strlen("decomposition = @");
+        char symbol[64] = {0};
+        for (int i = 0; i < 63 && at[i] != '}'; i++) symbol[i] = at[i];
+        char header[96];
+        snprintf(header, sizeof(header), "func.func private @%s(", symbol);
+        const char *fn = strstr(text, header), *end = fn ? strstr(fn, "\n  }\n") : NULL;
+        CHECK(fn && end);
+        if (!fn || !end) break;
+        fn += strlen(header);
+        size_t body = (size_t)(end - fn) + 5;
+        char *module = malloc(body + 64);
+        snprintf(module, body + 64, "module @d {\n  func.func public @main(%.*s}\n", (int)body, fn);
+        ts_graph *d = read_graph(module, &err);
+        CHECK(d != NULL);
+        if (!d) {
+            fprintf(stderr, "%s: %s\n", symbol, err.message);
+            free(module);
+            continue;
+        }
+        void *dparams[8];
+        for (int i = 0; i < c->n_inputs; i++) dparams[i] = params[ts_graph_node(g, c->inputs[i])->attrs.parameter.index];
+        void **ref = evaluate(d, dparams, false);
+        CHECK(ref != NULL);
+        const ts_type *t = ts_graph_type(g, g->outputs[k]);
+        double scale = 0, diff = 0;
+        for (int64_t i = 0; ref && i < ts_type_elements(t); i++) {
+            double r = ts_reference_get(t->dtype, ref[0], i), o = ts_reference_get(t->dtype, fused[k], i);
+            scale = fmax(scale, fabs(r));
+            if (isnan(r) != isnan(o)) diff = INFINITY;
+            else if (!isnan(r)) diff = fmax(diff, fabs(r - o));
+        }
+        if (diff > 1e-5 * fmax(scale, 1e-30)) fprintf(stderr, "%s (%s): error %g of %g\n", symbol, ts_op_get_info(c->op)->name, diff, scale);
+        CHECK(diff <= 1e-5 * fmax(scale, 1e-30));
+        free_outputs(d, ref);
+        ts_graph_destroy(d);
+        free(module);
+    }
+    free_outputs(g, fused);
+    for (int i = 0; i < g->n_parameters; i++) free(params[i]);
+    free(params);
+    free(text);
+    ts_graph_destroy(g);
+}
+
+/* ------------------------------------------------------------------ (b) exact text */
+
+static void check_text(ts_graph *g, const char *name, const char *want)
+{
+    char *text = print_graph(g, name);
+    CHECK_STR_EQ(text, want);
+    if (text) dump(name, text);
+    ts_error err;
+    ts_graph *back = text ? read_graph(text, &err) : NULL;
+    CHECK(back != NULL);
+    char *again = back ? print_graph(back, name) : NULL;
+    CHECK_STR_EQ(again, want);
+    free(again);
+    ts_graph_destroy(back);
+    free(text);
+}
+
+static void test_text_add(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value a = ts_graph_parameter(g, "model.a", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 2, 2, 3, 0));
+    ts_value b = ts_graph_parameter(g, "b", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 2, 3, 0));
+    ts_value c = ts_graph_binary(g, TS_OP_ADD, a, b);
+    ts_graph_set_outputs(g, &c, 1);
+    /* a module name that is not an identifier is quoted */
+    char *quoted = print_graph(g, "qwen2 0.5b");
+    const char *head = "module @\"qwen2 0.5b\" {\n";
+    CHECK(quoted && strncmp(quoted, head, strlen(head)) == 0);
+    ts_graph *back = quoted ? read_graph(quoted, &err) : NULL;
+    CHECK(back != NULL);
+    ts_graph_destroy(back);
+    free(quoted);
+    check_text(g, "add",
+               "module @add {\n"
+               "  func.func public @main(%arg0: tensor<2x3xf32> {tessera.name = \"model.a\", tessera.role = \"weight\"}, "
+               "%arg1: tensor<2x3xf32> {tessera.name = \"b\", tessera.role = \"input\"}) -> tensor<2x3xf32> {\n"
+               "    %0 = stablehlo.add %arg0, %arg1 : tensor<2x3xf32>\n"
+               "    return %0 : tensor<2x3xf32>\n"
+               "  }\n"
+               "}\n");
+    ts_graph_destroy(g);
+}
+
+static void test_text_constants(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    float two[2] = {1.0f, 2.0f};
+    int32_t ints[4] = {1, -2, 3, 4};
+    uint16_t half = 0x3C00;
+    ts_value outs[5];
+    outs[0] = ts_graph_constant_f32(g, 1.0f);
+    outs[1] = ts_graph_constant(g, ty(TS_DTYPE_F32, 1, 2, 0, 0), two);
+    outs[2] = ts_graph_constant(g, ty(TS_DTYPE_I32, 2, 2, 2, 0), ints);
+    outs[3] = ts_graph_constant(g, ty(TS_DTYPE_F16, 0, 0, 0, 0), &half);
+    ts_graph_set_stage(g, "layer.0");
+    outs[4] = ts_graph_constant_i32(g, -7);
+    ts_graph_set_outputs(g, outs, 5);
+    check_text(g, "consts",
+               "module @consts {\n"
+               "  func.func public @main() -> (tensor<f32>, tensor<2xf32>, tensor<2x2xi32>, tensor<f16>, tensor<i32>) {\n"
+               "    %0 = stablehlo.constant dense<0x3F800000> : tensor<f32>\n"
+               "    %1 = stablehlo.constant dense<\"0x0000803F00000040\"> : tensor<2xf32>\n"
+               "    %2 = stablehlo.constant dense<[[1, -2], [3, 4]]> : tensor<2x2xi32>\n"
+               "    %3 = stablehlo.constant dense<0x3C00> : tensor<f16>\n"
+               "    %4 = stablehlo.constant dense<-7> : tensor<i32> loc(\"layer.0\")\n"
+               "    return %0, %1, %2, %3, %4 : tensor<f32>, tensor<2xf32>, tensor<2x2xi32>, tensor<f16>, tensor<i32>\n"
+               "  }\n"
+               "}\n");
+    ts_graph_destroy(g);
+}
+
+static void test_text_reduce_sum(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 2, 3, 0));
+    ts_dims last = dl(1, 1, 0);
+    ts_value s = ts_graph_reduce(g, TS_OP_REDUCE_SUM, x, &last);
+    ts_graph_set_outputs(g, &s, 1);
+    check_text(g, "sum",
+               "module @sum {\n"
+               "  func.func public @main(%arg0: tensor<2x3xf32> {tessera.name = \"x\", tessera.role = \"input\"}) -> tensor<2xf32> {\n"
+               "    %0 = stablehlo.constant dense<0x00000000> : tensor<f32>\n"
+               "    %1 = \"stablehlo.reduce\"(%arg0, %0) <{dimensions = array<i64: 1>}> ({\n"
+               "    ^bb0(%arg1: tensor<f32>, %arg2: tensor<f32>):\n"
+               "      %2 = stablehlo.add %arg1, %arg2 : tensor<f32>\n"
+               "      stablehlo.return %2 : tensor<f32>\n"
+               "    }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n"
+               "    return %1 : tensor<2xf32>\n"
+               "  }\n"
+               "}\n");
+    ts_graph_destroy(g);
+}
+
+static void test_text_composite(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 2, 4, 0));
+    ts_value w = ts_graph_parameter(g, "w", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 2, 3, 4, 0));
+    ts_value y = ts_graph_linear(g, x, w, TS_NO_VALUE);
+    ts_graph_set_outputs(g, &y, 1);
+    check_text(g, "lin",
+               "module @lin {\n"
+               "  func.func public @main(%arg0: tensor<2x4xf32> {tessera.name = \"x\", tessera.role = \"input\"}, "
+               "%arg1: tensor<3x4xf32> {tessera.name = \"w\", tessera.role = \"weight\"}) -> tensor<2x3xf32> {\n"
+               "    %0 = stablehlo.composite \"tessera.linear\" %arg0, %arg1 {decomposition = @tessera.linear.0} : "
+               "(tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>\n"
+               "    return %0 : tensor<2x3xf32>\n"
+               "  }\n"
+               "  func.func private @tessera.linear.0(%arg0: tensor<2x4xf32>, %arg1: tensor<3x4xf32>) -> tensor<2x3xf32> {\n"
+               "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1] : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>\n"
+               "    return %0 : tensor<2x3xf32>\n"
+               "  }\n"
+               "}\n");
+    ts_graph_destroy(g);
+}
+
+/* The reader takes other whitespace, comments, other value names and module forms. */
+static void test_read_variations(void)
+{
+    const char *text =
+        "// a comment\n"
+        "module {\n"
+        "func.func @main(%x: tensor<2xf32> {tessera.role = \"state\", tessera.name = \"kv\"}) -> (tensor<2xf32>) {\n"
+        "  %c = stablehlo.constant dense<\"0x0000803F\"> : tensor<2xf32>   // splat blob\n"
+        "  %sum=stablehlo.add %x,%c:tensor<2xf32>\n"
+        "  %e = chlo.erf %sum : tensor<2xf32> -> tensor<2xf32>\n"
+        "  %k = stablehlo.constant dense<[1, 2]> : tensor<2xi32>\n"
+        "  func.return %e : tensor<2xf32>\n"
+        "}\n"
+        "}";
+    ts_error err;
+    ts_graph *g = read_graph(text, &err);
+    CHECK(g != NULL);
+    if (!g) {
+        fprintf(stderr, "%s\n", err.message);
+        return;
+    }
+    CHECK_INT_EQ(g->n_parameters, 1);
+    CHECK_STR_EQ(g->nodes[0].name, "kv");
+    CHECK_INT_EQ(g->nodes[0].attrs.parameter.role, TS_PARAM_STATE);
+    CHECK_INT_EQ(g->n_nodes, 5);
+    CHECK_INT_EQ(g->nodes[4].op, TS_OP_CONSTANT); /* unused, still kept */
+    const float *c = g->nodes[1].attrs.constant.data;
+    CHECK(c[0] == 1.0f && c[1] == 1.0f);
+    ts_graph_destroy(g);
+
+    /* A decomposition written differently but meaning the same expansion is accepted. */
+    const char *composite =
+        "module @lin {\n"
+        "  func.func public @main(%a: tensor<2x4xf32> {tessera.name = \"x\", tessera.role = \"input\"},\n"
+        "                         %b: tensor<3x4xf32> {tessera.name = \"w\", tessera.role = \"weight\"}) -> tensor<2x3xf32> {\n"
+        "    %y = stablehlo.composite \"tessera.linear\" %a, %b {decomposition = @lin_impl, version = 0 : i32}\n"
+        "         : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>\n"
+        "    return %y : tensor<2x3xf32>\n"
+        "  }\n"
+        "  func.func private @lin_impl(%p: tensor<2x4xf32>, %q: tensor<3x4xf32>) -> tensor<2x3xf32> {\n"
+        "    %r = stablehlo.dot_general %p, %q,\n"
+        "         contracting_dims = [1] x [1] : (tensor<2x4xf32>, tensor<3x4xf32>) -> tensor<2x3xf32>\n"
+        "    func.return %r : tensor<2x3xf32>\n"
+        "  }\n"
+        "}\n";
+    g = read_graph(composite, &err);
+    CHECK(g != NULL);
+    if (!g) fprintf(stderr, "%s\n", err.message);
+    CHECK(g && g->n_nodes == 3 && g->nodes[2].op == TS_OP_LINEAR);
+    ts_graph_destroy(g);
+}
+
+/* ------------------------------------------------------------------ (c) malformed text */
+
+#define HEAD "module @m {\n  func.func public @main(%arg0: tensor<2xf32>, %arg1: tensor<2xf32>) -> tensor<2xf32> {\n"
+#define TAIL "    return %0 : tensor<2xf32>\n  }\n}\n"
+
+typedef struct bad_case {
+    const char *text;
+    const char *message;
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    /* unknown op */
+    {HEAD "    %0 = stablehlo.foo %arg0 : tensor<2xf32>\n" TAIL, "line 3:10: unsupported op stablehlo.foo"},
+    /* operand type differs from the printed type */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<3xf32>\n" TAIL, "line 3:24: type mismatch: %arg0 is tensor<2xf32> but stablehlo.add says tensor<3xf32>"},
+    /* undefined SSA value */
+    {HEAD "    %0 = stablehlo.add %arg0, %7 : tensor<2xf32>\n" TAIL, "line 3:31: use of undefined value %7"},
+    /* bad hex digit */
+    {HEAD "    %c = stablehlo.constant dense<\"0x0000803G00000040\"> : tensor<2xf32>\n    %0 = stablehlo.add %arg0, %c : tensor<2xf32>\n" TAIL,
+     "line 3:45: bad hex digit 'G' in constant"},
+    /* missing return */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n  }\n}\n", "line 4:3: function @main ends without a return"},
+    /* reduce with a region this reader does not know */
+    {"module @m {\n  func.func public @main(%arg0: tensor<2x3xf32>) -> tensor<2xf32> {\n"
+     "    %c = stablehlo.constant dense<0x00000000> : tensor<f32>\n"
+     "    %0 = \"stablehlo.reduce\"(%arg0, %c) <{dimensions = array<i64: 1>}> ({\n"
+     "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n      %m = stablehlo.multiply %a, %b : tensor<f32>\n      stablehlo.return %m : tensor<f32>\n"
+     "    }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n" TAIL,
+     "line 4:10: unsupported stablehlo.reduce region: only add and maximum bodies are supported"},
+    /* truncated text */
+    {HEAD "    %0 = stablehlo.add %arg0, %ar", "line 3:31: use of undefined value %ar"},
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n    return %0 : tensor<2xf32>\n", "line 5:1: expected '}' after return"},
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2x", "line 3:48: unterminated tensor type"},
+    /* missing ':' */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 tensor<2xf32>\n" TAIL, "line 3:37: expected ':' before the op's types, found 'tensor<2xf32>'"},
+    /* a value used in its own definition */
+    {HEAD "    %0 = stablehlo.add %0, %arg1 : tensor<2xf32>\n" TAIL, "line 3:24: %0 is used in its own definition"},
+    /* redefinition */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n" TAIL, "line 4:5: redefinition of %0"},
+    /* element type Tessera does not carry */
+    {"module @m {\n  func.func public @main(%arg0: tensor<2xf64>) -> tensor<2xf64> {\n" TAIL, "line 2:42: unsupported element type 'f64'"},
+    /* dynamic shape */
+    {"module @m {\n  func.func public @main(%arg0: tensor<?xf32>) -> tensor<2xf32> {\n" TAIL, "line 2:40: dynamic shapes are not supported"},
+    /* rank above 8 */
+    {"module @m {\n  func.func public @main(%arg0: tensor<1x1x1x1x1x1x1x1x1xf32>) -> tensor<2xf32> {\n" TAIL, "line 2:56: rank above 8 is not supported"},
+    /* compare type that does not fit the operands */
+    {HEAD "    %p = stablehlo.compare  LT, %arg0, %arg1,  SIGNED : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>\n"
+          "    %0 = stablehlo.select %p, %arg0, %arg1 : tensor<2xi1>, tensor<2xf32>\n" TAIL,
+     "line 3:48: compare type SIGNED does not match f32 operands (FLOAT)"},
+    /* hex blob of the wrong length */
+    {HEAD "    %c = stablehlo.constant dense<\"0x0000803F000000\"> : tensor<2xf32>\n    %0 = stablehlo.add %arg0, %c : tensor<2xf32>\n" TAIL,
+     "line 3:35: hex blob holds 14 digits; tensor<2xf32> needs 16"},
+    /* return count differs from the signature */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n    return %0, %0 : tensor<2xf32>, tensor<2xf32>\n  }\n}\n",
+     "line 4:5: return gives 2 values; the function declares 1 results"},
+    /* result type differs from what the op yields */
+    {HEAD "    %0 = stablehlo.convert %arg0 : (tensor<2xf32>) -> tensor<3xi32>\n" TAIL, "line 3:10: result type mismatch: stablehlo.convert yields tensor<2xi32> but the text says tensor<3xi32>"},
+    {HEAD "    %0 = stablehlo.reshape %arg0 : (tensor<2xf32>) -> tensor<2x1xf32>\n" TAIL, "line 4:12: type mismatch: %0 is tensor<2x1xf32> but return says tensor<2xf32>"},
+    /* reduce init that is not the identity */
+    {"module @m {\n  func.func public @main(%arg0: tensor<2x3xf32>) -> tensor<2xf32> {\n"
+     "    %c = stablehlo.constant dense<0x3F800000> : tensor<f32>\n"
+     "    %0 = \"stablehlo.reduce\"(%arg0, %c) <{dimensions = array<i64: 1>}> ({\n"
+     "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n      %m = stablehlo.add %a, %b : tensor<f32>\n      stablehlo.return %m : tensor<f32>\n"
+     "    }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n" TAIL,
+     "line 4:36: the init of a sum reduce must be a constant zero"},
+    /* unknown composite, missing decomposition */
+    {HEAD "    %0 = stablehlo.composite \"tessera.foo\" %arg0 {decomposition = @f} : (tensor<2xf32>) -> tensor<2xf32>\n" TAIL,
+     "line 3:30: unsupported composite \"tessera.foo\""},
+    {HEAD "    %0 = stablehlo.composite \"tessera.softmax\" %arg0 {decomposition = @tessera.softmax.0} : (tensor<2xf32>) -> tensor<2xf32>\n" TAIL,
+     "line 3:10: decomposition @tessera.softmax.0 is not defined"},
+    {HEAD "    %0 = stablehlo.composite \"tessera.softmax\" %arg0 {decomposition = @d} : (tensor<2xf32>) -> tensor<2xf32>\n"
+          "    return %0 : tensor<2xf32>\n  }\n  func.func private @d(%arg0: tensor<3xf32>) -> tensor<3xf32> {\n    return %arg0 : tensor<3xf32>\n  }\n}\n",
+     "line 3:10: decomposition @d does not have the composite's signature"},
+    /* a decomposition that does not say what the composite means */
+    {HEAD "    %0 = stablehlo.composite \"tessera.softmax\" %arg0 {decomposition = @d} : (tensor<2xf32>) -> tensor<2xf32>\n"
+          "    return %0 : tensor<2xf32>\n  }\n  func.func private @d(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n    return %arg0 : tensor<2xf32>\n  }\n}\n",
+     "line 3:10: decomposition @d is not Tessera's expansion of tessera.softmax"},
+    /* no @main */
+    {"module @m {\n  func.func private @f(%arg0: tensor<2xf32>) -> tensor<2xf32> {\n    return %arg0 : tensor<2xf32>\n  }\n}\n", "line 6:1: no @main function"},
+    /* bad dot_general dimensions */
+    {HEAD "    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [3] x [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n" TAIL,
+     "line 3:10: stablehlo.dot_general: batching/contracting dimensions must be distinct, in range and paired"},
+    /* integer constant out of range */
+    {HEAD "    %c = stablehlo.constant dense<300> : tensor<i8>\n" TAIL, "line 3:35: 300 does not fit tensor<i8>"},
+    /* ragged integer list */
+    {HEAD "    %c = stablehlo.constant dense<[[1, 2], [3]]> : tensor<2x2xi32>\n" TAIL, "line 3:47: ragged constant: lists of 2 and 1 elements"},
+    /* unterminated string */
+    {"module @m {\n  func.func public @main(%arg0: tensor<2xf32> {tessera.name = \"abc\n" TAIL, "line 2:63: unterminated string"},
+    /* the first result of an argmax reduce */
+    {"module @m {\n  func.func public @main(%arg0: tensor<3xf32>) -> tensor<f32> {\n"
+     "    %i = stablehlo.iota dim = 0 : tensor<3xi32>\n    %v = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+     "    %z = stablehlo.constant dense<0> : tensor<i32>\n"
+     "    %r:2 = \"stablehlo.reduce\"(%arg0, %i, %v, %z) <{dimensions = array<i64: 0>}> ({\n"
+     "    ^bb0(%a: tensor<f32>, %ai: tensor<i32>, %b: tensor<f32>, %bi: tensor<i32>):\n"
+     "      stablehlo.return %a, %ai : tensor<f32>, tensor<i32>\n"
+     "    }) : (tensor<3xf32>, tensor<3xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)\n"
+     "    return %r#0 : tensor<f32>\n  }\n}\n",
+     "line 6:12: unsupported two-operand stablehlo.reduce: only the argmax body is supported"},
+    /* two functions of one name */
+    {"module @m {\n  func.func private @f() {\n    return\n  }\n  func.func private @f() {\n    return\n  }\n}\n", "line 5:21: redefinition of @f"},
+    /* a splat that would expand far beyond the text */
+    {HEAD "    %c = stablehlo.constant dense<0x00000000> : tensor<5000x5000xf32>\n" TAIL, "line 3:35: constants expand to more than 64 bytes per byte of text"},
+    /* text after the module */
+    {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<2xf32>\n" TAIL "garbage", "line 7:1: text after the module: 'garbage'"},
+};
+
+static void test_malformed(void)
+{
+    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+        ts_error err;
+        memset(&err, 0, sizeof(err));
+        ts_graph *g = read_graph(bad_cases[i].text, &err);
+        CHECK(g == NULL);
+        ts_graph_destroy(g);
+        if (!strstr(err.message, bad_cases[i].message)) fprintf(stderr, "case %zu:\n", i);
+        CHECK_CONTAINS(err.message, bad_cases[i].message);
+        CHECK(strncmp(err.message, "test.mlir: line ", 16) == 0);
+    }
+}
+
+/* ------------------------------------------------------------------ (d) a real model */
+
+static const ts_tensor_info *find_weight(void *self, const char *name, int rank, const int64_t *dims)
+{
+    (void)rank, (void)dims;
+    return ts_checkpoint_find(self, name);
+}
+
+/* Runs g with the executor: weights from the checkpoint, the given tokens, zeroed caches. Returns
+ * owned copies of every output. */
+static void **run_decoder(const ts_graph *g, ts_checkpoint *ckpt, const int32_t *tokens, int n_tokens)
+{
+    ts_error err;
+    void **params = calloc((size_t)g->n_parameters + 1, sizeof(void *));
+    bool owned[4096] = {false};
+    int32_t positions[64], starts[1] = {0};
+    for (int i = 0; i < n_tokens; i++) positions[i] = i;
+    int32_t first_input = ts_decoder_first_input(g);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        if (n->op != TS_OP_PARAMETER) continue;
+        int k = n->attrs.parameter.index;
+        if (n->attrs.parameter.role == TS_PARAM_WEIGHT) {
+            params[k] = (void *)ts_checkpoint_find(ckpt, n->name)->data;
+        } else if (k == first_input) {
+            params[k] = (void *)tokens;
+        } else if (k == first_input + 1) {
+            params[k] = positions;
+        } else if (k == first_input + 2) {
+            params[k] = starts;
+        } else {
+            params[k] = calloc(1, ts_type_bytes(&n->type));
+            owned[k] = true;
+        }
+    }
+    ts_context *ctx = make_ctx();
+    ts_program *prog = NULL;
+    const void **o = calloc((size_t)g->n_outputs + 1, sizeof(void *));
+    void **outs = NULL;
+    if (ts_program_create(g, ctx, &prog, &err) == TS_OK && ts_program_run(prog, params, o, &err) == TS_OK) {
+        outs = calloc((size_t)g->n_outputs + 1, sizeof(void *));
+        for (int k = 0; k < g->n_outputs; k++) {
+            size_t bytes = ts_type_bytes(ts_graph_type(g, g->outputs[k]));
+            outs[k] = malloc(bytes + 1);
+            memcpy(outs[k], o[k], bytes);
+        }
+    } else {
+        fprintf(stderr, "decoder run: %s\n", err.message);
+    }
+    ts_program_destroy(prog);
+    ts_context_destroy(ctx);
+    free(o);
+    for (int k = 0; k < g->n_parameters && k < 4096; k++)
+        if (owned[k]) free(params[k]);
+    free(params);
+    return outs;
+}
+
+/* The decoder graph exactly as engine/model.c builds it, weights from `weights_folder` (of the
+ * fixture: model holds f32 weights, model-bf16 the same values as bf16). */
+static void qwen2_round_trip(const char *weights_folder)
+{
+    const char *root = getenv("TS_ROOT") ? getenv("TS_ROOT") : ".";
+    char dir[1024], wdir[1024];
+    snprintf(dir, sizeof(dir), "%s/tests/fixtures/qwen2/model", root);
+    snprintf(wdir, sizeof(wdir), "%s/tests/fixtures/qwen2/%s", root, weights_folder);
+    ts_error err;
+    ts_model_config cfg;
+    ts_decoder_spec spec;
+    ts_checkpoint *ckpt = NULL;
+    CHECK(ts_model_config_load(dir, &cfg, &err) == TS_OK);
+    CHECK(ts_decoder_spec_init(&cfg, &spec, &err) == TS_OK);
+    CHECK(ts_checkpoint_open(wdir, &ckpt, &err) == TS_OK);
+    if (!ckpt) {
+        fprintf(stderr, "qwen2 fixture: %s\n", err.message);
+        return;
+    }
+    ts_weight_source weights = {find_weight, ckpt};
+    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {5}, .capacity = 8, .all_logits = true, .hidden_states = true};
+    ts_graph *g;
+    ts_graph_create(&g, &err);
+    CHECK(ts_decoder_build(g, &spec, &weights, &shape, &err) == TS_OK);
+    char *text = print_graph(g, "qwen2");
+    CHECK(text != NULL);
+    if (text) dump(weights_folder, text);
+    ts_graph *back = text ? read_graph(text, &err) : NULL;
+    CHECK(back != NULL);
+    if (!back) fprintf(stderr, "qwen2 read: %s\n", err.message);
+    char *again = back ? print_graph(back, "qwen2") : NULL;
+    CHECK(again && strcmp(text, again) == 0);
+    CHECK(back && same_structure(g, back));
+    CHECK(text && strstr(text, "tessera.name = \"model.layers.0.self_attn.q_proj.weight\", tessera.role = \"weight\""));
+    CHECK(text && strstr(text, "stablehlo.composite \"tessera.attention\""));
+
+    int32_t tokens[5] = {9, 14, 891, 452, 1088};
+    void **want = run_decoder(g, ckpt, tokens, 5);
+    void **got = back ? run_decoder(back, ckpt, tokens, 5) : NULL;
+    CHECK(want && got);
+    if (want && got) {
+        /* logits: f32[5, vocab] */
+        const ts_type *lt = ts_graph_type(g, g->outputs[0]);
+        int64_t n = ts_type_elements(lt);
+        double worst = 0;
+        for (int64_t i = 0; i < n; i++) worst = fmax(worst, fabs((double)((float *)want[0])[i] - ((float *)got[0])[i]));
+        CHECK(worst <= 1e-6);
+        /* Same graph, same kernels: every output (logits, caches, hidden states) to the bit. */
+        for (int k = 0; k < g->n_outputs; k++) CHECK(memcmp(want[k], got[k], ts_type_bytes(ts_graph_type(g, g->outputs[k]))) == 0);
+        CHECK_INT_EQ(lt->dims[1], spec.vocab);
+    }
+    free_outputs(g, want);
+    if (back) free_outputs(back, got);
+    free(again);
+    free(text);
+    ts_graph_destroy(back);
+    ts_graph_destroy(g);
+    ts_checkpoint_close(ckpt);
+}
+
+static void test_qwen2_round_trip(void) { qwen2_round_trip("model"); }
+static void test_qwen2_bf16_round_trip(void) { qwen2_round_trip("model-bf16"); }
+
 int main(void)
 {
     RUN(test_elementwise_round_trip);
     RUN(test_shape_round_trip);
     RUN(test_composite_round_trip);
+    RUN(test_decompositions_match_fused);
     RUN(test_every_op_covered);
+    RUN(test_text_add);
+    RUN(test_text_constants);
+    RUN(test_text_reduce_sum);
+    RUN(test_text_composite);
+    RUN(test_read_variations);
+    RUN(test_malformed);
+    RUN(test_qwen2_round_trip);
+    RUN(test_qwen2_bf16_round_trip);
     return check_finish();
 }
