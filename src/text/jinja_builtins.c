@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 
+#include "text/jinja_case.h"
 #include "text/jinja_json.h"
 
 #include <math.h>
@@ -129,6 +130,23 @@ static bool is_numeric(int32_t c)
 
 typedef enum { CASE_UPPER, CASE_LOWER, CASE_TITLE_PY, CASE_CAPITALIZE } case_mode;
 
+/* Appends cp mapped as Python maps it: SpecialCasing expansions first, else utf8proc's
+ * one-to-one mapping. */
+static void add_mapped(ts_jinja_rt *rt, ts_jinja_buf *b, int32_t cp, ts_jinja_case mode)
+{
+    int32_t expansion[3];
+    size_t n = ts_jinja_special_case(cp, mode, expansion);
+    if (n) {
+        for (size_t k = 0; k < n; k++)
+            add_cp(rt, b, expansion[k]);
+        return;
+    }
+    add_cp(rt, b,
+           mode == TS_JINJA_UPPER   ? utf8proc_toupper(cp)
+           : mode == TS_JINJA_LOWER ? utf8proc_tolower(cp)
+                                    : utf8proc_totitle(cp));
+}
+
 static ts_jinja_value change_case(ts_jinja_rt *rt, ts_jinja_value s, case_mode mode)
 {
     ts_jinja_buf b = {0};
@@ -136,24 +154,24 @@ static ts_jinja_value change_case(ts_jinja_rt *rt, ts_jinja_value s, case_mode m
     bool prev_cased = false, first = true;
     while (i < s.u.str.len) {
         int32_t c = next_cp(s.u.str.s, s.u.str.len, &i);
-        int32_t o = c;
+        ts_jinja_case m = TS_JINJA_LOWER;
         switch (mode) {
         case CASE_UPPER:
-            o = utf8proc_toupper(c);
+            m = TS_JINJA_UPPER;
             break;
         case CASE_LOWER:
-            o = utf8proc_tolower(c);
+            m = TS_JINJA_LOWER;
             break;
         case CASE_TITLE_PY:
-            o = prev_cased ? utf8proc_tolower(c) : utf8proc_totitle(c);
+            m = prev_cased ? TS_JINJA_LOWER : TS_JINJA_TITLE;
             break;
         case CASE_CAPITALIZE:
-            o = first ? utf8proc_totitle(c) : utf8proc_tolower(c);
+            m = first ? TS_JINJA_TITLE : TS_JINJA_LOWER;
             break;
         }
+        add_mapped(rt, &b, c, m);
         prev_cased = is_cased(c);
         first = false;
-        add_cp(rt, &b, o);
     }
     return ts_jinja_buf_value(rt, &b);
 }
@@ -167,7 +185,10 @@ static ts_jinja_value jinja_title(ts_jinja_rt *rt, ts_jinja_value s)
     while (i < s.u.str.len) {
         int32_t c = next_cp(s.u.str.s, s.u.str.len, &i);
         bool sep = py_space(c) || c == '-' || c == '(' || c == '{' || c == '[' || c == '<';
-        add_cp(rt, &b, sep ? c : at_start ? utf8proc_toupper(c) : utf8proc_tolower(c));
+        if (sep)
+            add_cp(rt, &b, c);
+        else
+            add_mapped(rt, &b, c, at_start ? TS_JINJA_UPPER : TS_JINJA_LOWER);
         at_start = sep;
     }
     return ts_jinja_buf_value(rt, &b);

@@ -319,6 +319,10 @@ static const struct {
      "{% macro m() %}[{{ caller() if caller else 'none' }}]{% endmacro %}{{ m() }}{% call m() "
      "%}c{% endcall %}",
      "{}", "[none][c]"},
+    {"special_casing",
+     "{{ 'stra\303\237e \357\254\201ne' | upper }} {{ '\307\206emal \357\254\202ow'.title() }} {{ "
+     "'\305\211' | capitalize }} {{ '\304\260'.lower() | length }} {{ '\357\254\200-x' | title }}",
+     "{}", "STRASSE FINE \307\205emal Flow \312\274N 2 FF-X"},
 };
 
 /* Renders; returns the owned text or NULL with err filled. */
