@@ -1183,7 +1183,8 @@ static ts_jinja_value select_items(ts_jinja_rt *rt, ts_jinja_value seq, const ts
             ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no test named '%s'", name);
         test = name;
     }
-    ts_jinja_args targs = {.pos = a->pos + (a->n_pos > skip + 1 ? skip + 1 : a->n_pos),
+    /* The test's own arguments follow its name; a->pos is NULL when there are none. */
+    ts_jinja_args targs = {.pos = a->n_pos > skip + 1 ? a->pos + skip + 1 : NULL,
                            .n_pos = a->n_pos > skip + 1 ? a->n_pos - skip - 1 : 0};
     for (size_t i = 0; i < l.u.list->n; i++) {
         ts_jinja_value item = l.u.list->items[i];
