@@ -108,7 +108,8 @@ static bool py_linebreak(int32_t c)
 static bool is_cased(int32_t c)
 {
     utf8proc_category_t k = utf8proc_category(c);
-    return k == UTF8PROC_CATEGORY_LU || k == UTF8PROC_CATEGORY_LL || k == UTF8PROC_CATEGORY_LT;
+    return k == UTF8PROC_CATEGORY_LU || k == UTF8PROC_CATEGORY_LL || k == UTF8PROC_CATEGORY_LT ||
+           ts_jinja_is_extra_cased(c);
 }
 
 static bool is_alpha(int32_t c)
@@ -147,13 +148,42 @@ static void add_mapped(ts_jinja_rt *rt, ts_jinja_buf *b, int32_t cp, ts_jinja_ca
                                     : utf8proc_totitle(cp));
 }
 
+static bool case_ignorable(int32_t c)
+{
+    utf8proc_category_t k = utf8proc_category(c);
+    if (k == UTF8PROC_CATEGORY_MN || k == UTF8PROC_CATEGORY_ME || k == UTF8PROC_CATEGORY_CF ||
+        k == UTF8PROC_CATEGORY_LM || k == UTF8PROC_CATEGORY_SK)
+        return true;
+    static const int32_t mid[] = {0x27,   0x2E,   0x3A,   0xB7,   0x387,  0x5F4,  0x2018, 0x2019,
+                                  0x2024, 0x2027, 0xFE13, 0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A};
+    for (size_t i = 0; i < sizeof(mid) / sizeof(mid[0]); i++)
+        if (mid[i] == c) return true;
+    return false;
+}
+
+/* Python lowers Σ to final ς after a cased letter and before none (case-ignorables skipped). */
+static int32_t lower_sigma(const int32_t *cps, size_t n, size_t at)
+{
+    size_t j = at;
+    while (j > 0 && case_ignorable(cps[j - 1]))
+        j--;
+    if (j == 0 || !is_cased(cps[j - 1])) return 0x3C3;
+    j = at + 1;
+    while (j < n && case_ignorable(cps[j]))
+        j++;
+    return j < n && is_cased(cps[j]) ? 0x3C3 : 0x3C2;
+}
+
 static ts_jinja_value change_case(ts_jinja_rt *rt, ts_jinja_value s, case_mode mode)
 {
+    size_t n = 0, i = 0;
+    int32_t *cps = ts_jinja_alloc(rt, (s.u.str.len + 1) * sizeof(int32_t));
+    while (i < s.u.str.len)
+        cps[n++] = next_cp(s.u.str.s, s.u.str.len, &i);
     ts_jinja_buf b = {0};
-    size_t i = 0;
-    bool prev_cased = false, first = true;
-    while (i < s.u.str.len) {
-        int32_t c = next_cp(s.u.str.s, s.u.str.len, &i);
+    bool prev_cased = false;
+    for (size_t k = 0; k < n; k++) {
+        int32_t c = cps[k];
         ts_jinja_case m = TS_JINJA_LOWER;
         switch (mode) {
         case CASE_UPPER:
@@ -166,12 +196,14 @@ static ts_jinja_value change_case(ts_jinja_rt *rt, ts_jinja_value s, case_mode m
             m = prev_cased ? TS_JINJA_LOWER : TS_JINJA_TITLE;
             break;
         case CASE_CAPITALIZE:
-            m = first ? TS_JINJA_TITLE : TS_JINJA_LOWER;
+            m = k == 0 ? TS_JINJA_TITLE : TS_JINJA_LOWER;
             break;
         }
-        add_mapped(rt, &b, c, m);
+        if (m == TS_JINJA_LOWER && c == 0x3A3)
+            add_cp(rt, &b, lower_sigma(cps, n, k));
+        else
+            add_mapped(rt, &b, c, m);
         prev_cased = is_cased(c);
-        first = false;
     }
     return ts_jinja_buf_value(rt, &b);
 }
@@ -180,16 +212,29 @@ static ts_jinja_value change_case(ts_jinja_rt *rt, ts_jinja_value s, case_mode m
 static ts_jinja_value jinja_title(ts_jinja_rt *rt, ts_jinja_value s)
 {
     ts_jinja_buf b = {0};
-    size_t i = 0;
-    bool at_start = true;
-    while (i < s.u.str.len) {
-        int32_t c = next_cp(s.u.str.s, s.u.str.len, &i);
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len, i = 0;
+    while (i < len) {
+        int32_t c = next_cp(p, len, &i);
         bool sep = py_space(c) || c == '-' || c == '(' || c == '{' || c == '[' || c == '<';
-        if (sep)
+        if (sep) {
             add_cp(rt, &b, c);
-        else
-            add_mapped(rt, &b, c, at_start ? TS_JINJA_UPPER : TS_JINJA_LOWER);
-        at_start = sep;
+            continue;
+        }
+        /* A word: item[0].upper() + item[1:].lower(), each on its own as jinja2 does. */
+        add_mapped(rt, &b, c, TS_JINJA_UPPER);
+        size_t rest = i;
+        while (i < len) {
+            size_t at = i;
+            int32_t d = next_cp(p, len, &i);
+            if (py_space(d) || d == '-' || d == '(' || d == '{' || d == '[' || d == '<') {
+                i = at;
+                break;
+            }
+        }
+        ts_jinja_value lowered =
+            change_case(rt, ts_jinja_string_ref(p + rest, i - rest), CASE_LOWER);
+        ts_jinja_buf_add(rt, &b, lowered.u.str.s, lowered.u.str.len);
     }
     return ts_jinja_buf_value(rt, &b);
 }

@@ -94,6 +94,32 @@ static const struct special title_table[] = {
     {0xFB16, {0x054E, 0x0576, 0x0000}}, {0xFB17, {0x0544, 0x056D, 0x0000}},
 };
 
+/* Code points Python counts as cased (Other_Lowercase/Other_Uppercase: ª, ʰ, Ⓐ, …) beyond
+ * the Lu/Ll/Lt categories: [c for c in range(0x110000) if (chr(c).islower() or
+ * chr(c).isupper() or chr(c).istitle()) and unicodedata.category(chr(c)) not in (Lu, Ll, Lt)]. */
+static const int32_t extra_cased[][2] = {
+    {0x00AA, 0x00AA},   {0x00BA, 0x00BA},   {0x02B0, 0x02B8},   {0x02C0, 0x02C1},
+    {0x02E0, 0x02E4},   {0x0345, 0x0345},   {0x037A, 0x037A},   {0x1D2C, 0x1D6A},
+    {0x1D78, 0x1D78},   {0x1D9B, 0x1DBF},   {0x2071, 0x2071},   {0x207F, 0x207F},
+    {0x2090, 0x209C},   {0x2160, 0x217F},   {0x24B6, 0x24E9},   {0x2C7C, 0x2C7D},
+    {0xA69C, 0xA69D},   {0xA770, 0xA770},   {0xA7F8, 0xA7F9},   {0xAB5C, 0xAB5F},
+    {0x10780, 0x10780}, {0x10783, 0x10785}, {0x10787, 0x107B0}, {0x107B2, 0x107BA},
+    {0x1F130, 0x1F149}, {0x1F150, 0x1F169}, {0x1F170, 0x1F189},
+};
+
+bool ts_jinja_is_extra_cased(int32_t cp)
+{
+    size_t lo = 0, hi = sizeof(extra_cased) / sizeof(extra_cased[0]);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (extra_cased[mid][1] < cp)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < sizeof(extra_cased) / sizeof(extra_cased[0]) && extra_cased[lo][0] <= cp;
+}
+
 static size_t lookup(const struct special *t, size_t n, int32_t cp, int32_t out[3])
 {
     size_t lo = 0, hi = n;

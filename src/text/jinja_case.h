@@ -8,6 +8,7 @@
 #ifndef TS_TEXT_JINJA_CASE_H
 #define TS_TEXT_JINJA_CASE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,5 +17,8 @@ typedef enum ts_jinja_case { TS_JINJA_UPPER, TS_JINJA_LOWER, TS_JINJA_TITLE } ts
 /* Writes the expansion of cp (2 or 3 code points) to out and returns its length; 0 when cp
  * has no multi-code-point mapping in that mode. */
 size_t ts_jinja_special_case(int32_t cp, ts_jinja_case mode, int32_t out[3]);
+
+/* Python's cased property beyond the Lu/Ll/Lt categories (Other_Lowercase/Other_Uppercase). */
+bool ts_jinja_is_extra_cased(int32_t cp);
 
 #endif
