@@ -760,10 +760,12 @@ static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *
         while (i < len) {
             int32_t c = next_cp(p, len, &i);
             utf8proc_category_t k = utf8proc_category(c);
-            add_cp(rt, &b,
-                   k == UTF8PROC_CATEGORY_LU   ? utf8proc_tolower(c)
-                   : k == UTF8PROC_CATEGORY_LL ? utf8proc_toupper(c)
-                                               : c);
+            if (k == UTF8PROC_CATEGORY_LU)
+                add_mapped(rt, &b, c, TS_JINJA_LOWER);
+            else if (k == UTF8PROC_CATEGORY_LL)
+                add_mapped(rt, &b, c, TS_JINJA_UPPER);
+            else
+                add_cp(rt, &b, c);
         }
         return ts_jinja_buf_value(rt, &b);
     }
