@@ -362,8 +362,11 @@ ts_status ts_chat_template_load(const char *dir, const char *name, ts_chat_templ
 void ts_chat_template_destroy(ts_chat_template *tmpl);
 
 /* Renders with the variables of `context_json`, a JSON object such as
- * {"messages": [...], "add_generation_prompt": true, "bos_token": "<s>", "tools": [...]}.
- * *out owned (NUL-terminated), free(). */
+ * {"messages": [...], "add_generation_prompt": true, "bos_token": "<s>", "tools": [...]},
+ * read as Python's json.loads reads it (1.0 stays a float). *out owned (NUL-terminated),
+ * free(). Template errors (raise_exception, type errors, undefined members) are
+ * TS_ERR_INVALID_ARGUMENT with origin:line:column and the message; output, memory, step and
+ * nesting limits are TS_ERR_RANGE. */
 ts_status ts_chat_template_render(const ts_chat_template *tmpl, const char *context_json,
                                   char **out, ts_error *err);
 /* Same, with the variables merged from `n_layers` JSON texts, later layers winning: e.g.

@@ -116,6 +116,8 @@ CASES = [
  ("block_scopes", "{% set a = 1 %}{% set t %}{% set a = 2 %}{{ a }}{% endset %}{% filter upper %}{% set a = 3 %}x{{ a }}{% endfilter %}{{ t }}{{ a }}", "{}"),
  ("break_in_set_block", "{% for i in [1, 2, 3] %}{% set t %}{{ i }}{% if i == 2 %}{% break %}{% endif %}{% endset %}[{{ t }}]{% endfor %}", "{}"),
  ("macro_caller_optional", "{% macro m() %}[{{ caller() if caller else 'none' }}]{% endmacro %}{{ m() }}{% call m() %}c{% endcall %}", "{}"),
+ ("special_casing", "{{ 'straße ﬁne' | upper }} {{ 'ǆemal ﬂow'.title() }} {{ 'ŉ' | capitalize }} {{ 'İ'.lower() | length }} {{ 'ﬀ-x' | title }}", "{}"),
+ ("final_sigma", "{{ 'ΟΔΥΣΣΕΥΣ Σ ΑΣ. ΑΣ\\'Β aΣ' | lower }}|{{ 'ΟΔΥΣΣΕΥΣ ΑΣ' | title }}|{{ 'ΣΑΣ' | capitalize }}|{{ 'ΟΔΥΣΣΕΥΣ-ΑΣ'.title() }}", "{}"),
 ]
 
 

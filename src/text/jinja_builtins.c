@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 
+#include "text/jinja_case.h"
 #include "text/jinja_json.h"
 
 #include <math.h>
@@ -107,7 +108,8 @@ static bool py_linebreak(int32_t c)
 static bool is_cased(int32_t c)
 {
     utf8proc_category_t k = utf8proc_category(c);
-    return k == UTF8PROC_CATEGORY_LU || k == UTF8PROC_CATEGORY_LL || k == UTF8PROC_CATEGORY_LT;
+    return k == UTF8PROC_CATEGORY_LU || k == UTF8PROC_CATEGORY_LL || k == UTF8PROC_CATEGORY_LT ||
+           ts_jinja_is_extra_cased(c);
 }
 
 static bool is_alpha(int32_t c)
@@ -129,31 +131,79 @@ static bool is_numeric(int32_t c)
 
 typedef enum { CASE_UPPER, CASE_LOWER, CASE_TITLE_PY, CASE_CAPITALIZE } case_mode;
 
+/* Appends cp mapped as Python maps it: SpecialCasing expansions first, else utf8proc's
+ * one-to-one mapping. */
+static void add_mapped(ts_jinja_rt *rt, ts_jinja_buf *b, int32_t cp, ts_jinja_case mode)
+{
+    int32_t expansion[3];
+    size_t n = ts_jinja_special_case(cp, mode, expansion);
+    if (n) {
+        for (size_t k = 0; k < n; k++)
+            add_cp(rt, b, expansion[k]);
+        return;
+    }
+    add_cp(rt, b,
+           mode == TS_JINJA_UPPER   ? utf8proc_toupper(cp)
+           : mode == TS_JINJA_LOWER ? utf8proc_tolower(cp)
+                                    : utf8proc_totitle(cp));
+}
+
+static bool case_ignorable(int32_t c)
+{
+    utf8proc_category_t k = utf8proc_category(c);
+    if (k == UTF8PROC_CATEGORY_MN || k == UTF8PROC_CATEGORY_ME || k == UTF8PROC_CATEGORY_CF ||
+        k == UTF8PROC_CATEGORY_LM || k == UTF8PROC_CATEGORY_SK)
+        return true;
+    static const int32_t mid[] = {0x27,   0x2E,   0x3A,   0xB7,   0x387,  0x5F4,  0x2018, 0x2019,
+                                  0x2024, 0x2027, 0xFE13, 0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A};
+    for (size_t i = 0; i < sizeof(mid) / sizeof(mid[0]); i++)
+        if (mid[i] == c) return true;
+    return false;
+}
+
+/* Python lowers Σ to final ς after a cased letter and before none (case-ignorables skipped). */
+static int32_t lower_sigma(const int32_t *cps, size_t n, size_t at)
+{
+    size_t j = at;
+    while (j > 0 && case_ignorable(cps[j - 1]))
+        j--;
+    if (j == 0 || !is_cased(cps[j - 1])) return 0x3C3;
+    j = at + 1;
+    while (j < n && case_ignorable(cps[j]))
+        j++;
+    return j < n && is_cased(cps[j]) ? 0x3C3 : 0x3C2;
+}
+
 static ts_jinja_value change_case(ts_jinja_rt *rt, ts_jinja_value s, case_mode mode)
 {
+    size_t n = 0, i = 0;
+    int32_t *cps = ts_jinja_alloc(rt, (s.u.str.len + 1) * sizeof(int32_t));
+    while (i < s.u.str.len)
+        cps[n++] = next_cp(s.u.str.s, s.u.str.len, &i);
     ts_jinja_buf b = {0};
-    size_t i = 0;
-    bool prev_cased = false, first = true;
-    while (i < s.u.str.len) {
-        int32_t c = next_cp(s.u.str.s, s.u.str.len, &i);
-        int32_t o = c;
+    bool prev_cased = false;
+    for (size_t k = 0; k < n; k++) {
+        int32_t c = cps[k];
+        ts_jinja_case m = TS_JINJA_LOWER;
         switch (mode) {
         case CASE_UPPER:
-            o = utf8proc_toupper(c);
+            m = TS_JINJA_UPPER;
             break;
         case CASE_LOWER:
-            o = utf8proc_tolower(c);
+            m = TS_JINJA_LOWER;
             break;
         case CASE_TITLE_PY:
-            o = prev_cased ? utf8proc_tolower(c) : utf8proc_totitle(c);
+            m = prev_cased ? TS_JINJA_LOWER : TS_JINJA_TITLE;
             break;
         case CASE_CAPITALIZE:
-            o = first ? utf8proc_totitle(c) : utf8proc_tolower(c);
+            m = k == 0 ? TS_JINJA_TITLE : TS_JINJA_LOWER;
             break;
         }
+        if (m == TS_JINJA_LOWER && c == 0x3A3)
+            add_cp(rt, &b, lower_sigma(cps, n, k));
+        else
+            add_mapped(rt, &b, c, m);
         prev_cased = is_cased(c);
-        first = false;
-        add_cp(rt, &b, o);
     }
     return ts_jinja_buf_value(rt, &b);
 }
@@ -162,13 +212,29 @@ static ts_jinja_value change_case(ts_jinja_rt *rt, ts_jinja_value s, case_mode m
 static ts_jinja_value jinja_title(ts_jinja_rt *rt, ts_jinja_value s)
 {
     ts_jinja_buf b = {0};
-    size_t i = 0;
-    bool at_start = true;
-    while (i < s.u.str.len) {
-        int32_t c = next_cp(s.u.str.s, s.u.str.len, &i);
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len, i = 0;
+    while (i < len) {
+        int32_t c = next_cp(p, len, &i);
         bool sep = py_space(c) || c == '-' || c == '(' || c == '{' || c == '[' || c == '<';
-        add_cp(rt, &b, sep ? c : at_start ? utf8proc_toupper(c) : utf8proc_tolower(c));
-        at_start = sep;
+        if (sep) {
+            add_cp(rt, &b, c);
+            continue;
+        }
+        /* A word: item[0].upper() + item[1:].lower(), each on its own as jinja2 does. */
+        add_mapped(rt, &b, c, TS_JINJA_UPPER);
+        size_t rest = i;
+        while (i < len) {
+            size_t at = i;
+            int32_t d = next_cp(p, len, &i);
+            if (py_space(d) || d == '-' || d == '(' || d == '{' || d == '[' || d == '<') {
+                i = at;
+                break;
+            }
+        }
+        ts_jinja_value lowered =
+            change_case(rt, ts_jinja_string_ref(p + rest, i - rest), CASE_LOWER);
+        ts_jinja_buf_add(rt, &b, lowered.u.str.s, lowered.u.str.len);
     }
     return ts_jinja_buf_value(rt, &b);
 }
@@ -694,10 +760,12 @@ static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *
         while (i < len) {
             int32_t c = next_cp(p, len, &i);
             utf8proc_category_t k = utf8proc_category(c);
-            add_cp(rt, &b,
-                   k == UTF8PROC_CATEGORY_LU   ? utf8proc_tolower(c)
-                   : k == UTF8PROC_CATEGORY_LL ? utf8proc_toupper(c)
-                                               : c);
+            if (k == UTF8PROC_CATEGORY_LU)
+                add_mapped(rt, &b, c, TS_JINJA_LOWER);
+            else if (k == UTF8PROC_CATEGORY_LL)
+                add_mapped(rt, &b, c, TS_JINJA_UPPER);
+            else
+                add_cp(rt, &b, c);
         }
         return ts_jinja_buf_value(rt, &b);
     }
@@ -1162,7 +1230,8 @@ static ts_jinja_value select_items(ts_jinja_rt *rt, ts_jinja_value seq, const ts
             ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no test named '%s'", name);
         test = name;
     }
-    ts_jinja_args targs = {.pos = a->pos + (a->n_pos > skip + 1 ? skip + 1 : a->n_pos),
+    /* The test's own arguments follow its name; a->pos is NULL when there are none. */
+    ts_jinja_args targs = {.pos = a->n_pos > skip + 1 ? a->pos + skip + 1 : NULL,
                            .n_pos = a->n_pos > skip + 1 ? a->n_pos - skip - 1 : 0};
     for (size_t i = 0; i < l.u.list->n; i++) {
         ts_jinja_value item = l.u.list->items[i];

@@ -505,8 +505,10 @@ static void exec_for(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
         items = kept;
     }
     size_t len = items.u.list->n;
+    /* The loop object costs a dict per iteration; build it only for bodies that name it. */
+    bool wants_loop = n->op & TS_JM_LOOP;
     for (size_t i = 0; i < len; i++) {
-        ts_jinja_value loop = ts_jinja_dict_new(rt, 12);
+        ts_jinja_value loop = wants_loop ? ts_jinja_dict_new(rt, 12) : ts_jinja_undefined("loop");
         loop.flags |= TS_JV_LOOP;
         struct {
             const char *k;
@@ -524,13 +526,13 @@ static void exec_for(interp *in, frame *f, const ts_jinja_node *n, ts_jinja_buf 
             {"previtem", i > 0 ? items.u.list->items[i - 1] : ts_jinja_undefined("previtem")},
             {"nextitem", i + 1 < len ? items.u.list->items[i + 1] : ts_jinja_undefined("nextitem")},
         };
-        for (size_t k = 0; k < sizeof(fields) / sizeof(fields[0]); k++)
+        for (size_t k = 0; wants_loop && k < sizeof(fields) / sizeof(fields[0]); k++)
             ts_jinja_dict_set(rt, loop, ts_jinja_string_ref(fields[k].k, strlen(fields[k].k)),
                               fields[k].v);
         at(rt, n);
         lf = frame_new(rt, f);
         unpack(rt, lf, n->names, n->n_names, items.u.list->items[i]);
-        frame_set(rt, lf, "loop", loop);
+        if (wants_loop) frame_set(rt, lf, "loop", loop);
         int flow = exec_body(in, lf, n->items, n->n_items, out);
         if (flow == FLOW_BREAK) break;
     }

@@ -632,6 +632,8 @@ static int special_names(const ts_jinja_node *n)
             found |= TS_JM_KWARGS;
         else if (strcmp(n->str, "caller") == 0)
             found |= TS_JM_CALLER;
+        else if (strcmp(n->str, "loop") == 0)
+            found |= TS_JM_LOOP;
     }
     found |= special_names(n->a) | special_names(n->b) | special_names(n->c) | special_names(n->d);
     for (size_t i = 0; i < n->n_items; i++)
@@ -700,6 +702,8 @@ static ts_jinja_node *parse_statement(parser *p)
         p->loop_depth++;
         int which = parse_body(p, &body, stops, kw, "for");
         p->loop_depth--;
+        for (size_t i = 0; i < body.n; i++)
+            n->op |= special_names(body.items[i]) & TS_JM_LOOP;
         n->items = body.items;
         n->n_items = body.n;
         next(p);

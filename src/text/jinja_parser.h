@@ -48,7 +48,12 @@ typedef enum ts_jinja_node_kind {
 
 /* A macro accepts extra positional arguments, unknown keywords or a caller only when its body
  * names varargs, kwargs or caller (jinja2's rule). */
-enum { TS_JM_VARARGS = 1, TS_JM_KWARGS = 2, TS_JM_CALLER = 4 };
+enum {
+    TS_JM_VARARGS = 1,
+    TS_JM_KWARGS = 2,
+    TS_JM_CALLER = 4,
+    TS_JM_LOOP = 8 /* FOR: body uses loop */
+};
 
 typedef enum ts_jinja_binop {
     TS_JB_ADD,
