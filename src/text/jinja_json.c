@@ -1,4 +1,4 @@
-/* jinja_json.c — cJSON to values, values to json.dumps text. */
+/* jinja_json.c — JSON text to values (as json.loads), values to json.dumps text. */
 #include "text/jinja_json.h"
 
 #include <errno.h>
