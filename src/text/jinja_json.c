@@ -1,4 +1,4 @@
-/* jinja_json.c — cJSON to values, values to json.dumps text. */
+/* jinja_json.c — JSON text to values (as json.loads), values to json.dumps text. */
 #include "text/jinja_json.h"
 
 #include <errno.h>
@@ -6,37 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-ts_jinja_value ts_jinja_from_json(ts_jinja_rt *rt, const cJSON *json)
-{
-    if (++rt->depth > rt->limits.max_depth)
-        ts_jinja_throw(rt, TS_ERR_RANGE, "JSON nested deeper than %d levels", rt->limits.max_depth);
-    ts_jinja_value v;
-    if (cJSON_IsObject(json)) {
-        v = ts_jinja_dict_new(rt, (size_t)cJSON_GetArraySize(json));
-        for (const cJSON *c = json->child; c; c = c->next)
-            ts_jinja_dict_set(rt, v, ts_jinja_cstring(rt, c->string ? c->string : ""),
-                              ts_jinja_from_json(rt, c));
-    } else if (cJSON_IsArray(json)) {
-        v = ts_jinja_list_new(rt, (size_t)cJSON_GetArraySize(json));
-        for (const cJSON *c = json->child; c; c = c->next)
-            ts_jinja_list_push(rt, v, ts_jinja_from_json(rt, c));
-    } else if (cJSON_IsString(json)) {
-        v = ts_jinja_cstring(rt, json->valuestring);
-    } else if (cJSON_IsNumber(json)) {
-        double d = json->valuedouble;
-        if (d == floor(d) && fabs(d) < 9.0e15)
-            v = ts_jinja_int((int64_t)d);
-        else
-            v = ts_jinja_float(d);
-    } else if (cJSON_IsBool(json)) {
-        v = ts_jinja_bool(cJSON_IsTrue(json));
-    } else {
-        v = ts_jinja_none();
-    }
-    rt->depth--;
-    return v;
-}
 
 static void json_string(ts_jinja_rt *rt, ts_jinja_buf *out, const char *s, size_t len, bool ascii)
 {

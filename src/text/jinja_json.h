@@ -3,8 +3,8 @@
  * ts_jinja_parse_json reads JSON text as Python's json.loads does: objects become ordered
  * dicts (a repeated key keeps its first position, last value), numbers with a fraction or
  * exponent are floats ("1.0" stays 1.0), others ints (beyond int64: floats), NaN/Infinity are
- * accepted; errors throw with the byte offset. ts_jinja_from_json converts cJSON, which keeps no
- * lexical form (so 1.0 arrives as 1). ts_jinja_to_json writes what Python's json.dumps writes
+ * accepted; errors throw with the byte offset. (Not cJSON: it keeps no lexical form, so 1.0 would
+ * arrive as 1.) ts_jinja_to_json writes what Python's json.dumps writes
  * with Hugging Face's tojson defaults (ensure_ascii=False, separators (", ", ": ") or
  * (",", ": ") under indent); undefined and callables throw, as json.dumps raises TypeError.
  */
@@ -13,9 +13,6 @@
 
 #include "text/jinja_value.h"
 
-#include <cjson/cJSON.h>
-
-ts_jinja_value ts_jinja_from_json(ts_jinja_rt *rt, const cJSON *json);
 /* `what` names the text in error messages ("context layer 2"). */
 ts_jinja_value ts_jinja_parse_json(ts_jinja_rt *rt, const char *text, size_t len, const char *what);
 
