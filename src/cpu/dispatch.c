@@ -20,30 +20,17 @@ static const ts_kernels avx2 = {
     .f16_to_f32 = ts_f16_to_f32_avx2,
 };
 
-/* AVX512_BF16's dot rounds activations to bf16, so the f32-compute table keeps the exact kernel;
- * the bf16 variant is offered to the bf16-compute policy by name (ts_dot_bf16_f32_avx512bf16). */
-static const ts_kernels avx512 = {
-    .level = "avx512",
-    .dot_f32 = ts_dot_f32_avx512,
-    .dot_bf16_f32 = ts_dot_bf16_f32_avx512,
-    .bf16_to_f32 = ts_bf16_to_f32_avx512,
-    .dot_f16_f32 = ts_dot_f16_f32_avx512,
-    .f16_to_f32 = ts_f16_to_f32_avx512,
-    .gemm_f32 = ts_gemm_f32_avx512,
-};
+/* AVX512_BF16's dot rounds activations to bf16, so both AVX-512 tables keep the exact f32-activation
+ * kernels; AVX512_BF16 adds the bf16 GEMM that the bf16 compute policy asks for. */
+#define AVX512_KERNELS                                                                             \
+    .dot_f32 = ts_dot_f32_avx512, .dot_bf16_f32 = ts_dot_bf16_f32_avx512,                          \
+    .bf16_to_f32 = ts_bf16_to_f32_avx512, .dot_f16_f32 = ts_dot_f16_f32_avx512,                    \
+    .f16_to_f32 = ts_f16_to_f32_avx512, .gemm_f32 = ts_gemm_f32_avx512
+
+static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS};
 #endif
 
-/* AVX-512 plus the bf16 GEMM (the bf16 compute policy's kernel where there is no AMX). */
-static const ts_kernels avx512_bf16 = {
-    .level = "avx512_bf16",
-    .dot_f32 = ts_dot_f32_avx512,
-    .dot_bf16_f32 = ts_dot_bf16_f32_avx512,
-    .bf16_to_f32 = ts_bf16_to_f32_avx512,
-    .dot_f16_f32 = ts_dot_f16_f32_avx512,
-    .f16_to_f32 = ts_f16_to_f32_avx512,
-    .gemm_f32 = ts_gemm_f32_avx512,
-    .gemm_bf16 = ts_gemm_bf16_avx512bf16,
-};
+static const ts_kernels avx512_bf16 = {.level = "avx512_bf16", AVX512_KERNELS, .gemm_bf16 = ts_gemm_bf16_avx512bf16};
 
 const ts_kernels *ts_kernels_select(unsigned features)
 {

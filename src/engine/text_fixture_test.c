@@ -193,55 +193,68 @@ static void test_batched_decode_matches_single(void)
     ts_model_destroy(m);
 }
 
-/* bf16 compute (oneDNN: AMX where present, else AVX512_BF16/AVX-512), bf16 weights. "bf16x2"
- * (activations split hi + lo) must give the reference's greedy tokens; plain "bf16" is reported
- * (its 2^-9 activation rounding moves these tiny random models' logits by O(1)) and held to a
- * loose bound that still catches a broken path. */
+/* Greedy decoding of a fixture under other numerics (bf16 compute, a bf16 KV cache): whether
+ * the tokens stay the reference's, and the largest logit difference over all steps. */
+static void greedy_vs_reference(ts_context *c, const char *name, const ts_model_options *mo, bool *same, double *worst)
+{
+    char dir[128], refpath[160];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
+    ts_error err;
+    ts_model *m;
+    ts_checkpoint *ref;
+    *same = false, *worst = INFINITY;
+    if (ts_model_load(c, dir, mo, &m, &err) != TS_OK || ts_checkpoint_open(refpath, &ref, &err) != TS_OK) {
+        fprintf(stderr, "%s: %s\n", name, err.message);
+        return;
+    }
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
+    const ts_tensor_info *dl = ts_checkpoint_find(ref, "decode_logits");
+    int n = (int)ids64->shape[1];
+    int64_t v = ts_model_vocab_size(m), n_new = gen->shape[0];
+    int32_t ids[64];
+    for (int i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+    ts_sequence *seq;
+    ts_sequence_create(m, n + n_new, &seq, &err);
+    float *logits = malloc(sizeof(float) * (size_t)v);
+    CHECK_INT_EQ(ts_model_prefill(m, seq, ids, (size_t)n, logits, &err), TS_OK);
+    const ts_model_config *cfg = ts_model_get_config(m);
+    *same = true, *worst = 0;
+    for (int64_t i = 0; i < n_new; i++) {
+        for (int64_t j = 0; j < v; j++) *worst = fmax(*worst, fabs(logits[j] - ((const float *)dl->data)[i * v + j]));
+        int32_t want = (int32_t)((const int64_t *)gen->data)[i];
+        *same &= argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids) == want;
+        if (i + 1 < n_new) CHECK_INT_EQ(ts_model_decode(m, &seq, &want, 1, logits, &err), TS_OK);
+    }
+    free(logits);
+    ts_sequence_destroy(seq);
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+}
+
+static const char *const text_cases[] = {"qwen2", "qwen3", "llama"};
+
+/* bf16 compute (oneDNN on AMX, else our VDPBF16PS kernel), bf16 weights. "bf16x2" (activations
+ * split hi + lo) must give the reference's greedy tokens; plain "bf16" is reported (its 2^-9
+ * activation rounding moves these tiny random models' logits by O(1)) and held to a loose bound
+ * that still catches a broken path. */
 static void bf16_compute_case(const char *compute, bool tokens_must_match, double max_error)
 {
     ts_context *bctx;
     ts_error err;
     ts_context_options o = {.n_threads = 2, .compute = compute};
     CHECK_INT_EQ(ts_context_create(&o, &bctx, &err), TS_OK);
-    static const char *const cases[] = {"qwen2", "qwen3", "llama"};
     for (int c = 0; c < 3; c++) {
-        char dir[128], weights[160], refpath[160];
-        snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", cases[c]);
-        snprintf(weights, sizeof(weights), "tests/fixtures/%s/model-bf16/model.safetensors", cases[c]);
-        snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", cases[c]);
-        ts_model *m;
+        char weights[160];
+        snprintf(weights, sizeof(weights), "tests/fixtures/%s/model-bf16/model.safetensors", text_cases[c]);
         ts_model_options mo = {.weights = weights};
-        CHECK_INT_EQ(ts_model_load(bctx, dir, &mo, &m, &err), TS_OK);
-        ts_checkpoint *ref;
-        CHECK_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
-        const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
-        const ts_tensor_info *dl = ts_checkpoint_find(ref, "decode_logits");
-        int n = (int)ids64->shape[1];
-        int64_t v = ts_model_vocab_size(m), n_new = gen->shape[0];
-        int32_t ids[64];
-        for (int i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
-        ts_sequence *seq;
-        ts_sequence_create(m, n + n_new, &seq, &err);
-        float *logits = malloc(sizeof(float) * (size_t)v);
-        CHECK_INT_EQ(ts_model_prefill(m, seq, ids, (size_t)n, logits, &err), TS_OK);
-        const ts_model_config *cfg = ts_model_get_config(m);
-        bool same = true;
-        double worst = 0;
-        for (int64_t i = 0; i < n_new; i++) {
-            for (int64_t j = 0; j < v; j++) worst = fmax(worst, fabs(logits[j] - ((const float *)dl->data)[i * v + j]));
-            int32_t tok = argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids);
-            int32_t want = (int32_t)((const int64_t *)gen->data)[i];
-            same &= tok == want;
-            if (i + 1 < n_new) CHECK_INT_EQ(ts_model_decode(m, &seq, &want, 1, logits, &err), TS_OK);
-        }
-        fprintf(stderr, "  %s %s compute: greedy tokens %s, max |logit − f32 reference| = %.4f\n", cases[c], compute,
+        bool same;
+        double worst;
+        greedy_vs_reference(bctx, text_cases[c], &mo, &same, &worst);
+        fprintf(stderr, "  %s %s compute: greedy tokens %s, max |logit − f32 reference| = %.4f\n", text_cases[c], compute,
                 same ? "identical" : "differ", worst);
         if (tokens_must_match) CHECK(same);
         CHECK(worst <= max_error);
-        free(logits);
-        ts_sequence_destroy(seq);
-        ts_checkpoint_close(ref);
-        ts_model_destroy(m);
     }
     ts_context_destroy(bctx);
 }
@@ -255,43 +268,15 @@ static void test_bf16_compute(void)
 /* A bf16 KV cache: the greedy tokens stay the reference's; the logit error is reported. */
 static void test_bf16_kv_cache(void)
 {
-    static const char *const cases[] = {"qwen2", "qwen3", "llama"};
     for (int c = 0; c < 3; c++) {
-        char dir[128], refpath[160];
-        snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", cases[c]);
-        snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", cases[c]);
-        ts_error err;
-        ts_model *m;
         ts_model_options mo = {.kv_cache = "bf16"};
-        CHECK_INT_EQ(ts_model_load(ctx, dir, &mo, &m, &err), TS_OK);
-        ts_checkpoint *ref;
-        CHECK_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
-        const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
-        const ts_tensor_info *dl = ts_checkpoint_find(ref, "decode_logits");
-        int n = (int)ids64->shape[1];
-        int64_t v = ts_model_vocab_size(m), n_new = gen->shape[0];
-        int32_t ids[64];
-        for (int i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
-        ts_sequence *seq;
-        ts_sequence_create(m, n + n_new, &seq, &err);
-        float *logits = malloc(sizeof(float) * (size_t)v);
-        CHECK_INT_EQ(ts_model_prefill(m, seq, ids, (size_t)n, logits, &err), TS_OK);
-        const ts_model_config *cfg = ts_model_get_config(m);
-        bool same = true;
-        double worst = 0;
-        for (int64_t i = 0; i < n_new; i++) {
-            for (int64_t j = 0; j < v; j++) worst = fmax(worst, fabs(logits[j] - ((const float *)dl->data)[i * v + j]));
-            int32_t want = (int32_t)((const int64_t *)gen->data)[i];
-            same &= argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids) == want;
-            if (i + 1 < n_new) CHECK_INT_EQ(ts_model_decode(m, &seq, &want, 1, logits, &err), TS_OK);
-        }
-        fprintf(stderr, "  %s bf16 KV cache: greedy tokens %s, max |logit − f32 reference| = %.4f\n", cases[c],
+        bool same;
+        double worst;
+        greedy_vs_reference(ctx, text_cases[c], &mo, &same, &worst);
+        fprintf(stderr, "  %s bf16 KV cache: greedy tokens %s, max |logit − f32 reference| = %.4f\n", text_cases[c],
                 same ? "identical" : "differ", worst);
+        CHECK(same);
         CHECK(worst < 4.0);
-        free(logits);
-        ts_sequence_destroy(seq);
-        ts_checkpoint_close(ref);
-        ts_model_destroy(m);
     }
 }
 

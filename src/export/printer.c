@@ -590,7 +590,7 @@ ts_status ts_stablehlo_print(const ts_graph *g, const char *module_name, char **
     ts_status st = ts_graph_status(g, err);
     if (st != TS_OK) return st;
     for (int32_t i = 0; i < g->n_nodes; i++)
-        if (!ts_shlo_element_name(g->nodes[i].type.dtype))
+        if (!ts_type_element_name(g->nodes[i].type.dtype))
             return ts_error_set(err, TS_ERR_UNSUPPORTED, "stablehlo: value %d has a dtype StableHLO text cannot carry", (int)i);
     printer p = {.status = TS_OK, .err = err};
     ts_strbuf out;

@@ -289,7 +289,7 @@ static bool parse_symbol(reader *r, const char **out)
 static bool element_from_name(const char *s, ts_dtype *out)
 {
     for (int d = 0; d < TS_DTYPE_COUNT; d++) {
-        const char *n = ts_shlo_element_name((ts_dtype)d);
+        const char *n = ts_type_element_name((ts_dtype)d);
         if (n && strcmp(n, s) == 0) {
             *out = (ts_dtype)d;
             return true;
@@ -1189,7 +1189,7 @@ static bool read_compare(op_ctx *o)
     if (!check_operand_types(o->f, refs, 2, ins, n_ins, o->name)) return false;
     const char *want = ts_shlo_compare_type(ins[0].dtype);
     if (ctype[0] && strcmp(ctype, want) != 0)
-        return syntax(R, cpos, "compare type %s does not match %s operands (%s)", ctype, ts_shlo_element_name(ins[0].dtype), want);
+        return syntax(R, cpos, "compare type %s does not match %s operands (%s)", ctype, ts_type_element_name(ins[0].dtype), want);
     ts_value in[2] = {0};
     if (!operands(o->f, refs, 2, in)) return false;
     set_stage(o->f, o->f->loc);

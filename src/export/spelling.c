@@ -8,21 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *ts_shlo_element_name(ts_dtype dtype)
-{
-    switch (dtype) {
-    case TS_DTYPE_F32: return "f32";
-    case TS_DTYPE_F16: return "f16";
-    case TS_DTYPE_BF16: return "bf16";
-    case TS_DTYPE_I64: return "i64";
-    case TS_DTYPE_I32: return "i32";
-    case TS_DTYPE_I16: return "i16";
-    case TS_DTYPE_I8: return "i8";
-    case TS_DTYPE_U8: return "ui8";
-    case TS_DTYPE_BOOL: return "i1";
-    default: return NULL;
-    }
-}
 
 static bool is_float(ts_dtype d) { return d == TS_DTYPE_F32 || d == TS_DTYPE_F16 || d == TS_DTYPE_BF16; }
 
@@ -178,7 +163,7 @@ static void region_compare(ts_strbuf *b, const char *indent, int v, const char *
 void ts_shlo_print_region(ts_strbuf *b, ts_shlo_region kind, ts_dtype dtype, const char *indent,
                           int *next_arg, int *next_value)
 {
-    const char *el = ts_shlo_element_name(dtype);
+    const char *el = ts_type_element_name(dtype);
     ts_strbuf_put(b, "({\n");
     if (kind != TS_SHLO_REGION_ARGMAX) {
         int a = (*next_arg)++, c = (*next_arg)++, v = (*next_value)++;

@@ -17,8 +17,6 @@ typedef enum ts_shlo_region {
     TS_SHLO_REGION_ARGMAX,  /* (value, index) pairs: larger value, NaN, then lower index wins */
 } ts_shlo_region;
 
-/* "f32", "bf16", "i1", "ui8"; NULL for a dtype StableHLO text cannot carry. */
-const char *ts_shlo_element_name(ts_dtype dtype);
 /* "tensor<2x3xf32>" */
 void ts_shlo_print_type(ts_strbuf *b, const ts_type *type);
 /* compare_type for operands of `dtype`: FLOAT, SIGNED or UNSIGNED (i1 and ui8). */

@@ -28,7 +28,7 @@ bool ts_type_equal(const ts_type *a, const ts_type *b)
     return true;
 }
 
-static const char *element_name(ts_dtype dtype)
+const char *ts_type_element_name(ts_dtype dtype)
 {
     switch (dtype) {
     case TS_DTYPE_F32: return "f32";
@@ -40,7 +40,7 @@ static const char *element_name(ts_dtype dtype)
     case TS_DTYPE_I8: return "i8";
     case TS_DTYPE_U8: return "ui8";
     case TS_DTYPE_BOOL: return "i1";
-    default: return "?";
+    default: return NULL;
     }
 }
 
@@ -49,7 +49,8 @@ const char *ts_type_format(const ts_type *type, char *buf, size_t cap)
     size_t at = (size_t)snprintf(buf, cap, "tensor<");
     for (int i = 0; i < type->rank && at < cap; i++)
         at += (size_t)snprintf(buf + at, cap - at, "%lldx", (long long)type->dims[i]);
-    if (at < cap) snprintf(buf + at, cap - at, "%s>", element_name(type->dtype));
+    const char *el = ts_type_element_name(type->dtype);
+    if (at < cap) snprintf(buf + at, cap - at, "%s>", el ? el : "?");
     return buf;
 }
 

@@ -33,6 +33,8 @@ typedef struct ts_type {
 int64_t ts_type_elements(const ts_type *type);
 size_t ts_type_bytes(const ts_type *type);
 bool ts_type_equal(const ts_type *a, const ts_type *b);
+/* The StableHLO element type ("f32", "bf16", "i1", "ui8", …); NULL for none. */
+const char *ts_type_element_name(ts_dtype dtype);
 /* "tensor<2x3xf32>" into buf (StableHLO spelling). */
 const char *ts_type_format(const ts_type *type, char *buf, size_t cap);
 ts_type ts_type_make(ts_dtype dtype, int rank, const int64_t *dims);

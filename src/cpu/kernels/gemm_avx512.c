@@ -84,16 +84,8 @@ TS_AVX512 void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const vo
             bool accumulate = k0 > 0;
             int64_t r = 0;
             for (; r + MR <= m; r += MR) tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, MR, m0, m1, accumulate);
-            switch (m - r) {
-            case 7: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 7, m0, m1, accumulate); break;
-            case 6: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 6, m0, m1, accumulate); break;
-            case 5: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 5, m0, m1, accumulate); break;
-            case 4: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 4, m0, m1, accumulate); break;
-            case 3: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 3, m0, m1, accumulate); break;
-            case 2: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 2, m0, m1, accumulate); break;
-            case 1: tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, 1, m0, m1, accumulate); break;
-            default: break;
-            }
+            /* The last rows: the same tile with a run-time row count (once per panel). */
+            if (r < m) tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, (int)(m - r), m0, m1, accumulate);
         }
     }
 }
