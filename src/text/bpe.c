@@ -286,6 +286,14 @@ ts_status ts_bpe_parse(const cJSON *model, bool byte_level, ts_bpe **out, ts_err
     bpe->unk_id = cJSON_IsString(unk)
                       ? ts_strmap_get(&bpe->vocab, unk->valuestring, strlen(unk->valuestring))
                       : -1;
+    /* Hugging Face fails when it meets an unknown character and its unk_token is not in the
+     * vocabulary; dropping the character instead would be a silent difference, so a tokenizer
+     * that names a missing unk_token is refused up front. */
+    if (cJSON_IsString(unk) && bpe->unk_id < 0) {
+        ts_status bad = ts_error_set(err, TS_ERR_FORMAT, "model.unk_token \"%s\" is not in the vocabulary", unk->valuestring);
+        ts_bpe_destroy(bpe);
+        return bad;
+    }
     for (int b = 0; b < 256; b++) {
         char name[8];
         snprintf(name, sizeof(name), "<0x%02X>", b);

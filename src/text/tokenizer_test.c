@@ -412,6 +412,8 @@ static void test_malformed(void)
                       "model type \"Unigram\" is not supported");
     expect_load_error("{\"model\":{\"type\":\"WordPiece\",\"vocab\":{}}}", TS_ERR_UNSUPPORTED,
                       "\"WordPiece\"");
+    expect_load_error("{\"model\":{\"type\":\"BPE\",\"unk_token\":\"<unk>\",\"vocab\":{\"a\":0},\"merges\":[]}}",
+                      TS_ERR_FORMAT, "model.unk_token \"<unk>\" is not in the vocabulary");
     expect_load_error("{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},"
                       "\"merges\":[\"a b\",\"a  b\"]}}",
                       TS_ERR_FORMAT, "model.merges[1]");
