@@ -85,6 +85,18 @@ expect_exit 0 '"generated_ids":[9,14,891]' run -m "$MODEL" -p "$PROMPT" --raw --
     --max-tokens 3 --temperature 0
 grep -qF '"finish_reason":"length"' "$TMP/out" && ok || fail "--max-tokens 3 should end with length"
 
+# Every kernel level, down to the portable C kernels, gives the fixture's tokens; so do the bf16 KV
+# cache and the hi+lo bf16 compute (a wrong level is an error, never a quiet downgrade).
+for level in portable avx2 avx512 avx512_bf16; do
+    grep -q "$level" <("$BIN" --version) || [ "$level" = portable ] || continue
+    expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos \
+        --max-tokens 16 --temperature 0 --cpu "$level"
+done
+expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos \
+    --max-tokens 16 --temperature 0 --kv-cache bf16 --compute bf16x2
+expect_exit 1 "" run -m "$MODEL" -p "$PROMPT" --cpu avx9
+grep -qF "unknown cpu level 'avx9'" "$TMP/err" && ok || fail "--cpu avx9 should be refused by name"
+
 # A stop string: the text ends before it, the reason is "stop".
 expect_exit 0 '"text":"*/ble "' run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos \
     --max-tokens 16 --temperature 0 --stop "al_P"

@@ -25,7 +25,7 @@
 #define MAX_STOPS 16
 
 typedef struct options {
-    const char *dir, *prompt, *bundle;
+    const char *dir, *prompt, *bundle, *compute, *kv_cache, *cpu;
     bool raw, chat, json, ignore_eos;
     long long max_tokens;     /* -1 = not given */
     long long threads;
@@ -64,6 +64,9 @@ static void usage(FILE *out)
             "  --threads N              worker threads (default: all cores)\n"
             "  --capacity C             KV cache length in tokens (default: prompt + max tokens)\n"
             "  --bundle BUNDLE          run through a StableHLO bundle's entries (tessera export)\n"
+            "  --compute f32|bf16|bf16x2  matmul precision for prompts (default f32)\n"
+            "  --kv-cache f32|bf16      KV cache element type (default f32)\n"
+            "  --cpu LEVEL              cap the kernels: portable, avx2, avx512, avx512_bf16, amx\n"
             "  --json                   print one JSON object at the end instead of streaming\n"
             "  -h, --help               show this help\n\n"
             "exit status: 0 ok, 1 runtime error, 2 usage error\n",
@@ -96,6 +99,15 @@ static int parse_args(int argc, char **argv, options *o, bool *help)
             return TS_EXIT_OK;
         } else if (ts_cli_match(argc, argv, &i, "--json", NULL)) {
             o->json = true;
+        } else if (ts_cli_match(argc, argv, &i, "--compute", &v)) {
+            if (!v) return ts_cli_usage_error("run", "--compute needs f32, bf16 or bf16x2");
+            o->compute = v;
+        } else if (ts_cli_match(argc, argv, &i, "--kv-cache", &v)) {
+            if (!v) return ts_cli_usage_error("run", "--kv-cache needs f32 or bf16");
+            o->kv_cache = v;
+        } else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) {
+            if (!v) return ts_cli_usage_error("run", "--cpu needs a level");
+            o->cpu = v;
         } else if (ts_cli_match(argc, argv, &i, "--bundle", &v)) {
             if (!v || !*v) return ts_cli_usage_error("run", "--bundle needs a folder");
             o->bundle = v;
@@ -363,12 +375,13 @@ static int run(options *o)
 {
     session s = {0};
     ts_error err = {0};
-    ts_context_options co = {.n_threads = (int)o->threads, .log_level = TS_LOG_WARN};
+    ts_context_options co = {.n_threads = (int)o->threads, .log_level = TS_LOG_WARN, .compute = o->compute, .cpu_level = o->cpu};
+    ts_model_options mo = {.kv_cache = o->kv_cache};
     ts_generation_config gc;
     size_t n_ids = 0;
     ts_status st = ts_context_create(&co, &s.ctx, &err);
     if (!st) st = ts_generation_config_load(o->dir, &gc, &err);
-    if (!st) st = ts_model_load(s.ctx, o->dir, NULL, &s.model, &err);
+    if (!st) st = ts_model_load(s.ctx, o->dir, &mo, &s.model, &err);
     if (!st && o->bundle) st = ts_bundle_open(s.ctx, o->bundle, o->dir, &s.bundle, &err);
     if (!st) st = ts_tokenizer_load(o->dir, &s.tok, &err);
     if (!st) st = prompt_ids(o, s.tok, &s.ids, &n_ids, &err);
