@@ -134,36 +134,35 @@ static ts_status plan(ts_program *p, ts_error *err)
     const ts_graph *g = p->graph;
     int32_t n = g->n_nodes;
     place *pl = p->places;
-    int32_t *uses = calloc((size_t)(n ? n : 1), sizeof(int32_t));
-    if (!uses) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "plan: out of memory");
     for (int32_t i = 0; i < n; i++) {
         pl[i].last_use = i;
-        for (int k = 0; k < g->nodes[i].n_inputs; k++) {
-            pl[g->nodes[i].inputs[k]].last_use = i;
-            uses[g->nodes[i].inputs[k]]++;
-        }
+        for (int k = 0; k < g->nodes[i].n_inputs; k++) pl[g->nodes[i].inputs[k]].last_use = i;
     }
     for (int32_t k = 0; k < g->n_outputs; k++) pl[g->outputs[k]].last_use = n;
 
+    /* Places in node order. A root's last_use grows to cover its aliases as they appear, so when a
+     * dynamic_update_slice is reached, the root's last_use says whether anything other than this
+     * node still reads the old contents (through the operand or any alias of it): only then may
+     * the update be written in place. */
     for (int32_t i = 0; i < n; i++) {
         const ts_node *node = &g->nodes[i];
+        int32_t own_last = pl[i].last_use;
+        bool alias = false;
         if (node->op == TS_OP_PARAMETER) pl[i].kind = PLACE_PARAM;
         else if (node->op == TS_OP_CONSTANT) pl[i].kind = PLACE_CONST;
-        else if (node->op == TS_OP_RESHAPE) pl[i] = (place){.kind = PLACE_ALIAS, .root = node->inputs[0], .last_use = pl[i].last_use};
-        else if (node->op == TS_OP_DYNAMIC_UPDATE_SLICE && uses[node->inputs[0]] == 1) {
+        else if (node->op == TS_OP_RESHAPE) alias = true;
+        else if (node->op == TS_OP_DYNAMIC_UPDATE_SLICE) {
             int32_t r = root_of(pl, node->inputs[0]);
             bool state = g->nodes[r].op == TS_OP_PARAMETER && g->nodes[r].attrs.parameter.role == TS_PARAM_STATE;
-            if (state || pl[r].kind == PLACE_WORK) pl[i] = (place){.kind = PLACE_ALIAS, .root = node->inputs[0], .last_use = pl[i].last_use};
-            else pl[i].kind = PLACE_WORK;
+            alias = (state || pl[r].kind == PLACE_WORK) && pl[r].last_use <= i;
+            if (!alias) pl[i].kind = PLACE_WORK;
         } else pl[i].kind = PLACE_WORK;
-    }
-    /* An alias group lives as long as its longest member. */
-    for (int32_t i = n - 1; i >= 0; i--)
-        if (pl[i].kind == PLACE_ALIAS) {
+        if (alias) {
+            pl[i] = (place){.kind = PLACE_ALIAS, .root = node->inputs[0], .last_use = own_last};
             int32_t r = root_of(pl, i);
-            if (pl[i].last_use > pl[r].last_use) pl[r].last_use = pl[i].last_use;
+            if (own_last > pl[r].last_use) pl[r].last_use = own_last;
         }
-    free(uses);
+    }
 
     /* dies[i]: roots whose group ends at node i, freed after it runs. */
     int32_t *dies_head = malloc(sizeof(int32_t) * (size_t)(n + 1)), *dies_next = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));

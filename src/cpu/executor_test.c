@@ -219,6 +219,39 @@ static void test_planner_reuses_and_updates_state_in_place(void)
     ts_context_destroy(ctx);
 }
 
+/* An update may not be written in place while an alias of its operand is still to be read. */
+static void test_update_waits_for_aliases(void)
+{
+    ts_context *ctx = make_ctx(1);
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    int64_t d4 = 4, d22[2] = {2, 2}, d1 = 1;
+    ts_value a = ts_graph_parameter(g, "a", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 1, &d4));
+    ts_value x = ts_graph_binary(g, TS_OP_ADD, a, a); /* work: 2a */
+    ts_value view = ts_graph_reshape(g, x, 2, d22);   /* an alias of x, updated once … */
+    int64_t d11[2] = {1, 1};
+    ts_value nine = ts_graph_reshape(g, ts_graph_constant_f32(g, 9.0f), 2, d11);
+    ts_value zero = ts_graph_constant_i32(g, 0);
+    ts_value upd = ts_graph_dynamic_update_slice(g, view, nine, (ts_value[]){zero, zero});
+    ts_value late = ts_graph_binary(g, TS_OP_ADD, x, x); /* … while x itself is read afterwards */
+    (void)d1;
+    ts_value outs[2] = {late, upd};
+    ts_graph_set_outputs(g, outs, 2);
+    ts_program *prog;
+    CHECK_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
+    float av[4] = {1, 2, 3, 4};
+    void *params[1] = {av};
+    const void *res[2];
+    CHECK_INT_EQ(ts_program_run(prog, params, res, &err), TS_OK);
+    const float *l = res[0], *u = res[1];
+    CHECK(l[0] == 4 && l[3] == 16); /* 2·(2·a), untouched by the update */
+    CHECK(u[0] == 9 && u[1] == 4 && u[3] == 8);
+    ts_program_destroy(prog);
+    ts_graph_destroy(g);
+    ts_context_destroy(ctx);
+}
+
 static void test_unbound_parameter_is_an_error(void)
 {
     ts_context *ctx = make_ctx(1);
@@ -275,6 +308,7 @@ int main(void)
     RUN(test_bf16_compute_linear);
     RUN(test_composites_match_decompositions);
     RUN(test_planner_reuses_and_updates_state_in_place);
+    RUN(test_update_waits_for_aliases);
     RUN(test_unbound_parameter_is_an_error);
     return check_finish();
 }
