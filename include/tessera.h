@@ -592,6 +592,8 @@ ts_status ts_bundle_run(ts_bundle *bundle, int bucket, const char *entry, const 
 /* Vocabulary and per-sequence KV cache geometry, from the manifest. */
 ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *layers, int64_t *kv_heads,
                              int64_t *head_dim, ts_error *err);
+/* Rows of the positions arguments: 1, or 3 (t, h, w) for M-RoPE models. */
+int ts_bundle_position_rows(const ts_bundle *bundle);
 /* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */
 ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);

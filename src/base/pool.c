@@ -24,8 +24,9 @@
 #define cpu_relax() ((void)0)
 #endif
 
-/* Roughly 100 µs of spinning on current x86 (pause ≈ 40–140 cycles). */
-#define SPIN_LIMIT 20000
+/* Long enough to bridge back-to-back ops (a few µs apart), short enough that an oversubscribed
+ * machine (a worker descheduled) wastes little: roughly 20–80 µs on current x86. */
+#define SPIN_LIMIT 4000
 
 struct ts_pool {
     int n_threads;

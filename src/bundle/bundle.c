@@ -301,6 +301,8 @@ ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_te
     return run_entry(b, bucket, (ts_entry)e, args, n_args, outputs, err);
 }
 
+int ts_bundle_position_rows(const ts_bundle *b) { return strcmp(b->man.position_mode, "1d") == 0 ? 1 : 3; }
+
 ts_status ts_bundle_kv_shape(const ts_bundle *b, int64_t *vocab, int64_t *layers, int64_t *kv_heads, int64_t *head_dim, ts_error *err)
 {
     const ts_entry_descriptors *pre = &b->man.entries[0][TS_ENTRY_PREFILL];

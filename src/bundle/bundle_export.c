@@ -129,7 +129,8 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     snprintf(man.family, sizeof(man.family), "%s", ts_family_name(cfg->family));
     strcpy(man.compute, "f32");
     strcpy(man.kv_dtype, "f32");
-    strcpy(man.position_mode, "1d");
+    strcpy(man.position_mode, !spec.mrope ? "1d" : cfg->text.mrope_interleaved ? "mrope_interleaved" : "mrope");
+    memcpy(man.mrope_section, cfg->text.mrope_section, sizeof(man.mrope_section));
     for (int b = 0; b < n_caps && st == TS_OK; b++) {
         int64_t lp = options && options->prefill_capacity ? options->prefill_capacity : caps[b];
         if (lp > caps[b]) lp = caps[b];

@@ -17,6 +17,7 @@ typedef struct {
     int bucket;
     int64_t capacity, prefill_capacity, slots, vocab;
     int64_t layers, kv_heads, head_dim;
+    int position_rows; /* 3 under M-RoPE: text tokens take the same position on t, h and w */
     int64_t length;
     float *k, *v; /* [slots, layers, capacity, kv_heads, head_dim] */
     int32_t *tokens, *positions, *delta, *cache_len;
@@ -58,10 +59,15 @@ static ts_status bundle_decode(void *self, int32_t id, float *logits, ts_error *
 {
     bundle_step *s = self;
     s->tokens[0] = id;
-    s->positions[0] = (int32_t)s->length;
+    for (int r = 0; r < s->position_rows; r++) s->positions[r * s->slots] = (int32_t)s->length;
     s->cache_len[0] = (int32_t)s->length;
     int64_t kd[5] = {s->slots, s->layers, s->capacity, s->kv_heads, s->head_dim};
-    ts_tensor_arg args[6] = {arg_i32("tokens", s->tokens, 1, s->slots), arg_i32("positions", s->positions, 1, s->slots),
+    ts_tensor_arg positions = arg_i32("positions", s->positions, 1, s->slots);
+    if (s->position_rows == 3) {
+        positions.rank = 2, positions.dims[0] = 3, positions.dims[1] = s->slots;
+        positions.n_bytes = sizeof(int32_t) * (size_t)(3 * s->slots);
+    }
+    ts_tensor_arg args[6] = {arg_i32("tokens", s->tokens, 1, s->slots), positions,
                              arg_i32("rope_delta", s->delta, 1, s->slots), arg_i32("cache_len", s->cache_len, 1, s->slots)};
     for (int i = 0; i < 2; i++) {
         ts_tensor_arg *a = &args[4 + i];
@@ -99,7 +105,8 @@ ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n,
     s.k = calloc(cache, sizeof(float));
     s.v = calloc(cache, sizeof(float));
     s.tokens = calloc((size_t)s.slots, sizeof(int32_t));
-    s.positions = calloc((size_t)s.slots, sizeof(int32_t));
+    s.position_rows = ts_bundle_position_rows(bundle);
+    s.positions = calloc((size_t)(3 * s.slots), sizeof(int32_t));
     s.delta = calloc((size_t)s.slots, sizeof(int32_t));
     s.cache_len = calloc((size_t)s.slots, sizeof(int32_t));
     if (!s.k || !s.v || !s.tokens || !s.positions || !s.delta || !s.cache_len)

@@ -42,6 +42,7 @@ struct ts_model {
 struct ts_sequence {
     ts_model *model;
     int64_t capacity, length;
+    int64_t rope_delta; /* M-RoPE: position of the next token = length + rope_delta (0 for text) */
     uint8_t *cache; /* [layers][k|v][capacity][kv_heads][head_dim] of the model's kv_dtype */
 };
 
@@ -221,7 +222,11 @@ void ts_sequence_destroy(ts_sequence *s)
 
 int64_t ts_sequence_length(const ts_sequence *s) { return s->length; }
 int64_t ts_sequence_capacity(const ts_sequence *s) { return s->capacity; }
-void ts_sequence_reset(ts_sequence *s) { s->length = 0; }
+void ts_sequence_reset(ts_sequence *s)
+{
+    s->length = 0;
+    s->rope_delta = 0;
+}
 
 const void *ts_sequence_cache(const ts_sequence *s, int layer, bool value)
 {
@@ -248,12 +253,16 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
     if (st != TS_OK) return st;
     int64_t n = 0;
     for (int s = 0; s < shape->n_seqs; s++) n += shape->n_tokens[s];
-    int32_t *positions = malloc(sizeof(int32_t) * (size_t)n), starts[TS_MAX_BATCH];
+    /* Rotary positions: one row, or the (t, h, w) rows of M-RoPE, which for text tokens all equal
+     * the cache position plus the sequence's rope delta. */
+    int rows = m->spec.mrope ? 3 : 1;
+    int32_t *positions = malloc(sizeof(int32_t) * (size_t)(rows * n)), starts[TS_MAX_BATCH];
     if (!positions) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "step: out of memory");
     int64_t at = 0;
     for (int s = 0; s < shape->n_seqs; s++) {
         starts[s] = (int32_t)seqs[s]->length;
-        for (int64_t i = 0; i < shape->n_tokens[s]; i++) positions[at++] = (int32_t)(seqs[s]->length + i);
+        for (int64_t i = 0; i < shape->n_tokens[s]; i++, at++)
+            for (int r = 0; r < rows; r++) positions[r * n + at] = (int32_t)(seqs[s]->length + i + seqs[s]->rope_delta);
     }
     int32_t k = p->first_input;
     p->params[k++] = (void *)tokens;

@@ -143,6 +143,8 @@ static void check_case(const char *name, bool bf16)
 static void test_qwen2(void) { check_case("qwen2", false), check_case("qwen2", true); }
 static void test_qwen3(void) { check_case("qwen3", false), check_case("qwen3", true); }
 static void test_llama(void) { check_case("llama", false), check_case("llama", true); }
+/* A text-only prompt to a VLM takes the ordinary token path (M-RoPE with t = h = w). */
+static void test_qwen2_vl_text_only(void) { check_case("qwen2_vl-text-only", false); }
 
 static void greedy(ts_model *m, ts_sequence *seq, const int32_t *prompt, int n, int steps, int32_t *out)
 {
@@ -312,6 +314,7 @@ int main(void)
     RUN(test_qwen2);
     RUN(test_qwen3);
     RUN(test_llama);
+    RUN(test_qwen2_vl_text_only);
     RUN(test_batched_decode_matches_single);
     RUN(test_bf16_compute);
     RUN(test_bf16_kv_cache);

@@ -131,12 +131,32 @@ ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, cons
 
 void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions, ts_value *cos, ts_value *sin)
 {
-    int64_t n = ts_graph_type(g, positions)->dims[0];
+    const ts_type pt = *ts_graph_type(g, positions);
+    int64_t n = pt.dims[pt.rank - 1];
     int64_t half = spec->rotary_dim / 2;
     int64_t d2[2] = {n, half}, zero = 0, one = 1;
     ts_value inv = ts_graph_constant(g, ts_type_make(TS_DTYPE_F32, 1, &half), spec->inv_freq);
-    ts_value pos = ts_graph_broadcast_in_dim(g, ts_graph_convert(g, positions, TS_DTYPE_F32), 2, d2, &zero);
-    ts_value angle = ts_graph_binary(g, TS_OP_MULTIPLY, pos, ts_graph_broadcast_in_dim(g, inv, 2, d2, &one));
+    ts_value inv2 = ts_graph_broadcast_in_dim(g, inv, 2, d2, &one);
+    ts_value angle;
+    if (pt.rank == 1) {
+        ts_value pos = ts_graph_broadcast_in_dim(g, ts_graph_convert(g, positions, TS_DTYPE_F32), 2, d2, &zero);
+        angle = ts_graph_binary(g, TS_OP_MULTIPLY, pos, inv2);
+    } else {
+        /* One angle table per axis (position · inv_freq in f32, as the reference), then each
+         * column picks its axis: cos and sin of a selected angle are the selected cos and sin. */
+        ts_value axis_angle[3];
+        for (int64_t a = 0; a < 3; a++) {
+            int64_t s0[2] = {a, 0}, s1[2] = {a + 1, n};
+            ts_value row = ts_graph_reshape(g, ts_graph_slice(g, positions, s0, s1, NULL), 1, &n);
+            ts_value pos = ts_graph_broadcast_in_dim(g, ts_graph_convert(g, row, TS_DTYPE_F32), 2, d2, &zero);
+            axis_angle[a] = ts_graph_binary(g, TS_OP_MULTIPLY, pos, inv2);
+        }
+        ts_value axis = ts_graph_broadcast_in_dim(g, ts_graph_constant(g, ts_type_make(TS_DTYPE_I32, 1, &half), spec->rope_axis),
+                                                  2, d2, &one);
+        ts_value is_h = ts_graph_compare(g, TS_COMPARE_EQ, axis, ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, 1), 2, d2, NULL));
+        ts_value is_w = ts_graph_compare(g, TS_COMPARE_EQ, axis, ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, 2), 2, d2, NULL));
+        angle = ts_graph_select(g, is_h, axis_angle[1], ts_graph_select(g, is_w, axis_angle[2], axis_angle[0]));
+    }
     *cos = ts_graph_unary(g, TS_OP_COSINE, angle);
     *sin = ts_graph_unary(g, TS_OP_SINE, angle);
 }
@@ -235,7 +255,9 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     ts_graph_set_stage(g, "inputs");
     int64_t bsz = shape->n_seqs;
     ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
-    ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
+    int64_t pos_dims[2] = {3, n};
+    ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT,
+                                            spec->mrope ? ts_type_make(TS_DTYPE_I32, 2, pos_dims) : ts_type_make(TS_DTYPE_I32, 1, &n));
     ts_value starts = ts_graph_parameter(g, "starts", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &bsz));
     int64_t cache_dims[3] = {shape->capacity, spec->kv_heads, spec->head_dim};
     ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
@@ -325,15 +347,25 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
 {
     const ts_text_config *t = &cfg->text;
     memset(spec, 0, sizeof(*spec));
+    spec->prefix = "model.";
     switch (cfg->family) {
     case TS_FAMILY_QWEN2: spec->qkv_bias = true; break;
     case TS_FAMILY_QWEN3: spec->qk_norm = true; break;
     case TS_FAMILY_LLAMA: spec->qkv_bias = t->attention_bias; break;
+    /* The VLMs' language models: Qwen2 layers (Qwen2-VL, Qwen2.5-VL), Qwen3 layers (Qwen3-VL),
+     * all with M-RoPE. Qwen3-VL's DeepStack only touches image positions, so text-only prompts
+     * are exact without it. */
+    case TS_FAMILY_QWEN2_VL:
+    case TS_FAMILY_QWEN2_5_VL: spec->qkv_bias = true; break;
+    case TS_FAMILY_QWEN3_VL:
+        spec->qk_norm = true;
+        spec->prefix = "model.language_model.";
+        break;
     default:
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: the text decoder for this family is not built yet (supported: qwen2, qwen3, llama)",
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "%s: the text decoder for this family is not built yet (supported: qwen2, qwen3, llama, qwen2_vl, qwen2_5_vl, qwen3_vl)",
                             ts_family_name(cfg->family));
     }
-    spec->prefix = "model.";
     spec->lm_head = t->tie_word_embeddings ? NULL : "lm_head.weight";
     spec->vocab = t->vocab_size;
     spec->hidden = t->hidden_size;
@@ -355,6 +387,20 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
     else if (strcmp(t->hidden_act, "gelu") == 0) spec->activation = TS_ACT_GELU;
     else return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: hidden_act \"%s\" (supported: silu, gelu, gelu_pytorch_tanh)", t->hidden_act);
     default_inv_freq(t->rope_theta, spec->rotary_dim, spec->inv_freq);
+    const int *sec = t->mrope_section;
+    if (sec[0] || sec[1] || sec[2]) {
+        int half = spec->rotary_dim / 2;
+        if (sec[0] < 0 || sec[1] < 0 || sec[2] < 0 || sec[0] + sec[1] + sec[2] != half)
+            return ts_error_set(err, TS_ERR_FORMAT, "config.json: mrope_section [%d, %d, %d] must add up to %d (head_dim / 2)",
+                                sec[0], sec[1], sec[2], half);
+        spec->mrope = true;
+        for (int j = 0; j < half; j++) {
+            if (t->mrope_interleaved) /* apply_interleaved_mrope: h at 1, 4, … < 3·s1; w at 2, 5, … < 3·s2 */
+                spec->rope_axis[j] = (j % 3 == 1 && j < 3 * sec[1]) ? 1 : (j % 3 == 2 && j < 3 * sec[2]) ? 2 : 0;
+            else
+                spec->rope_axis[j] = j < sec[0] ? 0 : j < sec[0] + sec[1] ? 1 : 2;
+        }
+    }
     if (strcmp(t->rope_type, "llama3") == 0) llama3_inv_freq(t, spec->rotary_dim, spec->inv_freq);
     else if (strcmp(t->rope_type, "default") != 0 && t->rope_type[0])
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: rope_type \"%s\" is not implemented yet (default, llama3 are)", t->rope_type);

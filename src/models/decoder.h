@@ -9,7 +9,7 @@
  * graph is built, so a bad checkpoint fails before anything runs, naming the tensor.
  *
  * Parameters, in this order: weights (in the order built), then inputs `tokens` i32[N],
- * `positions` i32[N], `starts` i32[B], then state `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype)
+ * `positions` i32[N] (i32[3, N] under M-RoPE), `starts` i32[B], then state `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype)
  * for b in 0..B-1, l in 0..layers-1. Outputs: logits (f32[N, V] with all_logits, else f32[B, V]
  * for each sequence's last token), then the updated caches in parameter order, then (diagnostic
  * graphs only) hidden_state_0 … hidden_state_layers as f32[N, H].
@@ -40,6 +40,11 @@ typedef struct ts_decoder_spec {
     bool qk_norm;            /* Qwen3: RMSNorm over head_dim on q and k before rope */
     ts_activation activation;
     float inv_freq[512];     /* rotary_dim/2 entries, computed as the reference does (f32) */
+    /* M-RoPE (Qwen2-VL family): positions are i32[3, N] (t, h, w) and each rotary column takes its
+     * angle from one axis: in runs of mrope_section (Qwen2-VL, Qwen2.5-VL) or interleaved
+     * t,h,w,t,h,w… within 3·section (Qwen3-VL). */
+    bool mrope;
+    int32_t rope_axis[512];
 } ts_decoder_spec;
 
 typedef struct ts_step_shape {
@@ -74,7 +79,8 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
 /* Declares every weight parameter, checked against the config (errors name the tensor). */
 ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *source,
                                   ts_decoder_weights *w, ts_error *err);
-/* cos/sin [N, rotary/2] for 1-D positions i32[N], in f32 as the rotary embedding module does. */
+/* cos/sin [N, rotary/2] for positions i32[N] (or i32[3, N] under M-RoPE), in f32 as the rotary
+ * embedding module does. */
 void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions, ts_value *cos, ts_value *sin);
 /* The layer stack over the residual stream h [N, H]; hidden (optional, layers + 1 entries)
  * receives the input of every layer and the last layer's output. */

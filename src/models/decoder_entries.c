@@ -2,9 +2,10 @@
  *
  *   prefill.main(weights…, tokens i32[Lp], length i32[])
  *       → (last_logits f32[V], k f32[layers, C, Hkv, D], v f32[layers, C, Hkv, D])
- *   prefill_embeddings.main(weights…, embeddings f32[Lp, H], positions i32[Lp], bias f32[Lp, Lp],
- *                           length i32[]) → the same three results
- *   decode.main(weights…, tokens i32[B], positions i32[B], rope_delta i32[B], cache_len i32[B],
+ *   prefill_embeddings.main(weights…, embeddings f32[Lp, H], positions i32[Lp] (i32[3, Lp] under
+ *                           M-RoPE), bias f32[Lp, Lp], length i32[]) → the same three results
+ *   decode.main(weights…, tokens i32[B], positions i32[B] (i32[3, B] under M-RoPE),
+ *               rope_delta i32[B], cache_len i32[B],
  *               k f32[B, layers, C, Hkv, D], v f32[B, layers, C, Hkv, D])
  *       → (logits f32[B, V], k, v)
  *
@@ -83,14 +84,17 @@ static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, const t
     int64_t lp = shape->prefill_capacity, c = shape->capacity;
     ts_graph_set_stage(g, "inputs");
     ts_value h, positions, bias = TS_NO_VALUE;
+    int64_t pd[2] = {3, lp};
+    ts_type pos_type = spec->mrope ? ts_type_make(TS_DTYPE_I32, 2, pd) : ts_type_make(TS_DTYPE_I32, 1, &lp);
     if (from_embeddings) {
         int64_t ed[2] = {lp, spec->hidden}, bd[2] = {lp, lp};
         h = ts_graph_parameter(g, "embeddings", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 2, ed));
-        positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &lp));
+        positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, pos_type);
         bias = ts_graph_parameter(g, "bias", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 2, bd));
     } else {
         ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &lp));
-        positions = ts_graph_iota(g, ts_type_make(TS_DTYPE_I32, 1, &lp), 0);
+        /* Token prefill is text: 0 … Lp-1, on all three M-RoPE axes. */
+        positions = ts_graph_iota(g, pos_type, pos_type.rank - 1);
         ts_graph_set_stage(g, "embed_tokens");
         h = ts_graph_embedding(g, w->embed, tokens);
     }
@@ -168,8 +172,9 @@ static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, const ts
     int64_t b = shape->slots, c = shape->capacity;
     ts_graph_set_stage(g, "inputs");
     ts_type vec = ts_type_make(TS_DTYPE_I32, 1, &b);
+    int64_t pd[2] = {3, b};
     ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, vec);
-    ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, vec);
+    ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, spec->mrope ? ts_type_make(TS_DTYPE_I32, 2, pd) : vec);
     ts_value delta = ts_graph_parameter(g, "rope_delta", TS_PARAM_INPUT, vec);
     ts_value cache_len = ts_graph_parameter(g, "cache_len", TS_PARAM_INPUT, vec);
     int64_t kd[5] = {b, spec->layers, c, spec->kv_heads, spec->head_dim};
@@ -178,7 +183,10 @@ static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, const ts
     ts_value v_all = ts_graph_parameter(g, "v", TS_PARAM_STATE, kt);
     ts_graph_set_stage(g, "rope");
     ts_value cos, sin;
-    ts_decoder_rope_tables(g, spec, ts_graph_binary(g, TS_OP_ADD, positions, delta), &cos, &sin);
+    /* The rotary position is positions + rope_delta, on every M-RoPE axis. */
+    int64_t one = 1;
+    ts_value delta_b = spec->mrope ? ts_graph_broadcast_in_dim(g, delta, 2, pd, &one) : delta;
+    ts_decoder_rope_tables(g, spec, ts_graph_binary(g, TS_OP_ADD, positions, delta_b), &cos, &sin);
     ts_graph_set_stage(g, "embed_tokens");
     ts_value h = ts_graph_embedding(g, w->embed, tokens);
     decode_attend da = {spec, b, c, k_all, v_all, cache_len};
