@@ -215,6 +215,7 @@ typedef struct ts_vision_config {
     int64_t image_size;
     int64_t in_channels;
     int64_t window_size;
+    int64_t tokens_per_second; /* Qwen2.5-VL: temporal M-RoPE ids per second; 0 elsewhere */
     int64_t num_position_embeddings;
     int64_t fullatt_block_indexes[16];
     int n_fullatt_block_indexes;

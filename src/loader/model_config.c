@@ -357,6 +357,8 @@ static ts_status read_qwen2_5_vl_vision(const ts_json_reader *r, const cJSON *v,
     TRY(read_dim(r, v, "num_heads", REQUIRED, &o->num_heads));
     TRY(read_dim(r, v, "out_hidden_size", REQUIRED, &o->out_hidden_size));
     TRY(read_dim(r, v, "window_size", 112, &o->window_size));
+    /* Qwen2_5_VLVisionConfig default; scales the temporal M-RoPE ids (reference-semantics §5.3). */
+    TRY(read_dim(r, v, "tokens_per_second", 4, &o->tokens_per_second));
     TRY(ts_json_int_list(r, v, "fullatt_block_indexes", false, o->fullatt_block_indexes, 16,
                          &o->n_fullatt_block_indexes));
     TRY(ts_json_string(r, v, "hidden_act", "silu", o->hidden_act, sizeof(o->hidden_act)));
