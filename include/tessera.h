@@ -378,6 +378,17 @@ ts_status ts_chat_template_render(const ts_chat_template *tmpl, const char *cont
 ts_status ts_chat_template_render_layers(const ts_chat_template *tmpl, const char *const *layers,
                                          size_t n_layers, char **out, ts_error *err);
 
+/* ---------------------------------------------------------------- prompts with images */
+
+/* Expands each image placeholder of a rendered prompt into the tokens its image becomes, as the
+ * family's Hugging Face processor does (Qwen-VL and LLaVA repeat the image token; Gemma3 wraps
+ * its soft tokens in start/end-of-image with blank lines). tokens_per_image[k] is image k's
+ * count. A placeholder count other than n_images is an error with both numbers. *out owned
+ * (free). */
+ts_status ts_prompt_expand_images(const ts_model_config *cfg, const ts_tokenizer *tok, const char *prompt, size_t len,
+                                  const int64_t *tokens_per_image, int n_images, char **out, size_t *out_len,
+                                  ts_error *err);
+
 /* ---------------------------------------------------------------- models and sequences */
 
 /* A loaded language model: config, mapped weights, and the compiled step programs.

@@ -1,0 +1,92 @@
+/* prompt.c — image placeholders of a rendered chat prompt expanded into the tokens each image
+ * becomes, at the text level as the Hugging Face processors do (so tokenization around them is
+ * the reference's):
+ *   Qwen2-VL, Qwen2.5-VL, Qwen3-VL: <|image_pad|> → <|image_pad|> × tokens (t·h·w / merge²);
+ *   LLaVA: <image> → <image> × tokens (the tower's patch count);
+ *   Gemma3: <start_of_image> → "\n\n" <start_of_image> <image_soft_token> × tokens <end_of_image> "\n\n".
+ * The token strings come from the tokenizer by the config's ids, never from literals.
+ */
+#include "base/error.h"
+#include "tessera.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} text;
+
+static void put(text *t, const char *s, size_t n)
+{
+    if (t->failed) return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = (t->len + n + 1) * 2;
+        char *d = realloc(t->data, cap);
+        if (!d) {
+            t->failed = true;
+            return;
+        }
+        t->data = d, t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, n);
+    t->len += n;
+    t->data[t->len] = '\0';
+}
+
+static const char *token_text(const ts_tokenizer *tok, int64_t id, const char *role, ts_error *err)
+{
+    const char *s = id >= 0 ? ts_tokenizer_id_to_token(tok, (int32_t)id) : NULL;
+    if (!s) ts_error_set(err, TS_ERR_FORMAT, "the tokenizer has no %s token (id %lld from config.json)", role, (long long)id);
+    return s;
+}
+
+ts_status ts_prompt_expand_images(const ts_model_config *cfg, const ts_tokenizer *tok, const char *prompt, size_t len,
+                                  const int64_t *tokens_per_image, int n_images, char **out, size_t *out_len, ts_error *err)
+{
+    *out = NULL;
+    bool gemma = cfg->family == TS_FAMILY_GEMMA3;
+    const char *image = token_text(tok, cfg->image_token_id, "image", err);
+    const char *boi = gemma ? token_text(tok, cfg->vision_start_token_id, "start-of-image", err) : NULL;
+    const char *eoi = gemma ? token_text(tok, cfg->vision_end_token_id, "end-of-image", err) : NULL;
+    if (!image || (gemma && (!boi || !eoi))) return err ? err->status : TS_ERR_FORMAT;
+    const char *placeholder = gemma ? boi : image;
+    size_t p_len = strlen(placeholder), i_len = strlen(image);
+    text t = {0};
+    put(&t, "", 0);
+    int seen = 0;
+    const char *at = prompt, *end = prompt + len;
+    while (at < end) {
+        const char *hit = NULL;
+        for (const char *c = at; c + p_len <= end; c++)
+            if (memcmp(c, placeholder, p_len) == 0) {
+                hit = c;
+                break;
+            }
+        if (!hit) {
+            put(&t, at, (size_t)(end - at));
+            break;
+        }
+        put(&t, at, (size_t)(hit - at));
+        if (seen < n_images) {
+            if (gemma) put(&t, "\n\n", 2), put(&t, boi, strlen(boi));
+            for (int64_t k = 0; k < tokens_per_image[seen]; k++) put(&t, image, i_len);
+            if (gemma) put(&t, eoi, strlen(eoi)), put(&t, "\n\n", 2);
+        }
+        seen++;
+        at = hit + p_len;
+    }
+    if (t.failed) {
+        free(t.data);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prompt: out of memory");
+    }
+    if (seen != n_images) {
+        free(t.data);
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prompt: %d image placeholder%s (%s) for %d image%s", seen, seen == 1 ? "" : "s",
+                            placeholder, n_images, n_images == 1 ? "" : "s");
+    }
+    *out = t.data;
+    if (out_len) *out_len = t.len;
+    return TS_OK;
+}
