@@ -430,6 +430,14 @@ void ts_sequence_reset(ts_sequence *seq);
  * leave the sequence unchanged. */
 ts_status ts_model_prefill(ts_model *model, ts_sequence *seq, const int32_t *tokens, size_t n,
                            float *logits, ts_error *err);
+/* Appends n rows of input embeddings (the token embeddings with image features in place, as
+ * f32[n][hidden]) with their rotary positions (i32[3][n] for M-RoPE models, i32[n] otherwise;
+ * NULL = length + i), and keeps rope_delta for the decode steps that follow (a token at cache
+ * position p then uses p + rope_delta on every axis). Logits of the last row. */
+ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const float *embeddings, size_t n,
+                                      const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err);
+/* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
+ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out, ts_error *err);
 /* One token for each of n_seqs distinct sequences at their own positions, in one batched step;
  * logits[n_seqs][vocab]. The primitive continuous batching is built on. */
 ts_status ts_model_decode(ts_model *model, ts_sequence *const *seqs, const int32_t *tokens,

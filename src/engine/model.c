@@ -10,9 +10,12 @@
 #include "base/context.h"
 #include "base/error.h"
 #include "cpu/executor.h"
+#include "cpu/kernels.h"
 #include "engine/synthetic.h"
 #include "models/decoder.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +146,7 @@ int64_t ts_model_head_dim(const ts_model *m) { return m->spec.head_dim; }
 static bool same_shape(const ts_step_shape *a, const ts_step_shape *b)
 {
     if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->kv_dtype != b->kv_dtype || a->all_logits != b->all_logits ||
+        a->from_embeddings != b->from_embeddings ||
         a->hidden_states != b->hidden_states)
         return false;
     for (int i = 0; i < a->n_seqs; i++)
@@ -244,9 +248,10 @@ static ts_status check_tokens(const ts_model *m, const int32_t *tokens, size_t n
     return TS_OK;
 }
 
-/* Runs one step: binds tokens, positions, starts and every sequence's caches. */
-static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_shape *shape, const int32_t *tokens,
-                          const void **outputs, ts_error *err)
+/* Runs one step: binds tokens (or embeddings), positions, starts and every sequence's caches.
+ * given_positions (NULL: computed from each sequence's length and rope delta) is [rows][N]. */
+static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_shape *shape, const void *tokens,
+                          const int32_t *given_positions, const void **outputs, ts_error *err)
 {
     step_program *p;
     ts_status st = get_program(m, shape, &p, err);
@@ -264,6 +269,7 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
         for (int64_t i = 0; i < shape->n_tokens[s]; i++, at++)
             for (int r = 0; r < rows; r++) positions[r * n + at] = (int32_t)(seqs[s]->length + i + seqs[s]->rope_delta);
     }
+    if (given_positions) memcpy(positions, given_positions, sizeof(int32_t) * (size_t)(rows * n));
     int32_t k = p->first_input;
     p->params[k++] = (void *)tokens;
     p->params[k++] = positions;
@@ -305,10 +311,61 @@ ts_status ts_model_prefill(ts_model *m, ts_sequence *seq, const int32_t *tokens,
     ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .kv_dtype = m->kv_dtype};
     const void **outs;
     if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    st = run_step(m, &seq, &shape, tokens, outs, err);
+    st = run_step(m, &seq, &shape, tokens, NULL, outs, err);
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)m->spec.vocab);
     free(outs);
     return st;
+}
+
+ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float *embeddings, size_t n, const int32_t *positions,
+                                      int64_t rope_delta, float *logits, ts_error *err)
+{
+    if (seq->model != m) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: the sequence belongs to another model");
+    if (n == 0) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: no rows");
+    if ((int64_t)n > seq->capacity - seq->length)
+        return ts_error_set(err, TS_ERR_RANGE, "prefill: %zu rows do not fit: the sequence holds %lld of %lld", n,
+                            (long long)seq->length, (long long)seq->capacity);
+    int rows = m->spec.mrope ? 3 : 1;
+    for (size_t i = 0; positions && i < (size_t)rows * n; i++)
+        if (positions[i] < 0)
+            return ts_error_set(err, TS_ERR_RANGE, "prefill: position %d at index %zu is negative", positions[i], i);
+    for (size_t i = 0; i < n * (size_t)m->spec.hidden; i++)
+        if (!isfinite(embeddings[i]))
+            return ts_error_set(err, TS_ERR_RANGE, "prefill: embedding value %zu is not finite", i);
+    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .kv_dtype = m->kv_dtype,
+                           .from_embeddings = true};
+    const void **outs;
+    if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
+    ts_status st = run_step(m, &seq, &shape, embeddings, positions, outs, err);
+    if (st == TS_OK) {
+        memcpy(logits, outs[0], sizeof(float) * (size_t)m->spec.vocab);
+        seq->rope_delta = rope_delta;
+    }
+    free(outs);
+    return st;
+}
+
+ts_status ts_model_embed_tokens(const ts_model *m, const int32_t *tokens, size_t n, float *out, ts_error *err)
+{
+    ts_status st = check_tokens(m, tokens, n, err);
+    if (st != TS_OK) return st;
+    int64_t h = m->spec.hidden, dims[2] = {m->spec.vocab, h};
+    char name[160];
+    snprintf(name, sizeof(name), "%sembed_tokens.weight", m->spec.prefix);
+    const ts_tensor_info *t = m->weights.find(m->weights.self, name, 2, dims);
+    if (!t) return ts_error_set(err, TS_ERR_NOT_FOUND, "no tensor %s", name);
+    for (size_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < h; j++) {
+            size_t at = (size_t)tokens[i] * (size_t)h + (size_t)j;
+            float v;
+            if (t->dtype == TS_DTYPE_F32) v = ((const float *)t->data)[at];
+            else if (t->dtype == TS_DTYPE_BF16) {
+                uint32_t bits = (uint32_t)((const uint16_t *)t->data)[at] << 16;
+                memcpy(&v, &bits, 4);
+            } else v = ts_f16_to_f32_scalar(((const uint16_t *)t->data)[at]);
+            out[i * (size_t)h + (size_t)j] = v;
+        }
+    return TS_OK;
 }
 
 ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32_t *tokens, size_t n,
@@ -320,7 +377,7 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
                            .all_logits = true, .hidden_states = true};
     const void **outs;
     if (!output_slots(m, 1, true, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    st = run_step(m, &seq, &shape, tokens, outs, err);
+    st = run_step(m, &seq, &shape, tokens, NULL, outs, err);
     if (st == TS_OK) {
         memcpy(out->logits, outs[0], sizeof(float) * n * (size_t)m->spec.vocab);
         size_t first_hidden = 1 + 2 * (size_t)m->spec.layers;
@@ -351,7 +408,7 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
     if (st != TS_OK) return st;
     const void **outs;
     if (!output_slots(m, n_seqs, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");
-    st = run_step(m, seqs, &shape, tokens, outs, err);
+    st = run_step(m, seqs, &shape, tokens, NULL, outs, err);
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)n_seqs * (size_t)m->spec.vocab);
     free(outs);
     return st;

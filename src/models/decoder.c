@@ -254,7 +254,10 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     }
     ts_graph_set_stage(g, "inputs");
     int64_t bsz = shape->n_seqs;
-    ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
+    int64_t emb_dims[2] = {n, spec->hidden};
+    ts_value tokens = shape->from_embeddings
+                          ? ts_graph_parameter(g, "embeddings", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 2, emb_dims))
+                          : ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
     int64_t pos_dims[2] = {3, n};
     ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT,
                                             spec->mrope ? ts_type_make(TS_DTYPE_I32, 2, pos_dims) : ts_type_make(TS_DTYPE_I32, 1, &n));
@@ -284,7 +287,7 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     ts_value cos, sin;
     ts_decoder_rope_tables(g, spec, positions, &cos, &sin);
     ts_graph_set_stage(g, "embed_tokens");
-    ts_value h = ts_graph_embedding(g, w->embed, tokens);
+    ts_value h = shape->from_embeddings ? tokens : ts_graph_embedding(g, w->embed, tokens);
     step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, 1.0 / sqrt((double)spec->head_dim)};
     ts_decoder_attend attend = {step_attention, &sa};
     ts_value *hidden = outs + 1 + n_caches;

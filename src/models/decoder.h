@@ -8,7 +8,8 @@
  * published names through a ts_weight_source and checked (present, shape, dtype) while the
  * graph is built, so a bad checkpoint fails before anything runs, naming the tensor.
  *
- * Parameters, in this order: weights (in the order built), then inputs `tokens` i32[N],
+ * Parameters, in this order: weights (in the order built), then inputs `tokens` i32[N] (or
+ * `embeddings` f32[N, H] for a step from embeddings),
  * `positions` i32[N] (i32[3, N] under M-RoPE), `starts` i32[B], then state `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype)
  * for b in 0..B-1, l in 0..layers-1. Outputs: logits (f32[N, V] with all_logits, else f32[B, V]
  * for each sequence's last token), then the updated caches in parameter order, then (diagnostic
@@ -54,6 +55,7 @@ typedef struct ts_step_shape {
     ts_dtype kv_dtype;       /* F32 or BF16 (keys and values rounded when written) */
     bool all_logits;         /* logits for every token, not only each sequence's last */
     bool hidden_states;      /* diagnostic outputs: the residual stream after every layer */
+    bool from_embeddings;    /* input `embeddings` f32[N, H] (images merged in) instead of `tokens` */
 } ts_step_shape;
 
 #define TS_MAX_LAYERS 256
