@@ -248,6 +248,10 @@ typedef struct ts_model_config {
     int64_t pad_token_id;
 } ts_model_config;
 
+/* TS_MODALITY_* this build can serve for the model: the single predicate behind every modality
+ * Tessera advertises (a config may declare more than is built). */
+unsigned ts_model_supported_modalities(const ts_model_config *cfg);
+
 /* Parses `dir/config.json`. Unsupported model_type is an error listing the supported ones. */
 ts_status ts_model_config_load(const char *dir, ts_model_config *out, ts_error *err);
 /* Same, from JSON text; `origin` names the source in messages. */

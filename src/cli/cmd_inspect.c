@@ -72,12 +72,13 @@ static void modality_text(unsigned m, char *buf, size_t cap)
 static void print_text(const char *dir, const ts_model_config *c, const summary *s)
 {
     const ts_text_config *t = &c->text;
-    char modalities[64];
+    char modalities[64], served[64];
     modality_text(c->modalities, modalities, sizeof(modalities));
+    modality_text(ts_model_supported_modalities(c), served, sizeof(served));
     printf("model:         %s\n", dir);
     printf("family:        %s\n", ts_family_name(c->family));
     printf("architecture:  %s\n", c->architecture[0] ? c->architecture : "(not stated)");
-    printf("modalities:    %s\n", modalities);
+    printf("modalities:    %s (supported by this build: %s)\n", modalities, served[0] ? served : "none");
     printf("text:          %s, layers %" PRId64 ", hidden %" PRId64 ", heads %" PRId64
            ", kv heads %" PRId64 ", head dim %" PRId64 ", intermediate %" PRId64 ", vocab %" PRId64
            "\n",
@@ -139,6 +140,9 @@ static void print_json(const char *dir, const ts_model_config *c, const summary 
     printf(",\"modalities\":[%s%s%s]", c->modalities & TS_MODALITY_TEXT ? "\"text\"" : "",
            c->modalities & TS_MODALITY_IMAGE ? ",\"image\"" : "",
            c->modalities & TS_MODALITY_AUDIO ? ",\"audio\"" : "");
+    unsigned served = ts_model_supported_modalities(c);
+    printf(",\"supported_modalities\":[%s%s]", served & TS_MODALITY_TEXT ? "\"text\"" : "",
+           served & TS_MODALITY_IMAGE ? ",\"image\"" : "");
     printf(",\"text\":{\"model_type\":");
     json_string(t->model_type);
     printf(",\"layers\":%" PRId64 ",\"hidden_size\":%" PRId64 ",\"heads\":%" PRId64

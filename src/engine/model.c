@@ -371,13 +371,16 @@ ts_status ts_model_embed_tokens(const ts_model *m, const int32_t *tokens, size_t
 ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32_t *tokens, size_t n,
                                       const ts_diagnostic_prefill *out, ts_error *err)
 {
-    ts_status st = check_prefill(m, seq, tokens, n, err);
+    bool embedded = out->embeddings != NULL;
+    ts_status st = embedded ? TS_OK : check_prefill(m, seq, tokens, n, err);
     if (st != TS_OK) return st;
+    if (embedded && (int64_t)n > seq->capacity - seq->length)
+        return ts_error_set(err, TS_ERR_RANGE, "prefill: %zu rows do not fit", n);
     ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .kv_dtype = m->kv_dtype,
-                           .all_logits = true, .hidden_states = true};
+                           .all_logits = true, .hidden_states = true, .from_embeddings = embedded};
     const void **outs;
     if (!output_slots(m, 1, true, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    st = run_step(m, &seq, &shape, tokens, NULL, outs, err);
+    st = run_step(m, &seq, &shape, embedded ? (const void *)out->embeddings : tokens, out->positions, outs, err);
     if (st == TS_OK) {
         memcpy(out->logits, outs[0], sizeof(float) * n * (size_t)m->spec.vocab);
         size_t first_hidden = 1 + 2 * (size_t)m->spec.layers;

@@ -10,6 +10,10 @@
 typedef struct ts_diagnostic_prefill {
     float *logits;        /* [n, vocab], owned by the caller */
     float **hidden;       /* hidden[l] [n, hidden] for l = 0 … layers, caller-owned buffers */
+    /* Optional: prefill these input embeddings [n, hidden] at these positions ([rows][n]) instead
+     * of the tokens (then `tokens` may be NULL). */
+    const float *embeddings;
+    const int32_t *positions;
 } ts_diagnostic_prefill;
 
 /* Prefill as ts_model_prefill, also returning every position's logits and the hidden states. */

@@ -74,7 +74,7 @@ static void check_case(const char *name, bool bf16)
     float *logits = malloc(sizeof(float) * (size_t)(n * vocab));
     float **hid = malloc(sizeof(float *) * (size_t)(layers + 1));
     for (int64_t l = 0; l <= layers; l++) hid[l] = malloc(sizeof(float) * (size_t)(n * hidden));
-    ts_diagnostic_prefill diag = {logits, hid};
+    ts_diagnostic_prefill diag = {.logits = logits, .hidden = hid};
     CHECK_INT_EQ(ts_model_prefill_diagnostic(m, seq, ids, (size_t)n, &diag, &err), TS_OK);
 
     bool ok = true;
@@ -191,6 +191,41 @@ static void check_vlm_language(const char *name)
     fprintf(stderr, "  %s language side (engine): prefill logits %s, 16 greedy tokens %s\n", name, ok ? "match" : "DIFFER",
             tokens_ok ? "identical" : "DIFFER");
     free(positions), free(ids), free(rows), free(logits);
+    ts_sequence_destroy(seq);
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+}
+
+/* Qwen3-VL's language layers (q/k norm, interleaved M-RoPE, model.language_model.*): with the
+ * reference's merged embeddings and positions, layer 0's output and K/V — before any DeepStack
+ * add, which comes after layer 0 — match the reference. */
+static void test_qwen3_vl_first_layer(void)
+{
+    ts_error err;
+    ts_model *m;
+    ts_checkpoint *ref;
+    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen3_vl/model", NULL, &m, &err), TS_OK);
+    CHECK_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen3_vl/reference.safetensors", &ref, &err), TS_OK);
+    const ts_tensor_info *emb = ts_checkpoint_find(ref, "lm_inputs_embeds"), *pos64 = ts_checkpoint_find(ref, "position_ids");
+    int64_t n = emb->shape[1], h = ts_model_get_config(m)->text.hidden_size, layers = ts_model_get_config(m)->text.num_hidden_layers;
+    int32_t *positions = malloc(sizeof(int32_t) * (size_t)(3 * n));
+    for (int64_t i = 0; i < 3 * n; i++) positions[i] = (int32_t)((const int64_t *)pos64->data)[i];
+    float *logits = malloc(sizeof(float) * (size_t)(n * ts_model_vocab_size(m)));
+    float **hid = malloc(sizeof(float *) * (size_t)(layers + 1));
+    for (int64_t l = 0; l <= layers; l++) hid[l] = malloc(sizeof(float) * (size_t)(n * h));
+    ts_sequence *seq;
+    ts_sequence_create(m, n, &seq, &err);
+    ts_diagnostic_prefill d = {logits, hid, emb->data, positions};
+    CHECK_INT_EQ(ts_model_prefill_diagnostic(m, seq, NULL, (size_t)n, &d, &err), TS_OK);
+    CHECK(close_enough("qwen3_vl hidden_state_1", hid[1], ts_checkpoint_find(ref, "hidden_state_1")->data, (size_t)(n * h)));
+    int64_t kvh = ts_model_kv_heads(m), hd = ts_model_head_dim(m);
+    const float *cache = ts_sequence_cache(seq, 0, false), *r = ts_checkpoint_find(ref, "kv_key_0")->data;
+    float *k = malloc(sizeof(float) * (size_t)(kvh * n * hd));
+    for (int64_t hh = 0; hh < kvh; hh++)
+        for (int64_t p = 0; p < n; p++) memcpy(k + (hh * n + p) * hd, cache + (p * kvh + hh) * hd, sizeof(float) * (size_t)hd);
+    CHECK(close_enough("qwen3_vl kv_key_0 (interleaved M-RoPE)", k, r, (size_t)(kvh * n * hd)));
+    for (int64_t l = 0; l <= layers; l++) free(hid[l]);
+    free(hid), free(logits), free(positions), free(k);
     ts_sequence_destroy(seq);
     ts_checkpoint_close(ref);
     ts_model_destroy(m);
@@ -373,6 +408,7 @@ int main(void)
     RUN(test_llama);
     RUN(test_qwen2_vl_text_only);
     RUN(test_vlm_language_side);
+    RUN(test_qwen3_vl_first_layer);
     RUN(test_batched_decode_matches_single);
     RUN(test_bf16_compute);
     RUN(test_bf16_kv_cache);

@@ -1,0 +1,31 @@
+/* capabilities_test.c — the modality predicate: text where the decoder is built, never images
+ * until the image stages of a family exist, whatever its config declares. */
+#include "check.h"
+#include "tessera.h"
+
+static unsigned served(const char *name)
+{
+    char dir[128];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    ts_model_config cfg;
+    ts_error err;
+    if (ts_model_config_load(dir, &cfg, &err) != TS_OK) return 0xff;
+    return ts_model_supported_modalities(&cfg);
+}
+
+static void test_predicate(void)
+{
+    CHECK_INT_EQ(served("qwen2"), TS_MODALITY_TEXT);
+    CHECK_INT_EQ(served("llama"), TS_MODALITY_TEXT);
+    CHECK_INT_EQ(served("qwen2_vl"), TS_MODALITY_TEXT);    /* declares image; its image stages are not built yet */
+    CHECK_INT_EQ(served("qwen3_vl"), TS_MODALITY_TEXT);
+    CHECK_INT_EQ(served("qwen3_vl_moe"), 0);                /* MoE layers not built */
+    CHECK_INT_EQ(served("gemma3"), 0);
+    CHECK_INT_EQ(served("llava"), 0);
+}
+
+int main(void)
+{
+    RUN(test_predicate);
+    return check_finish();
+}
