@@ -27,6 +27,8 @@ release: $(RELEASE_DIR)/CMakeCache.txt
 # (-Werror) that the debug build does not see.
 test: deps debug release
 	cd $(DEBUG_DIR) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
+	@echo "== the unit tests again on the optimised build (the oracle corpora ran above)"
+	cd $(RELEASE_DIR) && ctest --output-on-failure -j $(JOBS) -E "oracle|sweep|fuzz|detokenizer"
 
 demo: deps release
 	@bash tools/demo.sh $(RELEASE_DIR)/tessera

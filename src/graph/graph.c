@@ -455,6 +455,15 @@ ts_value ts_graph_pad(ts_graph *g, ts_value x, ts_value pad_value, const int64_t
     return ts_graph_append(g, TS_OP_PAD, r, in, 2, &a);
 }
 
+/* Dimension lists are stored with the unused entries zero, so equal attributes are equal bytes
+ * whatever the caller's array held past n. */
+static ts_dims canonical_dims(const ts_dims *d)
+{
+    ts_dims out = {.n = d->n < 0 ? 0 : d->n > TS_MAX_DIMS ? TS_MAX_DIMS : d->n};
+    for (int i = 0; i < out.n; i++) out.v[i] = d->v[i];
+    return out;
+}
+
 static bool dims_contains(const ts_dims *d, int64_t x)
 {
     for (int i = 0; i < d->n; i++)
@@ -496,10 +505,10 @@ ts_value ts_graph_gather(ts_graph *g, ts_value operand, ts_value indices, const 
     if (bi != n_batch || oi != n_off) return ts_graph_fail(g, TS_OP_GATHER, TS_ERR_INTERNAL, "offset_dims out of range");
     ts_attrs a;
     memset(&a, 0, sizeof(a));
-    a.gather.offset_dims = *offset_dims;
-    a.gather.collapsed_slice_dims = *collapsed_slice_dims;
-    a.gather.start_index_map = *start_index_map;
-    a.gather.slice_sizes = *slice_sizes;
+    a.gather.offset_dims = canonical_dims(offset_dims);
+    a.gather.collapsed_slice_dims = canonical_dims(collapsed_slice_dims);
+    a.gather.start_index_map = canonical_dims(start_index_map);
+    a.gather.slice_sizes = canonical_dims(slice_sizes);
     a.gather.index_vector_dim = index_vector_dim;
     return ts_graph_append(g, TS_OP_GATHER, r, in, 2, &a);
 }
@@ -521,9 +530,9 @@ ts_value ts_graph_scatter_add(ts_graph *g, ts_value operand, ts_value indices, t
     if (update_window_dims->n + inserted_window_dims->n != o->rank) return ts_graph_fail(g, TS_OP_SCATTER_ADD, TS_ERR_INTERNAL, "window dims do not cover the operand");
     ts_attrs a;
     memset(&a, 0, sizeof(a));
-    a.scatter.update_window_dims = *update_window_dims;
-    a.scatter.inserted_window_dims = *inserted_window_dims;
-    a.scatter.scatter_dims_to_operand_dims = *scatter_dims_to_operand_dims;
+    a.scatter.update_window_dims = canonical_dims(update_window_dims);
+    a.scatter.inserted_window_dims = canonical_dims(inserted_window_dims);
+    a.scatter.scatter_dims_to_operand_dims = canonical_dims(scatter_dims_to_operand_dims);
     a.scatter.index_vector_dim = index_vector_dim;
     return ts_graph_append(g, TS_OP_SCATTER_ADD, *o, in, 3, &a);
 }
@@ -539,7 +548,7 @@ ts_value ts_graph_reduce(ts_graph *g, ts_op op, ts_value x, const ts_dims *dimen
             return ts_graph_fail(g, op, TS_ERR_INTERNAL, "dimensions must increase within rank %d", t->rank);
     for (int i = 0; i < t->rank; i++)
         if (!dims_contains(dimensions, i)) r.dims[r.rank++] = t->dims[i];
-    ts_attrs a = {.reduce = {.dimensions = *dimensions}};
+    ts_attrs a = {.reduce = {.dimensions = canonical_dims(dimensions)}};
     return ts_graph_append(g, op, r, &x, 1, &a);
 }
 
@@ -580,9 +589,9 @@ ts_value ts_graph_dot_general(ts_graph *g, ts_value lhs, ts_value rhs, const ts_
         if (!dims_contains(rhs_batch, i) && !dims_contains(rhs_contract, i)) t.dims[t.rank++] = r->dims[i];
     ts_attrs a;
     memset(&a, 0, sizeof(a));
-    a.dot.lhs_batch = *lhs_batch;
-    a.dot.rhs_batch = *rhs_batch;
-    a.dot.lhs_contract = *lhs_contract;
-    a.dot.rhs_contract = *rhs_contract;
+    a.dot.lhs_batch = canonical_dims(lhs_batch);
+    a.dot.rhs_batch = canonical_dims(rhs_batch);
+    a.dot.lhs_contract = canonical_dims(lhs_contract);
+    a.dot.rhs_contract = canonical_dims(rhs_contract);
     return ts_graph_append(g, TS_OP_DOT_GENERAL, t, in, 2, &a);
 }
