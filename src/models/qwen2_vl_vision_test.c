@@ -1,10 +1,12 @@
 /* qwen2_vl_vision_test.c — the Qwen2-VL vision tower against transformers' outputs in
- * tests/fixtures (one image; two images = two attention segments), from the fixture's
- * pixel_values: vision_patch_embed, every vision_block_i and image_embeds within
- * 1e-4 × max(1, max |ref|), the first divergent stage reported by name, with the F32 and the BF16
- * weight files. The same graph decomposed to primitives and run by the reference evaluator
- * agrees with the fused run within 1e-5 × max(1, max |fused|) on every output. The grid layout
- * helper is checked against hand-computed positions, and a bad checkpoint fails naming the tensor.
+ * tests/fixtures (one image; two images = two attention segments) and the Qwen2.5-VL tower (window
+ * order, window attention) on its fixture, from each fixture's pixel_values: vision_patch_embed,
+ * vision_blocks_input, every vision_block_i, (Qwen2.5-VL) vision_merger_window_order and
+ * image_embeds within 1e-4 × max(1, max |ref|), the first divergent stage reported by name, with
+ * the F32 and the BF16 weight files. The same graph decomposed to primitives and run by the
+ * reference evaluator agrees with the fused run within 1e-5 × max(1, max |fused|) on every
+ * output. The grid layout helpers are checked against hand-computed values, and a bad checkpoint
+ * fails naming the tensor.
  */
 #include "models/qwen2_vl_vision.h"
 #include "check.h"
@@ -56,6 +58,30 @@ static void test_layout_frames_and_images(void)
     CHECK(memcmp(pos, want, sizeof(want)) == 0);
     CHECK(memcmp(seg, want_seg, sizeof(want_seg)) == 0);
     CHECK(memcmp(cu, want_cu, sizeof(want_cu)) == 0);
+}
+
+static void test_layout_windows(void)
+{
+    /* Qwen2.5-VL, merge 2, windows of 2×2 units. A 4×6 image has 2×3 units: window (0, 0) holds
+     * units 0, 1, 3, 4; window (0, 1) units 2, 5 (partial); the reference's padding adds a row of
+     * empty windows, which get no number. Then a 2×2 image: one unit, one window, frame 1. */
+    ts_vision_grid grids[2] = {{1, 4, 6}, {1, 2, 2}};
+    static const int32_t want_index[7] = {0, 1, 3, 4, 2, 5, 6};
+    static const int32_t want_pos[28][2] = {
+        {0, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 0}, {2, 1}, {3, 0}, {3, 1}, {2, 2}, {2, 3},
+        {3, 2}, {3, 3}, {0, 4}, {0, 5}, {1, 4}, {1, 5}, {2, 4}, {2, 5}, {3, 4}, {3, 5}, {0, 0}, {0, 1}, {1, 0}, {1, 1}};
+    int64_t rows, frames;
+    ts_error err;
+    CHECK_INT_EQ(ts_qwen2_vl_vision_count(grids, 2, 2, &rows, &frames, &err), TS_OK);
+    CHECK_INT_EQ(rows, 28);
+    int32_t pos[28][2], seg[28], win[28], index[7];
+    ts_qwen2_5_vl_vision_layout(grids, 2, 2, 2, &pos[0][0], seg, win, index);
+    CHECK(memcmp(index, want_index, sizeof(want_index)) == 0);
+    CHECK(memcmp(pos, want_pos, sizeof(want_pos)) == 0);
+    for (int r = 0; r < 28; r++) {
+        CHECK_INT_EQ(seg[r], r < 24 ? 0 : 1);
+        CHECK_INT_EQ(win[r], r < 16 ? 0 : r < 24 ? 1 : 2);
+    }
 }
 
 static void test_layout_rejects_bad_grids(void)
@@ -119,7 +145,7 @@ typedef struct {
     ts_checkpoint *weights, *ref;
     ts_graph *g;
     void **params;
-    int32_t *positions, *segments;
+    int32_t *positions, *segments, *windows, *window_index;
 } fixture;
 
 static void fixture_close(fixture *f)
@@ -127,6 +153,8 @@ static void fixture_close(fixture *f)
     free(f->params);
     free(f->positions);
     free(f->segments);
+    free(f->windows);
+    free(f->window_index);
     ts_graph_destroy(f->g);
     if (f->ref) ts_checkpoint_close(f->ref);
     if (f->weights) ts_checkpoint_close(f->weights);
@@ -162,7 +190,14 @@ static bool fixture_open(fixture *f, const char *name, const char *weights_file)
     }
     f->positions = malloc(sizeof(int32_t) * 2 * (size_t)rows);
     f->segments = malloc(sizeof(int32_t) * (size_t)rows);
-    ts_qwen2_vl_vision_layout(grids, n_grids, f->spec.merge, f->positions, f->segments, NULL);
+    if (f->spec.family == TS_FAMILY_QWEN2_5_VL) {
+        f->windows = malloc(sizeof(int32_t) * (size_t)rows);
+        f->window_index = malloc(sizeof(int32_t) * (size_t)(rows / (f->spec.merge * f->spec.merge)));
+        ts_qwen2_5_vl_vision_layout(grids, n_grids, f->spec.merge, f->spec.window, f->positions, f->segments, f->windows,
+                                    f->window_index);
+    } else {
+        ts_qwen2_vl_vision_layout(grids, n_grids, f->spec.merge, f->positions, f->segments, NULL);
+    }
     const ts_tensor_info *pv = ref_tensor(f->ref, "pixel_values");
     if (!pv || pv->n_dims != 2 || pv->shape[0] != rows || pv->shape[1] != f->spec.patch_dim) return false;
 
@@ -182,6 +217,8 @@ static bool fixture_open(fixture *f, const char *name, const char *weights_file)
         else if (strcmp(n->name, "pixel_values") == 0) *slot = (void *)pv->data;
         else if (strcmp(n->name, "positions") == 0) *slot = f->positions;
         else if (strcmp(n->name, "segments") == 0) *slot = f->segments;
+        else if (strcmp(n->name, "windows") == 0) *slot = f->windows;
+        else if (strcmp(n->name, "window_index") == 0) *slot = f->window_index;
     }
     for (int32_t i = 0; i < f->g->n_parameters; i++)
         if (!f->params[i]) return false;
@@ -199,20 +236,24 @@ static void check_case(const char *name, const char *weights_file)
     }
     ts_error err;
     ts_program *prog;
-    const void *outs[2 + TS_MAX_LAYERS];
+    const void *outs[4 + TS_MAX_LAYERS];
     CHECK_INT_EQ(ts_program_create(f.g, ctx, &prog, &err), TS_OK);
     CHECK_INT_EQ(ts_program_run(prog, (void *const *)f.params, outs, &err), TS_OK);
 
-    /* Stages in the order the tower computes them: the first past tolerance is the culprit. */
-    int n_stages = (int)(f.spec.depth + 3);
+    /* Stages in the order the tower computes them (graph outputs: image_embeds, patch_embed,
+     * blocks_input, blocks, merger output): the first past tolerance is the culprit. */
+    bool windowed = f.spec.family == TS_FAMILY_QWEN2_5_VL;
+    int depth = (int)f.spec.depth, n_stages = depth + 4;
     char first_bad[64] = "";
     for (int s = 0; s < n_stages; s++) {
+        if (!windowed && s == depth + 2) continue; /* no separate merger order: it is image_embeds */
         char stage[64];
-        int out;
-        if (s == 0) snprintf(stage, sizeof(stage), "vision_patch_embed"), out = 1;
-        else if (s == 1) snprintf(stage, sizeof(stage), "vision_blocks_input"), out = 1;
-        else if (s < n_stages - 1) snprintf(stage, sizeof(stage), "vision_block_%d", s - 2), out = s;
-        else snprintf(stage, sizeof(stage), "image_embeds"), out = 0;
+        int out = s == n_stages - 1 ? 0 : s + 1;
+        if (s == 0) snprintf(stage, sizeof(stage), "vision_patch_embed");
+        else if (s == 1) snprintf(stage, sizeof(stage), "vision_blocks_input");
+        else if (s < depth + 2) snprintf(stage, sizeof(stage), "vision_block_%d", s - 2);
+        else if (s == depth + 2) snprintf(stage, sizeof(stage), "vision_merger_window_order");
+        else snprintf(stage, sizeof(stage), "image_embeds");
         const ts_tensor_info *t = ref_tensor(f.ref, stage);
         const ts_type *ty = ts_graph_type(f.g, f.g->outputs[out]);
         bool shape_ok = t && t->n_dims == ty->rank && t->shape[0] == ty->dims[0] && t->shape[1] == ty->dims[1];
@@ -253,15 +294,20 @@ static void check_case(const char *name, const char *weights_file)
 
 static void test_one_image(void) { check_case("qwen2_vl", NULL); }
 static void test_two_images(void) { check_case("qwen2_vl-two-images", NULL); }
+static void test_qwen2_5_vl(void) { check_case("qwen2_5_vl", NULL); }
 
 static void test_bf16_weights(void)
 {
-    const char *path = "tests/fixtures/qwen2_vl/model-bf16/model.safetensors";
-    FILE *probe = fopen(path, "rb");
-    CHECK(probe != NULL);
-    if (!probe) return;
-    fclose(probe);
-    check_case("qwen2_vl", path);
+    static const char *const cases[] = {"qwen2_vl", "qwen2_5_vl"};
+    for (int c = 0; c < 2; c++) {
+        char path[160];
+        snprintf(path, sizeof(path), "tests/fixtures/%s/model-bf16/model.safetensors", cases[c]);
+        FILE *probe = fopen(path, "rb");
+        CHECK(probe != NULL);
+        if (!probe) continue;
+        fclose(probe);
+        check_case(cases[c], path);
+    }
 }
 
 /* ---------------------------------------------------------------- bad checkpoints */
@@ -315,9 +361,11 @@ int main(void)
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
     RUN(test_layout_one_grid);
     RUN(test_layout_frames_and_images);
+    RUN(test_layout_windows);
     RUN(test_layout_rejects_bad_grids);
     RUN(test_one_image);
     RUN(test_two_images);
+    RUN(test_qwen2_5_vl);
     RUN(test_bf16_weights);
     RUN(test_bad_checkpoint);
     ts_context_destroy(ctx);
