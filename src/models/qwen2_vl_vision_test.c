@@ -5,8 +5,8 @@
  * image_embeds within 1e-4 × max(1, max |ref|), the first divergent stage reported by name, with
  * the F32 and the BF16 weight files. The same graph decomposed to primitives and run by the
  * reference evaluator agrees with the fused run within 1e-5 × max(1, max |fused|) on every
- * output, and printed as StableHLO and read back it runs to the same bits. The grid layout helpers are checked against hand-computed values, and a bad checkpoint
- * fails naming the tensor.
+ * output, and printed as StableHLO and read back it runs to the same bits. The grid layout
+ * helpers are checked against hand-computed values; a bad checkpoint fails naming the tensor.
  */
 #include "models/qwen2_vl_vision.h"
 #include "check.h"
