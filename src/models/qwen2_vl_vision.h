@@ -13,7 +13,9 @@
  *
  * The block-diagonal additive bias f32[N, N] (0 inside a segment, −inf across) is computed in
  * the graph from `segments` and shared by every block: O(N²) floats, traded for a graph that
- * does not bake the grids in (per-segment slices would make the graph grid-specific).
+ * does not bake the grids in (per-segment slices would make the graph grid-specific). The mask
+ * only hides keys: attention still does N² work, which Qwen2.5-VL's small windows would save
+ * with a segment-aware kernel.
  *
  * Qwen2.5-VL runs its blocks on the rows permuted into window order (merge units of
  * window×window, see ts_qwen2_5_vl_vision_layout) and adds two inputs:
@@ -27,7 +29,9 @@
  * back, so image_embeds come in the processor's order in both towers).
  *
  * Parameters, in order: weights (as built, published names under spec->prefix), then the
- * inputs above in that order. Outputs: image_embeds f32[N/merge², out_hidden]; with
+ * inputs above in that order. Each weight parameter has its checkpoint tensor's bytes; only
+ * patch_embed.proj.weight is declared in another shape, [D, C·T·P·P] for the published
+ * [D, C, T, P, P] (same bytes), so bind weights by name, not by comparing shapes. Outputs: image_embeds f32[N/merge², out_hidden]; with
  * diagnostics, then patch_embed f32[N, D], blocks_input f32[N, D] (window order), the output of
  * every block f32[N, D] (depth of them), and the merger output before un-permuting
  * f32[N/merge², out_hidden] (Qwen2-VL: the same values as patch_embed and image_embeds).
