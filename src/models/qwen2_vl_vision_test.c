@@ -84,6 +84,19 @@ static void test_layout_windows(void)
         CHECK_INT_EQ(seg[r], r < 24 ? 0 : 1);
         CHECK_INT_EQ(win[r], r < 16 ? 0 : r < 24 ? 1 : 2);
     }
+    /* A two-frame video: windows never span frames, and units count on through the frames. */
+    ts_vision_grid video = {2, 2, 4};
+    static const int32_t want_video_pos[16][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3},
+                                                  {0, 0}, {0, 1}, {1, 0}, {1, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}};
+    CHECK_INT_EQ(ts_qwen2_vl_vision_count(&video, 1, 2, &rows, &frames, &err), TS_OK);
+    CHECK_INT_EQ(rows, 16);
+    ts_qwen2_5_vl_vision_layout(&video, 1, 2, 2, &pos[0][0], seg, win, index);
+    for (int u = 0; u < 4; u++) CHECK_INT_EQ(index[u], u);
+    CHECK(memcmp(pos, want_video_pos, sizeof(want_video_pos)) == 0);
+    for (int r = 0; r < 16; r++) {
+        CHECK_INT_EQ(seg[r], r / 8);
+        CHECK_INT_EQ(win[r], r / 8);
+    }
 }
 
 static void test_layout_rejects_bad_grids(void)
