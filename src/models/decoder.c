@@ -11,6 +11,7 @@
  * attention over the cache with scale head_dim^-0.5, o_proj.
  */
 #include "models/decoder.h"
+#include "models/weights.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -26,38 +27,17 @@ typedef struct {
     ts_status status;
 } builder;
 
-static bool is_weight_dtype(ts_dtype d) { return d == TS_DTYPE_F32 || d == TS_DTYPE_BF16 || d == TS_DTYPE_F16; }
-
 /* A checkpoint tensor as a weight parameter, checked against the shape the config implies. */
 static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fmt, ...) TS_PRINTF(4, 5);
 
 static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fmt, ...)
 {
-    if (b->status != TS_OK) return TS_NO_VALUE;
     char name[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(name, sizeof(name), fmt, ap);
     va_end(ap);
-    const ts_tensor_info *t = b->weights->find(b->weights->self, name, rank, dims);
-    if (!t) {
-        b->status = ts_error_set(b->err, TS_ERR_NOT_FOUND, "checkpoint has no tensor %s", name);
-        return TS_NO_VALUE;
-    }
-    bool same = t->n_dims == rank;
-    for (int i = 0; same && i < rank; i++) same = t->shape[i] == dims[i];
-    if (!same) {
-        char want[96] = "", got[96] = "";
-        for (int i = 0; i < rank; i++) snprintf(want + strlen(want), sizeof(want) - strlen(want), "%s%lld", i ? ", " : "", (long long)dims[i]);
-        for (int i = 0; i < t->n_dims; i++) snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%lld", i ? ", " : "", (long long)t->shape[i]);
-        b->status = ts_error_set(b->err, TS_ERR_FORMAT, "tensor %s has shape [%s]; the config implies [%s]", name, got, want);
-        return TS_NO_VALUE;
-    }
-    if (!is_weight_dtype(t->dtype)) {
-        b->status = ts_error_set(b->err, TS_ERR_UNSUPPORTED, "tensor %s has dtype %s; weights must be F32, BF16 or F16", name, ts_dtype_name(t->dtype));
-        return TS_NO_VALUE;
-    }
-    return ts_graph_parameter(b->g, name, TS_PARAM_WEIGHT, ts_type_make(t->dtype, rank, dims));
+    return ts_weight_param(b->g, b->weights, &b->status, b->err, name, rank, dims, rank, dims);
 }
 
 static ts_value vec_weight(builder *b, int64_t n, const char *name, int layer)

@@ -13,6 +13,7 @@
  * with biases (the gated_mlp composite has no biases, so it is written with linear ops).
  */
 #include "models/qwen2_vl_vision.h"
+#include "models/weights.h"
 
 #include "graph/decompose.h"
 
@@ -38,14 +39,6 @@ typedef struct {
 
 static bool is_qwen2_5(const ts_qwen2_vl_vision_spec *s) { return s->family == TS_FAMILY_QWEN2_5_VL; }
 
-static bool is_weight_dtype(ts_dtype d) { return d == TS_DTYPE_F32 || d == TS_DTYPE_BF16 || d == TS_DTYPE_F16; }
-
-static void format_dims(char *buf, size_t cap, int rank, const int64_t *dims)
-{
-    buf[0] = 0;
-    for (int i = 0; i < rank; i++) snprintf(buf + strlen(buf), cap - strlen(buf), "%s%lld", i ? ", " : "", (long long)dims[i]);
-}
-
 /* A checkpoint tensor checked against its published shape `dims` and declared as a parameter of
  * shape `as_dims` with the same element count: the bytes are bound unchanged, so a Conv3d kernel
  * [D, C, T, P, P] becomes the matmul weight [D, C·T·P·P] without a copy. */
@@ -64,26 +57,7 @@ static ts_value weight_as(builder *b, int rank, const int64_t *dims, int as_rank
         b->status = ts_error_set(b->err, TS_ERR_RANGE, "vision: tensor name longer than %zu bytes", sizeof(name) - 1);
         return TS_NO_VALUE;
     }
-    const ts_tensor_info *t = b->weights->find(b->weights->self, name, rank, dims);
-    if (!t) {
-        b->status = ts_error_set(b->err, TS_ERR_NOT_FOUND, "checkpoint has no tensor %s", name);
-        return TS_NO_VALUE;
-    }
-    bool same = t->n_dims == rank;
-    for (int i = 0; same && i < rank; i++) same = t->shape[i] == dims[i];
-    if (!same) {
-        char want[128], got[128];
-        format_dims(want, sizeof(want), rank, dims);
-        format_dims(got, sizeof(got), t->n_dims, t->shape);
-        b->status = ts_error_set(b->err, TS_ERR_FORMAT, "tensor %s has shape [%s]; the vision config implies [%s]", name, got, want);
-        return TS_NO_VALUE;
-    }
-    if (!is_weight_dtype(t->dtype)) {
-        b->status = ts_error_set(b->err, TS_ERR_UNSUPPORTED, "tensor %s has dtype %s; weights must be F32, BF16 or F16", name,
-                                 ts_dtype_name(t->dtype));
-        return TS_NO_VALUE;
-    }
-    return ts_graph_parameter(b->g, name, TS_PARAM_WEIGHT, ts_type_make(t->dtype, as_rank, as_dims));
+    return ts_weight_param(b->g, b->weights, &b->status, b->err, name, rank, dims, as_rank, as_dims);
 }
 
 static ts_value vec(builder *b, int64_t n, const char *what, int block)

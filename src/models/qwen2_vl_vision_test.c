@@ -373,7 +373,7 @@ static void test_bad_checkpoint(void)
 {
     build_with("visual.blocks.1.mlp.fc2.bias", NULL, TS_ERR_NOT_FOUND, "checkpoint has no tensor visual.blocks.1.mlp.fc2.bias");
     build_with(NULL, "visual.patch_embed.proj.weight", TS_ERR_FORMAT,
-               "tensor visual.patch_embed.proj.weight has shape [96, 3, 2, 14, 14]; the vision config implies [48, 3, 2, 14, 14]");
+               "tensor visual.patch_embed.proj.weight has shape [96, 3, 2, 14, 14]; the config implies [48, 3, 2, 14, 14]");
     build_with(NULL, "visual.merger.mlp.0.weight", TS_ERR_FORMAT, "tensor visual.merger.mlp.0.weight has shape [384, 192]");
 
     ts_model_config cfg;

@@ -1,0 +1,38 @@
+/* weights.c — checked weight parameters (see weights.h). */
+#include "models/weights.h"
+#include "base/error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void format_dims(char *buf, size_t cap, int rank, const int64_t *dims)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < rank; i++) snprintf(buf + strlen(buf), cap - strlen(buf), "%s%lld", i ? ", " : "", (long long)dims[i]);
+}
+
+ts_value ts_weight_param(ts_graph *g, const ts_weight_source *source, ts_status *status, ts_error *err, const char *name,
+                         int rank, const int64_t *dims, int as_rank, const int64_t *as_dims)
+{
+    if (*status != TS_OK) return TS_NO_VALUE;
+    const ts_tensor_info *t = source->find(source->self, name, rank, dims);
+    if (!t) {
+        *status = ts_error_set(err, TS_ERR_NOT_FOUND, "checkpoint has no tensor %s", name);
+        return TS_NO_VALUE;
+    }
+    bool same = t->n_dims == rank;
+    for (int i = 0; same && i < rank; i++) same = t->shape[i] == dims[i];
+    if (!same) {
+        char want[128], got[128];
+        format_dims(want, sizeof(want), rank, dims);
+        format_dims(got, sizeof(got), t->n_dims, t->shape);
+        *status = ts_error_set(err, TS_ERR_FORMAT, "tensor %s has shape [%s]; the config implies [%s]", name, got, want);
+        return TS_NO_VALUE;
+    }
+    if (t->dtype != TS_DTYPE_F32 && t->dtype != TS_DTYPE_BF16 && t->dtype != TS_DTYPE_F16) {
+        *status = ts_error_set(err, TS_ERR_UNSUPPORTED, "tensor %s has dtype %s; weights must be F32, BF16 or F16", name,
+                               ts_dtype_name(t->dtype));
+        return TS_NO_VALUE;
+    }
+    return ts_graph_parameter(g, name, TS_PARAM_WEIGHT, ts_type_make(t->dtype, as_rank, as_dims));
+}
