@@ -20,14 +20,14 @@ typedef struct oracle {
     char script[4096];
 } oracle;
 
-static int oracle_run(const char *cmd)
+static inline int oracle_run(const char *cmd)
 {
     int rc = system(cmd);
     if (rc == -1) return -1;
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
-static void oracle_open(oracle *o)
+static inline void oracle_open(oracle *o)
 {
     memset(o, 0, sizeof(*o));
     const char *root = getenv("TS_ROOT");
@@ -38,14 +38,14 @@ static void oracle_open(oracle *o)
     if (!o->available) fprintf(stderr, "PIL (/usr/bin/python3) missing: oracle tests skipped\n");
 }
 
-static void oracle_close(oracle *o)
+static inline void oracle_close(oracle *o)
 {
     char cmd[256];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->dir);
     if (o->dir[0] && strncmp(o->dir, "/tmp/ts_oracle_", 15) == 0) (void)!system(cmd);
 }
 
-static uint8_t *oracle_read_file(const char *path, size_t expect)
+static inline uint8_t *oracle_read_file(const char *path, size_t expect)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -60,7 +60,7 @@ static uint8_t *oracle_read_file(const char *path, size_t expect)
     return buf;
 }
 
-static int oracle_write_file(const char *path, const uint8_t *data, size_t n)
+static inline int oracle_write_file(const char *path, const uint8_t *data, size_t n)
 {
     FILE *f = fopen(path, "wb");
     if (!f) return -1;
@@ -69,7 +69,7 @@ static int oracle_write_file(const char *path, const uint8_t *data, size_t n)
 }
 
 /* PNG → packed RGB8 by PIL; NULL on failure. */
-static uint8_t *oracle_decode(const oracle *o, const char *png, int *width, int *height)
+static inline uint8_t *oracle_decode(const oracle *o, const char *png, int *width, int *height)
 {
     if (!o->available) return NULL;
     char out[128], cmd[8192];
@@ -90,7 +90,7 @@ typedef struct oracle_job {
 } oracle_job;
 
 /* Runs every job in one Python process; 0 when all results came back. */
-static int oracle_resize_batch(const oracle *o, oracle_job *jobs, int n)
+static inline int oracle_resize_batch(const oracle *o, oracle_job *jobs, int n)
 {
     if (!o->available) return -1;
     char manifest[128], path[160], cmd[8192];

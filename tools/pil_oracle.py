@@ -4,9 +4,12 @@
   pil_oracle.py decode IN.png OUT.rgb       write packed RGB8, print "WIDTH HEIGHT"
   pil_oracle.py resize MANIFEST             each line "IN.rgb W H OUT_W OUT_H FILTER OUT.rgb":
                                             Image.resize((OUT_W, OUT_H), FILTER) of IN, to OUT
+  pil_oracle.py smart_resize CASES          each line "H W FACTOR MIN MAX" -> "H W" or "error"
+                                            (Qwen2-VL smart_resize as at transformers 130f1644)
 
 Exit 77 when PIL is missing, so callers can skip instead of fail.
 """
+import math
 import sys
 
 try:
@@ -35,9 +38,40 @@ def resize(manifest):
                 g.write(out.tobytes())
 
 
+def smart_resize(height, width, factor, min_pixels, max_pixels):
+    # transformers@130f1644 models/qwen2_vl/image_processing_qwen2_vl.py, verbatim arithmetic.
+    if max(height, width) / min(height, width) > 200:
+        raise ValueError("aspect")
+    h_bar = round(height / factor) * factor
+    w_bar = round(width / factor) * factor
+    if h_bar * w_bar > max_pixels:
+        beta = math.sqrt((height * width) / max_pixels)
+        h_bar = max(factor, math.floor(height / beta / factor) * factor)
+        w_bar = max(factor, math.floor(width / beta / factor) * factor)
+    elif h_bar * w_bar < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h_bar = math.ceil(height * beta / factor) * factor
+        w_bar = math.ceil(width * beta / factor) * factor
+    return h_bar, w_bar
+
+
+def smart_resize_cases(path):
+    with open(path) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            h, w, factor, lo, hi = map(int, line.split())
+            try:
+                print(*smart_resize(h, w, factor, lo, hi))
+            except ValueError:
+                print("error")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "decode":
         decode(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "smart_resize":
+        smart_resize_cases(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "resize":
         resize(sys.argv[2])
     else:
