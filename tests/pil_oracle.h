@@ -74,7 +74,9 @@ static inline uint8_t *oracle_decode(const oracle *o, const char *png, int *widt
     if (!o->available) return NULL;
     char out[128], cmd[8192];
     snprintf(out, sizeof(out), "%s/decoded.rgb", o->dir);
-    snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' decode '%s' '%s'", o->script, png, out);
+    if (snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' decode '%s' '%s'", o->script, png, out) >=
+        (int)sizeof(cmd))
+        return NULL;
     FILE *p = popen(cmd, "r");
     if (!p) return NULL;
     int n = fscanf(p, "%d %d", width, height);
@@ -107,7 +109,9 @@ static inline int oracle_resize_batch(const oracle *o, oracle_job *jobs, int n)
                 jobs[i].out_width, jobs[i].out_height, jobs[i].filter, o->dir, i);
     }
     if (fclose(m)) return -1;
-    snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' resize '%s'", o->script, manifest);
+    if (snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' resize '%s'", o->script, manifest) >=
+        (int)sizeof(cmd))
+        return -1;
     if (oracle_run(cmd) != 0) return -1;
     int ok = 0;
     for (int i = 0; i < n; i++) {

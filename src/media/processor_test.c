@@ -186,8 +186,8 @@ static void test_smart_resize_sweep(void)
                 (long long)lo, (long long)hi);
     }
     fclose(f);
-    snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' smart_resize '%s'", O.script, path);
-    FILE *p = popen(cmd, "r");
+    int len = snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' smart_resize '%s'", O.script, path);
+    FILE *p = len < (int)sizeof(cmd) ? popen(cmd, "r") : NULL;
     CHECK(p != NULL);
     if (!p) return;
     int mismatches = 0, errors = 0;
