@@ -104,10 +104,12 @@ static ts_status plan_pass(int in_size, int out_size, const filter *f, pass_plan
     return TS_OK;
 }
 
-static inline uint8_t clip8(int64_t acc)
+/* Accumulators are int32 as in Pillow: normalised bilinear/bicubic weights keep every partial sum
+ * below 255·1.2·2^22 + 2^21 < 2^31. */
+static inline uint8_t clip8(int32_t acc)
 {
     if (acc < 0) return 0;
-    int64_t v = acc >> PRECISION_BITS;
+    int32_t v = acc >> PRECISION_BITS;
     return v > 255 ? 255 : (uint8_t)v;
 }
 
@@ -121,11 +123,11 @@ static void horizontal(const uint8_t *src, int in_w, int row0, int rows, uint8_t
         for (int x = 0; x < out_w; x++) {
             const int32_t *k = p->coeff + (size_t)x * p->taps;
             const uint8_t *px = s + (size_t)p->first[x] * 3;
-            int64_t a0 = 1 << (PRECISION_BITS - 1), a1 = a0, a2 = a0;
+            int32_t a0 = 1 << (PRECISION_BITS - 1), a1 = a0, a2 = a0;
             for (int t = 0; t < p->count[x]; t++) {
-                a0 += (int64_t)px[3 * t + 0] * k[t];
-                a1 += (int64_t)px[3 * t + 1] * k[t];
-                a2 += (int64_t)px[3 * t + 2] * k[t];
+                a0 += px[3 * t + 0] * k[t];
+                a1 += px[3 * t + 1] * k[t];
+                a2 += px[3 * t + 2] * k[t];
             }
             d[3 * x + 0] = clip8(a0);
             d[3 * x + 1] = clip8(a1);
@@ -137,18 +139,20 @@ static void horizontal(const uint8_t *src, int in_w, int row0, int rows, uint8_t
 /* src rows are numbered from `row0` of the original image (the horizontal pass dropped the rows
  * before it). */
 static void vertical(const uint8_t *src, int width, int row0, uint8_t *dst, int out_h,
-                     const pass_plan *p)
+                     const pass_plan *p, int32_t *acc)
 {
     size_t stride = (size_t)width * 3;
     for (int y = 0; y < out_h; y++) {
         const int32_t *k = p->coeff + (size_t)y * p->taps;
         const uint8_t *s = src + (size_t)(p->first[y] - row0) * stride;
         uint8_t *d = dst + (size_t)y * stride;
-        for (size_t c = 0; c < stride; c++) {
-            int64_t acc = 1 << (PRECISION_BITS - 1);
-            for (int t = 0; t < p->count[y]; t++) acc += (int64_t)s[(size_t)t * stride + c] * k[t];
-            d[c] = clip8(acc);
+        /* Tap-major over a row of accumulators: the same sums in the same order, read row by row. */
+        for (size_t c = 0; c < stride; c++) acc[c] = 1 << (PRECISION_BITS - 1);
+        for (int t = 0; t < p->count[y]; t++) {
+            const uint8_t *row = s + (size_t)t * stride;
+            for (size_t c = 0; c < stride; c++) acc[c] += row[c] * k[t];
         }
+        for (size_t c = 0; c < stride; c++) d[c] = clip8(acc[c]);
     }
 }
 
@@ -179,6 +183,7 @@ ts_status ts_resample_rgb8(const uint8_t *src, int width, int height, uint8_t *d
     }
     pass_plan vp = {0}, hp = {0};
     uint8_t *tmp = NULL;
+    int32_t *acc = NULL;
     ts_status st = TS_OK;
     if (need_v && (st = plan_pass(height, out_height, f, &vp, err))) return st;
     const uint8_t *mid = src;
@@ -204,8 +209,17 @@ ts_status ts_resample_rgb8(const uint8_t *src, int width, int height, uint8_t *d
         horizontal(src, width, row0, rows, out, out_width, &hp);
         mid = tmp;
     }
-    if (need_v) vertical(mid, out_width, row0, dst, out_height, &vp);
+    if (need_v) {
+        acc = malloc((size_t)out_width * 3 * sizeof(int32_t));
+        if (!acc) {
+            st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "resample: no memory for a %d-pixel row",
+                              out_width);
+            goto done;
+        }
+        vertical(mid, out_width, row0, dst, out_height, &vp, acc);
+    }
 done:
+    free(acc);
     free(tmp);
     plan_free(&hp);
     plan_free(&vp);
