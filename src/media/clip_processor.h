@@ -14,8 +14,8 @@
 /* CLIP's shortest-edge output size (transformers get_resize_output_image_size with
  * default_to_square=False): the short side becomes `shortest_edge`, the long side
  * int(shortest_edge · long / short). */
-void ts_clip_shortest_edge_size(int width, int height, int shortest_edge, int *out_width,
-                                int *out_height);
+void ts_clip_shortest_edge_size(int width, int height, int shortest_edge, int64_t *out_width,
+                                int64_t *out_height);
 
 ts_status ts_clip_preprocess(const ts_preprocessor_config *cfg, const uint8_t *rgb, int width,
                              int height, ts_pixel_values *out, ts_error *err);

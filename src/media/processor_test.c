@@ -321,6 +321,12 @@ static void test_errors(void)
     CHECK_CONTAINS(err.message, "takes no images");
     CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_QWEN2_VL, px, 1, 1, NULL, &pv, &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "CLIPImageProcessor");
+    /* 201x1 under shortest_edge 56 would be 11256 wide: fine; a 224-px edge on a 5000x1 strip
+     * would be 1.1 million pixels wide: refused with the sizes in the message. */
+    static uint8_t strip[5000 * 3];
+    clip.size_shortest_edge = 224;
+    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_LLAVA, strip, 5000, 1, NULL, &pv, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "5000x1 would resize to 1120000x224");
     clip.resample = 1;
     CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_LLAVA, px, 1, 1, NULL, &pv, &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "resample 1");
@@ -333,7 +339,7 @@ static void test_errors(void)
 
 static void test_clip_sizes(void)
 {
-    int w, h;
+    int64_t w, h;
     ts_clip_shortest_edge_size(451, 300, 56, &w, &h);
     CHECK_INT_EQ(w, 84);
     CHECK_INT_EQ(h, 56);
@@ -361,6 +367,122 @@ static void test_clip_sizes(void)
     ts_pixel_values_free(&pv);
 }
 
+typedef struct sweep_job {
+    ts_preprocessor_config cfg;
+    ts_family family;
+    int width, height;
+    uint32_t seed;
+} sweep_job;
+
+static uint8_t *noise_image(int w, int h, uint32_t seed)
+{
+    uint8_t *p = malloc((size_t)w * h * 3);
+    uint32_t s = seed * 2654435761u + 1u;
+    for (size_t i = 0; i < (size_t)w * h * 3; i++) {
+        s = s * 1664525u + 1013904223u;
+        /* A gradient plus noise: smooth enough to look like a picture, rough enough to clip. */
+        p[i] = (uint8_t)(((i / 3) % (size_t)w) * 200 / (size_t)w + (s >> 27));
+    }
+    return p;
+}
+
+static void write_params(FILE *m, const sweep_job *j)
+{
+    const ts_preprocessor_config *c = &j->cfg;
+    if (j->family == TS_FAMILY_LLAVA || j->family == TS_FAMILY_GEMMA3)
+        fprintf(m, "clip %lld %lld %lld %lld %lld %d", (long long)c->size_shortest_edge,
+                (long long)c->size_height, (long long)c->size_width,
+                c->do_center_crop ? (long long)c->crop_height : 0LL,
+                c->do_center_crop ? (long long)c->crop_width : 0LL, c->resample);
+    else
+        fprintf(m, "qwen %lld %lld %lld %lld %lld", (long long)c->patch_size,
+                (long long)c->temporal_patch_size, (long long)c->merge_size,
+                (long long)c->min_pixels, (long long)c->max_pixels);
+    /* %.17g round-trips a double, so Python sees the very same constants. */
+    fprintf(m, " %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", c->rescale_factor, c->image_mean[0],
+            c->image_mean[1], c->image_mean[2], c->image_std[0], c->image_std[1], c->image_std[2]);
+}
+
+/* Random sizes and processor settings beyond the fixtures (odd crops, crops larger than the
+ * image, other patch/temporal/merge sizes, budgets) against the reference's numpy pipeline. */
+static void test_pipeline_sweep(void)
+{
+    ts_preprocessor_config qwen = load_config("qwen2_vl"), qwen3 = load_config("qwen3_vl"),
+                           clip = load_config("llava"), siglip = load_config("llava_siglip"),
+                           gemma = load_config("gemma3");
+    ts_preprocessor_config odd_qwen = qwen, small_budget = qwen, pad_clip = clip, odd_clip = clip,
+                           big_clip = clip, wide_gemma = gemma;
+    odd_qwen.patch_size = 8, odd_qwen.temporal_patch_size = 3, odd_qwen.merge_size = 3;
+    odd_qwen.image_mean[1] = 0.25, odd_qwen.image_std[2] = 0.125;
+    small_budget.min_pixels = 28 * 28 * 4, small_budget.max_pixels = 28 * 28 * 30;
+    pad_clip.size_shortest_edge = 30, pad_clip.crop_height = 40, pad_clip.crop_width = 50;
+    odd_clip.size_shortest_edge = 47, odd_clip.crop_height = 31, odd_clip.crop_width = 33;
+    big_clip.size_shortest_edge = 224, big_clip.crop_height = big_clip.crop_width = 224;
+    wide_gemma.size_height = 40, wide_gemma.size_width = 70;
+    const struct {
+        const ts_preprocessor_config *cfg;
+        ts_family family;
+    } kinds[] = {{&qwen, TS_FAMILY_QWEN2_VL},      {&qwen3, TS_FAMILY_QWEN3_VL},
+                 {&odd_qwen, TS_FAMILY_QWEN2_5_VL}, {&small_budget, TS_FAMILY_QWEN2_VL},
+                 {&clip, TS_FAMILY_LLAVA},          {&pad_clip, TS_FAMILY_LLAVA},
+                 {&odd_clip, TS_FAMILY_LLAVA},      {&big_clip, TS_FAMILY_LLAVA},
+                 {&siglip, TS_FAMILY_LLAVA},        {&gemma, TS_FAMILY_GEMMA3},
+                 {&wide_gemma, TS_FAMILY_GEMMA3}};
+    static const int sizes[][2] = {{13, 900}, {900, 13}, {64, 64},  {333, 777}, {150, 1},
+                                   {29, 29},  {1000, 700}, {56, 56}, {57, 111},  {7, 5}};
+    enum { n_kinds = sizeof(kinds) / sizeof(kinds[0]), n_sizes = sizeof(sizes) / sizeof(sizes[0]) };
+    static sweep_job jobs[n_kinds * n_sizes];
+    char path[160], manifest[128], cmd[8192];
+    snprintf(manifest, sizeof(manifest), "%s/process.txt", O.dir);
+    FILE *m = fopen(manifest, "w");
+    CHECK(m != NULL);
+    if (!m) return;
+    int n = 0;
+    for (int k = 0; k < n_kinds; k++)
+        for (int s = 0; s < n_sizes; s++, n++) {
+            jobs[n] = (sweep_job){*kinds[k].cfg, kinds[k].family, sizes[s][0], sizes[s][1], (uint32_t)n};
+            uint8_t *rgb = noise_image(jobs[n].width, jobs[n].height, jobs[n].seed);
+            snprintf(path, sizeof(path), "%s/img%d.rgb", O.dir, n);
+            CHECK_INT_EQ(oracle_write_file(path, rgb, (size_t)jobs[n].width * jobs[n].height * 3), 0);
+            free(rgb);
+            fprintf(m, "%s %d %d %s/px%d.f32 ", path, jobs[n].width, jobs[n].height, O.dir, n);
+            write_params(m, &jobs[n]);
+        }
+    fclose(m);
+    int len = snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' process '%s'", O.script, manifest);
+    CHECK(len < (int)sizeof(cmd) && oracle_run(cmd) == 0);
+    float max_diff = 0;
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        uint8_t *rgb = noise_image(jobs[i].width, jobs[i].height, jobs[i].seed);
+        ts_pixel_values pv;
+        ts_error err = {0};
+        ts_status st = ts_preprocess_image(&jobs[i].cfg, jobs[i].family, rgb, jobs[i].width,
+                                           jobs[i].height, NULL, &pv, &err);
+        free(rgb);
+        if (st) fprintf(stderr, "  job %d: %s\n", i, err.message);
+        CHECK_INT_EQ(st, TS_OK);
+        size_t count = 1;
+        for (int d = 0; d < pv.n_dims; d++) count *= (size_t)pv.shape[d];
+        snprintf(path, sizeof(path), "%s/px%d.f32", O.dir, i);
+        float *want = st ? NULL : (float *)oracle_read_file(path, count * sizeof(float));
+        float job_diff = want ? 0 : INFINITY;
+        for (size_t e = 0; want && e < count; e++) {
+            float d = fabsf(pv.data[e] - want[e]);
+            if (!(d <= job_diff)) job_diff = d;
+        }
+        if (!(job_diff == 0) && failed++ < 5)
+            fprintf(stderr, "  job %d (%s, %dx%d): max |diff| %g (or size mismatch)\n", i,
+                    jobs[i].cfg.image_processor_type, jobs[i].width, jobs[i].height, (double)job_diff);
+        if (!(job_diff <= max_diff)) max_diff = job_diff;
+        free(want);
+        ts_pixel_values_free(&pv);
+    }
+    fprintf(stderr, "  %d images through %d processor settings, max |diff| %g\n", n, n_kinds,
+            (double)max_diff);
+    CHECK_INT_EQ(failed, 0);
+}
+
 int main(void)
 {
     oracle_open(&O);
@@ -372,6 +494,7 @@ int main(void)
     if (O.available) {
         RUN(test_smart_resize_sweep);
         RUN(test_fixtures);
+        RUN(test_pipeline_sweep);
     }
     oracle_close(&O);
     int rc = check_finish();
