@@ -321,8 +321,8 @@ static void test_errors(void)
     CHECK_CONTAINS(err.message, "takes no images");
     CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_QWEN2_VL, px, 1, 1, NULL, &pv, &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "CLIPImageProcessor");
-    /* 201x1 under shortest_edge 56 would be 11256 wide: fine; a 224-px edge on a 5000x1 strip
-     * would be 1.1 million pixels wide: refused with the sizes in the message. */
+    /* A 224-px short edge on a 5000x1 strip would be 1.1 million pixels wide: refused, with the
+     * sizes in the message. */
     static uint8_t strip[5000 * 3];
     clip.size_shortest_edge = 224;
     CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_LLAVA, strip, 5000, 1, NULL, &pv, &err), TS_ERR_RANGE);
@@ -335,6 +335,15 @@ static void test_errors(void)
     CHECK_INT_EQ(pv.grid_thw[1], 2);
     CHECK_INT_EQ(pv.grid_thw[2], 58);
     ts_pixel_values_free(&pv);
+    /* Without do_resize the image must already be a multiple of patch_size·merge_size. */
+    static uint8_t square[57 * 56 * 3];
+    qwen.do_resize = false;
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, square, 56, 56, NULL, &pv, &err), TS_OK);
+    CHECK_INT_EQ(pv.shape[0], 16);
+    ts_pixel_values_free(&pv);
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, square, 57, 56, NULL, &pv, &err),
+                 TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "not a multiple of patch_size·merge_size = 28");
 }
 
 static void test_clip_sizes(void)
