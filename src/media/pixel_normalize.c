@@ -24,5 +24,6 @@ void ts_pixel_normalize_chw(const ts_preprocessor_config *cfg, const uint8_t *rg
     }
     size_t plane = (size_t)width * height;
     for (size_t i = 0; i < plane; i++)
-        for (int c = 0; c < 3; c++) out[c * plane + i] = table[c][rgb[3 * i + c]];
+        for (int c = 0; c < 3; c++)
+            out[c * plane + i] = table[c][rgb[3 * i + c]];
 }

@@ -1,4 +1,4 @@
-/* pixel_normalize.h — uint8 RGB → rescaled, normalised float32 planes, as transformers' numpy path.
+/* pixel_normalize.h — uint8 RGB → rescaled, normalised float32 planes (transformers numpy path).
  *
  * rescale is `x.astype(float64) * rescale_factor` cast to float32; normalize is `(x - mean) / std`
  * with mean and std cast to float32 first, both steps in float32 (so each value matches numpy to

@@ -30,9 +30,10 @@ ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family famil
                             "preprocess image: image is %dx%d; both sides must be at least 1",
                             width, height);
     if (budget && (budget->min_pixels < 0 || budget->max_pixels < 0))
-        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                            "preprocess image: pixel budget min %lld, max %lld must not be negative",
-                            (long long)budget->min_pixels, (long long)budget->max_pixels);
+        return ts_error_set(
+            err, TS_ERR_INVALID_ARGUMENT,
+            "preprocess image: pixel budget min %lld, max %lld must not be negative",
+            (long long)budget->min_pixels, (long long)budget->max_pixels);
     bool ok;
     switch (family) {
     case TS_FAMILY_QWEN2_VL:

@@ -78,10 +78,12 @@ static void check_fixture(const fixture_case *fc)
         free(rgb);
         if (st) break;
         size_t n = 1;
-        for (int d = 0; d < pv.n_dims; d++) n *= (size_t)pv.shape[d];
+        for (int d = 0; d < pv.n_dims; d++)
+            n *= (size_t)pv.shape[d];
         /* Images are stacked along the first axis, so the remaining axes must agree. */
         CHECK_INT_EQ(pv.n_dims, want->n_dims);
-        for (int d = 1; d < pv.n_dims && d < want->n_dims; d++) CHECK_INT_EQ(pv.shape[d], want->shape[d]);
+        for (int d = 1; d < pv.n_dims && d < want->n_dims; d++)
+            CHECK_INT_EQ(pv.shape[d], want->shape[d]);
         rows += pv.shape[0];
         CHECK(rows <= max_rows);
         if (rows > max_rows) {
@@ -96,7 +98,8 @@ static void check_fixture(const fixture_case *fc)
         offset += n;
         if (qwen && grid && i < grid->shape[0]) {
             const int64_t *g = (const int64_t *)grid->data + 3 * i;
-            for (int a = 0; a < 3; a++) CHECK_INT_EQ(pv.grid_thw[a], g[a]);
+            for (int a = 0; a < 3; a++)
+                CHECK_INT_EQ(pv.grid_thw[a], g[a]);
             CHECK_INT_EQ(pv.n_tokens, g[0] * g[1] * g[2] / (cfg.merge_size * cfg.merge_size));
         }
         ts_pixel_values_free(&pv);
@@ -111,7 +114,8 @@ static void check_fixture(const fixture_case *fc)
 
 static void test_fixtures(void)
 {
-    for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) check_fixture(&fixtures[i]);
+    for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++)
+        check_fixture(&fixtures[i]);
 }
 
 static void expect_size(int64_t h, int64_t w, int64_t f, int64_t lo, int64_t hi, int64_t want_h,
@@ -121,7 +125,8 @@ static void expect_size(int64_t h, int64_t w, int64_t f, int64_t lo, int64_t hi,
     ts_error err = {0};
     CHECK_INT_EQ(ts_qwen_smart_resize(h, w, f, lo, hi, &oh, &ow, &err), TS_OK);
     if (oh != want_h || ow != want_w)
-        fprintf(stderr, "  smart_resize(%lld, %lld, %lld, %lld, %lld) = (%lld, %lld), want (%lld, %lld)\n",
+        fprintf(stderr,
+                "  smart_resize(%lld, %lld, %lld, %lld, %lld) = (%lld, %lld), want (%lld, %lld)\n",
                 (long long)h, (long long)w, (long long)f, (long long)lo, (long long)hi,
                 (long long)oh, (long long)ow, (long long)want_h, (long long)want_w);
     CHECK_INT_EQ(oh, want_h);
@@ -151,9 +156,11 @@ static void test_smart_resize_cases(void)
     CHECK_CONTAINS(err.message, "aspect ratio 201.00");
     CHECK_CONTAINS(err.message, "at most 200");
     CHECK_INT_EQ(ts_qwen_smart_resize(201, 1, 28, 3136, 1000000, &oh, &ow, &err), TS_ERR_RANGE);
-    CHECK_INT_EQ(ts_qwen_smart_resize(0, 5, 28, 3136, 1000000, &oh, &ow, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_qwen_smart_resize(0, 5, 28, 3136, 1000000, &oh, &ow, &err),
+                 TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "empty");
-    CHECK_INT_EQ(ts_qwen_smart_resize(5, 5, 28, 5000, 4000, &oh, &ow, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_qwen_smart_resize(5, 5, 28, 5000, 4000, &oh, &ow, &err),
+                 TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "min 5000, max 4000");
 }
 
@@ -205,7 +212,8 @@ static void test_smart_resize_sweep(void)
         bool ref_error = strncmp(line, "error", 5) == 0;
         errors += ref_error;
         bool same = ref_error ? st == TS_ERR_RANGE
-                              : (st == TS_OK && sscanf(line, "%lld %lld", &wh, &ww) == 2 && wh == oh && ww == ow);
+                              : (st == TS_OK && sscanf(line, "%lld %lld", &wh, &ww) == 2 &&
+                                 wh == oh && ww == ow);
         if (!same && mismatches++ < 5)
             fprintf(stderr, "  case %lld %lld %lld %lld %lld: reference %s", (long long)cases[i][0],
                     (long long)cases[i][1], (long long)cases[i][2], (long long)cases[i][3],
@@ -265,9 +273,11 @@ static void test_budget(void)
     ts_error err = {0};
     /* A budget of 16 merged tokens instead of the config's 64. */
     ts_image_budget small = {0, 28 * 28 * 16};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &small, &pv, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &small, &pv, &err),
+                 TS_OK);
     int64_t oh, ow;
-    CHECK_INT_EQ(ts_qwen_smart_resize(H, W, 28, cfg.min_pixels, small.max_pixels, &oh, &ow, &err), TS_OK);
+    CHECK_INT_EQ(ts_qwen_smart_resize(H, W, 28, cfg.min_pixels, small.max_pixels, &oh, &ow, &err),
+                 TS_OK);
     CHECK_INT_EQ(pv.resized_height, oh);
     CHECK_INT_EQ(pv.resized_width, ow);
     CHECK_INT_EQ(pv.grid_thw[1] * 14, oh);
@@ -300,7 +310,8 @@ static void test_budget(void)
                  TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "must not be negative");
     ts_image_budget huge = {(int64_t)1 << 40, (int64_t)1 << 41};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &huge, &pv, &err), TS_ERR_RANGE);
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &huge, &pv, &err),
+                 TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "lower min_pixels");
     CHECK(pv.data == NULL);
     free(rgb);
@@ -315,30 +326,37 @@ static void test_errors(void)
     CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, px, 0, 1, NULL, &pv, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "0x1");
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, px, 201, 1, NULL, &pv, &err), TS_ERR_RANGE);
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, px, 201, 1, NULL, &pv, &err),
+                 TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "aspect ratio");
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2, px, 1, 1, NULL, &pv, &err), TS_ERR_UNSUPPORTED);
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2, px, 1, 1, NULL, &pv, &err),
+                 TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "takes no images");
-    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_QWEN2_VL, px, 1, 1, NULL, &pv, &err), TS_ERR_UNSUPPORTED);
+    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_QWEN2_VL, px, 1, 1, NULL, &pv, &err),
+                 TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "CLIPImageProcessor");
     /* A 224-px short edge on a 5000x1 strip would be 1.1 million pixels wide: refused, with the
      * sizes in the message. */
     static uint8_t strip[5000 * 3];
     clip.size_shortest_edge = 224;
-    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_LLAVA, strip, 5000, 1, NULL, &pv, &err), TS_ERR_RANGE);
+    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_LLAVA, strip, 5000, 1, NULL, &pv, &err),
+                 TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "5000x1 would resize to 1120000x224");
     clip.resample = 1;
-    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_LLAVA, px, 1, 1, NULL, &pv, &err), TS_ERR_UNSUPPORTED);
+    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_LLAVA, px, 1, 1, NULL, &pv, &err),
+                 TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "resample 1");
     /* A 200:1 image is allowed (the limit is strict) and reaches the min_pixels branch. */
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, px, 200, 1, NULL, &pv, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, px, 200, 1, NULL, &pv, &err),
+                 TS_OK);
     CHECK_INT_EQ(pv.grid_thw[1], 2);
     CHECK_INT_EQ(pv.grid_thw[2], 58);
     ts_pixel_values_free(&pv);
     /* Without do_resize the image must already be a multiple of patch_size·merge_size. */
     static uint8_t square[57 * 56 * 3];
     qwen.do_resize = false;
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, square, 56, 56, NULL, &pv, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, square, 56, 56, NULL, &pv, &err),
+                 TS_OK);
     CHECK_INT_EQ(pv.shape[0], 16);
     ts_pixel_values_free(&pv);
     CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, square, 57, 56, NULL, &pv, &err),
@@ -431,13 +449,13 @@ static void test_pipeline_sweep(void)
     const struct {
         const ts_preprocessor_config *cfg;
         ts_family family;
-    } kinds[] = {{&qwen, TS_FAMILY_QWEN2_VL},      {&qwen3, TS_FAMILY_QWEN3_VL},
+    } kinds[] = {{&qwen, TS_FAMILY_QWEN2_VL},       {&qwen3, TS_FAMILY_QWEN3_VL},
                  {&odd_qwen, TS_FAMILY_QWEN2_5_VL}, {&small_budget, TS_FAMILY_QWEN2_VL},
                  {&clip, TS_FAMILY_LLAVA},          {&pad_clip, TS_FAMILY_LLAVA},
                  {&odd_clip, TS_FAMILY_LLAVA},      {&big_clip, TS_FAMILY_LLAVA},
                  {&siglip, TS_FAMILY_LLAVA},        {&gemma, TS_FAMILY_GEMMA3},
                  {&wide_gemma, TS_FAMILY_GEMMA3}};
-    static const int sizes[][2] = {{13, 900}, {900, 13}, {64, 64},  {333, 777}, {150, 1},
+    static const int sizes[][2] = {{13, 900}, {900, 13},   {64, 64}, {333, 777}, {150, 1},
                                    {29, 29},  {1000, 700}, {56, 56}, {57, 111},  {7, 5}};
     enum { n_kinds = sizeof(kinds) / sizeof(kinds[0]), n_sizes = sizeof(sizes) / sizeof(sizes[0]) };
     static sweep_job jobs[n_kinds * n_sizes];
@@ -449,10 +467,12 @@ static void test_pipeline_sweep(void)
     int n = 0;
     for (int k = 0; k < n_kinds; k++)
         for (int s = 0; s < n_sizes; s++, n++) {
-            jobs[n] = (sweep_job){*kinds[k].cfg, kinds[k].family, sizes[s][0], sizes[s][1], (uint32_t)n};
+            jobs[n] =
+                (sweep_job){*kinds[k].cfg, kinds[k].family, sizes[s][0], sizes[s][1], (uint32_t)n};
             uint8_t *rgb = noise_image(jobs[n].width, jobs[n].height, jobs[n].seed);
             snprintf(path, sizeof(path), "%s/img%d.rgb", O.dir, n);
-            CHECK_INT_EQ(oracle_write_file(path, rgb, (size_t)jobs[n].width * jobs[n].height * 3), 0);
+            CHECK_INT_EQ(oracle_write_file(path, rgb, (size_t)jobs[n].width * jobs[n].height * 3),
+                         0);
             free(rgb);
             fprintf(m, "%s %d %d %s/px%d.f32 ", path, jobs[n].width, jobs[n].height, O.dir, n);
             write_params(m, &jobs[n]);
@@ -472,7 +492,8 @@ static void test_pipeline_sweep(void)
         if (st) fprintf(stderr, "  job %d: %s\n", i, err.message);
         CHECK_INT_EQ(st, TS_OK);
         size_t count = 1;
-        for (int d = 0; d < pv.n_dims; d++) count *= (size_t)pv.shape[d];
+        for (int d = 0; d < pv.n_dims; d++)
+            count *= (size_t)pv.shape[d];
         snprintf(path, sizeof(path), "%s/px%d.f32", O.dir, i);
         float *want = st ? NULL : (float *)oracle_read_file(path, count * sizeof(float));
         float job_diff = want ? 0 : INFINITY;
@@ -482,7 +503,8 @@ static void test_pipeline_sweep(void)
         }
         if (!(job_diff == 0) && failed++ < 5)
             fprintf(stderr, "  job %d (%s, %dx%d): max |diff| %g (or size mismatch)\n", i,
-                    jobs[i].cfg.image_processor_type, jobs[i].width, jobs[i].height, (double)job_diff);
+                    jobs[i].cfg.image_processor_type, jobs[i].width, jobs[i].height,
+                    (double)job_diff);
         if (!(job_diff <= max_diff)) max_diff = job_diff;
         free(want);
         ts_pixel_values_free(&pv);

@@ -1,8 +1,8 @@
 /* qwen_vl_processor.c — Qwen2VLImageProcessor._preprocess for one image, slow (PIL) path.
  *
- * Reference: transformers @130f1644 models/qwen2_vl/image_processing_qwen2_vl.py (see
- * /work/shared/research/reference-semantics.md §1, §2). The image is resized once, so the two
- * temporal copies are identical and are written from the same normalised plane.
+ * Reference: transformers @130f1644 models/qwen2_vl/image_processing_qwen2_vl.py (the research
+ * note reference-semantics.md §1, §2). One image is one frame repeated to temporal_patch_size, so
+ * the temporal copies are identical and are all written from the same normalised plane.
  */
 #include "media/qwen_vl_processor.h"
 
@@ -46,10 +46,11 @@ ts_status ts_qwen_smart_resize(int64_t height, int64_t width, int64_t factor, in
     double h = (double)height, w = (double)width, f = (double)factor;
     double aspect = (h > w ? h : w) / (h < w ? h : w);
     if (aspect > 200)
-        return ts_error_set(err, TS_ERR_RANGE,
-                            "smart_resize: image %lldx%lld has aspect ratio %.2f; it must be at most "
-                            "200",
-                            (long long)width, (long long)height, aspect);
+        return ts_error_set(
+            err, TS_ERR_RANGE,
+            "smart_resize: image %lldx%lld has aspect ratio %.2f; it must be at most "
+            "200",
+            (long long)width, (long long)height, aspect);
     double hb = round_half_even(h / f) * f;
     double wb = round_half_even(w / f) * f;
     if (hb * wb > (double)max_pixels) {
@@ -79,16 +80,18 @@ ts_status ts_qwen_vl_preprocess(const ts_preprocessor_config *cfg, const uint8_t
 {
     const int64_t P = cfg->patch_size, T = cfg->temporal_patch_size, m = cfg->merge_size;
     if (P <= 0 || T <= 0 || m <= 0 || P > 1024 || T > 64 || m > 64)
-        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                            "Qwen-VL processor: patch_size %lld, temporal_patch_size %lld, merge_size "
-                            "%lld out of range",
-                            (long long)P, (long long)T, (long long)m);
+        return ts_error_set(
+            err, TS_ERR_INVALID_ARGUMENT,
+            "Qwen-VL processor: patch_size %lld, temporal_patch_size %lld, merge_size "
+            "%lld out of range",
+            (long long)P, (long long)T, (long long)m);
     int64_t min_pixels = budget && budget->min_pixels ? budget->min_pixels : cfg->min_pixels;
     int64_t max_pixels = budget && budget->max_pixels ? budget->max_pixels : cfg->max_pixels;
     int64_t rh = height, rw = width;
     ts_status st;
     if (cfg->do_resize) {
-        if ((st = ts_qwen_smart_resize(height, width, P * m, min_pixels, max_pixels, &rh, &rw, err)))
+        if ((st =
+                 ts_qwen_smart_resize(height, width, P * m, min_pixels, max_pixels, &rh, &rw, err)))
             return st;
     } else if (height % (P * m) || width % (P * m)) {
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
@@ -97,19 +100,20 @@ ts_status ts_qwen_vl_preprocess(const ts_preprocessor_config *cfg, const uint8_t
                             width, height, (long long)(P * m));
     }
     if (rh * rw > MAX_RESIZED_PIXELS)
-        return ts_error_set(err, TS_ERR_RANGE,
-                            "Qwen-VL processor: image %dx%d resizes to %lldx%lld (min_pixels %lld), "
-                            "more than %lld pixels; lower min_pixels",
-                            width, height, (long long)rw, (long long)rh, (long long)min_pixels,
-                            (long long)MAX_RESIZED_PIXELS);
+        return ts_error_set(
+            err, TS_ERR_RANGE,
+            "Qwen-VL processor: image %dx%d resizes to %lldx%lld (min_pixels %lld), "
+            "more than %lld pixels; lower min_pixels",
+            width, height, (long long)rw, (long long)rh, (long long)min_pixels,
+            (long long)MAX_RESIZED_PIXELS);
     const int H = (int)rh, W = (int)rw;
     uint8_t *resized = malloc((size_t)W * H * 3);
     float *planes = malloc((size_t)W * H * 3 * sizeof(float));
     const int64_t gh = H / P, gw = W / P, row = 3 * T * P * P;
     float *data = malloc((size_t)(gh * gw) * (size_t)row * sizeof(float));
     if (!resized || !planes || !data) {
-        st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "Qwen-VL processor: no memory for a %dx%d image",
-                          W, H);
+        st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY,
+                          "Qwen-VL processor: no memory for a %dx%d image", W, H);
         goto fail;
     }
     if ((st = ts_resample_rgb8(rgb, width, height, resized, W, H, TS_RESAMPLE_BICUBIC, err)))

@@ -146,13 +146,17 @@ static void vertical(const uint8_t *src, int width, int row0, uint8_t *dst, int 
         const int32_t *k = p->coeff + (size_t)y * p->taps;
         const uint8_t *s = src + (size_t)(p->first[y] - row0) * stride;
         uint8_t *d = dst + (size_t)y * stride;
-        /* Tap-major over a row of accumulators: the same sums in the same order, read row by row. */
-        for (size_t c = 0; c < stride; c++) acc[c] = 1 << (PRECISION_BITS - 1);
+        /* Tap-major over a row of accumulators: the same sums in the same order, read row by row.
+         */
+        for (size_t c = 0; c < stride; c++)
+            acc[c] = 1 << (PRECISION_BITS - 1);
         for (int t = 0; t < p->count[y]; t++) {
             const uint8_t *row = s + (size_t)t * stride;
-            for (size_t c = 0; c < stride; c++) acc[c] += row[c] * k[t];
+            for (size_t c = 0; c < stride; c++)
+                acc[c] += row[c] * k[t];
         }
-        for (size_t c = 0; c < stride; c++) d[c] = clip8(acc[c]);
+        for (size_t c = 0; c < stride; c++)
+            d[c] = clip8(acc[c]);
     }
 }
 
@@ -169,8 +173,9 @@ ts_status ts_resample_rgb8(const uint8_t *src, int width, int height, uint8_t *d
                             "resample: filter %d is not supported (2 bilinear, 3 bicubic)",
                             (int)filter_id);
     if (width <= 0 || height <= 0 || out_width <= 0 || out_height <= 0)
-        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "resample: %dx%d -> %dx%d: sizes must be > 0",
-                            width, height, out_width, out_height);
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "resample: %dx%d -> %dx%d: sizes must be > 0", width, height, out_width,
+                            out_height);
     /* Float box edges are exact only below 2^24; keep far inside that. */
     const int limit = 1 << 20;
     if (width > limit || height > limit || out_width > limit || out_height > limit)
@@ -200,8 +205,8 @@ ts_status ts_resample_rgb8(const uint8_t *src, int width, int height, uint8_t *d
         if (need_v) {
             tmp = malloc((size_t)out_width * rows * 3);
             if (!tmp) {
-                st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "resample: no memory for %dx%d", out_width,
-                                  rows);
+                st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "resample: no memory for %dx%d",
+                                  out_width, rows);
                 goto done;
             }
             out = tmp;

@@ -21,7 +21,8 @@ static uint8_t *random_image(int w, int h, uint32_t seed)
     if (seed & 1)
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
-                if (((x / 3) + (y / 2)) % 2) memset(p + ((size_t)y * w + x) * 3, (x / 3) % 2 ? 255 : 0, 3);
+                if (((x / 3) + (y / 2)) % 2)
+                    memset(p + ((size_t)y * w + x) * 3, (x / 3) % 2 ? 255 : 0, 3);
     return p;
 }
 
@@ -37,7 +38,8 @@ static long long compare_jobs(oracle_job *jobs, int n)
                                         j->out_height, (ts_resample_filter)j->filter, &err);
         CHECK_INT_EQ(st, TS_OK);
         long long diff = 0;
-        for (size_t b = 0; b < bytes && j->result; b++) diff += ours[b] != j->result[b];
+        for (size_t b = 0; b < bytes && j->result; b++)
+            diff += ours[b] != j->result[b];
         CHECK(j->result != NULL);
         if (diff)
             fprintf(stderr, "  %dx%d -> %dx%d filter %d: %lld bytes differ\n", j->width, j->height,
@@ -54,8 +56,8 @@ static oracle O;
 
 static void test_random_images(void)
 {
-    static const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {5, 5}, {13, 17}, {31, 97},
-                                   {64, 48}, {100, 7}, {127, 129}};
+    static const int sizes[][2] = {{1, 1},   {1, 9},   {9, 1},   {2, 3},   {5, 5},
+                                   {13, 17}, {31, 97}, {64, 48}, {100, 7}, {127, 129}};
     static const double scales[] = {0.05, 0.1, 0.27, 0.5, 0.66, 0.999, 1.0, 1.5, 2.0, 3.7};
     enum { max_jobs = 1200 };
     oracle_job *jobs = calloc(max_jobs, sizeof(*jobs));
@@ -79,18 +81,20 @@ static void test_random_images(void)
     long long diff = compare_jobs(jobs, n);
     fprintf(stderr, "  random: %d resizes, %lld differing bytes\n", n, diff);
     CHECK_INT_EQ(diff, 0);
-    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) free(images[s]);
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+        free(images[s]);
     free(jobs);
 }
 
 static void test_photos(void)
 {
     const char *root = getenv("TS_ROOT") ? getenv("TS_ROOT") : ".";
-    static const char *names[] = {"qwen2_vl-two-images/chelsea.png", "qwen2_vl-two-images/coffee.png"};
+    static const char *names[] = {"qwen2_vl-two-images/chelsea.png",
+                                  "qwen2_vl-two-images/coffee.png"};
     /* The processors' real targets first, then a spread of odd sizes. */
-    static const int targets[][2] = {{252, 168}, {288, 192}, {84, 56}, {56, 56},  {56, 84},
-                                     {448, 308}, {1, 1},     {17, 301}, {903, 601}, {451, 150},
-                                     {225, 300}, {333, 222}};
+    static const int targets[][2] = {{252, 168}, {288, 192}, {84, 56},   {56, 56},
+                                     {56, 84},   {448, 308}, {1, 1},     {17, 301},
+                                     {903, 601}, {451, 150}, {225, 300}, {333, 222}};
     for (size_t i = 0; i < 2; i++) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/tests/fixtures/%s", root, names[i]);
@@ -115,9 +119,11 @@ static void test_errors(void)
 {
     uint8_t px[3] = {1, 2, 3}, out[12];
     ts_error err = {0};
-    CHECK_INT_EQ(ts_resample_rgb8(px, 1, 1, out, 2, 2, (ts_resample_filter)1, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_resample_rgb8(px, 1, 1, out, 2, 2, (ts_resample_filter)1, &err),
+                 TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "filter 1");
-    CHECK_INT_EQ(ts_resample_rgb8(px, 0, 1, out, 2, 2, TS_RESAMPLE_BICUBIC, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_resample_rgb8(px, 0, 1, out, 2, 2, TS_RESAMPLE_BICUBIC, &err),
+                 TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "0x1 -> 2x2");
     /* Same size is a copy, as in PIL. */
     CHECK_INT_EQ(ts_resample_rgb8(px, 1, 1, out, 1, 1, TS_RESAMPLE_BICUBIC, &err), TS_OK);
