@@ -304,6 +304,42 @@ typedef struct ts_preprocessor_config {
 /* Reads `dir/preprocessor_config.json`; TS_ERR_NOT_FOUND when the folder has none. */
 ts_status ts_preprocessor_config_load(const char *dir, ts_preprocessor_config *out, ts_error *err);
 
+/* ---------------------------------------------------------------- image preprocessing */
+
+/* Per-call pixel budget for Qwen-VL processors (the processor's min_pixels/max_pixels kwargs).
+ * A field left 0 takes the config's value. Ignored by the fixed-size processors. */
+typedef struct ts_image_budget {
+    int64_t min_pixels;
+    int64_t max_pixels;
+} ts_image_budget;
+
+/* One preprocessed image, as the reference's slow (PIL/numpy) image processor returns it.
+ *  Qwen2-VL, Qwen2.5-VL, Qwen3-VL(-MoE): shape [grid_t·grid_h·grid_w, 3·T·P·P], rows in merge-unit
+ *    order (four rows per merged token), columns (channel, temporal copy, row, column);
+ *    grid_thw in patches; n_tokens = grid_t·grid_h·grid_w / merge_size².
+ *  LLaVA (CLIP or SigLIP processor), Gemma3: shape [1, 3, H, W]; grid_thw zero; n_tokens 0,
+ *    because the count comes from the model config (image_seq_length / mm_tokens_per_image).
+ * Several images of one prompt are the concatenation of their rows, in prompt order. */
+typedef struct ts_pixel_values {
+    float *data; /* owned; free with ts_pixel_values_free */
+    int n_dims;
+    int64_t shape[4];
+    int64_t grid_thw[3];
+    int64_t n_tokens;
+    int resized_width, resized_height; /* the image size the patches or pixels were taken from */
+} ts_pixel_values;
+
+/* Packed RGB8 (width·height·3 bytes, rows top to bottom) → pixel values for `family`, following
+ * `cfg` (whose image_processor_type must suit the family). `budget` may be NULL. *out is
+ * overwritten and owned by the caller. Errors: TS_ERR_INVALID_ARGUMENT for an empty image or a
+ * budget with min > max or a non-positive bound, TS_ERR_RANGE for an aspect ratio above 200 (Qwen)
+ * or a result too large, TS_ERR_UNSUPPORTED for a family or processor without an image path. */
+ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family family,
+                              const uint8_t *rgb, int width, int height,
+                              const ts_image_budget *budget, ts_pixel_values *out, ts_error *err);
+/* Frees the data and zeroes *pv; NULL and zeroed values are fine. */
+void ts_pixel_values_free(ts_pixel_values *pv);
+
 /* ---------------------------------------------------------------- tokenizer */
 
 typedef struct ts_tokenizer ts_tokenizer;
