@@ -12,6 +12,7 @@
 #include "cpu/executor.h"
 #include "cpu/kernels.h"
 #include "engine/synthetic.h"
+#include "engine/vision.h"
 #include "models/decoder.h"
 
 #include <math.h>
@@ -36,6 +37,7 @@ struct ts_model {
     ts_checkpoint *checkpoint;      /* a loaded model's weights … */
     ts_synthetic_weights *synthetic; /* … or a benchmark model's */
     ts_weight_source weights;
+    ts_vision *vision; /* the image tower, for families whose image path is built */
     ts_decoder_spec spec;
     ts_dtype kv_dtype;
     step_program programs[PROGRAM_CACHE];
@@ -86,6 +88,8 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     if (st == TS_OK) st = ts_checkpoint_open(options && options->weights ? options->weights : dir, &m->checkpoint, err);
     m->weights = (ts_weight_source){find_in_checkpoint, m->checkpoint};
     if (st == TS_OK) st = check_weights(m, err);
+    bool tower = m->config.has_vision && (m->config.family == TS_FAMILY_QWEN2_VL || m->config.family == TS_FAMILY_QWEN2_5_VL);
+    if (st == TS_OK && tower) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
         ts_error_prefix(err, "%s: ", dir);
@@ -133,6 +137,7 @@ void ts_model_destroy(ts_model *m)
 {
     if (!m) return;
     for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
+    ts_vision_destroy(m->vision);
     ts_checkpoint_close(m->checkpoint);
     ts_synthetic_weights_destroy(m->synthetic);
     free(m);
@@ -415,4 +420,12 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)n_seqs * (size_t)m->spec.vocab);
     free(outs);
     return st;
+}
+
+ts_status ts_model_prefill_images(ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                                  int n_images, float *logits, ts_error *err)
+{
+    if (!m->vision)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(m->config.family));
+    return ts_vision_prefill(m->vision, m, seq, ids, n, images, n_images, logits, err);
 }

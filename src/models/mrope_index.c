@@ -2,7 +2,7 @@
 #include "models/mrope_index.h"
 #include "base/error.h"
 
-ts_status ts_mrope_index(const int32_t *ids, int64_t n, int32_t image_token_id, const ts_grid_thw *grids, int n_grids,
+ts_status ts_mrope_index(const int32_t *ids, int64_t n, int32_t image_token_id, const ts_vision_grid *grids, int n_grids,
                          int64_t merge, int64_t tokens_per_second, int32_t *positions, int64_t *delta, ts_error *err)
 {
     if (merge < 1) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "M-RoPE: merge size %lld", (long long)merge);
@@ -21,7 +21,7 @@ ts_status ts_mrope_index(const int32_t *ids, int64_t n, int32_t image_token_id, 
         if (grid == n_grids)
             return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "M-RoPE: image run %d at token %lld has no grid (%d grids given)", grid + 1,
                                 (long long)at, n_grids);
-        const ts_grid_thw *g = &grids[grid];
+        const ts_vision_grid *g = &grids[grid];
         if (g->t < 1 || g->h < 1 || g->w < 1 || g->h % merge || g->w % merge)
             return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "M-RoPE: grid %d (%lld, %lld, %lld) is not a whole number of %lld×%lld merges",
                                 grid, (long long)g->t, (long long)g->h, (long long)g->w, (long long)merge, (long long)merge);

@@ -10,15 +10,12 @@
 #ifndef TS_MODELS_MROPE_INDEX_H
 #define TS_MODELS_MROPE_INDEX_H
 
+#include "models/vision_grid.h"
 #include "tessera.h"
-
-typedef struct ts_grid_thw {
-    int64_t t, h, w; /* in patches */
-} ts_grid_thw;
 
 /* positions: [3][n] (t row, h row, w row). tokens_per_second: 0 = the image's T is its start
  * position (Qwen2-VL, Qwen3-VL); else T = start × tokens_per_second (Qwen2.5-VL). */
-ts_status ts_mrope_index(const int32_t *ids, int64_t n, int32_t image_token_id, const ts_grid_thw *grids, int n_grids,
+ts_status ts_mrope_index(const int32_t *ids, int64_t n, int32_t image_token_id, const ts_vision_grid *grids, int n_grids,
                          int64_t merge, int64_t tokens_per_second, int32_t *positions, int64_t *delta, ts_error *err);
 
 #endif

@@ -19,11 +19,11 @@ static void check_fixture(const char *name, int64_t tokens_per_second)
     int64_t n = ids64->shape[1];
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)n), *out = malloc(sizeof(int32_t) * (size_t)(3 * n));
     for (int64_t i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
-    ts_grid_thw grids[8];
+    ts_vision_grid grids[8];
     int n_grids = grid ? (int)grid->shape[0] : 0;
     for (int g = 0; g < n_grids; g++) {
         const int64_t *v = (const int64_t *)grid->data + 3 * g;
-        grids[g] = (ts_grid_thw){v[0], v[1], v[2]};
+        grids[g] = (ts_vision_grid){v[0], v[1], v[2]};
     }
     int64_t d = 99;
     CHECK_INT_EQ(ts_mrope_index(ids, n, (int32_t)cfg.image_token_id, grids, n_grids, cfg.vision.spatial_merge_size, tokens_per_second,
@@ -53,7 +53,7 @@ static void test_errors(void)
     int32_t ids[8] = {5, 9, 9, 9, 6, 9, 9, 7}, pos[24];
     int64_t d;
     ts_error err;
-    ts_grid_thw g[2] = {{1, 2, 4}, {1, 2, 4}}; /* 1 × 1 × 2 = 2 merged tokens each */
+    ts_vision_grid g[2] = {{1, 2, 4}, {1, 2, 4}}; /* 1 × 1 × 2 = 2 merged tokens each */
     CHECK_INT_EQ(ts_mrope_index(ids, 8, 9, g, 2, 2, 0, pos, &d, &err), TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "image 0 has 3 placeholder tokens, its grid (1, 2, 4) needs 2");
     int32_t two[8] = {5, 9, 9, 6, 9, 9, 7, 8};
@@ -65,7 +65,7 @@ static void test_errors(void)
     CHECK(pos[0] == 0 && pos[1] == 1 && pos[8 + 1] == 1 && pos[16 + 2] == 2 && pos[3] == 3);
     CHECK(pos[4] == 4 && pos[16 + 5] == 5 && pos[6] == 6 && pos[7] == 7);
     CHECK_INT_EQ(d, 0);
-    ts_grid_thw odd = {1, 3, 4};
+    ts_vision_grid odd = {1, 3, 4};
     CHECK_INT_EQ(ts_mrope_index(two, 8, 9, &odd, 1, 2, 0, pos, &d, &err), TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "is not a whole number of 2×2 merges");
 }

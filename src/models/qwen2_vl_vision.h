@@ -41,6 +41,7 @@
 #define TS_MODELS_QWEN2_VL_VISION_H
 
 #include "models/decoder.h"
+#include "models/vision_grid.h"
 
 typedef struct ts_qwen2_vl_vision_spec {
     ts_family family;          /* TS_FAMILY_QWEN2_VL or TS_FAMILY_QWEN2_5_VL */
@@ -57,10 +58,6 @@ typedef struct ts_qwen2_vl_vision_spec {
     bool full_attention[TS_MAX_LAYERS];
 } ts_qwen2_vl_vision_spec;
 
-/* One image or video: temporal, height and width in patches (a row of image_grid_thw). */
-typedef struct ts_vision_grid {
-    int64_t t, h, w;
-} ts_vision_grid;
 
 /* Fills spec from config.json's vision_config (qwen2_vl, qwen2_5_vl). Errors name the setting. */
 ts_status ts_qwen2_vl_vision_spec_init(const ts_model_config *cfg, ts_qwen2_vl_vision_spec *spec, ts_error *err);

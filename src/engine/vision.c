@@ -1,0 +1,188 @@
+/* vision.c — images into a sequence: the vision tower, the merged input embeddings, the M-RoPE
+ * positions, then prefill (Qwen2-VL, Qwen2.5-VL).
+ *
+ *   pixel values (one per image) → vision graph for N = Σ patch rows → image_embeds
+ *   embed_tokens(ids) with the image-token rows replaced by image_embeds, in order
+ *   get_rope_index(ids, grids) → positions [3][n] and rope delta
+ *   ts_model_prefill_embeddings(…, positions, delta)
+ *
+ * The tower lives in the model's own checkpoint mapping (never a second language model). Its
+ * program is built per patch count and kept for the next image of the same size. Everything a
+ * request brings (pixels, layout, embeddings) is owned by the call and freed before it returns.
+ */
+#include "engine/vision.h"
+#include "base/error.h"
+#include "cpu/executor.h"
+#include "models/mrope_index.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct ts_vision {
+    ts_context *ctx;
+    ts_qwen2_vl_vision_spec spec;
+    const ts_weight_source *weights;
+    int64_t tokens_per_second;
+    /* The last program, by patch count. */
+    int64_t n_patches;
+    ts_graph *graph;
+    ts_program *program;
+    void **params;
+};
+
+static void drop_program(ts_vision *v)
+{
+    ts_program_destroy(v->program);
+    ts_graph_destroy(v->graph);
+    free(v->params);
+    v->program = NULL, v->graph = NULL, v->params = NULL, v->n_patches = 0;
+}
+
+void ts_vision_destroy(ts_vision *v)
+{
+    if (!v) return;
+    drop_program(v);
+    free(v);
+}
+
+static ts_status get_program(ts_vision *v, int64_t n_patches, ts_error *err)
+{
+    if (v->program && v->n_patches == n_patches) return TS_OK;
+    drop_program(v);
+    ts_status st = ts_graph_create(&v->graph, err);
+    if (st == TS_OK) st = ts_qwen2_vl_vision_build(v->graph, &v->spec, v->weights, n_patches, false, err);
+    if (st == TS_OK) st = ts_program_create(v->graph, v->ctx, &v->program, err);
+    if (st == TS_OK) {
+        v->params = calloc((size_t)v->graph->n_parameters + 1, sizeof(void *));
+        if (!v->params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+    }
+    for (int32_t i = 0; st == TS_OK && i < v->graph->n_nodes; i++) {
+        const ts_node *n = &v->graph->nodes[i];
+        if (n->op != TS_OP_PARAMETER || n->attrs.parameter.role != TS_PARAM_WEIGHT) continue;
+        /* Bound by name: the patch embedding is declared as a view of another shape. */
+        const ts_tensor_info *t = v->weights->find(v->weights->self, n->name, 0, NULL);
+        v->params[n->attrs.parameter.index] = t ? (void *)t->data : NULL;
+    }
+    if (st != TS_OK) {
+        drop_program(v);
+        return st;
+    }
+    v->n_patches = n_patches;
+    return TS_OK;
+}
+
+ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts_weight_source *weights, ts_vision **out,
+                           ts_error *err)
+{
+    *out = NULL;
+    ts_vision *v = calloc(1, sizeof(*v));
+    if (!v) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+    v->ctx = ctx;
+    v->weights = weights;
+    v->tokens_per_second = cfg->family == TS_FAMILY_QWEN2_5_VL ? cfg->vision.tokens_per_second : 0;
+    ts_status st = ts_qwen2_vl_vision_spec_init(cfg, &v->spec, err);
+    /* Check every tower weight now (one merge unit of patches is the smallest valid graph). */
+    if (st == TS_OK) st = get_program(v, v->spec.merge * v->spec.merge, err);
+    if (st != TS_OK) {
+        ts_vision_destroy(v);
+        return st;
+    }
+    *out = v;
+    return TS_OK;
+}
+
+ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
+                           ts_error *err)
+{
+    *embeds = NULL;
+    if (n_images < 1 || n_images > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..64 allowed)", n_images);
+    ts_vision_grid grids[64];
+    int64_t patch_dim = v->spec.patch_dim;
+    for (int i = 0; i < n_images; i++) {
+        const ts_pixel_values *p = &images[i];
+        if (p->n_dims != 2 || p->shape[1] != patch_dim || p->shape[0] != p->grid_thw[0] * p->grid_thw[1] * p->grid_thw[2])
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [t·h·w, %lld] patch rows for this tower", i,
+                                (long long)patch_dim);
+        grids[i] = (ts_vision_grid){p->grid_thw[0], p->grid_thw[1], p->grid_thw[2]};
+    }
+    int64_t rows, frames;
+    ts_status st = ts_qwen2_vl_vision_count(grids, n_images, v->spec.merge, &rows, &frames, err);
+    if (st != TS_OK) return st;
+    bool windowed = v->spec.family == TS_FAMILY_QWEN2_5_VL;
+    int64_t units = rows / (v->spec.merge * v->spec.merge);
+    float *pixels = malloc(sizeof(float) * (size_t)(rows * patch_dim));
+    int32_t *positions = malloc(sizeof(int32_t) * (size_t)(2 * rows)), *segments = malloc(sizeof(int32_t) * (size_t)rows);
+    int32_t *windows = windowed ? malloc(sizeof(int32_t) * (size_t)rows) : NULL;
+    int32_t *window_index = windowed ? malloc(sizeof(int32_t) * (size_t)units) : NULL;
+    if (!pixels || !positions || !segments || (windowed && (!windows || !window_index)))
+        st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld patches", (long long)rows);
+    if (st == TS_OK) {
+        int64_t at = 0;
+        for (int i = 0; i < n_images; i++) {
+            memcpy(pixels + at * patch_dim, images[i].data, sizeof(float) * (size_t)(images[i].shape[0] * patch_dim));
+            at += images[i].shape[0];
+        }
+        if (windowed)
+            ts_qwen2_5_vl_vision_layout(grids, n_images, v->spec.merge, v->spec.window, positions, segments, windows, window_index);
+        else
+            ts_qwen2_vl_vision_layout(grids, n_images, v->spec.merge, positions, segments, NULL);
+        st = get_program(v, rows, err);
+    }
+    if (st == TS_OK) {
+        int32_t k = ts_decoder_first_input(v->graph);
+        v->params[k++] = pixels;
+        v->params[k++] = positions;
+        v->params[k++] = segments;
+        if (windowed) {
+            v->params[k++] = windows;
+            v->params[k++] = window_index;
+        }
+        const void *outs[1];
+        st = ts_program_run(v->program, v->params, outs, err);
+        int64_t out_hidden = v->spec.out_hidden;
+        if (st == TS_OK) {
+            *embeds = malloc(sizeof(float) * (size_t)(units * out_hidden));
+            if (!*embeds) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+            else memcpy(*embeds, outs[0], sizeof(float) * (size_t)(units * out_hidden));
+            *n_rows = units;
+        }
+    }
+    free(pixels), free(positions), free(segments), free(windows), free(window_index);
+    return st;
+}
+
+ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                            int n_images, float *logits, ts_error *err)
+{
+    const ts_model_config *cfg = ts_model_get_config(m);
+    int64_t hidden = cfg->text.hidden_size, image_rows = 0;
+    for (size_t i = 0; i < n; i++) image_rows += ids[i] == cfg->image_token_id;
+    float *image = NULL, *inputs = malloc(sizeof(float) * n * (size_t)hidden);
+    int32_t *positions = malloc(sizeof(int32_t) * 3 * n);
+    ts_vision_grid grids[64];
+    int64_t delta = 0, encoded = 0;
+    ts_status st = inputs && positions ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
+    if (st == TS_OK) st = ts_vision_encode(v, images, n_images, &image, &encoded, err);
+    if (st == TS_OK && encoded != image_rows)
+        st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: the prompt has %lld image tokens, the images make %lld", (long long)image_rows,
+                          (long long)encoded);
+    /* Token embeddings with the image rows replaced, in prompt order. */
+    if (st == TS_OK) {
+        int32_t *text_ids = malloc(sizeof(int32_t) * n);
+        if (!text_ids) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
+        for (size_t i = 0; st == TS_OK && i < n; i++) text_ids[i] = ids[i] == cfg->image_token_id ? 0 : ids[i];
+        if (st == TS_OK) st = ts_model_embed_tokens(m, text_ids, n, inputs, err);
+        free(text_ids);
+        int64_t next = 0;
+        for (size_t i = 0; st == TS_OK && i < n; i++)
+            if (ids[i] == cfg->image_token_id) memcpy(inputs + i * (size_t)hidden, image + (next++) * hidden, sizeof(float) * (size_t)hidden);
+    }
+    if (st == TS_OK) {
+        for (int i = 0; i < n_images; i++) grids[i] = (ts_vision_grid){images[i].grid_thw[0], images[i].grid_thw[1], images[i].grid_thw[2]};
+        st = ts_mrope_index(ids, (int64_t)n, (int32_t)cfg->image_token_id, grids, n_images, v->spec.merge, v->tokens_per_second, positions,
+                            &delta, err);
+    }
+    if (st == TS_OK) st = ts_model_prefill_embeddings(m, seq, inputs, n, positions, delta, logits, err);
+    free(image), free(inputs), free(positions);
+    return st;
+}

@@ -1,0 +1,24 @@
+/* vision.h — a model's vision tower and the multimodal prefill built on it (Qwen2-VL,
+ * Qwen2.5-VL). Owned by the model (ts_model_load creates it when the family has a tower it
+ * supports); borrows the model's weight source. Not thread-safe, like the model.
+ */
+#ifndef TS_ENGINE_VISION_H
+#define TS_ENGINE_VISION_H
+
+#include "models/qwen2_vl_vision.h"
+#include "tessera.h"
+
+typedef struct ts_vision ts_vision;
+
+/* Checks every tower weight (a one-merge-unit graph) before returning. */
+ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts_weight_source *weights, ts_vision **out,
+                           ts_error *err);
+void ts_vision_destroy(ts_vision *v);
+/* image_embeds of the images, in order: *embeds owned (free), [*n_rows][out_hidden]. */
+ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
+                           ts_error *err);
+/* Prefill of an expanded prompt (one image token per image row) with its images. */
+ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n,
+                            const ts_pixel_values *images, int n_images, float *logits, ts_error *err);
+
+#endif

@@ -1,0 +1,120 @@
+/* vlm_fixture_test.c — Qwen2-VL and Qwen2.5-VL end to end against the transformers fixtures:
+ * the fixture PNG decoded (PIL oracle until the decoder is in), preprocessed, the chat rendered
+ * and expanded, tokenized, the images encoded and merged, prefilled with M-RoPE, then greedy
+ * decoding: the 16 tokens must be the reference's. One image and two images. */
+#include "check.h"
+#include "pil_oracle.h"
+#include "tessera.h"
+
+static ts_context *ctx;
+static oracle orc;
+
+static int argmax_masked(const float *x, int64_t n, const int64_t *eos, int n_eos)
+{
+    int best = -1;
+    for (int64_t i = 0; i < n; i++) {
+        bool masked = false;
+        for (int e = 0; e < n_eos; e++) masked |= eos[e] == i;
+        if (!masked && (best < 0 || x[i] > x[best])) best = (int)i;
+    }
+    return best;
+}
+
+static void run_case(const char *name, const char *const *pngs, int n_images)
+{
+    char dir[128], refpath[160];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
+    ts_error err;
+    ts_model *m;
+    ts_tokenizer *tok;
+    ts_chat_template *tmpl;
+    ts_preprocessor_config pc;
+    ts_checkpoint *ref;
+    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    CHECK_INT_EQ(ts_tokenizer_load(dir, &tok, &err), TS_OK);
+    CHECK_INT_EQ(ts_chat_template_load(dir, NULL, &tmpl, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocessor_config_load(dir, &pc, &err), TS_OK);
+    CHECK_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
+    const ts_model_config *cfg = ts_model_get_config(m);
+    ts_pixel_values images[4];
+    int64_t counts[4];
+    for (int i = 0; i < n_images; i++) {
+        char png[160];
+        snprintf(png, sizeof(png), "tests/fixtures/%s/%s", name, pngs[i]);
+        int w, h;
+        uint8_t *rgb = oracle_decode(&orc, png, &w, &h);
+        CHECK(rgb != NULL);
+        CHECK_INT_EQ(ts_preprocess_image(&pc, cfg->family, rgb, w, h, NULL, &images[i], &err), TS_OK);
+        counts[i] = images[i].n_tokens;
+        free(rgb);
+    }
+    /* The messages of the fixture: images first, then the question. */
+    char context[1024];
+    snprintf(context, sizeof(context),
+             "{\"messages\": [{\"role\": \"user\", \"content\": [%s{\"type\": \"text\", \"text\": \"%s\"}]}], \"add_generation_prompt\": true}",
+             n_images == 2 ? "{\"type\": \"image\"}, {\"type\": \"image\"}, " : "{\"type\": \"image\"}, ",
+             n_images == 2 ? "Compare these two images." : "Describe this image.");
+    char *prompt, *expanded;
+    size_t len;
+    CHECK_INT_EQ(ts_chat_template_render(tmpl, context, &prompt, &err), TS_OK);
+    CHECK_INT_EQ(ts_prompt_expand_images(cfg, tok, prompt, strlen(prompt), counts, n_images, &expanded, &len, &err), TS_OK);
+    int32_t *ids;
+    size_t n;
+    CHECK_INT_EQ(ts_tokenizer_encode(tok, expanded, len, true, &ids, &n, &err), TS_OK);
+    const ts_tensor_info *want_ids = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
+    bool same_ids = (int64_t)n == want_ids->shape[1];
+    for (size_t i = 0; same_ids && i < n; i++) same_ids = ids[i] == ((const int64_t *)want_ids->data)[i];
+    CHECK(same_ids);
+    int64_t v = ts_model_vocab_size(m), n_new = gen->shape[0];
+    ts_sequence *seq;
+    ts_sequence_create(m, (int64_t)n + n_new, &seq, &err);
+    float *logits = malloc(sizeof(float) * (size_t)v);
+    CHECK_INT_EQ(ts_model_prefill_images(m, seq, ids, n, images, n_images, logits, &err), TS_OK);
+    bool same = true;
+    for (int64_t i = 0; i < n_new; i++) {
+        int32_t want = (int32_t)((const int64_t *)gen->data)[i];
+        same &= argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids) == want;
+        if (i + 1 < n_new) CHECK_INT_EQ(ts_model_decode(m, &seq, &want, 1, logits, &err), TS_OK);
+    }
+    CHECK(same);
+    fprintf(stderr, "  %s: %d image(s), %zu prompt ids %s, 16 greedy tokens %s\n", name, n_images, n, same_ids ? "exact" : "DIFFER",
+            same ? "identical" : "DIFFER");
+    free(logits), free(ids), free(prompt), free(expanded);
+    for (int i = 0; i < n_images; i++) ts_pixel_values_free(&images[i]);
+    ts_sequence_destroy(seq);
+    ts_checkpoint_close(ref);
+    ts_chat_template_destroy(tmpl);
+    ts_tokenizer_destroy(tok);
+    ts_model_destroy(m);
+}
+
+static void test_qwen2_vl(void)
+{
+    static const char *const one[] = {"chelsea.png"}, *const two[] = {"chelsea.png", "coffee.png"};
+    run_case("qwen2_vl", one, 1);
+    run_case("qwen2_vl-two-images", two, 2);
+}
+
+static void test_qwen2_5_vl(void)
+{
+    static const char *const one[] = {"chelsea.png"};
+    run_case("qwen2_5_vl", one, 1);
+}
+
+int main(void)
+{
+    ts_error err;
+    ts_context_options o = {.n_threads = 2};
+    if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
+    oracle_open(&orc);
+    if (!orc.available) {
+        oracle_close(&orc);
+        return 77;
+    }
+    RUN(test_qwen2_vl);
+    RUN(test_qwen2_5_vl);
+    oracle_close(&orc);
+    ts_context_destroy(ctx);
+    return check_finish();
+}
