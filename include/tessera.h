@@ -482,6 +482,15 @@ ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const f
  * the rope delta for decoding. TS_ERR_UNSUPPORTED for models without a built image path. */
 ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32_t *ids, size_t n,
                                   const ts_pixel_values *images, int n_images, float *logits, ts_error *err);
+/* Compares the model with a reference file in the fixtures' format (tests/fixtures/README.md),
+ * stage by stage in pipeline order: image_embeds, position_ids, rope_deltas, lm_inputs_embeds,
+ * hidden_state_l, kv_key_l/kv_value_l, prefill_logits, decode_logits, generated_ids — each that the
+ * file holds. `report` (may be NULL) gets every stage: name, max |ours − ref|, tolerance
+ * (1e-4 × max(1, max |ref|); 0 for ids and positions), ok. *first_divergent: NULL when all
+ * match, else the first failing stage's name (owned, free()). */
+typedef void (*ts_compare_report)(void *user, const char *stage, double max_abs_diff, double tolerance, bool ok);
+ts_status ts_model_compare(ts_model *model, const char *reference, ts_compare_report report, void *user,
+                           char **first_divergent, ts_error *err);
 /* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
 ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out, ts_error *err);
 /* One token for each of n_seqs distinct sequences at their own positions, in one batched step;

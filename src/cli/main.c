@@ -15,6 +15,7 @@ static const struct {
     {"tokenize", cmd_tokenize, "print the token ids of a text"},
     {"detokenize", cmd_detokenize, "print the text of token ids"},
     {"template", cmd_template, "render the chat template for a messages file"},
+    {"compare", cmd_compare, "compare a model with a reference file, stage by stage"},
     {"export", cmd_export, "write a model's entries as a StableHLO bundle"},
     {"bench", cmd_bench, "measure tokenizer and model speed"},
 };

@@ -429,3 +429,7 @@ ts_status ts_model_prefill_images(ts_model *m, ts_sequence *seq, const int32_t *
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(m->config.family));
     return ts_vision_prefill(m->vision, m, seq, ids, n, images, n_images, logits, err);
 }
+
+ts_vision *ts_model_vision(const ts_model *m) { return m->vision; }
+ts_dtype ts_model_kv_dtype(const ts_model *m) { return m->kv_dtype; }
+void ts_sequence_set_rope_delta(ts_sequence *s, int64_t delta) { s->rope_delta = delta; }

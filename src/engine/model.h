@@ -23,6 +23,12 @@ ts_status ts_model_prefill_diagnostic(ts_model *model, ts_sequence *seq, const i
  * (borrowed). */
 const void *ts_sequence_cache(const ts_sequence *seq, int layer, bool value);
 int64_t ts_model_kv_heads(const ts_model *model);
+ts_dtype ts_model_kv_dtype(const ts_model *model);
+/* Sets the M-RoPE delta the following decode steps add (normally kept by the prefill). */
+void ts_sequence_set_rope_delta(ts_sequence *seq, int64_t delta);
+/* The model's image tower, or NULL (borrowed). */
+typedef struct ts_vision ts_vision;
+ts_vision *ts_model_vision(const ts_model *model);
 int64_t ts_model_head_dim(const ts_model *model);
 
 #endif

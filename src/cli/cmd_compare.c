@@ -1,0 +1,57 @@
+/* cmd_compare.c — `tessera compare`: a model against a reference file, stage by stage, naming
+ * the first stage that diverges. Exit 0 when every stage matches, 1 otherwise. */
+#include "cli.h"
+#include "commands.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int usage(FILE *out)
+{
+    fprintf(out, "usage: tessera compare -m DIR --reference FILE.safetensors [--threads N]\n"
+                 "  Runs DIR's model on the reference's inputs and compares every stage it holds (image embeddings,\n"
+                 "  positions, merged embeddings, each layer's hidden state and KV, prefill and decode logits, greedy\n"
+                 "  tokens) within 1e-4 × max(1, max |ref|); prints each stage and the first that diverges.\n"
+                 "  The file format is the fixtures' (tests/fixtures/README.md).\n");
+    return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
+}
+
+static void print_stage(void *user, const char *stage, double diff, double tol, bool ok)
+{
+    (void)user;
+    printf("%-22s %-4s max |diff| %-10.3g tolerance %.3g\n", stage, ok ? "ok" : "FAIL", diff, tol);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    const char *model = NULL, *reference = NULL, *v;
+    long long threads = 0;
+    for (int i = 1; i < argc; i++) {
+        if (ts_cli_is_help(argv[i])) return usage(stdout);
+        if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) model = v;
+        else if (ts_cli_match(argc, argv, &i, "--reference", &v)) reference = v;
+        else if (ts_cli_match(argc, argv, &i, "--threads", &v)) {
+            if (!ts_cli_parse_int(v, 1, 1024, &threads)) return ts_cli_usage_error("compare", "--threads needs a number");
+        } else return ts_cli_usage_error("compare", "unknown argument '%s'", argv[i]);
+    }
+    if (!model || !reference) return ts_cli_usage_error("compare", "-m DIR and --reference FILE are required");
+    ts_error err;
+    ts_context *ctx;
+    ts_context_options o = {.n_threads = (int)threads};
+    if (ts_context_create(&o, &ctx, &err) != TS_OK) return ts_cli_fail("compare", &err);
+    ts_model *m;
+    if (ts_model_load(ctx, model, NULL, &m, &err) != TS_OK) {
+        ts_context_destroy(ctx);
+        return ts_cli_fail("compare", &err);
+    }
+    char *first = NULL;
+    ts_status st = ts_model_compare(m, reference, print_stage, NULL, &first, &err);
+    ts_model_destroy(m);
+    ts_context_destroy(ctx);
+    if (st != TS_OK) return ts_cli_fail("compare", &err);
+    if (first) printf("first divergent stage: %s\n", first);
+    else printf("every stage matches\n");
+    int rc = first ? TS_EXIT_RUNTIME : TS_EXIT_OK;
+    free(first);
+    return rc;
+}

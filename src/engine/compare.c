@@ -1,0 +1,199 @@
+/* compare.c — a model against a reference file, stage by stage (the fixtures' format: see
+ * tests/fixtures/README.md), reporting every stage and which one diverges first.
+ *
+ * Stages, in pipeline order, each compared when the reference holds it:
+ *   image_embeds        the vision tower on the reference's pixel_values and grids
+ *   position_ids        M-RoPE positions from input_ids and the grids; rope_deltas
+ *   lm_inputs_embeds    token embeddings with the image rows in place
+ *   hidden_state_l      every layer (from the reference's LM input, so a vision error does not
+ *                       hide a language one), kv_key_l / kv_value_l, prefill_logits
+ *   decode_logits[i]    greedy decoding with EOS masked, fed the reference's tokens;
+ *   generated_ids       the greedy tokens
+ * Tolerance: max |ours − ref| ≤ 1e-4 × max(1, max |ref|) per tensor; ids and positions exact.
+ */
+#include "base/error.h"
+#include "engine/model.h"
+#include "engine/vision.h"
+#include "models/mrope_index.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    ts_compare_report report;
+    void *user;
+    int n_stages, n_failed;
+    char first[64];
+} session;
+
+static bool note(session *s, const char *stage, double diff, double tol)
+{
+    bool ok = diff <= tol;
+    s->n_stages++;
+    if (!ok && !s->n_failed++) snprintf(s->first, sizeof(s->first), "%s", stage);
+    if (s->report) s->report(s->user, stage, diff, tol, ok);
+    return ok;
+}
+
+static bool compare_floats(session *s, const char *stage, const float *ours, const ts_tensor_info *ref)
+{
+    size_t n = ref->n_bytes / sizeof(float);
+    const float *r = ref->data;
+    double max_ref = 0, diff = 0;
+    for (size_t i = 0; i < n; i++) {
+        max_ref = fmax(max_ref, fabs(r[i]));
+        double d = fabs((double)ours[i] - r[i]);
+        diff = isnan(d) ? INFINITY : fmax(diff, d);
+    }
+    return note(s, stage, diff, 1e-4 * fmax(1.0, max_ref));
+}
+
+static int argmax_masked(const float *x, int64_t n, const int64_t *eos, int n_eos)
+{
+    int best = -1;
+    for (int64_t i = 0; i < n; i++) {
+        bool masked = false;
+        for (int e = 0; e < n_eos; e++) masked |= eos[e] == i;
+        if (!masked && (best < 0 || x[i] > x[best])) best = (int)i;
+    }
+    return best;
+}
+
+ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report report, void *user, char **first_divergent,
+                           ts_error *err)
+{
+    *first_divergent = NULL;
+    ts_checkpoint *ref;
+    ts_status st = ts_checkpoint_open(reference, &ref, err);
+    if (st != TS_OK) return st;
+    session s = {report, user, 0, 0, ""};
+    const ts_model_config *cfg = ts_model_get_config(m);
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids");
+    if (!ids64 || ids64->dtype != TS_DTYPE_I64 || ids64->n_dims != 2) {
+        ts_checkpoint_close(ref);
+        return ts_error_set(err, TS_ERR_FORMAT, "%s: no input_ids I64[1, L]: not a Tessera reference file", reference);
+    }
+    int64_t n = ids64->shape[1], hidden = cfg->text.hidden_size, vocab = ts_model_vocab_size(m), layers = cfg->text.num_hidden_layers;
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)n), *positions = malloc(sizeof(int32_t) * (size_t)(3 * n));
+    float *inputs = malloc(sizeof(float) * (size_t)(n * hidden)), *logits = malloc(sizeof(float) * (size_t)(n * vocab));
+    float **hid = calloc((size_t)layers + 1, sizeof(float *));
+    ts_sequence *seq = NULL;
+    float *image = NULL;
+    if (!ids || !positions || !inputs || !logits || !hid) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "compare: out of memory");
+    for (int64_t l = 0; st == TS_OK && l <= layers; l++)
+        if (!(hid[l] = malloc(sizeof(float) * (size_t)(n * hidden)))) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "compare: out of memory");
+    for (int64_t i = 0; st == TS_OK && i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+
+    /* Vision and positions (Qwen-VL references). */
+    const ts_tensor_info *pixels = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
+    const ts_tensor_info *embeds_ref = ts_checkpoint_find(ref, "image_embeds"), *pos_ref = ts_checkpoint_find(ref, "position_ids");
+    ts_vision *vision = ts_model_vision(m);
+    int n_images = grid ? (int)grid->shape[0] : 0;
+    ts_vision_grid grids[16];
+    for (int g = 0; g < n_images && g < 16; g++) {
+        const int64_t *v = (const int64_t *)grid->data + 3 * g;
+        grids[g] = (ts_vision_grid){v[0], v[1], v[2]};
+    }
+    if (st == TS_OK && vision && pixels && grid && embeds_ref && n_images <= 16) {
+        ts_pixel_values pv[16];
+        int64_t at = 0;
+        for (int g = 0; g < n_images; g++) {
+            int64_t rows = grids[g].t * grids[g].h * grids[g].w;
+            pv[g] = (ts_pixel_values){.data = (float *)pixels->data + at * pixels->shape[1], .n_dims = 2, .shape = {rows, pixels->shape[1]},
+                                      .grid_thw = {grids[g].t, grids[g].h, grids[g].w}};
+            at += rows;
+        }
+        int64_t rows;
+        st = ts_vision_encode(vision, pv, n_images, &image, &rows, err);
+        if (st == TS_OK) compare_floats(&s, "image_embeds", image, embeds_ref);
+    }
+    int64_t delta = 0;
+    bool mrope = pos_ref && pos_ref->n_dims == 3;
+    if (st == TS_OK && mrope) {
+        st = ts_mrope_index(ids, n, (int32_t)cfg->image_token_id, grids, n_images, cfg->vision.spatial_merge_size,
+                            cfg->family == TS_FAMILY_QWEN2_5_VL ? cfg->vision.tokens_per_second : 0, positions, &delta, err);
+        int64_t wrong = 0;
+        for (int64_t i = 0; st == TS_OK && i < 3 * n; i++) wrong += positions[i] != ((const int64_t *)pos_ref->data)[i];
+        const ts_tensor_info *d = ts_checkpoint_find(ref, "rope_deltas");
+        if (st == TS_OK) note(&s, "position_ids", (double)wrong, 0);
+        if (st == TS_OK && d) note(&s, "rope_deltas", fabs((double)(delta - ((const int64_t *)d->data)[0])), 0);
+    }
+    /* The LM input: ours (token rows, image rows from our tower) compared; the reference's fed on. */
+    const ts_tensor_info *inputs_ref = ts_checkpoint_find(ref, "lm_inputs_embeds");
+    if (st == TS_OK && inputs_ref) {
+        int32_t *text = malloc(sizeof(int32_t) * (size_t)n);
+        for (int64_t i = 0; text && i < n; i++) text[i] = ids[i] == cfg->image_token_id ? 0 : ids[i];
+        st = text ? ts_model_embed_tokens(m, text, (size_t)n, inputs, err) : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
+        free(text);
+        int64_t next = 0;
+        for (int64_t i = 0; st == TS_OK && image && i < n; i++)
+            if (ids[i] == cfg->image_token_id) memcpy(inputs + i * hidden, image + (next++) * hidden, sizeof(float) * (size_t)hidden);
+        /* Gemma3 scales text rows by sqrt(hidden) in the reference's LM input; not built yet. */
+        if (st == TS_OK && (image || !n_images)) compare_floats(&s, "lm_inputs_embeds", inputs, inputs_ref);
+        memcpy(inputs, inputs_ref->data, sizeof(float) * (size_t)(n * hidden));
+    }
+    /* Every layer, K/V and the prefill logits. */
+    const ts_tensor_info *gen = ts_checkpoint_find(ref, "generated_ids");
+    int64_t n_new = gen ? gen->shape[0] : 0;
+    if (st == TS_OK) st = ts_sequence_create(m, n + n_new + 1, &seq, err);
+    if (st == TS_OK) {
+        if (!mrope)
+            for (int64_t i = 0; i < n; i++) positions[i] = (int32_t)i;
+        ts_diagnostic_prefill d = {logits, hid, inputs_ref ? inputs : NULL, positions};
+        st = ts_model_prefill_diagnostic(m, seq, ids, (size_t)n, &d, err);
+        if (st == TS_OK) ts_sequence_set_rope_delta(seq, delta);
+    }
+    for (int64_t l = 0; st == TS_OK && l <= layers; l++) {
+        char stage[48];
+        snprintf(stage, sizeof(stage), "hidden_state_%lld", (long long)l);
+        const ts_tensor_info *t = ts_checkpoint_find(ref, stage);
+        if (t) compare_floats(&s, stage, hid[l], t);
+    }
+    int64_t kvh = ts_model_kv_heads(m), hd = ts_model_head_dim(m);
+    float *kv = st == TS_OK ? malloc(sizeof(float) * (size_t)(kvh * n * hd)) : NULL;
+    for (int64_t l = 0; kv && l < layers; l++)
+        for (int value = 0; value < 2; value++) {
+            char stage[48];
+            snprintf(stage, sizeof(stage), "kv_%s_%lld", value ? "value" : "key", (long long)l);
+            const ts_tensor_info *t = ts_checkpoint_find(ref, stage);
+            const float *cache = ts_sequence_cache(seq, (int)l, value);
+            if (!t || ts_model_kv_dtype(m) != TS_DTYPE_F32) continue;
+            for (int64_t h = 0; h < kvh; h++)
+                for (int64_t p = 0; p < n; p++) memcpy(kv + (h * n + p) * hd, cache + (p * kvh + h) * hd, sizeof(float) * (size_t)hd);
+            compare_floats(&s, stage, kv, t);
+        }
+    free(kv);
+    const ts_tensor_info *pl = ts_checkpoint_find(ref, "prefill_logits");
+    if (st == TS_OK && pl) compare_floats(&s, "prefill_logits", logits, pl);
+    /* Greedy decoding, fed the reference's tokens so one divergence does not cascade. */
+    const ts_tensor_info *dl = ts_checkpoint_find(ref, "decode_logits");
+    if (st == TS_OK && gen && dl) {
+        const float *step = logits + (n - 1) * vocab;
+        float *next = malloc(sizeof(float) * (size_t)vocab);
+        int64_t wrong = 0;
+        double worst = 0, worst_tol = 0;
+        for (int64_t i = 0; next && st == TS_OK && i < n_new; i++) {
+            const float *r = (const float *)dl->data + i * vocab;
+            double max_ref = 0, diff = 0;
+            for (int64_t j = 0; j < vocab; j++) max_ref = fmax(max_ref, fabs(r[j])), diff = fmax(diff, fabs((double)step[j] - r[j]));
+            if (diff / (1e-4 * fmax(1.0, max_ref)) > (worst_tol > 0 ? worst / worst_tol : 0)) worst = diff, worst_tol = 1e-4 * fmax(1.0, max_ref);
+            int32_t want = (int32_t)((const int64_t *)gen->data)[i];
+            wrong += argmax_masked(step, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids) != want;
+            if (i + 1 < n_new) st = ts_model_decode(m, &seq, &want, 1, next, err);
+            step = next;
+        }
+        free(next);
+        if (st == TS_OK) {
+            note(&s, "decode_logits", worst, worst_tol);
+            note(&s, "generated_ids", (double)wrong, 0);
+        }
+    }
+    if (st == TS_OK && s.n_failed) *first_divergent = strdup(s.first);
+    ts_sequence_destroy(seq);
+    for (int64_t l = 0; hid && l <= layers; l++) free(hid[l]);
+    free(hid), free(ids), free(positions), free(inputs), free(logits), free(image);
+    ts_checkpoint_close(ref);
+    return st;
+}

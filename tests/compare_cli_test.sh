@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# compare_cli_test.sh — `tessera compare` on every fixture whose family is built: all stages
+# match (exit 0); a model against another model's reference names the first divergent stage
+# (exit 1); usage errors exit 2.
+set -u
+bin=${TS_BIN:?TS_BIN not set}
+root=${TS_ROOT:?TS_ROOT not set}
+pass=0 fail=0
+check() { local what=$1; shift; if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi; }
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+for case in qwen2 qwen3 llama qwen2_vl qwen2_vl-two-images qwen2_vl-text-only qwen2_5_vl; do
+    "$bin" compare -m "$root/tests/fixtures/$case/model" --reference "$root/tests/fixtures/$case/reference.safetensors" >"$out" 2>&1
+    check "$case: compare exits 0" test $? -eq 0
+    check "$case: every stage matches" grep -q "every stage matches" "$out"
+    check "$case: hidden states and greedy ids were compared" grep -q "generated_ids *ok" "$out"
+done
+"$bin" compare -m "$root/tests/fixtures/qwen2_vl/model" --reference "$root/tests/fixtures/qwen2_vl/reference.safetensors" >"$out" 2>&1
+check "qwen2_vl: the vision and position stages are compared" grep -q "image_embeds *ok" "$out"
+check "qwen2_vl: rope delta compared" grep -q "rope_deltas *ok" "$out"
+
+"$bin" compare -m "$root/tests/fixtures/qwen2/model" --reference "$root/tests/fixtures/llama/reference.safetensors" >"$out" 2>&1
+check "a mismatch exits 1" test $? -eq 1
+check "the first divergent stage is named" grep -q "first divergent stage: hidden_state_0" "$out"
+
+"$bin" compare -m "$root/tests/fixtures/qwen2/model" >/dev/null 2>&1
+check "compare without --reference is a usage error" test $? -eq 2
+"$bin" compare -m "$root/tests/fixtures/qwen2/model" --reference "$root/tests/fixtures/qwen2/model/config.json" >"$out" 2>&1
+check "a file that is not a reference is refused" test $? -eq 1
+
+echo "$pass passed, $fail failed"
+test "$fail" -eq 0
