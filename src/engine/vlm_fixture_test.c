@@ -3,6 +3,8 @@
  * and expanded, tokenized, the images encoded and merged, prefilled with M-RoPE, then greedy
  * decoding: the 16 tokens must be the reference's. One image and two images. */
 #include "check.h"
+#include "engine/model.h"
+#include "engine/vision.h"
 #include "pil_oracle.h"
 #include "tessera.h"
 
@@ -102,6 +104,40 @@ static void test_qwen2_5_vl(void)
     run_case("qwen2_5_vl", one, 1);
 }
 
+/* Cross-image isolation: encoding (A, B) and (A, B′) gives bit-identical rows for A. */
+static void test_cross_image_isolation(void)
+{
+    ts_error err;
+    ts_model *m;
+    ts_preprocessor_config pc;
+    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2_vl-two-images/model", NULL, &m, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocessor_config_load("tests/fixtures/qwen2_vl-two-images/model", &pc, &err), TS_OK);
+    const char *pngs[2] = {"tests/fixtures/qwen2_vl-two-images/chelsea.png", "tests/fixtures/qwen2_vl-two-images/coffee.png"};
+    ts_pixel_values first[2], second[2];
+    for (int i = 0; i < 2; i++) {
+        int w, h;
+        uint8_t *rgb = oracle_decode(&orc, pngs[i], &w, &h);
+        CHECK(rgb != NULL);
+        if (!rgb) return;
+        CHECK_INT_EQ(ts_preprocess_image(&pc, TS_FAMILY_QWEN2_VL, rgb, w, h, NULL, &first[i], &err), TS_OK);
+        if (i == 1)
+            for (size_t k = 0; k < (size_t)w * (size_t)h * 3; k++) rgb[k] = (uint8_t)(255 - rgb[k]); /* a different image B */
+        CHECK_INT_EQ(ts_preprocess_image(&pc, TS_FAMILY_QWEN2_VL, rgb, w, h, NULL, &second[i], &err), TS_OK);
+        free(rgb);
+    }
+    float *a, *b;
+    int64_t rows_a, rows_b;
+    ts_vision *v = ts_model_vision(m);
+    CHECK_INT_EQ(ts_vision_encode(v, first, 2, &a, &rows_a, &err), TS_OK);
+    CHECK_INT_EQ(ts_vision_encode(v, second, 2, &b, &rows_b, &err), TS_OK);
+    int64_t h = ts_model_get_config(m)->text.hidden_size, a_rows = first[0].n_tokens;
+    CHECK(memcmp(a, b, sizeof(float) * (size_t)(a_rows * h)) == 0);                             /* image A untouched */
+    CHECK(memcmp(a + a_rows * h, b + a_rows * h, sizeof(float) * (size_t)((rows_a - a_rows) * h)) != 0); /* B did change */
+    free(a), free(b);
+    for (int i = 0; i < 2; i++) ts_pixel_values_free(&first[i]), ts_pixel_values_free(&second[i]);
+    ts_model_destroy(m);
+}
+
 int main(void)
 {
     ts_error err;
@@ -114,6 +150,7 @@ int main(void)
     }
     RUN(test_qwen2_vl);
     RUN(test_qwen2_5_vl);
+    RUN(test_cross_image_isolation);
     oracle_close(&orc);
     ts_context_destroy(ctx);
     return check_finish();
