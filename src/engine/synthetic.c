@@ -139,11 +139,22 @@ ts_status ts_model_config_preset(const char *preset, ts_model_config *cfg, ts_er
         "\"original_max_position_embeddings\":8192,\"rope_type\":\"llama3\"},"
         "\"tie_word_embeddings\":true,\"hidden_act\":\"silu\",\"bos_token_id\":128000,"
         "\"eos_token_id\":[128001,128008,128009]}";
+    /* Qwen/Qwen2-VL-2B-Instruct: the tower shape the vision benchmark measures. */
+    static const char *const qwen2_vl_2b =
+        "{\"model_type\":\"qwen2_vl\",\"architectures\":[\"Qwen2VLForConditionalGeneration\"],\"hidden_size\":1536,"
+        "\"intermediate_size\":8960,\"num_hidden_layers\":28,\"num_attention_heads\":12,\"num_key_value_heads\":2,"
+        "\"vocab_size\":151936,\"max_position_embeddings\":32768,\"rms_norm_eps\":1e-06,\"rope_theta\":1000000.0,"
+        "\"rope_scaling\":{\"type\":\"mrope\",\"mrope_section\":[16,24,24]},\"tie_word_embeddings\":true,"
+        "\"hidden_act\":\"silu\",\"bos_token_id\":151643,\"eos_token_id\":151645,\"image_token_id\":151655,"
+        "\"video_token_id\":151656,\"vision_start_token_id\":151652,\"vision_end_token_id\":151653,"
+        "\"vision_config\":{\"depth\":32,\"embed_dim\":1280,\"mlp_ratio\":4,\"num_heads\":16,\"in_chans\":3,"
+        "\"hidden_size\":1536,\"patch_size\":14,\"spatial_merge_size\":2,\"temporal_patch_size\":2}}";
     static const struct {
         const char *name, *json;
-    } presets[] = {{"qwen2.5-0.5b", qwen25_05b}, {"qwen2-1.5b", qwen2_15b}, {"llama-3.2-1b", llama32_1b}};
+    } presets[] = {{"qwen2.5-0.5b", qwen25_05b}, {"qwen2-1.5b", qwen2_15b}, {"llama-3.2-1b", llama32_1b}, {"qwen2-vl-2b", qwen2_vl_2b}};
     for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
         if (strcmp(preset, presets[i].name) == 0)
             return ts_model_config_parse(presets[i].json, strlen(presets[i].json), preset, cfg, err);
-    return ts_error_set(err, TS_ERR_NOT_FOUND, "unknown synthetic model '%s' (presets: qwen2.5-0.5b, qwen2-1.5b, llama-3.2-1b)", preset);
+    return ts_error_set(err, TS_ERR_NOT_FOUND, "unknown synthetic model '%s' (presets: qwen2.5-0.5b, qwen2-1.5b, llama-3.2-1b, qwen2-vl-2b)",
+                        preset);
 }
