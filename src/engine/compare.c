@@ -50,7 +50,7 @@ static bool compare_floats(session *s, const char *stage, const float *ours, con
     return note(s, stage, diff, 1e-4 * fmax(1.0, max_ref));
 }
 
-static int argmax_masked(const float *x, int64_t n, const int64_t *eos, int n_eos)
+int ts_argmax_masked(const float *x, int64_t n, const int64_t *eos, int n_eos)
 {
     int best = -1;
     for (int64_t i = 0; i < n; i++) {
@@ -180,7 +180,7 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
             for (int64_t j = 0; j < vocab; j++) max_ref = fmax(max_ref, fabs(r[j])), diff = fmax(diff, fabs((double)step[j] - r[j]));
             if (diff / (1e-4 * fmax(1.0, max_ref)) > (worst_tol > 0 ? worst / worst_tol : 0)) worst = diff, worst_tol = 1e-4 * fmax(1.0, max_ref);
             int32_t want = (int32_t)((const int64_t *)gen->data)[i];
-            wrong += argmax_masked(step, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids) != want;
+            wrong += ts_argmax_masked(step, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids) != want;
             if (i + 1 < n_new) st = ts_model_decode(m, &seq, &want, 1, next, err);
             step = next;
         }

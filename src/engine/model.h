@@ -26,6 +26,9 @@ int64_t ts_model_kv_heads(const ts_model *model);
 ts_dtype ts_model_kv_dtype(const ts_model *model);
 /* Sets the M-RoPE delta the following decode steps add (normally kept by the prefill). */
 void ts_sequence_set_rope_delta(ts_sequence *seq, int64_t delta);
+/* The greedy choice with the given ids (EOS) excluded — how the fixtures decode — ties to the
+ * lowest id; -1 when every id is excluded. */
+int ts_argmax_masked(const float *logits, int64_t n, const int64_t *excluded, int n_excluded);
 /* The model's image tower, or NULL (borrowed). */
 typedef struct ts_vision ts_vision;
 ts_vision *ts_model_vision(const ts_model *model);

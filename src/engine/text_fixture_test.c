@@ -35,17 +35,6 @@ static bool close_enough(const char *stage, const float *ours, const float *ref,
     return true;
 }
 
-static int argmax_masked(const float *logits, int64_t v, const int64_t *eos, int n_eos)
-{
-    int best = -1;
-    for (int64_t i = 0; i < v; i++) {
-        bool masked = false;
-        for (int e = 0; e < n_eos; e++) masked |= eos[e] == i;
-        if (!masked && (best < 0 || logits[i] > logits[best])) best = (int)i;
-    }
-    return best;
-}
-
 static void check_case(const char *name, bool bf16)
 {
     char dir[256], weights[256], refpath[256];
@@ -115,7 +104,7 @@ static void check_case(const char *name, bool bf16)
         char stage[64];
         snprintf(stage, sizeof(stage), "decode_logits[%lld]", (long long)i);
         if (logits_ok) logits_ok = close_enough(stage, last, (const float *)dl->data + i * vocab, (size_t)vocab);
-        int32_t tok = argmax_masked(last, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids);
+        int32_t tok = ts_argmax_masked(last, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids);
         int32_t want = (int32_t)((const int64_t *)gen->data)[i];
         if (tok != want) {
             if (tokens_ok) fprintf(stderr, "  token %lld: %d, reference %d\n", (long long)i, tok, want);
@@ -183,7 +172,7 @@ static void check_vlm_language(const char *name)
     bool tokens_ok = true;
     for (int64_t i = 0; i < gen->shape[0]; i++) {
         int32_t want = (int32_t)((const int64_t *)gen->data)[i];
-        tokens_ok &= argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids) == want;
+        tokens_ok &= ts_argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids) == want;
         if (i + 1 < gen->shape[0]) CHECK_INT_EQ(ts_model_decode(m, &seq, &want, 1, logits, &err), TS_OK);
     }
     CHECK(ok);
@@ -245,7 +234,7 @@ static void greedy(ts_model *m, ts_sequence *seq, const int32_t *prompt, int n, 
     ts_error err;
     CHECK_INT_EQ(ts_model_prefill(m, seq, prompt, (size_t)n, logits, &err), TS_OK);
     for (int i = 0; i < steps; i++) {
-        out[i] = argmax_masked(logits, v, NULL, 0);
+        out[i] = ts_argmax_masked(logits, v, NULL, 0);
         if (i + 1 < steps) CHECK_INT_EQ(ts_model_decode(m, &seq, &out[i], 1, logits, &err), TS_OK);
     }
     free(logits);
@@ -275,7 +264,7 @@ static void test_batched_decode_matches_single(void)
     }
     for (int i = 0; i < STEPS; i++) {
         int32_t next[B];
-        for (int b = 0; b < B; b++) together[b][i] = next[b] = argmax_masked(logits + b * v, v, NULL, 0);
+        for (int b = 0; b < B; b++) together[b][i] = next[b] = ts_argmax_masked(logits + b * v, v, NULL, 0);
         if (i + 1 < STEPS) CHECK_INT_EQ(ts_model_decode(m, seqs, next, B, logits, &err), TS_OK);
     }
     for (int b = 0; b < B; b++) {
@@ -317,7 +306,7 @@ static void greedy_vs_reference(ts_context *c, const char *name, const ts_model_
     for (int64_t i = 0; i < n_new; i++) {
         for (int64_t j = 0; j < v; j++) *worst = fmax(*worst, fabs(logits[j] - ((const float *)dl->data)[i * v + j]));
         int32_t want = (int32_t)((const int64_t *)gen->data)[i];
-        *same &= argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids) == want;
+        *same &= ts_argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids) == want;
         if (i + 1 < n_new) CHECK_INT_EQ(ts_model_decode(m, &seq, &want, 1, logits, &err), TS_OK);
     }
     free(logits);
