@@ -473,7 +473,7 @@ static void test_against_pil(void)
     }
     if (list) fclose(list);
     fprintf(stderr, "compared %d images with PIL\n", n_cases);
-    CHECK(n_cases >= 40);
+    CHECK(n_cases >= 44);
     CHECK_INT_EQ(rm_tree(dir), 0);
 }
 

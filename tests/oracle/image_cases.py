@@ -108,6 +108,19 @@ add("jpeg_gray", saver(rgb.convert("L"), "JPEG", quality=90))
 add("jpeg_cmyk", saver(small.convert("CMYK"), "JPEG", quality=90))
 add("jpeg_odd_size", saver(rgb.resize((37, 23)), "JPEG", quality=90))
 
+
+def damaged_jpeg(path):
+    """Scrambled entropy-coded bytes: libjpeg warns and goes on; PIL shows the damage, no error."""
+    rgb.save(path, format="JPEG", quality=90)
+    data = bytearray(open(path, "rb").read())
+    for i in range(len(data) // 2, len(data) // 2 + 200):
+        v = (data[i] * 7 + 1) & 0xFF
+        data[i] = 0 if v == 0xFF else v  # no new markers
+    open(path, "wb").write(data)
+
+
+add("jpeg_damaged", damaged_jpeg)
+
 add("webp_lossless", saver(rgb, "WEBP", lossless=True))
 add("webp_lossy", saver(rgb, "WEBP", quality=80))
 add("webp_lossless_alpha", saver(rgba, "WEBP", lossless=True))
