@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Reading every byte lets ASan catch a buffer shorter than the dims claim. */
     volatile uint8_t sink = 0;
     size_t n = (size_t)img.width * (size_t)img.height * 3;
-    for (size_t i = 0; i < n; i++) sink ^= img.rgb[i];
+    for (size_t i = 0; i < n; i++)
+        sink ^= img.rgb[i];
     (void)sink;
     ts_image_free(&img);
     return 0;
