@@ -41,8 +41,7 @@ static void on_message(j_common_ptr cinfo, int level)
     decoder *d = (decoder *)cinfo->err;
     if (level < 0) {
         if (cinfo->err->msg_code == JWRN_JPEG_EOF) {
-            snprintf(d->message, sizeof(d->message), "truncated data (%s)",
-                     "premature end of JPEG file");
+            snprintf(d->message, sizeof(d->message), "truncated data (premature end of file)");
             longjmp(d->jump, 1);
         }
         cinfo->err->num_warnings++;
