@@ -381,6 +381,37 @@ static void test_corrupt(void)
     free(webp);
 }
 
+/* A progressive JPEG whose last scan is repeated: libjpeg only warns about the bogus
+ * progression, so without a bound every repeat costs a pass over the coefficients. */
+static void test_jpeg_scan_limit(void)
+{
+    size_t len;
+    uint8_t *jpeg = read_fixture("tests/fixtures/media/progressive.jpg", &len);
+    size_t last = 0; /* FF DA cannot occur inside entropy-coded data (FF is stuffed) */
+    for (size_t i = 0; i + 1 < len; i++)
+        if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xDA) last = i;
+    CHECK(last > 0 && jpeg[len - 2] == 0xFF && jpeg[len - 1] == 0xD9);
+    size_t scan = len - 2 - last;
+    for (int repeats = 400; repeats <= 600; repeats += 200) {
+        size_t n = last + scan * (size_t)repeats + 2;
+        uint8_t *many = malloc(n);
+        memcpy(many, jpeg, last);
+        for (int r = 0; r < repeats; r++)
+            memcpy(many + last + scan * (size_t)r, jpeg + last, scan);
+        memcpy(many + n - 2, "\xFF\xD9", 2);
+        if (repeats == 400) {
+            ts_image img;
+            ts_error err;
+            CHECK_INT_EQ(decode(many, n, &img, &err), TS_OK);
+            ts_image_free(&img);
+        } else {
+            expect_failure("jpeg scans", many, n, NULL, TS_ERR_RANGE, "JPEG: more than 500 scans");
+        }
+        free(many);
+    }
+    free(jpeg);
+}
+
 /* Every prefix of a small file fails cleanly or decodes; none crashes or leaks. */
 static void test_every_prefix(void)
 {
@@ -485,6 +516,7 @@ int main(void)
     RUN(test_committed_files);
     RUN(test_limits);
     RUN(test_corrupt);
+    RUN(test_jpeg_scan_limit);
     RUN(test_every_prefix);
     RUN(test_against_pil);
     return check_finish();

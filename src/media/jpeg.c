@@ -6,7 +6,9 @@
  * end of JPEG file": libjpeg would pad the missing rows with grey, where PIL raises "image file is
  * truncated", so a truncated JPEG is an error here too. CMYK/YCCK files are converted the way PIL
  * converts them (Adobe-inverted CMYK, then PIL's cmyk2rgb rounding); other colour spaces are
- * TS_ERR_UNSUPPORTED.
+ * TS_ERR_UNSUPPORTED. A file with more than MAX_SCANS scans is TS_ERR_RANGE: each progressive
+ * scan re-walks the whole coefficient buffer, so a small file of thousands of scans would tie a
+ * request up for minutes (PIL has no such bound; real encoders write about ten).
  */
 #include "base/error.h"
 #include "media/codec.h"
@@ -20,8 +22,12 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+enum { MAX_SCANS = 500 }; /* the bound libjpeg-turbo's own fuzzers use */
+
 typedef struct decoder {
     struct jpeg_error_mgr pub; /* first: libjpeg hands back a pointer to it */
+    struct jpeg_progress_mgr progress;
+    int too_many_scans;
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX];
     struct jpeg_decompress_struct cinfo;
@@ -45,6 +51,17 @@ static void on_message(j_common_ptr cinfo, int level)
             longjmp(d->jump, 1);
         }
         cinfo->err->num_warnings++;
+    }
+}
+
+static void on_progress(j_common_ptr cinfo)
+{
+    decoder *d = (decoder *)cinfo->err;
+    j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
+    if (dinfo->input_scan_number > MAX_SCANS) {
+        d->too_many_scans = 1;
+        snprintf(d->message, sizeof(d->message), "more than %d scans", MAX_SCANS);
+        longjmp(d->jump, 1);
     }
 }
 
@@ -82,8 +99,11 @@ static ts_status run(decoder *d, const uint8_t *data, size_t len, const ts_image
                      int *orientation, ts_error *err)
 {
     struct jpeg_decompress_struct *cinfo = &d->cinfo;
-    if (setjmp(d->jump)) return ts_error_set(err, TS_ERR_FORMAT, "JPEG: %s", d->message);
+    if (setjmp(d->jump))
+        return ts_error_set(err, d->too_many_scans ? TS_ERR_RANGE : TS_ERR_FORMAT, "JPEG: %s",
+                            d->message);
     jpeg_create_decompress(cinfo);
+    cinfo->progress = &d->progress; /* after create, which clears all but err */
     jpeg_mem_src(cinfo, data, (unsigned long)len);
     jpeg_save_markers(cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(cinfo, TRUE);
@@ -136,6 +156,7 @@ ts_status ts_jpeg_decode(const uint8_t *data, size_t len, const ts_image_limits 
     d->cinfo.err = jpeg_std_error(&d->pub);
     d->pub.error_exit = on_error;
     d->pub.emit_message = on_message;
+    d->progress.progress_monitor = on_progress;
     *orientation = 1;
     ts_status st = run(d, data, len, limits, orientation, err);
     jpeg_destroy_decompress(&d->cinfo);
