@@ -3,9 +3,9 @@
  * Each ts_<format>_decode takes bytes already sniffed as its format and limits already resolved
  * (no zero fields). It reads the header, calls ts_image_check_dims before allocating or decoding
  * any pixel, and on success fills *out with width*height*3 owned RGB bytes, un-oriented, and
- * *orientation with the EXIF orientation (1..8; 1 when absent). On failure *out is empty and err
- * names the format: TS_ERR_FORMAT (corrupt, truncated), TS_ERR_UNSUPPORTED, TS_ERR_RANGE,
- * TS_ERR_OUT_OF_MEMORY. No decoder prints or exits on bad data.
+ * *orientation with the EXIF orientation (2..8, or 0/1 when there is nothing to undo). On
+ * failure *out is empty and err names the format: TS_ERR_FORMAT (corrupt, truncated),
+ * TS_ERR_UNSUPPORTED, TS_ERR_RANGE, TS_ERR_OUT_OF_MEMORY. No decoder prints or exits on bad data.
  */
 #ifndef TS_MEDIA_CODEC_H
 #define TS_MEDIA_CODEC_H

@@ -31,7 +31,7 @@ static int read_u32(const tiff *t, size_t at, uint32_t *v)
 
 int ts_exif_orientation(const uint8_t *data, size_t len)
 {
-    if (!data) return 1;
+    if (!data) return 0;
     if (len >= 6 && memcmp(data, "Exif\0\0", 6) == 0) {
         data += 6;
         len -= 6;
@@ -42,29 +42,27 @@ int ts_exif_orientation(const uint8_t *data, size_t len)
     } else if (len >= 4 && memcmp(data, "MM\0*", 4) == 0) {
         t.big_endian = 1;
     } else {
-        return 1;
+        return 0;
     }
     uint32_t ifd, count;
-    if (!read_u32(&t, 4, &ifd) || !read_u16(&t, ifd, &count)) return 1;
-    int orientation = 1;
+    if (!read_u32(&t, 4, &ifd) || !read_u16(&t, ifd, &count)) return 0;
+    int orientation = 0;
     for (uint32_t i = 0; i < count; i++) {
         size_t entry = (size_t)ifd + 2 + (size_t)i * 12;
         uint32_t tag, type, n, value;
         /* A directory cut short keeps what was read before the cut, as PIL does. */
         if (!read_u16(&t, entry, &tag) || !read_u16(&t, entry + 2, &type) ||
-            !read_u32(&t, entry + 4, &n))
+            !read_u32(&t, entry + 4, &n) || !read_u32(&t, entry + 8, &value))
             break;
         if (tag != TAG_ORIENTATION) continue;
-        /* Later duplicates win (PIL's tag dict overwrites); anything but one integer is no
-         * orientation at all (PIL gets bytes or a tuple and its lookup misses). */
+        /* Later duplicates win (PIL's tag dict overwrites). Anything but one integer is present
+         * yet means nothing (PIL gets bytes or a tuple and its transpose lookup misses). */
         orientation = 1;
         if (n != 1) continue;
         if (type == TYPE_SHORT || type == TYPE_SSHORT) {
-            if (!read_u16(&t, entry + 8, &value)) break;
+            value = t.big_endian ? value >> 16 : value & 0xffff;
             if (type == TYPE_SSHORT && value >= 0x8000) continue;
-        } else if (type == TYPE_LONG || type == TYPE_SLONG) {
-            if (!read_u32(&t, entry + 8, &value)) break;
-        } else {
+        } else if (type != TYPE_LONG && type != TYPE_SLONG) {
             continue;
         }
         if (value >= 1 && value <= 8) orientation = (int)value;

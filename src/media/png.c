@@ -6,13 +6,13 @@
  * opens it as mode "I" and its I -> RGB conversion clips, so most such images come out nearly
  * white; we match the reference, not the intent. Interlaced images are decoded whole into a
  * scratch buffer; others row by row. Gamma, sBIT and colour profiles are ignored, as PIL
- * ignores them. The orientation comes from an eXIf chunk (not from ImageMagick's "Raw profile
- * type exif" text chunk, which PIL would also read). libpng errors (bad CRC in a critical chunk,
- * bad zlib data, truncation) become TS_ERR_FORMAT; its warnings are ignored.
+ * ignores them. The orientation comes from the metadata chunks as PIL reads them (png_meta.h).
+ * libpng errors (bad CRC in a critical chunk, bad zlib data, truncation) become TS_ERR_FORMAT;
+ * its warnings are ignored.
  */
 #include "base/error.h"
 #include "media/codec.h"
-#include "media/exif.h"
+#include "media/png_meta.h"
 
 #include <setjmp.h>
 #include <stdio.h>
@@ -46,26 +46,6 @@ static void on_read(png_structp png, png_bytep dst, size_t n)
     if (n > d->len - d->at) png_error(png, "truncated data");
     memcpy(dst, d->data + d->at, n);
     d->at += n;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-/* A plain chunk walk over the whole file, so an eXIf after IDAT counts too (PIL reads it on
- * load). Stops at the first chunk that would run past the end. */
-static int find_orientation(const uint8_t *data, size_t len)
-{
-    size_t at = 8;
-    while (len - at >= 12) {
-        uint32_t n = be32(data + at);
-        if (n > len - at - 12) break;
-        if (memcmp(data + at + 4, "eXIf", 4) == 0) return ts_exif_orientation(data + at + 8, n);
-        if (memcmp(data + at + 4, "IEND", 4) == 0) break;
-        at += 12 + (size_t)n;
-    }
-    return 1;
 }
 
 /* One decoded row, in the layout set up by run(), to RGB8. */
@@ -149,7 +129,7 @@ ts_status ts_png_decode(const uint8_t *data, size_t len, const ts_image_limits *
     free(d->scratch);
     if (st == TS_OK) {
         *out = d->image;
-        *orientation = find_orientation(data, len);
+        *orientation = ts_png_orientation(data, len);
     } else {
         ts_image_free(&d->image);
     }

@@ -9,7 +9,7 @@ import sys
 import warnings
 import zlib
 
-from PIL import Image, ImageOps
+from PIL import Image, ImageOps, PngImagePlugin
 
 # PIL warns that palette transparency would be better as RGBA; the case wants exactly that file.
 warnings.simplefilter("ignore")
@@ -139,6 +139,41 @@ for o in range(1, 9):
     add(f"jpeg_exif_orientation{o}", saver(asym, "JPEG", quality=95, exif=exif(o)))
 add("png_exif_orientation6", saver(asym, "PNG", exif=exif(6)))
 add("png_exif_orientation8", saver(asym, "PNG", exif=exif(8)))
+
+
+def png_with_text(*texts, exif_bytes=None):
+    """asym as a PNG with text chunks: (keyword, value, "tEXt"|"zTXt"|"iTXt"|"iTXt-zip")."""
+    info = PngImagePlugin.PngInfo()
+    for key, value, kind in texts:
+        if kind.startswith("iTXt"):
+            info.add_itxt(key, value, zip=kind.endswith("zip"))
+        else:
+            info.add_text(key, value, zip=kind == "zTXt")
+    kw = {"exif": exif_bytes} if exif_bytes is not None else {}
+    return saver(asym, "PNG", pnginfo=info, **kw)
+
+
+def raw_profile(data):
+    hexed = data.hex()
+    lines = "\n".join(hexed[i:i + 72] for i in range(0, len(hexed), 72))
+    return f"\nexif\n{len(data):8d}\n{lines}\n"
+
+
+xmp6 = '<x:xmpmeta><rdf:Description tiff:Orientation="6"/></x:xmpmeta>'
+xmp8 = "<x:xmpmeta><tiff:Orientation>8</tiff:Orientation></x:xmpmeta>"
+add("png_xmp_itxt_orientation6", png_with_text(("XML:com.adobe.xmp", xmp6, "iTXt")))
+add("png_xmp_itxt_zip_orientation8", png_with_text(("XML:com.adobe.xmp", xmp8, "iTXt-zip")))
+add("png_xmp_text_orientation6", png_with_text(("XML:com.adobe.xmp", xmp6, "tEXt")))
+add("png_raw_profile_ztxt_orientation3",
+    png_with_text(("Raw profile type exif", raw_profile(exif(3)), "zTXt")))
+add("png_raw_profile_text_orientation7",
+    png_with_text(("Raw profile type exif", raw_profile(exif(7)), "tEXt")))
+# EXIF orientation 1 is present, so XMP is not consulted; an EXIF without the tag defers to XMP.
+add("png_exif1_beats_xmp", png_with_text(("XML:com.adobe.xmp", xmp6, "iTXt"), exif_bytes=exif(1)))
+no_orientation = Image.Exif()
+no_orientation[0x010F] = "maker"
+add("png_exif_without_tag_xmp", png_with_text(("XML:com.adobe.xmp", xmp8, "iTXt"),
+                                              exif_bytes=no_orientation.tobytes()))
 add("webp_exif_orientation6", saver(asym, "WEBP", lossless=True, exif=exif(6)))
 add("webp_exif_orientation5", saver(asym, "WEBP", quality=90, exif=exif(5)))
 
