@@ -13,6 +13,7 @@
 #include "media/exif.h"
 #include "media/image_format.h"
 #include "media/orient.h"
+#include "media/png_meta.h"
 #include "tessera.h"
 
 #include <stdint.h>
@@ -140,6 +141,68 @@ static void test_exif_parser(void)
     CHECK_INT_EQ(ts_exif_orientation((const uint8_t *)"XX*\0\x08\0\0\0", 8), 0);
     CHECK_INT_EQ(ts_exif_orientation(NULL, 0), 0);
     CHECK_INT_EQ(ts_exif_orientation(le, 22), 0); /* no orientation entry at all */
+}
+
+/* ---------------------------------------------------------------- PNG metadata */
+
+/* A PNG signature and IHDR, then the chunks given (CRCs are not checked here), then IEND. */
+static size_t png_chunks(uint8_t *buf, const char *const *types, const char *const *bodies,
+                         const size_t *lens, int n)
+{
+    static const uint8_t head[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0,
+                                   13,   'I', 'H', 'D', 'R',  0,    0,    0,    1, 0, 0,
+                                   0,    1,   8,   2,   0,    0,    0,    0,    0, 0, 0};
+    size_t at = sizeof(head);
+    memcpy(buf, head, at);
+    for (int i = 0; i < n; i++) {
+        buf[at] = (uint8_t)(lens[i] >> 24), buf[at + 1] = (uint8_t)(lens[i] >> 16);
+        buf[at + 2] = (uint8_t)(lens[i] >> 8), buf[at + 3] = (uint8_t)lens[i];
+        memcpy(buf + at + 4, types[i], 4);
+        memcpy(buf + at + 8, bodies[i], lens[i]);
+        memset(buf + at + 8 + lens[i], 0, 4);
+        at += 12 + lens[i];
+    }
+    memcpy(buf + at, "\0\0\0\0IEND\xAE\x42\x60\x82", 12);
+    return at + 12;
+}
+
+static int meta_orientation(const char *type, const char *body, size_t len)
+{
+    static uint8_t buf[4096];
+    size_t n = png_chunks(buf, &type, &body, &len, 1);
+    return ts_png_orientation(buf, n);
+}
+
+static void test_png_meta(void)
+{
+    static const char xmp[] = "XML:com.adobe.xmp\0<a tiff:Orientation=\"6\"/>";
+    CHECK_INT_EQ(meta_orientation("tEXt", xmp, sizeof(xmp) - 1), 6);
+    CHECK_INT_EQ(meta_orientation("tEXt", xmp, sizeof(xmp) - 5), 0); /* digit cut off */
+    CHECK_INT_EQ(meta_orientation("tEXt", xmp, 17), 0);              /* no NUL after the key */
+    CHECK_INT_EQ(meta_orientation("tEXx", xmp, sizeof(xmp) - 1), 0); /* not a text chunk */
+    static const char itxt[] = "XML:com.adobe.xmp\0\0\0en\0\0<tiff:Orientation>3</x>";
+    CHECK_INT_EQ(meta_orientation("iTXt", itxt, sizeof(itxt) - 1), 3);
+    CHECK_INT_EQ(meta_orientation("iTXt", itxt, 21), 0); /* language tag unterminated */
+    static const char itxt_zip[] = "XML:com.adobe.xmp\0\1\0\0\0garbage, not zlib";
+    CHECK_INT_EQ(meta_orientation("iTXt", itxt_zip, sizeof(itxt_zip) - 1), 0);
+    static const char ztxt[] = "Raw profile type exif\0\0not zlib either";
+    CHECK_INT_EQ(meta_orientation("zTXt", ztxt, sizeof(ztxt) - 1), 0);
+    /* "Raw profile type exif": three lines, then hex of a little-endian TIFF with orientation 8. */
+    static const char raw[] = "Raw profile type exif\0\nexif\n      26\n"
+                              "49492a0008000000\n0100120103000100\n000008000000";
+    CHECK_INT_EQ(meta_orientation("tEXt", raw, sizeof(raw) - 1), 8);
+    static const char raw_odd[] = "Raw profile type exif\0\nexif\n 26\n49492a000800000";
+    CHECK_INT_EQ(meta_orientation("tEXt", raw_odd, sizeof(raw_odd) - 1), 0);
+    static const char raw_bad[] = "Raw profile type exif\0\nexif\n 26\n49492a0008zz";
+    CHECK_INT_EQ(meta_orientation("tEXt", raw_bad, sizeof(raw_bad) - 1), 0);
+    static const char raw_short[] = "Raw profile type exif\0\nexif";
+    CHECK_INT_EQ(meta_orientation("tEXt", raw_short, sizeof(raw_short) - 1), 0);
+    /* A chunk whose length runs past the end stops the walk without reading past it. */
+    uint8_t buf[64];
+    size_t n = png_chunks(buf, NULL, NULL, NULL, 0);
+    buf[33] = 0x7f; /* IEND's length becomes huge */
+    CHECK_INT_EQ(ts_png_orientation(buf, n), 0);
+    CHECK_INT_EQ(ts_png_orientation(buf, 5), 0);
 }
 
 /* ---------------------------------------------------------------- orientation */
@@ -312,7 +375,7 @@ static size_t jpeg_sof_size_at(const uint8_t *jpeg, size_t len)
 
 static void test_corrupt(void)
 {
-    size_t png_len, jpeg_len, webp_len;
+    size_t png_len, jpeg_len, webp_len, len;
     uint8_t *png = read_fixture("tests/fixtures/qwen2_vl/chelsea.png", &png_len);
     uint8_t *jpeg = read_fixture("tests/fixtures/media/tiny.jpg", &jpeg_len);
     uint8_t *webp = read_fixture("tests/fixtures/media/tiny_lossy.webp", &webp_len);
@@ -336,6 +399,11 @@ static void test_corrupt(void)
     bad = png_with_size(png, png_len, 451, 301); /* one row more than the data holds */
     expect_failure("png short data", bad, png_len, NULL, TS_ERR_FORMAT, "PNG: ");
     free(bad);
+
+    uint8_t *tiny = read_fixture("tests/fixtures/media/tiny.png", &len);
+    tiny[45] ^= 1; /* inside the eXIf chunk: PIL rejects the file, so do we */
+    expect_failure("png bad ancillary CRC", tiny, len, NULL, TS_ERR_FORMAT, "eXIf: CRC error");
+    free(tiny);
 
     expect_failure("jpeg cut in the scan", jpeg, jpeg_len - 40, NULL, TS_ERR_FORMAT,
                    "JPEG: truncated data");
@@ -513,6 +581,7 @@ int main(void)
 {
     RUN(test_sniff);
     RUN(test_exif_parser);
+    RUN(test_png_meta);
     RUN(test_orient);
     RUN(test_committed_files);
     RUN(test_limits);

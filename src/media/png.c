@@ -70,6 +70,9 @@ static ts_status run(decoder *d, const ts_image_limits *limits, ts_error *err)
     /* Our own limit is the one that applies; libpng's default caps would only add a vaguer error.
      */
     png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);
+    /* PIL checks every chunk's CRC before the image data and fails on a bad one; libpng would
+     * only warn for ancillary chunks and drop them (an eXIf, say, and with it the rotation). */
+    png_set_crc_action(d->png, PNG_CRC_DEFAULT, PNG_CRC_ERROR_QUIT);
     png_read_info(d->png, d->info);
     png_uint_32 width, height;
     int depth, color, interlace;
