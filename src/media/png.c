@@ -67,8 +67,7 @@ static ts_status run(decoder *d, const ts_image_limits *limits, ts_error *err)
 {
     if (setjmp(png_jmpbuf(d->png))) return ts_error_set(err, TS_ERR_FORMAT, "PNG: %s", d->message);
     png_set_read_fn(d->png, d, on_read);
-    /* Our own limit is the one that applies; libpng's default caps would only add a vaguer error.
-     */
+    /* Our pixel limit is the one that applies; libpng's caps would add a vaguer error. */
     png_set_user_limits(d->png, 0x7fffffff, 0x7fffffff);
     /* PIL checks every chunk's CRC before the image data and fails on a bad one; libpng would
      * only warn for ancillary chunks and drop them (an eXIf, say, and with it the rotation). */
