@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/file.h"
+#include "base/sha256.h"
 #include "media/exif.h"
 #include "media/image_format.h"
 #include "media/orient.h"
@@ -289,6 +290,44 @@ static void test_committed_files(void)
     ts_image_free(&img);
     ts_image_free(&img); /* twice is fine */
     ts_image_free(NULL);
+}
+
+/* SHA-256 of PIL 9.4's exif_transpose + convert("RGB") bytes for committed files, so exactness
+ * is checked even where python3-pil is missing (tests/oracle/image_cases.py re-derives the
+ * pixels when it is there). */
+static void test_committed_hashes(void)
+{
+    static const struct {
+        const char *path;
+        int width, height;
+        const char *sha256;
+    } cases[] = {
+        {"tests/fixtures/qwen2_vl/chelsea.png", 451, 300,
+         "416b729128bfb2c3d1eb69bf9b1734a796293abc17939267b2dc94f8a5784031"},
+        {"tests/fixtures/qwen2_vl-two-images/coffee.png", 600, 400,
+         "0ce2b51640b9c95f19617f03eabf40c3f0368589cc1ee1190b70966165ac184f"},
+        {"tests/fixtures/media/tiny.jpg", 8, 12,
+         "309866e40aefe0299616cabe9f6727f4c684c60bb02d1471e6a0519acba66891"},
+        {"tests/fixtures/media/progressive.jpg", 9, 6,
+         "4191c12ee1edfb7e622988067718d2c270534a3898e5107e6211563376bdae7f"},
+        {"tests/fixtures/media/tiny_lossy.webp", 12, 8,
+         "c8ea7fe391026c3475e28be8da175befc628d23fc2fc781101c4b01ac9195ef6"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t len;
+        uint8_t *data = read_fixture(cases[i].path, &len);
+        ts_image img;
+        ts_error err;
+        CHECK_INT_EQ(decode(data, len, &img, &err), TS_OK);
+        CHECK(img.width == cases[i].width && img.height == cases[i].height);
+        if (img.rgb) {
+            char hex[65];
+            ts_sha256_hex(img.rgb, (size_t)img.width * img.height * 3, hex);
+            CHECK_STR_EQ(hex, cases[i].sha256);
+        }
+        ts_image_free(&img);
+        free(data);
+    }
 }
 
 /* ---------------------------------------------------------------- limits */
@@ -584,6 +623,7 @@ int main(void)
     RUN(test_png_meta);
     RUN(test_orient);
     RUN(test_committed_files);
+    RUN(test_committed_hashes);
     RUN(test_limits);
     RUN(test_corrupt);
     RUN(test_jpeg_scan_limit);
