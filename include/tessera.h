@@ -304,6 +304,37 @@ typedef struct ts_preprocessor_config {
 /* Reads `dir/preprocessor_config.json`; TS_ERR_NOT_FOUND when the folder has none. */
 ts_status ts_preprocessor_config_load(const char *dir, ts_preprocessor_config *out, ts_error *err);
 
+/* ---------------------------------------------------------------- media */
+
+/* A decoded image: 8-bit RGB, rows top to bottom, no padding, EXIF orientation already applied
+ * (what transformers' load_image gives: PIL ImageOps.exif_transpose, then convert("RGB")). */
+typedef struct ts_image {
+    int width, height;
+    uint8_t *rgb; /* owned, width*height*3 bytes; free with ts_image_free */
+} ts_image;
+
+/* Checked before any pixel is decoded. A zero field takes its default. */
+typedef struct ts_image_limits {
+    size_t max_bytes;   /* encoded size; default TS_IMAGE_DEFAULT_MAX_BYTES */
+    int64_t max_pixels; /* width*height as declared by the header; default TS_IMAGE_DEFAULT_MAX_PIXELS */
+} ts_image_limits;
+
+#define TS_IMAGE_DEFAULT_MAX_BYTES ((size_t)20 * 1000 * 1000) /* 20 MB */
+#define TS_IMAGE_DEFAULT_MAX_PIXELS ((int64_t)40 * 1000 * 1000) /* 40 MP */
+
+/* Decodes a JPEG, PNG or WebP held in memory (format sniffed from the magic bytes). limits: NULL
+ * = defaults. Alpha is discarded, not composited (PIL convert("RGB")); an animated WebP gives its
+ * first frame. Errors: TS_ERR_UNSUPPORTED for other formats (named when recognised) and for
+ * unsupported variants; TS_ERR_RANGE for the limits; TS_ERR_FORMAT for corrupt or truncated data;
+ * TS_ERR_OUT_OF_MEMORY. On failure *out is left empty ({0, 0, NULL}). */
+ts_status ts_image_decode(const void *data, size_t len, const ts_image_limits *limits, ts_image *out,
+                          ts_error *err);
+/* ts_image_decode on a file's bytes; the size limit is checked before reading. Messages start
+ * with the path. */
+ts_status ts_image_load(const char *path, const ts_image_limits *limits, ts_image *out, ts_error *err);
+/* Frees the pixels and empties *img; NULL and empty images are fine. */
+void ts_image_free(ts_image *img);
+
 /* ---------------------------------------------------------------- image preprocessing */
 
 /* Per-call pixel budget for Qwen-VL processors (the processor's min_pixels/max_pixels kwargs).
