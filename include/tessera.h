@@ -507,10 +507,11 @@ ts_status ts_model_prefill(ts_model *model, ts_sequence *seq, const int32_t *tok
  * position p then uses p + rope_delta on every axis). Logits of the last row. */
 ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const float *embeddings, size_t n,
                                       const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err);
-/* Prefill of a prompt with images (Qwen2-VL, Qwen2.5-VL): ids are the expanded prompt (see
- * ts_prompt_expand_images), images the preprocessed pixel values in prompt order. Runs the
+/* Prefill of a prompt with images (Qwen2-VL, Qwen2.5-VL, LLaVA): ids are the expanded prompt
+ * (see ts_prompt_expand_images), images the preprocessed pixel values in prompt order. Runs the
  * vision tower, places its rows at the image tokens, computes the M-RoPE positions and keeps
- * the rope delta for decoding. TS_ERR_UNSUPPORTED for models without a built image path. */
+ * the rope delta for decoding (LLaVA: 1-D positions, no delta). TS_ERR_UNSUPPORTED for models
+ * without a built image path. */
 ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32_t *ids, size_t n,
                                   const ts_pixel_values *images, int n_images, float *logits, ts_error *err);
 /* Compares the model with a reference file in the fixtures' format (tests/fixtures/README.md),

@@ -21,7 +21,8 @@ static void test_predicate(void)
     CHECK_INT_EQ(served("qwen3_vl"), TS_MODALITY_TEXT);
     CHECK_INT_EQ(served("qwen3_vl_moe"), 0);                /* MoE layers not built */
     CHECK_INT_EQ(served("gemma3"), 0);
-    CHECK_INT_EQ(served("llava"), 0);
+    CHECK_INT_EQ(served("llava"), TS_MODALITY_TEXT);       /* Llama language model; images off until all families get them */
+    CHECK_INT_EQ(served("llava_siglip"), TS_MODALITY_TEXT);
 }
 
 int main(void)

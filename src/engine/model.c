@@ -88,8 +88,7 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     if (st == TS_OK) st = ts_checkpoint_open(options && options->weights ? options->weights : dir, &m->checkpoint, err);
     m->weights = (ts_weight_source){find_in_checkpoint, m->checkpoint};
     if (st == TS_OK) st = check_weights(m, err);
-    bool tower = m->config.has_vision && (m->config.family == TS_FAMILY_QWEN2_VL || m->config.family == TS_FAMILY_QWEN2_5_VL);
-    if (st == TS_OK && tower) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
+    if (st == TS_OK && ts_vision_has_tower(&m->config)) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
         ts_error_prefix(err, "%s: ", dir);

@@ -136,8 +136,9 @@ static void test_llama(void) { check_case("llama", false), check_case("llama", t
 static void test_qwen2_vl_text_only(void) { check_case("qwen2_vl-text-only", false); }
 
 /* The VLM language side through the engine: the reference's merged input embeddings and 3-axis
- * positions prefilled, then decode with its rope delta: prefill logits and all 16 greedy tokens.
- * Also: embed_tokens of the prompt equals the merged embeddings on every text row. */
+ * positions prefilled, then decode with its rope delta (LLaVA: 1-D positions, no delta):
+ * prefill logits and all 16 greedy tokens. Also: embed_tokens of the prompt equals the merged
+ * embeddings on every text row. */
 static void check_vlm_language(const char *name)
 {
     char dir[128], refpath[160];
@@ -153,8 +154,14 @@ static void check_vlm_language(const char *name)
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids");
     const ts_model_config *cfg = ts_model_get_config(m);
     int64_t n = emb->shape[1], h = cfg->text.hidden_size, v = ts_model_vocab_size(m);
+    /* LLaVA has no rope delta: 1-D positions, which must be the arange the engine computes
+     * itself when given none. */
+    bool mrope = delta64 != NULL;
     int32_t *positions = malloc(sizeof(int32_t) * (size_t)(3 * n)), *ids = malloc(sizeof(int32_t) * (size_t)n);
-    for (int64_t i = 0; i < 3 * n; i++) positions[i] = (int32_t)((const int64_t *)pos64->data)[i];
+    for (int64_t i = 0; i < (mrope ? 3 : 1) * n; i++) positions[i] = (int32_t)((const int64_t *)pos64->data)[i];
+    bool arange = true;
+    for (int64_t i = 0; !mrope && i < n; i++) arange &= positions[i] == i;
+    CHECK(arange);
     for (int64_t i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
     /* Text rows of the merged embeddings are embed_tokens rows. */
     float *rows = malloc(sizeof(float) * (size_t)(n * h));
@@ -166,9 +173,10 @@ static void check_vlm_language(const char *name)
     ts_sequence *seq;
     ts_sequence_create(m, n + gen->shape[0], &seq, &err);
     float *logits = malloc(sizeof(float) * (size_t)v);
-    CHECK_INT_EQ(ts_model_prefill_embeddings(m, seq, emb->data, (size_t)n, positions, ((const int64_t *)delta64->data)[0], logits, &err),
+    CHECK_INT_EQ(ts_model_prefill_embeddings(m, seq, emb->data, (size_t)n, mrope ? positions : NULL,
+                                             mrope ? ((const int64_t *)delta64->data)[0] : 0, logits, &err),
                  TS_OK);
-    bool ok = close_enough("prefill (embeddings, M-RoPE)", logits, ts_checkpoint_find(ref, "prefill_last_logits")->data, (size_t)v);
+    bool ok = close_enough(mrope ? "prefill (embeddings, M-RoPE)" : "prefill (embeddings)", logits, ts_checkpoint_find(ref, "prefill_last_logits")->data, (size_t)v);
     bool tokens_ok = true;
     for (int64_t i = 0; i < gen->shape[0]; i++) {
         int32_t want = (int32_t)((const int64_t *)gen->data)[i];
@@ -225,6 +233,8 @@ static void test_vlm_language_side(void)
     check_vlm_language("qwen2_vl");
     check_vlm_language("qwen2_vl-two-images");
     check_vlm_language("qwen2_5_vl");
+    check_vlm_language("llava");
+    check_vlm_language("llava_siglip");
 }
 
 static void greedy(ts_model *m, ts_sequence *seq, const int32_t *prompt, int n, int steps, int32_t *out)

@@ -1,29 +1,37 @@
-/* vision.c — images into a sequence: the vision tower, the merged input embeddings, the M-RoPE
- * positions, then prefill (Qwen2-VL, Qwen2.5-VL).
+/* vision.c — images into a sequence: the vision tower, the merged input embeddings, the rotary
+ * positions, then prefill. Two kinds of tower, chosen by family:
  *
- *   pixel values (one per image) → vision graph for N = Σ patch rows → image_embeds
- *   embed_tokens(ids) with the image-token rows replaced by image_embeds, in order
- *   get_rope_index(ids, grids) → positions [3][n] and rope delta
- *   ts_model_prefill_embeddings(…, positions, delta)
+ *   Qwen2-VL, Qwen2.5-VL: pixel values (patch rows per image) → one vision graph for
+ *     N = Σ patch rows → image_embeds; positions from get_rope_index(ids, grids) (M-RoPE,
+ *     [3][n]) and a rope delta.
+ *   LLaVA (CLIP or SigLIP tower): each image [C, S, S] → the fixed-size image graph → its
+ *     tokens' rows; 1-D positions (length + i), no delta.
  *
- * The tower lives in the model's own checkpoint mapping (never a second language model). Its
- * program is built per patch count and kept for the next image of the same size. Everything a
- * request brings (pixels, layout, embeddings) is owned by the call and freed before it returns.
+ * Then embed_tokens(ids) with the image-token rows replaced by the image rows, in order, and
+ * ts_model_prefill_embeddings. The tower lives in the model's own checkpoint mapping (never a
+ * second language model). Its program is built per patch count (LLaVA: once) and kept for the
+ * next image of the same size. Everything a request brings (pixels, layout, embeddings) is owned
+ * by the call and freed before it returns.
  */
 #include "engine/vision.h"
 #include "base/error.h"
 #include "cpu/executor.h"
+#include "models/clip_vision.h"
 #include "models/mrope_index.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+typedef enum { TOWER_QWEN2_VL, TOWER_LLAVA } tower_kind;
+
 struct ts_vision {
     ts_context *ctx;
-    ts_qwen2_vl_vision_spec spec;
+    tower_kind kind;
+    ts_qwen2_vl_vision_spec spec; /* TOWER_QWEN2_VL */
+    ts_clip_vision_spec clip;     /* TOWER_LLAVA */
     const ts_weight_source *weights;
     int64_t tokens_per_second;
-    /* The last program, by patch count. */
+    /* The last program, by patch count (LLaVA: always 1, one fixed-size image per run). */
     int64_t n_patches;
     ts_graph *graph;
     ts_program *program;
@@ -50,7 +58,9 @@ static ts_status get_program(ts_vision *v, int64_t n_patches, ts_error *err)
     if (v->program && v->n_patches == n_patches) return TS_OK;
     drop_program(v);
     ts_status st = ts_graph_create(&v->graph, err);
-    if (st == TS_OK) st = ts_qwen2_vl_vision_build(v->graph, &v->spec, v->weights, n_patches, false, err);
+    if (st == TS_OK)
+        st = v->kind == TOWER_LLAVA ? ts_clip_vision_build(v->graph, &v->clip, v->weights, false, err)
+                                    : ts_qwen2_vl_vision_build(v->graph, &v->spec, v->weights, n_patches, false, err);
     if (st == TS_OK) st = ts_program_create(v->graph, v->ctx, &v->program, err);
     if (st == TS_OK) {
         v->params = calloc((size_t)v->graph->n_parameters + 1, sizeof(void *));
@@ -71,18 +81,39 @@ static ts_status get_program(ts_vision *v, int64_t n_patches, ts_error *err)
     return TS_OK;
 }
 
+bool ts_vision_has_tower(const ts_model_config *cfg)
+{
+    if (!cfg->has_vision) return false;
+    switch (cfg->family) {
+    case TS_FAMILY_QWEN2_VL:
+    case TS_FAMILY_QWEN2_5_VL:
+    case TS_FAMILY_LLAVA: return true;
+    default: return false;
+    }
+}
+
 ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts_weight_source *weights, ts_vision **out,
                            ts_error *err)
 {
     *out = NULL;
+    if (!ts_vision_has_tower(cfg))
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: no vision tower is built for this family", ts_family_name(cfg->family));
     ts_vision *v = calloc(1, sizeof(*v));
     if (!v) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
     v->ctx = ctx;
     v->weights = weights;
+    v->kind = cfg->family == TS_FAMILY_LLAVA ? TOWER_LLAVA : TOWER_QWEN2_VL;
     v->tokens_per_second = cfg->family == TS_FAMILY_QWEN2_5_VL ? cfg->vision.tokens_per_second : 0;
-    ts_status st = ts_qwen2_vl_vision_spec_init(cfg, &v->spec, err);
-    /* Check every tower weight now (one merge unit of patches is the smallest valid graph). */
-    if (st == TS_OK) st = get_program(v, v->spec.merge * v->spec.merge, err);
+    ts_status st;
+    /* Check every tower weight now (Qwen: one merge unit of patches is the smallest valid graph;
+     * LLaVA: the one graph there is). */
+    if (v->kind == TOWER_LLAVA) {
+        st = ts_clip_vision_spec_init(cfg, &v->clip, err);
+        if (st == TS_OK) st = get_program(v, 1, err);
+    } else {
+        st = ts_qwen2_vl_vision_spec_init(cfg, &v->spec, err);
+        if (st == TS_OK) st = get_program(v, v->spec.merge * v->spec.merge, err);
+    }
     if (st != TS_OK) {
         ts_vision_destroy(v);
         return st;
@@ -91,11 +122,48 @@ ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts
     return TS_OK;
 }
 
+/* LLaVA: every image is [C, S, S] (a ts_pixel_values may hold several, [k, C, S, S]), run one at
+ * a time through the fixed-size graph; its rows follow the previous image's. */
+static ts_status encode_llava(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows, ts_error *err)
+{
+    const ts_clip_vision_spec *s = &v->clip;
+    int64_t count = 0, pixels = s->in_channels * s->image * s->image;
+    for (int i = 0; i < n_images; i++) {
+        const ts_pixel_values *p = &images[i];
+        if (p->n_dims != 4 || p->shape[0] < 1 || p->shape[1] != s->in_channels || p->shape[2] != s->image || p->shape[3] != s->image)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [k, %lld, %lld, %lld] pixel values for this tower", i,
+                                (long long)s->in_channels, (long long)s->image, (long long)s->image);
+        count += p->shape[0];
+    }
+    if (count > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %lld images (1..64 allowed)", (long long)count);
+    ts_status st = get_program(v, 1, err);
+    size_t per_image = (size_t)(s->tokens * s->lm_hidden);
+    float *out = st == TS_OK ? malloc(sizeof(float) * per_image * (size_t)count) : NULL;
+    if (st == TS_OK && !out) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld images", (long long)count);
+    int32_t k = st == TS_OK ? ts_decoder_first_input(v->graph) : 0;
+    int64_t done = 0;
+    for (int i = 0; st == TS_OK && i < n_images; i++)
+        for (int64_t j = 0; st == TS_OK && j < images[i].shape[0]; j++, done++) {
+            v->params[k] = images[i].data + j * pixels;
+            const void *outs[1];
+            st = ts_program_run(v->program, v->params, outs, err);
+            if (st == TS_OK) memcpy(out + (size_t)done * per_image, outs[0], sizeof(float) * per_image);
+        }
+    if (st != TS_OK) {
+        free(out);
+        return st;
+    }
+    *embeds = out;
+    *n_rows = count * s->tokens;
+    return TS_OK;
+}
+
 ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
                            ts_error *err)
 {
     *embeds = NULL;
     if (n_images < 1 || n_images > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..64 allowed)", n_images);
+    if (v->kind == TOWER_LLAVA) return encode_llava(v, images, n_images, embeds, n_rows, err);
     ts_vision_grid grids[64];
     int64_t patch_dim = v->spec.patch_dim;
     for (int i = 0; i < n_images; i++) {
@@ -177,12 +245,14 @@ ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const i
         for (size_t i = 0; st == TS_OK && i < n; i++)
             if (ids[i] == cfg->image_token_id) memcpy(inputs + i * (size_t)hidden, image + (next++) * hidden, sizeof(float) * (size_t)hidden);
     }
-    if (st == TS_OK) {
+    /* M-RoPE positions and delta for Qwen; LLaVA's 1-D positions are the engine's default. */
+    bool mrope = v->kind == TOWER_QWEN2_VL;
+    if (st == TS_OK && mrope) {
         for (int i = 0; i < n_images; i++) grids[i] = (ts_vision_grid){images[i].grid_thw[0], images[i].grid_thw[1], images[i].grid_thw[2]};
         st = ts_mrope_index(ids, (int64_t)n, (int32_t)cfg->image_token_id, grids, n_images, v->spec.merge, v->tokens_per_second, positions,
                             &delta, err);
     }
-    if (st == TS_OK) st = ts_model_prefill_embeddings(m, seq, inputs, n, positions, delta, logits, err);
+    if (st == TS_OK) st = ts_model_prefill_embeddings(m, seq, inputs, n, mrope ? positions : NULL, delta, logits, err);
     free(image), free(inputs), free(positions);
     return st;
 }

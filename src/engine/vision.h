@@ -1,6 +1,6 @@
 /* vision.h — a model's vision tower and the multimodal prefill built on it (Qwen2-VL,
- * Qwen2.5-VL). Owned by the model (ts_model_load creates it when the family has a tower it
- * supports); borrows the model's weight source. Not thread-safe, like the model.
+ * Qwen2.5-VL, LLaVA with a CLIP or SigLIP tower). Owned by the model (ts_model_load creates it
+ * when ts_vision_has_tower); borrows the model's weight source. Not thread-safe, like the model.
  */
 #ifndef TS_ENGINE_VISION_H
 #define TS_ENGINE_VISION_H
@@ -9,6 +9,9 @@
 #include "tessera.h"
 
 typedef struct ts_vision ts_vision;
+
+/* Whether this build has a tower for the config's family (and the config declares one). */
+bool ts_vision_has_tower(const ts_model_config *cfg);
 
 /* Checks every tower weight (a one-merge-unit graph) before returning. */
 ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts_weight_source *weights, ts_vision **out,

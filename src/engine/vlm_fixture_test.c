@@ -1,10 +1,12 @@
-/* vlm_fixture_test.c — Qwen2-VL and Qwen2.5-VL end to end against the transformers fixtures:
- * the fixture PNG decoded (PIL oracle until the decoder is in), preprocessed, the chat rendered
- * and expanded, tokenized, the images encoded and merged, prefilled with M-RoPE, then greedy
- * decoding: the 16 tokens must be the reference's. One image and two images. */
+/* vlm_fixture_test.c — Qwen2-VL, Qwen2.5-VL and LLaVA (CLIP and SigLIP towers) end to end
+ * against the transformers fixtures: the fixture PNG decoded (PIL oracle until the decoder is
+ * in), preprocessed, the chat rendered and expanded, tokenized (the prompt ids must be the
+ * reference's), the images encoded and merged, prefilled (M-RoPE for Qwen, 1-D for LLaVA), then
+ * greedy decoding: the 16 tokens must be the reference's. One image and two images. */
 #include "check.h"
 #include "engine/model.h"
 #include "engine/vision.h"
+#include "models/clip_vision.h"
 #include "pil_oracle.h"
 #include "tessera.h"
 
@@ -38,6 +40,13 @@ static void run_case(const char *name, const char *const *pngs, int n_images)
         CHECK(rgb != NULL);
         CHECK_INT_EQ(ts_preprocess_image(&pc, cfg->family, rgb, w, h, NULL, &images[i], &err), TS_OK);
         counts[i] = images[i].n_tokens;
+        /* LLaVA's processor leaves the count to the model: the tower's tokens per image. */
+        ts_clip_vision_spec spec;
+        if (cfg->family == TS_FAMILY_LLAVA) {
+            CHECK_INT_EQ(images[i].n_tokens, 0);
+            CHECK_INT_EQ(ts_clip_vision_spec_init(cfg, &spec, &err), TS_OK);
+            counts[i] = spec.tokens;
+        }
         free(rgb);
     }
     /* The messages of the fixture: images first, then the question. */
@@ -127,6 +136,13 @@ static void test_cross_image_isolation(void)
     ts_model_destroy(m);
 }
 
+static void test_llava(void)
+{
+    static const char *const one[] = {"chelsea.png"};
+    run_case("llava", one, 1);
+    run_case("llava_siglip", one, 1);
+}
+
 int main(void)
 {
     ts_error err;
@@ -140,6 +156,7 @@ int main(void)
     RUN(test_qwen2_vl);
     RUN(test_qwen2_5_vl);
     RUN(test_cross_image_isolation);
+    RUN(test_llava);
     oracle_close(&orc);
     ts_context_destroy(ctx);
     return check_finish();

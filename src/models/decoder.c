@@ -344,12 +344,18 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
         spec->qk_norm = true;
         spec->prefix = "model.language_model.";
         break;
+    /* LLaVA's language model is a LlamaForCausalLM stored whole under language_model. (its
+     * own lm_head included), with 1-D positions. */
+    case TS_FAMILY_LLAVA:
+        spec->qkv_bias = t->attention_bias;
+        spec->prefix = "language_model.model.";
+        break;
     default:
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "%s: the text decoder for this family is not built yet (supported: qwen2, qwen3, llama, qwen2_vl, qwen2_5_vl, qwen3_vl)",
+                            "%s: the text decoder for this family is not built yet (supported: qwen2, qwen3, llama, qwen2_vl, qwen2_5_vl, qwen3_vl, llava)",
                             ts_family_name(cfg->family));
     }
-    spec->lm_head = t->tie_word_embeddings ? NULL : "lm_head.weight";
+    spec->lm_head = t->tie_word_embeddings ? NULL : cfg->family == TS_FAMILY_LLAVA ? "language_model.lm_head.weight" : "lm_head.weight";
     spec->vocab = t->vocab_size;
     spec->hidden = t->hidden_size;
     spec->layers = t->num_hidden_layers;

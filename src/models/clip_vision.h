@@ -1,0 +1,60 @@
+/* clip_vision.h — LLaVA's image path as one graph: a CLIP or SigLIP vision tower
+ * (CLIPVisionTransformer, SiglipVisionTransformer) up to the selected feature layer, the feature
+ * select strategy, and LlavaMultiModalProjector.
+ *
+ * The graph takes one image as the processor emits it, pixel_values f32[C, S, S] (the
+ * [1, C, S, S] of ts_preprocess_image without its batch axis). The conv patch embedding (kernel =
+ * stride = P) is a matmul: the graph rearranges the pixels into [patches, C·P·P] rows with a
+ * reshape and a transpose (patches in raster order, columns (channel, row, column), the order of
+ * the kernel's [D, C, P, P] bytes), so the exported module takes the processor's tensor as is.
+ *
+ * CLIP and SigLIP differ only in the embeddings: CLIP prepends class_embedding, has no conv
+ * bias and applies pre_layrnorm (sic: the published name) before the blocks; SigLIP has a conv
+ * bias and no class token or pre-norm. Blocks are the same (LayerNorm, attention with biased
+ * q/k/v/out projections, fc1 → hidden_act → fc2). post_layernorm is never used by LLaVA (it
+ * selects from hidden_states, which are taken before it) and is not declared.
+ *
+ * Parameters, in order: weights (published names, checked before any input is declared; only
+ * the patch embedding is declared in another shape, [D, C·P·P] for [D, C, P, P], so bind by
+ * name), then pixel_values. Outputs: image_embeds f32[tokens, LM hidden]; with diagnostics,
+ * then patch_embed (the embeddings' output) f32[positions, D], blocks_input f32[positions, D]
+ * (CLIP: after pre_layrnorm; SigLIP: the embeddings) and the output of every block (depth of
+ * them, even those past the feature layer), positions = patches (+ 1 with a class token).
+ */
+#ifndef TS_MODELS_CLIP_VISION_H
+#define TS_MODELS_CLIP_VISION_H
+
+#include "models/decoder.h"
+
+typedef enum ts_vit_kind {
+    TS_VIT_CLIP = 0, /* class token, pre_layrnorm, conv without bias */
+    TS_VIT_SIGLIP,   /* conv with bias, nothing else */
+} ts_vit_kind;
+
+typedef struct ts_clip_vision_spec {
+    ts_vit_kind kind;
+    const char *prefix;    /* "vision_tower.vision_model." */
+    const char *projector; /* "multi_modal_projector." */
+    int64_t depth, width, heads, head_dim, inter;
+    int64_t in_channels, image, patch, grid; /* grid = image / patch patches per side */
+    int64_t positions;                       /* grid² (+ 1 for the class token) */
+    int64_t lm_hidden;                       /* the projector's output width */
+    double norm_eps;
+    ts_activation activation, projector_activation;
+    /* hidden_states[feature_layer] (0 = blocks input, k = output of block k − 1), so the graph
+     * runs feature_layer blocks; drop_first: strategy "default" drops the class token row. */
+    int64_t feature_layer;
+    bool drop_first;
+    int64_t tokens; /* image rows per image: positions − drop_first */
+} ts_clip_vision_spec;
+
+/* Fills spec from a llava config.json (vision_config, vision_feature_layer, strategy,
+ * projector_hidden_act). Errors name the setting. */
+ts_status ts_clip_vision_spec_init(const ts_model_config *cfg, ts_clip_vision_spec *spec, ts_error *err);
+
+/* Builds the image path for one image into g (which must be empty). Every weight is checked
+ * (present, shape, dtype) before the input is declared; errors name the tensor. */
+ts_status ts_clip_vision_build(ts_graph *g, const ts_clip_vision_spec *spec, const ts_weight_source *weights,
+                               bool diagnostics, ts_error *err);
+
+#endif
