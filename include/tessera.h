@@ -523,6 +523,9 @@ ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32
 typedef void (*ts_compare_report)(void *user, const char *stage, double max_abs_diff, double tolerance, bool ok);
 ts_status ts_model_compare(ts_model *model, const char *reference, ts_compare_report report, void *user,
                            char **first_divergent, ts_error *err);
+/* The image tokens a prompt needs for these pixel values (the count ts_prompt_expand_images
+ * takes); 0 for a model without an image path. */
+int64_t ts_model_image_tokens(const ts_model *model, const ts_pixel_values *pixels);
 /* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
 ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out, ts_error *err);
 /* One token for each of n_seqs distinct sequences at their own positions, in one batched step;

@@ -1,10 +1,12 @@
 /* capabilities.c — the one predicate for what a model can be served with.
  *
  * A modality is supported only when every stage for it is built: text needs the family's decoder;
- * images will need the processor, the tower and the prompt assembly of that family, and until
- * those land no family reports images, whatever its config declares. Everything that advertises
+ * images need, besides, the media decoders (always built), the family's processor, tower and
+ * prompt assembly — which ts_vision_has_tower answers (Qwen2-VL, Qwen2.5-VL, LLaVA today; each
+ * tested end to end against its fixtures in vlm_fixture_test). Everything that advertises
  * modalities (inspect, the server's /v1/models) asks this function.
  */
+#include "engine/vision.h"
 #include "models/decoder.h"
 #include "tessera.h"
 
@@ -12,6 +14,8 @@ unsigned ts_model_supported_modalities(const ts_model_config *cfg)
 {
     ts_decoder_spec spec;
     unsigned out = 0;
-    if (ts_decoder_spec_init(cfg, &spec, NULL) == TS_OK) out |= TS_MODALITY_TEXT;
+    if (ts_decoder_spec_init(cfg, &spec, NULL) != TS_OK) return 0;
+    out |= TS_MODALITY_TEXT;
+    if (ts_vision_has_tower(cfg)) out |= TS_MODALITY_IMAGE;
     return out;
 }

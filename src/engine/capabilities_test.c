@@ -1,5 +1,5 @@
 /* capabilities_test.c — the modality predicate: text where the decoder is built, never images
- * until the image stages of a family exist, whatever its config declares. */
+ * where every image stage of the family exists, whatever its config declares. */
 #include "check.h"
 #include "tessera.h"
 
@@ -17,12 +17,14 @@ static void test_predicate(void)
 {
     CHECK_INT_EQ(served("qwen2"), TS_MODALITY_TEXT);
     CHECK_INT_EQ(served("llama"), TS_MODALITY_TEXT);
-    CHECK_INT_EQ(served("qwen2_vl"), TS_MODALITY_TEXT);    /* declares image; its image stages are not built yet */
-    CHECK_INT_EQ(served("qwen3_vl"), TS_MODALITY_TEXT);
+    CHECK_INT_EQ(served("qwen2_vl"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
+    CHECK_INT_EQ(served("qwen2_5_vl"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
+    CHECK_INT_EQ(served("qwen2_vl-text-only"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
+    CHECK_INT_EQ(served("qwen3_vl"), TS_MODALITY_TEXT); /* DeepStack (issue 7) is not built: text only */
     CHECK_INT_EQ(served("qwen3_vl_moe"), 0);                /* MoE layers not built */
     CHECK_INT_EQ(served("gemma3"), 0);
-    CHECK_INT_EQ(served("llava"), TS_MODALITY_TEXT);       /* Llama language model; images off until all families get them */
-    CHECK_INT_EQ(served("llava_siglip"), TS_MODALITY_TEXT);
+    CHECK_INT_EQ(served("llava"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
+    CHECK_INT_EQ(served("llava_siglip"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
 }
 
 int main(void)

@@ -432,3 +432,8 @@ ts_status ts_model_prefill_images(ts_model *m, ts_sequence *seq, const int32_t *
 ts_vision *ts_model_vision(const ts_model *m) { return m->vision; }
 ts_dtype ts_model_kv_dtype(const ts_model *m) { return m->kv_dtype; }
 void ts_sequence_set_rope_delta(ts_sequence *s, int64_t delta) { s->rope_delta = delta; }
+
+int64_t ts_model_image_tokens(const ts_model *m, const ts_pixel_values *pv)
+{
+    return m->vision ? ts_vision_image_tokens(m->vision, pv) : 0;
+}

@@ -81,6 +81,12 @@ static ts_status get_program(ts_vision *v, int64_t n_patches, ts_error *err)
     return TS_OK;
 }
 
+int64_t ts_vision_image_tokens(const ts_vision *v, const ts_pixel_values *pv)
+{
+    if (v->kind == TOWER_LLAVA) return pv->n_dims == 4 ? pv->shape[0] * v->clip.tokens : v->clip.tokens;
+    return pv->n_tokens;
+}
+
 bool ts_vision_has_tower(const ts_model_config *cfg)
 {
     if (!cfg->has_vision) return false;

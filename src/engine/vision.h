@@ -12,6 +12,9 @@ typedef struct ts_vision ts_vision;
 
 /* Whether this build has a tower for the config's family (and the config declares one). */
 bool ts_vision_has_tower(const ts_model_config *cfg);
+/* How many image tokens the prompt needs for these pixel values (Qwen: t·h·w / merge², from the
+ * processor; LLaVA: the tower's patch count, per image). */
+int64_t ts_vision_image_tokens(const ts_vision *v, const ts_pixel_values *pv);
 
 /* Checks every tower weight (a one-merge-unit graph) before returning. */
 ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts_weight_source *weights, ts_vision **out,

@@ -1,17 +1,13 @@
 /* vlm_fixture_test.c — Qwen2-VL, Qwen2.5-VL and LLaVA (CLIP and SigLIP towers) end to end
- * against the transformers fixtures: the fixture PNG decoded (PIL oracle until the decoder is
- * in), preprocessed, the chat rendered and expanded, tokenized (the prompt ids must be the
+ * against the transformers fixtures: the fixture PNG decoded by ts_image_load, preprocessed, the chat rendered and expanded, tokenized (the prompt ids must be the
  * reference's), the images encoded and merged, prefilled (M-RoPE for Qwen, 1-D for LLaVA), then
  * greedy decoding: the 16 tokens must be the reference's. One image and two images. */
 #include "check.h"
 #include "engine/model.h"
 #include "engine/vision.h"
-#include "models/clip_vision.h"
-#include "pil_oracle.h"
 #include "tessera.h"
 
 static ts_context *ctx;
-static oracle orc;
 
 static void run_case(const char *name, const char *const *pngs, int n_images)
 {
@@ -35,19 +31,12 @@ static void run_case(const char *name, const char *const *pngs, int n_images)
     for (int i = 0; i < n_images; i++) {
         char png[160];
         snprintf(png, sizeof(png), "tests/fixtures/%s/%s", name, pngs[i]);
-        int w, h;
-        uint8_t *rgb = oracle_decode(&orc, png, &w, &h);
-        CHECK(rgb != NULL);
-        CHECK_INT_EQ(ts_preprocess_image(&pc, cfg->family, rgb, w, h, NULL, &images[i], &err), TS_OK);
-        counts[i] = images[i].n_tokens;
-        /* LLaVA's processor leaves the count to the model: the tower's tokens per image. */
-        ts_clip_vision_spec spec;
-        if (cfg->family == TS_FAMILY_LLAVA) {
-            CHECK_INT_EQ(images[i].n_tokens, 0);
-            CHECK_INT_EQ(ts_clip_vision_spec_init(cfg, &spec, &err), TS_OK);
-            counts[i] = spec.tokens;
-        }
-        free(rgb);
+        ts_image img;
+        CHECK_INT_EQ(ts_image_load(png, NULL, &img, &err), TS_OK);
+        CHECK_INT_EQ(ts_preprocess_image(&pc, cfg->family, img.rgb, img.width, img.height, NULL, &images[i], &err), TS_OK);
+        counts[i] = ts_model_image_tokens(m, &images[i]);
+        CHECK(counts[i] > 0);
+        ts_image_free(&img);
     }
     /* The messages of the fixture: images first, then the question. */
     char context[1024];
@@ -113,15 +102,15 @@ static void test_cross_image_isolation(void)
     const char *pngs[2] = {"tests/fixtures/qwen2_vl-two-images/chelsea.png", "tests/fixtures/qwen2_vl-two-images/coffee.png"};
     ts_pixel_values first[2], second[2];
     for (int i = 0; i < 2; i++) {
-        int w, h;
-        uint8_t *rgb = oracle_decode(&orc, pngs[i], &w, &h);
-        CHECK(rgb != NULL);
-        if (!rgb) return;
+        ts_image img;
+        CHECK_INT_EQ(ts_image_load(pngs[i], NULL, &img, &err), TS_OK);
+        int w = img.width, h = img.height;
+        uint8_t *rgb = img.rgb;
         CHECK_INT_EQ(ts_preprocess_image(&pc, TS_FAMILY_QWEN2_VL, rgb, w, h, NULL, &first[i], &err), TS_OK);
         if (i == 1)
             for (size_t k = 0; k < (size_t)w * (size_t)h * 3; k++) rgb[k] = (uint8_t)(255 - rgb[k]); /* a different image B */
         CHECK_INT_EQ(ts_preprocess_image(&pc, TS_FAMILY_QWEN2_VL, rgb, w, h, NULL, &second[i], &err), TS_OK);
-        free(rgb);
+        ts_image_free(&img);
     }
     float *a, *b;
     int64_t rows_a, rows_b;
@@ -148,16 +137,10 @@ int main(void)
     ts_error err;
     ts_context_options o = {.n_threads = 2};
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
-    oracle_open(&orc);
-    if (!orc.available) {
-        oracle_close(&orc);
-        return 77;
-    }
     RUN(test_qwen2_vl);
     RUN(test_qwen2_5_vl);
     RUN(test_cross_image_isolation);
     RUN(test_llava);
-    oracle_close(&orc);
     ts_context_destroy(ctx);
     return check_finish();
 }
