@@ -645,6 +645,11 @@ typedef struct ts_generation {
 ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                       const ts_generate_params *params, ts_generation *out, ts_error *err);
 void ts_generation_fini(ts_generation *generation);
+/* ts_generate for a prompt with images: prompt is the expanded prompt (ts_prompt_expand_images),
+ * prefilled with ts_model_prefill_images. */
+ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
+                             const ts_pixel_values *images, int n_images, const ts_generate_params *params,
+                             ts_generation *out, ts_error *err);
 
 /* ---------------------------------------------------------------- StableHLO bundles */
 

@@ -57,7 +57,30 @@ expect_exit 1 "tessera run:" run -m "$TMP/no-such-model" -p hi --raw
 
 if ! "$BIN" tokenize -m "$MODEL" hi >/dev/null 2>&1; then
     echo "run_cli_test: tokenizer not merged yet: generation checks not run ($passed passed)" >&2
-    [ "$failed" -eq 0 ] || { echo "$passed passed, $failed failed"; exit 1; }
+    [ "$failed" -eq 0 ] || { # --- images: decoded, preprocessed, encoded and generated from, as the fixtures were made
+FIX="$(dirname "$MODEL")/.."
+# The fixtures decoded greedily without generation_config's repetition penalty: --repeat-penalty 1.
+image_case() { # case, ids, text, images…
+    local case=$1 want=$2 text=$3; shift 3
+    local args=()
+    for img in "$@"; do args+=(--image "$FIX/$case/$img"); done
+    expect_exit 0 '"generated_ids":'"$want" run -m "$FIX/$case/model" -p "$text" "${args[@]}" --json \
+        --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1
+}
+image_case qwen2_vl '[1028,214,467,968,1252,1195,443,240,1127,902,798,594,791,1268,158,202]' \
+    "Describe this image." chelsea.png
+image_case qwen2_vl-two-images "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_vl-two-images/reference.json")" \
+    "Compare these two images." chelsea.png coffee.png
+image_case qwen2_5_vl "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_5_vl/reference.json")" \
+    "Describe this image." chelsea.png
+image_case llava "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
+    "Describe this image." chelsea.png
+expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" --image "$FIX/qwen2_vl/chelsea.png"
+expect_exit 1 "nope.png" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/nope.png"
+printf 'GIF89a-not-really' >"$TMP/fake.png"
+expect_exit 1 "GIF images are not supported" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/fake.png"
+
+echo "$passed passed, $failed failed"; exit 1; }
     echo "$passed passed, 0 failed"
     exit 0
 fi
@@ -119,6 +142,29 @@ if "$BIN" template --help >/dev/null 2>&1; then
 else
     echo "run_cli_test: chat templates not merged yet: chat-mode check not run" >&2
 fi
+
+# --- images: decoded, preprocessed, encoded and generated from, as the fixtures were made
+FIX="$(dirname "$MODEL")/.."
+# The fixtures decoded greedily without generation_config's repetition penalty: --repeat-penalty 1.
+image_case() { # case, ids, text, images…
+    local case=$1 want=$2 text=$3; shift 3
+    local args=()
+    for img in "$@"; do args+=(--image "$FIX/$case/$img"); done
+    expect_exit 0 '"generated_ids":'"$want" run -m "$FIX/$case/model" -p "$text" "${args[@]}" --json \
+        --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1
+}
+image_case qwen2_vl '[1028,214,467,968,1252,1195,443,240,1127,902,798,594,791,1268,158,202]' \
+    "Describe this image." chelsea.png
+image_case qwen2_vl-two-images "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_vl-two-images/reference.json")" \
+    "Compare these two images." chelsea.png coffee.png
+image_case qwen2_5_vl "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_5_vl/reference.json")" \
+    "Describe this image." chelsea.png
+image_case llava "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
+    "Describe this image." chelsea.png
+expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" --image "$FIX/qwen2_vl/chelsea.png"
+expect_exit 1 "nope.png" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/nope.png"
+printf 'GIF89a-not-really' >"$TMP/fake.png"
+expect_exit 1 "GIF images are not supported" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/fake.png"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

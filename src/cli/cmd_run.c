@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #define MAX_STOPS 16
+#define MAX_IMAGES 8
 
 typedef struct options {
     const char *dir, *prompt, *bundle, *compute, *kv_cache, *cpu;
@@ -37,6 +38,8 @@ typedef struct options {
     unsigned long long seed;
     const char *stop[MAX_STOPS];
     int n_stop;
+    const char *images[MAX_IMAGES];
+    int n_images;
 } options;
 
 static void usage(FILE *out)
@@ -64,6 +67,8 @@ static void usage(FILE *out)
             "  --threads N              worker threads (default: all cores)\n"
             "  --capacity C             KV cache length in tokens (default: prompt + max tokens)\n"
             "  --bundle BUNDLE          run through a StableHLO bundle's entries (tessera export)\n"
+            "  --image FILE             a JPEG, PNG or WebP image placed before the text (repeatable);\n"
+            "                           with --raw, the text holds the model's image placeholders itself\n"
             "  --compute f32|bf16|bf16x2  matmul precision for prompts (default f32)\n"
             "  --kv-cache f32|bf16      KV cache element type (default f32)\n"
             "  --cpu LEVEL              cap the kernels: portable, avx2, avx512, avx512_bf16, amx\n"
@@ -108,6 +113,10 @@ static int parse_args(int argc, char **argv, options *o, bool *help)
         } else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) {
             if (!v) return ts_cli_usage_error("run", "--cpu needs a level");
             o->cpu = v;
+        } else if (ts_cli_match(argc, argv, &i, "--image", &v)) {
+            if (!v || !*v) return ts_cli_usage_error("run", "--image needs a file");
+            if (o->n_images == MAX_IMAGES) return ts_cli_usage_error("run", "at most %d --image files", MAX_IMAGES);
+            o->images[o->n_images++] = v;
         } else if (ts_cli_match(argc, argv, &i, "--bundle", &v)) {
             if (!v || !*v) return ts_cli_usage_error("run", "--bundle needs a folder");
             o->bundle = v;
@@ -252,11 +261,19 @@ static ts_status oom(ts_error *err)
 
 /* Renders the chat template for one user message. *out owned, free(). */
 static ts_status render_chat(const ts_chat_template *tmpl, const ts_tokenizer *tok, const char *text,
-                             char **out, ts_error *err)
+                             int n_images, char **out, ts_error *err)
 {
     buffer ctxj = {0};
     put_str(&ctxj, "{\"messages\":[{\"role\":\"user\",\"content\":");
-    put_json_string(&ctxj, text, strlen(text));
+    if (n_images) { /* content parts: the images first, then the text */
+        put_str(&ctxj, "[");
+        for (int i = 0; i < n_images; i++) put_str(&ctxj, "{\"type\":\"image\"},");
+        put_str(&ctxj, "{\"type\":\"text\",\"text\":");
+        put_json_string(&ctxj, text, strlen(text));
+        put_str(&ctxj, "}]");
+    } else {
+        put_json_string(&ctxj, text, strlen(text));
+    }
     put_str(&ctxj, "}],\"add_generation_prompt\":true");
     static const char *roles[] = {"bos_token", "eos_token", "pad_token", "unk_token"};
     for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
@@ -279,9 +296,10 @@ static ts_status render_chat(const ts_chat_template *tmpl, const ts_tokenizer *t
 
 /* Prompt ids for o->prompt: through the chat template (HF apply_chat_template tokenizes the
  * rendered text without adding special tokens: the template writes them) or, raw, as
- * tokenizer(text) does with its post-processor. *ids owned, free(). */
-static ts_status prompt_ids(const options *o, const ts_tokenizer *tok, int32_t **ids, size_t *n,
-                            ts_error *err)
+ * tokenizer(text) does with its post-processor. With images, as the family's processor does:
+ * the placeholders expanded to each image's token count, then tokenizer(text). *ids owned. */
+static ts_status prompt_ids(const options *o, const ts_model *model, const ts_tokenizer *tok, const ts_pixel_values *images,
+                            int32_t **ids, size_t *n, ts_error *err)
 {
     ts_chat_template *tmpl = NULL;
     if (!o->raw) {
@@ -289,12 +307,38 @@ static ts_status prompt_ids(const options *o, const ts_tokenizer *tok, int32_t *
         if (st == TS_ERR_NOT_FOUND && !o->chat) tmpl = NULL;
         else if (st) return st;
     }
-    if (!tmpl) return ts_tokenizer_encode(tok, o->prompt, strlen(o->prompt), true, ids, n, err);
+    if (!tmpl && !o->n_images) return ts_tokenizer_encode(tok, o->prompt, strlen(o->prompt), true, ids, n, err);
     char *text = NULL;
-    ts_status st = render_chat(tmpl, tok, o->prompt, &text, err);
+    ts_status st = TS_OK;
+    if (tmpl) st = render_chat(tmpl, tok, o->prompt, o->n_images, &text, err);
+    else if (!(text = strdup(o->prompt))) st = oom(err);
     ts_chat_template_destroy(tmpl);
-    if (!st) st = ts_tokenizer_encode(tok, text, strlen(text), false, ids, n, err);
+    if (!st && o->n_images) {
+        int64_t counts[MAX_IMAGES];
+        for (int i = 0; i < o->n_images; i++) counts[i] = ts_model_image_tokens(model, &images[i]);
+        char *expanded = NULL;
+        size_t len = 0;
+        st = ts_prompt_expand_images(ts_model_get_config(model), tok, text, strlen(text), counts, o->n_images, &expanded, &len, err);
+        if (!st) st = ts_tokenizer_encode(tok, expanded, len, true, ids, n, err);
+        free(expanded);
+    } else if (!st) {
+        st = ts_tokenizer_encode(tok, text, strlen(text), false, ids, n, err);
+    }
     free(text);
+    return st;
+}
+
+/* Decodes and preprocesses o->images for the model. */
+static ts_status load_images(const options *o, const ts_model *model, ts_pixel_values *out, ts_error *err)
+{
+    ts_preprocessor_config pc;
+    ts_status st = ts_preprocessor_config_load(o->dir, &pc, err);
+    for (int i = 0; st == TS_OK && i < o->n_images; i++) {
+        ts_image img;
+        st = ts_image_load(o->images[i], NULL, &img, err);
+        if (st == TS_OK) st = ts_preprocess_image(&pc, ts_model_get_config(model)->family, img.rgb, img.width, img.height, NULL, &out[i], err);
+        ts_image_free(&img);
+    }
     return st;
 }
 
@@ -359,11 +403,13 @@ typedef struct session {
     ts_tokenizer *tok;
     ts_sequence *seq;
     int32_t *ids;
+    ts_pixel_values images[MAX_IMAGES];
 } session;
 
 static void session_close(session *s)
 {
     free(s->ids);
+    for (int i = 0; i < MAX_IMAGES; i++) ts_pixel_values_free(&s->images[i]);
     ts_sequence_destroy(s->seq);
     ts_bundle_close(s->bundle);
     ts_tokenizer_destroy(s->tok);
@@ -384,7 +430,17 @@ static int run(options *o)
     if (!st) st = ts_model_load(s.ctx, o->dir, &mo, &s.model, &err);
     if (!st && o->bundle) st = ts_bundle_open(s.ctx, o->bundle, o->dir, &s.bundle, &err);
     if (!st) st = ts_tokenizer_load(o->dir, &s.tok, &err);
-    if (!st) st = prompt_ids(o, s.tok, &s.ids, &n_ids, &err);
+    if (!st && o->n_images && !(ts_model_supported_modalities(ts_model_get_config(s.model)) & TS_MODALITY_IMAGE)) {
+        err.status = st = TS_ERR_UNSUPPORTED;
+        snprintf(err.message, sizeof(err.message), "%s: images are not supported for this model",
+                 ts_family_name(ts_model_get_config(s.model)->family));
+    }
+    if (!st && o->n_images && o->bundle) {
+        err.status = st = TS_ERR_UNSUPPORTED;
+        snprintf(err.message, sizeof(err.message), "--image with --bundle: the bundle has no vision entries yet");
+    }
+    if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
+    if (!st) st = prompt_ids(o, s.model, s.tok, s.images, &s.ids, &n_ids, &err);
     if (!st && n_ids == 0) {
         err.status = st = TS_ERR_INVALID_ARGUMENT;
         snprintf(err.message, sizeof(err.message), "the prompt encodes to no tokens");
@@ -421,7 +477,8 @@ static int run(options *o)
         st = ts_bundle_generate(s.bundle, s.ids, n_ids, &p, &g, &err);
     } else {
         st = ts_sequence_create(s.model, capacity, &s.seq, &err);
-        if (!st) st = ts_generate(s.model, s.seq, s.ids, n_ids, &p, &g, &err);
+        if (!st && o->n_images) st = ts_generate_images(s.model, s.seq, s.ids, n_ids, s.images, o->n_images, &p, &g, &err);
+        else if (!st) st = ts_generate(s.model, s.seq, s.ids, n_ids, &p, &g, &err);
     }
     if (st) {
         if (wrote) putchar('\n');

@@ -236,11 +236,14 @@ static ts_status generate(const ts_step_backend *b, const int32_t *prompt, size_
 typedef struct {
     ts_model *model;
     ts_sequence *seq;
+    const ts_pixel_values *images; /* the prompt's images, or NULL */
+    int n_images;
 } model_step;
 
 static ts_status model_prefill(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err)
 {
     model_step *m = self;
+    if (m->images) return ts_model_prefill_images(m->model, m->seq, prompt, n, m->images, m->n_images, logits, err);
     return ts_model_prefill(m->model, m->seq, prompt, n, logits, err);
 }
 
@@ -260,7 +263,7 @@ ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *p
                              const ts_generate_params *p, const ts_text_stream *text,
                              ts_generation *out, ts_error *err)
 {
-    model_step m = {model, seq};
+    model_step m = {model, seq, NULL, 0};
     ts_step_backend b = {&m, ts_model_vocab_size(model), model_prefill, model_decode, model_full};
     return generate(&b, prompt, n, p, text, out, err);
 }
@@ -291,10 +294,18 @@ ts_status ts_generate_backend(const ts_step_backend *backend, const int32_t *pro
     return st;
 }
 
+ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n, const ts_pixel_values *images,
+                             int n_images, const ts_generate_params *params, ts_generation *out, ts_error *err)
+{
+    model_step m = {model, seq, images, n_images};
+    ts_step_backend b = {&m, ts_model_vocab_size(model), model_prefill, model_decode, model_full};
+    return ts_generate_backend(&b, prompt, n, params, out, err);
+}
+
 ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                       const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
-    model_step m = {model, seq};
+    model_step m = {model, seq, NULL, 0};
     ts_step_backend b = {&m, ts_model_vocab_size(model), model_prefill, model_decode, model_full};
     return ts_generate_backend(&b, prompt, n, params, out, err);
 }
