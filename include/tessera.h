@@ -523,6 +523,10 @@ ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32
 typedef void (*ts_compare_report)(void *user, const char *stage, double max_abs_diff, double tolerance, bool ok);
 ts_status ts_model_compare(ts_model *model, const char *reference, ts_compare_report report, void *user,
                            char **first_divergent, ts_error *err);
+/* The vision tower alone: the rows the language model receives for these images, in order,
+ * f32[*rows][hidden] (owned, free()). The server encodes images with this off its decode loop. */
+ts_status ts_model_encode_images(ts_model *model, const ts_pixel_values *images, int n_images, float **embeds,
+                                 int64_t *rows, ts_error *err);
 /* The image tokens a prompt needs for these pixel values (the count ts_prompt_expand_images
  * takes); 0 for a model without an image path. */
 int64_t ts_model_image_tokens(const ts_model *model, const ts_pixel_values *pixels);

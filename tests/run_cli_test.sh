@@ -69,11 +69,11 @@ image_case() { # case, ids, text, images…
 }
 image_case qwen2_vl '[1028,214,467,968,1252,1195,443,240,1127,902,798,594,791,1268,158,202]' \
     "Describe this image." chelsea.png
-image_case qwen2_vl-two-images "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_vl-two-images/reference.json")" \
+image_case qwen2_vl-two-images "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_vl-two-images/reference.json")" \
     "Compare these two images." chelsea.png coffee.png
-image_case qwen2_5_vl "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_5_vl/reference.json")" \
+image_case qwen2_5_vl "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_5_vl/reference.json")" \
     "Describe this image." chelsea.png
-image_case llava "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
+image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
     "Describe this image." chelsea.png
 expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" --image "$FIX/qwen2_vl/chelsea.png"
 expect_exit 1 "nope.png" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/nope.png"
@@ -155,11 +155,11 @@ image_case() { # case, ids, text, images…
 }
 image_case qwen2_vl '[1028,214,467,968,1252,1195,443,240,1127,902,798,594,791,1268,158,202]' \
     "Describe this image." chelsea.png
-image_case qwen2_vl-two-images "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_vl-two-images/reference.json")" \
+image_case qwen2_vl-two-images "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_vl-two-images/reference.json")" \
     "Compare these two images." chelsea.png coffee.png
-image_case qwen2_5_vl "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_5_vl/reference.json")" \
+image_case qwen2_5_vl "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_5_vl/reference.json")" \
     "Describe this image." chelsea.png
-image_case llava "$(python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
+image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
     "Describe this image." chelsea.png
 expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" --image "$FIX/qwen2_vl/chelsea.png"
 expect_exit 1 "nope.png" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/nope.png"

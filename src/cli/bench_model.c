@@ -24,14 +24,56 @@ static int usage(FILE *out)
                  "  -p N   prompt tokens to prefill (default 512)\n"
                  "  -n N   tokens to decode after it (default 128)\n"
                  "  --profile  print the time spent per op kind\n"
-                 "  --compute f32|bf16|bf16x2  matmul precision for prefill (see ts_context_options)\n");
+                 "  --compute f32|bf16|bf16x2  matmul precision for prefill (see ts_context_options)\n"
+                 "  --image-patches N  time the vision tower on one image of about N patches instead\n"
+                 "                     (presets with a tower: qwen2-vl-2b)\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
+}
+
+/* The vision tower on one square image of `patches` patches (a side of sqrt(patches) patches,
+ * random pixel values): encode time, per patch. */
+static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const char *dtype_name, long long patches)
+{
+    long long side = 1;
+    while ((side + 1) * (side + 1) <= patches) side++;
+    side -= side % 2; /* whole 2×2 merges */
+    int64_t rows = side * side, width = 3 * 2 * 14 * 14;
+    ts_pixel_values pv = {.n_dims = 2, .shape = {rows, width}, .grid_thw = {1, side, side}};
+    pv.data = malloc(sizeof(float) * (size_t)(rows * width));
+    if (!pv.data) return TS_EXIT_RUNTIME;
+    for (int64_t i = 0; i < rows * width; i++) pv.data[i] = (float)((i * 7919) % 255) / 255.0f - 0.5f;
+    ts_error err;
+    float *embeds = NULL;
+    int64_t out_rows;
+    double t0 = now();
+    ts_status st = ts_model_encode_images(m, &pv, 1, &embeds, &out_rows, &err); /* builds the program */
+    double t_first = now() - t0;
+    free(embeds);
+    embeds = NULL;
+    t0 = now();
+    if (st == TS_OK) st = ts_model_encode_images(m, &pv, 1, &embeds, &out_rows, &err);
+    double t = now() - t0;
+    free(embeds);
+    free(pv.data);
+    if (st != TS_OK) return ts_cli_fail("bench", &err);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("model          %s vision tower (%s, synthetic weights)\n", preset, dtype_name);
+    printf("threads        %d (cpu: %s)\n", ts_context_threads(ctx), ts_cpu_features_string(ts_context_cpu_features(ctx)));
+    printf("image          %lld×%lld patches (%lld), %lld tokens out\n", side, side, (long long)rows, (long long)out_rows);
+    printf("vision encode  %.1f ms = %.3f ms per patch (first call, with graph build: %.1f ms)\n", t * 1e3, t * 1e3 / (double)rows,
+           t_first * 1e3);
+    printf("peak RSS       %.1f MB\n", ru.ru_maxrss / 1024.0);
+    char *table = ts_context_profile(ctx);
+    if (table && table[0] && strchr(table, '\n') != strrchr(table, '\n')) printf("per-op time (both encodes):\n%s", table);
+    free(table);
+    return TS_EXIT_OK;
 }
 
 int bench_model(int argc, char **argv)
 {
     const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *v;
-    long long prompt = 512, gen = 128, threads = 0;
+    long long prompt = 512, gen = 128, threads = 0, patches = 0;
     bool profile = false;
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
@@ -40,6 +82,9 @@ int bench_model(int argc, char **argv)
         else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) cpu = v;
         else if (ts_cli_match(argc, argv, &i, "--compute", &v)) compute = v;
         else if (ts_cli_match(argc, argv, &i, "--profile", NULL)) profile = true;
+        else if (ts_cli_match(argc, argv, &i, "--image-patches", &v)) {
+            if (!ts_cli_parse_int(v, 4, 1 << 20, &patches)) return ts_cli_usage_error("bench", "--image-patches needs a count");
+        }
         else if (ts_cli_match(argc, argv, &i, "-p", &v)) {
             if (!ts_cli_parse_int(v, 1, 1 << 20, &prompt)) return ts_cli_usage_error("bench", "-p needs a token count");
         } else if (ts_cli_match(argc, argv, &i, "-n", &v)) {
@@ -66,6 +111,12 @@ int bench_model(int argc, char **argv)
         return ts_cli_fail("bench", &err);
     }
     double t_build = now() - t0;
+    if (patches) {
+        int rc = bench_vision(ctx, m, preset, dtype_name, patches);
+        ts_model_destroy(m);
+        ts_context_destroy(ctx);
+        return rc;
+    }
     size_t weight_bytes = ts_model_weight_bytes(m);
     int64_t vocab = ts_model_vocab_size(m);
     int32_t *tokens = malloc(sizeof(int32_t) * (size_t)prompt);

@@ -244,24 +244,6 @@ size_t ts_program_workspace_bytes(const ts_program *p) { return p->workspace_byt
 static int64_t rows_of(const ts_type *t) { return t->rank ? ts_type_elements(t) / t->dims[t->rank - 1] : 1; }
 static int64_t last_dim(const ts_type *t) { return t->rank ? t->dims[t->rank - 1] : 1; }
 
-typedef struct {
-    ts_op op;
-    const float *a, *b;
-    float *y;
-    int64_t n;
-} binary_job;
-
-static void binary_task(void *arg, int64_t task, int worker)
-{
-    (void)worker;
-    const binary_job *j = arg;
-    int64_t i0 = task * 4096, i1 = i0 + 4096 < j->n ? i0 + 4096 : j->n;
-    for (int64_t i = i0; i < i1; i++) {
-        float a = j->a[i], b = j->b[i];
-        j->y[i] = j->op == TS_OP_ADD ? a + b : j->op == TS_OP_MULTIPLY ? a * b : a - b;
-    }
-}
-
 static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
 {
     const ts_graph *g = p->graph;
@@ -278,14 +260,14 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
     case TS_OP_DYNAMIC_UPDATE_SLICE:
         /* In place when planned so (out == operand); the kernel copies the operand otherwise. */
         return ts_reference_eval(g, n, v, out, err);
-    case TS_OP_ADD:
-    case TS_OP_SUBTRACT:
-    case TS_OP_MULTIPLY:
-        if (n->type.dtype == TS_DTYPE_F32) {
-            binary_job job = {n->op, v[n->inputs[0]], v[n->inputs[1]], out, ts_type_elements(&n->type)};
-            ts_pool_run(cpu->pool, binary_task, &job, (job.n + 4095) / 4096);
+    case TS_OP_BROADCAST_IN_DIM:
+        if (n->type.dtype == TS_DTYPE_F32 && t0->rank == 0) { /* a scalar splat */
+            ts_cpu_fill(out, *(const float *)v[n->inputs[0]], ts_type_elements(&n->type));
             return TS_OK;
         }
+        return ts_reference_eval(g, n, v, out, err);
+    case TS_OP_SLICE:
+        if (ts_cpu_slice_contiguous(t0, &n->type, n->attrs.slice.start.v, n->attrs.slice.strides.v, v[n->inputs[0]], out)) return TS_OK;
         return ts_reference_eval(g, n, v, out, err);
     case TS_OP_LINEAR: {
         const ts_type *w = ts_graph_type(g, n->inputs[1]);
@@ -334,7 +316,12 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
         ts_cpu_embedding(cpu, v[n->inputs[0]], t0->dtype, t0->dims[0], t0->dims[1], v[n->inputs[1]], ts_type_elements(ids), out);
         return TS_OK;
     }
-    default: return ts_reference_eval(g, n, v, out, err);
+    default:
+        if (n->type.dtype == TS_DTYPE_F32 && ts_cpu_elementwise_supported(n->op)) {
+            ts_cpu_elementwise(cpu, n->op, v[n->inputs[0]], n->n_inputs > 1 ? v[n->inputs[1]] : NULL, out, ts_type_elements(&n->type));
+            return TS_OK;
+        }
+        return ts_reference_eval(g, n, v, out, err);
     }
 }
 

@@ -110,6 +110,7 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
     if (st == TS_OK) st = ts_synthetic_weights_create(dtype, 0x7e55e7a, &m->synthetic, err);
     m->weights = (ts_weight_source){ts_synthetic_weights_find, m->synthetic};
     if (st == TS_OK) st = check_weights(m, err);
+    if (st == TS_OK && ts_vision_has_tower(&m->config)) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
         ts_error_prefix(err, "synthetic %s: ", preset);
@@ -436,4 +437,12 @@ void ts_sequence_set_rope_delta(ts_sequence *s, int64_t delta) { s->rope_delta =
 int64_t ts_model_image_tokens(const ts_model *m, const ts_pixel_values *pv)
 {
     return m->vision ? ts_vision_image_tokens(m->vision, pv) : 0;
+}
+
+ts_status ts_model_encode_images(ts_model *m, const ts_pixel_values *images, int n_images, float **embeds, int64_t *rows, ts_error *err)
+{
+    *embeds = NULL;
+    if (!m->vision)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(m->config.family));
+    return ts_vision_encode(m->vision, images, n_images, embeds, rows, err);
 }
