@@ -117,8 +117,8 @@ static size_t scratch_bytes(const ts_program *p, const ts_node *n)
     const ts_graph *g = p->graph;
     switch (n->op) {
     case TS_OP_ATTENTION: {
-        const ts_type *k = ts_graph_type(g, n->inputs[1]), *v = ts_graph_type(g, n->inputs[2]);
-        ts_attention_shape s = {.lk = k->dims[0], .v_dim = v->dims[2]};
+        const ts_type *q = ts_graph_type(g, n->inputs[0]), *k = ts_graph_type(g, n->inputs[1]), *v = ts_graph_type(g, n->inputs[2]);
+        ts_attention_shape s = {.lq = q->dims[0], .lk = k->dims[0], .head_dim = q->dims[2], .v_dim = v->dims[2]};
         return ts_cpu_attention_scratch_bytes(&s, ts_pool_size(p->cpu.pool));
     }
     case TS_OP_GATED_MLP: {

@@ -166,15 +166,18 @@ static void test_composites_match_decompositions(void)
         }
         /* attention: prefill (causal from 0), decode against a larger cache (causal from 9, so
          * slots ≥ 10 are ignored), non-causal with bias, soft-cap, a bf16 cache. */
-        for (int variant = 0; variant < 5; variant++) {
+        /* 5: a causal prefill of 150 rows (the GEMM path's blocks of 64, narrower key ranges for
+         * the early blocks); 6: 70 rows appended at position 30 of a 120-row cache. */
+        for (int variant = 0; variant < 7; variant++) {
             start(&b, 70 + variant);
-            int64_t lq = variant == 1 ? 1 : 6, lk = variant == 1 ? 16 : 6;
+            int64_t lq = variant == 1 ? 1 : variant == 5 ? 150 : variant == 6 ? 70 : 6;
+            int64_t lk = variant == 1 ? 16 : variant == 5 ? 150 : variant == 6 ? 120 : 6;
             ts_value q = param(&b, "q", T(TS_DTYPE_F32, 3, lq, 4, 24), 0);
             ts_dtype kv = variant == 4 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
             ts_value k = param(&b, "k", T(kv, 3, lk, 2, 24), 0);
             ts_value v = param(&b, "v", T(kv, 3, lk, 2, 24), 0);
             ts_value bias = variant == 2 ? param(&b, "bias", T(TS_DTYPE_F32, 2, lq, lk, 0), 0) : TS_NO_VALUE;
-            ts_value start_pos = variant == 2 ? TS_NO_VALUE : ts_graph_constant_i32(b.g, variant == 1 ? 9 : 0);
+            ts_value start_pos = variant == 2 ? TS_NO_VALUE : ts_graph_constant_i32(b.g, variant == 1 ? 9 : variant == 6 ? 30 : 0);
             finish(&b, ts_graph_attention(b.g, q, k, v, bias, start_pos, 0.2, variant == 3 ? 3.0 : 0.0), ctx, "attention", 1e-5);
         }
         ts_context_destroy(ctx);

@@ -21,9 +21,10 @@ typedef struct ts_kernels {
     float (*dot_f16_f32)(const uint16_t *w, const float *x, size_t n);
     void (*bf16_to_f32)(const uint16_t *src, float *dst, size_t n);
     void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
-    /* C[:, n0:n1] = A[m, k] · W[n0:n1, k]ᵀ (C row stride ldc), many rows; NULL where no tiled
-     * kernel exists (linear falls back to dots). `panel`: TS_GEMM_PANEL_FLOATS floats, 64-aligned. */
-    void (*gemm_f32)(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t n0,
+    /* C[:, n0:n1] = A[m, k] · W[n0:n1, :k]ᵀ (W rows ldw apart, C rows ldc apart), many rows;
+     * NULL where no tiled kernel exists (callers fall back to dots). `panel`:
+     * TS_GEMM_PANEL_FLOATS floats, 64-aligned. */
+    void (*gemm_f32)(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t ldw, int64_t n0,
                      int64_t n1, float *c, int64_t ldc, float *panel);
     /* The same with A and W in bf16 and f32 accumulation (VDPBF16PS); k even. NULL without
      * AVX512_BF16. */
@@ -56,7 +57,7 @@ float ts_dot_f16_f32_avx2(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_avx2(const uint16_t *src, float *dst, size_t n);
 float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
-void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t n0,
+void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t ldw, int64_t n0,
                         int64_t n1, float *c, int64_t ldc, float *panel);
 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
                              float *c, int64_t ldc, float *panel);

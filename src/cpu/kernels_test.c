@@ -132,7 +132,7 @@ static void test_gemm_kernels(void)
             }
         _Alignas(64) static float panel[TS_GEMM_PANEL_FLOATS];
         if (f & TS_CPU_AVX512) {
-            ts_gemm_f32_avx512(a, m, k, w, TS_DTYPE_BF16, 0, n, c, n, panel);
+            ts_gemm_f32_avx512(a, m, k, w, TS_DTYPE_BF16, k, 0, n, c, n, panel);
             bool ok = true;
             for (int64_t i = 0; i < m * n; i++) ok &= fabs(c[i] - want[i]) <= 1e-4 * (1 + fabs(want[i]));
             CHECK(ok);

@@ -1,6 +1,7 @@
 /* gemm_avx512.c — C[m, n] = A[m, :] · W[n, :] for many rows (prefill), f32 compute.
  *
- * W is the weight in its published [out, in] layout, f32/bf16/f16, read in place. A block of 32
+ * W is the weight in its published [out, in] layout, f32/bf16/f16, read in place; its rows are
+ * ldw elements apart (≥ k: attention multiplies by the first k columns of a wider matrix). A block of 32
  * weight rows × KC columns is widened and transposed into an f32 panel (so bf16 weights cost no
  * extra memory), then an 8×32 register tile (16 zmm accumulators) runs over every 8 rows of A.
  * The caller splits the output columns between threads in multiples of 32; each task owns its
@@ -17,7 +18,7 @@
 #define NR 32
 #define MR 8
 
-TS_AVX512 static void pack_panel(const void *w, ts_dtype dtype, int64_t k, int64_t n0, int64_t n_rows, int64_t k0,
+TS_AVX512 static void pack_panel(const void *w, ts_dtype dtype, int64_t ldw, int64_t n0, int64_t n_rows, int64_t k0,
                                  int64_t kc, float *panel)
 {
     /* panel[kk * NR + j] = W[n0 + j][k0 + kk]; rows past n_rows are zero. */
@@ -29,13 +30,13 @@ TS_AVX512 static void pack_panel(const void *w, ts_dtype dtype, int64_t k, int64
         }
         const float *src;
         if (dtype == TS_DTYPE_BF16) {
-            ts_bf16_to_f32_avx512((const uint16_t *)w + (n0 + j) * k + k0, row, (size_t)kc);
+            ts_bf16_to_f32_avx512((const uint16_t *)w + (n0 + j) * ldw + k0, row, (size_t)kc);
             src = row;
         } else if (dtype == TS_DTYPE_F16) {
-            ts_f16_to_f32_avx512((const uint16_t *)w + (n0 + j) * k + k0, row, (size_t)kc);
+            ts_f16_to_f32_avx512((const uint16_t *)w + (n0 + j) * ldw + k0, row, (size_t)kc);
             src = row;
         } else {
-            src = (const float *)w + (n0 + j) * k + k0;
+            src = (const float *)w + (n0 + j) * ldw + k0;
         }
         for (int64_t kk = 0; kk < kc; kk++) panel[kk * NR + j] = src[kk];
     }
@@ -71,8 +72,8 @@ TS_AVX512 static inline __attribute__((always_inline)) void tile(const float *a,
 
 _Static_assert(KC * NR == TS_GEMM_PANEL_FLOATS && NR == TS_GEMM_COLUMNS, "panel size out of step");
 
-TS_AVX512 void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t n0,
-                                  int64_t n1, float *c, int64_t ldc, float *panel)
+TS_AVX512 void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t ldw,
+                                  int64_t n0, int64_t n1, float *c, int64_t ldc, float *panel)
 {
     for (int64_t nb = n0; nb < n1; nb += NR) {
         int64_t n_rows = n1 - nb < NR ? n1 - nb : NR;
@@ -80,7 +81,7 @@ TS_AVX512 void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const vo
         __mmask16 m1 = n_rows >= 32 ? 0xffff : n_rows <= 16 ? 0 : (__mmask16)((1u << (n_rows - 16)) - 1);
         for (int64_t k0 = 0; k0 < k; k0 += KC) {
             int64_t kc = k - k0 < KC ? k - k0 : KC;
-            pack_panel(w, w_dtype, k, nb, n_rows, k0, kc, panel);
+            pack_panel(w, w_dtype, ldw, nb, n_rows, k0, kc, panel);
             bool accumulate = k0 > 0;
             int64_t r = 0;
             for (; r + MR <= m; r += MR) tile(a + r * k + k0, k, panel, kc, c + r * ldc + nb, ldc, MR, m0, m1, accumulate);

@@ -1,8 +1,13 @@
 /* attention.c — scaled dot-product attention with GQA, causal limit, bias and soft-cap.
  *
- * One task per (query row, query head): scores for the visible keys only (j ≤ q_start + i when
- * causal, so a large cache capacity costs nothing beyond the filled part), softmax, then the
- * weighted sum of values. Each worker owns a slice of the scratch for its score row.
+ * Few query rows (decode): one task per (query row, query head): scores for the visible keys
+ * only (j ≤ q_start + i when causal, so a large cache capacity costs nothing beyond the filled
+ * part), softmax, then the weighted sum of values.
+ *
+ * Many query rows (prefill, vision towers), where the CPU has the tiled GEMM: one task per query
+ * head. The head's keys are copied contiguous and its values transposed once, then blocks of
+ * BQ queries run S = Q·Kᵀ and O = P·V as GEMMs over the visible keys of the block. Each worker
+ * owns its slice of the scratch.
  */
 #include "cpu/ops.h"
 
@@ -18,10 +23,26 @@ typedef struct {
     float *scratch; /* lk floats per worker */
 } attention_job;
 
-/* Per worker: the score row, then (bf16 caches) one widened value row. */
+#define BQ 64          /* query rows per block on the GEMM path */
+#define GEMM_MIN_QUERIES 4
+
+static bool use_gemm(const ts_cpu *cpu, const ts_attention_shape *s)
+{
+    return cpu->kernels->gemm_f32 && s->lq >= GEMM_MIN_QUERIES && s->kv_dtype == TS_DTYPE_F32;
+}
+
+/* Floats per worker on the GEMM path: K [lk, d], Vᵀ [dv, lk], Q block [BQ, d], S [BQ, lk],
+ * O block [BQ, dv], one GEMM panel. */
+static size_t gemm_floats(const ts_attention_shape *s)
+{
+    return (size_t)(s->lk * s->head_dim + s->v_dim * s->lk + BQ * s->head_dim + BQ * s->lk + BQ * s->v_dim) + TS_GEMM_PANEL_FLOATS + 16;
+}
+
+/* Per worker: the score row, then (bf16 caches) one widened value row; or the GEMM path's. */
 size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers)
 {
-    return sizeof(float) * (size_t)(s->lk + s->v_dim) * (size_t)n_workers;
+    size_t row = (size_t)(s->lk + s->v_dim), gemm = s->lq >= GEMM_MIN_QUERIES ? gemm_floats(s) : 0;
+    return sizeof(float) * (row > gemm ? row : gemm) * (size_t)n_workers;
 }
 
 static void attention_task(void *arg, int64_t task, int worker)
@@ -65,9 +86,58 @@ static void attention_task(void *arg, int64_t task, int worker)
     }
 }
 
+static void head_task(void *arg, int64_t h, int worker)
+{
+    const attention_job *j = arg;
+    const ts_attention_shape *s = j->s;
+    int64_t d = s->head_dim, dv = s->v_dim, lk = s->lk, kh = h / (s->q_heads / s->kv_heads);
+    float *base = j->scratch + (size_t)worker * gemm_floats(s);
+    float *kc = base, *vt = kc + lk * d, *qb = vt + dv * lk, *sc = qb + BQ * d, *ob = sc + BQ * lk;
+    float *panel = (float *)(((uintptr_t)(ob + BQ * dv) + 63) & ~(uintptr_t)63);
+    /* The visible keys of the whole head: causal rows never look past q_start + lq − 1. */
+    int64_t keys = lk;
+    if (s->q_start >= 0 && s->q_start + s->lq < keys) keys = s->q_start + s->lq;
+    const float *k = j->k, *v = j->v;
+    for (int64_t t = 0; t < keys; t++) {
+        memcpy(kc + t * d, k + (t * s->kv_heads + kh) * d, sizeof(float) * (size_t)d);
+        const float *vrow = v + (t * s->kv_heads + kh) * dv;
+        for (int64_t c = 0; c < dv; c++) vt[c * keys + t] = vrow[c];
+    }
+    float scale = (float)s->scale, cap = (float)s->softcap;
+    for (int64_t i0 = 0; i0 < s->lq; i0 += BQ) {
+        int64_t rows = s->lq - i0 < BQ ? s->lq - i0 : BQ;
+        int64_t block_keys = keys;
+        if (s->q_start >= 0 && s->q_start + i0 + rows < block_keys) block_keys = s->q_start + i0 + rows;
+        for (int64_t r = 0; r < rows; r++) memcpy(qb + r * d, j->q + ((i0 + r) * s->q_heads + h) * d, sizeof(float) * (size_t)d);
+        j->cpu->kernels->gemm_f32(qb, rows, d, kc, TS_DTYPE_F32, d, 0, block_keys, sc, block_keys, panel);
+        for (int64_t r = 0; r < rows; r++) {
+            float *row = sc + r * block_keys;
+            int64_t visible = block_keys;
+            if (s->q_start >= 0 && s->q_start + i0 + r + 1 < visible) visible = s->q_start + i0 + r + 1;
+            for (int64_t t = 0; t < visible; t++) {
+                float x = row[t] * scale;
+                if (cap > 0) x = tanhf(x / cap) * cap;
+                if (j->bias) x += j->bias[(i0 + r) * lk + t];
+                row[t] = x;
+            }
+            for (int64_t t = visible; t < block_keys; t++) row[t] = -INFINITY; /* softmax weight exactly 0 */
+            ts_cpu_softmax_row(row, block_keys);
+        }
+        /* O = P · V: V transposed is the GEMM's [out, in] weight; its rows are `keys` apart and
+         * a causal block uses the first block_keys columns. */
+        j->cpu->kernels->gemm_f32(sc, rows, block_keys, vt, TS_DTYPE_F32, keys, 0, dv, ob, dv, panel);
+        for (int64_t r = 0; r < rows; r++) memcpy(j->out + ((i0 + r) * s->q_heads + h) * dv, ob + r * dv, sizeof(float) * (size_t)dv);
+    }
+}
+
 void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const float *q, const void *k,
                       const void *v, const float *bias, float *out, void *scratch)
 {
+    if (use_gemm(cpu, s)) {
+        attention_job job = {.cpu = cpu, .s = s, .q = q, .bias = bias, .k = k, .v = v, .out = out, .scratch = scratch};
+        ts_pool_run(cpu->pool, head_task, &job, s->q_heads);
+        return;
+    }
     attention_job job = {.cpu = cpu, .s = s, .q = q, .bias = bias, .k = k, .v = v, .out = out, .scratch = scratch};
     ts_pool_run(cpu->pool, attention_task, &job, s->lq * s->q_heads);
 }

@@ -67,7 +67,7 @@ static void gemm_task(void *arg, int64_t task, int worker)
     const linear_job *j = arg;
     _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
     int64_t n0 = task * j->block, n1 = n0 + j->block < j->n ? n0 + j->block : j->n;
-    j->cpu->kernels->gemm_f32(j->x, j->m, j->k, j->w, j->w_dtype, n0, n1, j->y, j->n, panel);
+    j->cpu->kernels->gemm_f32(j->x, j->m, j->k, j->w, j->w_dtype, j->k, n0, n1, j->y, j->n, panel);
     if (j->bias)
         for (int64_t r = 0; r < j->m; r++)
             for (int64_t o = n0; o < n1; o++) j->y[r * j->n + o] += bias_at(j->bias, j->bias_dtype, o);
