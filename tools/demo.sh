@@ -18,8 +18,14 @@ cat >"$messages" <<'JSON'
 JSON
 show "$bin" template -m "$model" "$messages" --add-generation-prompt
 echo
-# Generation runs on the text families today; the tiny Qwen2 fixture stands in for a real model.
+# Generation: the tiny random-weight fixtures stand in for real models (their text is noise, but
+# token for token what transformers produces).
 show "$bin" run -m "$root/tests/fixtures/qwen2/model" -p "Write a short poem about the sea." --max-tokens 16 --temperature 0
+echo
+show "$bin" run -m "$model" --image "$root/tests/fixtures/qwen2_vl/chelsea.png" -p "Describe this image." \
+    --max-tokens 16 --temperature 0 --repeat-penalty 1 --ignore-eos --json
+echo
+show "$bin" compare -m "$model" --reference "$root/tests/fixtures/qwen2_vl/reference.safetensors"
 echo
 bundle=$(mktemp -d)
 trap 'rm -f "$messages"; rm -rf "$bundle"' EXIT
