@@ -75,6 +75,11 @@ image_case qwen2_5_vl "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(
     "Describe this image." chelsea.png
 image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
     "Describe this image." chelsea.png
+# A per-request image budget: fewer pixels, fewer image tokens (92 → 62 prompt tokens).
+expect_exit 0 '"prompt_tokens":62' run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" \
+    -p "Describe this image." --json --max-tokens 1 --max-pixels 20000
+expect_exit 1 "need 0 < min <= max" run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" -p "x" \
+    --min-pixels 9000 --max-pixels 100
 expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" --image "$FIX/qwen2_vl/chelsea.png"
 expect_exit 1 "nope.png" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/nope.png"
 printf 'GIF89a-not-really' >"$TMP/fake.png"
@@ -161,6 +166,11 @@ image_case qwen2_5_vl "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(
     "Describe this image." chelsea.png
 image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
     "Describe this image." chelsea.png
+# A per-request image budget: fewer pixels, fewer image tokens (92 → 62 prompt tokens).
+expect_exit 0 '"prompt_tokens":62' run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" \
+    -p "Describe this image." --json --max-tokens 1 --max-pixels 20000
+expect_exit 1 "need 0 < min <= max" run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" -p "x" \
+    --min-pixels 9000 --max-pixels 100
 expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" --image "$FIX/qwen2_vl/chelsea.png"
 expect_exit 1 "nope.png" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/nope.png"
 printf 'GIF89a-not-really' >"$TMP/fake.png"

@@ -40,6 +40,7 @@ typedef struct options {
     int n_stop;
     const char *images[MAX_IMAGES];
     int n_images;
+    long long min_pixels, max_pixels; /* 0 = the preprocessor config's */
 } options;
 
 static void usage(FILE *out)
@@ -69,6 +70,8 @@ static void usage(FILE *out)
             "  --bundle BUNDLE          run through a StableHLO bundle's entries (tessera export)\n"
             "  --image FILE             a JPEG, PNG or WebP image placed before the text (repeatable);\n"
             "                           with --raw, the text holds the model's image placeholders itself\n"
+            "  --max-pixels N, --min-pixels N  the image budget of Qwen-VL processors (default: the model's\n"
+            "                           preprocessor_config.json); fewer pixels, fewer image tokens\n"
             "  --compute f32|bf16|bf16x2  matmul precision for prompts (default f32)\n"
             "  --kv-cache f32|bf16      KV cache element type (default f32)\n"
             "  --cpu LEVEL              cap the kernels: portable, avx2, avx512, avx512_bf16, amx\n"
@@ -117,6 +120,10 @@ static int parse_args(int argc, char **argv, options *o, bool *help)
             if (!v || !*v) return ts_cli_usage_error("run", "--image needs a file");
             if (o->n_images == MAX_IMAGES) return ts_cli_usage_error("run", "at most %d --image files", MAX_IMAGES);
             o->images[o->n_images++] = v;
+        } else if (ts_cli_match(argc, argv, &i, "--max-pixels", &v)) {
+            if (!ts_cli_parse_int(v, 1, 1LL << 40, &o->max_pixels)) return ts_cli_usage_error("run", "--max-pixels needs a positive number");
+        } else if (ts_cli_match(argc, argv, &i, "--min-pixels", &v)) {
+            if (!ts_cli_parse_int(v, 1, 1LL << 40, &o->min_pixels)) return ts_cli_usage_error("run", "--min-pixels needs a positive number");
         } else if (ts_cli_match(argc, argv, &i, "--bundle", &v)) {
             if (!v || !*v) return ts_cli_usage_error("run", "--bundle needs a folder");
             o->bundle = v;
@@ -333,10 +340,15 @@ static ts_status load_images(const options *o, const ts_model *model, ts_pixel_v
 {
     ts_preprocessor_config pc;
     ts_status st = ts_preprocessor_config_load(o->dir, &pc, err);
+    ts_image_budget budget = {.min_pixels = o->min_pixels ? o->min_pixels : pc.min_pixels,
+                              .max_pixels = o->max_pixels ? o->max_pixels : pc.max_pixels};
+    bool budgeted = o->min_pixels || o->max_pixels;
     for (int i = 0; st == TS_OK && i < o->n_images; i++) {
         ts_image img;
         st = ts_image_load(o->images[i], NULL, &img, err);
-        if (st == TS_OK) st = ts_preprocess_image(&pc, ts_model_get_config(model)->family, img.rgb, img.width, img.height, NULL, &out[i], err);
+        if (st == TS_OK)
+            st = ts_preprocess_image(&pc, ts_model_get_config(model)->family, img.rgb, img.width, img.height, budgeted ? &budget : NULL,
+                                     &out[i], err);
         ts_image_free(&img);
     }
     return st;
