@@ -96,7 +96,15 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
         const int64_t *v = (const int64_t *)grid->data + 3 * g;
         grids[g] = (ts_vision_grid){v[0], v[1], v[2]};
     }
-    if (st == TS_OK && vision && pixels && grid && embeds_ref && n_images <= 16) {
+    if (st == TS_OK && vision && pixels && !grid && embeds_ref && pixels->n_dims == 4) {
+        /* LLaVA: [images, 3, S, S], one fixed-size tower call for all of them. */
+        ts_pixel_values pv = {.data = (float *)pixels->data, .n_dims = 4};
+        for (int d = 0; d < 4; d++) pv.shape[d] = pixels->shape[d];
+        int64_t rows;
+        st = ts_vision_encode(vision, &pv, 1, &image, &rows, err);
+        if (st == TS_OK) compare_floats(&s, "image_embeds", image, embeds_ref);
+        n_images = (int)pixels->shape[0];
+    } else if (st == TS_OK && vision && pixels && grid && embeds_ref && n_images <= 16) {
         ts_pixel_values pv[16];
         int64_t at = 0;
         for (int g = 0; g < n_images; g++) {
