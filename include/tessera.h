@@ -665,6 +665,8 @@ typedef struct ts_bundle_options {
     int n_capacities;
     int64_t prefill_capacity;  /* Lp for every bucket (clamped to it); 0 = the bucket's capacity */
     int64_t slots;             /* decode batch B; 0 = 1 */
+    const int64_t *vision_patches; /* vision.main buckets (patch counts, ascending); NULL = none */
+    int n_vision_patches;
 } ts_bundle_options;
 
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options,
@@ -713,6 +715,14 @@ ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *l
                              int64_t *head_dim, ts_error *err);
 /* Rows of the positions arguments: 1, or 3 (t, h, w) for M-RoPE models. */
 int ts_bundle_position_rows(const ts_bundle *bundle);
+/* The vision.main patch buckets (ascending; *patches borrowed), 0 when the bundle has none. */
+int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
+/* ts_model_encode_images through the bundle's vision.main: the images' patch rows are admitted
+ * to the smallest patch bucket that holds them (TS_ERR_RANGE listing the buckets when none
+ * does), padded in a segment of their own, and the rows the language model receives come back
+ * f32[*rows][hidden] (owned, free()). TS_ERR_UNSUPPORTED for a bundle without vision entries. */
+ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *images, int n_images, float **embeds,
+                                  int64_t *rows, ts_error *err);
 /* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */
 ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);

@@ -44,5 +44,18 @@ check "descending capacities are refused" test $? -eq 1
 "$bin" export --help | grep -q "usage: tessera export"
 check "export --help" test $? -eq 0
 
+vl=$root/tests/fixtures/qwen2_vl/model
+"$bin" export -m "$vl" -o "$work/vl" --capacity 256 --vision-patches 64,256 2>/dev/null
+check "export with vision buckets exits 0" test $? -eq 0
+check "one vision.main module per patch bucket" test "$(ls "$work"/vl/vision/p64.mlir "$work"/vl/vision/p256.mlir | wc -l)" -eq 2
+grep -q '"merge_size":	2' "$work/vl/manifest.json" && grep -q '"patches":	256' "$work/vl/manifest.json"
+check "the manifest records the tower geometry and buckets" test $? -eq 0
+"$bin" export -m "$model" -o "$work/novl" --vision-patches 64 >/dev/null 2>"$work/novl.err"
+check "vision buckets for a text model are refused" test $? -eq 1
+grep -q "Qwen2-VL towers only" "$work/novl.err"
+check "the refusal says which towers export" test $? -eq 0
+"$bin" export -m "$vl" -o "$work/bad" --vision-patches 256,64 >/dev/null 2>&1
+check "descending vision buckets are refused" test $? -eq 1
+
 echo "$pass passed, $fail failed"
 test "$fail" -eq 0

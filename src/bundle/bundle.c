@@ -4,17 +4,21 @@
  * Opening checks, in order, before anything runs: manifest syntax and ABI version, identity
  * (manifest + module texts), config digest, family, the weight schema against the checkpoint,
  * then each module (parsed back into a graph) against its descriptors — argument order, names,
- * roles, types, results. Errors name the field that differs.
+ * roles, types, results. Errors name the field that differs. vision.main modules (one per patch
+ * bucket) are checked the same way against the tower's own weight schema.
  *
  * A call is validated at the API (ts_bundle_run: against the manifest descriptors, plus value
  * ranges) and again at entry execution (run_entry: against the module graph's own parameters,
  * plus the same ranges), so a caller that bypasses one layer still meets the other.
+ * ts_bundle_encode_images admits images to the smallest patch bucket, pads the rows in a segment
+ * of their own (so the block-diagonal mask hides them) and passes the real count.
  */
 #include "base/error.h"
 #include "base/file.h"
 #include "bundle/manifest.h"
 #include "cpu/executor.h"
 #include "export/reader.h"
+#include "models/qwen2_vl_vision.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +35,10 @@ struct ts_bundle {
     ts_graph *graphs[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
     ts_program *programs[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
     void **params[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
+    /* vision.main, one per patch bucket (man.vision.n_buckets of them). */
+    ts_graph *vision_graphs[TS_BUNDLE_MAX_BUCKETS];
+    ts_program *vision_programs[TS_BUNDLE_MAX_BUCKETS];
+    void **vision_params[TS_BUNDLE_MAX_BUCKETS];
 };
 
 void ts_bundle_close(ts_bundle *b)
@@ -42,18 +50,26 @@ void ts_bundle_close(ts_bundle *b)
             ts_graph_destroy(b->graphs[i][e]);
             free(b->params[i][e]);
         }
+    for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS; i++) {
+        ts_program_destroy(b->vision_programs[i]);
+        ts_graph_destroy(b->vision_graphs[i]);
+        free(b->vision_params[i]);
+    }
     ts_checkpoint_close(b->ckpt);
     ts_manifest_fini(&b->man);
     free(b);
 }
 
-static ts_status check_weights(ts_bundle *b, ts_error *err)
+/* A weight may be declared in another shape with the same dtype and element count (the towers
+ * take patch_embed's [D, C, T, P, P] as the [D, C·T·P·P] matrix it is): the bytes are the same. */
+static ts_status check_weights(ts_bundle *b, const ts_descriptor *weights, int n_weights, ts_error *err)
 {
-    for (int i = 0; i < b->man.n_weights; i++) {
-        const ts_descriptor *d = &b->man.weights[i];
+    for (int i = 0; i < n_weights; i++) {
+        const ts_descriptor *d = &weights[i];
         const ts_tensor_info *t = ts_checkpoint_find(b->ckpt, d->name);
         if (!t) return ts_error_set(err, TS_ERR_NOT_FOUND, "weights[%d] %s: not in the checkpoint", i, d->name);
         ts_type actual = ts_type_make(t->dtype, t->n_dims, t->shape);
+        if (actual.dtype == d->type.dtype && ts_type_elements(&actual) == ts_type_elements(&d->type)) actual = d->type;
         char what[32];
         snprintf(what, sizeof(what), "weights[%d]", i);
         ts_status st = ts_descriptor_check(d, &actual, what, err);
@@ -66,18 +82,17 @@ static ts_status check_weights(ts_bundle *b, ts_error *err)
 }
 
 /* The module's signature must be the manifest's: weights in schema order, then the inputs. */
-static ts_status check_module(ts_bundle *b, int bucket, ts_entry e, const ts_graph *g, ts_error *err)
+static ts_status check_module(const ts_descriptor *weights, int n_weights, const ts_entry_descriptors *ed, const char *name,
+                              const ts_graph *g, ts_error *err)
 {
-    const ts_entry_descriptors *ed = &b->man.entries[bucket][e];
-    const char *name = ts_entry_name(e);
-    int expected = b->man.n_weights + ed->n_inputs;
+    int expected = n_weights + ed->n_inputs;
     if (g->n_parameters != expected)
         return ts_error_set(err, TS_ERR_FORMAT, "%s: the module has %d arguments, the manifest %d", ed->file, g->n_parameters, expected);
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const ts_node *n = &g->nodes[i];
         if (n->op != TS_OP_PARAMETER) continue;
         int index = n->attrs.parameter.index;
-        const ts_descriptor *d = index < b->man.n_weights ? &b->man.weights[index] : &ed->inputs[index - b->man.n_weights];
+        const ts_descriptor *d = index < n_weights ? &weights[index] : &ed->inputs[index - n_weights];
         static const char *const roles[] = {"weight", "input", "state"};
         if (strcmp(d->name, n->name) != 0 || strcmp(d->role, roles[n->attrs.parameter.role]) != 0)
             return ts_error_set(err, TS_ERR_FORMAT, "%s argument %d: argument order mismatch: the module has %s (%s), the manifest %s (%s)",
@@ -108,11 +123,11 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
     st = ts_manifest_read(json, len, "manifest.json", &b->man, err);
     free(json);
     if (st != TS_OK) return st;
-    int n_modules = b->man.n_buckets * TS_ENTRY_COUNT;
-    char *texts[TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT] = {0};
-    size_t lens[TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT] = {0};
+    int n_modules = ts_manifest_module_count(&b->man);
+    char *texts[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
+    size_t lens[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
     for (int i = 0; i < n_modules && st == TS_OK; i++) {
-        snprintf(path, sizeof(path), "%s/%s", bundle_dir, b->man.entries[i / TS_ENTRY_COUNT][i % TS_ENTRY_COUNT].file);
+        snprintf(path, sizeof(path), "%s/%s", bundle_dir, ts_manifest_module_file(&b->man, i));
         st = ts_file_read(path, &texts[i], &lens[i], err);
     }
     if (st == TS_OK) st = ts_manifest_check_identity(&b->man, (const char *const *)texts, err);
@@ -126,20 +141,28 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
     if (st == TS_OK && strcmp(ts_family_name(cfg.family), b->man.family) != 0)
         st = ts_error_set(err, TS_ERR_FORMAT, "family differs: bundle %s, model %s", b->man.family, ts_family_name(cfg.family));
     if (st == TS_OK) st = ts_checkpoint_open(model_dir, &b->ckpt, err);
-    if (st == TS_OK) st = check_weights(b, err);
+    if (st == TS_OK) st = check_weights(b, b->man.weights, b->man.n_weights, err);
+    if (st == TS_OK) st = check_weights(b, b->man.vision.weights, b->man.vision.n_weights, err);
+    int n_text = b->man.n_buckets * TS_ENTRY_COUNT;
     for (int i = 0; i < n_modules && st == TS_OK; i++) {
-        int bucket = i / TS_ENTRY_COUNT;
+        bool vision = i >= n_text;
+        int bucket = vision ? i - n_text : i / TS_ENTRY_COUNT;
         ts_entry e = (ts_entry)(i % TS_ENTRY_COUNT);
-        ts_graph **g = &b->graphs[bucket][e];
-        st = ts_stablehlo_read(texts[i], lens[i], b->man.entries[bucket][e].file, g, err);
-        if (st == TS_OK) st = check_module(b, bucket, e, *g, err);
-        if (st == TS_OK) st = ts_program_create(*g, b->ctx, &b->programs[bucket][e], err);
+        const ts_descriptor *weights = vision ? b->man.vision.weights : b->man.weights;
+        int n_weights = vision ? b->man.vision.n_weights : b->man.n_weights;
+        const ts_entry_descriptors *ed = vision ? &b->man.vision.entries[bucket] : &b->man.entries[bucket][e];
+        ts_graph **g = vision ? &b->vision_graphs[bucket] : &b->graphs[bucket][e];
+        ts_program **program = vision ? &b->vision_programs[bucket] : &b->programs[bucket][e];
+        void ***params = vision ? &b->vision_params[bucket] : &b->params[bucket][e];
+        st = ts_stablehlo_read(texts[i], lens[i], ed->file, g, err);
+        if (st == TS_OK) st = check_module(weights, n_weights, ed, vision ? "vision.main" : ts_entry_name(e), *g, err);
+        if (st == TS_OK) st = ts_program_create(*g, b->ctx, program, err);
         if (st == TS_OK) {
-            b->params[bucket][e] = calloc((size_t)(*g)->n_parameters + 1, sizeof(void *));
-            if (!b->params[bucket][e]) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+            *params = calloc((size_t)(*g)->n_parameters + 1, sizeof(void *));
+            if (!*params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
         }
-        for (int32_t k = 0; st == TS_OK && k < b->man.n_weights; k++)
-            b->params[bucket][e][k] = (void *)ts_checkpoint_find(b->ckpt, b->man.weights[k].name)->data;
+        for (int32_t k = 0; st == TS_OK && k < n_weights; k++)
+            (*params)[k] = (void *)ts_checkpoint_find(b->ckpt, weights[k].name)->data;
     }
     for (int i = 0; i < n_modules; i++) free(texts[i]);
     if (st == TS_OK) {
@@ -235,32 +258,38 @@ static ts_status check_values(const ts_bundle *b, int bucket, ts_entry e, const 
     return st;
 }
 
-/* Entry execution: checks the bound buffers against the module graph itself, then runs. */
-static ts_status run_entry(ts_bundle *b, int bucket, ts_entry e, const ts_tensor_arg *args, int n_args, const void **outputs,
-                           ts_error *err)
+/* Binds the non-weight arguments after checking them against the module graph's own parameters
+ * (the second validation layer); data[a] gets argument a's bytes for the value checks. */
+static ts_status bind_args(const ts_graph *g, int n_weights, void **params, const char *entry, const ts_tensor_arg *args, int n_args,
+                           const void **data, ts_error *err)
 {
-    const ts_graph *g = b->graphs[bucket][e];
-    void **params = b->params[bucket][e];
-    const void *data[16];
-    if (n_args > 16 || b->man.n_weights + n_args != g->n_parameters)
-        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %d arguments for a module of %d", ts_entry_name(e), n_args,
-                            g->n_parameters - b->man.n_weights);
+    if (n_args > 16 || n_weights + n_args != g->n_parameters)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %d arguments for a module of %d", entry, n_args, g->n_parameters - n_weights);
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const ts_node *n = &g->nodes[i];
-        if (n->op != TS_OP_PARAMETER || n->attrs.parameter.index < b->man.n_weights) continue;
-        int a = n->attrs.parameter.index - b->man.n_weights;
+        if (n->op != TS_OP_PARAMETER || n->attrs.parameter.index < n_weights) continue;
+        int a = n->attrs.parameter.index - n_weights;
         ts_type given = ts_type_make(args[a].dtype, args[a].rank, args[a].dims);
         if (!ts_type_equal(&given, &n->type) || args[a].n_bytes != ts_type_bytes(&n->type) || !args[a].data) {
             char want[128], got[128];
-            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: module argument %s is %s; given %s, %zu bytes", ts_entry_name(e), n->name,
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: module argument %s is %s; given %s, %zu bytes", entry, n->name,
                                 ts_type_string(&n->type, want, sizeof(want)), ts_type_string(&given, got, sizeof(got)), args[a].n_bytes);
         }
         params[n->attrs.parameter.index] = (void *)args[a].data;
         data[a] = args[a].data;
     }
-    ts_status st = check_values(b, bucket, e, data, err);
+    return TS_OK;
+}
+
+/* Entry execution: checks the bound buffers against the module graph itself, then runs. */
+static ts_status run_entry(ts_bundle *b, int bucket, ts_entry e, const ts_tensor_arg *args, int n_args, const void **outputs,
+                           ts_error *err)
+{
+    const void *data[16];
+    ts_status st = bind_args(b->graphs[bucket][e], b->man.n_weights, b->params[bucket][e], ts_entry_name(e), args, n_args, data, err);
+    if (st == TS_OK) st = check_values(b, bucket, e, data, err);
     if (st != TS_OK) return st;
-    return ts_program_run(b->programs[bucket][e], params, outputs, err);
+    return ts_program_run(b->programs[bucket][e], b->params[bucket][e], outputs, err);
 }
 
 ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_tensor_arg *args, int n_args, const void **outputs,
@@ -313,4 +342,95 @@ ts_status ts_bundle_kv_shape(const ts_bundle *b, int64_t *vocab, int64_t *layers
     *kv_heads = pre->results[1].type.dims[2];
     *head_dim = pre->results[1].type.dims[3];
     return TS_OK;
+}
+
+/* ---------------------------------------------------------------- vision.main */
+
+/* The second layer's value checks for vision.main: count a multiple of merge² within the bucket,
+ * segments −1 (padding) or a frame index, positions non-negative and below the bucket, pixels
+ * not NaN. */
+static ts_status check_vision_values(const ts_bundle *b, int64_t n, const void *const *data, ts_error *err)
+{
+    int64_t unit = b->man.vision.merge_size * b->man.vision.merge_size;
+    int32_t count = *(const int32_t *)data[3];
+    if (count < unit || count > n || count % unit)
+        return ts_error_set(err, TS_ERR_RANGE, "vision.main: count = %d is not a multiple of %lld in %lld..%lld", count, (long long)unit,
+                            (long long)unit, (long long)n);
+    ts_status st = range_i32(data[1], 2 * n, 0, n - 1, "vision.main", "positions", err);
+    if (st == TS_OK) st = range_i32(data[2], n, -1, n - 1, "vision.main", "segments", err);
+    const float *f = data[0];
+    int64_t values = n * b->man.vision.entries[0].inputs[0].type.dims[1];
+    for (int64_t j = 0; st == TS_OK && j < values; j++)
+        if (isnan(f[j])) st = ts_error_set(err, TS_ERR_RANGE, "vision.main: pixel_values[%lld] is NaN", (long long)j);
+    return st;
+}
+
+int ts_bundle_vision_buckets(const ts_bundle *b, const int64_t **patches)
+{
+    if (patches) *patches = b->man.vision.patches;
+    return b->man.vision.n_buckets;
+}
+
+ts_status ts_bundle_encode_images(ts_bundle *b, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
+                                  ts_error *err)
+{
+    *embeds = NULL;
+    const ts_vision_manifest *v = &b->man.vision;
+    if (v->n_buckets == 0)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "vision: this bundle has no vision.main entries (export it with vision buckets)");
+    if (n_images < 1 || n_images > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..64 allowed)", n_images);
+    int64_t patch_dim = v->entries[0].inputs[0].type.dims[1];
+    ts_vision_grid grids[64];
+    for (int i = 0; i < n_images; i++) {
+        const ts_pixel_values *p = &images[i];
+        if (!p->data || p->n_dims != 2 || p->shape[1] != patch_dim || p->shape[0] != p->grid_thw[0] * p->grid_thw[1] * p->grid_thw[2])
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [t·h·w, %lld] patch rows for this tower", i,
+                                (long long)patch_dim);
+        grids[i] = (ts_vision_grid){p->grid_thw[0], p->grid_thw[1], p->grid_thw[2]};
+    }
+    int64_t rows, frames;
+    ts_status st = ts_qwen2_vl_vision_count(grids, n_images, v->merge_size, &rows, &frames, err);
+    if (st != TS_OK) return st;
+    /* Admission: the smallest patch bucket that holds every row. */
+    int bucket = 0;
+    while (bucket < v->n_buckets && v->patches[bucket] < rows) bucket++;
+    if (bucket == v->n_buckets) {
+        char list[256] = "";
+        for (int i = 0, at = 0; i < v->n_buckets && at < (int)sizeof(list); i++)
+            at += snprintf(list + at, sizeof(list) - (size_t)at, "%s%lld", i ? ", " : "", (long long)v->patches[i]);
+        return ts_error_set(err, TS_ERR_RANGE, "vision: %lld patches do not fit the bundle's vision buckets (%s)", (long long)rows, list);
+    }
+    int64_t n = v->patches[bucket];
+    float *pixels = calloc((size_t)(n * patch_dim), sizeof(float));
+    int32_t *positions = calloc((size_t)(2 * n), sizeof(int32_t)), *segments = malloc(sizeof(int32_t) * (size_t)n);
+    if (!pixels || !positions || !segments) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld patches", (long long)n);
+    if (st == TS_OK) {
+        int64_t at = 0;
+        for (int i = 0; i < n_images; i++) {
+            memcpy(pixels + at * patch_dim, images[i].data, sizeof(float) * (size_t)(images[i].shape[0] * patch_dim));
+            at += images[i].shape[0];
+        }
+        ts_qwen2_vl_vision_layout(grids, n_images, v->merge_size, positions, segments, NULL);
+        for (int64_t r = rows; r < n; r++) segments[r] = -1; /* padding: its own segment, hidden from every image row */
+        int32_t count = (int32_t)rows;
+        const ts_tensor_arg args[4] = {
+            {"pixel_values", TS_DTYPE_F32, 2, {n, patch_dim}, pixels, sizeof(float) * (size_t)(n * patch_dim)},
+            {"positions", TS_DTYPE_I32, 2, {n, 2}, positions, sizeof(int32_t) * (size_t)(2 * n)},
+            {"segments", TS_DTYPE_I32, 1, {n}, segments, sizeof(int32_t) * (size_t)n},
+            {"count", TS_DTYPE_I32, 0, {0}, &count, sizeof(int32_t)},
+        };
+        const void *data[16], *out[1];
+        st = bind_args(b->vision_graphs[bucket], v->n_weights, b->vision_params[bucket], "vision.main", args, 4, data, err);
+        if (st == TS_OK) st = check_vision_values(b, n, data, err);
+        if (st == TS_OK) st = ts_program_run(b->vision_programs[bucket], b->vision_params[bucket], out, err);
+        int64_t tokens = rows / (v->merge_size * v->merge_size);
+        if (st == TS_OK) {
+            *embeds = malloc(sizeof(float) * (size_t)(tokens * v->out_hidden));
+            if (!*embeds) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+            else memcpy(*embeds, out[0], sizeof(float) * (size_t)(tokens * v->out_hidden));
+            *n_rows = tokens;
+        }
+    }
+    free(pixels), free(positions), free(segments);
+    return st;
 }

@@ -10,6 +10,7 @@
 #include "bundle/manifest.h"
 #include "export/printer.h"
 #include "models/decoder_entries.h"
+#include "models/vision_entry.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -120,9 +121,15 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     ts_decoder_spec spec;
     ts_manifest man;
     memset(&man, 0, sizeof(man));
-    char *texts[TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT] = {0};
+    char *texts[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
     char *json = NULL;
     ts_status st = ts_decoder_spec_init(cfg, &spec, err);
+    int n_vision = options && options->vision_patches ? options->n_vision_patches : 0;
+    if (n_vision < 0 || n_vision > TS_BUNDLE_MAX_BUCKETS)
+        return ts_error_set(err, TS_ERR_RANGE, "export: %d vision buckets (0..%d allowed)", n_vision, TS_BUNDLE_MAX_BUCKETS);
+    for (int i = 0; i < n_vision; i++)
+        if (options->vision_patches[i] < 1 || (i && options->vision_patches[i] <= options->vision_patches[i - 1]))
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "export: vision patch buckets must be positive and ascending");
     snprintf(man.config_digest, sizeof(man.config_digest), "%s", config_digest);
     if (st == TS_OK) st = make_dir(bundle_dir, err);
     man.abi_version = TS_BUNDLE_ABI_VERSION;
@@ -158,6 +165,38 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             ts_graph_destroy(g);
         }
     }
+    /* The tower's entries, one per patch bucket. */
+    if (st == TS_OK && n_vision) {
+        ts_vision_manifest *v = &man.vision;
+        v->patch_size = cfg->vision.patch_size;
+        v->temporal_patch_size = cfg->vision.temporal_patch_size;
+        v->merge_size = cfg->vision.spatial_merge_size;
+        v->width = cfg->vision.hidden_size;
+        v->depth = cfg->vision.depth;
+        v->out_hidden = cfg->vision.out_hidden_size ? cfg->vision.out_hidden_size : cfg->text.hidden_size;
+        char dir[1024];
+        snprintf(dir, sizeof(dir), "%s/vision", bundle_dir);
+        st = make_dir(dir, err);
+        for (int b = 0; b < n_vision && st == TS_OK; b++) {
+            int64_t n = options->vision_patches[b];
+            char rel[64], path[1200], module[64];
+            snprintf(rel, sizeof(rel), "vision/p%lld.mlir", (long long)n);
+            snprintf(path, sizeof(path), "%s/%s", bundle_dir, rel);
+            snprintf(module, sizeof(module), "vision_main_p%lld", (long long)n);
+            ts_graph *g;
+            size_t len;
+            int at = ts_manifest_module_count(&man);
+            st = ts_graph_create(&g, err);
+            if (st != TS_OK) break;
+            st = ts_vision_entry_build(g, cfg, source, n, err);
+            v->patches[b] = n;
+            if (st == TS_OK) st = ts_manifest_add_vision_entry(&man, b, g, rel, err);
+            if (st == TS_OK) v->n_buckets = b + 1;
+            if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[at], &len, err);
+            if (st == TS_OK) st = write_file(path, texts[at], err);
+            ts_graph_destroy(g);
+        }
+    }
     if (st == TS_OK) st = ts_manifest_write(&man, (const char *const *)texts, &json, err);
     if (st == TS_OK) {
         char path[1024];
@@ -165,7 +204,7 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         st = write_file(path, json, err);
     }
     free(json);
-    for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT; i++) free(texts[i]);
+    for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1); i++) free(texts[i]);
     ts_manifest_fini(&man);
     if (st != TS_OK) ts_error_prefix(err, "export %s: ", bundle_dir);
     return st;

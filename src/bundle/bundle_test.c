@@ -8,6 +8,7 @@
 #include "base/file.h"
 #include "bundle/manifest.h"
 #include "engine/model.h"
+#include "engine/vision.h"
 #include "export/printer.h"
 #include "export/reader.h"
 #include "check.h"
@@ -68,6 +69,21 @@ static int argmax(const float *x, int64_t n, const int64_t *eos, int n_eos)
         if (!masked && (best < 0 || x[i] > x[best])) best = (int)i;
     }
     return best;
+}
+
+static float max_diff(const float *a, const float *b, int64_t n)
+{
+    float worst = 0;
+    for (int64_t i = 0; i < n; i++) worst = fmaxf(worst, fabsf(a[i] - b[i]));
+    return worst;
+}
+
+/* The fixtures' tolerance: 1e-4 × max(1, max |ref|). */
+static float tolerance_of(const float *ref, int64_t n)
+{
+    float limit = 1;
+    for (int64_t i = 0; i < n; i++) limit = fmaxf(limit, fabsf(ref[i]));
+    return 1e-4f * limit;
 }
 
 static const int64_t caps[2] = {32, 64};
@@ -255,10 +271,10 @@ static void reseal(const char *bundle)
     ts_manifest m;
     ts_error err;
     if (!json || ts_manifest_read(json, strlen(json), "manifest.json", &m, &err) != TS_OK) return;
-    char *texts[TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT] = {0};
-    for (int i = 0; i < m.n_buckets * TS_ENTRY_COUNT; i++) {
+    char *texts[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
+    for (int i = 0; i < ts_manifest_module_count(&m); i++) {
         char mp[256];
-        snprintf(mp, sizeof(mp), "%s/%s", bundle, m.entries[i / TS_ENTRY_COUNT][i % TS_ENTRY_COUNT].file);
+        snprintf(mp, sizeof(mp), "%s/%s", bundle, ts_manifest_module_file(&m, i));
         texts[i] = read_text(mp);
     }
     char *out;
@@ -266,7 +282,7 @@ static void reseal(const char *bundle)
         write_text(path, out);
         free(out);
     }
-    for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS * TS_ENTRY_COUNT; i++) free(texts[i]);
+    for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1); i++) free(texts[i]);
     ts_manifest_fini(&m);
     free(json);
 }
@@ -471,6 +487,209 @@ static void test_bad_calls(void)
     ts_bundle_close(b);
 }
 
+/* vision.main: the two-image Qwen2-VL fixture's own pixel values through the bundle's tower give
+ * the reference's image_embeds, for both images together (432 rows padded to the 512 bucket)
+ * and for the first alone (216 rows padded to 256); more rows than the largest bucket, a
+ * bundle without vision entries and an edited vision module are refused. */
+static void test_vision_entries(void)
+{
+    const char *model = "tests/fixtures/qwen2_vl-two-images/model";
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/qwen2_vl_vision", tmp);
+    static const int64_t patches[2] = {256, 512};
+    ts_bundle_options o = {.capacities = caps, .n_capacities = 1, .prefill_capacity = 32, .slots = 1,
+                           .vision_patches = patches, .n_vision_patches = 2};
+    ts_error err;
+    CHECK_INT_EQ(ts_bundle_export(model, bundle, &o, &err), TS_OK);
+    ts_bundle *b = NULL;
+    if (ts_bundle_open(ctx, bundle, model, &b, &err) != TS_OK) {
+        fprintf(stderr, "open: %s\n", err.message);
+        CHECK(false);
+        return;
+    }
+    const int64_t *listed;
+    CHECK_INT_EQ(ts_bundle_vision_buckets(b, &listed), 2);
+    CHECK_INT_EQ(listed[1], 512);
+    ts_checkpoint *ref;
+    CHECK_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-two-images/reference.safetensors", &ref, &err), TS_OK);
+    const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *want = ts_checkpoint_find(ref, "image_embeds");
+    int64_t half = pv->shape[0] / 2, dim = pv->shape[1], hidden = want->shape[1];
+    ts_pixel_values images[3];
+    for (int i = 0; i < 3; i++)
+        images[i] = (ts_pixel_values){.data = (float *)pv->data + (i % 2) * half * dim, .n_dims = 2, .shape = {half, dim},
+                                      .grid_thw = {1, 12, 18}};
+    const float *ref_rows = want->data;
+    float tolerance = tolerance_of(ref_rows, want->shape[0] * hidden);
+    for (int n_images = 2; n_images >= 1; n_images--) {
+        float *embeds = NULL;
+        int64_t rows = 0;
+        CHECK_INT_EQ(ts_bundle_encode_images(b, images, n_images, &embeds, &rows, &err), TS_OK);
+        CHECK_INT_EQ(rows, n_images * want->shape[0] / 2);
+        float worst = embeds ? max_diff(embeds, ref_rows, rows * hidden) : INFINITY;
+        fprintf(stderr, "vision.main %d image(s): max |ours - ref| = %g (tolerance %g)\n", n_images, worst, tolerance);
+        CHECK(embeds && worst <= tolerance);
+        free(embeds);
+    }
+    float *embeds = NULL;
+    int64_t rows;
+    CHECK_INT_EQ(ts_bundle_encode_images(b, images, 3, &embeds, &rows, &err), TS_ERR_RANGE);
+    CHECK(strstr(err.message, "648 patches") && strstr(err.message, "256, 512"));
+    ts_pixel_values wrong = images[0];
+    wrong.grid_thw[2] = 17;
+    CHECK_INT_EQ(ts_bundle_encode_images(b, &wrong, 1, &embeds, &rows, &err), TS_ERR_INVALID_ARGUMENT);
+    ts_bundle_close(b);
+    ts_checkpoint_close(ref);
+
+    /* A text-only bundle has no tower to run. */
+    char text_only[160];
+    snprintf(text_only, sizeof(text_only), "%s/qwen2_vl_text", tmp);
+    o.n_vision_patches = 0;
+    CHECK_INT_EQ(ts_bundle_export(model, text_only, &o, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_open(ctx, text_only, model, &b, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), 0);
+    CHECK_INT_EQ(ts_bundle_encode_images(b, images, 1, &embeds, &rows, &err), TS_ERR_UNSUPPORTED);
+    ts_bundle_close(b);
+
+    /* An edited vision module breaks the identity. */
+    char path[256];
+    snprintf(path, sizeof(path), "%s/vision/p256.mlir", bundle);
+    replace_in_file(path, "stablehlo.add", "stablehlo.subtract");
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK(strstr(err.message, "identity") != NULL);
+}
+
+/* A Qwen2-VL fixture end to end through the bundle: its pixel values through vision.main, the
+ * merged embeddings and M-RoPE positions into prefill_embeddings.main (causal bias), then
+ * decode.main with the rope delta. Merged embeddings and prefill logits within the fixture
+ * tolerance of the reference's; greedy tokens identical to its generated_ids. */
+static void vlm_through_bundle(const char *name)
+{
+    char dir[128], bundle[128], refpath[160];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    snprintf(bundle, sizeof(bundle), "%s/%s-vlm", tmp, name);
+    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
+    static const int64_t capacity[1] = {192}, patches[2] = {256, 512};
+    ts_bundle_options o = {.capacities = capacity, .n_capacities = 1, .prefill_capacity = 160, .slots = 1,
+                           .vision_patches = patches, .n_vision_patches = 2};
+    ts_error err;
+    ts_bundle *b = NULL;
+    ts_model *m = NULL;
+    ts_checkpoint *ref = NULL;
+    if (ts_bundle_export(dir, bundle, &o, &err) != TS_OK || ts_bundle_open(ctx, bundle, dir, &b, &err) != TS_OK ||
+        ts_model_load(ctx, dir, NULL, &m, &err) != TS_OK || ts_checkpoint_open(refpath, &ref, &err) != TS_OK) {
+        fprintf(stderr, "%s: %s\n", name, err.message);
+        CHECK(false);
+        goto out;
+    }
+    const ts_model_config *cfg = ts_model_get_config(m);
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
+    const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
+    const ts_tensor_info *merged = ts_checkpoint_find(ref, "lm_inputs_embeds"), *last = ts_checkpoint_find(ref, "prefill_last_logits");
+    int32_t n = (int32_t)ids64->shape[1], n_new = (int32_t)gen->shape[0];
+    int64_t cap, lp, H = cfg->text.hidden_size, V = ts_model_vocab_size(m);
+    ts_bundle_bucket(b, 0, &cap, &lp, NULL);
+    CHECK(n <= lp && n + n_new <= cap);
+    int32_t ids[160];
+    for (int i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+    ts_pixel_values images[4];
+    int n_images = (int)grid->shape[0];
+    const int64_t *g = grid->data;
+    for (int i = 0, row = 0; i < n_images; i++) {
+        int64_t rows = g[3 * i] * g[3 * i + 1] * g[3 * i + 2];
+        images[i] = (ts_pixel_values){.data = (float *)pv->data + row * pv->shape[1], .n_dims = 2, .shape = {rows, pv->shape[1]},
+                                      .grid_thw = {g[3 * i], g[3 * i + 1], g[3 * i + 2]}};
+        row += (int)rows;
+    }
+    float *image = NULL, *emb = calloc((size_t)(lp * H), sizeof(float)), *bias = malloc(sizeof(float) * (size_t)(lp * lp));
+    int32_t *mrope = malloc(sizeof(int32_t) * 3 * (size_t)n), *positions = calloc(3 * (size_t)lp, sizeof(int32_t));
+    int64_t image_rows = 0, delta = 0;
+    CHECK_INT_EQ(ts_bundle_encode_images(b, images, n_images, &image, &image_rows, &err), TS_OK);
+    CHECK_INT_EQ(ts_vision_assemble(ts_model_vision(m), m, ids, (size_t)n, images, n_images, image, image_rows, emb, mrope, &delta, &err),
+                 TS_OK);
+    CHECK_INT_EQ(delta, ((const int64_t *)ts_checkpoint_find(ref, "rope_deltas")->data)[0]);
+    float emb_diff = max_diff(emb, merged->data, n * H), emb_tol = tolerance_of(merged->data, n * H);
+    for (int r = 0; r < 3; r++) memcpy(positions + r * lp, mrope + r * n, sizeof(int32_t) * (size_t)n);
+    for (int64_t i = 0; i < lp; i++)
+        for (int64_t j = 0; j < lp; j++) bias[i * lp + j] = j <= i ? 0.0f : -INFINITY;
+    int64_t ed[2] = {lp, H}, bd[2] = {lp, lp};
+    ts_tensor_arg pe[4] = {arg_f32("embeddings", emb, 2, ed),
+                           {"positions", TS_DTYPE_I32, 2, {3, lp}, positions, sizeof(int32_t) * 3 * (size_t)lp},
+                           arg_f32("bias", bias, 2, bd), arg_i32("length", &n, 0, 0)};
+    const void *outs[3];
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings.main", pe, 4, outs, &err), TS_OK);
+    float logit_diff = max_diff(outs[0], last->data, V), logit_tol = tolerance_of(last->data, V);
+    int64_t layers = cfg->text.num_hidden_layers, kvh = cfg->text.num_key_value_heads;
+    int64_t hd = cfg->text.head_dim ? cfg->text.head_dim : cfg->text.hidden_size / cfg->text.num_attention_heads;
+    size_t cache = (size_t)(layers * cap * kvh * hd);
+    float *k = malloc(sizeof(float) * cache), *v = malloc(sizeof(float) * cache);
+    memcpy(k, outs[1], sizeof(float) * cache);
+    memcpy(v, outs[2], sizeof(float) * cache);
+    const float *logits = outs[0];
+    int same = 0;
+    for (int32_t i = 0; i < n_new; i++) {
+        int32_t tok = argmax(logits, V, NULL, 0);
+        same += tok == (int32_t)((const int64_t *)gen->data)[i];
+        if (i + 1 == n_new) break;
+        int32_t pos[3] = {n + i, n + i, n + i}, rope_delta = (int32_t)delta, len = n + i;
+        int64_t kd[5] = {1, layers, cap, kvh, hd};
+        ts_tensor_arg dec[6] = {arg_i32("tokens", &tok, 1, 1), {"positions", TS_DTYPE_I32, 2, {3, 1}, pos, sizeof(pos)},
+                                arg_i32("rope_delta", &rope_delta, 1, 1), arg_i32("cache_len", &len, 1, 1), arg_f32("k", k, 5, kd),
+                                arg_f32("v", v, 5, kd)};
+        CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_OK);
+        memcpy(k, outs[1], sizeof(float) * cache);
+        memcpy(v, outs[2], sizeof(float) * cache);
+        logits = outs[0];
+    }
+    fprintf(stderr, "  %s through the bundle: merged embeddings %.2g (tol %.2g), prefill logits %.2g (tol %.2g), %d/%d greedy tokens\n",
+            name, emb_diff, emb_tol, logit_diff, logit_tol, same, n_new);
+    CHECK(emb_diff <= emb_tol);
+    CHECK(logit_diff <= logit_tol);
+    CHECK_INT_EQ(same, n_new);
+    free(image), free(emb), free(bias), free(mrope), free(positions), free(k), free(v);
+out:
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
+}
+
+static void test_qwen2_vl_through_bundle(void) { vlm_through_bundle("qwen2_vl"); }
+static void test_qwen2_vl_two_images_through_bundle(void) { vlm_through_bundle("qwen2_vl-two-images"); }
+
+/* A text-only prompt to the Qwen2-VL fixture through the bundle's token path (prefill.main, and
+ * decode.main with [3, B] positions): the reference's 16 greedy tokens. */
+static void test_qwen2_vl_text_only_through_bundle(void)
+{
+    const char *dir = "tests/fixtures/qwen2_vl-text-only/model";
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/qwen2_vl-text-only", tmp);
+    ts_bundle_options o = {.capacities = caps, .n_capacities = 2, .prefill_capacity = 48, .slots = 1};
+    ts_error err;
+    ts_bundle *b = NULL;
+    ts_checkpoint *ref = NULL;
+    CHECK_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    CHECK_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-text-only/reference.safetensors", &ref, &err), TS_OK);
+    if (!b || !ref) goto out;
+    CHECK_INT_EQ(ts_bundle_position_rows(b), 3);
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
+    int32_t prompt[64];
+    size_t n = (size_t)ids64->shape[1];
+    for (size_t i = 0; i < n; i++) prompt[i] = (int32_t)((const int64_t *)ids64->data)[i];
+    ts_generate_params p = {.max_tokens = gen->shape[0], .ignore_eos = true};
+    ts_sampling_params_default(&p.sampling);
+    p.sampling.temperature = 0;
+    ts_generation out = {0};
+    CHECK_INT_EQ(ts_bundle_generate(b, prompt, n, &p, &out, &err), TS_OK);
+    CHECK_INT_EQ((int64_t)out.n_ids, gen->shape[0]);
+    int same = 0;
+    for (size_t i = 0; i < out.n_ids; i++) same += out.ids[i] == (int32_t)((const int64_t *)gen->data)[i];
+    CHECK_INT_EQ(same, gen->shape[0]);
+    ts_generation_fini(&out);
+out:
+    ts_checkpoint_close(ref);
+    ts_bundle_close(b);
+}
+
 int main(void)
 {
     ts_error err;
@@ -485,6 +704,10 @@ int main(void)
     RUN(test_admission);
     RUN(test_bad_bundles);
     RUN(test_bad_calls);
+    RUN(test_vision_entries);
+    RUN(test_qwen2_vl_through_bundle);
+    RUN(test_qwen2_vl_two_images_through_bundle);
+    RUN(test_qwen2_vl_text_only_through_bundle);
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     ts_context_destroy(ctx);
     return check_finish();

@@ -21,6 +21,11 @@ const char *ts_type_string(const ts_type *t, char *buf, size_t cap)
 void ts_manifest_fini(ts_manifest *m)
 {
     free(m->weights);
+    free(m->vision.weights);
+    for (int b = 0; b < TS_BUNDLE_MAX_BUCKETS; b++) {
+        free(m->vision.entries[b].inputs);
+        free(m->vision.entries[b].results);
+    }
     for (int b = 0; b < TS_BUNDLE_MAX_BUCKETS; b++)
         for (int e = 0; e < TS_ENTRY_COUNT; e++) {
             free(m->entries[b][e].inputs);
@@ -37,9 +42,11 @@ static void describe(ts_descriptor *d, const char *name, const char *role, const
     d->type = *t;
 }
 
-ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, const ts_graph *g, const char *file, ts_error *err)
+/* Fills an entry's descriptors from its graph; the weights go to (or are checked against) the
+ * schema `*weights`, created by the first entry that uses it. */
+static ts_status describe_graph(ts_descriptor **weights, int *n_schema, ts_entry_descriptors *e, const ts_graph *g, const char *file,
+                                const char *const *result_names, int n_names, ts_error *err)
 {
-    ts_entry_descriptors *e = &m->entries[bucket][entry];
     snprintf(e->file, sizeof(e->file), "%s", file);
     int n_weights = 0, n_inputs = 0;
     for (int32_t i = 0; i < g->n_nodes; i++)
@@ -47,16 +54,16 @@ ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, cons
             if (g->nodes[i].attrs.parameter.role == TS_PARAM_WEIGHT) n_weights++;
             else n_inputs++;
         }
-    bool first = m->weights == NULL;
+    bool first = *weights == NULL;
     if (first) {
-        m->weights = calloc((size_t)(n_weights ? n_weights : 1), sizeof(ts_descriptor));
-        m->n_weights = n_weights;
-    } else if (n_weights != m->n_weights) {
-        return ts_error_set(err, TS_ERR_INTERNAL, "%s has %d weights, the first entry %d", file, n_weights, m->n_weights);
+        *weights = calloc((size_t)(n_weights ? n_weights : 1), sizeof(ts_descriptor));
+        *n_schema = n_weights;
+    } else if (n_weights != *n_schema) {
+        return ts_error_set(err, TS_ERR_INTERNAL, "%s has %d weights, the first entry %d", file, n_weights, *n_schema);
     }
     e->inputs = calloc((size_t)(n_inputs ? n_inputs : 1), sizeof(ts_descriptor));
     e->results = calloc((size_t)(g->n_outputs ? g->n_outputs : 1), sizeof(ts_descriptor));
-    if (!m->weights || !e->inputs || !e->results) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "manifest: out of memory");
+    if (!*weights || !e->inputs || !e->results) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "manifest: out of memory");
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const ts_node *n = &g->nodes[i];
         if (n->op != TS_OP_PARAMETER) continue;
@@ -66,20 +73,37 @@ ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, cons
             if (index >= n_weights) return ts_error_set(err, TS_ERR_INTERNAL, "%s: weight %s after an input", file, n->name);
             ts_descriptor d;
             describe(&d, n->name, role, &n->type);
-            if (first) m->weights[index] = d;
-            else if (strcmp(m->weights[index].name, d.name) != 0 || !ts_type_equal(&m->weights[index].type, &d.type))
+            if (first) (*weights)[index] = d;
+            else if (strcmp((*weights)[index].name, d.name) != 0 || !ts_type_equal(&(*weights)[index].type, &d.type))
                 return ts_error_set(err, TS_ERR_INTERNAL, "%s: weight %d differs from the first entry's", file, index);
         } else {
             describe(&e->inputs[e->n_inputs++], n->name, role, &n->type);
         }
     }
-    for (int32_t k = 0; k < g->n_outputs; k++) {
-        char name[32];
-        static const char *const prefill_results[] = {"last_logits", "k", "v"}, *const decode_results[] = {"logits", "k", "v"};
-        snprintf(name, sizeof(name), "%s", k < 3 ? (entry == TS_ENTRY_DECODE ? decode_results[k] : prefill_results[k]) : "extra");
-        describe(&e->results[e->n_results++], name, "result", ts_graph_type(g, g->outputs[k]));
-    }
+    for (int32_t k = 0; k < g->n_outputs; k++)
+        describe(&e->results[e->n_results++], k < n_names ? result_names[k] : "extra", "result", ts_graph_type(g, g->outputs[k]));
     return TS_OK;
+}
+
+ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, const ts_graph *g, const char *file, ts_error *err)
+{
+    static const char *const prefill_results[] = {"last_logits", "k", "v"}, *const decode_results[] = {"logits", "k", "v"};
+    return describe_graph(&m->weights, &m->n_weights, &m->entries[bucket][entry], g, file,
+                          entry == TS_ENTRY_DECODE ? decode_results : prefill_results, 3, err);
+}
+
+ts_status ts_manifest_add_vision_entry(ts_manifest *m, int bucket, const ts_graph *g, const char *file, ts_error *err)
+{
+    static const char *const results[] = {"image_embeds"};
+    return describe_graph(&m->vision.weights, &m->vision.n_weights, &m->vision.entries[bucket], g, file, results, 1, err);
+}
+
+int ts_manifest_module_count(const ts_manifest *m) { return m->n_buckets * TS_ENTRY_COUNT + m->vision.n_buckets; }
+
+const char *ts_manifest_module_file(const ts_manifest *m, int i)
+{
+    int lm = m->n_buckets * TS_ENTRY_COUNT;
+    return i < lm ? m->entries[i / TS_ENTRY_COUNT][i % TS_ENTRY_COUNT].file : m->vision.entries[i - lm].file;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -148,6 +172,31 @@ static cJSON *manifest_json(const ts_manifest *m)
         }
         cJSON_AddItemToArray(buckets, bo);
     }
+    const ts_vision_manifest *v = &m->vision;
+    if (v->n_buckets) {
+        cJSON *vo = cJSON_AddObjectToObject(root, "vision");
+        cJSON_AddNumberToObject(vo, "patch_size", (double)v->patch_size);
+        cJSON_AddNumberToObject(vo, "temporal_patch_size", (double)v->temporal_patch_size);
+        cJSON_AddNumberToObject(vo, "merge_size", (double)v->merge_size);
+        cJSON_AddNumberToObject(vo, "width", (double)v->width);
+        cJSON_AddNumberToObject(vo, "depth", (double)v->depth);
+        cJSON_AddNumberToObject(vo, "out_hidden", (double)v->out_hidden);
+        cJSON *vw = cJSON_AddArrayToObject(vo, "weights");
+        for (int i = 0; i < v->n_weights; i++) cJSON_AddItemToArray(vw, descriptor_json(&v->weights[i], i));
+        cJSON *vb = cJSON_AddArrayToObject(vo, "buckets");
+        for (int b = 0; b < v->n_buckets; b++) {
+            const ts_entry_descriptors *ed = &v->entries[b];
+            cJSON *bo = cJSON_CreateObject();
+            cJSON_AddNumberToObject(bo, "patches", (double)v->patches[b]);
+            cJSON *eo = cJSON_AddObjectToObject(bo, "vision.main");
+            cJSON_AddStringToObject(eo, "module", ed->file);
+            cJSON *args = cJSON_AddArrayToObject(eo, "arguments");
+            for (int i = 0; i < ed->n_inputs; i++) cJSON_AddItemToArray(args, descriptor_json(&ed->inputs[i], v->n_weights + i));
+            cJSON *res = cJSON_AddArrayToObject(eo, "results");
+            for (int i = 0; i < ed->n_results; i++) cJSON_AddItemToArray(res, descriptor_json(&ed->results[i], -1));
+            cJSON_AddItemToArray(vb, bo);
+        }
+    }
     return root;
 }
 
@@ -158,7 +207,7 @@ static void identity_of(const ts_manifest *m, const char *const *texts, char out
     ts_sha256 h;
     ts_sha256_init(&h);
     if (canonical) ts_sha256_update(&h, canonical, strlen(canonical));
-    for (int i = 0; i < m->n_buckets * TS_ENTRY_COUNT; i++) {
+    for (int i = 0; i < ts_manifest_module_count(m); i++) {
         uint8_t sep = 0;
         ts_sha256_update(&h, &sep, 1);
         if (texts[i]) ts_sha256_update(&h, texts[i], strlen(texts[i]));
@@ -325,6 +374,41 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
             if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
         }
         m->n_buckets++;
+    }
+    const cJSON *vo = cJSON_GetObjectItemCaseSensitive(root, "vision");
+    if (vo) {
+        ts_vision_manifest *v = &m->vision;
+        if (!cJSON_IsObject(vo)) return bad(r, "vision", "expected an object");
+        if ((st = read_int(r, vo, "patch_size", "vision.", 1, 1 << 16, &v->patch_size)) != TS_OK) return st;
+        if ((st = read_int(r, vo, "temporal_patch_size", "vision.", 1, 1 << 16, &v->temporal_patch_size)) != TS_OK) return st;
+        if ((st = read_int(r, vo, "merge_size", "vision.", 1, 1 << 16, &v->merge_size)) != TS_OK) return st;
+        if ((st = read_int(r, vo, "width", "vision.", 1, 1 << 20, &v->width)) != TS_OK) return st;
+        if ((st = read_int(r, vo, "depth", "vision.", 1, 1 << 10, &v->depth)) != TS_OK) return st;
+        if ((st = read_int(r, vo, "out_hidden", "vision.", 1, 1 << 20, &v->out_hidden)) != TS_OK) return st;
+        if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(vo, "weights"), "vision.weights", &v->weights, &v->n_weights)) != TS_OK)
+            return st;
+        const cJSON *vb = cJSON_GetObjectItemCaseSensitive(vo, "buckets");
+        if (!cJSON_IsArray(vb) || cJSON_GetArraySize(vb) < 1 || cJSON_GetArraySize(vb) > TS_BUNDLE_MAX_BUCKETS)
+            return bad(r, "vision.buckets", "expected 1 to 16 buckets");
+        cJSON_ArrayForEach(bo, vb)
+        {
+            int b = v->n_buckets;
+            char p[64], sub[200];
+            snprintf(p, sizeof(p), "vision.buckets[%d].", b);
+            if (!cJSON_IsObject(bo)) return bad(r, p, "expected an object");
+            if ((st = read_int(r, bo, "patches", p, 1, 1 << 24, &v->patches[b])) != TS_OK) return st;
+            const cJSON *eo = cJSON_GetObjectItemCaseSensitive(bo, "vision.main");
+            if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %svision.main: missing entry", r->origin, p);
+            ts_entry_descriptors *ed = &v->entries[b];
+            snprintf(sub, sizeof(sub), "%svision.main.", p);
+            if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
+            if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
+            snprintf(sub, sizeof(sub), "%svision.main.arguments", p);
+            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
+            snprintf(sub, sizeof(sub), "%svision.main.results", p);
+            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
+            v->n_buckets++;
+        }
     }
     return TS_OK;
 }

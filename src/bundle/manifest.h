@@ -3,7 +3,9 @@
  * The manifest names the ABI version, family, a SHA-256 of config.json, the weight schema (name,
  * dtype, shape, argument index — weights are arguments, referenced by name, never copied), the
  * dtype policy, the capacity buckets, position mode, mask mode, KV layout, and for every entry
- * of every bucket its module file and argument/result descriptors. `identity` is a SHA-256 over
+ * of every bucket its module file and argument/result descriptors; optionally the tower's
+ * vision.main entries (patch, temporal and merge sizes, width, depth, output width, its own weight
+ * schema, one module per patch bucket). `identity` is a SHA-256 over
  * the manifest without that field and over every module text, in manifest order, so any drift
  * in shapes, config or module text is caught before execution. The manifest is built from the
  * entry graphs themselves, so descriptors cannot disagree with the modules they describe.
@@ -36,6 +38,16 @@ typedef struct ts_entry_descriptors {
     int n_results;
 } ts_entry_descriptors;
 
+/* The image tower's entries (vision.main), one per patch-count bucket, with its own weights. */
+typedef struct ts_vision_manifest {
+    int n_buckets;
+    int64_t patches[TS_BUNDLE_MAX_BUCKETS];
+    ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS];
+    ts_descriptor *weights;
+    int n_weights;
+    int64_t patch_size, temporal_patch_size, merge_size, width, depth, out_hidden;
+} ts_vision_manifest;
+
 typedef struct ts_manifest {
     int abi_version;
     char family[32];
@@ -49,16 +61,23 @@ typedef struct ts_manifest {
     char position_mode[16]; /* "1d", "mrope", "mrope_interleaved" */
     int mrope_section[3];
     ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
+    ts_vision_manifest vision; /* n_buckets 0: no image entries */
     char identity[65];
 } ts_manifest;
+
+/* Module texts of a manifest: every bucket's three entries, then the vision buckets. */
+int ts_manifest_module_count(const ts_manifest *m);
+const char *ts_manifest_module_file(const ts_manifest *m, int i);
 
 void ts_manifest_fini(ts_manifest *m);
 /* Descriptors of one entry graph: its weights (first bucket only: all entries share them), inputs
  * and results. The weight schema of later entries must equal the first's. */
 ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, const ts_graph *g, const char *file,
                                 ts_error *err);
-/* Manifest JSON with its identity over the given module texts (one per bucket × entry, in
- * order). Owned text (free). */
+/* Descriptors of one vision.main graph (its own weight schema, shared by its buckets). */
+ts_status ts_manifest_add_vision_entry(ts_manifest *m, int bucket, const ts_graph *g, const char *file, ts_error *err);
+/* Manifest JSON with its identity over the given module texts (ts_manifest_module_count of them,
+ * in that order). Owned text (free). */
 ts_status ts_manifest_write(ts_manifest *m, const char *const *module_texts, char **json, ts_error *err);
 /* Parses manifest.json; the identity is read, not checked (ts_manifest_check_identity does). */
 ts_status ts_manifest_read(const char *json, size_t len, const char *origin, ts_manifest *m, ts_error *err);

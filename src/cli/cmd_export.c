@@ -10,20 +10,39 @@
 static int usage(FILE *out)
 {
     fprintf(out, "usage: tessera export -m DIR -o BUNDLE [--capacity C[,C…]] [--prefill-capacity N] [--batch B]\n"
+                 "                      [--vision-patches N[,N…]]\n"
                  "       tessera export --synthetic PRESET -o BUNDLE …   (a published shape, bf16 weights; no checkpoint)\n"
                  "  Writes prefill.main, prefill_embeddings.main and decode.main as StableHLO modules, one set per\n"
                  "  capacity bucket, and manifest.json (weights stay in DIR and are module arguments).\n"
                  "  --capacity          context capacity buckets, ascending (default 4096)\n"
                  "  --prefill-capacity  prompt rows of the prefill entries (default: the bucket's capacity)\n"
-                 "  --batch             decode slots (default 1)\n");
+                 "  --batch             decode slots (default 1)\n"
+                 "  --vision-patches    vision.main patch buckets, ascending (Qwen2-VL towers; default none)\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
+}
+
+/* "a,b,c" → up to 16 positive numbers; false on anything else. */
+static bool parse_list(const char *v, int64_t *out, int *n)
+{
+    if (!v) return false;
+    char *copy = strdup(v), *save = NULL;
+    bool ok = copy != NULL;
+    *n = 0;
+    for (char *tok = ok ? strtok_r(copy, ",", &save) : NULL; tok && ok; tok = strtok_r(NULL, ",", &save)) {
+        long long c;
+        ok = *n < 16 && ts_cli_parse_int(tok, 1, 1 << 24, &c);
+        if (ok) out[(*n)++] = c;
+    }
+    free(copy);
+    return ok && *n > 0;
 }
 
 int cmd_export(int argc, char **argv)
 {
     const char *model = NULL, *bundle = NULL, *synthetic = NULL, *v;
     int64_t caps[16];
-    int n_caps = 0;
+    int64_t patches[16];
+    int n_caps = 0, n_patches = 0;
     long long prefill = 0, batch = 1;
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
@@ -31,17 +50,11 @@ int cmd_export(int argc, char **argv)
         else if (ts_cli_match(argc, argv, &i, "-o", &v) || ts_cli_match(argc, argv, &i, "--output", &v)) bundle = v;
         else if (ts_cli_match(argc, argv, &i, "--synthetic", &v)) synthetic = v;
         else if (ts_cli_match(argc, argv, &i, "--capacity", &v)) {
-            if (!v) return ts_cli_usage_error("export", "--capacity needs a list of numbers");
-            char *copy = strdup(v), *save = NULL;
-            for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-                long long c;
-                if (n_caps == 16 || !ts_cli_parse_int(tok, 1, 1 << 24, &c)) {
-                    free(copy);
-                    return ts_cli_usage_error("export", "--capacity takes up to 16 positive numbers, e.g. 1024,4096");
-                }
-                caps[n_caps++] = c;
-            }
-            free(copy);
+            if (!parse_list(v, caps, &n_caps))
+                return ts_cli_usage_error("export", "--capacity takes up to 16 positive numbers, e.g. 1024,4096");
+        } else if (ts_cli_match(argc, argv, &i, "--vision-patches", &v)) {
+            if (!parse_list(v, patches, &n_patches))
+                return ts_cli_usage_error("export", "--vision-patches takes up to 16 positive numbers, e.g. 1024,4096");
         } else if (ts_cli_match(argc, argv, &i, "--prefill-capacity", &v)) {
             if (!ts_cli_parse_int(v, 1, 1 << 24, &prefill)) return ts_cli_usage_error("export", "--prefill-capacity needs a number");
         } else if (ts_cli_match(argc, argv, &i, "--batch", &v)) {
@@ -49,7 +62,8 @@ int cmd_export(int argc, char **argv)
         } else return ts_cli_usage_error("export", "unknown argument '%s'", argv[i]);
     }
     if ((!model && !synthetic) || !bundle) return ts_cli_usage_error("export", "-m DIR (or --synthetic PRESET) and -o BUNDLE are required");
-    ts_bundle_options o = {.capacities = n_caps ? caps : NULL, .n_capacities = n_caps, .prefill_capacity = prefill, .slots = batch};
+    ts_bundle_options o = {.capacities = n_caps ? caps : NULL, .n_capacities = n_caps, .prefill_capacity = prefill, .slots = batch,
+                           .vision_patches = n_patches ? patches : NULL, .n_vision_patches = n_patches};
     ts_error err;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

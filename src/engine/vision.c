@@ -225,40 +225,52 @@ ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_im
     return st;
 }
 
+ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                             int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
+                             ts_error *err)
+{
+    const ts_model_config *cfg = ts_model_get_config(m);
+    int64_t hidden = cfg->text.hidden_size, image_tokens = 0;
+    for (size_t i = 0; i < n; i++) image_tokens += ids[i] == cfg->image_token_id;
+    if (image_tokens != image_rows)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: the prompt has %lld image tokens, the images make %lld",
+                            (long long)image_tokens, (long long)image_rows);
+    /* Token embeddings with the image rows replaced, in prompt order. */
+    int32_t *text_ids = malloc(sizeof(int32_t) * n);
+    if (!text_ids) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
+    for (size_t i = 0; i < n; i++) text_ids[i] = ids[i] == cfg->image_token_id ? 0 : ids[i];
+    ts_status st = ts_model_embed_tokens(m, text_ids, n, inputs, err);
+    free(text_ids);
+    int64_t next = 0;
+    for (size_t i = 0; st == TS_OK && i < n; i++)
+        if (ids[i] == cfg->image_token_id) memcpy(inputs + i * (size_t)hidden, image + (next++) * hidden, sizeof(float) * (size_t)hidden);
+    /* M-RoPE positions and delta for Qwen; LLaVA's 1-D positions are the arange. */
+    *delta = 0;
+    if (st == TS_OK && v->kind == TOWER_QWEN2_VL) {
+        ts_vision_grid grids[64];
+        if (n_images > 64) return ts_error_set(err, TS_ERR_RANGE, "prefill: %d images (1..64 allowed)", n_images);
+        for (int i = 0; i < n_images; i++) grids[i] = (ts_vision_grid){images[i].grid_thw[0], images[i].grid_thw[1], images[i].grid_thw[2]};
+        st = ts_mrope_index(ids, (int64_t)n, (int32_t)cfg->image_token_id, grids, n_images, v->spec.merge, v->tokens_per_second, positions,
+                            delta, err);
+    } else if (st == TS_OK) {
+        for (size_t i = 0; i < n; i++) positions[i] = (int32_t)i;
+    }
+    return st;
+}
+
+bool ts_vision_mrope(const ts_vision *v) { return v->kind == TOWER_QWEN2_VL; }
+
 ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n, const ts_pixel_values *images,
                             int n_images, float *logits, ts_error *err)
 {
-    const ts_model_config *cfg = ts_model_get_config(m);
-    int64_t hidden = cfg->text.hidden_size, image_rows = 0;
-    for (size_t i = 0; i < n; i++) image_rows += ids[i] == cfg->image_token_id;
+    int64_t hidden = ts_model_get_config(m)->text.hidden_size;
     float *image = NULL, *inputs = malloc(sizeof(float) * n * (size_t)hidden);
     int32_t *positions = malloc(sizeof(int32_t) * 3 * n);
-    ts_vision_grid grids[64];
     int64_t delta = 0, encoded = 0;
     ts_status st = inputs && positions ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
     if (st == TS_OK) st = ts_vision_encode(v, images, n_images, &image, &encoded, err);
-    if (st == TS_OK && encoded != image_rows)
-        st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: the prompt has %lld image tokens, the images make %lld", (long long)image_rows,
-                          (long long)encoded);
-    /* Token embeddings with the image rows replaced, in prompt order. */
-    if (st == TS_OK) {
-        int32_t *text_ids = malloc(sizeof(int32_t) * n);
-        if (!text_ids) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-        for (size_t i = 0; st == TS_OK && i < n; i++) text_ids[i] = ids[i] == cfg->image_token_id ? 0 : ids[i];
-        if (st == TS_OK) st = ts_model_embed_tokens(m, text_ids, n, inputs, err);
-        free(text_ids);
-        int64_t next = 0;
-        for (size_t i = 0; st == TS_OK && i < n; i++)
-            if (ids[i] == cfg->image_token_id) memcpy(inputs + i * (size_t)hidden, image + (next++) * hidden, sizeof(float) * (size_t)hidden);
-    }
-    /* M-RoPE positions and delta for Qwen; LLaVA's 1-D positions are the engine's default. */
-    bool mrope = v->kind == TOWER_QWEN2_VL;
-    if (st == TS_OK && mrope) {
-        for (int i = 0; i < n_images; i++) grids[i] = (ts_vision_grid){images[i].grid_thw[0], images[i].grid_thw[1], images[i].grid_thw[2]};
-        st = ts_mrope_index(ids, (int64_t)n, (int32_t)cfg->image_token_id, grids, n_images, v->spec.merge, v->tokens_per_second, positions,
-                            &delta, err);
-    }
-    if (st == TS_OK) st = ts_model_prefill_embeddings(m, seq, inputs, n, mrope ? positions : NULL, delta, logits, err);
+    if (st == TS_OK) st = ts_vision_assemble(v, m, ids, n, images, n_images, image, encoded, inputs, positions, &delta, err);
+    if (st == TS_OK) st = ts_model_prefill_embeddings(m, seq, inputs, n, ts_vision_mrope(v) ? positions : NULL, delta, logits, err);
     free(image), free(inputs), free(positions);
     return st;
 }

@@ -23,6 +23,14 @@ void ts_vision_destroy(ts_vision *v);
 /* image_embeds of the images, in order: *embeds owned (free), [*n_rows][out_hidden]. */
 ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
                            ts_error *err);
+/* The language model's inputs for an expanded prompt whose image rows (image_rows of them, from
+ * ts_vision_encode or a bundle's vision.main) are given: token embeddings f32[n][hidden] with the
+ * image rows at the image tokens, in order, and positions — M-RoPE [3][n] and its delta for Qwen
+ * (ts_vision_mrope), the arange [n] and delta 0 for LLaVA. A count mismatch is an error. */
+ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                             int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
+                             ts_error *err);
+bool ts_vision_mrope(const ts_vision *v);
 /* Prefill of an expanded prompt (one image token per image row) with its images. */
 ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n,
                             const ts_pixel_values *images, int n_images, float *logits, ts_error *err);
