@@ -36,6 +36,7 @@ struct ts_vision {
     ts_graph *graph;
     ts_program *program;
     void **params;
+    ts_encoder_cache *cache;
 };
 
 static void drop_program(ts_vision *v)
@@ -50,6 +51,7 @@ void ts_vision_destroy(ts_vision *v)
 {
     if (!v) return;
     drop_program(v);
+    ts_encoder_cache_destroy(v->cache);
     free(v);
 }
 
@@ -110,13 +112,13 @@ ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts
     v->weights = weights;
     v->kind = cfg->family == TS_FAMILY_LLAVA ? TOWER_LLAVA : TOWER_QWEN2_VL;
     v->tokens_per_second = cfg->family == TS_FAMILY_QWEN2_5_VL ? cfg->vision.tokens_per_second : 0;
-    ts_status st;
+    ts_status st = ts_encoder_cache_create(TS_ENCODER_CACHE_DEFAULT_BYTES, &v->cache, err);
     /* Check every tower weight now (Qwen: one merge unit of patches is the smallest valid graph;
      * LLaVA: the one graph there is). */
-    if (v->kind == TOWER_LLAVA) {
+    if (st == TS_OK && v->kind == TOWER_LLAVA) {
         st = ts_clip_vision_spec_init(cfg, &v->clip, err);
         if (st == TS_OK) st = get_program(v, 1, err);
-    } else {
+    } else if (st == TS_OK) {
         st = ts_qwen2_vl_vision_spec_init(cfg, &v->spec, err);
         if (st == TS_OK) st = get_program(v, v->spec.merge * v->spec.merge, err);
     }
@@ -164,8 +166,8 @@ static ts_status encode_llava(ts_vision *v, const ts_pixel_values *images, int n
     return TS_OK;
 }
 
-ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
-                           ts_error *err)
+static ts_status encode_uncached(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
+                                 ts_error *err)
 {
     *embeds = NULL;
     if (n_images < 1 || n_images > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..64 allowed)", n_images);
@@ -224,6 +226,69 @@ ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_im
     free(pixels), free(positions), free(segments), free(windows), free(window_index);
     return st;
 }
+
+/* The rows an image makes, from its own header; 0 when the header is not plausible (the
+ * uncached encode then reports what is wrong). */
+static int64_t image_rows(const ts_vision *v, const ts_pixel_values *p)
+{
+    if (v->kind == TOWER_LLAVA) return p->n_dims == 4 && p->shape[0] >= 1 && p->shape[0] <= 64 ? p->shape[0] * v->clip.tokens : 0;
+    int64_t unit = v->spec.merge * v->spec.merge, t = p->grid_thw[0], h = p->grid_thw[1], w = p->grid_thw[2];
+    if (t < 1 || h < 1 || w < 1 || t > 1024 || h > 4096 || w > 4096) return 0;
+    int64_t rows = t * h * w % unit == 0 ? t * h * w / unit : 0;
+    return rows <= ((int64_t)1 << 22) ? rows : 0;
+}
+
+ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
+                           ts_error *err)
+{
+    *embeds = NULL;
+    if (n_images < 1 || n_images > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..64 allowed)", n_images);
+    /* Each image's rows depend only on that image (the towers' attention is block-diagonal per
+     * image), so cached images are copied in and only the others run, together. */
+    int64_t width = v->kind == TOWER_LLAVA ? v->clip.lm_hidden : v->spec.out_hidden, total = 0, rows[64];
+    uint8_t keys[64][32];
+    bool hit[64];
+    ts_pixel_values misses[64];
+    int n_misses = 0;
+    for (int i = 0; i < n_images; i++) {
+        rows[i] = image_rows(v, &images[i]);
+        total += rows[i];
+    }
+    float *out = malloc(sizeof(float) * (size_t)(total ? total * width : 1));
+    if (!out) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+    for (int i = 0, at = 0; i < n_images; at += (int)rows[i], i++) {
+        ts_encoder_cache_key(&images[i], keys[i]);
+        hit[i] = rows[i] > 0 && ts_encoder_cache_get(v->cache, keys[i], out + at * width, (size_t)(rows[i] * width));
+        if (!hit[i]) misses[n_misses++] = images[i];
+    }
+    if (n_misses == 0) {
+        *embeds = out, *n_rows = total;
+        return TS_OK;
+    }
+    float *fresh = NULL;
+    int64_t fresh_rows = 0;
+    ts_status st = encode_uncached(v, misses, n_misses, &fresh, &fresh_rows, err);
+    int64_t expected = 0;
+    for (int i = 0; st == TS_OK && i < n_images; i++) expected += hit[i] ? 0 : rows[i];
+    if (st == TS_OK && (fresh_rows != expected || total == 0))
+        st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: the images make %lld rows, their headers say %lld", (long long)fresh_rows,
+                          (long long)expected);
+    for (int i = 0, at = 0, next = 0; st == TS_OK && i < n_images; at += (int)rows[i], i++) {
+        if (hit[i]) continue;
+        memcpy(out + at * width, fresh + next * width, sizeof(float) * (size_t)(rows[i] * width));
+        ts_encoder_cache_put(v->cache, keys[i], fresh + next * width, (size_t)(rows[i] * width));
+        next += (int)rows[i];
+    }
+    free(fresh);
+    if (st != TS_OK) {
+        free(out);
+        return st;
+    }
+    *embeds = out, *n_rows = total;
+    return TS_OK;
+}
+
+ts_encoder_cache *ts_vision_cache(ts_vision *v) { return v->cache; }
 
 ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
                              int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,

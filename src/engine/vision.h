@@ -8,7 +8,12 @@
 #include "models/qwen2_vl_vision.h"
 #include "tessera.h"
 
+#include "engine/encoder_cache.h"
+
 typedef struct ts_vision ts_vision;
+
+/* Tower outputs kept per model unless resized (ts_encoder_cache_resize on ts_vision_cache). */
+#define TS_ENCODER_CACHE_DEFAULT_BYTES ((size_t)256 << 20)
 
 /* Whether this build has a tower for the config's family (and the config declares one). */
 bool ts_vision_has_tower(const ts_model_config *cfg);
@@ -20,7 +25,8 @@ int64_t ts_vision_image_tokens(const ts_vision *v, const ts_pixel_values *pv);
 ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts_weight_source *weights, ts_vision **out,
                            ts_error *err);
 void ts_vision_destroy(ts_vision *v);
-/* image_embeds of the images, in order: *embeds owned (free), [*n_rows][out_hidden]. */
+ts_encoder_cache *ts_vision_cache(ts_vision *v);
+/* image_embeds of the images, in order (each image from the encoder cache when it holds it): *embeds owned (free), [*n_rows][out_hidden]. */
 ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
                            ts_error *err);
 /* The language model's inputs for an expanded prompt whose image rows (image_rows of them, from

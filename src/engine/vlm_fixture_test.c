@@ -7,6 +7,8 @@
 #include "engine/vision.h"
 #include "tessera.h"
 
+#include <math.h>
+
 static ts_context *ctx;
 
 static void run_case(const char *name, const char *const *pngs, int n_images)
@@ -115,12 +117,48 @@ static void test_cross_image_isolation(void)
     float *a, *b;
     int64_t rows_a, rows_b;
     ts_vision *v = ts_model_vision(m);
+    ts_encoder_cache *cache = ts_vision_cache(v);
+    ts_encoder_cache_resize(cache, 0); /* the tower itself, not the cache, must keep A apart */
     CHECK_INT_EQ(ts_vision_encode(v, first, 2, &a, &rows_a, &err), TS_OK);
     CHECK_INT_EQ(ts_vision_encode(v, second, 2, &b, &rows_b, &err), TS_OK);
+    CHECK_INT_EQ(ts_encoder_cache_get_stats(cache).hits, 0);
     int64_t h = ts_model_get_config(m)->text.hidden_size, a_rows = first[0].n_tokens;
     CHECK(memcmp(a, b, sizeof(float) * (size_t)(a_rows * h)) == 0);                             /* image A untouched */
     CHECK(memcmp(a + a_rows * h, b + a_rows * h, sizeof(float) * (size_t)((rows_a - a_rows) * h)) != 0); /* B did change */
-    free(a), free(b);
+
+    /* With the cache: a repeat is served whole and bit-identical; [A, B'] reuses A and runs B'
+     * alone, which matches B' run beside A within 1e-5 of the largest value. */
+    ts_encoder_cache_resize(cache, (size_t)64 << 20);
+    float *c1, *c2, *c3;
+    int64_t r1, r2, r3;
+    CHECK_INT_EQ(ts_vision_encode(v, first, 2, &c1, &r1, &err), TS_OK);
+    CHECK_INT_EQ(ts_vision_encode(v, first, 2, &c2, &r2, &err), TS_OK);
+    ts_encoder_cache_stats st = ts_encoder_cache_get_stats(cache);
+    CHECK_INT_EQ(st.hits, 2);
+    CHECK_INT_EQ(st.entries, 2);
+    CHECK(r1 == rows_a && r2 == rows_a && memcmp(c1, a, sizeof(float) * (size_t)(rows_a * h)) == 0 &&
+          memcmp(c2, a, sizeof(float) * (size_t)(rows_a * h)) == 0);
+    CHECK_INT_EQ(ts_vision_encode(v, second, 2, &c3, &r3, &err), TS_OK);
+    CHECK_INT_EQ(ts_encoder_cache_get_stats(cache).hits, 3);
+    CHECK_INT_EQ(ts_encoder_cache_get_stats(cache).entries, 3);
+    CHECK(memcmp(c3, b, sizeof(float) * (size_t)(a_rows * h)) == 0);
+    float worst = 0, limit = 1;
+    for (int64_t k = a_rows * h; k < rows_b * h; k++) worst = fmaxf(worst, fabsf(c3[k] - b[k])), limit = fmaxf(limit, fabsf(b[k]));
+    CHECK(worst <= 1e-5f * limit);
+    /* The preprocessing settings are part of the key: other pixels of the same file miss. */
+    ts_pixel_values small;
+    ts_image img;
+    ts_image_budget budget = {.max_pixels = 28 * 28 * 16};
+    CHECK_INT_EQ(ts_image_load(pngs[0], NULL, &img, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&pc, TS_FAMILY_QWEN2_VL, img.rgb, img.width, img.height, &budget, &small, &err), TS_OK);
+    float *c4;
+    int64_t r4;
+    CHECK_INT_EQ(ts_vision_encode(v, &small, 1, &c4, &r4, &err), TS_OK);
+    CHECK_INT_EQ(ts_encoder_cache_get_stats(cache).hits, 3);
+    CHECK(r4 == small.n_tokens && r4 < a_rows);
+    free(c1), free(c2), free(c3), free(c4), free(a), free(b);
+    ts_image_free(&img);
+    ts_pixel_values_free(&small);
     for (int i = 0; i < 2; i++) ts_pixel_values_free(&first[i]), ts_pixel_values_free(&second[i]);
     ts_model_destroy(m);
 }
