@@ -20,14 +20,21 @@ struct ts_encoder_cache {
     ts_encoder_cache_stats stats;
 };
 
-static size_t entry_bytes(size_t floats) { return sizeof(entry) + floats * sizeof(float); }
+static size_t entry_bytes(size_t floats)
+{
+    return sizeof(entry) + floats * sizeof(float);
+}
 
 static void unlink_entry(ts_encoder_cache *c, entry *e)
 {
-    if (e->prev) e->prev->next = e->next;
-    else c->head = e->next;
-    if (e->next) e->next->prev = e->prev;
-    else c->tail = e->prev;
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        c->head = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        c->tail = e->prev;
     e->prev = e->next = NULL;
 }
 
@@ -77,11 +84,12 @@ void ts_encoder_cache_key(const ts_pixel_values *pv, uint8_t key[32])
 {
     ts_sha256 h;
     ts_sha256_init(&h);
-    int64_t header[8] = {pv->n_dims, pv->shape[0], pv->shape[1], pv->shape[2], pv->shape[3],
-                         pv->grid_thw[0], pv->grid_thw[1], pv->grid_thw[2]};
+    int64_t header[8] = {pv->n_dims,   pv->shape[0],    pv->shape[1],    pv->shape[2],
+                         pv->shape[3], pv->grid_thw[0], pv->grid_thw[1], pv->grid_thw[2]};
     ts_sha256_update(&h, header, sizeof(header));
     size_t values = 1;
-    for (int d = 0; d < pv->n_dims; d++) values *= (size_t)pv->shape[d];
+    for (int d = 0; d < pv->n_dims; d++)
+        values *= (size_t)pv->shape[d];
     if (pv->data) ts_sha256_update(&h, pv->data, values * sizeof(float));
     ts_sha256_final(&h, key);
 }
@@ -107,7 +115,8 @@ bool ts_encoder_cache_get(ts_encoder_cache *c, const uint8_t key[32], float *out
     return true;
 }
 
-void ts_encoder_cache_put(ts_encoder_cache *c, const uint8_t key[32], const float *rows, size_t floats)
+void ts_encoder_cache_put(ts_encoder_cache *c, const uint8_t key[32], const float *rows,
+                          size_t floats)
 {
     size_t bytes = entry_bytes(floats);
     if (bytes > c->stats.capacity) return;
@@ -129,4 +138,7 @@ void ts_encoder_cache_put(ts_encoder_cache *c, const uint8_t key[32], const floa
     c->stats.entries++;
 }
 
-ts_encoder_cache_stats ts_encoder_cache_get_stats(const ts_encoder_cache *c) { return c->stats; }
+ts_encoder_cache_stats ts_encoder_cache_get_stats(const ts_encoder_cache *c)
+{
+    return c->stats;
+}

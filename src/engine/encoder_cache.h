@@ -31,7 +31,8 @@ void ts_encoder_cache_key(const ts_pixel_values *pv, uint8_t key[32]);
 bool ts_encoder_cache_get(ts_encoder_cache *c, const uint8_t key[32], float *out, size_t floats);
 /* Stores a copy of rows (floats values), evicting the least recently used entries to fit. A
  * failed allocation only skips the store: the cache is an optimisation, never a failure. */
-void ts_encoder_cache_put(ts_encoder_cache *c, const uint8_t key[32], const float *rows, size_t floats);
+void ts_encoder_cache_put(ts_encoder_cache *c, const uint8_t key[32], const float *rows,
+                          size_t floats);
 ts_encoder_cache_stats ts_encoder_cache_get_stats(const ts_encoder_cache *c);
 
 #endif

@@ -7,7 +7,8 @@
 static void key_of(float fill, uint8_t key[32])
 {
     float data[8];
-    for (int i = 0; i < 8; i++) data[i] = fill;
+    for (int i = 0; i < 8; i++)
+        data[i] = fill;
     ts_pixel_values pv = {.data = data, .n_dims = 2, .shape = {2, 4}, .grid_thw = {1, 1, 2}};
     ts_encoder_cache_key(&pv, key);
 }
@@ -17,13 +18,16 @@ static void test_lru(void)
     ts_encoder_cache *c;
     ts_error err;
     float rows[1000], out[1000];
-    for (int i = 0; i < 1000; i++) rows[i] = (float)i;
+    for (int i = 0; i < 1000; i++)
+        rows[i] = (float)i;
     uint8_t k[4][32];
-    for (int i = 0; i < 4; i++) key_of((float)i, k[i]);
+    for (int i = 0; i < 4; i++)
+        key_of((float)i, k[i]);
     /* Room for three entries of 1000 floats (plus their headers), not four. */
     CHECK_INT_EQ(ts_encoder_cache_create(3 * 4000 + 3 * 64 + 100, &c, &err), TS_OK);
     CHECK(!ts_encoder_cache_get(c, k[0], out, 1000));
-    for (int i = 0; i < 3; i++) ts_encoder_cache_put(c, k[i], rows, 1000);
+    for (int i = 0; i < 3; i++)
+        ts_encoder_cache_put(c, k[i], rows, 1000);
     CHECK_INT_EQ(ts_encoder_cache_get_stats(c).entries, 3);
     CHECK(ts_encoder_cache_get(c, k[0], out, 1000)); /* 0 is now the most recent: 1 goes next */
     CHECK(memcmp(out, rows, sizeof(rows)) == 0);
@@ -33,7 +37,8 @@ static void test_lru(void)
     CHECK(ts_encoder_cache_get(c, k[0], out, 1000));
     CHECK(ts_encoder_cache_get(c, k[2], out, 1000));
     CHECK(ts_encoder_cache_get(c, k[3], out, 1000));
-    CHECK(!ts_encoder_cache_get(c, k[3], out, 999)); /* another size is a miss, never a short copy */
+    CHECK(
+        !ts_encoder_cache_get(c, k[3], out, 999)); /* another size is a miss, never a short copy */
     CHECK(ts_encoder_cache_get_stats(c).bytes <= ts_encoder_cache_get_stats(c).capacity);
     /* Replacing a key keeps one entry for it. */
     rows[0] = -1;

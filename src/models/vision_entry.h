@@ -5,7 +5,7 @@
 
 #include "models/qwen2_vl_vision.h"
 
-ts_status ts_vision_entry_build(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *source, int64_t n_patches,
-                                ts_error *err);
+ts_status ts_vision_entry_build(ts_graph *g, const ts_model_config *cfg,
+                                const ts_weight_source *source, int64_t n_patches, ts_error *err);
 
 #endif
