@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# run_cli_test.sh — `tessera run`: help, usage errors (exit 2) and runtime errors (exit 1) always;
-# then, once the tokenizer is merged (`tessera tokenize` works on the fixture), generation on the
-# qwen2 fixture: --raw --json greedy with EOS ignored gives the fixture's 16 generated_ids and
-# generated_text, streaming prints the same text, --max-tokens/--stop/seeds behave; and with the
-# chat template merged too, the default chat mode renders the fixture's prompt_text itself.
+# run_cli_test.sh — `tessera run`: help, usage errors (exit 2) and runtime errors (exit 1); generation
+# on the qwen2 fixture: --raw --json greedy with EOS ignored gives the fixture's 16 generated_ids and
+# generated_text, streaming prints the same text, --max-tokens/--stop/seeds behave, the default chat
+# mode renders the fixture's prompt_text itself; images on the VLM fixtures give their tokens.
 set -u
 BIN=${TS_BIN:?TS_BIN must name the tessera binary}
 cd "${TS_ROOT:-.}"
@@ -55,42 +54,7 @@ expect_exit 2 "exclude each other" run -m "$MODEL" -p hi --raw --chat
 expect_exit 2 "needs a text" run -m "$MODEL" -p
 expect_exit 1 "tessera run:" run -m "$TMP/no-such-model" -p hi --raw
 
-if ! "$BIN" tokenize -m "$MODEL" hi >/dev/null 2>&1; then
-    echo "run_cli_test: tokenizer not merged yet: generation checks not run ($passed passed)" >&2
-    [ "$failed" -eq 0 ] || { # --- images: decoded, preprocessed, encoded and generated from, as the fixtures were made
-FIX="$(dirname "$MODEL")/.."
-# The fixtures decoded greedily without generation_config's repetition penalty: --repeat-penalty 1.
-image_case() { # case, ids, text, images…
-    local case=$1 want=$2 text=$3; shift 3
-    local args=()
-    for img in "$@"; do args+=(--image "$FIX/$case/$img"); done
-    expect_exit 0 '"generated_ids":'"$want" run -m "$FIX/$case/model" -p "$text" "${args[@]}" --json \
-        --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1
-}
-image_case qwen2_vl '[1028,214,467,968,1252,1195,443,240,1127,902,798,594,791,1268,158,202]' \
-    "Describe this image." chelsea.png
-image_case qwen2_vl-two-images "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_vl-two-images/reference.json")" \
-    "Compare these two images." chelsea.png coffee.png
-image_case qwen2_5_vl "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/qwen2_5_vl/reference.json")" \
-    "Describe this image." chelsea.png
-image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
-    "Describe this image." chelsea.png
-# A per-request image budget: fewer pixels, fewer image tokens (92 → 62 prompt tokens).
-expect_exit 0 '"prompt_tokens":62' run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" \
-    -p "Describe this image." --json --max-tokens 1 --max-pixels 20000
-expect_exit 1 "need 0 < min <= max" run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" -p "x" \
-    --min-pixels 9000 --max-pixels 100
-expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" --image "$FIX/qwen2_vl/chelsea.png"
-expect_exit 1 "nope.png" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/nope.png"
-printf 'GIF89a-not-really' >"$TMP/fake.png"
-expect_exit 1 "GIF images are not supported" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/fake.png"
-
-echo "$passed passed, $failed failed"; exit 1; }
-    echo "$passed passed, 0 failed"
-    exit 0
-fi
-
-# --- generation on the fixture (needs the tokenizer)
+# --- generation on the fixture
 PROMPT=$'<|im_start|>user\nWrite a short poem about the sea.<|im_end|>\n<|im_start|>assistant\n'
 IDS='[9,14,891,452,1088,406,36,1217,269,763,392,758,957,1149,24,976]'
 TEXT='*/ble al_PntE regorenceub Invaluelet9 em'
@@ -139,14 +103,10 @@ ids_of() { grep -o '"generated_ids":\[[0-9,]*\]' "$1"; }
 [ -n "$(ids_of "$TMP/a")" ] && [ "$(ids_of "$TMP/a")" = "$(ids_of "$TMP/b")" ] && ok \
     || fail "--seed 5 twice gave different ids"
 
-# The default chat mode renders the fixture's prompt itself (needs the template engine).
-if "$BIN" template --help >/dev/null 2>&1; then
-    expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "Write a short poem about the sea." \
-        --json --ignore-eos --max-tokens 16 --temperature 0
-    grep -qF '"prompt_tokens":23' "$TMP/out" && ok || fail "chat prompt is not the fixture's 23 tokens"
-else
-    echo "run_cli_test: chat templates not merged yet: chat-mode check not run" >&2
-fi
+# The default chat mode renders the fixture's prompt itself.
+expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "Write a short poem about the sea." \
+    --json --ignore-eos --max-tokens 16 --temperature 0
+grep -qF '"prompt_tokens":23' "$TMP/out" && ok || fail "chat prompt is not the fixture's 23 tokens"
 
 # --- images: decoded, preprocessed, encoded and generated from, as the fixtures were made
 FIX="$(dirname "$MODEL")/.."
@@ -169,6 +129,14 @@ image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.
 # A per-request image budget: fewer pixels, fewer image tokens (92 → 62 prompt tokens).
 expect_exit 0 '"prompt_tokens":62' run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" \
     -p "Describe this image." --json --max-tokens 1 --max-pixels 20000
+# A token cap per image: 54 image tokens by default (92 prompt tokens); at most 16 and 4 give 12 and 2.
+expect_exit 0 '"prompt_tokens":50' run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" \
+    -p "Describe this image." --json --max-tokens 1 --image-max-tokens 16
+expect_exit 0 '"prompt_tokens":40' run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" \
+    -p "Describe this image." --json --max-tokens 1 --image-max-tokens 4
+expect_exit 1 "has no Qwen-VL patching" run -m "$FIX/llava/model" --image "$FIX/qwen2_vl/chelsea.png" \
+    -p "x" --image-max-tokens 4
+expect_exit 2 "--image-max-tokens needs a positive number" run -m "$FIX/qwen2_vl/model" -p x --image-max-tokens 0
 expect_exit 1 "need 0 < min <= max" run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" -p "x" \
     --min-pixels 9000 --max-pixels 100
 expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" --image "$FIX/qwen2_vl/chelsea.png"

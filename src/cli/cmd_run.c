@@ -41,6 +41,7 @@ typedef struct options {
     const char *images[MAX_IMAGES];
     int n_images;
     long long min_pixels, max_pixels; /* 0 = the preprocessor config's */
+    long long image_max_tokens;       /* 0 = no cap */
 } options;
 
 static void usage(FILE *out)
@@ -72,6 +73,7 @@ static void usage(FILE *out)
             "                           with --raw, the text holds the model's image placeholders itself\n"
             "  --max-pixels N, --min-pixels N  the image budget of Qwen-VL processors (default: the model's\n"
             "                           preprocessor_config.json); fewer pixels, fewer image tokens\n"
+            "  --image-max-tokens N     at most N tokens per image (Qwen-VL: max pixels = N·(patch·merge)²)\n"
             "  --compute f32|bf16|bf16x2  matmul precision for prompts (default f32)\n"
             "  --kv-cache f32|bf16      KV cache element type (default f32)\n"
             "  --cpu LEVEL              cap the kernels: portable, avx2, avx512, avx512_bf16, amx\n"
@@ -122,6 +124,9 @@ static int parse_args(int argc, char **argv, options *o, bool *help)
             o->images[o->n_images++] = v;
         } else if (ts_cli_match(argc, argv, &i, "--max-pixels", &v)) {
             if (!ts_cli_parse_int(v, 1, 1LL << 40, &o->max_pixels)) return ts_cli_usage_error("run", "--max-pixels needs a positive number");
+        } else if (ts_cli_match(argc, argv, &i, "--image-max-tokens", &v)) {
+            if (!ts_cli_parse_int(v, 1, 1LL << 24, &o->image_max_tokens))
+                return ts_cli_usage_error("run", "--image-max-tokens needs a positive number");
         } else if (ts_cli_match(argc, argv, &i, "--min-pixels", &v)) {
             if (!ts_cli_parse_int(v, 1, 1LL << 40, &o->min_pixels)) return ts_cli_usage_error("run", "--min-pixels needs a positive number");
         } else if (ts_cli_match(argc, argv, &i, "--bundle", &v)) {
@@ -342,7 +347,18 @@ static ts_status load_images(const options *o, const ts_model *model, ts_pixel_v
     ts_status st = ts_preprocessor_config_load(o->dir, &pc, err);
     ts_image_budget budget = {.min_pixels = o->min_pixels ? o->min_pixels : pc.min_pixels,
                               .max_pixels = o->max_pixels ? o->max_pixels : pc.max_pixels};
-    bool budgeted = o->min_pixels || o->max_pixels;
+    bool budgeted = o->min_pixels || o->max_pixels || o->image_max_tokens;
+    if (st == TS_OK && o->image_max_tokens) {
+        /* A merged token covers (patch·merge)² pixels; smart_resize keeps h·w within max_pixels. */
+        long long side = pc.patch_size * pc.merge_size;
+        if (side < 1) {
+            st = err->status = TS_ERR_UNSUPPORTED;
+            snprintf(err->message, sizeof(err->message), "--image-max-tokens: %s has no Qwen-VL patching (fixed-size images)", o->dir);
+        }
+        long long cap = o->image_max_tokens * side * side;
+        if (st == TS_OK && cap < budget.max_pixels) budget.max_pixels = cap;
+        if (st == TS_OK && budget.min_pixels > budget.max_pixels) budget.min_pixels = budget.max_pixels;
+    }
     for (int i = 0; st == TS_OK && i < o->n_images; i++) {
         ts_image img;
         st = ts_image_load(o->images[i], NULL, &img, err);
@@ -449,7 +465,7 @@ static int run(options *o)
     }
     if (!st && o->n_images && o->bundle) {
         err.status = st = TS_ERR_UNSUPPORTED;
-        snprintf(err.message, sizeof(err.message), "--image with --bundle: the bundle has no vision entries yet");
+        snprintf(err.message, sizeof(err.message), "--image with --bundle: not wired into run yet (a bundle's vision.main runs through ts_bundle_encode_images)");
     }
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
     if (!st) st = prompt_ids(o, s.model, s.tok, s.images, &s.ids, &n_ids, &err);
