@@ -113,6 +113,39 @@ static ts_status check_module(const ts_descriptor *weights, int n_weights, const
     return TS_OK;
 }
 
+/* vision.main's contract, per bucket of N patches (ascending): pixel_values f32[N, D],
+ * positions i32[N, 2], segments i32[N], count i32[] → image_embeds f32[N / merge², out_hidden],
+ * D the same in every bucket. ts_bundle_encode_images builds its arguments from this. */
+static ts_status check_vision_contract(const ts_vision_manifest *v, ts_error *err)
+{
+    int64_t unit = v->merge_size * v->merge_size, dim = 0;
+    for (int b = 0; b < v->n_buckets; b++) {
+        const ts_entry_descriptors *ed = &v->entries[b];
+        int64_t n = v->patches[b];
+        if ((b && n <= v->patches[b - 1]) || n % unit)
+            return ts_error_set(err, TS_ERR_FORMAT, "vision bucket %d: %lld patches (buckets ascend, each a multiple of %lld)", b,
+                                (long long)n, (long long)unit);
+        static const char *const names[4] = {"pixel_values", "positions", "segments", "count"};
+        bool ok = ed->n_inputs == 4 && ed->n_results == 1;
+        for (int i = 0; ok && i < 4; i++) ok = strcmp(ed->inputs[i].name, names[i]) == 0;
+        if (ok) {
+            const ts_type *px = &ed->inputs[0].type, *pos = &ed->inputs[1].type, *seg = &ed->inputs[2].type, *cnt = &ed->inputs[3].type;
+            const ts_type *out = &ed->results[0].type;
+            if (!dim) dim = px->rank == 2 ? px->dims[1] : 0;
+            ok = px->dtype == TS_DTYPE_F32 && px->rank == 2 && px->dims[0] == n && px->dims[1] == dim && dim > 0 &&
+                 pos->dtype == TS_DTYPE_I32 && pos->rank == 2 && pos->dims[0] == n && pos->dims[1] == 2 && seg->dtype == TS_DTYPE_I32 &&
+                 seg->rank == 1 && seg->dims[0] == n && cnt->dtype == TS_DTYPE_I32 && cnt->rank == 0 && out->dtype == TS_DTYPE_F32 &&
+                 out->rank == 2 && out->dims[0] == n / unit && out->dims[1] == v->out_hidden;
+        }
+        if (!ok)
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "%s: vision.main must take pixel_values f32[%lld, D], positions i32[%lld, 2], segments i32[%lld], count "
+                                "i32[] and return f32[%lld, %lld]",
+                                ed->file, (long long)n, (long long)n, (long long)n, (long long)(n / unit), (long long)v->out_hidden);
+    }
+    return TS_OK;
+}
+
 static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_dir, ts_error *err)
 {
     char path[1200], *json;
@@ -131,6 +164,7 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         st = ts_file_read(path, &texts[i], &lens[i], err);
     }
     if (st == TS_OK) st = ts_manifest_check_identity(&b->man, (const char *const *)texts, err);
+    if (st == TS_OK) st = check_vision_contract(&b->man.vision, err);
     char digest[65];
     if (st == TS_OK) st = ts_bundle_config_digest(model_dir, digest, err);
     if (st == TS_OK && strcmp(digest, b->man.config_digest) != 0)

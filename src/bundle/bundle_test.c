@@ -550,8 +550,22 @@ static void test_vision_entries(void)
     CHECK_INT_EQ(ts_bundle_encode_images(b, images, 1, &embeds, &rows, &err), TS_ERR_UNSUPPORTED);
     ts_bundle_close(b);
 
+    /* A resealed manifest whose buckets do not match the modules' shapes, or do not ascend. */
+    char copy[200], path[256], cmd[600];
+    snprintf(copy, sizeof(copy), "%s/qwen2_vl_vision_bad", tmp);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", copy, bundle, copy);
+    CHECK(system(cmd) == 0);
+    snprintf(path, sizeof(path), "%s/manifest.json", copy);
+    replace_in_file(path, "\"patches\":\t512", "\"patches\":\t128");
+    reseal(copy);
+    CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
+    CHECK(strstr(err.message, "vision bucket 1: 128 patches (buckets ascend") != NULL);
+    replace_in_file(path, "\"patches\":\t128", "\"patches\":\t1024");
+    reseal(copy);
+    CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
+    CHECK(strstr(err.message, "vision.main must take pixel_values f32[1024, D]") != NULL);
+
     /* An edited vision module breaks the identity. */
-    char path[256];
     snprintf(path, sizeof(path), "%s/vision/p256.mlir", bundle);
     replace_in_file(path, "stablehlo.add", "stablehlo.subtract");
     CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
