@@ -717,10 +717,11 @@ ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *l
 int ts_bundle_position_rows(const ts_bundle *bundle);
 /* The vision.main patch buckets (ascending; *patches borrowed), 0 when the bundle has none. */
 int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
-/* ts_model_encode_images through the bundle's vision.main: the images' patch rows are admitted
- * to the smallest patch bucket that holds them (TS_ERR_RANGE listing the buckets when none
- * does), padded in a segment of their own, and the rows the language model receives come back
- * f32[*rows][hidden] (owned, free()). TS_ERR_UNSUPPORTED for a bundle without vision entries. */
+/* ts_model_encode_images through the bundle's vision.main: Qwen2-VL patch rows are admitted to
+ * the smallest patch bucket that holds them (TS_ERR_RANGE listing the buckets when none does) and
+ * padded in a segment of their own; LLaVA images run one at a time at their fixed size. The rows
+ * the language model receives come back f32[*rows][hidden] (owned, free()). TS_ERR_UNSUPPORTED
+ * for a bundle without vision entries. */
 ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *images, int n_images, float **embeds,
                                   int64_t *rows, ts_error *err);
 /* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */

@@ -52,10 +52,16 @@ grep -q '"merge_size":	2' "$work/vl/manifest.json" && grep -q '"patches":	256' "
 check "the manifest records the tower geometry and buckets" test $? -eq 0
 "$bin" export -m "$model" -o "$work/novl" --vision-patches 64 >/dev/null 2>"$work/novl.err"
 check "vision buckets for a text model are refused" test $? -eq 1
-grep -q "Qwen2-VL towers only" "$work/novl.err"
+grep -q "Qwen2-VL and LLaVA towers only" "$work/novl.err"
 check "the refusal says which towers export" test $? -eq 0
 "$bin" export -m "$vl" -o "$work/bad" --vision-patches 256,64 >/dev/null 2>&1
 check "descending vision buckets are refused" test $? -eq 1
+"$bin" export -m "$root/tests/fixtures/llava/model" -o "$work/llava" --capacity 64 --vision-patches 16 2>/dev/null
+check "LLaVA exports its one fixed-image vision.main" test -s "$work/llava/vision/p16.mlir"
+"$bin" export -m "$root/tests/fixtures/llava/model" -o "$work/llava2" --vision-patches 64 >/dev/null 2>"$work/llava.err"
+check "another bucket for LLaVA's fixed image is refused" test $? -eq 1
+grep -q "16 patches: that is its only bucket (not 64)" "$work/llava.err"
+check "the refusal names the only bucket" test $? -eq 0
 
 echo "$pass passed, $fail failed"
 test "$fail" -eq 0

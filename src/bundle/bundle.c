@@ -10,8 +10,9 @@
  * A call is validated at the API (ts_bundle_run: against the manifest descriptors, plus value
  * ranges) and again at entry execution (run_entry: against the module graph's own parameters,
  * plus the same ranges), so a caller that bypasses one layer still meets the other.
- * ts_bundle_encode_images admits images to the smallest patch bucket, pads the rows in a segment
- * of their own (so the block-diagonal mask hides them) and passes the real count.
+ * ts_bundle_encode_images admits Qwen2-VL images to the smallest patch bucket, pads the rows in a
+ * segment of their own (so the block-diagonal mask hides them) and passes the real count; LLaVA's
+ * fixed-size images run one per call.
  */
 #include "base/error.h"
 #include "base/file.h"
@@ -118,6 +119,20 @@ static ts_status check_module(const ts_descriptor *weights, int n_weights, const
  * D the same in every bucket. ts_bundle_encode_images builds its arguments from this. */
 static ts_status check_vision_contract(const ts_vision_manifest *v, ts_error *err)
 {
+    if (v->n_buckets && strcmp(v->layout, "fixed_image") == 0) {
+        /* LLaVA: one bucket, the image's patches; pixel_values f32[C, S, S] → f32[tokens, out_hidden]. */
+        const ts_entry_descriptors *ed = &v->entries[0];
+        const ts_type *px = ed->n_inputs == 1 ? &ed->inputs[0].type : NULL, *out = ed->n_results == 1 ? &ed->results[0].type : NULL;
+        int64_t side = px && px->rank == 3 ? px->dims[1] / v->patch_size : 0;
+        if (v->n_buckets != 1 || !px || !out || strcmp(ed->inputs[0].name, "pixel_values") != 0 || px->dtype != TS_DTYPE_F32 ||
+            px->dims[1] != px->dims[2] || px->dims[1] % v->patch_size || side * side != v->patches[0] || out->dtype != TS_DTYPE_F32 ||
+            out->rank != 2 || out->dims[1] != v->out_hidden)
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "%s: a fixed_image vision.main has one bucket of (S/%lld)² patches, takes pixel_values f32[C, S, S] and "
+                                "returns f32[tokens, %lld]",
+                                ed->file, (long long)v->patch_size, (long long)v->out_hidden);
+        return TS_OK;
+    }
     int64_t unit = v->merge_size * v->merge_size, dim = 0;
     for (int b = 0; b < v->n_buckets; b++) {
         const ts_entry_descriptors *ed = &v->entries[b];
@@ -405,6 +420,46 @@ int ts_bundle_vision_buckets(const ts_bundle *b, const int64_t **patches)
     return b->man.vision.n_buckets;
 }
 
+/* LLaVA: each [k, C, S, S] image runs through the one module, one image at a time. */
+static ts_status encode_fixed_images(ts_bundle *b, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
+                                     ts_error *err)
+{
+    const ts_vision_manifest *v = &b->man.vision;
+    const ts_type *px = &v->entries[0].inputs[0].type;
+    int64_t tokens = v->entries[0].results[0].type.dims[0], count = 0, pixels = ts_type_elements(px);
+    for (int i = 0; i < n_images; i++) {
+        const ts_pixel_values *p = &images[i];
+        if (!p->data || p->n_dims != 4 || p->shape[0] < 1 || p->shape[1] != px->dims[0] || p->shape[2] != px->dims[1] ||
+            p->shape[3] != px->dims[2])
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [k, %lld, %lld, %lld] pixel values for this tower", i,
+                                (long long)px->dims[0], (long long)px->dims[1], (long long)px->dims[2]);
+        count += p->shape[0];
+    }
+    if (count > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %lld images (1..64 allowed)", (long long)count);
+    size_t per_image = (size_t)(tokens * v->out_hidden);
+    float *out = malloc(sizeof(float) * per_image * (size_t)count);
+    ts_status st = out ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld images", (long long)count);
+    int64_t done = 0;
+    for (int i = 0; st == TS_OK && i < n_images; i++)
+        for (int64_t j = 0; st == TS_OK && j < images[i].shape[0]; j++, done++) {
+            const float *image = images[i].data + j * pixels;
+            const ts_tensor_arg arg = {"pixel_values", TS_DTYPE_F32, 3, {px->dims[0], px->dims[1], px->dims[2]}, image,
+                                       sizeof(float) * (size_t)pixels};
+            const void *data[16], *outs[1];
+            st = bind_args(b->vision_graphs[0], v->n_weights, b->vision_params[0], "vision.main", &arg, 1, data, err);
+            for (int64_t k = 0; st == TS_OK && k < pixels; k++)
+                if (isnan(image[k])) st = ts_error_set(err, TS_ERR_RANGE, "vision.main: pixel_values[%lld] is NaN", (long long)k);
+            if (st == TS_OK) st = ts_program_run(b->vision_programs[0], b->vision_params[0], outs, err);
+            if (st == TS_OK) memcpy(out + (size_t)done * per_image, outs[0], sizeof(float) * per_image);
+        }
+    if (st != TS_OK) {
+        free(out);
+        return st;
+    }
+    *embeds = out, *n_rows = count * tokens;
+    return TS_OK;
+}
+
 ts_status ts_bundle_encode_images(ts_bundle *b, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
                                   ts_error *err)
 {
@@ -413,6 +468,7 @@ ts_status ts_bundle_encode_images(ts_bundle *b, const ts_pixel_values *images, i
     if (v->n_buckets == 0)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "vision: this bundle has no vision.main entries (export it with vision buckets)");
     if (n_images < 1 || n_images > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..64 allowed)", n_images);
+    if (strcmp(v->layout, "fixed_image") == 0) return encode_fixed_images(b, images, n_images, embeds, n_rows, err);
     int64_t patch_dim = v->entries[0].inputs[0].type.dims[1];
     ts_vision_grid grids[64];
     for (int i = 0; i < n_images; i++) {

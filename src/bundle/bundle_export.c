@@ -168,15 +168,14 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     /* The tower's entries, one per patch bucket. */
     if (st == TS_OK && n_vision) {
         ts_vision_manifest *v = &man.vision;
-        v->patch_size = cfg->vision.patch_size;
-        v->temporal_patch_size = cfg->vision.temporal_patch_size;
-        v->merge_size = cfg->vision.spatial_merge_size;
-        v->width = cfg->vision.hidden_size;
-        v->depth = cfg->vision.depth;
-        v->out_hidden = cfg->vision.out_hidden_size ? cfg->vision.out_hidden_size : cfg->text.hidden_size;
+        ts_vision_entry_geometry geo;
+        st = ts_vision_entry_geometry_of(cfg, &geo, err);
+        snprintf(v->layout, sizeof(v->layout), "%s", st == TS_OK ? geo.layout : "");
+        v->patch_size = geo.patch, v->temporal_patch_size = geo.temporal, v->merge_size = geo.merge;
+        v->width = geo.width, v->depth = geo.depth, v->out_hidden = geo.out_hidden;
         char dir[1024];
         snprintf(dir, sizeof(dir), "%s/vision", bundle_dir);
-        st = make_dir(dir, err);
+        if (st == TS_OK) st = make_dir(dir, err);
         for (int b = 0; b < n_vision && st == TS_OK; b++) {
             int64_t n = options->vision_patches[b];
             char rel[64], path[1200], module[64];

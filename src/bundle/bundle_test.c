@@ -576,15 +576,15 @@ static void test_vision_entries(void)
  * merged embeddings and M-RoPE positions into prefill_embeddings.main (causal bias), then
  * decode.main with the rope delta. Merged embeddings and prefill logits within the fixture
  * tolerance of the reference's; greedy tokens identical to its generated_ids. */
-static void vlm_through_bundle(const char *name)
+static void vlm_through_bundle(const char *name, const int64_t *patches, int n_patches)
 {
     char dir[128], bundle[128], refpath[160];
     snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
     snprintf(bundle, sizeof(bundle), "%s/%s-vlm", tmp, name);
     snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
-    static const int64_t capacity[1] = {192}, patches[2] = {256, 512};
+    static const int64_t capacity[1] = {192};
     ts_bundle_options o = {.capacities = capacity, .n_capacities = 1, .prefill_capacity = 160, .slots = 1,
-                           .vision_patches = patches, .n_vision_patches = 2};
+                           .vision_patches = patches, .n_vision_patches = n_patches};
     ts_error err;
     ts_bundle *b = NULL;
     ts_model *m = NULL;
@@ -606,9 +606,11 @@ static void vlm_through_bundle(const char *name)
     int32_t ids[160];
     for (int i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
     ts_pixel_values images[4];
-    int n_images = (int)grid->shape[0];
-    const int64_t *g = grid->data;
-    for (int i = 0, row = 0; i < n_images; i++) {
+    int n_images = grid ? (int)grid->shape[0] : 1;
+    const int64_t *g = grid ? grid->data : NULL;
+    if (!grid) /* LLaVA: one [1, C, S, S] image */
+        images[0] = (ts_pixel_values){.data = (float *)pv->data, .n_dims = 4, .shape = {pv->shape[0], pv->shape[1], pv->shape[2], pv->shape[3]}};
+    for (int i = 0, row = 0; grid && i < n_images; i++) {
         int64_t rows = g[3 * i] * g[3 * i + 1] * g[3 * i + 2];
         images[i] = (ts_pixel_values){.data = (float *)pv->data + row * pv->shape[1], .n_dims = 2, .shape = {rows, pv->shape[1]},
                                       .grid_thw = {g[3 * i], g[3 * i + 1], g[3 * i + 2]}};
@@ -620,14 +622,17 @@ static void vlm_through_bundle(const char *name)
     CHECK_INT_EQ(ts_bundle_encode_images(b, images, n_images, &image, &image_rows, &err), TS_OK);
     CHECK_INT_EQ(ts_vision_assemble(ts_model_vision(m), m, ids, (size_t)n, images, n_images, image, image_rows, emb, mrope, &delta, &err),
                  TS_OK);
-    CHECK_INT_EQ(delta, ((const int64_t *)ts_checkpoint_find(ref, "rope_deltas")->data)[0]);
+    const ts_tensor_info *deltas = ts_checkpoint_find(ref, "rope_deltas");
+    CHECK_INT_EQ(delta, deltas ? ((const int64_t *)deltas->data)[0] : 0);
+    int rows = ts_bundle_position_rows(b);
     float emb_diff = max_diff(emb, merged->data, n * H), emb_tol = tolerance_of(merged->data, n * H);
-    for (int r = 0; r < 3; r++) memcpy(positions + r * lp, mrope + r * n, sizeof(int32_t) * (size_t)n);
+    for (int r = 0; r < rows; r++) memcpy(positions + r * lp, mrope + r * n, sizeof(int32_t) * (size_t)n);
     for (int64_t i = 0; i < lp; i++)
         for (int64_t j = 0; j < lp; j++) bias[i * lp + j] = j <= i ? 0.0f : -INFINITY;
     int64_t ed[2] = {lp, H}, bd[2] = {lp, lp};
     ts_tensor_arg pe[4] = {arg_f32("embeddings", emb, 2, ed),
-                           {"positions", TS_DTYPE_I32, 2, {3, lp}, positions, sizeof(int32_t) * 3 * (size_t)lp},
+                           rows == 3 ? (ts_tensor_arg){"positions", TS_DTYPE_I32, 2, {3, lp}, positions, sizeof(int32_t) * 3 * (size_t)lp}
+                                     : arg_i32("positions", positions, 1, lp),
                            arg_f32("bias", bias, 2, bd), arg_i32("length", &n, 0, 0)};
     const void *outs[3];
     CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings.main", pe, 4, outs, &err), TS_OK);
@@ -646,7 +651,8 @@ static void vlm_through_bundle(const char *name)
         if (i + 1 == n_new) break;
         int32_t pos[3] = {n + i, n + i, n + i}, rope_delta = (int32_t)delta, len = n + i;
         int64_t kd[5] = {1, layers, cap, kvh, hd};
-        ts_tensor_arg dec[6] = {arg_i32("tokens", &tok, 1, 1), {"positions", TS_DTYPE_I32, 2, {3, 1}, pos, sizeof(pos)},
+        ts_tensor_arg dec[6] = {arg_i32("tokens", &tok, 1, 1),
+                                rows == 3 ? (ts_tensor_arg){"positions", TS_DTYPE_I32, 2, {3, 1}, pos, sizeof(pos)} : arg_i32("positions", pos, 1, 1),
                                 arg_i32("rope_delta", &rope_delta, 1, 1), arg_i32("cache_len", &len, 1, 1), arg_f32("k", k, 5, kd),
                                 arg_f32("v", v, 5, kd)};
         CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_OK);
@@ -666,8 +672,11 @@ out:
     ts_bundle_close(b);
 }
 
-static void test_qwen2_vl_through_bundle(void) { vlm_through_bundle("qwen2_vl"); }
-static void test_qwen2_vl_two_images_through_bundle(void) { vlm_through_bundle("qwen2_vl-two-images"); }
+static const int64_t qwen_patches[2] = {256, 512}, llava_patches[1] = {16}; /* LLaVA: a 56×56 image of 14-pixel patches */
+static void test_qwen2_vl_through_bundle(void) { vlm_through_bundle("qwen2_vl", qwen_patches, 2); }
+static void test_qwen2_vl_two_images_through_bundle(void) { vlm_through_bundle("qwen2_vl-two-images", qwen_patches, 2); }
+static void test_llava_through_bundle(void) { vlm_through_bundle("llava", llava_patches, 1); }
+static void test_llava_siglip_through_bundle(void) { vlm_through_bundle("llava_siglip", llava_patches, 1); }
 
 /* A text-only prompt to the Qwen2-VL fixture through the bundle's token path (prefill.main, and
  * decode.main with [3, B] positions): the reference's 16 greedy tokens. */
@@ -721,6 +730,8 @@ int main(void)
     RUN(test_vision_entries);
     RUN(test_qwen2_vl_through_bundle);
     RUN(test_qwen2_vl_two_images_through_bundle);
+    RUN(test_llava_through_bundle);
+    RUN(test_llava_siglip_through_bundle);
     RUN(test_qwen2_vl_text_only_through_bundle);
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     ts_context_destroy(ctx);

@@ -175,6 +175,7 @@ static cJSON *manifest_json(const ts_manifest *m)
     const ts_vision_manifest *v = &m->vision;
     if (v->n_buckets) {
         cJSON *vo = cJSON_AddObjectToObject(root, "vision");
+        cJSON_AddStringToObject(vo, "layout", v->layout);
         cJSON_AddNumberToObject(vo, "patch_size", (double)v->patch_size);
         cJSON_AddNumberToObject(vo, "temporal_patch_size", (double)v->temporal_patch_size);
         cJSON_AddNumberToObject(vo, "merge_size", (double)v->merge_size);
@@ -379,6 +380,9 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
     if (vo) {
         ts_vision_manifest *v = &m->vision;
         if (!cJSON_IsObject(vo)) return bad(r, "vision", "expected an object");
+        if ((st = read_string(r, vo, "layout", "vision.", v->layout, sizeof(v->layout))) != TS_OK) return st;
+        if (strcmp(v->layout, "patch_rows") != 0 && strcmp(v->layout, "fixed_image") != 0)
+            return bad(r, "vision.layout", "expected \"patch_rows\" or \"fixed_image\"");
         if ((st = read_int(r, vo, "patch_size", "vision.", 1, 1 << 16, &v->patch_size)) != TS_OK) return st;
         if ((st = read_int(r, vo, "temporal_patch_size", "vision.", 1, 1 << 16, &v->temporal_patch_size)) != TS_OK) return st;
         if ((st = read_int(r, vo, "merge_size", "vision.", 1, 1 << 16, &v->merge_size)) != TS_OK) return st;

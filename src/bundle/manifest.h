@@ -40,6 +40,7 @@ typedef struct ts_entry_descriptors {
 
 /* The image tower's entries (vision.main), one per patch-count bucket, with its own weights. */
 typedef struct ts_vision_manifest {
+    char layout[16]; /* "patch_rows" (Qwen2-VL) or "fixed_image" (LLaVA); see models/vision_entry.c */
     int n_buckets;
     int64_t patches[TS_BUNDLE_MAX_BUCKETS];
     ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS];

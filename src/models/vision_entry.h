@@ -1,11 +1,21 @@
-/* vision_entry.h — vision.main, a tower as a bundle entry with a static patch-count bucket (the
- * contract is at the top of vision_entry.c). Qwen2-VL towers today. */
+/* vision_entry.h — vision.main, a tower as a bundle entry (the contracts are at the top of
+ * vision_entry.c): Qwen2-VL towers in static patch-count buckets, LLaVA's CLIP or SigLIP tower
+ * for its one fixed image size. */
 #ifndef TS_MODELS_VISION_ENTRY_H
 #define TS_MODELS_VISION_ENTRY_H
 
-#include "models/qwen2_vl_vision.h"
+#include "models/decoder.h"
 
-ts_status ts_vision_entry_build(ts_graph *g, const ts_model_config *cfg,
-                                const ts_weight_source *source, int64_t n_patches, ts_error *err);
+/* What the manifest records about a tower. layout: "patch_rows" (Qwen2-VL: pixel_values,
+ * positions, segments, count) or "fixed_image" (LLaVA: one pixel_values f32[C, S, S] per run). */
+typedef struct ts_vision_entry_geometry {
+    const char *layout;
+    int64_t patch, temporal, merge, width, depth, out_hidden;
+    int64_t image_patches; /* fixed_image: the only bucket (S/P)²; 0 for patch_rows */
+} ts_vision_entry_geometry;
+
+ts_status ts_vision_entry_geometry_of(const ts_model_config *cfg, ts_vision_entry_geometry *geometry, ts_error *err);
+ts_status ts_vision_entry_build(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *source, int64_t n_patches,
+                                ts_error *err);
 
 #endif
