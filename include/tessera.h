@@ -724,6 +724,12 @@ int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
  * for a bundle without vision entries. */
 ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *images, int n_images, float **embeds,
                                   int64_t *rows, ts_error *err);
+/* ts_generate_images through the bundle: the images through vision.main, the merged embeddings
+ * and positions from `model` (its embedding table and image-token rules), then
+ * prefill_embeddings.main and decode.main with the request's rope delta. */
+ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
+                                    const ts_pixel_values *images, int n_images, const ts_generate_params *params,
+                                    ts_generation *out, ts_error *err);
 /* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */
 ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);

@@ -50,6 +50,16 @@ check "export with vision buckets exits 0" test $? -eq 0
 check "one vision.main module per patch bucket" test "$(ls "$work"/vl/vision/p64.mlir "$work"/vl/vision/p256.mlir | wc -l)" -eq 2
 grep -q '"merge_size":	2' "$work/vl/manifest.json" && grep -q '"patches":	256' "$work/vl/manifest.json"
 check "the manifest records the tower geometry and buckets" test $? -eq 0
+b_novision=$work/vl-text
+"$bin" export -m "$vl" -o "$b_novision" --capacity 256 2>/dev/null
+# Images through the bundle: vision.main + prefill_embeddings.main + decode.main give the fixture's tokens.
+vl_ids=$("$bin" run --bundle "$work/vl" -m "$vl" --image "$root/tests/fixtures/qwen2_vl/chelsea.png" -p "Describe this image." \
+    --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 2>"$work/vl.err" | ids)
+check "run --bundle --image gives the qwen2_vl fixture's tokens" test "$vl_ids" = "1028,214,467,968,1252,1195,443,240,1127,902,798,594,791,1268,158,202"
+"$bin" run --bundle "$b_novision" -m "$vl" --image "$root/tests/fixtures/qwen2_vl/chelsea.png" -p "x" --max-tokens 2 >/dev/null 2>"$work/nov.err"
+check "a bundle without vision.main refuses images" test $? -eq 1
+grep -q "no vision.main entries" "$work/nov.err"
+check "the refusal says why" test $? -eq 0
 "$bin" export -m "$model" -o "$work/novl" --vision-patches 64 >/dev/null 2>"$work/novl.err"
 check "vision buckets for a text model are refused" test $? -eq 1
 grep -q "Qwen2-VL and LLaVA towers only" "$work/novl.err"
@@ -58,6 +68,10 @@ check "the refusal says which towers export" test $? -eq 0
 check "descending vision buckets are refused" test $? -eq 1
 "$bin" export -m "$root/tests/fixtures/llava/model" -o "$work/llava" --capacity 64 --vision-patches 16 2>/dev/null
 check "LLaVA exports its one fixed-image vision.main" test -s "$work/llava/vision/p16.mlir"
+llava_want=$(/usr/bin/python3 -c "import json,sys; print(','.join(map(str, json.load(open(sys.argv[1]))['generated_ids'])))" "$root/tests/fixtures/llava/reference.json")
+llava_ids=$("$bin" run --bundle "$work/llava" -m "$root/tests/fixtures/llava/model" --image "$root/tests/fixtures/llava/chelsea.png" \
+    -p "Describe this image." --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 2>/dev/null | ids)
+check "run --bundle --image gives the llava fixture's tokens" test "$llava_ids" = "$llava_want"
 "$bin" export -m "$root/tests/fixtures/llava/model" -o "$work/llava2" --vision-patches 64 >/dev/null 2>"$work/llava.err"
 check "another bucket for LLaVA's fixed image is refused" test $? -eq 1
 grep -q "16 patches: that is its only bucket (not 64)" "$work/llava.err"

@@ -463,10 +463,6 @@ static int run(options *o)
         snprintf(err.message, sizeof(err.message), "%s: images are not supported for this model",
                  ts_family_name(ts_model_get_config(s.model)->family));
     }
-    if (!st && o->n_images && o->bundle) {
-        err.status = st = TS_ERR_UNSUPPORTED;
-        snprintf(err.message, sizeof(err.message), "--image with --bundle: not wired into run yet (a bundle's vision.main runs through ts_bundle_encode_images)");
-    }
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
     if (!st) st = prompt_ids(o, s.model, s.tok, s.images, &s.ids, &n_ids, &err);
     if (!st && n_ids == 0) {
@@ -501,7 +497,9 @@ static int run(options *o)
 
     ts_generation g;
     /* Through the bundle's entries (admitted to a capacity bucket), or the engine's graph. */
-    if (s.bundle) {
+    if (s.bundle && o->n_images) {
+        st = ts_bundle_generate_images(s.bundle, s.model, s.ids, n_ids, s.images, o->n_images, &p, &g, &err);
+    } else if (s.bundle) {
         st = ts_bundle_generate(s.bundle, s.ids, n_ids, &p, &g, &err);
     } else {
         st = ts_sequence_create(s.model, capacity, &s.seq, &err);
