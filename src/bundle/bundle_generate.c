@@ -16,7 +16,6 @@
 #include "engine/vision.h"
 
 #include <math.h>
-
 #include <stdlib.h>
 #include <string.h>
 
