@@ -1,5 +1,6 @@
 /* jinja_json.c — JSON text to values (as json.loads), values to json.dumps text. */
 #include "text/jinja_json.h"
+#include "text/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -247,32 +248,6 @@ static unsigned json_hex4(json_reader *r)
     return v;
 }
 
-static void put_utf8(ts_jinja_rt *rt, ts_jinja_buf *b, unsigned cp)
-{
-    char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | (cp >> 6));
-        u[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | (cp >> 12));
-        u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (char)(0xF0 | (cp >> 18));
-        u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    ts_jinja_buf_add(rt, b, u, n);
-}
-
 static ts_jinja_value json_string_value(json_reader *r)
 {
     r->pos++; /* opening quote */
@@ -327,7 +302,10 @@ static ts_jinja_value json_string_value(json_reader *r)
                 }
                 /* A lone surrogate cannot be UTF-8; it becomes U+FFFD. */
                 if (cp >= 0xD800 && cp < 0xE000) cp = 0xFFFD;
-                put_utf8(r->rt, &b, cp);
+                {
+                    char u[4];
+                    ts_jinja_buf_add(r->rt, &b, u, ts_utf8_encode(cp, u));
+                }
                 break;
             }
             default:

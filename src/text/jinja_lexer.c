@@ -1,5 +1,6 @@
 /* jinja_lexer.c — template source to tokens, with jinja2's whitespace rules. */
 #include "text/jinja_lexer.h"
+#include "text/utf8.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -55,32 +56,6 @@ static ts_jinja_token *push(lexer *lx, ts_jinja_token_type type, size_t off)
 static bool is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static void encode_utf8(ts_jinja_rt *rt, ts_jinja_buf *b, uint32_t cp)
-{
-    char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | (cp >> 6));
-        u[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | (cp >> 12));
-        u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (char)(0xF0 | (cp >> 18));
-        u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    ts_jinja_buf_add(rt, b, u, n);
 }
 
 /* jinja2 decodes literals with Python's unicode-escape: known escapes are replaced, unknown
@@ -148,7 +123,10 @@ static size_t lex_string(lexer *lx, size_t p)
             }
             if (cp > 0x10FFFF) fail_at(lx, p - 2, "escape outside the Unicode range");
             p += need;
-            encode_utf8(lx->rt, &b, cp);
+            {
+                char u[4];
+                ts_jinja_buf_add(lx->rt, &b, u, ts_utf8_encode(cp, u));
+            }
             break;
         }
         default:
@@ -156,7 +134,10 @@ static size_t lex_string(lexer *lx, size_t p)
                 uint32_t cp = (uint32_t)(e - '0');
                 for (int k = 0; k < 2 && p < lx->len && lx->src[p] >= '0' && lx->src[p] <= '7'; k++)
                     cp = cp * 8 + (uint32_t)(lx->src[p++] - '0');
-                encode_utf8(lx->rt, &b, cp);
+                {
+                    char u[4];
+                    ts_jinja_buf_add(lx->rt, &b, u, ts_utf8_encode(cp, u));
+                }
             } else {
                 ts_jinja_buf_addc(lx->rt, &b, '\\');
                 ts_jinja_buf_addc(lx->rt, &b, e);
