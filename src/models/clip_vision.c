@@ -38,17 +38,11 @@ static ts_value weight_as(builder *b, int rank, const int64_t *dims, int as_rank
 
 static ts_value weight_as(builder *b, int rank, const int64_t *dims, int as_rank, const int64_t *as_dims, const char *fmt, ...)
 {
-    if (b->status != TS_OK) return TS_NO_VALUE;
-    char name[256];
     va_list ap;
     va_start(ap, fmt);
-    int len = vsnprintf(name, sizeof(name), fmt, ap);
+    ts_value v = ts_weight_paramv(b->g, b->weights, &b->status, b->err, rank, dims, as_rank, as_dims, fmt, ap);
     va_end(ap);
-    if (len < 0 || (size_t)len >= sizeof(name)) {
-        b->status = ts_error_set(b->err, TS_ERR_RANGE, "vision: tensor name longer than %zu bytes", sizeof(name) - 1);
-        return TS_NO_VALUE;
-    }
-    return ts_weight_param(b->g, b->weights, &b->status, b->err, name, rank, dims, as_rank, as_dims);
+    return v;
 }
 
 /* A tower tensor (block < 0: outside the encoder layers). */

@@ -32,12 +32,11 @@ static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fm
 
 static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fmt, ...)
 {
-    char name[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(name, sizeof(name), fmt, ap);
+    ts_value v = ts_weight_paramv(b->g, b->weights, &b->status, b->err, rank, dims, rank, dims, fmt, ap);
     va_end(ap);
-    return ts_weight_param(b->g, b->weights, &b->status, b->err, name, rank, dims, rank, dims);
+    return v;
 }
 
 static ts_value vec_weight(builder *b, int64_t n, const char *name, int layer)

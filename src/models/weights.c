@@ -36,3 +36,16 @@ ts_value ts_weight_param(ts_graph *g, const ts_weight_source *source, ts_status 
     }
     return ts_graph_parameter(g, name, TS_PARAM_WEIGHT, ts_type_make(t->dtype, as_rank, as_dims));
 }
+
+ts_value ts_weight_paramv(ts_graph *g, const ts_weight_source *source, ts_status *status, ts_error *err, int rank,
+                          const int64_t *dims, int as_rank, const int64_t *as_dims, const char *fmt, va_list ap)
+{
+    if (*status != TS_OK) return TS_NO_VALUE;
+    char name[256];
+    int len = vsnprintf(name, sizeof(name), fmt, ap);
+    if (len < 0 || (size_t)len >= sizeof(name)) {
+        *status = ts_error_set(err, TS_ERR_RANGE, "weights: tensor name longer than %zu bytes", sizeof(name) - 1);
+        return TS_NO_VALUE;
+    }
+    return ts_weight_param(g, source, status, err, name, rank, dims, as_rank, as_dims);
+}
