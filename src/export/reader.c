@@ -1159,6 +1159,19 @@ static bool read_erf(op_ctx *o)
     return finish(o, ts_graph_unary(o->f->g, TS_OP_ERF, v), &out);
 }
 
+/* ": (T…) -> R loc(…)" after an op's operands and attributes: the functional type (`shape`
+ * names the form expected), the location, and the operand types checked against the values the
+ * operands name. */
+static bool read_op_types(op_ctx *o, const ref *refs, int n, ts_type *ins, ts_type *outs, const char *shape)
+{
+    int n_ins, n_outs;
+    bool plain;
+    if (!expect(R, ":", "before the op's types") || !parse_signature(R, ins, MAX_OPERANDS, &n_ins, outs, 1, &n_outs, &plain) || !parse_loc(o->f))
+        return false;
+    if (plain) return syntax(R, o->pos, "%s needs a functional type %s", o->name, shape);
+    return check_operand_types(o->f, refs, n, ins, n_ins, o->name);
+}
+
 static bool read_compare(op_ctx *o)
 {
     char dir[MAX_NAME];
@@ -1181,12 +1194,7 @@ static bool read_compare(op_ctx *o)
         if (!parse_id(R, ctype, "a compare type")) return false;
     }
     ts_type ins[MAX_OPERANDS], outs[1];
-    int n_ins, n_outs;
-    bool plain;
-    if (!expect(R, ":", "before the op's types") || !parse_signature(R, ins, MAX_OPERANDS, &n_ins, outs, 1, &n_outs, &plain) || !parse_loc(o->f))
-        return false;
-    if (plain) return syntax(R, o->pos, "stablehlo.compare needs a functional type (T, T) -> R");
-    if (!check_operand_types(o->f, refs, 2, ins, n_ins, o->name)) return false;
+    if (!read_op_types(o, refs, 2, ins, outs, "(T, T) -> R")) return false;
     const char *want = ts_shlo_compare_type(ins[0].dtype);
     if (ctype[0] && strcmp(ctype, want) != 0)
         return syntax(R, cpos, "compare type %s does not match %s operands (%s)", ctype, ts_type_element_name(ins[0].dtype), want);
@@ -1232,12 +1240,7 @@ static bool read_with_dims(op_ctx *o, ts_op op)
         !parse_dims(R, &d, 0, MAX_DIM))
         return false;
     ts_type ins[MAX_OPERANDS], outs[1];
-    int n_ins, n_outs;
-    bool plain;
-    if (!expect(R, ":", "before the op's types") || !parse_signature(R, ins, MAX_OPERANDS, &n_ins, outs, 1, &n_outs, &plain) || !parse_loc(o->f))
-        return false;
-    if (plain) return syntax(R, o->pos, "%s needs a functional type (T) -> R", o->name);
-    if (!check_operand_types(o->f, &x, 1, ins, n_ins, o->name)) return false;
+    if (!read_op_types(o, &x, 1, ins, outs, "(T) -> R")) return false;
     const ts_type *t = ref_type(o->f, &x);
     if (d.n != t->rank) return syntax(R, o->pos, "%s has %d %s for an operand of rank %d", o->name, d.n, key, t->rank);
     ts_value v = TS_NO_VALUE;
@@ -1266,12 +1269,7 @@ static bool read_slice(op_ctx *o)
         if (!expect(R, "]", "to close the slice ranges")) return false;
     }
     ts_type ins[MAX_OPERANDS], outs[1];
-    int n_ins, n_outs;
-    bool plain;
-    if (!expect(R, ":", "before the op's types") || !parse_signature(R, ins, MAX_OPERANDS, &n_ins, outs, 1, &n_outs, &plain) || !parse_loc(o->f))
-        return false;
-    if (plain) return syntax(R, o->pos, "stablehlo.slice needs a functional type (T) -> R");
-    if (!check_operand_types(o->f, &x, 1, ins, n_ins, o->name)) return false;
+    if (!read_op_types(o, &x, 1, ins, outs, "(T) -> R")) return false;
     if (start.n != ref_type(o->f, &x)->rank) return syntax(R, o->pos, "stablehlo.slice has %d ranges for rank %d", start.n, ref_type(o->f, &x)->rank);
     ts_value v = TS_NO_VALUE;
     if (!operands(o->f, &x, 1, &v)) return false;
@@ -1300,12 +1298,7 @@ static bool read_operand_list_op(op_ctx *o, ts_op op)
             return false;
     }
     ts_type ins[MAX_OPERANDS], outs[1];
-    int n_ins, n_outs;
-    bool plain;
-    if (!expect(R, ":", "before the op's types") || !parse_signature(R, ins, MAX_OPERANDS, &n_ins, outs, 1, &n_outs, &plain) || !parse_loc(o->f))
-        return false;
-    if (plain) return syntax(R, o->pos, "%s needs a functional type (...) -> R", o->name);
-    if (!check_operand_types(o->f, refs, n, ins, n_ins, o->name)) return false;
+    if (!read_op_types(o, refs, n, ins, outs, "(...) -> R")) return false;
     int rank = ref_type(o->f, &refs[0])->rank;
     ts_value in[MAX_OPERANDS] = {0};
     switch (op) {
@@ -1369,12 +1362,7 @@ static bool read_dot_general(op_ctx *o)
         if (!parse_dims(R, l, 0, TS_MAX_DIMS) || !expect(R, "x", "between lhs and rhs dimensions") || !parse_dims(R, rr, 0, TS_MAX_DIMS)) return false;
     }
     ts_type ins[MAX_OPERANDS], outs[1];
-    int n_ins, n_outs;
-    bool plain;
-    if (!expect(R, ":", "before the op's types") || !parse_signature(R, ins, MAX_OPERANDS, &n_ins, outs, 1, &n_outs, &plain) || !parse_loc(o->f))
-        return false;
-    if (plain) return syntax(R, o->pos, "stablehlo.dot_general needs a functional type (L, R) -> T");
-    if (!check_operand_types(o->f, refs, 2, ins, n_ins, o->name)) return false;
+    if (!read_op_types(o, refs, 2, ins, outs, "(L, R) -> T")) return false;
     int lr = ins[0].rank, rr = ins[1].rank;
     if (lb.n != rb.n || lc.n != rc.n || !dims_valid(&lb, lr) || !dims_valid(&lc, lr) || !dims_valid(&rb, rr) || !dims_valid(&rc, rr) ||
         !dims_disjoint(&lb, &lc) || !dims_disjoint(&rb, &rc))
