@@ -471,15 +471,8 @@ ts_status ts_bundle_encode_images(ts_bundle *b, const ts_pixel_values *images, i
     if (strcmp(v->layout, "fixed_image") == 0) return encode_fixed_images(b, images, n_images, embeds, n_rows, err);
     int64_t patch_dim = v->entries[0].inputs[0].type.dims[1];
     ts_vision_grid grids[64];
-    for (int i = 0; i < n_images; i++) {
-        const ts_pixel_values *p = &images[i];
-        if (!p->data || p->n_dims != 2 || p->shape[1] != patch_dim || p->shape[0] != p->grid_thw[0] * p->grid_thw[1] * p->grid_thw[2])
-            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [t·h·w, %lld] patch rows for this tower", i,
-                                (long long)patch_dim);
-        grids[i] = (ts_vision_grid){p->grid_thw[0], p->grid_thw[1], p->grid_thw[2]};
-    }
     int64_t rows, frames;
-    ts_status st = ts_qwen2_vl_vision_count(grids, n_images, v->merge_size, &rows, &frames, err);
+    ts_status st = ts_qwen2_vl_vision_grids(images, n_images, patch_dim, v->merge_size, grids, &rows, &frames, err);
     if (st != TS_OK) return st;
     /* Admission: the smallest patch bucket that holds every row. */
     int bucket = 0;
@@ -495,11 +488,7 @@ ts_status ts_bundle_encode_images(ts_bundle *b, const ts_pixel_values *images, i
     int32_t *positions = calloc((size_t)(2 * n), sizeof(int32_t)), *segments = malloc(sizeof(int32_t) * (size_t)n);
     if (!pixels || !positions || !segments) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld patches", (long long)n);
     if (st == TS_OK) {
-        int64_t at = 0;
-        for (int i = 0; i < n_images; i++) {
-            memcpy(pixels + at * patch_dim, images[i].data, sizeof(float) * (size_t)(images[i].shape[0] * patch_dim));
-            at += images[i].shape[0];
-        }
+        ts_qwen2_vl_vision_pack(images, n_images, patch_dim, pixels);
         ts_qwen2_vl_vision_layout(grids, n_images, v->merge_size, positions, segments, NULL);
         for (int64_t r = rows; r < n; r++) segments[r] = -1; /* padding: its own segment, hidden from every image row */
         int32_t count = (int32_t)rows;

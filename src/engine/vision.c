@@ -174,15 +174,8 @@ static ts_status encode_uncached(ts_vision *v, const ts_pixel_values *images, in
     if (v->kind == TOWER_LLAVA) return encode_llava(v, images, n_images, embeds, n_rows, err);
     ts_vision_grid grids[64];
     int64_t patch_dim = v->spec.patch_dim;
-    for (int i = 0; i < n_images; i++) {
-        const ts_pixel_values *p = &images[i];
-        if (p->n_dims != 2 || p->shape[1] != patch_dim || p->shape[0] != p->grid_thw[0] * p->grid_thw[1] * p->grid_thw[2])
-            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [t·h·w, %lld] patch rows for this tower", i,
-                                (long long)patch_dim);
-        grids[i] = (ts_vision_grid){p->grid_thw[0], p->grid_thw[1], p->grid_thw[2]};
-    }
     int64_t rows, frames;
-    ts_status st = ts_qwen2_vl_vision_count(grids, n_images, v->spec.merge, &rows, &frames, err);
+    ts_status st = ts_qwen2_vl_vision_grids(images, n_images, patch_dim, v->spec.merge, grids, &rows, &frames, err);
     if (st != TS_OK) return st;
     bool windowed = v->spec.family == TS_FAMILY_QWEN2_5_VL;
     int64_t units = rows / (v->spec.merge * v->spec.merge);
@@ -193,11 +186,7 @@ static ts_status encode_uncached(ts_vision *v, const ts_pixel_values *images, in
     if (!pixels || !positions || !segments || (windowed && (!windows || !window_index)))
         st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld patches", (long long)rows);
     if (st == TS_OK) {
-        int64_t at = 0;
-        for (int i = 0; i < n_images; i++) {
-            memcpy(pixels + at * patch_dim, images[i].data, sizeof(float) * (size_t)(images[i].shape[0] * patch_dim));
-            at += images[i].shape[0];
-        }
+        ts_qwen2_vl_vision_pack(images, n_images, patch_dim, pixels);
         if (windowed)
             ts_qwen2_5_vl_vision_layout(grids, n_images, v->spec.merge, v->spec.window, positions, segments, windows, window_index);
         else

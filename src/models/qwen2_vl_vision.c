@@ -401,3 +401,25 @@ ts_status ts_qwen2_vl_vision_spec_init(const ts_model_config *cfg, ts_qwen2_vl_v
     for (int i = 0; i < dim / 2; i++) spec->inv_freq[i] = 1.0f / powf(10000.0f, (float)(2 * i) / (float)dim);
     return TS_OK;
 }
+
+ts_status ts_qwen2_vl_vision_grids(const ts_pixel_values *images, int n_images, int64_t patch_dim, int64_t merge,
+                                   ts_vision_grid *grids, int64_t *rows, int64_t *frames, ts_error *err)
+{
+    for (int i = 0; i < n_images; i++) {
+        const ts_pixel_values *p = &images[i];
+        if (!p->data || p->n_dims != 2 || p->shape[1] != patch_dim || p->shape[0] != p->grid_thw[0] * p->grid_thw[1] * p->grid_thw[2])
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [t·h·w, %lld] patch rows for this tower", i,
+                                (long long)patch_dim);
+        grids[i] = (ts_vision_grid){p->grid_thw[0], p->grid_thw[1], p->grid_thw[2]};
+    }
+    return ts_qwen2_vl_vision_count(grids, n_images, merge, rows, frames, err);
+}
+
+void ts_qwen2_vl_vision_pack(const ts_pixel_values *images, int n_images, int64_t patch_dim, float *pixels)
+{
+    int64_t at = 0;
+    for (int i = 0; i < n_images; i++) {
+        memcpy(pixels + at * patch_dim, images[i].data, sizeof(float) * (size_t)(images[i].shape[0] * patch_dim));
+        at += images[i].shape[0];
+    }
+}

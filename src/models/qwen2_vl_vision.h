@@ -67,6 +67,13 @@ ts_status ts_qwen2_vl_vision_spec_init(const ts_model_config *cfg, ts_qwen2_vl_v
 ts_status ts_qwen2_vl_vision_count(const ts_vision_grid *grids, int n_grids, int64_t merge, int64_t *rows,
                                    int64_t *frames, ts_error *err);
 
+/* Checks that each image is [t·h·w, patch_dim] patch rows with data (an error names the image),
+ * then fills grids (n_images of them) and counts as ts_qwen2_vl_vision_count. */
+ts_status ts_qwen2_vl_vision_grids(const ts_pixel_values *images, int n_images, int64_t patch_dim, int64_t merge,
+                                   ts_vision_grid *grids, int64_t *rows, int64_t *frames, ts_error *err);
+/* The images' patch rows one after another, in order, into pixels [rows][patch_dim]. */
+void ts_qwen2_vl_vision_pack(const ts_pixel_values *images, int n_images, int64_t patch_dim, float *pixels);
+
 /* The rows' (h, w) coordinates in merge-block order (rot_pos_emb: blocks of merge×merge patches
  * in raster order, raster inside a block, repeated for every frame), each row's frame index as
  * its segment, and cu_seqlens (frames + 1 entries: 0, then the cumulative rows per frame).
