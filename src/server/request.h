@@ -1,0 +1,73 @@
+/* request.h — an OpenAI request body, parsed and validated into plain C before anything runs.
+ *
+ * srv_request_parse reads a /v1/chat/completions or /v1/completions body (at most len bytes,
+ * not NUL-terminated), checks every known field's type and range, loads each image's bytes
+ * (data: URIs base64-decoded; file:// read only when it resolves under limits->media_root,
+ * symlinks included; http(s) refused: no remote fetching) and returns 0. On any problem it
+ * returns -1 with *err = {400, the field, a message saying what and where}; nothing is left
+ * allocated. Unknown fields are ignored. Decoding the images themselves is the media stage's job.
+ * Everything a srv_request points to is owned by it: srv_request_free.
+ */
+#ifndef TS_SERVER_REQUEST_H
+#define TS_SERVER_REQUEST_H
+
+#include "tessera.h"
+
+typedef enum srv_endpoint { SRV_CHAT = 0, SRV_COMPLETIONS } srv_endpoint;
+
+/* An OpenAI error object: {"error": {"message", "type", "param", "code"}} with an HTTP status. */
+typedef struct srv_error {
+    int status;       /* 400, 401, 404, 413, 429, 500, 503 */
+    char param[64];   /* the offending field ("messages[1].content[0].image_url.url"), or "" */
+    char message[512];
+} srv_error;
+
+typedef struct srv_limits {
+    const char *media_root;           /* file:// URLs must resolve under it; NULL refuses file:// */
+    int max_images;                   /* images per request */
+    size_t max_image_bytes;           /* encoded bytes per image */
+    int max_stop;                     /* stop strings per request */
+    int64_t vocab_size;               /* logit_bias ids must be in [0, vocab_size) */
+    ts_sampling_params defaults;      /* what an absent sampling field takes */
+} srv_limits;
+
+typedef struct srv_image_source {
+    uint8_t *bytes; /* owned: the encoded file (JPEG, PNG, WebP, … — unchecked here) */
+    size_t len;
+    char where[64]; /* "messages[0].content[1]": for messages about this image later */
+} srv_image_source;
+
+typedef struct srv_request {
+    srv_endpoint endpoint;
+    char *model;         /* the "model" field or NULL */
+    /* chat: the messages as a JSON array for the chat template: roles system/user/assistant
+     * ("developer" becomes "system"), content a string or parts where text parts stay
+     * {"type":"text","text":…} and image parts become {"type":"image"} in place */
+    char *messages_json;
+    char *prompt;        /* completions: the prompt text */
+    srv_image_source *images; /* in prompt order */
+    int n_images;
+    bool stream;
+    bool include_usage;  /* stream_options.include_usage */
+    ts_sampling_params sampling; /* limits->defaults with the request's fields applied;
+                                    logit_bias points into this struct's own copy */
+    bool seed_given;
+    int64_t max_tokens;  /* max_completion_tokens, else max_tokens; 0 when absent */
+    char **stop;         /* owned strings, each non-empty */
+    int n_stop;
+    bool logprobs;       /* chat: logprobs true; completions: logprobs given (an integer) */
+    int top_logprobs;    /* 0..20 */
+    ts_image_budget budget; /* mm_processor_kwargs.{min,max}_pixels; 0 = not given */
+    bool ignore_eos;     /* vLLM's extension */
+} srv_request;
+
+int srv_request_parse(srv_endpoint endpoint, const char *body, size_t len, const srv_limits *limits, srv_request *out,
+                      srv_error *err);
+void srv_request_free(srv_request *req);
+
+/* Sets *err and returns -1: `return srv_fail(err, 400, "stop", "…", …);` */
+int srv_fail(srv_error *err, int status, const char *param, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The OpenAI error document for err. Owned, free(); NULL only when out of memory. */
+char *srv_error_json(const srv_error *err);
+
+#endif
