@@ -527,6 +527,28 @@ ts_status ts_model_compare(ts_model *model, const char *reference, ts_compare_re
  * f32[*rows][hidden] (owned, free()). The server encodes images with this off its decode loop. */
 ts_status ts_model_encode_images(ts_model *model, const ts_pixel_values *images, int n_images, float **embeds,
                                  int64_t *rows, ts_error *err);
+/* An image encoder for `model` that runs on its own context (its own threads), so a server can
+ * encode images on another thread while the model decodes. It reads the model's mapped tower
+ * weights (no second copy, no second language model) and keeps its own encoder cache of
+ * cache_bytes (LRU; 0 = no cache). The model must outlive it. Owned; ts_image_encoder_destroy. */
+typedef struct ts_image_encoder ts_image_encoder;
+ts_status ts_image_encoder_create(ts_model *model, ts_context *ctx, size_t cache_bytes, ts_image_encoder **out,
+                                  ts_error *err);
+void ts_image_encoder_destroy(ts_image_encoder *encoder);
+/* As ts_model_encode_images. Images of several requests may go in one call: each image's rows
+ * depend on that image alone. */
+ts_status ts_image_encoder_encode(ts_image_encoder *encoder, const ts_pixel_values *images, int n_images, float **embeds,
+                                  int64_t *rows, ts_error *err);
+/* Running totals of the encoder cache: images served from it and images encoded. */
+void ts_image_encoder_cache_stats(const ts_image_encoder *encoder, int64_t *hits, int64_t *misses);
+/* What ts_model_prefill_images feeds the language model, from encoded image rows: the token
+ * embeddings of the expanded prompt `ids` with image tokens replaced by `image` rows in order
+ * (f32[n][hidden], owned), the rotary positions (i32[rows][n] with rows = 3 for M-RoPE models,
+ * else 1; owned) and the rope delta. A caller may then prefill them in chunks with
+ * ts_model_prefill_embeddings (each chunk its slice of every position row). */
+ts_status ts_model_image_inputs(const ts_model *model, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                                int n_images, const float *image, int64_t image_rows, float **inputs, int32_t **positions,
+                                int *position_rows, int64_t *rope_delta, ts_error *err);
 /* The image tokens a prompt needs for these pixel values (the count ts_prompt_expand_images
  * takes); 0 for a model without an image path. */
 int64_t ts_model_image_tokens(const ts_model *model, const ts_pixel_values *pixels);
@@ -655,6 +677,35 @@ ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *p
                              const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);
 
+/* The generation loop's state for one request, stepped by a caller that runs the model itself
+ * (the server batches many of these into one decode step). Same semantics as ts_generate: the
+ * caller prefills, then repeats ts_completion_next on the latest logits and, unless done, decodes
+ * the returned id; when done (or the sequence is full) ts_completion_finish releases the held-back
+ * text and hands over the result. params and everything it points to are borrowed for the
+ * completion's life. Owned; ts_completion_destroy (also after finish). */
+typedef struct ts_completion ts_completion;
+ts_status ts_completion_create(int64_t vocab_size, const int32_t *prompt, size_t n, const ts_generate_params *params,
+                               ts_completion **out, ts_error *err);
+void ts_completion_destroy(ts_completion *completion);
+/* Samples from logits (changed in place), records the id, emits its text through on_token.
+ * *done: generation ends with this id (EOS, stop string, max_tokens, callback said stop). */
+ts_status ts_completion_next(ts_completion *completion, float *logits, int32_t *id, bool *done, ts_error *err);
+/* Ids generated so far. */
+size_t ts_completion_tokens(const ts_completion *completion);
+/* Flushes (final on_token with id -1) and moves the result into *out (ts_generation_fini). The
+ * times are left zero: the caller ran the model. */
+ts_status ts_completion_finish(ts_completion *completion, ts_generation *out, ts_error *err);
+
+/* Log-probabilities of the model's distribution (log-softmax of the raw logits, before any
+ * sampling parameter): *chosen gets id's, top[0..k) the k most likely ids, best first (ties →
+ * lowest id). k ≤ 20. */
+typedef struct ts_token_logprob {
+    int32_t id;
+    float logprob;
+} ts_token_logprob;
+ts_status ts_logprobs(const float *logits, int64_t vocab_size, int32_t id, int k, float *chosen, ts_token_logprob *top,
+                      ts_error *err);
+
 /* ---------------------------------------------------------------- StableHLO bundles */
 
 /* A bundle is a folder: one StableHLO module per entry (prefill.main, prefill_embeddings.main,
@@ -733,6 +784,49 @@ ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const in
 /* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */
 ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);
+
+/* ---------------------------------------------------------------- server */
+
+/* The OpenAI-compatible HTTP server (POST /v1/chat/completions, /v1/completions; GET /v1/models,
+ * /health, /metrics) over one model with a fixed number of slots and continuous batching. */
+typedef struct ts_server_options {
+    const char *model_dir;
+    const char *bundle_dir;       /* not served yet: start fails saying so */
+    const char *model_name;       /* NULL: the folder's name */
+    const char *host;             /* IPv4 address; NULL: 127.0.0.1 */
+    int port;                     /* 0: any free port (ts_server_port tells) */
+    int slots;                    /* concurrent sequences, 1..64 */
+    int64_t capacity;             /* tokens per slot (prompt + generated); 0: min(max_position_embeddings, 4096) */
+    const char *api_key;          /* NULL: no authentication */
+    const char *media_root;       /* file:// images allowed under it; NULL: refused */
+    size_t max_request_bytes;     /* request body */
+    int max_images;               /* per request */
+    int64_t image_max_tokens;     /* per image; 0: the processor's own budget */
+    int queue;                    /* requests admitted but not yet in a slot; more get 429 */
+    int threads;                  /* the model's context; 0: every core */
+    int media_threads;            /* the image stage's context; 0: as threads */
+    int64_t prefill_chunk;        /* prompt tokens prefilled between two decode steps */
+    size_t encoder_cache_bytes;   /* the image encoder's cache */
+    const char *kv_cache;         /* NULL/"f32" or "bf16" */
+    const char *cpu_level;        /* as ts_context_options */
+    const char *compute;
+    ts_log_level log_level;
+} ts_server_options;
+
+/* Every field at its default: 127.0.0.1:8080, 4 slots, queue 64, 32 MiB bodies, 8 images,
+ * 256-token prefill chunks, a 256 MiB encoder cache. */
+void ts_server_options_default(ts_server_options *options);
+
+typedef struct ts_server ts_server;
+/* Loads the model and starts listening; returns once requests can be served. Owned;
+ * ts_server_stop. */
+ts_status ts_server_start(const ts_server_options *options, ts_server **out, ts_error *err);
+int ts_server_port(const ts_server *server);
+/* Blocks until ts_server_request_stop (from any thread). */
+void ts_server_wait(ts_server *server);
+void ts_server_request_stop(ts_server *server);
+/* Fails what is still waiting with 503, joins every thread, frees everything. */
+void ts_server_stop(ts_server *server);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@ int cmd_template(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 /* `bench --synthetic`: the model half of cmd_bench. */
 int bench_model(int argc, char **argv);
 

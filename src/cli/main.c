@@ -17,6 +17,7 @@ static const struct {
     {"template", cmd_template, "render the chat template for a messages file"},
     {"compare", cmd_compare, "compare a model with a reference file, stage by stage"},
     {"export", cmd_export, "write a model's entries as a StableHLO bundle"},
+    {"serve", cmd_serve, "the OpenAI-compatible server (chat, completions, images, metrics)"},
     {"bench", cmd_bench, "measure tokenizer and model speed"},
 };
 

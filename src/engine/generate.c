@@ -112,122 +112,197 @@ static ts_status make_sampler(int64_t vocab, const ts_generate_params *p, ts_sam
     return st;
 }
 
-typedef struct run {
-    const ts_generate_params *p;
-    const ts_text_stream *text;
+/* One request's generation state between steps; see ts_completion_create in tessera.h. */
+struct ts_completion {
+    ts_generate_params p;  /* the caller's; its arrays borrowed for the completion's life */
+    ts_text_stream text;   /* text.push NULL: ids only */
+    ts_detokenizer *detok; /* owned, when the text comes from p.tokenizer */
     ts_stop_matcher stops;
-    ts_generation *g;
+    ts_sampler *sampler;
+    ts_generation g;
     size_t ids_cap, text_cap;
-    bool cancelled;
-} run;
+    bool cancelled, done;
+};
 
 /* Passes a piece of detokenized text through the stop matcher to the result and the callback. */
-static ts_status emit(run *r, int32_t id, const char *piece, size_t len, ts_error *err)
+static ts_status emit(ts_completion *c, int32_t id, const char *piece, size_t len, ts_error *err)
 {
     const char *out = "";
     size_t out_len = 0;
-    ts_status st = ts_stop_matcher_push(&r->stops, piece, len, &out, &out_len, err);
-    if (!st) st = append_text(r->g, &r->text_cap, out, out_len, err);
-    if (!st && r->p->on_token && !r->p->on_token(r->p->user, id, out, out_len)) r->cancelled = true;
+    ts_status st = ts_stop_matcher_push(&c->stops, piece, len, &out, &out_len, err);
+    if (!st) st = append_text(&c->g, &c->text_cap, out, out_len, err);
+    if (!st && c->p.on_token && !c->p.on_token(c->p.user, id, out, out_len)) c->cancelled = true;
     return st;
 }
 
-static ts_status step(run *r, int32_t id, bool *done, ts_error *err)
+/* Records a sampled id and decides whether generation ends with it. */
+static ts_status step(ts_completion *c, int32_t id, ts_error *err)
 {
-    ts_generation *g = r->g;
-    if (g->n_ids == r->ids_cap) {
-        size_t cap = r->ids_cap ? r->ids_cap * 2 : 64;
+    ts_generation *g = &c->g;
+    if (g->n_ids == c->ids_cap) {
+        size_t cap = c->ids_cap ? c->ids_cap * 2 : 64;
         int32_t *ids = realloc(g->ids, cap * sizeof(*ids));
         if (!ids) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for ids");
         g->ids = ids;
-        r->ids_cap = cap;
+        c->ids_cap = cap;
     }
     g->ids[g->n_ids++] = id;
-    *done = true;
-    if (!r->p->ignore_eos && is_eos(r->p, id)) {
+    c->done = true;
+    if (!c->p.ignore_eos && is_eos(&c->p, id)) {
         /* The EOS text is never shown; the callback still learns the id. */
-        if (r->p->on_token) r->p->on_token(r->p->user, id, "", 0);
+        if (c->p.on_token) c->p.on_token(c->p.user, id, "", 0);
         g->finish_reason = TS_FINISH_STOP;
         return TS_OK;
     }
     const char *piece = "";
     size_t len = 0;
-    ts_status st = r->text ? r->text->push(r->text->self, id, &piece, &len, err) : TS_OK;
-    if (!st) st = emit(r, id, piece, len, err);
+    ts_status st = c->text.push ? c->text.push(c->text.self, id, &piece, &len, err) : TS_OK;
+    if (!st) st = emit(c, id, piece, len, err);
     if (st) return st;
-    if (r->stops.stopped || r->cancelled) {
+    if (c->stops.stopped || c->cancelled) {
         g->finish_reason = TS_FINISH_STOP;
         return TS_OK;
     }
     g->finish_reason = TS_FINISH_LENGTH;
-    *done = (int64_t)g->n_ids >= r->p->max_tokens;
+    c->done = (int64_t)g->n_ids >= c->p.max_tokens;
     return TS_OK;
 }
+
+void ts_completion_destroy(ts_completion *c)
+{
+    if (!c) return;
+    ts_sampler_destroy(c->sampler);
+    ts_stop_matcher_fini(&c->stops);
+    ts_detokenizer_destroy(c->detok);
+    ts_generation_fini(&c->g);
+    free(c);
+}
+
+ts_status ts_completion_create_stream(int64_t vocab, const int32_t *prompt, size_t n, const ts_generate_params *p,
+                                      const ts_text_stream *text, ts_completion **out, ts_error *err)
+{
+    *out = NULL;
+    ts_status st = check_params(vocab, n, p, text, err);
+    if (st) return st;
+    ts_completion *c = calloc(1, sizeof(*c));
+    if (!c) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
+    c->p = *p;
+    if (text) c->text = *text;
+    st = ts_stop_matcher_init(&c->stops, p->stop, p->n_stop, err);
+    if (!st) st = make_sampler(vocab, p, &c->sampler, err);
+    if (!st) st = ts_sampler_set_prompt(c->sampler, prompt, n, err);
+    if (!st) st = append_text(&c->g, &c->text_cap, "", 0, err);
+    c->g.prompt_tokens = n;
+    if (st) {
+        ts_completion_destroy(c);
+        return st;
+    }
+    *out = c;
+    return TS_OK;
+}
+
+static ts_status detok_push(void *self, int32_t id, const char **piece, size_t *len, ts_error *err)
+{
+    return ts_detokenizer_push(self, id, piece, len, err);
+}
+
+static ts_status detok_finish(void *self, const char **piece, size_t *len, ts_error *err)
+{
+    return ts_detokenizer_finish(self, piece, len, err);
+}
+
+ts_status ts_completion_create(int64_t vocab, const int32_t *prompt, size_t n, const ts_generate_params *params,
+                               ts_completion **out, ts_error *err)
+{
+    if (!params->tokenizer) return ts_completion_create_stream(vocab, prompt, n, params, NULL, out, err);
+    *out = NULL;
+    ts_detokenizer *detok;
+    ts_status st = ts_detokenizer_create(params->tokenizer, params->skip_special_tokens, &detok, err);
+    if (st) return st;
+    ts_text_stream stream = {detok, detok_push, detok_finish};
+    st = ts_completion_create_stream(vocab, prompt, n, params, &stream, out, err);
+    if (st) {
+        ts_detokenizer_destroy(detok);
+        return st;
+    }
+    (*out)->detok = detok;
+    return TS_OK;
+}
+
+ts_status ts_completion_next(ts_completion *c, float *logits, int32_t *id, bool *done, ts_error *err)
+{
+    if (c->done) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "generate: the completion has already finished");
+    ts_status st = ts_sampler_sample(c->sampler, logits, id, err);
+    if (!st) st = ts_sampler_accept(c->sampler, *id, err);
+    if (!st) st = step(c, *id, err);
+    if (st) c->done = true;
+    *done = c->done;
+    return st;
+}
+
+size_t ts_completion_tokens(const ts_completion *c) { return c->g.n_ids; }
 
 /* End of generation: whatever the detokenizer and the matcher still hold is released (a stop
  * string may still complete in the detokenizer's tail; held-back text that never became a stop
  * string is real text after all), then the final callback gets it in one piece. */
-static ts_status finish(run *r, ts_error *err)
+ts_status ts_completion_finish(ts_completion *c, ts_generation *out, ts_error *err)
 {
-    ts_generation *g = r->g;
+    ts_generation *g = &c->g;
     size_t before = g->text_len;
-    if (r->text && !r->stops.stopped) {
+    if (c->text.push && !c->stops.stopped) {
         const char *piece = "";
         size_t len = 0;
-        ts_status st = r->text->finish(r->text->self, &piece, &len, err);
-        if (!st) st = ts_stop_matcher_push(&r->stops, piece, len, &piece, &len, err);
-        if (!st) st = append_text(g, &r->text_cap, piece, len, err);
+        ts_status st = c->text.finish(c->text.self, &piece, &len, err);
+        if (!st) st = ts_stop_matcher_push(&c->stops, piece, len, &piece, &len, err);
+        if (!st) st = append_text(g, &c->text_cap, piece, len, err);
         if (st) return st;
-        if (r->stops.stopped) g->finish_reason = TS_FINISH_STOP;
-        ts_stop_matcher_finish(&r->stops, &piece, &len);
-        st = append_text(g, &r->text_cap, piece, len, err);
+        if (c->stops.stopped) g->finish_reason = TS_FINISH_STOP;
+        ts_stop_matcher_finish(&c->stops, &piece, &len);
+        st = append_text(g, &c->text_cap, piece, len, err);
         if (st) return st;
     }
-    if (r->p->on_token) r->p->on_token(r->p->user, -1, g->text + before, g->text_len - before);
+    if (c->p.on_token) c->p.on_token(c->p.user, -1, g->text + before, g->text_len - before);
+    *out = *g;
+    memset(g, 0, sizeof(*g));
+    c->ids_cap = c->text_cap = 0;
+    c->done = true;
     return TS_OK;
 }
 
+/* The loop over a backend. `stream` true: the text comes from `text` (NULL: ids only); false:
+ * from p->tokenizer. */
 static ts_status generate(const ts_step_backend *b, const int32_t *prompt, size_t n, const ts_generate_params *p,
-                          const ts_text_stream *text, ts_generation *out, ts_error *err)
+                          bool stream, const ts_text_stream *text, ts_generation *out, ts_error *err)
 {
     memset(out, 0, sizeof(*out));
-    ts_status st = check_params(b->vocab, n, p, text, err);
-    if (st) return st;
-    run r = {.p = p, .text = text, .g = out};
-    ts_sampler *sampler = NULL;
+    ts_completion *c = NULL;
     float *logits = NULL;
-    st = ts_stop_matcher_init(&r.stops, p->stop, p->n_stop, err);
-    if (!st) st = make_sampler(b->vocab, p, &sampler, err);
-    if (!st) st = ts_sampler_set_prompt(sampler, prompt, n, err);
-    if (!st) st = append_text(out, &r.text_cap, "", 0, err);
+    ts_status st = stream ? ts_completion_create_stream(b->vocab, prompt, n, p, text, &c, err)
+                          : ts_completion_create(b->vocab, prompt, n, p, &c, err);
     if (!st) {
         logits = malloc(sizeof(float) * (size_t)b->vocab);
         if (!logits) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for logits");
     }
-    out->prompt_tokens = n;
     double t0 = now_ms();
     if (!st) st = b->prefill(b->self, prompt, n, logits, err);
     double t1 = now_ms();
-    out->prompt_ms = t1 - t0;
     bool done = false;
     while (!st && !done) {
         int32_t id;
-        st = ts_sampler_sample(sampler, logits, &id, err);
-        if (!st) st = ts_sampler_accept(sampler, id, err);
-        if (!st) st = step(&r, id, &done, err);
+        st = ts_completion_next(c, logits, &id, &done, err);
         if (!st && !done && b->full(b->self)) done = true;
         if (!st && !done) st = b->decode(b->self, id, logits, err);
     }
-    if (!st) st = finish(&r, err);
-    out->generation_ms = now_ms() - t1;
+    if (!st) st = ts_completion_finish(c, out, err);
     free(logits);
-    ts_sampler_destroy(sampler);
-    ts_stop_matcher_fini(&r.stops);
+    ts_completion_destroy(c);
     if (st) {
         ts_generation_fini(out);
         ts_error_prefix(err, "generate: "); /* err may be NULL: keep st, not its answer */
         return st;
     }
+    out->prompt_ms = t1 - t0;
+    out->generation_ms = now_ms() - t1;
     return TS_OK;
 }
 
@@ -265,33 +340,13 @@ ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *p
 {
     model_step m = {model, seq, NULL, 0};
     ts_step_backend b = {&m, ts_model_vocab_size(model), model_prefill, model_decode, model_full};
-    return generate(&b, prompt, n, p, text, out, err);
-}
-
-/* ------------------------------------------------------------------ with a tokenizer */
-
-static ts_status detok_push(void *self, int32_t id, const char **piece, size_t *len, ts_error *err)
-{
-    return ts_detokenizer_push(self, id, piece, len, err);
-}
-
-static ts_status detok_finish(void *self, const char **piece, size_t *len, ts_error *err)
-{
-    return ts_detokenizer_finish(self, piece, len, err);
+    return generate(&b, prompt, n, p, true, text, out, err);
 }
 
 ts_status ts_generate_backend(const ts_step_backend *backend, const int32_t *prompt, size_t n,
                               const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
-    if (!params->tokenizer) return generate(backend, prompt, n, params, NULL, out, err);
-    memset(out, 0, sizeof(*out));
-    ts_detokenizer *detok;
-    ts_status st = ts_detokenizer_create(params->tokenizer, params->skip_special_tokens, &detok, err);
-    if (st) return st;
-    ts_text_stream stream = {detok, detok_push, detok_finish};
-    st = generate(backend, prompt, n, params, &stream, out, err);
-    ts_detokenizer_destroy(detok);
-    return st;
+    return generate(backend, prompt, n, params, false, NULL, out, err);
 }
 
 ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n, const ts_pixel_values *images,

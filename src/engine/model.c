@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PROGRAM_CACHE 8
+/* Room for a server's decode shapes (one per batch size) beside its prefill chunks. */
+#define PROGRAM_CACHE 24
 
 typedef struct {
     ts_step_shape shape;
@@ -431,6 +432,7 @@ ts_status ts_model_prefill_images(ts_model *m, ts_sequence *seq, const int32_t *
 }
 
 ts_vision *ts_model_vision(const ts_model *m) { return m->vision; }
+const ts_weight_source *ts_model_weights(const ts_model *m) { return &m->weights; }
 ts_dtype ts_model_kv_dtype(const ts_model *m) { return m->kv_dtype; }
 void ts_sequence_set_rope_delta(ts_sequence *s, int64_t delta) { s->rope_delta = delta; }
 

@@ -33,5 +33,8 @@ int ts_argmax_masked(const float *logits, int64_t n, const int64_t *excluded, in
 typedef struct ts_vision ts_vision;
 ts_vision *ts_model_vision(const ts_model *model);
 int64_t ts_model_head_dim(const ts_model *model);
+/* Where the model's tensors come from (its checkpoint mapping, or a synthetic set). Borrowed. */
+typedef struct ts_weight_source ts_weight_source;
+const ts_weight_source *ts_model_weights(const ts_model *model);
 
 #endif

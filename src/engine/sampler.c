@@ -371,3 +371,32 @@ ts_status ts_sampler_sample(ts_sampler *s, float *logits, int32_t *id, ts_error 
     *id = c[n - 1].id;
     return TS_OK;
 }
+
+ts_status ts_logprobs(const float *logits, int64_t vocab, int32_t id, int k, float *chosen, ts_token_logprob *top, ts_error *err)
+{
+    if (vocab < 1 || id < 0 || id >= vocab) return ts_error_set(err, TS_ERR_RANGE, "logprobs: id %d outside 0..%lld", id, (long long)vocab - 1);
+    if (k < 0 || k > 20) return ts_error_set(err, TS_ERR_RANGE, "logprobs: %d top entries (0..20 allowed)", k);
+    if (k > vocab) k = (int)vocab;
+    float max = -INFINITY;
+    for (int64_t i = 0; i < vocab; i++)
+        if (logits[i] > max) max = logits[i];
+    if (!isfinite(max)) return ts_error_set(err, TS_ERR_RANGE, "logprobs: no finite logit");
+    double sum = 0;
+    for (int64_t i = 0; i < vocab; i++) sum += exp((double)logits[i] - max);
+    double lse = max + log(sum);
+    *chosen = (float)(logits[id] - lse);
+    /* The k best by insertion: k is small, and most logits fail the first comparison. */
+    int have = 0;
+    for (int64_t i = 0; i < vocab && k > 0; i++) {
+        float v = logits[i];
+        if (have == k && !(v > top[k - 1].logprob)) continue;
+        int at = have < k ? have++ : k - 1;
+        while (at > 0 && v > top[at - 1].logprob) {
+            top[at] = top[at - 1];
+            at--;
+        }
+        top[at] = (ts_token_logprob){(int32_t)i, v};
+    }
+    for (int i = 0; i < have; i++) top[i].logprob = (float)(top[i].logprob - lse);
+    return TS_OK;
+}

@@ -1,0 +1,131 @@
+/* cmd_serve.c — `tessera serve`: the OpenAI-compatible server until SIGINT or SIGTERM.
+ *
+ * The signals are blocked in every thread and taken by one waiter thread with sigwait, which asks
+ * the server to stop; the main thread then stops it (queued requests get 503) and exits 0.
+ */
+#include "cli.h"
+#include "commands.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static void usage(void)
+{
+    printf("usage: tessera serve -m DIR [options]\n"
+           "  -m, --model DIR            the model folder (config.json, safetensors, tokenizer)\n"
+           "  --host ADDR                IPv4 address to listen on (default 127.0.0.1)\n"
+           "  --port N                   TCP port (default 8080; 0 = any free port, printed at start)\n"
+           "  --slots N                  sequences decoded together (default 4)\n"
+           "  --capacity N               tokens per slot, prompt + generated (default min(context, 4096))\n"
+           "  --queue N                  requests waiting for a slot before 429 (default 64)\n"
+           "  --api-key KEY              require 'Authorization: Bearer KEY' on /v1/\n"
+           "  --media-root DIR           allow file:// image URLs under DIR (default: refused)\n"
+           "  --max-request-bytes N      request body limit (default 33554432)\n"
+           "  --max-images N             images per request (default 8)\n"
+           "  --image-max-tokens N       tokens per image at most (Qwen-VL: lowers max_pixels)\n"
+           "  --encoder-cache-mb N       image encoder cache (default 256; 0 = off)\n"
+           "  --prefill-chunk N          prompt tokens between decode steps (default 256)\n"
+           "  --threads N                model threads (default: every core)\n"
+           "  --media-threads N          image encoder threads (default: as --threads)\n"
+           "  --kv-cache f32|bf16        KV cache element type\n"
+           "  --cpu LEVEL, --compute f32|bf16|bf16x2   as for run\n"
+           "  --name NAME                the model id reported by /v1/models (default: the folder name)\n"
+           "  --bundle DIR               serve through a StableHLO bundle (not supported yet)\n");
+}
+
+typedef struct {
+    const char *name;
+    long long lo, hi;
+    long long *into;
+} int_flag;
+
+static void *wait_signal(void *arg)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    int sig;
+    sigwait(&set, &sig);
+    ts_server_request_stop(arg);
+    return NULL;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+    ts_server_options o;
+    ts_server_options_default(&o);
+    long long port = o.port, slots = o.slots, capacity = 0, queue = o.queue, body = (long long)o.max_request_bytes,
+              images = o.max_images, image_tokens = 0, cache_mb = (long long)(o.encoder_cache_bytes >> 20), chunk = o.prefill_chunk,
+              threads = 0, media_threads = 0;
+    const int_flag ints[] = {{"--port", 0, 65535, &port},
+                             {"--slots", 1, 64, &slots},
+                             {"--capacity", 1, 1 << 24, &capacity},
+                             {"--queue", 1, 1 << 20, &queue},
+                             {"--max-request-bytes", 1024, 1LL << 32, &body},
+                             {"--max-images", 0, 64, &images},
+                             {"--image-max-tokens", 1, 1 << 24, &image_tokens},
+                             {"--encoder-cache-mb", 0, 1 << 20, &cache_mb},
+                             {"--prefill-chunk", 1, 1 << 16, &chunk},
+                             {"--threads", 1, 1024, &threads},
+                             {"--media-threads", 1, 1024, &media_threads}};
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (ts_cli_is_help(argv[i])) {
+            usage();
+            return TS_EXIT_OK;
+        }
+        bool matched = false;
+        for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]) && !matched; k++) {
+            if (!ts_cli_match(argc, argv, &i, ints[k].name, &v)) continue;
+            matched = true;
+            if (!ts_cli_parse_int(v, ints[k].lo, ints[k].hi, ints[k].into))
+                return ts_cli_usage_error("serve", "%s needs a whole number in %lld..%lld", ints[k].name, ints[k].lo, ints[k].hi);
+        }
+        if (matched) continue;
+        const char **text = NULL;
+        if (!strcmp(argv[i], "-m") || ts_cli_match(argc, argv, &i, "--model", &v)) {
+            if (!strcmp(argv[i], "-m")) v = i + 1 < argc ? argv[++i] : NULL;
+            text = &o.model_dir;
+        } else if (ts_cli_match(argc, argv, &i, "--host", &v)) text = &o.host;
+        else if (ts_cli_match(argc, argv, &i, "--api-key", &v)) text = &o.api_key;
+        else if (ts_cli_match(argc, argv, &i, "--media-root", &v)) text = &o.media_root;
+        else if (ts_cli_match(argc, argv, &i, "--kv-cache", &v)) text = &o.kv_cache;
+        else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) text = &o.cpu_level;
+        else if (ts_cli_match(argc, argv, &i, "--compute", &v)) text = &o.compute;
+        else if (ts_cli_match(argc, argv, &i, "--name", &v)) text = &o.model_name;
+        else if (ts_cli_match(argc, argv, &i, "--bundle", &v)) text = &o.bundle_dir;
+        else return ts_cli_usage_error("serve", "unknown argument '%s'", argv[i]);
+        if (!v || !*v) return ts_cli_usage_error("serve", "%s needs a value", argv[i]);
+        *text = v;
+    }
+    if (!o.model_dir) return ts_cli_usage_error("serve", "-m DIR is required");
+    o.port = (int)port, o.slots = (int)slots, o.capacity = capacity, o.queue = (int)queue, o.max_request_bytes = (size_t)body;
+    o.max_images = (int)images, o.image_max_tokens = image_tokens, o.encoder_cache_bytes = (size_t)cache_mb << 20;
+    o.prefill_chunk = chunk, o.threads = (int)threads, o.media_threads = (int)media_threads;
+
+    /* Before any thread starts, so every thread inherits the mask and only the waiter takes them. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    ts_server *server;
+    ts_error err = {0};
+    if (ts_server_start(&o, &server, &err) != TS_OK) return ts_cli_fail("serve", &err);
+    fprintf(stderr, "tessera serve: listening on http://%s:%d (%lld slots)\n", o.host, ts_server_port(server), slots);
+    pthread_t waiter;
+    if (pthread_create(&waiter, NULL, wait_signal, server) != 0) {
+        ts_server_stop(server);
+        return ts_cli_fail("serve", &(ts_error){TS_ERR_INTERNAL, "cannot start the signal thread"});
+    }
+    ts_server_wait(server);
+    ts_server_stop(server);
+    pthread_join(waiter, NULL);
+    fprintf(stderr, "tessera serve: stopped\n");
+    return TS_EXIT_OK;
+}

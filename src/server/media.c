@@ -1,0 +1,183 @@
+/* media.c — the media stage: from a request's image bytes to the embeddings its prompt is
+ * prefilled with, on a thread and a context of its own, so the scheduler keeps decoding.
+ *
+ * Each round takes every waiting image request (up to MEDIA_BATCH), decodes and preprocesses its
+ * images under the request's budget, expands and tokenizes its prompt and admits it by capacity
+ * (a failure there is that request's 400 alone), then encodes the images of all of them in one
+ * tower call — each image's rows depend on that image only, so batching changes no result. If
+ * the batched call fails, each request is encoded alone, so one bad request cannot fail the
+ * others. Pixels and tower rows are freed as soon as the embeddings are built.
+ */
+#include "server/server.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MEDIA_BATCH 8
+
+static int status_of(ts_status st) { return st == TS_ERR_OUT_OF_MEMORY || st == TS_ERR_INTERNAL ? 500 : 400; }
+
+static void drop(srv_server *s, srv_job *job)
+{
+    pthread_mutex_lock(&s->mu);
+    s->admitted--;
+    srv_metrics_set_queue(s->metrics, s->admitted);
+    pthread_mutex_unlock(&s->mu);
+    srv_job_release(job);
+}
+
+/* The per-image budget: the request's mm_processor_kwargs within the server's --image-max-tokens. */
+static int budget_for(srv_server *s, const srv_job *job, ts_image_budget *budget, bool *given, srv_error *err)
+{
+    const ts_image_budget *asked = &job->req.budget;
+    *budget = (ts_image_budget){s->pre.min_pixels, s->pre.max_pixels};
+    *given = asked->min_pixels || asked->max_pixels || s->opt.image_max_tokens;
+    int64_t side = s->pre.patch_size * s->pre.merge_size;
+    if (*given && side < 1) {
+        if (asked->min_pixels || asked->max_pixels)
+            return srv_fail(err, 400, "mm_processor_kwargs", "this model's images have a fixed size: max_pixels/min_pixels do not apply");
+        *given = false;
+        return 0;
+    }
+    int64_t cap = s->opt.image_max_tokens ? s->opt.image_max_tokens * side * side : 0;
+    if (asked->max_pixels) budget->max_pixels = asked->max_pixels;
+    if (asked->min_pixels) budget->min_pixels = asked->min_pixels;
+    if (cap && asked->max_pixels > cap)
+        return srv_fail(err, 400, "mm_processor_kwargs.max_pixels",
+                        "max_pixels %lld is over this server's image budget of %lld pixels (%lld tokens per image)",
+                        (long long)asked->max_pixels, (long long)cap, (long long)s->opt.image_max_tokens);
+    if (cap && asked->min_pixels > cap)
+        return srv_fail(err, 400, "mm_processor_kwargs.min_pixels",
+                        "min_pixels %lld is over this server's image budget of %lld pixels (%lld tokens per image)",
+                        (long long)asked->min_pixels, (long long)cap, (long long)s->opt.image_max_tokens);
+    if (cap && budget->max_pixels > cap) budget->max_pixels = cap;
+    if (budget->min_pixels > budget->max_pixels) {
+        if (asked->min_pixels)
+            return srv_fail(err, 400, "mm_processor_kwargs.min_pixels", "min_pixels %lld is above max_pixels %lld",
+                            (long long)budget->min_pixels, (long long)budget->max_pixels);
+        budget->min_pixels = budget->max_pixels;
+    }
+    return 0;
+}
+
+/* Decode, preprocess, expand, tokenize, admit: everything of one request before the tower. */
+static int prepare_images(srv_server *s, srv_job *job, srv_error *err)
+{
+    const srv_request *r = &job->req;
+    ts_image_budget budget;
+    bool budgeted;
+    if (budget_for(s, job, &budget, &budgeted, err)) return -1;
+    job->pixels = calloc((size_t)r->n_images, sizeof(*job->pixels));
+    if (!job->pixels) return srv_fail(err, 500, "", "out of memory");
+    job->n_pixels = r->n_images;
+    const ts_model_config *cfg = ts_model_get_config(s->model);
+    int64_t counts[64];
+    for (int i = 0; i < r->n_images; i++) {
+        ts_image img;
+        ts_error e = {0};
+        ts_status st = ts_image_decode(r->images[i].bytes, r->images[i].len, NULL, &img, &e);
+        if (st != TS_OK) return srv_fail(err, status_of(st), r->images[i].where, "%s: the image cannot be decoded: %s", r->images[i].where, e.message);
+        st = ts_preprocess_image(&s->pre, cfg->family, img.rgb, img.width, img.height, budgeted ? &budget : NULL, &job->pixels[i], &e);
+        ts_image_free(&img);
+        if (st != TS_OK) return srv_fail(err, status_of(st), r->images[i].where, "%s: %s", r->images[i].where, e.message);
+        counts[i] = ts_model_image_tokens(s->model, &job->pixels[i]);
+        if (s->opt.image_max_tokens && counts[i] > s->opt.image_max_tokens)
+            return srv_fail(err, 400, r->images[i].where, "%s: the image needs %lld tokens, over this server's %lld per image",
+                            r->images[i].where, (long long)counts[i], (long long)s->opt.image_max_tokens);
+    }
+    char *expanded = NULL;
+    size_t len = 0;
+    ts_error e = {0};
+    if (ts_prompt_expand_images(cfg, s->tok, job->prompt_text, strlen(job->prompt_text), counts, r->n_images, &expanded, &len, &e) != TS_OK)
+        return srv_fail(err, 400, "messages", "%s", e.message);
+    ts_status st = ts_tokenizer_encode(s->tok, expanded, len, true, &job->ids, &job->n_ids, &e);
+    free(expanded);
+    if (st != TS_OK) return srv_fail(err, 400, "messages", "cannot tokenize the prompt: %s", e.message);
+    return srv_admit_tokens(s, job, err);
+}
+
+/* Tower rows for the images of jobs[0..n) in one call; then each job's embeddings and positions. */
+static ts_status encode(srv_server *s, srv_job **jobs, int n, ts_error *e)
+{
+    ts_pixel_values all[64 * MEDIA_BATCH];
+    int n_all = 0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < jobs[j]->n_pixels; i++) all[n_all++] = jobs[j]->pixels[i];
+    float *rows = NULL;
+    int64_t n_rows = 0;
+    ts_status st = ts_image_encoder_encode(s->encoder, all, n_all, &rows, &n_rows, e);
+    int64_t hidden = ts_model_get_config(s->model)->text.hidden_size, at = 0;
+    for (int j = 0; st == TS_OK && j < n; j++) {
+        srv_job *job = jobs[j];
+        int64_t mine = 0;
+        for (int i = 0; i < job->n_pixels; i++) mine += ts_model_image_tokens(s->model, &job->pixels[i]);
+        st = ts_model_image_inputs(s->model, job->ids, job->n_ids, job->pixels, job->n_pixels, rows + at * hidden, mine, &job->inputs,
+                                   &job->positions, &job->position_rows, &job->rope_delta, e);
+        at += mine;
+    }
+    free(rows);
+    int64_t hits, misses;
+    ts_image_encoder_cache_stats(s->encoder, &hits, &misses);
+    srv_metrics_encoder_cache(s->metrics, hits, misses);
+    return st;
+}
+
+static void to_scheduler(srv_server *s, srv_job *job)
+{
+    for (int i = 0; i < job->n_pixels; i++) ts_pixel_values_free(&job->pixels[i]);
+    pthread_mutex_lock(&s->mu);
+    bool queued = !s->stopping && srv_queue_push(&s->ready_q, job);
+    if (queued) pthread_cond_signal(&s->sched_cv);
+    pthread_mutex_unlock(&s->mu);
+    if (!queued) {
+        srv_job_fail(job, 503, "the server is shutting down");
+        drop(s, job);
+    }
+}
+
+void *srv_media_main(void *arg)
+{
+    srv_server *s = arg;
+    for (;;) {
+        srv_job *jobs[MEDIA_BATCH];
+        int n = 0;
+        pthread_mutex_lock(&s->mu);
+        while (!s->stopping && !s->media_q.count) pthread_cond_wait(&s->media_cv, &s->mu);
+        if (s->stopping) {
+            pthread_mutex_unlock(&s->mu);
+            return NULL;
+        }
+        while (n < MEDIA_BATCH && s->media_q.count) jobs[n++] = srv_queue_pop(&s->media_q);
+        pthread_mutex_unlock(&s->mu);
+        int kept = 0;
+        for (int j = 0; j < n; j++) {
+            srv_error err = {0};
+            if (atomic_load(&jobs[j]->cancelled)) {
+                srv_job_fail(jobs[j], 499, "the client closed the connection");
+                drop(s, jobs[j]);
+            } else if (prepare_images(s, jobs[j], &err)) {
+                srv_job_fail(jobs[j], err.status, "%s", err.message);
+                drop(s, jobs[j]);
+            } else {
+                jobs[kept++] = jobs[j];
+            }
+        }
+        ts_error e = {0};
+        if (kept && encode(s, jobs, kept, &e) == TS_OK) {
+            for (int j = 0; j < kept; j++) to_scheduler(s, jobs[j]);
+            continue;
+        }
+        for (int j = 0; j < kept; j++) { /* alone, so one request's failure stays its own */
+            free(jobs[j]->inputs), free(jobs[j]->positions);
+            jobs[j]->inputs = NULL, jobs[j]->positions = NULL;
+            ts_error one = {0};
+            if (kept > 1 && encode(s, &jobs[j], 1, &one) == TS_OK) {
+                to_scheduler(s, jobs[j]);
+            } else {
+                srv_job_fail(jobs[j], status_of(kept > 1 ? one.status : e.status), "the images cannot be encoded: %s",
+                             kept > 1 ? one.message : e.message);
+                drop(s, jobs[j]);
+            }
+        }
+    }
+}

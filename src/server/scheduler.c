@@ -1,0 +1,265 @@
+/* scheduler.c — the slots and the loop that runs the model: continuous batching.
+ *
+ * A slot:  free --take a ready job--> prefill --last chunk, first token--> decode
+ *               <--finish, cancel or error: release everything, reset the sequence--
+ *
+ * One iteration: take ready jobs into free slots; drop cancelled jobs; prefill one chunk of one
+ * slot (round robin, so a long prompt cannot stall the decoding slots for more than one chunk);
+ * then one batched decode step over every decoding slot. Each slot keeps its own sequence (KV
+ * cache, rope delta), sampler and detokenizer (its ts_completion); nothing of a job survives its
+ * slot's release, so the next job starts from an empty sequence.
+ */
+#include "server/server.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { SLOT_FREE = 0, SLOT_PREFILL, SLOT_DECODE } slot_state;
+
+typedef struct slot {
+    slot_state state;
+    srv_job *job;
+    ts_sequence *seq;
+    ts_completion *completion;
+    ts_generate_params params;
+    size_t prefilled;
+    int32_t next_id;
+    srv_server *server;
+    const float *raw_logits; /* the scheduler's copy of this step's logits, for logprobs */
+} slot;
+
+typedef struct scheduler {
+    srv_server *s;
+    slot *slots;
+    int n_slots, next_prefill;
+    float *logits;  /* [slots][vocab] */
+    float *scratch; /* one row: the raw logits, kept for logprobs */
+    int32_t *positions;
+} scheduler;
+
+static bool on_token(void *user, int32_t id, const char *text, size_t len)
+{
+    slot *sl = user;
+    srv_job *job = sl->job;
+    double now = srv_now();
+    if (id >= 0) {
+        if (job->t_first == 0) {
+            job->t_first = now;
+            srv_metrics_ttft(sl->server->metrics, now - job->t_submit);
+        } else {
+            srv_metrics_inter_token(sl->server->metrics, now - job->t_last);
+        }
+        job->t_last = now;
+    }
+    srv_event ev = {.id = id, .text = (char *)text, .len = len};
+    /* The raw logits of this step were kept before sampling changed them (see sample()). */
+    if (id >= 0 && job->req.logprobs &&
+        ts_logprobs(sl->raw_logits, sl->server->vocab, id, job->req.top_logprobs, &ev.logprob, ev.top, NULL) == TS_OK)
+        ev.has_logprob = true, ev.n_top = job->req.top_logprobs;
+    if (!srv_job_push_event(job, &ev)) srv_job_fail(job, 500, "out of memory for the response");
+    return true;
+}
+
+static int busy_slots(const scheduler *sc)
+{
+    int busy = 0;
+    for (int i = 0; i < sc->n_slots; i++) busy += sc->slots[i].state != SLOT_FREE;
+    return busy;
+}
+
+static void release(scheduler *sc, slot *sl)
+{
+    ts_completion_destroy(sl->completion);
+    ts_sequence_reset(sl->seq);
+    srv_job_drop_inputs(sl->job);
+    srv_job_release(sl->job);
+    sl->completion = NULL, sl->job = NULL, sl->state = SLOT_FREE, sl->prefilled = 0;
+    srv_metrics_set_slots(sc->s->metrics, busy_slots(sc), sc->n_slots);
+}
+
+static void fail_slot(scheduler *sc, slot *sl, int status, const ts_error *e)
+{
+    srv_job_fail(sl->job, status, "%s", e->message);
+    release(sc, sl);
+}
+
+static void finish(scheduler *sc, slot *sl)
+{
+    ts_generation g;
+    ts_error e = {0};
+    if (ts_completion_finish(sl->completion, &g, &e) != TS_OK) {
+        fail_slot(sc, sl, 500, &e);
+        return;
+    }
+    srv_job_finish(sl->job, g.finish_reason, sl->job->n_ids, g.n_ids);
+    srv_metrics_tokens(sc->s->metrics, (int64_t)sl->job->n_ids, (int64_t)g.n_ids);
+    ts_generation_fini(&g);
+    release(sc, sl);
+}
+
+/* Samples the slot's next token from `logits`; finishes the slot when generation ends. */
+static void sample(scheduler *sc, slot *sl, float *logits)
+{
+    srv_job *job = sl->job;
+    if (job->req.logprobs) memcpy(sc->scratch, logits, sizeof(float) * (size_t)sc->s->vocab);
+    sl->raw_logits = sc->scratch;
+    int32_t id;
+    bool done;
+    ts_error e = {0};
+    if (ts_completion_next(sl->completion, logits, &id, &done, &e) != TS_OK) {
+        fail_slot(sc, sl, 500, &e);
+        return;
+    }
+    if (done || ts_sequence_length(sl->seq) >= ts_sequence_capacity(sl->seq)) {
+        finish(sc, sl);
+        return;
+    }
+    sl->next_id = id;
+    sl->state = SLOT_DECODE;
+}
+
+static void start(scheduler *sc, slot *sl, srv_job *job)
+{
+    srv_server *s = sc->s;
+    sl->job = job;
+    sl->state = SLOT_PREFILL;
+    sl->prefilled = 0;
+    sl->server = s;
+    const srv_request *r = &job->req;
+    sl->params = (ts_generate_params){.sampling = r->sampling,
+                                      .max_tokens = job->max_tokens,
+                                      .eos_ids = job->eos_ids,
+                                      .n_eos_ids = job->n_eos_ids,
+                                      .ignore_eos = r->ignore_eos,
+                                      .stop = (const char *const *)r->stop,
+                                      .n_stop = r->n_stop,
+                                      .tokenizer = s->tok,
+                                      .skip_special_tokens = true,
+                                      .on_token = on_token,
+                                      .user = sl};
+    srv_job_set_running(job);
+    srv_metrics_set_slots(s->metrics, busy_slots(sc), sc->n_slots);
+    ts_error e = {0};
+    if (ts_completion_create(s->vocab, job->ids, job->n_ids, &sl->params, &sl->completion, &e) != TS_OK) fail_slot(sc, sl, 400, &e);
+}
+
+/* One chunk of a slot's prompt: tokens, or (image requests) embeddings with their positions. */
+static void prefill_chunk(scheduler *sc, slot *sl)
+{
+    srv_server *s = sc->s;
+    srv_job *job = sl->job;
+    size_t at = sl->prefilled, n = job->n_ids - at;
+    if ((int64_t)n > s->opt.prefill_chunk) n = (size_t)s->opt.prefill_chunk;
+    float *logits = sc->logits;
+    ts_error e = {0};
+    ts_status st;
+    if (job->inputs) {
+        int64_t hidden = ts_model_get_config(s->model)->text.hidden_size;
+        for (int r = 0; r < job->position_rows; r++)
+            memcpy(sc->positions + (size_t)r * n, job->positions + (size_t)r * job->n_ids + at, sizeof(int32_t) * n);
+        st = ts_model_prefill_embeddings(s->model, sl->seq, job->inputs + at * (size_t)hidden, n, sc->positions, job->rope_delta, logits,
+                                         &e);
+    } else {
+        st = ts_model_prefill(s->model, sl->seq, job->ids + at, n, logits, &e);
+    }
+    if (st != TS_OK) {
+        fail_slot(sc, sl, 500, &e);
+        return;
+    }
+    sl->prefilled += n;
+    if (sl->prefilled == job->n_ids) {
+        srv_job_drop_inputs(job);
+        sample(sc, sl, logits);
+    }
+}
+
+static void decode_step(scheduler *sc)
+{
+    ts_sequence *seqs[64];
+    int32_t ids[64];
+    slot *members[64];
+    int n = 0;
+    for (int i = 0; i < sc->n_slots; i++)
+        if (sc->slots[i].state == SLOT_DECODE) {
+            members[n] = &sc->slots[i];
+            seqs[n] = sc->slots[i].seq;
+            ids[n++] = sc->slots[i].next_id;
+        }
+    if (!n) return;
+    ts_error e = {0};
+    if (ts_model_decode(sc->s->model, seqs, ids, n, sc->logits, &e) != TS_OK) {
+        for (int i = 0; i < n; i++) fail_slot(sc, members[i], 500, &e);
+        return;
+    }
+    for (int i = 0; i < n; i++) sample(sc, members[i], sc->logits + (size_t)i * (size_t)sc->s->vocab);
+}
+
+static bool has_work(const scheduler *sc)
+{
+    return busy_slots(sc) > 0;
+}
+
+void *srv_scheduler_main(void *arg)
+{
+    srv_server *s = arg;
+    scheduler sc = {.s = s, .n_slots = s->opt.slots};
+    sc.slots = calloc((size_t)sc.n_slots, sizeof(slot));
+    sc.logits = malloc(sizeof(float) * (size_t)s->vocab * (size_t)sc.n_slots);
+    sc.scratch = malloc(sizeof(float) * (size_t)s->vocab);
+    sc.positions = malloc(sizeof(int32_t) * 3 * (size_t)s->opt.prefill_chunk);
+    bool ok = sc.slots && sc.logits && sc.scratch && sc.positions;
+    for (int i = 0; ok && i < sc.n_slots; i++) ok = ts_sequence_create(s->model, s->capacity, &sc.slots[i].seq, NULL) == TS_OK;
+    if (!ok) { /* every request then fails rather than waits */
+        pthread_mutex_lock(&s->mu);
+        s->stopping = true;
+        pthread_mutex_unlock(&s->mu);
+        fprintf(stderr, "tessera serve: cannot allocate %d slots of %lld tokens\n", sc.n_slots, (long long)s->capacity);
+    }
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        while (!s->stopping && !has_work(&sc) && !s->ready_q.count) pthread_cond_wait(&s->sched_cv, &s->mu);
+        if (s->stopping) {
+            pthread_mutex_unlock(&s->mu);
+            break;
+        }
+        srv_job *taken[64];
+        slot *into[64];
+        int n_taken = 0;
+        for (int i = 0; i < sc.n_slots && s->ready_q.count; i++)
+            if (sc.slots[i].state == SLOT_FREE && !sc.slots[i].job) {
+                taken[n_taken] = srv_queue_pop(&s->ready_q);
+                into[n_taken++] = &sc.slots[i];
+                s->admitted--;
+            }
+        srv_metrics_set_queue(s->metrics, s->admitted);
+        pthread_mutex_unlock(&s->mu);
+        for (int i = 0; i < n_taken; i++) {
+            start(&sc, into[i], taken[i]);
+        }
+        for (int i = 0; i < sc.n_slots; i++) {
+            slot *sl = &sc.slots[i];
+            if (sl->state != SLOT_FREE && atomic_load(&sl->job->cancelled)) {
+                srv_job_fail(sl->job, 499, "the client closed the connection");
+                release(&sc, sl);
+            }
+        }
+        for (int k = 0; k < sc.n_slots; k++) {
+            slot *sl = &sc.slots[(sc.next_prefill + k) % sc.n_slots];
+            if (sl->state != SLOT_PREFILL) continue;
+            sc.next_prefill = (int)(sl - sc.slots + 1) % sc.n_slots;
+            prefill_chunk(&sc, sl);
+            break;
+        }
+        decode_step(&sc);
+    }
+    for (int i = 0; i < sc.n_slots; i++) {
+        if (sc.slots && sc.slots[i].state != SLOT_FREE) {
+            srv_job_fail(sc.slots[i].job, 503, "the server is shutting down");
+            release(&sc, &sc.slots[i]);
+        }
+        if (sc.slots) ts_sequence_destroy(sc.slots[i].seq);
+    }
+    free(sc.slots), free(sc.logits), free(sc.scratch), free(sc.positions);
+    return NULL;
+}

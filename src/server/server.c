@@ -1,0 +1,293 @@
+/* server.c — the server's life: loading the model once, starting the stages, admission into the
+ * queue, the prompt of a request, and an orderly stop. See server.h for the stages. */
+#include "server/server.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void ts_server_options_default(srv_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->host = "127.0.0.1";
+    o->port = 8080;
+    o->slots = 4;
+    o->max_request_bytes = (size_t)32 << 20;
+    o->max_images = 8;
+    o->queue = 64;
+    o->prefill_chunk = 256;
+    o->encoder_cache_bytes = (size_t)256 << 20;
+    o->log_level = TS_LOG_WARN;
+}
+
+bool srv_accepts_images(const srv_server *s)
+{
+    return s->encoder && (ts_model_supported_modalities(ts_model_get_config(s->model)) & TS_MODALITY_IMAGE);
+}
+
+/* ------------------------------------------------------------------ queues */
+
+bool srv_queue_push(srv_queue *q, srv_job *job)
+{
+    if (q->count == q->cap) {
+        int cap = q->cap ? q->cap * 2 : 16;
+        srv_job **items = malloc(sizeof(*items) * (size_t)cap);
+        if (!items) return false;
+        for (int i = 0; i < q->count; i++) items[i] = q->items[(q->head + i) % q->cap];
+        free(q->items);
+        q->items = items, q->cap = cap, q->head = 0;
+    }
+    q->items[(q->head + q->count++) % q->cap] = job;
+    return true;
+}
+
+srv_job *srv_queue_pop(srv_queue *q)
+{
+    if (!q->count) return NULL;
+    srv_job *job = q->items[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    return job;
+}
+
+
+int srv_submit(srv_server *s, srv_job *job, srv_error *err)
+{
+    pthread_mutex_lock(&s->mu);
+    int rc = 0;
+    if (s->stopping) {
+        rc = srv_fail(err, 503, "", "the server is shutting down");
+    } else if (s->admitted >= s->opt.queue) {
+        rc = srv_fail(err, 429, "", "the server is busy: %d requests are waiting for a slot (--queue %d); retry later", s->admitted,
+                      s->opt.queue);
+    } else {
+        srv_job_retain(job);
+        srv_queue *q = job->req.n_images ? &s->media_q : &s->ready_q;
+        if (!srv_queue_push(q, job)) {
+            srv_job_release(job);
+            rc = srv_fail(err, 500, "", "out of memory");
+        } else {
+            s->admitted++;
+            srv_metrics_set_queue(s->metrics, s->admitted);
+            pthread_cond_signal(job->req.n_images ? &s->media_cv : &s->sched_cv);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ prompts */
+
+int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err)
+{
+    int64_t n = (int64_t)job->n_ids, room = s->capacity - n + 1; /* the last token is never fed back */
+    if (n < 1) return srv_fail(err, 400, "messages", "the prompt is empty after templating");
+    if (room < 1)
+        return srv_fail(err, 400, "messages", "the prompt has %lld tokens; this server's context holds %lld", (long long)n,
+                        (long long)s->capacity);
+    if (job->req.max_tokens > room)
+        return srv_fail(err, 400, "max_tokens",
+                        "max_tokens %lld does not fit: the prompt has %lld tokens and the context holds %lld, so at most %lld can be "
+                        "generated",
+                        (long long)job->req.max_tokens, (long long)n, (long long)s->capacity, (long long)room);
+    job->max_tokens = job->req.max_tokens ? job->req.max_tokens : room;
+    return 0;
+}
+
+/* The chat template's variables: the tokenizer's special tokens, the generation prompt, then
+ * the request's messages (a JSON array layer stands for {"messages": …}). */
+static int render_chat(srv_server *s, srv_job *job, srv_error *err)
+{
+    if (!s->tmpl) return srv_fail(err, 400, "messages", "this model has no chat template: use /v1/completions");
+    char head[2048];
+    int at = snprintf(head, sizeof(head), "{\"add_generation_prompt\":true");
+    static const char *roles[] = {"bos_token", "eos_token", "pad_token", "unk_token"};
+    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+        const char *t = ts_tokenizer_special_token(s->tok, roles[i]);
+        if (!t || strpbrk(t, "\"\\") || strlen(t) > 200) continue; /* special tokens are plain; skip anything needing escapes */
+        at += snprintf(head + at, sizeof(head) - (size_t)at, ",\"%s\":\"%s\"", roles[i], t);
+    }
+    snprintf(head + at, sizeof(head) - (size_t)at, "}");
+    const char *layers[2] = {head, job->req.messages_json};
+    ts_error e = {0};
+    if (ts_chat_template_render_layers(s->tmpl, layers, 2, &job->prompt_text, &e) != TS_OK)
+        return srv_fail(err, 400, "messages", "the chat template failed on these messages: %s", e.message);
+    return 0;
+}
+
+int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
+{
+    srv_request *r = &job->req;
+    if (r->n_images && !srv_accepts_images(s))
+        return srv_fail(err, 400, r->images[0].where, "this model does not accept images (input modalities: text)");
+    if (r->endpoint == SRV_CHAT) {
+        if (render_chat(s, job, err)) return -1;
+    } else if (!(job->prompt_text = strdup(r->prompt))) {
+        return srv_fail(err, 500, "", "out of memory");
+    }
+    job->n_eos_ids = s->n_eos_ids;
+    memcpy(job->eos_ids, s->eos_ids, sizeof(job->eos_ids));
+    if (!r->seed_given) r->sampling.seed = job->serial * 0x9E3779B97F4A7C15ull ^ (uint64_t)time(NULL);
+    if (r->n_images) return 0; /* the media stage expands and tokenizes once it knows each image's token count */
+    ts_error e = {0};
+    if (ts_tokenizer_encode(s->tok, job->prompt_text, strlen(job->prompt_text), r->endpoint == SRV_COMPLETIONS, &job->ids, &job->n_ids,
+                            &e) != TS_OK)
+        return srv_fail(err, 400, r->endpoint == SRV_CHAT ? "messages" : "prompt", "cannot tokenize the prompt: %s", e.message);
+    return srv_admit_tokens(s, job, err);
+}
+
+/* ------------------------------------------------------------------ life */
+
+/* The server sees only tessera.h, so it fills its start-up errors itself. */
+static ts_status fail_start(ts_error *err, ts_status status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static ts_status fail_start(ts_error *err, ts_status status, const char *fmt, ...)
+{
+    if (err) {
+        err->status = status;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->message, sizeof(err->message), fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+static const char *folder_name(const char *dir)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/') len--;
+    size_t start = len;
+    while (start > 0 && dir[start - 1] != '/') start--;
+    static __thread char name[128];
+    snprintf(name, sizeof(name), "%.*s", (int)(len - start), dir + start);
+    return name;
+}
+
+static ts_status load(srv_server *s, ts_error *err)
+{
+    const srv_options *o = &s->opt;
+    if (o->bundle_dir)
+        return fail_start(err, TS_ERR_UNSUPPORTED,
+                                   "--bundle: serving through a StableHLO bundle is not supported yet (the bundle's decode entry has "
+                                   "a fixed batch); serve the model folder");
+    if (o->slots < 1 || o->slots > 64) return fail_start(err, TS_ERR_RANGE, "--slots %d outside 1..64", o->slots);
+    if (o->queue < 1) return fail_start(err, TS_ERR_RANGE, "--queue must be at least 1");
+    ts_context_options co = {.n_threads = o->threads, .log_level = o->log_level, .cpu_level = o->cpu_level, .compute = o->compute};
+    ts_status st = ts_context_create(&co, &s->ctx, err);
+    if (st) return st;
+    co.n_threads = o->media_threads ? o->media_threads : o->threads;
+    if ((st = ts_context_create(&co, &s->media_ctx, err))) return st;
+    ts_model_options mo = {.kv_cache = o->kv_cache};
+    if ((st = ts_model_load(s->ctx, o->model_dir, &mo, &s->model, err))) return st;
+    if ((st = ts_tokenizer_load(o->model_dir, &s->tok, err))) return st;
+    st = ts_chat_template_load(o->model_dir, NULL, &s->tmpl, err);
+    if (st == TS_ERR_NOT_FOUND) st = TS_OK, s->tmpl = NULL;
+    if (st) return st;
+    const ts_model_config *cfg = ts_model_get_config(s->model);
+    ts_generation_config gen;
+    bool have_gen = ts_generation_config_load(o->model_dir, &gen, NULL) == TS_OK;
+    s->n_eos_ids = ts_generation_eos_ids(have_gen ? &gen : NULL, cfg, s->eos_ids);
+    s->vocab = ts_model_vocab_size(s->model);
+    int64_t max_pos = cfg->text.max_position_embeddings > 0 ? cfg->text.max_position_embeddings : 4096;
+    s->capacity = o->capacity ? o->capacity : (max_pos < 4096 ? max_pos : 4096);
+    if (ts_model_supported_modalities(cfg) & TS_MODALITY_IMAGE) {
+        if ((st = ts_preprocessor_config_load(o->model_dir, &s->pre, err))) return st;
+        if ((st = ts_image_encoder_create(s->model, s->media_ctx, o->encoder_cache_bytes, &s->encoder, err))) return st;
+    }
+    /* OpenAI's defaults: temperature 1, nothing else. */
+    ts_sampling_params_default(&s->defaults);
+    s->defaults.temperature = 1.0f;
+    s->limits = (srv_limits){.media_root = o->media_root,
+                             .max_images = o->max_images,
+                             .max_image_bytes = TS_IMAGE_DEFAULT_MAX_BYTES,
+                             .max_stop = 16,
+                             .vocab_size = s->vocab,
+                             .defaults = s->defaults};
+    snprintf(s->model_name, sizeof(s->model_name), "%s", o->model_name ? o->model_name : folder_name(o->model_dir));
+    return TS_OK;
+}
+
+ts_status ts_server_start(const srv_options *options, srv_server **out, ts_error *err)
+{
+    *out = NULL;
+    srv_server *s = calloc(1, sizeof(*s));
+    if (!s) return fail_start(err, TS_ERR_OUT_OF_MEMORY, "server: out of memory");
+    s->opt = *options;
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->media_cv, NULL);
+    pthread_cond_init(&s->sched_cv, NULL);
+    pthread_cond_init(&s->stop_cv, NULL);
+    atomic_init(&s->serial, 1);
+    ts_status st = load(s, err);
+    if (!st && !(s->metrics = srv_metrics_create())) st = fail_start(err, TS_ERR_OUT_OF_MEMORY, "server: out of memory");
+    if (!st) srv_metrics_set_slots(s->metrics, 0, s->opt.slots);
+    if (!st) {
+        s->sched_started = pthread_create(&s->sched_thread, NULL, srv_scheduler_main, s) == 0;
+        s->media_started = pthread_create(&s->media_thread, NULL, srv_media_main, s) == 0;
+        if (!s->sched_started || !s->media_started) st = fail_start(err, TS_ERR_INTERNAL, "server: cannot start threads");
+    }
+    if (!st) st = srv_http_start(s, err);
+    if (st) {
+        ts_server_stop(s);
+        return st;
+    }
+    *out = s;
+    return TS_OK;
+}
+
+int ts_server_port(const srv_server *s) { return s->port; }
+
+void ts_server_request_stop(srv_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->stop_requested = true;
+    pthread_cond_broadcast(&s->stop_cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void ts_server_wait(srv_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    while (!s->stop_requested) pthread_cond_wait(&s->stop_cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void fail_queue(srv_queue *q)
+{
+    srv_job *job;
+    while ((job = srv_queue_pop(q))) {
+        srv_job_fail(job, 503, "the server is shutting down");
+        srv_job_release(job);
+    }
+    free(q->items);
+    q->items = NULL;
+}
+
+void ts_server_stop(srv_server *s)
+{
+    if (!s) return;
+    pthread_mutex_lock(&s->mu);
+    s->stopping = true;
+    pthread_cond_broadcast(&s->media_cv);
+    pthread_cond_broadcast(&s->sched_cv);
+    pthread_mutex_unlock(&s->mu);
+    if (s->media_started) pthread_join(s->media_thread, NULL);
+    if (s->sched_started) pthread_join(s->sched_thread, NULL);
+    fail_queue(&s->media_q);
+    fail_queue(&s->ready_q);
+    srv_http_stop(s); /* connection threads waiting on a job now see it failed */
+    ts_image_encoder_destroy(s->encoder);
+    ts_chat_template_destroy(s->tmpl);
+    ts_tokenizer_destroy(s->tok);
+    ts_model_destroy(s->model);
+    ts_context_destroy(s->media_ctx);
+    ts_context_destroy(s->ctx);
+    srv_metrics_destroy(s->metrics);
+    pthread_cond_destroy(&s->stop_cv);
+    pthread_cond_destroy(&s->sched_cv);
+    pthread_cond_destroy(&s->media_cv);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}

@@ -1,0 +1,79 @@
+/* server.h — the OpenAI-compatible server: one model, a fixed set of slots, three stages.
+ *
+ *   connection threads (libmicrohttpd, one per connection): parse and validate the request,
+ *       render the prompt, tokenize text-only prompts and admit them by capacity, wait for events
+ *   media stage (one thread, its own context): decode, preprocess and encode the images of every
+ *       waiting request in one tower call, then build each request's prompt embeddings
+ *   scheduler (one thread, the model's context): moves ready jobs into free slots, prefills in
+ *       chunks between batched decode steps over every decoding slot, drops cancelled jobs
+ *
+ * A job is admitted (counted against `queue`) from submission until it takes a slot; more than
+ * that is a 429. The life of the server (start, wait, stop) is public: ts_server_* in tessera.h.
+ */
+#ifndef TS_SERVER_SERVER_H
+#define TS_SERVER_SERVER_H
+
+#include "server/job.h"
+#include "server/metrics.h"
+#include "tessera.h"
+
+typedef ts_server_options srv_options;
+
+/* ---- shared by the stages */
+
+typedef ts_server srv_server;
+
+typedef struct srv_queue {
+    srv_job **items;
+    int head, count, cap;
+} srv_queue;
+
+/* Callers hold the server's mutex. pop: NULL when empty; push: false when out of memory. */
+srv_job *srv_queue_pop(srv_queue *q);
+bool srv_queue_push(srv_queue *q, srv_job *job);
+
+struct ts_server {
+    srv_options opt;
+    char model_name[128];
+    ts_context *ctx, *media_ctx;
+    ts_model *model;
+    ts_tokenizer *tok;
+    ts_chat_template *tmpl; /* NULL: the model has no chat template (chat requests get a 400) */
+    ts_preprocessor_config pre;
+    ts_image_encoder *encoder; /* NULL: the model takes no images */
+    srv_metrics *metrics;
+    int64_t capacity, vocab;
+    int64_t eos_ids[8];
+    int n_eos_ids;
+    ts_sampling_params defaults;
+    srv_limits limits;
+    atomic_uint_fast64_t serial;
+
+    pthread_mutex_t mu; /* guards the queues, `admitted`, `stopping` */
+    pthread_cond_t media_cv, sched_cv, stop_cv;
+    srv_queue media_q, ready_q;
+    int admitted;
+    bool stopping, stop_requested;
+    pthread_t media_thread, sched_thread;
+    bool media_started, sched_started;
+    struct MHD_Daemon *httpd;
+    int port;
+};
+
+/* Whether the server admits images: the one predicate behind /v1/models and admission. */
+bool srv_accepts_images(const srv_server *s);
+/* Admission into the queue (429 when full, 503 when stopping); the job goes to the media stage
+ * when it has images, else straight to the scheduler. Takes a reference on success. */
+int srv_submit(srv_server *s, srv_job *job, srv_error *err);
+/* The prompt of a parsed request: renders the chat template (or takes the completions prompt);
+ * text-only prompts are tokenized and admitted by capacity here. */
+int srv_prepare(srv_server *s, srv_job *job, srv_error *err);
+/* Capacity check of an expanded prompt; fills job->max_tokens. */
+int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err);
+
+void *srv_media_main(void *server);
+void *srv_scheduler_main(void *server);
+ts_status srv_http_start(srv_server *s, ts_error *err);
+void srv_http_stop(srv_server *s);
+
+#endif
