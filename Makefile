@@ -4,7 +4,7 @@ DEBUG_DIR := build/debug
 RELEASE_DIR := build/release
 FUZZ_DIR := build/fuzz
 
-.PHONY: all deps debug release test demo bench fuzz format clean
+.PHONY: all deps debug release test demo bench bench-server fuzz format clean
 
 all: release
 
@@ -50,3 +50,7 @@ format:
 
 clean:
 	rm -rf build
+
+# The server's figures (issue 6): aggregate decode at 1/4/8 streams, TTFT with an image.
+bench-server: deps release
+	node tools/bench_server.mjs $(RELEASE_DIR)/tessera 2

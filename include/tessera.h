@@ -790,7 +790,9 @@ ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n,
 /* The OpenAI-compatible HTTP server (POST /v1/chat/completions, /v1/completions; GET /v1/models,
  * /health, /metrics) over one model with a fixed number of slots and continuous batching. */
 typedef struct ts_server_options {
-    const char *model_dir;
+    const char *model_dir;        /* or, for benchmarks, … */
+    const char *synthetic;        /* … a ts_model_create_synthetic preset (bf16 weights), with */
+    const char *tokenizer_dir;    /* a folder holding tokenizer.json (and a chat template) */
     const char *bundle_dir;       /* not served yet: start fails saying so */
     const char *model_name;       /* NULL: the folder's name */
     const char *host;             /* IPv4 address; NULL: 127.0.0.1 */

@@ -32,7 +32,9 @@ static void usage(void)
            "  --kv-cache f32|bf16        KV cache element type\n"
            "  --cpu LEVEL, --compute f32|bf16|bf16x2   as for run\n"
            "  --name NAME                the model id reported by /v1/models (default: the folder name)\n"
-           "  --bundle DIR               serve through a StableHLO bundle (not supported yet)\n");
+           "  --bundle DIR               serve through a StableHLO bundle (not supported yet)\n"
+           "  --synthetic PRESET --tokenizer DIR   a random-weight model of a published shape (bf16), for\n"
+           "                             benchmarks: qwen2.5-0.5b, qwen2-1.5b, llama-3.2-1b\n");
 }
 
 typedef struct {
@@ -97,11 +99,14 @@ int cmd_serve(int argc, char **argv)
         else if (ts_cli_match(argc, argv, &i, "--compute", &v)) text = &o.compute;
         else if (ts_cli_match(argc, argv, &i, "--name", &v)) text = &o.model_name;
         else if (ts_cli_match(argc, argv, &i, "--bundle", &v)) text = &o.bundle_dir;
+        else if (ts_cli_match(argc, argv, &i, "--synthetic", &v)) text = &o.synthetic;
+        else if (ts_cli_match(argc, argv, &i, "--tokenizer", &v)) text = &o.tokenizer_dir;
         else return ts_cli_usage_error("serve", "unknown argument '%s'", argv[i]);
         if (!v || !*v) return ts_cli_usage_error("serve", "%s needs a value", argv[i]);
         *text = v;
     }
-    if (!o.model_dir) return ts_cli_usage_error("serve", "-m DIR is required");
+    if (!o.model_dir == !o.synthetic) return ts_cli_usage_error("serve", "give -m DIR, or --synthetic PRESET --tokenizer DIR");
+    if (o.synthetic && !o.tokenizer_dir) return ts_cli_usage_error("serve", "--synthetic needs --tokenizer DIR");
     o.port = (int)port, o.slots = (int)slots, o.capacity = capacity, o.queue = (int)queue, o.max_request_bytes = (size_t)body;
     o.max_images = (int)images, o.image_max_tokens = image_tokens, o.encoder_cache_bytes = (size_t)cache_mb << 20;
     o.prefill_chunk = chunk, o.threads = (int)threads, o.media_threads = (int)media_threads;

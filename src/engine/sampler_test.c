@@ -405,6 +405,30 @@ static void test_parameter_errors(void)
     ts_sampler_destroy(s);
 }
 
+/* Log-softmax by hand on four logits; the top list best first, ties to the lowest id. */
+static void test_logprobs(void)
+{
+    const float logits[5] = {1.0f, 3.0f, 2.0f, 3.0f, -INFINITY};
+    double lse = log(exp(1.0) + 2 * exp(3.0) + exp(2.0));
+    float chosen;
+    ts_token_logprob top[20];
+    ts_error err;
+    CHECK_INT_EQ(ts_logprobs(logits, 5, 2, 3, &chosen, top, &err), TS_OK);
+    CHECK(fabs(chosen - (2.0 - lse)) < 1e-6);
+    CHECK_INT_EQ(top[0].id, 1);
+    CHECK_INT_EQ(top[1].id, 3);
+    CHECK_INT_EQ(top[2].id, 2);
+    CHECK(fabs(top[0].logprob - (3.0 - lse)) < 1e-6 && top[0].logprob == top[1].logprob);
+    CHECK_INT_EQ(ts_logprobs(logits, 5, 4, 0, &chosen, top, &err), TS_OK);
+    CHECK(isinf(chosen) && chosen < 0);
+    CHECK_INT_EQ(ts_logprobs(logits, 5, 5, 1, &chosen, top, &err), TS_ERR_RANGE);
+    CHECK_INT_EQ(ts_logprobs(logits, 5, 0, 21, &chosen, top, &err), TS_ERR_RANGE);
+    /* k above the vocabulary: every id once. */
+    CHECK_INT_EQ(ts_logprobs(logits, 3, 0, 20, &chosen, top, &err), TS_OK);
+    CHECK_INT_EQ(top[0].id, 1);
+    CHECK_INT_EQ(top[2].id, 0);
+}
+
 int main(void)
 {
     RUN(test_greedy_is_argmax_with_lowest_id_on_ties);
@@ -418,5 +442,6 @@ int main(void)
     RUN(test_seeds);
     RUN(test_empirical_frequencies);
     RUN(test_parameter_errors);
+    RUN(test_logprobs);
     return check_finish();
 }

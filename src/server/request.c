@@ -560,7 +560,7 @@ static int load_file_url(parser *p, const char *url, const char *where, const ch
                         "%s: file:// image URLs are refused: this server has no media root; send "
                         "the image as a data: URL",
                         where);
-    char *path;
+    char *path = NULL;
     if (file_url_path(p, url, where, param, &path)) return -1;
     char *root = realpath(p->limits->media_root, NULL);
     if (!root) {
@@ -772,7 +772,7 @@ static int parse_message(parser *p, const cJSON *msg, int i, cJSON *messages)
     char param[64];
     snprintf(param, sizeof param, "messages[%d]", i);
     if (!cJSON_IsObject(msg)) return type_error(p->err, param, "an object");
-    const char *role;
+    const char *role = NULL;
     if (parse_role(p, msg, i, &role)) return -1;
     snprintf(param, sizeof param, "messages[%d].tool_calls", i);
     if (refuse_tools(p, msg, "tool_calls", param)) return -1;

@@ -179,15 +179,20 @@ static ts_status load(srv_server *s, ts_error *err)
     if (st) return st;
     co.n_threads = o->media_threads ? o->media_threads : o->threads;
     if ((st = ts_context_create(&co, &s->media_ctx, err))) return st;
+    const char *text_dir = o->synthetic ? o->tokenizer_dir : o->model_dir;
+    if (!text_dir || (o->synthetic && o->model_dir))
+        return fail_start(err, TS_ERR_INVALID_ARGUMENT, "serve: give a model folder, or a synthetic preset with a tokenizer folder");
     ts_model_options mo = {.kv_cache = o->kv_cache};
-    if ((st = ts_model_load(s->ctx, o->model_dir, &mo, &s->model, err))) return st;
-    if ((st = ts_tokenizer_load(o->model_dir, &s->tok, err))) return st;
-    st = ts_chat_template_load(o->model_dir, NULL, &s->tmpl, err);
+    st = o->synthetic ? ts_model_create_synthetic(s->ctx, o->synthetic, TS_DTYPE_BF16, &s->model, err)
+                      : ts_model_load(s->ctx, o->model_dir, &mo, &s->model, err);
+    if (st) return st;
+    if ((st = ts_tokenizer_load(text_dir, &s->tok, err))) return st;
+    st = ts_chat_template_load(text_dir, NULL, &s->tmpl, err);
     if (st == TS_ERR_NOT_FOUND) st = TS_OK, s->tmpl = NULL;
     if (st) return st;
     const ts_model_config *cfg = ts_model_get_config(s->model);
     ts_generation_config gen;
-    bool have_gen = ts_generation_config_load(o->model_dir, &gen, NULL) == TS_OK;
+    bool have_gen = ts_generation_config_load(text_dir, &gen, NULL) == TS_OK;
     s->n_eos_ids = ts_generation_eos_ids(have_gen ? &gen : NULL, cfg, s->eos_ids);
     s->vocab = ts_model_vocab_size(s->model);
     int64_t max_pos = cfg->text.max_position_embeddings > 0 ? cfg->text.max_position_embeddings : 4096;
@@ -205,7 +210,7 @@ static ts_status load(srv_server *s, ts_error *err)
                              .max_stop = 16,
                              .vocab_size = s->vocab,
                              .defaults = s->defaults};
-    snprintf(s->model_name, sizeof(s->model_name), "%s", o->model_name ? o->model_name : folder_name(o->model_dir));
+    snprintf(s->model_name, sizeof(s->model_name), "%s", o->model_name ? o->model_name : o->synthetic ? o->synthetic : folder_name(o->model_dir));
     return TS_OK;
 }
 
