@@ -81,7 +81,7 @@ static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const 
 int bench_model(int argc, char **argv)
 {
     const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *v;
-    long long prompt = 512, gen = 128, threads = 0, patches = 0;
+    long long prompt = 512, gen = 128, threads = 0, patches = 0, batch = 1;
     bool profile = false;
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
@@ -97,6 +97,8 @@ int bench_model(int argc, char **argv)
             if (!ts_cli_parse_int(v, 1, 1 << 20, &prompt)) return ts_cli_usage_error("bench", "-p needs a token count");
         } else if (ts_cli_match(argc, argv, &i, "-n", &v)) {
             if (!ts_cli_parse_int(v, 1, 1 << 20, &gen)) return ts_cli_usage_error("bench", "-n needs a token count");
+        } else if (ts_cli_match(argc, argv, &i, "--batch", &v)) {
+            if (!ts_cli_parse_int(v, 1, 64, &batch)) return ts_cli_usage_error("bench", "--batch needs a count in 1..64");
         } else if (ts_cli_match(argc, argv, &i, "--threads", &v)) {
             if (!ts_cli_parse_int(v, 1, 1024, &threads)) return ts_cli_usage_error("bench", "--threads needs a number");
         } else return ts_cli_usage_error("bench", "unknown argument '%s'", argv[i]);
@@ -130,7 +132,7 @@ int bench_model(int argc, char **argv)
     int32_t *tokens = malloc(sizeof(int32_t) * (size_t)prompt);
     float *logits = malloc(sizeof(float) * (size_t)vocab);
     for (long long i = 0; i < prompt; i++) tokens[i] = (int32_t)((i * 7919) % vocab);
-    ts_sequence *seq;
+    ts_sequence *seq = NULL, *seqs[64] = {0};
     int rc = TS_EXIT_OK;
     if (ts_sequence_create(m, prompt + gen, &seq, &err) != TS_OK) {
         rc = ts_cli_fail("bench", &err);
@@ -155,6 +157,25 @@ int bench_model(int argc, char **argv)
         }
     }
     double t_decode = now() - t0;
+    /* Continuous batching's step: `batch` sequences, each with the prompt, one token each per step. */
+    double t_batch = 0;
+    if (batch > 1) {
+        int32_t *step = calloc((size_t)batch, sizeof(int32_t));
+        float *all = malloc(sizeof(float) * (size_t)vocab * (size_t)batch);
+        for (long long b = 0; b < batch && rc == TS_EXIT_OK; b++)
+            if (ts_sequence_create(m, prompt + gen, &seqs[b], &err) != TS_OK ||
+                ts_model_prefill(m, seqs[b], tokens, (size_t)prompt, logits, &err) != TS_OK)
+                rc = ts_cli_fail("bench", &err);
+        if (rc == TS_EXIT_OK && ts_model_decode(m, seqs, step, (int)batch, all, &err) != TS_OK) rc = ts_cli_fail("bench", &err);
+        t0 = now();
+        for (long long i = 1; i < gen && rc == TS_EXIT_OK; i++) {
+            for (long long b = 0; b < batch; b++) step[b] = (int32_t)((i * 31 + b * 7 + 17) % vocab);
+            if (ts_model_decode(m, seqs, step, (int)batch, all, &err) != TS_OK) rc = ts_cli_fail("bench", &err);
+        }
+        t_batch = now() - t0;
+        free(step), free(all);
+        if (rc != TS_EXIT_OK) goto done;
+    }
     if (profile) {
         char *table = ts_context_profile(ctx);
         if (table) printf("per-op time (warm-up, prefill and decode together):\n%s", table);
@@ -171,10 +192,14 @@ int bench_model(int argc, char **argv)
            compute ? compute : "f32");
     printf("prefill        %lld tokens: %.1f tok/s (%.1f ms)\n", prompt, (double)prompt / t_prefill, t_prefill * 1e3);
     printf("decode         %lld tokens: %.2f tok/s (%.2f ms/token)\n", gen, decode_rate, 1e3 / decode_rate);
+    if (batch > 1)
+        printf("batched decode %lld sequences × %lld steps: %.2f tok/s aggregate (%.2f ms/step)\n", batch, gen - 1,
+               (double)batch * (double)(gen - 1) / t_batch, 1e3 * t_batch / (double)(gen - 1));
     printf("bandwidth      streaming read %.2f GB/s; decode moves %.2f GB/s of weights = %.0f%% of it\n", bandwidth / 1e9,
            achieved / 1e9, 100.0 * achieved / bandwidth);
     printf("peak RSS       %.1f MB (weights, KV cache, activations; before the bandwidth probe)\n", ru.ru_maxrss / 1024.0);
 done:
+    for (int b = 0; b < 64; b++) ts_sequence_destroy(seqs[b]);
     ts_sequence_destroy(seq);
     free(tokens);
     free(logits);

@@ -25,7 +25,8 @@ static const ts_kernels avx2 = {
 #define AVX512_KERNELS                                                                             \
     .dot_f32 = ts_dot_f32_avx512, .dot_bf16_f32 = ts_dot_bf16_f32_avx512,                          \
     .bf16_to_f32 = ts_bf16_to_f32_avx512, .dot_f16_f32 = ts_dot_f16_f32_avx512,                    \
-    .f16_to_f32 = ts_f16_to_f32_avx512, .gemm_f32 = ts_gemm_f32_avx512
+    .f16_to_f32 = ts_f16_to_f32_avx512, .gemm_f32 = ts_gemm_f32_avx512,                            \
+    .dot_rows_bf16_f32 = ts_dot_rows_bf16_f32_avx512, .dot_rows_f32 = ts_dot_rows_f32_avx512
 
 static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS};
 #endif

@@ -19,6 +19,11 @@ typedef struct ts_kernels {
     float (*dot_bf16_f32)(const uint16_t *w, const float *x, size_t n);
     /* sum_i f16(w[i])*x[i] */
     float (*dot_f16_f32)(const uint16_t *w, const float *x, size_t n);
+    /* out[r] = the dot of w[0:n] with row r of x (rows ≤ 4, ldx floats apart), each bit-identical
+     * to the single dot above: a batched decode step must not change a sequence's result. NULL
+     * where only the single dots exist. */
+    void (*dot_rows_bf16_f32)(const uint16_t *w, const float *x, size_t ldx, int rows, size_t n, float *out);
+    void (*dot_rows_f32)(const float *w, const float *x, size_t ldx, int rows, size_t n, float *out);
     void (*bf16_to_f32)(const uint16_t *src, float *dst, size_t n);
     void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
     /* C[:, n0:n1] = A[m, k] · W[n0:n1, :k]ᵀ (W rows ldw apart, C rows ldc apart), many rows;
@@ -53,6 +58,8 @@ void ts_bf16_to_f32_avx2(const uint16_t *src, float *dst, size_t n);
 float ts_dot_f32_avx512(const float *a, const float *b, size_t n);
 float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t n);
 void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
+void ts_dot_rows_bf16_f32_avx512(const uint16_t *w, const float *x, size_t ldx, int rows, size_t n, float *out);
+void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx, int rows, size_t n, float *out);
 float ts_dot_f16_f32_avx2(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_avx2(const uint16_t *src, float *dst, size_t n);
 float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n);

@@ -43,6 +43,50 @@ TS_AVX512 float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t
     return _mm512_reduce_add_ps(_mm512_add_ps(s0, s1));
 }
 
+/* Up to four rows of x against one weight row, each row summed exactly as
+ * ts_dot_bf16_f32_avx512 sums it (same lanes, same order), so a batched decode step gives every
+ * sequence the bits it gets alone; the weight row is widened once for all of them. */
+TS_AVX512 void ts_dot_rows_bf16_f32_avx512(const uint16_t *w, const float *x, size_t ldx, int rows, size_t n, float *out)
+{
+    __m512 s0[4], s1[4];
+    for (int r = 0; r < 4; r++) s0[r] = s1[r] = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 w0 = load_bf16x16(w + i, 0xffff), w1 = load_bf16x16(w + i + 16, 0xffff);
+        for (int r = 0; r < rows; r++) {
+            s0[r] = _mm512_fmadd_ps(w0, _mm512_loadu_ps(x + r * ldx + i), s0[r]);
+            s1[r] = _mm512_fmadd_ps(w1, _mm512_loadu_ps(x + r * ldx + i + 16), s1[r]);
+        }
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
+        __m512 w0 = load_bf16x16(w + i, m);
+        for (int r = 0; r < rows; r++) s0[r] = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(m, x + r * ldx + i), s0[r]);
+    }
+    for (int r = 0; r < rows; r++) out[r] = _mm512_reduce_add_ps(_mm512_add_ps(s0[r], s1[r]));
+}
+
+/* The f32-weight sibling, summing as ts_dot_f32_avx512 does. */
+TS_AVX512 void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx, int rows, size_t n, float *out)
+{
+    __m512 s0[4], s1[4];
+    for (int r = 0; r < 4; r++) s0[r] = s1[r] = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m512 w0 = _mm512_loadu_ps(w + i), w1 = _mm512_loadu_ps(w + i + 16);
+        for (int r = 0; r < rows; r++) {
+            s0[r] = _mm512_fmadd_ps(w0, _mm512_loadu_ps(x + r * ldx + i), s0[r]);
+            s1[r] = _mm512_fmadd_ps(w1, _mm512_loadu_ps(x + r * ldx + i + 16), s1[r]);
+        }
+    }
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
+        __m512 w0 = _mm512_maskz_loadu_ps(m, w + i);
+        for (int r = 0; r < rows; r++) s0[r] = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(m, x + r * ldx + i), s0[r]);
+    }
+    for (int r = 0; r < rows; r++) out[r] = _mm512_reduce_add_ps(_mm512_add_ps(s0[r], s1[r]));
+}
+
 TS_AVX512 void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
 {
     for (size_t i = 0; i < n; i += 16) {

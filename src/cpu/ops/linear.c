@@ -46,7 +46,21 @@ static void linear_task(void *arg, int64_t task, int worker)
     int64_t n0 = task * j->block, n1 = n0 + j->block < j->n ? n0 + j->block : j->n;
     for (int64_t o = n0; o < n1; o++) {
         float b = bias_at(j->bias, j->bias_dtype, o);
-        for (int64_t r = 0; r < j->m; r++) {
+        int64_t r = 0;
+        /* Several rows per pass over the weight row where a kernel for it exists. */
+        if (j->w_dtype == TS_DTYPE_BF16 && kern->dot_rows_bf16_f32)
+            for (float out[4]; r + 1 < j->m; r += 4) {
+                int rows = j->m - r < 4 ? (int)(j->m - r) : 4;
+                kern->dot_rows_bf16_f32((const uint16_t *)j->w + o * j->k, j->x + r * j->k, (size_t)j->k, rows, (size_t)j->k, out);
+                for (int i = 0; i < rows; i++) j->y[(r + i) * j->n + o] = out[i] + b;
+            }
+        else if (j->w_dtype == TS_DTYPE_F32 && kern->dot_rows_f32)
+            for (float out[4]; r + 1 < j->m; r += 4) {
+                int rows = j->m - r < 4 ? (int)(j->m - r) : 4;
+                kern->dot_rows_f32((const float *)j->w + o * j->k, j->x + r * j->k, (size_t)j->k, rows, (size_t)j->k, out);
+                for (int i = 0; i < rows; i++) j->y[(r + i) * j->n + o] = out[i] + b;
+            }
+        for (; r < j->m; r++) {
             const float *xr = j->x + r * j->k;
             float dot;
             if (j->w_dtype == TS_DTYPE_BF16)
@@ -74,7 +88,7 @@ static void gemm_task(void *arg, int64_t task, int worker)
 }
 
 /* Rows at which the tiled kernel beats one dot per output (measured: packing costs ~2 rows). */
-#define GEMM_MIN_ROWS 4
+#define GEMM_MIN_ROWS 16
 
 static uint16_t round_bf16(float f)
 {

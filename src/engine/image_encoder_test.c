@@ -1,0 +1,231 @@
+/* image_encoder_test.c — the pieces the server's media stage is built on, on the Qwen2-VL and
+ * LLaVA fixtures: an image encoder on a second context gives the model's own tower rows bit for
+ * bit, also while the model decodes on another thread; images of two requests encoded in one call
+ * give each request's rows bit for bit; the encoder cache counts its hits; and
+ * ts_model_image_inputs prefilled in chunks gives the reference's 16 greedy tokens, with the
+ * prefill logits of the one-call prefill. */
+#include "check.h"
+#include "engine/model.h"
+#include "tessera.h"
+
+#include <pthread.h>
+
+static ts_context *ctx, *media_ctx;
+
+static void load_image(ts_model *m, const char *dir, const char *png, ts_pixel_values *out)
+{
+    ts_error err;
+    ts_preprocessor_config pc;
+    ts_image img;
+    CHECK_INT_EQ(ts_preprocessor_config_load(dir, &pc, &err), TS_OK);
+    CHECK_INT_EQ(ts_image_load(png, NULL, &img, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&pc, ts_model_get_config(m)->family, img.rgb, img.width, img.height, NULL, out, &err), TS_OK);
+    ts_image_free(&img);
+}
+
+typedef struct {
+    ts_image_encoder *enc;
+    const ts_pixel_values *images;
+    int n;
+    const float *want;
+    int64_t want_rows, width;
+    int same;
+} encode_job;
+
+static void *encode_many(void *arg)
+{
+    encode_job *j = arg;
+    for (int round = 0; round < 4; round++) {
+        float *rows;
+        int64_t n_rows;
+        ts_error err;
+        if (ts_image_encoder_encode(j->enc, j->images, j->n, &rows, &n_rows, &err) != TS_OK) continue;
+        j->same += n_rows == j->want_rows && !memcmp(rows, j->want, sizeof(float) * (size_t)(n_rows * j->width));
+        free(rows);
+    }
+    return NULL;
+}
+
+/* The expanded prompt of the fixture (its input_ids) and its greedy tokens. */
+static void reference_ids(ts_checkpoint *ref, int32_t **ids, size_t *n, int32_t want[16])
+{
+    const ts_tensor_info *in = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
+    *n = (size_t)in->shape[1];
+    *ids = malloc(sizeof(int32_t) * *n);
+    for (size_t i = 0; i < *n; i++) (*ids)[i] = (int32_t)((const int64_t *)in->data)[i];
+    for (int i = 0; i < 16; i++) want[i] = (int32_t)((const int64_t *)gen->data)[i];
+}
+
+/* Prefill of inputs/positions in chunks of `chunk` rows, then greedy decoding: the tokens. */
+static void chunked_greedy(ts_model *m, const int32_t *ids, size_t n, const float *inputs, const int32_t *positions, int rows,
+                           int64_t delta, size_t chunk, float *first_logits, int32_t got[16])
+{
+    ts_error err;
+    const ts_model_config *cfg = ts_model_get_config(m);
+    int64_t v = ts_model_vocab_size(m), hidden = cfg->text.hidden_size;
+    ts_sequence *seq;
+    CHECK_INT_EQ(ts_sequence_create(m, (int64_t)n + 16, &seq, &err), TS_OK);
+    float *logits = malloc(sizeof(float) * (size_t)v);
+    int32_t *slice = malloc(sizeof(int32_t) * 3 * chunk);
+    for (size_t at = 0; at < n; at += chunk) {
+        size_t k = n - at < chunk ? n - at : chunk;
+        for (int r = 0; r < rows; r++) memcpy(slice + (size_t)r * k, positions + (size_t)r * n + at, sizeof(int32_t) * k);
+        CHECK_INT_EQ(ts_model_prefill_embeddings(m, seq, inputs + at * (size_t)hidden, k, slice, delta, logits, &err), TS_OK);
+    }
+    memcpy(first_logits, logits, sizeof(float) * (size_t)v);
+    (void)ids;
+    for (int i = 0; i < 16; i++) {
+        got[i] = ts_argmax_masked(logits, v, cfg->eos_token_ids, cfg->n_eos_token_ids);
+        if (i < 15) CHECK_INT_EQ(ts_model_decode(m, &seq, &got[i], 1, logits, &err), TS_OK);
+    }
+    free(logits), free(slice);
+    ts_sequence_destroy(seq);
+}
+
+static void test_fixture(const char *name, const char *const *pngs, int n_images)
+{
+    char dir[128], path[192];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    ts_error err;
+    ts_model *m;
+    ts_checkpoint *ref;
+    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    snprintf(path, sizeof(path), "tests/fixtures/%s/reference.safetensors", name);
+    CHECK_INT_EQ(ts_checkpoint_open(path, &ref, &err), TS_OK);
+    ts_pixel_values images[2];
+    for (int i = 0; i < n_images; i++) {
+        snprintf(path, sizeof(path), "tests/fixtures/%s/%s", name, pngs[i]);
+        load_image(m, dir, path, &images[i]);
+    }
+    int64_t width = ts_model_get_config(m)->text.hidden_size;
+
+    /* The model's own tower: the rows every other path must reproduce. */
+    float *want;
+    int64_t want_rows;
+    CHECK_INT_EQ(ts_model_encode_images(m, images, n_images, &want, &want_rows, &err), TS_OK);
+    ts_image_encoder *enc;
+    CHECK_INT_EQ(ts_image_encoder_create(m, media_ctx, 0, &enc, &err), TS_OK);
+
+    /* Encoding on another thread while this one decodes: both contexts busy at once. */
+    encode_job job = {enc, images, n_images, want, want_rows, width, 0};
+    pthread_t t;
+    pthread_create(&t, NULL, encode_many, &job);
+    ts_sequence *seq;
+    CHECK_INT_EQ(ts_sequence_create(m, 64, &seq, &err), TS_OK);
+    float *logits = malloc(sizeof(float) * (size_t)ts_model_vocab_size(m));
+    int32_t tok = 5;
+    CHECK_INT_EQ(ts_model_prefill(m, seq, &tok, 1, logits, &err), TS_OK);
+    for (int i = 0; i < 40; i++) CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, logits, &err), TS_OK);
+    pthread_join(t, NULL);
+    CHECK_INT_EQ(job.same, 4);
+    ts_sequence_destroy(seq);
+
+    /* Two requests' images in one call: each request's rows as when alone. */
+    if (n_images == 2) {
+        float *a, *b, *both;
+        int64_t na, nb, nboth;
+        CHECK_INT_EQ(ts_image_encoder_encode(enc, &images[0], 1, &a, &na, &err), TS_OK);
+        CHECK_INT_EQ(ts_image_encoder_encode(enc, &images[1], 1, &b, &nb, &err), TS_OK);
+        CHECK_INT_EQ(ts_image_encoder_encode(enc, images, 2, &both, &nboth, &err), TS_OK);
+        CHECK_INT_EQ(nboth, na + nb);
+        CHECK(!memcmp(both, a, sizeof(float) * (size_t)(na * width)));
+        /* The second image's rows sit at another offset of the packed rows, so their sums may
+         * round differently (lanes, tiles): within f32 rounding, not bit for bit. */
+        double worst = 0, scale = 1;
+        for (int64_t i = 0; i < nb * width; i++) {
+            worst = fmax(worst, fabs(both[na * width + i] - b[i]));
+            scale = fmax(scale, fabs(b[i]));
+        }
+        fprintf(stderr, "  two requests in one encode: first rows bit-identical, second max |Δ| %.2g (scale %.2g)\n", worst, scale);
+        CHECK(worst <= 1e-5 * scale);
+        free(a), free(b), free(both);
+    }
+    ts_image_encoder_destroy(enc);
+
+    /* With a cache: the second encode of the same images is served from it, unchanged. */
+    CHECK_INT_EQ(ts_image_encoder_create(m, media_ctx, (size_t)16 << 20, &enc, &err), TS_OK);
+    float *first, *second;
+    int64_t r1, r2, hits, misses;
+    CHECK_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &first, &r1, &err), TS_OK);
+    CHECK_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &second, &r2, &err), TS_OK);
+    ts_image_encoder_cache_stats(enc, &hits, &misses);
+    CHECK_INT_EQ(hits, n_images);
+    CHECK_INT_EQ(misses, n_images);
+    CHECK(r1 == want_rows && r2 == want_rows && !memcmp(first, want, sizeof(float) * (size_t)(r1 * width)) &&
+          !memcmp(second, want, sizeof(float) * (size_t)(r2 * width)));
+    free(first), free(second);
+    ts_image_encoder_destroy(enc);
+
+    /* The prompt's inputs from those rows, prefilled in chunks of 7 and in one piece. */
+    int32_t *ids, want_tokens[16], got[16];
+    size_t n;
+    reference_ids(ref, &ids, &n, want_tokens);
+    float *inputs;
+    int32_t *positions;
+    int rows;
+    int64_t delta;
+    CHECK_INT_EQ(ts_model_image_inputs(m, ids, n, images, n_images, want, want_rows, &inputs, &positions, &rows, &delta, &err), TS_OK);
+    CHECK_INT_EQ(rows, ts_model_get_config(m)->family == TS_FAMILY_LLAVA ? 1 : 3);
+    int64_t v = ts_model_vocab_size(m);
+    float *chunked = malloc(sizeof(float) * (size_t)v), *whole = malloc(sizeof(float) * (size_t)v);
+    chunked_greedy(m, ids, n, inputs, positions, rows, delta, 7, chunked, got);
+    free(inputs), free(positions);
+    CHECK(!memcmp(got, want_tokens, sizeof(got)));
+    CHECK_INT_EQ(ts_sequence_create(m, (int64_t)n, &seq, &err), TS_OK);
+    CHECK_INT_EQ(ts_model_prefill_images(m, seq, ids, n, images, n_images, whole, &err), TS_OK);
+    double worst = 0, scale = 1;
+    for (int64_t i = 0; i < v; i++) {
+        worst = fmax(worst, fabs(chunked[i] - whole[i]));
+        scale = fmax(scale, fabs(whole[i]));
+    }
+    CHECK(worst <= 1e-4 * scale);
+    /* A row count that is not the prompt's image-token count is refused. */
+    CHECK_INT_EQ(ts_model_image_inputs(m, ids, n, images, n_images, want, want_rows - 1, &inputs, &positions, &rows, &delta, &err) != TS_OK,
+                 1);
+    CHECK_CONTAINS(err.message, "image tokens");
+    fprintf(stderr, "  %s: encoder rows bit-identical (4 concurrent runs), chunked prefill max |Δlogit| %.2g, 16 tokens %s\n", name,
+            worst, memcmp(got, want_tokens, sizeof(got)) ? "DIFFER" : "identical");
+    ts_sequence_destroy(seq);
+    free(chunked), free(whole), free(logits), free(want), free(ids);
+    for (int i = 0; i < n_images; i++) ts_pixel_values_free(&images[i]);
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+}
+
+static void test_qwen2_vl(void)
+{
+    const char *one[] = {"chelsea.png"}, *two[] = {"chelsea.png", "coffee.png"};
+    test_fixture("qwen2_vl", one, 1);
+    test_fixture("qwen2_vl-two-images", two, 2);
+}
+
+static void test_llava(void)
+{
+    const char *one[] = {"chelsea.png"};
+    test_fixture("llava", one, 1);
+}
+
+static void test_text_model_has_no_encoder(void)
+{
+    ts_error err;
+    ts_model *m;
+    ts_image_encoder *enc = (void *)1;
+    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
+    CHECK_INT_EQ(ts_image_encoder_create(m, media_ctx, 0, &enc, &err), TS_ERR_UNSUPPORTED);
+    CHECK(enc == NULL);
+    CHECK_CONTAINS(err.message, "images are not supported");
+    ts_model_destroy(m);
+}
+
+int main(void)
+{
+    ts_context_options o = {.n_threads = 1};
+    ts_error err;
+    if (ts_context_create(&o, &ctx, &err) != TS_OK || ts_context_create(&o, &media_ctx, &err) != TS_OK) return 1;
+    RUN(test_qwen2_vl);
+    RUN(test_llava);
+    RUN(test_text_model_has_no_encoder);
+    ts_context_destroy(media_ctx);
+    ts_context_destroy(ctx);
+    return check_finish();
+}
