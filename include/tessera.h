@@ -781,6 +781,26 @@ ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *imag
 ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
                                     const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                                     ts_generation *out, ts_error *err);
+/* The decode slots of one bucket, for a caller that batches requests itself (the server): each
+ * slot holds one sequence's KV cache, length and rope delta.
+ *   empty --prefill / prefill_embeddings--> holds a sequence --decode--> … --reset--> empty
+ * Prefill takes the whole prompt (≤ the bucket's prefill capacity) into an empty slot; decode
+ * runs decode.main once for every slot, appending tokens[i] to each slot with active[i] and
+ * writing its logits to logits[i][vocab] (other rows untouched). Owned; ts_bundle_slots_destroy
+ * before the bundle is closed. */
+typedef struct ts_bundle_slots ts_bundle_slots;
+ts_status ts_bundle_slots_create(ts_bundle *bundle, int bucket, ts_bundle_slots **out, ts_error *err);
+void ts_bundle_slots_destroy(ts_bundle_slots *slots);
+int ts_bundle_slots_count(const ts_bundle_slots *slots);
+int64_t ts_bundle_slots_capacity(const ts_bundle_slots *slots);
+int64_t ts_bundle_slots_prefill_capacity(const ts_bundle_slots *slots);
+int64_t ts_bundle_slots_length(const ts_bundle_slots *slots, int slot);
+void ts_bundle_slots_reset(ts_bundle_slots *slots, int slot);
+ts_status ts_bundle_slots_prefill(ts_bundle_slots *slots, int slot, const int32_t *ids, size_t n, float *logits, ts_error *err);
+/* embeddings f32[n][hidden], positions [position rows][n] (ts_bundle_position_rows). */
+ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *slots, int slot, const float *embeddings, size_t n, int64_t hidden,
+                                             const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err);
+ts_status ts_bundle_slots_decode(ts_bundle_slots *slots, const int32_t *tokens, const bool *active, float *logits, ts_error *err);
 /* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */
 ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);
@@ -793,11 +813,12 @@ typedef struct ts_server_options {
     const char *model_dir;        /* or, for benchmarks, … */
     const char *synthetic;        /* … a ts_model_create_synthetic preset (bf16 weights), with */
     const char *tokenizer_dir;    /* a folder holding tokenizer.json (and a chat template) */
-    const char *bundle_dir;       /* not served yet: start fails saying so */
+    const char *bundle_dir;       /* run the language model (and vision.main) through this bundle of model_dir:
+                                     its largest bucket sets capacity and slots */
     const char *model_name;       /* NULL: the folder's name */
     const char *host;             /* IPv4 address; NULL: 127.0.0.1 */
     int port;                     /* 0: any free port (ts_server_port tells) */
-    int slots;                    /* concurrent sequences, 1..64 */
+    int slots;                    /* concurrent sequences, 1..64; 0: 4, or the bundle's */
     int64_t capacity;             /* tokens per slot (prompt + generated); 0: min(max_position_embeddings, 4096) */
     const char *api_key;          /* NULL: no authentication */
     const char *media_root;       /* file:// images allowed under it; NULL: refused */
@@ -815,7 +836,7 @@ typedef struct ts_server_options {
     ts_log_level log_level;
 } ts_server_options;
 
-/* Every field at its default: 127.0.0.1:8080, 4 slots, queue 64, 32 MiB bodies, 8 images,
+/* Every field at its default: 127.0.0.1:8080, 4 slots (a bundle's own count), queue 64, 32 MiB bodies, 8 images,
  * 256-token prefill chunks, a 256 MiB encoder cache. */
 void ts_server_options_default(ts_server_options *options);
 
@@ -824,6 +845,7 @@ typedef struct ts_server ts_server;
  * ts_server_stop. */
 ts_status ts_server_start(const ts_server_options *options, ts_server **out, ts_error *err);
 int ts_server_port(const ts_server *server);
+int ts_server_slots(const ts_server *server);
 /* Blocks until ts_server_request_stop (from any thread). */
 void ts_server_wait(ts_server *server);
 void ts_server_request_stop(ts_server *server);

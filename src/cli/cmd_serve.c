@@ -17,7 +17,7 @@ static void usage(void)
            "  -m, --model DIR            the model folder (config.json, safetensors, tokenizer)\n"
            "  --host ADDR                IPv4 address to listen on (default 127.0.0.1)\n"
            "  --port N                   TCP port (default 8080; 0 = any free port, printed at start)\n"
-           "  --slots N                  sequences decoded together (default 4)\n"
+           "  --slots N                  sequences decoded together (default 4; with --bundle, its own)\n"
            "  --capacity N               tokens per slot, prompt + generated (default min(context, 4096))\n"
            "  --queue N                  requests waiting for a slot before 429 (default 64)\n"
            "  --api-key KEY              require 'Authorization: Bearer KEY' on /v1/\n"
@@ -32,7 +32,8 @@ static void usage(void)
            "  --kv-cache f32|bf16        KV cache element type\n"
            "  --cpu LEVEL, --compute f32|bf16|bf16x2   as for run\n"
            "  --name NAME                the model id reported by /v1/models (default: the folder name)\n"
-           "  --bundle DIR               serve through a StableHLO bundle (not supported yet)\n"
+           "  --bundle DIR               run through this StableHLO bundle of the model (tessera export): its\n"
+           "                             largest bucket sets capacity and slots; images need its vision.main\n"
            "  --synthetic PRESET --tokenizer DIR   a random-weight model of a published shape (bf16), for\n"
            "                             benchmarks: qwen2.5-0.5b, qwen2-1.5b, llama-3.2-1b\n");
 }
@@ -122,7 +123,7 @@ int cmd_serve(int argc, char **argv)
     ts_server *server;
     ts_error err = {0};
     if (ts_server_start(&o, &server, &err) != TS_OK) return ts_cli_fail("serve", &err);
-    fprintf(stderr, "tessera serve: listening on http://%s:%d (%lld slots)\n", o.host, ts_server_port(server), slots);
+    fprintf(stderr, "tessera serve: listening on http://%s:%d (%d slots)\n", o.host, ts_server_port(server), ts_server_slots(server));
     pthread_t waiter;
     if (pthread_create(&waiter, NULL, wait_signal, server) != 0) {
         ts_server_stop(server);

@@ -108,7 +108,7 @@ static ts_status encode(srv_server *s, srv_job **jobs, int n, ts_error *e)
         for (int i = 0; i < jobs[j]->n_pixels; i++) all[k++] = jobs[j]->pixels[i];
     float *rows = NULL;
     int64_t n_rows = 0;
-    ts_status st = ts_image_encoder_encode(s->encoder, all, n_all, &rows, &n_rows, e);
+    ts_status st = srv_encode_images(s, all, n_all, &rows, &n_rows, e);
     free(all);
     int64_t hidden = ts_model_get_config(s->model)->text.hidden_size, at = 0;
     for (int j = 0; st == TS_OK && j < n; j++) {
@@ -120,9 +120,6 @@ static ts_status encode(srv_server *s, srv_job **jobs, int n, ts_error *e)
         at += mine;
     }
     free(rows);
-    int64_t hits, misses;
-    ts_image_encoder_cache_stats(s->encoder, &hits, &misses);
-    srv_metrics_encoder_cache(s->metrics, hits, misses);
     return st;
 }
 

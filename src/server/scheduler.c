@@ -8,6 +8,10 @@
  * then one batched decode step over every decoding slot. Each slot keeps its own sequence (KV
  * cache, rope delta), sampler and detokenizer (its ts_completion); nothing of a job survives its
  * slot's release, so the next job starts from an empty sequence.
+ *
+ * The model runs behind a small backend: the engine's sequences (ts_model_prefill*, one
+ * ts_model_decode over the decoding slots) or a bundle bucket's slots (prefill.main /
+ * prefill_embeddings.main for a whole prompt, decode.main over every slot).
  */
 #include "server/server.h"
 
@@ -17,10 +21,23 @@
 
 typedef enum { SLOT_FREE = 0, SLOT_PREFILL, SLOT_DECODE } slot_state;
 
+/* The model side of the slots. Decode writes logits[i][vocab] for every slot with active[i]. */
+typedef struct backend {
+    ts_status (*prefill)(struct backend *b, int slot, const srv_job *job, size_t at, size_t n, float *logits, int32_t *positions,
+                         ts_error *err);
+    ts_status (*decode)(struct backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err);
+    void (*reset)(struct backend *b, int slot);
+    int64_t (*length)(const struct backend *b, int slot);
+    int64_t capacity;
+    size_t chunk; /* prompt tokens per prefill call */
+    srv_server *s;
+    ts_sequence **seqs;     /* engine: one per slot */
+    ts_bundle_slots *slots; /* bundle */
+} backend;
+
 typedef struct slot {
     slot_state state;
     srv_job *job;
-    ts_sequence *seq;
     ts_completion *completion;
     ts_generate_params params;
     size_t prefilled;
@@ -31,6 +48,7 @@ typedef struct slot {
 
 typedef struct scheduler {
     srv_server *s;
+    backend be;
     slot *slots;
     int n_slots, next_prefill;
     float *logits;  /* [slots][vocab] */
@@ -71,7 +89,7 @@ static int busy_slots(const scheduler *sc)
 static void release(scheduler *sc, slot *sl)
 {
     ts_completion_destroy(sl->completion);
-    ts_sequence_reset(sl->seq);
+    sc->be.reset(&sc->be, (int)(sl - sc->slots));
     srv_job_drop_inputs(sl->job);
     srv_job_release(sl->job);
     sl->completion = NULL, sl->job = NULL, sl->state = SLOT_FREE, sl->prefilled = 0;
@@ -111,7 +129,7 @@ static void sample(scheduler *sc, slot *sl, float *logits)
         fail_slot(sc, sl, 500, &e);
         return;
     }
-    if (done || ts_sequence_length(sl->seq) >= ts_sequence_capacity(sl->seq)) {
+    if (done || sc->be.length(&sc->be, (int)(sl - sc->slots)) >= sc->be.capacity) {
         finish(sc, sl);
         return;
     }
@@ -147,52 +165,106 @@ static void start(scheduler *sc, slot *sl, srv_job *job)
 /* One chunk of a slot's prompt: tokens, or (image requests) embeddings with their positions. */
 static void prefill_chunk(scheduler *sc, slot *sl)
 {
-    srv_server *s = sc->s;
     srv_job *job = sl->job;
     size_t at = sl->prefilled, n = job->n_ids - at;
-    if ((int64_t)n > s->opt.prefill_chunk) n = (size_t)s->opt.prefill_chunk;
-    float *logits = sc->logits;
+    if (n > sc->be.chunk) n = sc->be.chunk;
     ts_error e = {0};
-    ts_status st;
-    if (job->inputs) {
-        int64_t hidden = ts_model_get_config(s->model)->text.hidden_size;
-        for (int r = 0; r < job->position_rows; r++)
-            memcpy(sc->positions + (size_t)r * n, job->positions + (size_t)r * job->n_ids + at, sizeof(int32_t) * n);
-        st = ts_model_prefill_embeddings(s->model, sl->seq, job->inputs + at * (size_t)hidden, n, sc->positions, job->rope_delta, logits,
-                                         &e);
-    } else {
-        st = ts_model_prefill(s->model, sl->seq, job->ids + at, n, logits, &e);
-    }
-    if (st != TS_OK) {
+    if (sc->be.prefill(&sc->be, (int)(sl - sc->slots), job, at, n, sc->logits, sc->positions, &e) != TS_OK) {
         fail_slot(sc, sl, 500, &e);
         return;
     }
     sl->prefilled += n;
     if (sl->prefilled == job->n_ids) {
         srv_job_drop_inputs(job);
-        sample(sc, sl, logits);
+        sample(sc, sl, sc->logits);
     }
 }
 
 static void decode_step(scheduler *sc)
 {
-    ts_sequence *seqs[64];
-    int32_t ids[64];
-    slot *members[64];
-    int n = 0;
+    int32_t tokens[64];
+    bool active[64] = {false}, any = false;
     for (int i = 0; i < sc->n_slots; i++)
-        if (sc->slots[i].state == SLOT_DECODE) {
-            members[n] = &sc->slots[i];
-            seqs[n] = sc->slots[i].seq;
-            ids[n++] = sc->slots[i].next_id;
-        }
-    if (!n) return;
+        if (sc->slots[i].state == SLOT_DECODE) tokens[i] = sc->slots[i].next_id, active[i] = any = true;
+    if (!any) return;
     ts_error e = {0};
-    if (ts_model_decode(sc->s->model, seqs, ids, n, sc->logits, &e) != TS_OK) {
-        for (int i = 0; i < n; i++) fail_slot(sc, members[i], 500, &e);
+    if (sc->be.decode(&sc->be, tokens, active, sc->logits, &e) != TS_OK) {
+        for (int i = 0; i < sc->n_slots; i++)
+            if (active[i]) fail_slot(sc, &sc->slots[i], 500, &e);
         return;
     }
-    for (int i = 0; i < n; i++) sample(sc, members[i], sc->logits + (size_t)i * (size_t)sc->s->vocab);
+    for (int i = 0; i < sc->n_slots; i++)
+        if (active[i] && sc->slots[i].state == SLOT_DECODE) sample(sc, &sc->slots[i], sc->logits + (size_t)i * (size_t)sc->s->vocab);
+}
+
+/* ------------------------------------------------------------------ backends */
+
+static ts_status engine_prefill(backend *b, int slot, const srv_job *job, size_t at, size_t n, float *logits, int32_t *positions,
+                                ts_error *err)
+{
+    ts_model *model = b->s->model;
+    if (!job->inputs) return ts_model_prefill(model, b->seqs[slot], job->ids + at, n, logits, err);
+    int64_t hidden = ts_model_get_config(model)->text.hidden_size;
+    for (int r = 0; r < job->position_rows; r++)
+        memcpy(positions + (size_t)r * n, job->positions + (size_t)r * job->n_ids + at, sizeof(int32_t) * n);
+    return ts_model_prefill_embeddings(model, b->seqs[slot], job->inputs + at * (size_t)hidden, n, positions, job->rope_delta, logits, err);
+}
+
+static ts_status engine_decode(backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err)
+{
+    ts_sequence *seqs[64] = {0};
+    int32_t ids[64] = {0};
+    int at[64], n = 0;
+    for (int i = 0; i < b->s->opt.slots; i++)
+        if (active[i]) seqs[n] = b->seqs[i], ids[n] = tokens[i], at[n++] = i;
+    ts_status st = ts_model_decode(b->s->model, seqs, ids, n, logits, err);
+    /* Rows come back packed in slot order; spread them to their slots (backwards: in place). */
+    size_t vocab = (size_t)b->s->vocab;
+    for (int k = n - 1; st == TS_OK && k >= 0; k--)
+        if (at[k] != k) memcpy(logits + (size_t)at[k] * vocab, logits + (size_t)k * vocab, sizeof(float) * vocab);
+    return st;
+}
+
+static void engine_reset(backend *b, int slot) { ts_sequence_reset(b->seqs[slot]); }
+static int64_t engine_length(const backend *b, int slot) { return ts_sequence_length(b->seqs[slot]); }
+
+static ts_status bundle_prefill(backend *b, int slot, const srv_job *job, size_t at, size_t n, float *logits, int32_t *positions,
+                                ts_error *err)
+{
+    (void)at, (void)positions; /* the whole prompt at once: chunk = prefill capacity ≥ every admitted prompt */
+    if (!job->inputs) return ts_bundle_slots_prefill(b->slots, slot, job->ids, n, logits, err);
+    return ts_bundle_slots_prefill_embeddings(b->slots, slot, job->inputs, n, ts_model_get_config(b->s->model)->text.hidden_size,
+                                              job->positions, job->rope_delta, logits, err);
+}
+
+static ts_status bundle_decode(backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err)
+{
+    return ts_bundle_slots_decode(b->slots, tokens, active, logits, err);
+}
+
+static void bundle_reset(backend *b, int slot) { ts_bundle_slots_reset(b->slots, slot); }
+static int64_t bundle_length(const backend *b, int slot) { return ts_bundle_slots_length(b->slots, slot); }
+
+static bool backend_init(scheduler *sc)
+{
+    srv_server *s = sc->s;
+    backend *b = &sc->be;
+    b->s = s, b->capacity = s->capacity;
+    if (s->bundle_slots) {
+        *b = (backend){bundle_prefill, bundle_decode, bundle_reset, bundle_length, s->capacity, (size_t)s->capacity, s, NULL, s->bundle_slots};
+        return true;
+    }
+    *b = (backend){engine_prefill, engine_decode, engine_reset, engine_length, s->capacity, (size_t)s->opt.prefill_chunk, s, NULL, NULL};
+    if (!(b->seqs = calloc((size_t)sc->n_slots, sizeof(*b->seqs)))) return false;
+    for (int i = 0; i < sc->n_slots; i++)
+        if (ts_sequence_create(s->model, s->capacity, &b->seqs[i], NULL) != TS_OK) return false;
+    return true;
+}
+
+static void backend_fini(scheduler *sc)
+{
+    for (int i = 0; sc->be.seqs && i < sc->n_slots; i++) ts_sequence_destroy(sc->be.seqs[i]);
+    free(sc->be.seqs);
 }
 
 static bool has_work(const scheduler *sc)
@@ -208,8 +280,7 @@ void *srv_scheduler_main(void *arg)
     sc.logits = malloc(sizeof(float) * (size_t)s->vocab * (size_t)sc.n_slots);
     sc.scratch = malloc(sizeof(float) * (size_t)s->vocab);
     sc.positions = malloc(sizeof(int32_t) * 3 * (size_t)s->opt.prefill_chunk);
-    bool ok = sc.slots && sc.logits && sc.scratch && sc.positions;
-    for (int i = 0; ok && i < sc.n_slots; i++) ok = ts_sequence_create(s->model, s->capacity, &sc.slots[i].seq, NULL) == TS_OK;
+    bool ok = sc.slots && sc.logits && sc.scratch && sc.positions && backend_init(&sc);
     if (!ok) { /* every request then fails rather than waits */
         pthread_mutex_lock(&s->mu);
         s->stopping = true;
@@ -253,13 +324,12 @@ void *srv_scheduler_main(void *arg)
         }
         decode_step(&sc);
     }
-    for (int i = 0; i < sc.n_slots; i++) {
-        if (sc.slots && sc.slots[i].state != SLOT_FREE) {
+    for (int i = 0; sc.slots && i < sc.n_slots; i++)
+        if (sc.slots[i].state != SLOT_FREE) {
             srv_job_fail(sc.slots[i].job, 503, "the server is shutting down");
             release(&sc, &sc.slots[i]);
         }
-        if (sc.slots) ts_sequence_destroy(sc.slots[i].seq);
-    }
+    backend_fini(&sc);
     free(sc.slots), free(sc.logits), free(sc.scratch), free(sc.positions);
     return NULL;
 }

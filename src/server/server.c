@@ -13,7 +13,7 @@ void ts_server_options_default(srv_options *o)
     memset(o, 0, sizeof(*o));
     o->host = "127.0.0.1";
     o->port = 8080;
-    o->slots = 4;
+    o->slots = 0; /* 4, or a bundle's */
     o->max_request_bytes = (size_t)32 << 20;
     o->max_images = 8;
     o->queue = 64;
@@ -24,7 +24,17 @@ void ts_server_options_default(srv_options *o)
 
 bool srv_accepts_images(const srv_server *s)
 {
-    return s->encoder && (ts_model_supported_modalities(ts_model_get_config(s->model)) & TS_MODALITY_IMAGE);
+    return (s->encoder || s->media_bundle) && (ts_model_supported_modalities(ts_model_get_config(s->model)) & TS_MODALITY_IMAGE);
+}
+
+ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n, float **rows, int64_t *n_rows, ts_error *err)
+{
+    if (s->media_bundle) return ts_bundle_encode_images(s->media_bundle, images, n, rows, n_rows, err);
+    ts_status st = ts_image_encoder_encode(s->encoder, images, n, rows, n_rows, err);
+    int64_t hits, misses;
+    ts_image_encoder_cache_stats(s->encoder, &hits, &misses);
+    srv_metrics_encoder_cache(s->metrics, hits, misses);
+    return st;
 }
 
 /* ------------------------------------------------------------------ queues */
@@ -84,6 +94,9 @@ int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err)
 {
     int64_t n = (int64_t)job->n_ids, room = s->capacity - n + 1; /* the last token is never fed back */
     if (n < 1) return srv_fail(err, 400, "messages", "the prompt is empty after templating");
+    if (s->prefill_limit && n > s->prefill_limit)
+        return srv_fail(err, 400, "messages", "the prompt has %lld tokens; this server's bundle prefills at most %lld", (long long)n,
+                        (long long)s->prefill_limit);
     if (room < 1)
         return srv_fail(err, 400, "messages", "the prompt has %lld tokens; this server's context holds %lld", (long long)n,
                         (long long)s->capacity);
@@ -165,14 +178,33 @@ static const char *folder_name(const char *dir)
     return name;
 }
 
+/* --bundle: the largest bucket's slots run the language model; its vision.main, when it has one,
+ * runs the images on a second instance bound to the media stage's context. */
+static ts_status open_bundle(srv_server *s, ts_error *err)
+{
+    const srv_options *o = &s->opt;
+    ts_status st = ts_bundle_open(s->ctx, o->bundle_dir, o->model_dir, &s->bundle, err);
+    if (st) return st;
+    int bucket = ts_bundle_bucket_count(s->bundle) - 1;
+    int64_t capacity, prefill, slots;
+    ts_bundle_bucket(s->bundle, bucket, &capacity, &prefill, &slots);
+    if (o->slots && o->slots != slots)
+        return fail_start(err, TS_ERR_INVALID_ARGUMENT, "--slots %d: the bundle's largest bucket has %lld decode slots (export it with --slots %d)",
+                          o->slots, (long long)slots, o->slots);
+    s->opt.slots = (int)slots, s->capacity = capacity, s->prefill_limit = prefill;
+    if ((st = ts_bundle_slots_create(s->bundle, bucket, &s->bundle_slots, err))) return st;
+    const int64_t *patches;
+    if (ts_bundle_vision_buckets(s->bundle, &patches) > 0) st = ts_bundle_open(s->media_ctx, o->bundle_dir, o->model_dir, &s->media_bundle, err);
+    return st;
+}
+
 static ts_status load(srv_server *s, ts_error *err)
 {
     const srv_options *o = &s->opt;
-    if (o->bundle_dir)
-        return fail_start(err, TS_ERR_UNSUPPORTED,
-                                   "--bundle: serving through a StableHLO bundle is not supported yet (the bundle's decode entry has "
-                                   "a fixed batch); serve the model folder");
-    if (o->slots < 1 || o->slots > 64) return fail_start(err, TS_ERR_RANGE, "--slots %d outside 1..64", o->slots);
+    if (o->bundle_dir && !o->model_dir) return fail_start(err, TS_ERR_INVALID_ARGUMENT, "--bundle needs the model folder it was exported from (-m)");
+    if (o->bundle_dir && o->capacity)
+        return fail_start(err, TS_ERR_INVALID_ARGUMENT, "--capacity does not apply to --bundle: the bundle's largest bucket sets it");
+    if (o->slots < 0 || o->slots > 64) return fail_start(err, TS_ERR_RANGE, "--slots %d outside 1..64", o->slots);
     if (o->queue < 1) return fail_start(err, TS_ERR_RANGE, "--queue must be at least 1");
     ts_context_options co = {.n_threads = o->threads, .log_level = o->log_level, .cpu_level = o->cpu_level, .compute = o->compute};
     ts_status st = ts_context_create(&co, &s->ctx, err);
@@ -197,10 +229,12 @@ static ts_status load(srv_server *s, ts_error *err)
     s->vocab = ts_model_vocab_size(s->model);
     int64_t max_pos = cfg->text.max_position_embeddings > 0 ? cfg->text.max_position_embeddings : 4096;
     s->capacity = o->capacity ? o->capacity : (max_pos < 4096 ? max_pos : 4096);
-    if (ts_model_supported_modalities(cfg) & TS_MODALITY_IMAGE) {
-        if ((st = ts_preprocessor_config_load(o->model_dir, &s->pre, err))) return st;
-        if ((st = ts_image_encoder_create(s->model, s->media_ctx, o->encoder_cache_bytes, &s->encoder, err))) return st;
-    }
+    if (o->bundle_dir && (st = open_bundle(s, err))) return st;
+    if (!s->opt.slots) s->opt.slots = 4;
+    bool images = ts_model_supported_modalities(cfg) & TS_MODALITY_IMAGE;
+    if (images && (st = ts_preprocessor_config_load(o->model_dir, &s->pre, err))) return st;
+    if (images && !o->bundle_dir && (st = ts_image_encoder_create(s->model, s->media_ctx, o->encoder_cache_bytes, &s->encoder, err)))
+        return st;
     /* OpenAI's defaults: temperature 1, nothing else. */
     ts_sampling_params_default(&s->defaults);
     s->defaults.temperature = 1.0f;
@@ -243,6 +277,7 @@ ts_status ts_server_start(const srv_options *options, srv_server **out, ts_error
 }
 
 int ts_server_port(const srv_server *s) { return s->port; }
+int ts_server_slots(const srv_server *s) { return s->opt.slots; }
 
 void ts_server_request_stop(srv_server *s)
 {
@@ -284,6 +319,9 @@ void ts_server_stop(srv_server *s)
     fail_queue(&s->ready_q);
     srv_http_stop(s); /* connection threads waiting on a job now see it failed */
     ts_image_encoder_destroy(s->encoder);
+    ts_bundle_slots_destroy(s->bundle_slots);
+    ts_bundle_close(s->media_bundle);
+    ts_bundle_close(s->bundle);
     ts_chat_template_destroy(s->tmpl);
     ts_tokenizer_destroy(s->tok);
     ts_model_destroy(s->model);

@@ -40,7 +40,11 @@ struct ts_server {
     ts_tokenizer *tok;
     ts_chat_template *tmpl; /* NULL: the model has no chat template (chat requests get a 400) */
     ts_preprocessor_config pre;
-    ts_image_encoder *encoder; /* NULL: the model takes no images */
+    ts_image_encoder *encoder; /* the engine's image tower on media_ctx; NULL with a bundle */
+    ts_bundle *bundle;         /* --bundle: the language model runs through its entries … */
+    ts_bundle_slots *bundle_slots; /* … in its largest bucket's decode slots */
+    ts_bundle *media_bundle;   /* the same bundle opened on media_ctx for vision.main; NULL without one */
+    int64_t prefill_limit;     /* the most prompt tokens one prefill takes (0: no limit: chunks) */
     srv_metrics *metrics;
     int64_t capacity, vocab;
     int64_t eos_ids[8];
@@ -60,7 +64,9 @@ struct ts_server {
     int port;
 };
 
-/* Whether the server admits images: the one predicate behind /v1/models and admission. */
+/* Whether the server admits images: the one predicate behind /v1/models and admission: the
+ * model has an image path and this server has a tower to run it (the engine's, or a bundle's
+ * vision.main). */
 bool srv_accepts_images(const srv_server *s);
 /* Admission into the queue (429 when full, 503 when stopping); the job goes to the media stage
  * when it has images, else straight to the scheduler. Takes a reference on success. */
@@ -71,6 +77,8 @@ int srv_prepare(srv_server *s, srv_job *job, srv_error *err);
 /* Capacity check of an expanded prompt; fills job->max_tokens. */
 int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err);
 
+/* The tower rows of images (the engine's encoder, or the bundle's vision.main). */
+ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n, float **rows, int64_t *n_rows, ts_error *err);
 void *srv_media_main(void *server);
 void *srv_scheduler_main(void *server);
 ts_status srv_http_start(srv_server *s, ts_error *err);

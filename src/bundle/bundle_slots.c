@@ -1,0 +1,198 @@
+/* bundle_slots.c — the decode slots of one bundle bucket: every slot's KV cache, length and rope
+ * delta, and the entries that fill and advance them.
+ *
+ *   empty --prefill (prefill.main or prefill_embeddings.main)--> holds a sequence
+ *         --decode (decode.main over every slot; inactive ones fed token 0 at position 0 on an
+ *           empty cache: valid, results ignored)--> … --reset--> empty
+ *
+ * A prefill writes only its slot's cache; decode.main returns every slot's cache and only the
+ * active slots' are kept, so one request's state never reaches another slot. Every call goes
+ * through ts_bundle_run: validated here and again by the entry.
+ */
+#include "base/error.h"
+#include "tessera.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ts_bundle_slots {
+    ts_bundle *bundle;
+    int bucket;
+    int64_t capacity, prefill_capacity, slots, vocab, layers, kv_heads, head_dim;
+    int position_rows; /* 3 under M-RoPE: text tokens take the same position on t, h and w */
+    float *k, *v;      /* [slots][layers][capacity][kv_heads][head_dim] */
+    int32_t *tokens, *positions, *delta, *cache_len;
+    int64_t *length;
+};
+
+static size_t slot_floats(const ts_bundle_slots *s) { return (size_t)(s->layers * s->capacity * s->kv_heads * s->head_dim); }
+
+static ts_tensor_arg arg_i32(const char *name, const int32_t *data, int rank, int64_t n)
+{
+    ts_tensor_arg a = {.name = name, .dtype = TS_DTYPE_I32, .rank = rank, .data = data};
+    if (rank) a.dims[0] = n;
+    a.n_bytes = sizeof(int32_t) * (size_t)(rank ? n : 1);
+    return a;
+}
+
+void ts_bundle_slots_destroy(ts_bundle_slots *s)
+{
+    if (!s) return;
+    free(s->k), free(s->v), free(s->tokens), free(s->positions), free(s->delta), free(s->cache_len), free(s->length);
+    free(s);
+}
+
+ts_status ts_bundle_slots_create(ts_bundle *bundle, int bucket, ts_bundle_slots **out, ts_error *err)
+{
+    *out = NULL;
+    if (bucket < 0 || bucket >= ts_bundle_bucket_count(bundle))
+        return ts_error_set(err, TS_ERR_RANGE, "bundle: bucket %d outside 0..%d", bucket, ts_bundle_bucket_count(bundle) - 1);
+    ts_bundle_slots *s = calloc(1, sizeof(*s));
+    if (!s) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+    s->bundle = bundle, s->bucket = bucket;
+    ts_bundle_bucket(bundle, bucket, &s->capacity, &s->prefill_capacity, &s->slots);
+    s->position_rows = ts_bundle_position_rows(bundle);
+    ts_status st = ts_bundle_kv_shape(bundle, &s->vocab, &s->layers, &s->kv_heads, &s->head_dim, err);
+    size_t cache = st == TS_OK ? slot_floats(s) * (size_t)s->slots : 0;
+    if (st == TS_OK) {
+        s->k = calloc(cache, sizeof(float));
+        s->v = calloc(cache, sizeof(float));
+        s->tokens = calloc((size_t)s->slots, sizeof(int32_t));
+        s->positions = calloc((size_t)(3 * s->slots), sizeof(int32_t));
+        s->delta = calloc((size_t)s->slots, sizeof(int32_t));
+        s->cache_len = calloc((size_t)s->slots, sizeof(int32_t));
+        s->length = calloc((size_t)s->slots, sizeof(int64_t));
+        if (!s->k || !s->v || !s->tokens || !s->positions || !s->delta || !s->cache_len || !s->length)
+            st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: cannot allocate the KV caches (%zu bytes)", 2 * cache * sizeof(float));
+    }
+    if (st != TS_OK) {
+        ts_bundle_slots_destroy(s);
+        return st;
+    }
+    *out = s;
+    return TS_OK;
+}
+
+int ts_bundle_slots_count(const ts_bundle_slots *s) { return (int)s->slots; }
+int64_t ts_bundle_slots_length(const ts_bundle_slots *s, int slot) { return s->length[slot]; }
+int64_t ts_bundle_slots_capacity(const ts_bundle_slots *s) { return s->capacity; }
+int64_t ts_bundle_slots_prefill_capacity(const ts_bundle_slots *s) { return s->prefill_capacity; }
+
+void ts_bundle_slots_reset(ts_bundle_slots *s, int slot)
+{
+    size_t f = slot_floats(s);
+    memset(s->k + (size_t)slot * f, 0, sizeof(float) * f);
+    memset(s->v + (size_t)slot * f, 0, sizeof(float) * f);
+    s->length[slot] = 0, s->delta[slot] = 0;
+}
+
+static ts_status check_slot(const ts_bundle_slots *s, int slot, size_t n, ts_error *err)
+{
+    if (slot < 0 || slot >= s->slots) return ts_error_set(err, TS_ERR_RANGE, "bundle: slot %d outside 0..%lld", slot, (long long)s->slots - 1);
+    if (n == 0) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: an empty prompt");
+    if ((int64_t)n > s->prefill_capacity)
+        return ts_error_set(err, TS_ERR_RANGE, "bundle: %zu prompt tokens exceed the prefill capacity %lld", n, (long long)s->prefill_capacity);
+    if (s->length[slot]) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: slot %d already holds a sequence; reset it first", slot);
+    return TS_OK;
+}
+
+/* The caches a prefill entry returned become the slot's. */
+static void take_prefill(ts_bundle_slots *s, int slot, const void *const outs[3], size_t n, int64_t delta, float *logits)
+{
+    size_t f = slot_floats(s);
+    memcpy(logits, outs[0], sizeof(float) * (size_t)s->vocab);
+    memcpy(s->k + (size_t)slot * f, outs[1], sizeof(float) * f);
+    memcpy(s->v + (size_t)slot * f, outs[2], sizeof(float) * f);
+    s->length[slot] = (int64_t)n, s->delta[slot] = (int32_t)delta;
+}
+
+ts_status ts_bundle_slots_prefill(ts_bundle_slots *s, int slot, const int32_t *ids, size_t n, float *logits, ts_error *err)
+{
+    ts_status st = check_slot(s, slot, n, err);
+    if (st != TS_OK) return st;
+    int32_t *padded = calloc((size_t)s->prefill_capacity, sizeof(int32_t)), length = (int32_t)n;
+    if (!padded) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+    memcpy(padded, ids, sizeof(int32_t) * n);
+    ts_tensor_arg args[2] = {arg_i32("tokens", padded, 1, s->prefill_capacity), arg_i32("length", &length, 0, 0)};
+    const void *outs[3];
+    st = ts_bundle_run(s->bundle, s->bucket, "prefill.main", args, 2, outs, err);
+    if (st == TS_OK) take_prefill(s, slot, outs, n, 0, logits);
+    free(padded);
+    return st;
+}
+
+/* prefill_embeddings.main's arguments padded to the prefill capacity Lp: rows, positions (padding
+ * at 0) and a causal bias. */
+ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *s, int slot, const float *embeddings, size_t n, int64_t hidden,
+                                             const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err)
+{
+    ts_status st = check_slot(s, slot, n, err);
+    if (st != TS_OK) return st;
+    int64_t lp = s->prefill_capacity, rows = s->position_rows;
+    size_t floats = (size_t)(lp * hidden + lp * lp);
+    float *block = calloc(floats * sizeof(float) + sizeof(int32_t) * (size_t)(rows * lp), 1);
+    if (!block) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+    float *emb = block, *bias = block + lp * hidden;
+    int32_t *pos = (int32_t *)(block + floats), length = (int32_t)n;
+    memcpy(emb, embeddings, sizeof(float) * n * (size_t)hidden);
+    for (int64_t r = 0; r < rows; r++) memcpy(pos + r * lp, positions + r * (int64_t)n, sizeof(int32_t) * n);
+    for (int64_t i = 0; i < lp; i++)
+        for (int64_t j = i + 1; j < lp; j++) bias[i * lp + j] = -INFINITY;
+    ts_tensor_arg args[4] = {
+        {"embeddings", TS_DTYPE_F32, 2, {lp, hidden}, emb, sizeof(float) * (size_t)(lp * hidden)},
+        rows == 3 ? (ts_tensor_arg){"positions", TS_DTYPE_I32, 2, {3, lp}, pos, sizeof(int32_t) * (size_t)(3 * lp)}
+                  : arg_i32("positions", pos, 1, lp),
+        {"bias", TS_DTYPE_F32, 2, {lp, lp}, bias, sizeof(float) * (size_t)(lp * lp)},
+        arg_i32("length", &length, 0, 0)};
+    const void *outs[3];
+    st = ts_bundle_run(s->bundle, s->bucket, "prefill_embeddings.main", args, 4, outs, err);
+    if (st == TS_OK) take_prefill(s, slot, outs, n, rope_delta, logits);
+    free(block);
+    return st;
+}
+
+ts_status ts_bundle_slots_decode(ts_bundle_slots *s, const int32_t *tokens, const bool *active, float *logits, ts_error *err)
+{
+    int n_active = 0;
+    for (int64_t i = 0; i < s->slots; i++) {
+        n_active += active[i];
+        if (active[i] && (s->length[i] == 0 || s->length[i] >= s->capacity))
+            return ts_error_set(err, TS_ERR_RANGE, "bundle: slot %lld holds %lld of %lld tokens: nothing to decode or no room", (long long)i,
+                                (long long)s->length[i], (long long)s->capacity);
+        s->tokens[i] = active[i] ? tokens[i] : 0;
+        s->cache_len[i] = active[i] ? (int32_t)s->length[i] : 0;
+        for (int r = 0; r < s->position_rows; r++) s->positions[r * s->slots + i] = s->cache_len[i];
+    }
+    if (!n_active) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: no active slot to decode");
+    int64_t kd[5] = {s->slots, s->layers, s->capacity, s->kv_heads, s->head_dim};
+    ts_tensor_arg positions = arg_i32("positions", s->positions, 1, s->slots);
+    if (s->position_rows == 3) {
+        positions.rank = 2, positions.dims[0] = 3, positions.dims[1] = s->slots;
+        positions.n_bytes = sizeof(int32_t) * (size_t)(3 * s->slots);
+    }
+    int32_t *delta = calloc((size_t)s->slots, sizeof(int32_t));
+    if (!delta) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+    for (int64_t i = 0; i < s->slots; i++) delta[i] = active[i] ? s->delta[i] : 0;
+    ts_tensor_arg args[6] = {arg_i32("tokens", s->tokens, 1, s->slots), positions, arg_i32("rope_delta", delta, 1, s->slots),
+                             arg_i32("cache_len", s->cache_len, 1, s->slots)};
+    for (int i = 0; i < 2; i++) {
+        ts_tensor_arg *a = &args[4 + i];
+        *a = (ts_tensor_arg){.name = i ? "v" : "k", .dtype = TS_DTYPE_F32, .rank = 5, .data = i ? s->v : s->k};
+        memcpy(a->dims, kd, sizeof(kd));
+        a->n_bytes = sizeof(float) * slot_floats(s) * (size_t)s->slots;
+    }
+    const void *outs[3];
+    ts_status st = ts_bundle_run(s->bundle, s->bucket, "decode.main", args, 6, outs, err);
+    free(delta);
+    if (st != TS_OK) return st;
+    size_t f = slot_floats(s);
+    for (int64_t i = 0; i < s->slots; i++) {
+        if (!active[i]) continue;
+        memcpy(logits + i * s->vocab, (const float *)outs[0] + i * s->vocab, sizeof(float) * (size_t)s->vocab);
+        memcpy(s->k + (size_t)i * f, (const float *)outs[1] + (size_t)i * f, sizeof(float) * f);
+        memcpy(s->v + (size_t)i * f, (const float *)outs[2] + (size_t)i * f, sizeof(float) * f);
+        s->length[i]++;
+    }
+    return TS_OK;
+}
