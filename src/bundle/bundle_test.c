@@ -713,6 +713,93 @@ out:
     ts_bundle_close(b);
 }
 
+/* Greedy tokens of `prompt` in `slot`, decoded step by step with the other slots' tokens in
+ * `others` fed alongside when others_active (a second request sharing every decode.main call). */
+static int argmax_of(const float *row, int64_t vocab)
+{
+    int best = 0;
+    for (int64_t i = 1; i < vocab; i++)
+        if (row[i] > row[best]) best = (int)i;
+    return best;
+}
+
+/* ts_bundle_slots: two requests in slots 0 and 2, the second joining three steps late, each give
+ * the tokens they give alone in a fresh set of slots; a reset slot serves a new request as a fresh
+ * one; misuse is refused. */
+static void test_slots(void)
+{
+    const char *dir = "tests/fixtures/qwen2/model";
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/qwen2-slots", tmp);
+    ts_bundle_options o = {.capacities = caps + 1, .n_capacities = 1, .prefill_capacity = 32, .slots = 3};
+    ts_error err;
+    ts_bundle *b = NULL;
+    ts_bundle_slots *solo = NULL, *shared = NULL;
+    CHECK_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    if (!b) return;
+    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &solo, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &shared, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_count(shared), 3);
+    int64_t vocab, layers, heads, hd;
+    ts_bundle_kv_shape(b, &vocab, &layers, &heads, &hd, &err);
+    float *logits = malloc(sizeof(float) * (size_t)vocab * 3);
+    const int32_t a[] = {5, 17, 301, 42, 9, 77, 1000, 3}, c[] = {900, 12, 12, 640, 1};
+    enum { STEPS = 10, LATE = 3 };
+    int want_a[STEPS], want_c[STEPS], got_a[STEPS], got_c[STEPS];
+    bool active[3] = {true, false, false};
+    int32_t tokens[3] = {0};
+    /* Alone: each prompt in slot 0 of `solo`, reset in between. */
+    for (int which = 0; which < 2; which++) {
+        int *want = which ? want_c : want_a;
+        CHECK_INT_EQ(ts_bundle_slots_prefill(solo, 0, which ? c : a, which ? 5 : 8, logits, &err), TS_OK);
+        for (int i = 0; i < STEPS; i++) {
+            want[i] = tokens[0] = argmax_of(logits, vocab);
+            if (i + 1 < STEPS) CHECK_INT_EQ(ts_bundle_slots_decode(solo, tokens, active, logits, &err), TS_OK);
+        }
+        ts_bundle_slots_reset(solo, 0);
+        CHECK_INT_EQ(ts_bundle_slots_length(solo, 0), 0);
+    }
+    /* Together: c joins in slot 2 after LATE steps of a. */
+    CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 0, a, 8, logits, &err), TS_OK);
+    got_a[0] = argmax_of(logits, vocab);
+    int na = 1, nc = 0;
+    for (int step = 0; na < STEPS || nc < STEPS; step++) {
+        if (step == LATE) {
+            CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 2, c, 5, logits + 2 * vocab, &err), TS_OK);
+            got_c[nc++] = argmax_of(logits + 2 * vocab, vocab);
+        }
+        active[0] = na < STEPS, active[2] = nc > 0 && nc < STEPS;
+        tokens[0] = got_a[na - 1], tokens[2] = nc ? got_c[nc - 1] : 0;
+        CHECK_INT_EQ(ts_bundle_slots_decode(shared, tokens, active, logits, &err), TS_OK);
+        if (active[0]) got_a[na++] = argmax_of(logits, vocab);
+        if (active[2]) got_c[nc++] = argmax_of(logits + 2 * vocab, vocab);
+    }
+    CHECK(!memcmp(got_a, want_a, sizeof(got_a)));
+    CHECK(!memcmp(got_c, want_c, sizeof(got_c)));
+    /* Slot 0 reused after a reset: as fresh. */
+    ts_bundle_slots_reset(shared, 0);
+    CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 0, c, 5, logits, &err), TS_OK);
+    CHECK_INT_EQ(argmax_of(logits, vocab), want_c[0]);
+    /* Misuse. */
+    CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 0, a, 8, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "already holds");
+    CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 3, a, 8, logits, &err), TS_ERR_RANGE);
+    int32_t long_prompt[40] = {0};
+    CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 1, long_prompt, 40, logits, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "prefill capacity");
+    bool none[3] = {false, false, false}, empty_slot[3] = {false, true, false};
+    CHECK_INT_EQ(ts_bundle_slots_decode(shared, tokens, none, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_bundle_slots_decode(shared, tokens, empty_slot, logits, &err), TS_ERR_RANGE);
+    ts_bundle_slots *none_such = NULL;
+    CHECK_INT_EQ(ts_bundle_slots_create(b, 1, &none_such, &err), TS_ERR_RANGE);
+    CHECK(none_such == NULL);
+    free(logits);
+    ts_bundle_slots_destroy(shared);
+    ts_bundle_slots_destroy(solo);
+    ts_bundle_close(b);
+}
+
 int main(void)
 {
     ts_error err;
@@ -733,6 +820,7 @@ int main(void)
     RUN(test_llava_through_bundle);
     RUN(test_llava_siglip_through_bundle);
     RUN(test_qwen2_vl_text_only_through_bundle);
+    RUN(test_slots);
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     ts_context_destroy(ctx);
     return check_finish();
