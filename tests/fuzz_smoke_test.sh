@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # fuzz_smoke_test.sh — builds the libFuzzer targets with clang (ASan + UBSan) and runs the
-# safetensors header, config.json, StableHLO reader and image decode fuzzers for 20000 inputs
-# each from the committed seeds. Long runs are `make fuzz` plus a manual run; this only proves
-# the target builds and survives a short run.
+# safetensors header, config.json, StableHLO reader and the JPEG, PNG and WebP decoder fuzzers
+# for 20000 inputs each from the committed seeds. Long runs are `make fuzz` plus a manual run;
+# this only proves the target builds and survives a short run.
 # Skips (77) where clang or its libFuzzer runtime is missing.
 set -u
 root=${TS_ROOT:?TS_ROOT not set}
@@ -17,7 +17,7 @@ rm -f /tmp/ts_fuzz_probe_$$.c /tmp/ts_fuzz_probe_$$
 CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTS_SANITIZE=ON \
     -DTS_FUZZ=ON >/dev/null || exit 1
 cmake --build "$build" --target safetensors_header_fuzz model_config_fuzz stablehlo_reader_fuzz \
-    image_decode_fuzz -j 2 >/dev/null || exit 1
+    jpeg_decode_fuzz png_decode_fuzz webp_decode_fuzz -j 2 >/dev/null || exit 1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,6 +37,8 @@ run() { # target, seed folder, extra flags…
 run safetensors_header_fuzz "$root/fuzz/corpus/safetensors" -dict="$root/fuzz/safetensors.dict"
 run model_config_fuzz "$root/fuzz/corpus/model_config"
 run stablehlo_reader_fuzz "$root/fuzz/corpus/stablehlo" -dict="$root/fuzz/stablehlo.dict"
-run image_decode_fuzz "$root/fuzz/corpus/image_decode" -dict="$root/fuzz/image.dict"
+for format in jpeg png webp; do
+    run ${format}_decode_fuzz "$root/fuzz/corpus/${format}_decode" -dict="$root/fuzz/image.dict"
+done
 [[ $fail == 0 ]] && echo "fuzz_smoke_test: ok"
 exit $fail
