@@ -423,6 +423,12 @@ static void test_corrupt(void)
                    "PNG: truncated data");
     expect_failure("png cut in IHDR", png, 20, NULL, TS_ERR_FORMAT, "PNG: truncated data");
     expect_failure("png signature only", png, 8, NULL, TS_ERR_FORMAT, "PNG: truncated data");
+    /* An ancillary chunk declaring ~1 GB in a small file: refused before libpng allocates it. */
+    uint8_t huge[33 + 12 + 16];
+    memcpy(huge, png, 33); /* signature + IHDR */
+    memcpy(huge + 33, "\x42\x4d\x00\x1a" "eXIf", 8);
+    memset(huge + 41, 0, sizeof(huge) - 41);
+    expect_failure("png chunk longer than the file", huge, sizeof(huge), NULL, TS_ERR_FORMAT, "the eXIf chunk at byte 33 declares");
     uint8_t *bad = malloc(png_len);
     memcpy(bad, png, png_len);
     bad[png_len / 2] ^= 0x55; /* inside IDAT: the chunk CRC no longer matches */

@@ -63,8 +63,27 @@ static void row_to_rgb(const uint8_t *in, uint8_t *out, size_t width, int channe
     }
 }
 
+/* Every chunk up to the first IDAT must fit in the file. PIL reads each such chunk whole and
+ * fails on a short one; libpng would first allocate whatever length a chunk declares (up to 2 GB
+ * for a 300-byte file: only a warning once past its own cap). */
+static ts_status check_chunk_lengths(const uint8_t *data, size_t len, ts_error *err)
+{
+    for (size_t at = 8; at < len;) {
+        if (len - at < 8) return ts_error_set(err, TS_ERR_FORMAT, "PNG: truncated data: a chunk header cut at byte %zu", at);
+        size_t n = (size_t)data[at] << 24 | (size_t)data[at + 1] << 16 | (size_t)data[at + 2] << 8 | data[at + 3];
+        if (n > len - at - 8 || len - at - 8 - n < 4)
+            return ts_error_set(err, TS_ERR_FORMAT, "PNG: truncated data: the %.4s chunk at byte %zu declares %zu bytes, the file has %zu left", data + at + 4,
+                                at, n, len - at - 8);
+        if (!memcmp(data + at + 4, "IDAT", 4)) return TS_OK;
+        at += 12 + n;
+    }
+    return TS_OK;
+}
+
 static ts_status run(decoder *d, const ts_image_limits *limits, ts_error *err)
 {
+    ts_status st = check_chunk_lengths(d->data, d->len, err);
+    if (st != TS_OK) return st;
     if (setjmp(png_jmpbuf(d->png))) return ts_error_set(err, TS_ERR_FORMAT, "PNG: %s", d->message);
     png_set_read_fn(d->png, d, on_read);
     /* Our pixel limit is the one that applies; libpng's caps would add a vaguer error. */
@@ -76,7 +95,7 @@ static ts_status run(decoder *d, const ts_image_limits *limits, ts_error *err)
     png_uint_32 width, height;
     int depth, color, interlace;
     png_get_IHDR(d->png, d->info, &width, &height, &depth, &color, &interlace, NULL, NULL);
-    ts_status st = ts_image_check_dims("PNG", width, height, limits, err);
+    st = ts_image_check_dims("PNG", width, height, limits, err);
     if (st != TS_OK) return st;
     if (color == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(d->png);
     if (color == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(d->png);
