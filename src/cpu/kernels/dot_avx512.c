@@ -46,7 +46,8 @@ TS_AVX512 float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t
 /* Up to four rows of x against one weight row, each row summed exactly as
  * ts_dot_bf16_f32_avx512 sums it (same lanes, same order), so a batched decode step gives every
  * sequence the bits it gets alone; the weight row is widened once for all of them. */
-TS_AVX512 void ts_dot_rows_bf16_f32_avx512(const uint16_t *w, const float *x, size_t ldx, int rows, size_t n, float *out)
+TS_AVX512 static inline __attribute__((always_inline)) void dot_rows_bf16(const uint16_t *w, const float *x, size_t ldx, const int rows,
+                                                                           size_t n, float *out)
 {
     __m512 s0[4], s1[4];
     for (int r = 0; r < 4; r++) s0[r] = s1[r] = _mm512_setzero_ps();
@@ -67,7 +68,8 @@ TS_AVX512 void ts_dot_rows_bf16_f32_avx512(const uint16_t *w, const float *x, si
 }
 
 /* The f32-weight sibling, summing as ts_dot_f32_avx512 does. */
-TS_AVX512 void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx, int rows, size_t n, float *out)
+TS_AVX512 static inline __attribute__((always_inline)) void dot_rows_f32(const float *w, const float *x, size_t ldx, const int rows,
+                                                                          size_t n, float *out)
 {
     __m512 s0[4], s1[4];
     for (int r = 0; r < 4; r++) s0[r] = s1[r] = _mm512_setzero_ps();
@@ -85,6 +87,28 @@ TS_AVX512 void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx
         for (int r = 0; r < rows; r++) s0[r] = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(m, x + r * ldx + i), s0[r]);
     }
     for (int r = 0; r < rows; r++) out[r] = _mm512_reduce_add_ps(_mm512_add_ps(s0[r], s1[r]));
+}
+
+/* One copy per row count: with `rows` a constant the row loops unroll and the accumulators stay in
+ * registers (a variable count spills them to the stack every step). */
+TS_AVX512 void ts_dot_rows_bf16_f32_avx512(const uint16_t *w, const float *x, size_t ldx, int rows, size_t n, float *out)
+{
+    switch (rows) {
+    case 1: dot_rows_bf16(w, x, ldx, 1, n, out); break;
+    case 2: dot_rows_bf16(w, x, ldx, 2, n, out); break;
+    case 3: dot_rows_bf16(w, x, ldx, 3, n, out); break;
+    default: dot_rows_bf16(w, x, ldx, 4, n, out); break;
+    }
+}
+
+TS_AVX512 void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx, int rows, size_t n, float *out)
+{
+    switch (rows) {
+    case 1: dot_rows_f32(w, x, ldx, 1, n, out); break;
+    case 2: dot_rows_f32(w, x, ldx, 2, n, out); break;
+    case 3: dot_rows_f32(w, x, ldx, 3, n, out); break;
+    default: dot_rows_f32(w, x, ldx, 4, n, out); break;
+    }
 }
 
 TS_AVX512 void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
