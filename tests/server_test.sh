@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# server_test.sh — `tessera serve` end to end, through the official `openai` Node client and plain
+# fetch (tests/server/*.mjs):
+#
+#   api.mjs        chat (plain and streamed), an image by data: URL, completions, logprobs, the
+#                  models list, the API key, errors surfaced by the client; every text and token
+#                  count against `tessera run --json` for the same prompt (the oracles below)
+#   isolation.mjs  8 requests (text, one image, two images) alone, then together on 4 slots: the
+#                  same texts; a stream cancelled mid-way frees its slot for the next request
+#   malformed.mjs  broken, wrong-typed, oversized and refused requests: status, error object,
+#                  and /health still 200 after each
+#   load.mjs       300 requests at concurrency 16, every one against its oracle; RSS growth small
+#   shutdown.mjs   SIGTERM with requests running and queued: every one ends, the server exits 0
+#
+# Each server runs on port 0 (the port is read from its stderr), under ASAN_OPTIONS with leak
+# detection when the binary is a sanitizer build; it is stopped with SIGTERM and must exit 0 with
+# no AddressSanitizer, LeakSanitizer or UBSan report on stderr. Skips (77) without node or the
+# openai package under .oracles (scripts/install-deps, or ln -s /work/main/.oracles .oracles).
+set -u
+BIN=${TS_BIN:?TS_BIN must name the tessera binary}
+ROOT=$(cd "${TS_ROOT:-.}" && pwd) || exit 1
+cd "$ROOT" || exit 1
+OPENAI=$ROOT/.oracles/node_modules/openai/index.mjs
+if ! command -v node >/dev/null; then
+    echo "SKIP: node is not installed"
+    exit 77
+fi
+if [ ! -f "$OPENAI" ]; then
+    echo "SKIP: $OPENAI is missing (run scripts/install-deps, or ln -s /work/main/.oracles .oracles)"
+    exit 77
+fi
+
+VL=tests/fixtures/qwen2_vl/model
+TXT=tests/fixtures/qwen2/model
+CHELSEA=tests/fixtures/qwen2_vl/chelsea.png
+COFFEE=tests/fixtures/qwen2_vl-two-images/coffee.png
+API_KEY=tessera-test-key-1234
+
+TMP=$(mktemp -d)
+SERVERS=()   # names of the servers still running
+declare -A PORT SPID # by server name
+failed=0
+
+cleanup() {
+    local name pid
+    for name in "${SERVERS[@]}"; do
+        pid=$(cat "$TMP/$name.pid" 2>/dev/null) && kill -KILL "$pid" 2>/dev/null
+    done
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; failed=$((failed + 1)); }
+
+export ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=16
+export UBSAN_OPTIONS=print_stacktrace=1
+
+# start_server NAME ARGS...: starts `tessera serve --port 0 ARGS`; sets PORT[NAME] and SPID[NAME].
+start_server() {
+    local name=$1
+    shift
+    "$BIN" serve --port 0 "$@" 2>"$TMP/$name.err" &
+    local pid=$! port=
+    echo "$pid" >"$TMP/$name.pid"
+    SERVERS+=("$name")
+    for _ in $(seq 600); do
+        port=$(sed -n 's/^tessera serve: listening on http:\/\/127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$TMP/$name.err")
+        [ -n "$port" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -z "$port" ]; then
+        echo "FAIL: server $name did not start: $(cat "$TMP/$name.err")" >&2
+        exit 1
+    fi
+    PORT[$name]=$port
+    SPID[$name]=$pid
+    echo "server $name: pid $pid, port $port ($*)"
+}
+
+# stop_server NAME: SIGTERM, then the exit status (0) and stderr (no sanitizer report).
+stop_server() {
+    local name=$1 pid state rc
+    pid=$(cat "$TMP/$name.pid")
+    kill -TERM "$pid" 2>/dev/null # shutdown.mjs has sent it already
+    # Poll until it is gone (reaped by bash) or a zombie, so that `wait` cannot block.
+    for _ in $(seq 300); do
+        state=$(sed 's/^.*) \(.\).*/\1/' "/proc/$pid/stat" 2>/dev/null)
+        [ -z "$state" ] || [ "$state" = Z ] && break
+        sleep 0.1
+    done
+    if [ -n "$state" ] && [ "$state" != Z ]; then
+        fail "server $name did not stop within 30 s of SIGTERM"
+        kill -KILL "$pid"
+    fi
+    wait "$pid"
+    rc=$?
+    local left=() n
+    for n in "${SERVERS[@]}"; do [ "$n" = "$name" ] || left+=("$n"); done
+    SERVERS=("${left[@]}")
+    [ "$rc" -eq 0 ] || fail "server $name exited $rc after SIGTERM"
+    if grep -qE 'ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error:' "$TMP/$name.err"; then
+        fail "server $name: sanitizer report on stderr:"
+        head -c 8000 "$TMP/$name.err" >&2
+    fi
+    grep -qF 'tessera serve: stopped' "$TMP/$name.err" || fail "server $name did not say it stopped"
+}
+
+# run_node FILE: tests/server/FILE, with a time limit; its failures count as one here.
+run_node() {
+    local file=$1 t0=$SECONDS
+    echo "--- $file"
+    timeout 180 node "tests/server/$file" || fail "$file failed (exit $?)"
+    echo "--- $file: $((SECONDS - t0)) s"
+}
+
+# --- oracles: `tessera run --json`, greedy with EOS ignored and no repetition penalty (the
+# server's OpenAI defaults have none; run takes generation_config.json's otherwise).
+ORACLE_ITEMS=()
+oracle() {
+    local key=$1
+    shift
+    local out
+    out=$("$BIN" run --json --temperature 0 --repeat-penalty 1 --ignore-eos "$@" 2>"$TMP/oracle.err") || {
+        echo "FAIL: oracle $key: tessera run $*: $(cat "$TMP/oracle.err")" >&2
+        exit 1
+    }
+    ORACLE_ITEMS+=("\"$key\":$out")
+}
+oracle vl_chat -m "$VL" -p "Write a haiku about the sea." --max-tokens 16
+oracle vl_image -m "$VL" --image "$CHELSEA" -p "Describe this image." --max-tokens 16
+oracle vl_two -m "$VL" --image "$CHELSEA" --image "$COFFEE" -p "Compare these two images." --max-tokens 16
+oracle vl_raw -m "$VL" --raw -p "Once upon a time, in a small village" --max-tokens 12
+oracle txt_chat -m "$TXT" -p "Hello there" --max-tokens 16
+oracle load_chat -m "$VL" -p "Tell me a story." --max-tokens 6
+oracle load_raw -m "$VL" --raw -p "The quick brown fox" --max-tokens 8
+oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
+(IFS=,; echo "{${ORACLE_ITEMS[*]}}") >"$TMP/oracles.json"
+
+export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
+
+# TS_SERVER_TESTS="api load" runs only those parts (all by default).
+want() { case " ${TS_SERVER_TESTS:-api isolation malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+# --- api: the default server, and the text-only model behind an API key
+if want api; then
+    start_server vl -m "$VL"
+    start_server txt -m "$TXT" --api-key "$API_KEY"
+    TS_PORT=${PORT[vl]} TS_TXT_PORT=${PORT[txt]} run_node api.mjs
+    stop_server vl
+    stop_server txt
+fi
+
+# --- isolation: 4 slots
+if want isolation; then
+    start_server iso -m "$VL" --slots 4
+    TS_PORT=${PORT[iso]} run_node isolation.mjs
+    stop_server iso
+fi
+
+# --- malformed: small limits, a media root with an image inside and a link out of it
+if want malformed; then
+    mkdir -p "$TMP/media/sub" "$TMP/outside"
+    cp "$CHELSEA" "$TMP/media/sub/cat.png"
+    cp tests/fixtures/media/tiny.png "$TMP/media/tiny.png"
+    cp "$CHELSEA" "$TMP/outside/secret.png"
+    ln -s "$TMP/outside/secret.png" "$TMP/media/escape.png"
+    ln -s "$TMP/outside" "$TMP/media/outdir"
+    printf 'not an image at all\n' >"$TMP/media/notes.png"
+    start_server bad -m "$VL" --slots 2 --max-request-bytes 65536 --media-root "$TMP/media" --max-images 2 \
+        --image-max-tokens 64 --capacity 256
+    TS_PORT=${PORT[bad]} TS_MEDIA_ROOT=$TMP/media TS_OUTSIDE=$TMP/outside run_node malformed.mjs
+    stop_server bad
+fi
+
+# --- load: 4 slots, a queue that holds every waiting request
+if want load; then
+    start_server load -m "$VL" --slots 4 --queue 64
+    TS_PORT=${PORT[load]} TS_SERVER_PID=${SPID[load]} run_node load.mjs
+    stop_server load
+fi
+
+# --- shutdown: SIGTERM, sent by shutdown.mjs, with requests running and queued
+if want shutdown; then
+    start_server down -m "$VL" --slots 2
+    TS_PORT=${PORT[down]} TS_SERVER_PID=${SPID[down]} run_node shutdown.mjs
+    stop_server down
+fi
+
+if [ "$failed" -ne 0 ]; then
+    echo "server_test: $failed failure(s)"
+    exit 1
+fi
+echo "server_test: all passed"
