@@ -17,14 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define WAIT_MS 20
 
 typedef struct conn {
     char *body;
     size_t len, cap;
-    bool too_large;
-    bool answered; /* a response was queued early (413) */
+    bool completion; /* counted in the server's in_flight until the reply is sent */
+    bool too_large;  /* a body without a declared length passed the limit: the rest is discarded */
 } conn;
 
 typedef struct stream {
@@ -68,6 +69,25 @@ static enum MHD_Result send_body(srv_server *s, struct MHD_Connection *c, const 
 static enum MHD_Result send_error(srv_server *s, struct MHD_Connection *c, const char *url, const srv_error *err)
 {
     return send_body(s, c, url, err->status, srv_error_json(err), "application/json");
+}
+
+/* 405 with the Allow header HTTP asks for. */
+static enum MHD_Result send_not_allowed(srv_server *s, struct MHD_Connection *c, const char *url, const char *method, const char *allow)
+{
+    srv_error err = {.status = 405};
+    snprintf(err.message, sizeof(err.message), "%.16s is not allowed on %.200s (allowed: %s)", method, url, allow);
+    char *body = srv_error_json(&err);
+    struct MHD_Response *r = body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE) : NULL;
+    if (!r) {
+        free(body);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, "Content-Type", "application/json");
+    MHD_add_response_header(r, "Allow", allow);
+    enum MHD_Result ok = MHD_queue_response(c, 405, r);
+    MHD_destroy_response(r);
+    srv_metrics_request(s->metrics, endpoint_label(url), 405);
+    return ok;
 }
 
 static int connection_fd(struct MHD_Connection *c)
@@ -267,13 +287,14 @@ static bool authorized(const srv_server *s, struct MHD_Connection *c)
     return h && !strncmp(h, "Bearer ", 7) && !strcmp(h + 7, s->opt.api_key);
 }
 
-static enum MHD_Result route(srv_server *s, struct MHD_Connection *c, const char *url, const char *method, const conn *cn)
+static enum MHD_Result route(srv_server *s, struct MHD_Connection *c, const char *url, const char *method, conn *cn)
 {
-    bool get = !strcmp(method, "GET"), post = !strcmp(method, "POST");
+    /* HEAD is GET without the body; libmicrohttpd drops the body itself. */
+    bool get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
     if (!strncmp(url, "/v1/", 4) && !authorized(s, c))
         return send_error(s, c, url, &(srv_error){.status = 401, .message = "a valid API key is required: Authorization: Bearer <key>"});
     if (!strcmp(url, "/health")) {
-        if (!get) goto method;
+        if (!get) return send_not_allowed(s, c, url, method, "GET, HEAD");
         pthread_mutex_lock(&s->mu);
         bool stopping = s->stopping;
         pthread_mutex_unlock(&s->mu);
@@ -281,27 +302,38 @@ static enum MHD_Result route(srv_server *s, struct MHD_Connection *c, const char
                          "application/json");
     }
     if (!strcmp(url, "/metrics")) {
-        if (!get) goto method;
+        if (!get) return send_not_allowed(s, c, url, method, "GET, HEAD");
         return send_body(s, c, url, 200, srv_metrics_render(s->metrics), "text/plain; version=0.0.4");
     }
     if (!strcmp(url, "/v1/models")) {
-        if (!get) goto method;
-        return send_body(s, c, url, 200, srv_models_json(s), "application/json");
+        if (!get) return send_not_allowed(s, c, url, method, "GET, HEAD");
+        return send_body(s, c, url, 200, srv_models_json(s, false), "application/json");
     }
-    if (!strcmp(url, "/v1/chat/completions") || !strcmp(url, "/v1/completions")) {
-        if (!post) goto method;
-        return completion(s, c, url, !strcmp(url, "/v1/completions") ? SRV_COMPLETIONS : SRV_CHAT, cn);
-    }
-    {
+    if (!strncmp(url, "/v1/models/", 11)) {
+        if (!get) return send_not_allowed(s, c, url, method, "GET, HEAD");
+        if (!strcmp(url + 11, s->model_name)) return send_body(s, c, url, 200, srv_models_json(s, true), "application/json");
         srv_error err = {.status = 404};
-        snprintf(err.message, sizeof(err.message), "no route %s %.200s", method, url);
+        snprintf(err.param, sizeof(err.param), "model");
+        snprintf(err.message, sizeof(err.message), "no model %.200s: this server serves %s", url + 11, s->model_name);
         return send_error(s, c, url, &err);
     }
-method : {
-    srv_error err = {.status = 405};
-    snprintf(err.message, sizeof(err.message), "%s is not allowed on %.200s", method, url);
+    if (!strcmp(url, "/v1/chat/completions") || !strcmp(url, "/v1/completions")) {
+        if (!post) return send_not_allowed(s, c, url, method, "POST");
+        cn->completion = true;
+        atomic_fetch_add(&s->in_flight, 1);
+        return completion(s, c, url, !strcmp(url, "/v1/completions") ? SRV_COMPLETIONS : SRV_CHAT, cn);
+    }
+    srv_error err = {.status = 404};
+    snprintf(err.message, sizeof(err.message), "no route %.16s %.200s", method, url);
     return send_error(s, c, url, &err);
 }
+
+static enum MHD_Result too_large(srv_server *s, struct MHD_Connection *c, const char *url)
+{
+    srv_error err = {.status = 413};
+    snprintf(err.message, sizeof(err.message), "the request body is larger than this server's limit of %zu bytes (--max-request-bytes)",
+             s->opt.max_request_bytes);
+    return send_error(s, c, url, &err);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method, const char *version,
@@ -312,39 +344,39 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (!cn) {
         if (!(cn = calloc(1, sizeof(*cn)))) return MHD_NO;
         *con_cls = cn;
+        /* Answered before the body is read: libmicrohttpd then closes the connection unread. */
         const char *declared = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-        if (declared && strtoull(declared, NULL, 10) > s->opt.max_request_bytes) cn->too_large = true;
+        if (declared && strtoull(declared, NULL, 10) > s->opt.max_request_bytes) return too_large(s, c, url);
         return MHD_YES;
     }
-    if (*upload_size) {
-        if (!cn->too_large && cn->len + *upload_size > s->opt.max_request_bytes) cn->too_large = true;
-        if (!cn->too_large) {
-            if (cn->len + *upload_size + 1 > cn->cap) {
-                size_t cap = (cn->len + *upload_size + 1) * 2;
-                if (cap > s->opt.max_request_bytes + 1) cap = s->opt.max_request_bytes + 1;
-                char *grown = realloc(cn->body, cap);
-                if (!grown) return MHD_NO;
-                cn->body = grown, cn->cap = cap;
-            }
-            memcpy(cn->body + cn->len, upload, *upload_size);
-            cn->len += *upload_size;
+    if (*upload_size) { /* a chunked body declares no length: counted as it comes, answered at its end */
+        if (cn->too_large || cn->len + *upload_size > s->opt.max_request_bytes) {
+            cn->too_large = true;
+            *upload_size = 0;
+            return MHD_YES;
         }
+        if (cn->len + *upload_size + 1 > cn->cap) {
+            size_t cap = (cn->len + *upload_size + 1) * 2;
+            if (cap > s->opt.max_request_bytes + 1) cap = s->opt.max_request_bytes + 1;
+            char *grown = realloc(cn->body, cap);
+            if (!grown) return MHD_NO;
+            cn->body = grown, cn->cap = cap;
+        }
+        memcpy(cn->body + cn->len, upload, *upload_size);
+        cn->len += *upload_size;
         *upload_size = 0;
         return MHD_YES;
     }
-    if (cn->too_large) {
-        srv_error err = {.status = 413};
-        snprintf(err.message, sizeof(err.message), "the request body is larger than this server's limit of %zu bytes (--max-request-bytes)",
-                 s->opt.max_request_bytes);
-        return send_error(s, c, url, &err);
-    }
+    if (cn->too_large) return too_large(s, c, url);
     return route(s, c, url, method, cn);
 }
 
 static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode code)
 {
+    srv_server *s = cls;
     conn *cn = *con_cls;
     if (!cn) return;
+    if (cn->completion) atomic_fetch_sub(&s->in_flight, 1);
     free(cn->body);
     free(cn);
     *con_cls = NULL;
@@ -358,7 +390,7 @@ ts_status srv_http_start(srv_server *s, ts_error *err)
         if (err) err->status = TS_ERR_INVALID_ARGUMENT, snprintf(err->message, sizeof(err->message), "--host %s: not an IPv4 address", host);
         return TS_ERR_INVALID_ARGUMENT;
     }
-    s->httpd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle,
+    s->httpd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle,
                                 s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
                                 MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
     if (!s->httpd) {
@@ -372,8 +404,23 @@ ts_status srv_http_start(srv_server *s, ts_error *err)
     return TS_OK;
 }
 
+void srv_http_quiesce(srv_server *s)
+{
+    if (s->httpd) MHD_quiesce_daemon(s->httpd);
+}
+
+/* Every completion still being answered gets to finish its reply (their jobs have all ended by
+ * now: failed with 503 or done) before the connections close; a client that stopped reading
+ * cannot hold the stop for more than STOP_GRACE_MS. */
+#define STOP_GRACE_MS 5000
+
 void srv_http_stop(srv_server *s)
 {
-    if (s->httpd) MHD_stop_daemon(s->httpd);
+    if (!s->httpd) return;
+    for (int waited = 0; atomic_load(&s->in_flight) > 0 && waited < STOP_GRACE_MS; waited += WAIT_MS) {
+        struct timespec pause = {0, WAIT_MS * 1000000L};
+        nanosleep(&pause, NULL);
+    }
+    MHD_stop_daemon(s->httpd);
     s->httpd = NULL;
 }

@@ -102,13 +102,13 @@ void srv_job_finish(srv_job *job, ts_finish_reason reason, size_t prompt_tokens,
     pthread_mutex_unlock(&job->mu);
 }
 
-void srv_job_fail(srv_job *job, int status, const char *fmt, ...)
+void srv_job_fail(srv_job *job, int status, const char *param, const char *fmt, ...)
 {
     pthread_mutex_lock(&job->mu);
     if (job->state != SRV_JOB_DONE && job->state != SRV_JOB_FAILED) {
         job->state = SRV_JOB_FAILED;
         job->error.status = status;
-        job->error.param[0] = '\0';
+        snprintf(job->error.param, sizeof(job->error.param), "%s", param);
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(job->error.message, sizeof(job->error.message), fmt, ap);

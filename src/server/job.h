@@ -70,7 +70,8 @@ void srv_job_release(srv_job *job);
 bool srv_job_push_event(srv_job *job, const srv_event *ev);
 void srv_job_set_running(srv_job *job);
 void srv_job_finish(srv_job *job, ts_finish_reason reason, size_t prompt_tokens, size_t completion_tokens);
-void srv_job_fail(srv_job *job, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* param: the request field at fault, or "" */
+void srv_job_fail(srv_job *job, int status, const char *param, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Frees what only the engine needed (media, embeddings) once they are consumed. */
 void srv_job_drop_inputs(srv_job *job);

@@ -131,7 +131,7 @@ static void to_scheduler(srv_server *s, srv_job *job)
     if (queued) pthread_cond_signal(&s->sched_cv);
     pthread_mutex_unlock(&s->mu);
     if (!queued) {
-        srv_job_fail(job, 503, "the server is shutting down");
+        srv_job_fail(job, 503, "", "the server is shutting down");
         drop(s, job);
     }
 }
@@ -154,10 +154,10 @@ void *srv_media_main(void *arg)
         for (int j = 0; j < n; j++) {
             srv_error err = {0};
             if (atomic_load(&jobs[j]->cancelled)) {
-                srv_job_fail(jobs[j], 499, "the client closed the connection");
+                srv_job_fail(jobs[j], 499, "", "the client closed the connection");
                 drop(s, jobs[j]);
             } else if (prepare_images(s, jobs[j], &err)) {
-                srv_job_fail(jobs[j], err.status, "%s", err.message);
+                srv_job_fail(jobs[j], err.status, err.param, "%s", err.message);
                 drop(s, jobs[j]);
             } else {
                 jobs[kept++] = jobs[j];
@@ -175,7 +175,7 @@ void *srv_media_main(void *arg)
             if (kept > 1 && encode(s, &jobs[j], 1, &one) == TS_OK) {
                 to_scheduler(s, jobs[j]);
             } else {
-                srv_job_fail(jobs[j], status_of(kept > 1 ? one.status : e.status), "the images cannot be encoded: %s",
+                srv_job_fail(jobs[j], status_of(kept > 1 ? one.status : e.status), "", "the images cannot be encoded: %s",
                              kept > 1 ? one.message : e.message);
                 drop(s, jobs[j]);
             }

@@ -6,7 +6,8 @@
  * field, never a quiet default. The request is built in place in *out; any failure tears it
  * down with srv_request_free, so a caller never sees half a request.
  */
-#include "request.h"
+#include "server/request.h"
+#include "server/utf8_clean.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -72,15 +73,17 @@ static const char *error_type(int status)
 char *srv_error_json(const srv_error *err)
 {
     if (!err) return NULL;
+    /* Messages quote the request's own fields, which need not be valid UTF-8. */
+    char *message = srv_utf8_clean(err->message, strlen(err->message)), *param = srv_utf8_clean(err->param, strlen(err->param));
     cJSON *doc = cJSON_CreateObject();
     cJSON *e = cJSON_AddObjectToObject(doc, "error");
-    bool ok = e && cJSON_AddStringToObject(e, "message", err->message) &&
+    bool ok = message && param && e && cJSON_AddStringToObject(e, "message", message) &&
               cJSON_AddStringToObject(e, "type", error_type(err->status)) &&
-              (err->param[0] ? cJSON_AddStringToObject(e, "param", err->param) != NULL
-                             : cJSON_AddNullToObject(e, "param") != NULL) &&
+              (param[0] ? cJSON_AddStringToObject(e, "param", param) != NULL : cJSON_AddNullToObject(e, "param") != NULL) &&
               cJSON_AddNullToObject(e, "code");
     char *printed = ok ? cJSON_PrintUnformatted(doc) : NULL;
     cJSON_Delete(doc);
+    free(message), free(param);
     /* The contract says free(): copy out of cJSON's allocator, which may be hooked. */
     char *out = printed ? strdup(printed) : NULL;
     cJSON_free(printed);

@@ -5,6 +5,7 @@
  * character) become U+FFFD in the string and stay exact in "bytes", as OpenAI does.
  */
 #include "server/response.h"
+#include "server/utf8_clean.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -21,36 +22,15 @@ void srv_reply_init(srv_reply *r, const srv_server *s, const srv_job *job)
 
 static bool is_chat(const srv_reply *r) { return r->job->req.endpoint == SRV_CHAT; }
 
-/* The length of a valid UTF-8 sequence at s, or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    size_t need = s[0] < 0x80 ? 1 : (s[0] >> 5) == 6 ? 2 : (s[0] >> 4) == 14 ? 3 : (s[0] >> 3) == 30 ? 4 : 0;
-    if (!need || need > n || (need > 1 && s[0] < 0xC2) || s[0] > 0xF4) return 0;
-    for (size_t i = 1; i < need; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    return need;
-}
-
-/* The token's text (invalid bytes as U+FFFD) and its raw bytes. */
+/* The token's text (invalid bytes as U+FFFD) and, when asked, its raw bytes. */
 static char *token_text(const srv_server *s, int32_t id, cJSON **bytes)
 {
     char *raw = NULL;
     size_t len = 0;
     if (ts_tokenizer_decode(s->tok, &id, 1, false, &raw, &len, NULL) != TS_OK) raw = NULL, len = 0;
-    char *out = malloc(len * 3 + 1);
-    if (bytes) *bytes = cJSON_CreateArray();
-    size_t o = 0;
-    for (size_t i = 0; out && i < len;) {
-        size_t k = utf8_seq((const unsigned char *)raw + i, len - i);
-        if (k) {
-            memcpy(out + o, raw + i, k), o += k;
-        } else {
-            memcpy(out + o, "\xEF\xBF\xBD", 3), o += 3, k = 1;
-        }
-        for (size_t b = 0; bytes && *bytes && b < k; b++) cJSON_AddItemToArray(*bytes, cJSON_CreateNumber((unsigned char)raw[i + b]));
-        i += k;
-    }
-    if (out) out[o] = '\0';
+    if (bytes && (*bytes = cJSON_CreateArray()))
+        for (size_t i = 0; i < len; i++) cJSON_AddItemToArray(*bytes, cJSON_CreateNumber((unsigned char)raw[i]));
+    char *out = srv_utf8_clean(raw ? raw : "", len);
     free(raw);
     return out;
 }
@@ -227,11 +207,14 @@ char *srv_reply_chunk_usage(const srv_reply *r)
     return print(doc, true);
 }
 
-char *srv_models_json(const srv_server *s)
+char *srv_models_json(const srv_server *s, bool one)
 {
-    cJSON *doc = cJSON_CreateObject(), *data = cJSON_AddArrayToObject(doc, "data"), *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "object", "list");
-    cJSON_AddItemToArray(data, m);
+    cJSON *m = cJSON_CreateObject(), *doc = m;
+    if (!one) {
+        doc = cJSON_CreateObject();
+        cJSON_AddStringToObject(doc, "object", "list");
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(doc, "data"), m);
+    }
     cJSON_AddStringToObject(m, "id", s->model_name);
     cJSON_AddStringToObject(m, "object", "model");
     cJSON_AddNumberToObject(m, "created", 0);

@@ -23,7 +23,7 @@ char *srv_reply_chunk_role(const srv_reply *r);
 char *srv_reply_chunk_events(const srv_reply *r, size_t from, size_t to);
 char *srv_reply_chunk_finish(const srv_reply *r);
 char *srv_reply_chunk_usage(const srv_reply *r);
-/* The models list. */
-char *srv_models_json(const srv_server *s);
+/* The models list, or (one) the model object alone (GET /v1/models/{id}). */
+char *srv_models_json(const srv_server *s, bool one);
 
 #endif

@@ -75,7 +75,7 @@ static bool on_token(void *user, int32_t id, const char *text, size_t len)
     if (id >= 0 && job->req.logprobs &&
         ts_logprobs(sl->raw_logits, sl->server->vocab, id, job->req.top_logprobs, &ev.logprob, ev.top, NULL) == TS_OK)
         ev.has_logprob = true, ev.n_top = job->req.top_logprobs;
-    if (!srv_job_push_event(job, &ev)) srv_job_fail(job, 500, "out of memory for the response");
+    if (!srv_job_push_event(job, &ev)) srv_job_fail(job, 500, "", "out of memory for the response");
     return true;
 }
 
@@ -98,7 +98,7 @@ static void release(scheduler *sc, slot *sl)
 
 static void fail_slot(scheduler *sc, slot *sl, int status, const ts_error *e)
 {
-    srv_job_fail(sl->job, status, "%s", e->message);
+    srv_job_fail(sl->job, status, "", "%s", e->message);
     release(sc, sl);
 }
 
@@ -311,7 +311,7 @@ void *srv_scheduler_main(void *arg)
         for (int i = 0; i < sc.n_slots; i++) {
             slot *sl = &sc.slots[i];
             if (sl->state != SLOT_FREE && atomic_load(&sl->job->cancelled)) {
-                srv_job_fail(sl->job, 499, "the client closed the connection");
+                srv_job_fail(sl->job, 499, "", "the client closed the connection");
                 release(&sc, sl);
             }
         }
@@ -326,7 +326,7 @@ void *srv_scheduler_main(void *arg)
     }
     for (int i = 0; sc.slots && i < sc.n_slots; i++)
         if (sc.slots[i].state != SLOT_FREE) {
-            srv_job_fail(sc.slots[i].job, 503, "the server is shutting down");
+            srv_job_fail(sc.slots[i].job, 503, "", "the server is shutting down");
             release(&sc, &sc.slots[i]);
         }
     backend_fini(&sc);

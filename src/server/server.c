@@ -259,6 +259,7 @@ ts_status ts_server_start(const srv_options *options, srv_server **out, ts_error
     pthread_cond_init(&s->sched_cv, NULL);
     pthread_cond_init(&s->stop_cv, NULL);
     atomic_init(&s->serial, 1);
+    atomic_init(&s->in_flight, 0);
     ts_status st = load(s, err);
     if (!st && !(s->metrics = srv_metrics_create())) st = fail_start(err, TS_ERR_OUT_OF_MEMORY, "server: out of memory");
     if (!st) srv_metrics_set_slots(s->metrics, 0, s->opt.slots);
@@ -298,7 +299,7 @@ static void fail_queue(srv_queue *q)
 {
     srv_job *job;
     while ((job = srv_queue_pop(q))) {
-        srv_job_fail(job, 503, "the server is shutting down");
+        srv_job_fail(job, 503, "", "the server is shutting down");
         srv_job_release(job);
     }
     free(q->items);
@@ -308,6 +309,7 @@ static void fail_queue(srv_queue *q)
 void ts_server_stop(srv_server *s)
 {
     if (!s) return;
+    srv_http_quiesce(s);
     pthread_mutex_lock(&s->mu);
     s->stopping = true;
     pthread_cond_broadcast(&s->media_cv);
@@ -317,7 +319,7 @@ void ts_server_stop(srv_server *s)
     if (s->sched_started) pthread_join(s->sched_thread, NULL);
     fail_queue(&s->media_q);
     fail_queue(&s->ready_q);
-    srv_http_stop(s); /* connection threads waiting on a job now see it failed */
+    srv_http_stop(s); /* every job has ended: the connection threads send what they have */
     ts_image_encoder_destroy(s->encoder);
     ts_bundle_slots_destroy(s->bundle_slots);
     ts_bundle_close(s->media_bundle);

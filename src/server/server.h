@@ -62,6 +62,7 @@ struct ts_server {
     bool media_started, sched_started;
     struct MHD_Daemon *httpd;
     int port;
+    atomic_int in_flight; /* completions whose reply is not yet fully sent */
 };
 
 /* Whether the server admits images: the one predicate behind /v1/models and admission: the
@@ -82,6 +83,9 @@ ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n,
 void *srv_media_main(void *server);
 void *srv_scheduler_main(void *server);
 ts_status srv_http_start(srv_server *s, ts_error *err);
+/* Stop accepting connections (open ones keep being served). */
+void srv_http_quiesce(srv_server *s);
+/* After every job has ended: lets the replies in progress finish, then closes everything. */
 void srv_http_stop(srv_server *s);
 
 #endif
