@@ -140,7 +140,7 @@ oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
 
 # TS_SERVER_TESTS="api load" runs only those parts (all by default).
-want() { case " ${TS_SERVER_TESTS:-api isolation malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { case " ${TS_SERVER_TESTS:-api isolation bundle malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- api: the default server, and the text-only model behind an API key
 if want api; then
@@ -156,6 +156,16 @@ if want isolation; then
     start_server iso -m "$VL" --slots 4
     TS_PORT=${PORT[iso]} run_node isolation.mjs
     stop_server iso
+fi
+
+# --- bundle: the same isolation run through an exported bundle (prefill.main,
+# prefill_embeddings.main, decode.main over 4 slots, vision.main on the media stage)
+if want bundle; then
+    "$BIN" export -m "$VL" -o "$TMP/bundle" --capacity 3584 --prefill-capacity 256 --batch 4 --vision-patches 1024,2048 \
+        >"$TMP/export.log" 2>&1 || fail "export for the bundle server: $(cat "$TMP/export.log")"
+    start_server bun -m "$VL" --bundle "$TMP/bundle"
+    TS_PORT=${PORT[bun]} run_node isolation.mjs
+    stop_server bun
 fi
 
 # --- malformed: small limits, a media root with an image inside and a link out of it
