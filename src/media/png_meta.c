@@ -3,6 +3,7 @@
 
 #include "media/exif.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,15 +140,20 @@ static int xmp_orientation(const text *t)
             at += 2;
         else
             continue;
-        if (at < t->len && t->data[at] >= '0' && t->data[at] <= '9') return t->data[at] - '0';
+        /* 0 and 9 are found, and mean nothing: exif_transpose has no method for them. */
+        if (at < t->len && t->data[at] >= '1' && t->data[at] <= '8') return t->data[at] - '0';
+        if (at < t->len && (t->data[at] == '0' || t->data[at] == '9')) return 1;
     }
     return 0;
 }
 
 int ts_png_orientation(const uint8_t *data, size_t len)
 {
-    const uint8_t *exif = NULL;
-    size_t exif_len = 0;
+    /* PIL reads the chunks before the image data when it opens the file; getexif() loads the rest
+     * only when no eXIf came before it. */
+    const uint8_t *exif = NULL, *exif_after = NULL;
+    size_t exif_len = 0, exif_after_len = 0;
+    bool after_image = false;
     text raw = {0}, xmp = {0};
     for (size_t at = 8; len >= at && len - at >= 12;) {
         size_t n = be32(data + at);
@@ -156,9 +162,13 @@ int ts_png_orientation(const uint8_t *data, size_t len)
         const uint8_t *body = data + at + 8;
         text value = {0};
         if (memcmp(type, "IEND", 4) == 0) break;
-        if (memcmp(type, "eXIf", 4) == 0) { /* later chunks overwrite earlier ones in PIL */
+        if (memcmp(type, "IDAT", 4) == 0) after_image = true;
+        if (memcmp(type, "eXIf", 4) == 0 && !after_image) { /* later chunks overwrite earlier ones in PIL */
             exif = body;
             exif_len = n;
+        } else if (memcmp(type, "eXIf", 4) == 0) {
+            exif_after = body;
+            exif_after_len = n;
         } else if (text_value(type, body, n, "Raw profile type exif", &value)) {
             text_replace(&raw, value);
         } else if (text_value(type, body, n, "XML:com.adobe.xmp", &value)) {
@@ -167,6 +177,7 @@ int ts_png_orientation(const uint8_t *data, size_t len)
         at += 12 + n;
     }
     int orientation = 0;
+    if (!exif) exif = exif_after, exif_len = exif_after_len;
     if (exif)
         orientation = ts_exif_orientation(exif, exif_len);
     else if (raw.data)

@@ -174,6 +174,10 @@ no_orientation = Image.Exif()
 no_orientation[0x010F] = "maker"
 add("png_exif_without_tag_xmp", png_with_text(("XML:com.adobe.xmp", xmp8, "iTXt"),
                                               exif_bytes=no_orientation.tobytes()))
+# Found by png_decode_fuzz: an eXIf before the image data (orientation 3), a broken eXIf after it,
+# and an XMP orientation 9 (no such orientation). PIL reads the first eXIf and never loads the rest.
+add("png_fuzz_two_exif_xmp9", lambda path: open(path, "wb").write(
+    open(os.path.join(root, "tests/fixtures/media/xmp_orientation_9.png"), "rb").read()))
 add("webp_exif_orientation6", saver(asym, "WEBP", lossless=True, exif=exif(6)))
 add("webp_exif_orientation5", saver(asym, "WEBP", quality=90, exif=exif(5)))
 
