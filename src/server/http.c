@@ -241,9 +241,10 @@ static enum MHD_Result completion(srv_server *s, struct MHD_Connection *c, const
     int fd = connection_fd(c);
     pthread_mutex_lock(&job->mu);
     bool stay = job->req.stream ? wait_job(job, fd, more_than, 0) : wait_job(job, fd, ended, 0);
-    if (!stay) { /* the client left: nobody to answer */
+    if (!stay) { /* the client left: nobody to answer; counted as nginx counts it */
         pthread_mutex_unlock(&job->mu);
         srv_job_release(job);
+        srv_metrics_request(s->metrics, endpoint_label(url), 499);
         return MHD_NO;
     }
     if (job->state == SRV_JOB_FAILED) {
