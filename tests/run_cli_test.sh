@@ -2,7 +2,8 @@
 # run_cli_test.sh — `tessera run`: help, usage errors (exit 2) and runtime errors (exit 1); generation
 # on the qwen2 fixture: --raw --json greedy with EOS ignored gives the fixture's 16 generated_ids and
 # generated_text, streaming prints the same text, --max-tokens/--stop/seeds behave, the default chat
-# mode renders the fixture's prompt_text itself; images on the VLM fixtures give their tokens.
+# mode renders the fixture's prompt_text itself; images on the VLM fixtures give their tokens;
+# Qwen3-VL-MoE generates text, the same through a bundle.
 set -u
 BIN=${TS_BIN:?TS_BIN must name the tessera binary}
 cd "${TS_ROOT:-.}"
@@ -143,6 +144,17 @@ expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" 
 expect_exit 1 "nope.png" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/nope.png"
 printf 'GIF89a-not-really' >"$TMP/fake.png"
 expect_exit 1 "GIF images are not supported" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/fake.png"
+
+# --- Qwen3-VL-MoE, text only (MoE layers; its image path is not built): 8 greedy tokens, the same
+# through an exported bundle; an image is refused by name.
+MOE=$FIX/qwen3_vl_moe/model
+expect_exit 0 '"generated_tokens":8' run -m "$MOE" -p "Hello" --max-tokens 8 --json --temperature 0
+moe_ids=$(grep -o '"generated_ids":\[[0-9,]*\]' "$TMP/out")
+[ -n "$moe_ids" ] && ok || fail "qwen3_vl_moe: no generated_ids"
+"$BIN" export -m "$MOE" -o "$TMP/moe-bundle" --capacity 64 --prefill-capacity 32 2>/dev/null && ok || fail "qwen3_vl_moe: export failed"
+expect_exit 0 "$moe_ids" run --bundle "$TMP/moe-bundle" -m "$MOE" -p "Hello" --max-tokens 8 --json --temperature 0
+expect_exit 1 "qwen3_vl_moe: images are not supported for this model" run -m "$MOE" -p "Hello" \
+    --image "$FIX/qwen3_vl_moe/chelsea.png"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

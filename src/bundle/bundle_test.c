@@ -204,12 +204,13 @@ static void test_qwen3(void) { generation_matches_engine("qwen3"); }
 static void test_llama(void) { generation_matches_engine("llama"); }
 
 /* The emitted text of each fixture's modules equals the committed golden files byte for byte,
- * and print → read → print reproduces every module exactly. */
+ * and print → read → print reproduces every module exactly (qwen3_vl_moe: the moe_mlp composite
+ * with its decomposition, interleaved M-RoPE positions). */
 static void test_golden_and_round_trip(void)
 {
-    static const char *const cases[] = {"qwen2", "qwen3", "llama"};
+    static const char *const cases[] = {"qwen2", "qwen3", "llama", "qwen3_vl_moe"};
     static const char *const files[] = {"manifest.json", "c32/prefill.mlir", "c32/prefill_embeddings.mlir", "c32/decode.mlir"};
-    for (int c = 0; c < 3; c++) {
+    for (int c = 0; c < 4; c++) {
         char dir[128], out[128];
         snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", cases[c]);
         snprintf(out, sizeof(out), "%s/golden-%s", tmp, cases[c]);
@@ -713,6 +714,89 @@ out:
     ts_bundle_close(b);
 }
 
+/* Qwen3-VL-MoE (moe_mlp composites, interleaved M-RoPE) through the bundle: the fixture's prompt
+ * with its vision tokens taken out, prefill.main then decode.main with [3, 1] positions, against
+ * the engine: logits within 1e-5 at every step, greedy tokens identical. */
+static void test_qwen3_vl_moe_text_through_bundle(void)
+{
+    const char *dir = "tests/fixtures/qwen3_vl_moe/model";
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/qwen3_vl_moe", tmp);
+    ts_error err;
+    ts_bundle *b = NULL;
+    ts_checkpoint *ref = NULL;
+    ts_model *m = NULL;
+    ts_sequence *seq = NULL;
+    float *engine = NULL, *k = NULL, *v = NULL;
+    CHECK(export_case("qwen3_vl_moe", bundle));
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    CHECK_INT_EQ(
+        ts_checkpoint_open("tests/fixtures/qwen3_vl_moe/reference.safetensors", &ref, &err), TS_OK);
+    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    if (!b || !ref || !m) goto out;
+    CHECK_INT_EQ(ts_bundle_position_rows(b), 3);
+    const ts_model_config *cfg = ts_model_get_config(m);
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids");
+    int32_t tokens[32] = {0}, n = 0;
+    for (int64_t i = 0; i < ids64->shape[1] && n < 32; i++) {
+        int32_t id = (int32_t)((const int64_t *)ids64->data)[i];
+        if (id != cfg->image_token_id && id != cfg->vision_start_token_id &&
+            id != cfg->vision_end_token_id)
+            tokens[n++] = id;
+    }
+    enum { STEPS = 8 };
+    int bucket;
+    CHECK_INT_EQ(ts_bundle_admit(b, n, STEPS, &bucket, &err), TS_OK);
+    int64_t cap, lp, slots, V = ts_model_vocab_size(m), layers = cfg->text.num_hidden_layers,
+                            kvh = cfg->text.num_key_value_heads;
+    int64_t hd = cfg->text.head_dim;
+    ts_bundle_bucket(b, bucket, &cap, &lp, &slots);
+    ts_sequence_create(m, cap, &seq, &err);
+    engine = malloc(sizeof(float) * (size_t)V);
+    CHECK_INT_EQ(ts_model_prefill(m, seq, tokens, (size_t)n, engine, &err), TS_OK);
+    ts_tensor_arg pre[2] = {arg_i32("tokens", tokens, 1, lp), arg_i32("length", &n, 0, 0)};
+    const void *outs[3];
+    CHECK_INT_EQ(ts_bundle_run(b, bucket, "prefill.main", pre, 2, outs, &err), TS_OK);
+    size_t cache = (size_t)(layers * cap * kvh * hd);
+    k = malloc(sizeof(float) * cache), v = malloc(sizeof(float) * cache);
+    double worst = 0;
+    bool same = true;
+    for (int32_t i = 0; i < STEPS; i++) {
+        const float *logits = outs[0];
+        for (int64_t j = 0; j < V; j++)
+            worst = fmax(worst, fabs((double)logits[j] - engine[j]));
+        int32_t tok = argmax(logits, V, NULL, 0);
+        same &= tok == argmax(engine, V, NULL, 0);
+        if (i + 1 == STEPS) break;
+        memcpy(k, outs[1], sizeof(float) * cache);
+        memcpy(v, outs[2], sizeof(float) * cache);
+        int32_t pos[3] = {n + i, n + i, n + i}, delta = 0, len = n + i;
+        int64_t kd[5] = {1, layers, cap, kvh, hd};
+        ts_tensor_arg positions = arg_i32("positions", pos, 2, 3);
+        positions.dims[1] = 1;
+        ts_tensor_arg dec[6] = {arg_i32("tokens", &tok, 1, 1),
+                                positions,
+                                arg_i32("rope_delta", &delta, 1, 1),
+                                arg_i32("cache_len", &len, 1, 1),
+                                arg_f32("k", k, 5, kd),
+                                arg_f32("v", v, 5, kd)};
+        CHECK_INT_EQ(ts_bundle_run(b, bucket, "decode.main", dec, 6, outs, &err), TS_OK);
+        CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
+    }
+    fprintf(stderr,
+            "  qwen3_vl_moe (%d text tokens): bundle greedy tokens %s the engine's; max |logit "
+            "diff| %.2g\n",
+            n, same ? "equal" : "DIFFER FROM", worst);
+    CHECK(same);
+    CHECK(worst <= 1e-5);
+out:
+    free(engine), free(k), free(v);
+    ts_sequence_destroy(seq);
+    ts_model_destroy(m);
+    ts_checkpoint_close(ref);
+    ts_bundle_close(b);
+}
+
 /* Greedy tokens of `prompt` in `slot`, decoded step by step with the other slots' tokens in
  * `others` fed alongside when others_active (a second request sharing every decode.main call). */
 static int argmax_of(const float *row, int64_t vocab)
@@ -820,6 +904,7 @@ int main(void)
     RUN(test_llava_through_bundle);
     RUN(test_llava_siglip_through_bundle);
     RUN(test_qwen2_vl_text_only_through_bundle);
+    RUN(test_qwen3_vl_moe_text_through_bundle);
     RUN(test_slots);
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     ts_context_destroy(ctx);

@@ -59,7 +59,7 @@ typedef struct ts_manifest {
     char kv_dtype[8]; /* "f32" */
     ts_bucket buckets[TS_BUNDLE_MAX_BUCKETS];
     int n_buckets;
-    char position_mode[16]; /* "1d", "mrope", "mrope_interleaved" */
+    char position_mode[24]; /* "1d", "mrope", "mrope_interleaved" */
     int mrope_section[3];
     ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
     ts_vision_manifest vision; /* n_buckets 0: no image entries */

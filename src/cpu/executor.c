@@ -125,6 +125,13 @@ static size_t scratch_bytes(const ts_program *p, const ts_node *n)
         const ts_type *x = ts_graph_type(g, n->inputs[0]), *wg = ts_graph_type(g, n->inputs[1]);
         return ts_cpu_gated_mlp_scratch_bytes(ts_type_elements(x) / x->dims[x->rank - 1], wg->dims[0]);
     }
+    case TS_OP_MOE_MLP: {
+        const ts_type *x = ts_graph_type(g, n->inputs[0]), *r = ts_graph_type(g, n->inputs[1]),
+                      *gu = ts_graph_type(g, n->inputs[2]);
+        return ts_cpu_moe_mlp_scratch_bytes(ts_type_elements(x) / x->dims[x->rank - 1],
+                                            x->dims[x->rank - 1], r->dims[0], gu->dims[2] / 2,
+                                            n->attrs.moe.top_k, ts_pool_size(p->cpu.pool));
+    }
     default: return 0;
     }
 }
@@ -310,6 +317,13 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
             return ts_error_set(err, TS_ERR_UNSUPPORTED, "gated_mlp: mixed weight dtypes");
         return ts_cpu_gated_mlp(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]], v[n->inputs[2]],
                                 v[n->inputs[3]], wg->dtype, wg->dims[0], n->attrs.mlp.activation, out, scratch, err);
+    }
+    case TS_OP_MOE_MLP: {
+        const ts_type *r = ts_graph_type(g, n->inputs[1]), *gu = ts_graph_type(g, n->inputs[2]);
+        return ts_cpu_moe_mlp(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]],
+                              r->dtype, v[n->inputs[2]], v[n->inputs[3]], gu->dtype, r->dims[0],
+                              gu->dims[2] / 2, n->attrs.moe.top_k, n->attrs.moe.normalize,
+                              n->attrs.moe.activation, out, scratch, err);
     }
     case TS_OP_EMBEDDING: {
         const ts_type *ids = ts_graph_type(g, n->inputs[1]);

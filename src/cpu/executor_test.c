@@ -184,6 +184,79 @@ static void test_composites_match_decompositions(void)
     }
 }
 
+/* moe_mlp: E = 4 and 8 experts, top 1, 2, 3 and all 8, renormalised or not, expert weights f32,
+ * bf16 and f16 (router f32 or of the experts' dtype), every activation, odd sizes, 2-D and 3-D x,
+ * 1 and 3 threads; also 40 rows, so an expert's tokens span several tasks. */
+static void test_moe_mlp_matches_decomposition(void)
+{
+    static const struct {
+        int64_t experts;
+        int top_k;
+        bool normalize;
+        ts_dtype w, router;
+        int64_t rows;
+        bool rank3;
+    } cases[] = {
+        {4, 1, false, TS_DTYPE_F32, TS_DTYPE_F32, 7, false},
+        {4, 2, true, TS_DTYPE_BF16, TS_DTYPE_BF16, 7, false},
+        {8, 2, true, TS_DTYPE_F32, TS_DTYPE_F32, 5, true},
+        {8, 1, true, TS_DTYPE_BF16, TS_DTYPE_F32, 7, false},
+        {8, 3, false, TS_DTYPE_F16, TS_DTYPE_F16, 7, false},
+        {4, 2, false, TS_DTYPE_F32, TS_DTYPE_BF16, 40, false},
+        {8, 8, true, TS_DTYPE_BF16, TS_DTYPE_BF16, 3, false},
+    };
+    for (int threads = 1; threads <= 3; threads += 2) {
+        ts_context *ctx = make_ctx(threads);
+        for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+            builder b;
+            start(&b, 200 + (uint32_t)c);
+            int64_t e = cases[c].experts, h = 37, inter = 13;
+            ts_value x = cases[c].rank3
+                             ? param(&b, "x", T(TS_DTYPE_F32, 3, 3, cases[c].rows, h), 0)
+                             : param(&b, "x", T(TS_DTYPE_F32, 2, cases[c].rows, h, 0), 0);
+            ts_value router = param(&b, "router", T(cases[c].router, 2, e, h, 0), 0);
+            ts_value gate_up = param(&b, "gate_up", T(cases[c].w, 3, e, h, 2 * inter), 0);
+            ts_value down = param(&b, "down", T(cases[c].w, 3, e, inter, h), 0);
+            ts_value y = ts_graph_moe_mlp(b.g, x, router, gate_up, down, cases[c].top_k,
+                                          cases[c].normalize, (ts_activation)(c % TS_ACT_COUNT));
+            char what[64];
+            snprintf(what, sizeof(what), "moe_mlp case %zu (%d threads)", c, threads);
+            finish(&b, y, ctx, what, 1e-5);
+        }
+        ts_context_destroy(ctx);
+    }
+}
+
+/* The builder's type rules name what is wrong. */
+static void test_moe_mlp_type_errors(void)
+{
+    static const struct {
+        int64_t gu[3], down[3];
+        int top_k;
+        const char *message;
+    } cases[] = {
+        {{4, 16, 10}, {4, 5, 16}, 5, "top_k 5 outside 1..4"},
+        {{4, 16, 9}, {4, 5, 16}, 2, "gate_up must be [4, 16, 2·inter]"},
+        {{3, 16, 10}, {4, 5, 16}, 2, "gate_up must be [4, 16, 2·inter]"},
+        {{4, 16, 10}, {4, 16, 5}, 2, "down must be [4, 5, 16]"},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        ts_graph *g;
+        ts_error err;
+        ts_graph_create(&g, &err);
+        ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, T(TS_DTYPE_F32, 2, 3, 16, 0));
+        ts_value r = ts_graph_parameter(g, "r", TS_PARAM_WEIGHT, T(TS_DTYPE_F32, 2, 4, 16, 0));
+        ts_value gu = ts_graph_parameter(g, "gu", TS_PARAM_WEIGHT,
+                                         ts_type_make(TS_DTYPE_F32, 3, cases[c].gu));
+        ts_value d = ts_graph_parameter(g, "d", TS_PARAM_WEIGHT,
+                                        ts_type_make(TS_DTYPE_F32, 3, cases[c].down));
+        CHECK(ts_graph_moe_mlp(g, x, r, gu, d, cases[c].top_k, true, TS_ACT_SILU) == TS_NO_VALUE);
+        CHECK(ts_graph_status(g, &err) != TS_OK);
+        CHECK_CONTAINS(err.message, cases[c].message);
+        ts_graph_destroy(g);
+    }
+}
+
 static void test_planner_reuses_and_updates_state_in_place(void)
 {
     ts_context *ctx = make_ctx(2);
@@ -310,6 +383,8 @@ int main(void)
 {
     RUN(test_bf16_compute_linear);
     RUN(test_composites_match_decompositions);
+    RUN(test_moe_mlp_matches_decomposition);
+    RUN(test_moe_mlp_type_errors);
     RUN(test_planner_reuses_and_updates_state_in_place);
     RUN(test_update_waits_for_aliases);
     RUN(test_unbound_parameter_is_an_error);

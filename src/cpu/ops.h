@@ -53,6 +53,16 @@ ts_status ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t
                       const void *w_up, const void *w_down, ts_dtype w_dtype, int64_t inter,
                       ts_activation act, float *y, void *scratch, ts_error *err);
 
+/* The sparse MoE MLP (graph.h: ts_graph_moe_mlp) over m rows of x[m, h]: router [E, h] of
+ * router_dtype, experts gate_up [E, h, 2·inter] and down [E, inter, h] of w_dtype. */
+size_t ts_cpu_moe_mlp_scratch_bytes(int64_t m, int64_t h, int64_t experts, int64_t inter, int top_k,
+                                    int n_workers);
+ts_status ts_cpu_moe_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h,
+                         const void *router, ts_dtype router_dtype, const void *gate_up,
+                         const void *down, ts_dtype w_dtype, int64_t experts, int64_t inter,
+                         int top_k, bool normalize, ts_activation act, float *y, void *scratch,
+                         ts_error *err);
+
 /* out[i, :] = table[clamp(ids[i])] widened to f32 (clamped like StableHLO gather). */
 void ts_cpu_embedding(const ts_cpu *cpu, const void *table, ts_dtype dtype, int64_t vocab,
                       int64_t h, const int32_t *ids, int64_t n, float *out);

@@ -1,6 +1,7 @@
 /* bad_checkpoint_test.c — a checkpoint that does not fit its config fails at load, before any
  * compute, with a message naming the tensor: missing tensor, wrong shape, wrong dtype, and a
- * config.json that contradicts the weights. Each case rewrites the qwen2 fixture into a temp dir. */
+ * config.json that contradicts the weights. Each case rewrites the qwen2 fixture (or, for the MoE
+ * tensors, qwen3_vl_moe) into a temp dir. */
 #include "check.h"
 #include "tessera.h"
 
@@ -13,12 +14,14 @@ static char tmp[64];
 
 typedef enum { KEEP, DROP, RESHAPE, RETYPE } edit;
 
-/* Writes dir/model.safetensors from the fixture with one tensor edited (by name). */
-static void write_checkpoint(const char *dir, const char *target, edit how)
+/* Writes dir/model.safetensors from the fixture's model/ with one tensor edited (by name). */
+static void write_checkpoint(const char *fixture, const char *dir, const char *target, edit how)
 {
     ts_checkpoint *src;
     ts_error err;
-    if (ts_checkpoint_open("tests/fixtures/qwen2/model", &src, &err) != TS_OK) return;
+    char model[128];
+    snprintf(model, sizeof(model), "tests/fixtures/%s/model", fixture);
+    if (ts_checkpoint_open(model, &src, &err) != TS_OK) return;
     size_t n = ts_checkpoint_tensor_count(src);
     char *header = malloc(1 << 20);
     size_t at = (size_t)sprintf(header, "{");
@@ -61,11 +64,12 @@ static void write_checkpoint(const char *dir, const char *target, edit how)
     ts_checkpoint_close(src);
 }
 
-static void copy_config(const char *dir, const char *from, const char *to)
+static void copy_config(const char *fixture, const char *dir, const char *from, const char *to)
 {
-    char *text;
+    char *text, source[128];
     size_t len;
-    FILE *in = fopen("tests/fixtures/qwen2/model/config.json", "rb");
+    snprintf(source, sizeof(source), "tests/fixtures/%s/model/config.json", fixture);
+    FILE *in = fopen(source, "rb");
     fseek(in, 0, SEEK_END);
     len = (size_t)ftell(in);
     fseek(in, 0, SEEK_SET);
@@ -87,18 +91,25 @@ static void copy_config(const char *dir, const char *from, const char *to)
     free(text);
 }
 
-static ts_status load_case(const char *name, const char *target, edit how, const char *config_from,
-                           const char *config_to, ts_error *err)
+static ts_status load_fixture_case(const char *fixture, const char *name, const char *target,
+                                   edit how, const char *config_from, const char *config_to,
+                                   ts_error *err)
 {
     char dir[128];
     snprintf(dir, sizeof(dir), "%s/%s", tmp, name);
     mkdir(dir, 0700);
-    write_checkpoint(dir, target, how);
-    copy_config(dir, config_from, config_to);
+    write_checkpoint(fixture, dir, target, how);
+    copy_config(fixture, dir, config_from, config_to);
     ts_model *m = NULL;
     ts_status st = ts_model_load(ctx, dir, NULL, &m, err);
     ts_model_destroy(m);
     return st;
+}
+
+static ts_status load_case(const char *name, const char *target, edit how, const char *config_from,
+                           const char *config_to, ts_error *err)
+{
+    return load_fixture_case("qwen2", name, target, how, config_from, config_to, err);
 }
 
 static void test_bad_checkpoints_are_named(void)
@@ -128,6 +139,50 @@ static void test_bad_checkpoints_are_named(void)
     CHECK_CONTAINS(err.message, "lm_head.weight");
 }
 
+/* Qwen3-VL-MoE's fused 3-D expert tensors and router, checked against the config. */
+static void test_bad_moe_checkpoints_are_named(void)
+{
+    ts_error err;
+    const char *f = "qwen3_vl_moe";
+    CHECK_INT_EQ(load_fixture_case(f, "moe-intact", "", KEEP, NULL, NULL, &err), TS_OK);
+
+    CHECK_INT_EQ(load_fixture_case(f, "moe-shape",
+                                   "model.language_model.layers.1.mlp.experts.gate_up_proj",
+                                   RESHAPE, NULL, NULL, &err),
+                 TS_ERR_FORMAT);
+    CHECK_CONTAINS(
+        err.message,
+        "tensor model.language_model.layers.1.mlp.experts.gate_up_proj has shape [96, 64, 4]; "
+        "the config implies [4, 64, 96]");
+
+    CHECK_INT_EQ(load_fixture_case(f, "moe-missing",
+                                   "model.language_model.layers.2.mlp.experts.down_proj", DROP,
+                                   NULL, NULL, &err),
+                 TS_ERR_NOT_FOUND);
+    CHECK_CONTAINS(err.message,
+                   "checkpoint has no tensor model.language_model.layers.2.mlp.experts.down_proj");
+
+    CHECK_INT_EQ(load_fixture_case(f, "moe-dtype", "model.language_model.layers.0.mlp.gate.weight",
+                                   RETYPE, NULL, NULL, &err),
+                 TS_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message,
+                   "tensor model.language_model.layers.0.mlp.gate.weight has dtype I32");
+
+    /* The config claims wider experts, or more of them, than the weights have. */
+    CHECK_INT_EQ(load_fixture_case(f, "moe-inter", "", KEEP, "\"moe_intermediate_size\": 48",
+                                   "\"moe_intermediate_size\": 40", &err),
+                 TS_ERR_FORMAT);
+    CHECK_CONTAINS(
+        err.message,
+        "tensor model.language_model.layers.0.mlp.experts.gate_up_proj has shape [4, 64, 96]; "
+        "the config implies [4, 64, 80]");
+    CHECK_INT_EQ(load_fixture_case(f, "moe-experts", "", KEEP, "\"num_experts\": 4",
+                                   "\"num_experts\": 8", &err),
+                 TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "tensor model.language_model.layers.0.mlp.gate.weight has shape "
+                                "[4, 64]; the config implies [8, 64]");
+}
+
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st, (void)flag, (void)ftw;
@@ -142,6 +197,7 @@ int main(void)
     strcpy(tmp, "/tmp/ts_badckpt_XXXXXX");
     if (!mkdtemp(tmp)) return 1;
     RUN(test_bad_checkpoints_are_named);
+    RUN(test_bad_moe_checkpoints_are_named);
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     ts_context_destroy(ctx);
     return check_finish();

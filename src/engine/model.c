@@ -305,7 +305,9 @@ static ts_status check_prefill(const ts_model *m, const ts_sequence *seq, const 
 
 static void **output_slots(const ts_model *m, int n_seqs, bool hidden, const void ***outputs)
 {
-    size_t count = 1 + 2 * (size_t)n_seqs * (size_t)m->spec.layers + (hidden ? (size_t)m->spec.layers + 1 : 0);
+    size_t layers = (size_t)m->spec.layers;
+    size_t count = 1 + 2 * (size_t)n_seqs * layers +
+                   (hidden ? layers + 1 + (m->spec.experts ? layers : 0) : 0);
     *outputs = calloc(count, sizeof(void *));
     return (void **)*outputs;
 }
@@ -392,6 +394,10 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
         size_t first_hidden = 1 + 2 * (size_t)m->spec.layers;
         for (int64_t l = 0; l <= m->spec.layers; l++)
             memcpy(out->hidden[l], outs[first_hidden + (size_t)l], sizeof(float) * n * (size_t)m->spec.hidden);
+        size_t first_router = first_hidden + (size_t)m->spec.layers + 1;
+        for (int64_t l = 0; m->spec.experts && out->router_probs && l < m->spec.layers; l++)
+            memcpy(out->router_probs[l], outs[first_router + (size_t)l],
+                   sizeof(float) * n * (size_t)m->spec.experts);
     }
     free(outs);
     return st;

@@ -14,9 +14,13 @@ typedef struct ts_diagnostic_prefill {
      * of the tokens (then `tokens` may be NULL). */
     const float *embeddings;
     const int32_t *positions;
+    /* Optional (MoE models): router_probs[l] [n, experts] for l = 0 … layers-1, the softmax of
+     * layer l's router logits; caller-owned. */
+    float **router_probs;
 } ts_diagnostic_prefill;
 
-/* Prefill as ts_model_prefill, also returning every position's logits and the hidden states. */
+/* Prefill as ts_model_prefill, also returning every position's logits, the hidden states and
+ * (MoE) the router probabilities. */
 ts_status ts_model_prefill_diagnostic(ts_model *model, ts_sequence *seq, const int32_t *tokens,
                                       size_t n, const ts_diagnostic_prefill *out, ts_error *err);
 /* The sequence's cache of layer l: [capacity, kv_heads, head_dim] of the model's KV type

@@ -227,6 +227,13 @@ static void print_composite(printer *p, function *f, ts_value v, const ts_node *
         ts_strbuf_printf(f->b, "composite_attributes = {activation = \"%s\"}, ",
                          ts_shlo_activation_name(a->mlp.activation));
         break;
+    case TS_OP_MOE_MLP:
+        ts_strbuf_printf(
+            f->b,
+            "composite_attributes = {activation = \"%s\", normalize = %s, top_k = %d : i64}, ",
+            ts_shlo_activation_name(a->moe.activation), a->moe.normalize ? "true" : "false",
+            a->moe.top_k);
+        break;
     default: break;
     }
     ts_strbuf_printf(f->b, "decomposition = @%s} : ", symbol);
@@ -498,6 +505,10 @@ static ts_status decomposition_graph(const ts_node *n, const ts_graph *src, ts_g
         break;
     }
     case TS_OP_GATED_MLP: r = ts_decompose_gated_mlp(g, in[0], in[1], in[2], in[3], a->mlp.activation); break;
+    case TS_OP_MOE_MLP:
+        r = ts_decompose_moe_mlp(g, in[0], in[1], in[2], in[3], a->moe.top_k, a->moe.normalize,
+                                 a->moe.activation);
+        break;
     case TS_OP_LINEAR: r = ts_decompose_linear(g, in[0], in[1], n->n_inputs > 2 ? in[2] : TS_NO_VALUE); break;
     case TS_OP_EMBEDDING: r = ts_decompose_embedding(g, in[0], in[1]); break;
     default: break;

@@ -1802,13 +1802,23 @@ static bool read_composite(op_ctx *o)
         v = ts_graph_attention(g, in[0], in[1], in[2], bias, q_start, a3.f, a4.f);
         break;
     }
-    case TS_OP_GATED_MLP: {
+    case TS_OP_GATED_MLP:
+    case TS_OP_MOE_MLP: {
         if (!get_attr(R, &ca, &used, "activation", ATTR_STRING, o->pos, name, &a1)) return false;
         int act = -1;
         for (int i = 0; i < TS_ACT_COUNT; i++)
             if (strcmp(a1.s, ts_shlo_activation_name((ts_activation)i)) == 0) act = i;
         if (act < 0) return unsupported(R, a1.pos, "unknown activation \"%s\"", a1.s);
-        v = ts_graph_gated_mlp(g, in[0], in[1], in[2], in[3], (ts_activation)act);
+        if (op == TS_OP_GATED_MLP) {
+            v = ts_graph_gated_mlp(g, in[0], in[1], in[2], in[3], (ts_activation)act);
+            break;
+        }
+        if (!get_attr(R, &ca, &used, "normalize", ATTR_BOOL, o->pos, name, &a2) ||
+            !get_attr(R, &ca, &used, "top_k", ATTR_INT, o->pos, name, &a3))
+            return false;
+        if (a3.i < 1 || a3.i > MAX_DIM) return fail(R, a3.pos, TS_ERR_RANGE, "top_k out of range");
+        v = ts_graph_moe_mlp(g, in[0], in[1], in[2], in[3], (int)a3.i, a2.i != 0,
+                             (ts_activation)act);
         break;
     }
     case TS_OP_LINEAR:

@@ -406,6 +406,11 @@ static int build_composites(ts_graph *g)
     ts_value lb = ts_graph_parameter(g, "lb", TS_PARAM_WEIGHT, ty(TS_DTYPE_F16, 1, 16, 0, 0));
     ts_value table = ts_graph_parameter(g, "table", TS_PARAM_WEIGHT, ty(TS_DTYPE_BF16, 2, 10, 8, 0));
     ts_value ids = ts_graph_parameter(g, "ids", TS_PARAM_INPUT, ty(TS_DTYPE_I32, 1, 3, 0, 0));
+    ts_value router =
+        ts_graph_parameter(g, "router", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 2, 4, 8, 0));
+    ts_value gate_up =
+        ts_graph_parameter(g, "gate_up", TS_PARAM_WEIGHT, ty(TS_DTYPE_BF16, 3, 4, 8, 6));
+    ts_value down = ts_graph_parameter(g, "down", TS_PARAM_WEIGHT, ty(TS_DTYPE_BF16, 3, 4, 3, 8));
     ts_value outs[32];
     int n = 0;
     ts_graph_set_stage(g, "norms");
@@ -429,6 +434,8 @@ static int build_composites(ts_graph *g)
     outs[n++] = ts_graph_linear(g, x, wg, TS_NO_VALUE);
     outs[n++] = ts_graph_linear(g, x, wl, lb);
     outs[n++] = ts_graph_linear(g, x, wh2, lb);
+    outs[n++] = ts_graph_moe_mlp(g, x, router, gate_up, down, 2, true, TS_ACT_SILU);
+    outs[n++] = ts_graph_moe_mlp(g, x, router, gate_up, down, 1, false, TS_ACT_GELU_TANH);
     g->stage = NULL;
     outs[n++] = ts_graph_embedding(g, table, ids);
     ts_graph_set_outputs(g, outs, n);

@@ -144,6 +144,35 @@ ts_value ts_graph_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_value w
     return ts_graph_append(g, TS_OP_GATED_MLP, r, in, 4, &a);
 }
 
+ts_value ts_graph_moe_mlp(ts_graph *g, ts_value x, ts_value router, ts_value gate_up, ts_value down,
+                          int top_k, bool normalize, ts_activation activation)
+{
+    ts_value in[4] = {x, router, gate_up, down};
+    if (!defined(g, in, 4)) return TS_NO_VALUE;
+    const ts_type *tx = ts_graph_type(g, x);
+    if (tx->dtype != TS_DTYPE_F32 || tx->rank < 1)
+        return reject(g, TS_OP_MOE_MLP, "x must be f32 with rank ≥ 1");
+    int64_t hidden = tx->dims[tx->rank - 1];
+    const ts_type *tr = ts_graph_type(g, router), *tg = ts_graph_type(g, gate_up),
+                  *td = ts_graph_type(g, down);
+    if (!linear_ok(g, TS_OP_MOE_MLP, tx, tr, hidden)) return TS_NO_VALUE;
+    int64_t experts = tr->dims[0];
+    if (tg->rank != 3 || !is_weight_dtype(tg->dtype) || tg->dims[0] != experts ||
+        tg->dims[1] != hidden || tg->dims[2] < 2 || tg->dims[2] % 2)
+        return reject(g, TS_OP_MOE_MLP, "gate_up must be [%lld, %lld, 2·inter] f32/bf16/f16",
+                      (long long)experts, (long long)hidden);
+    int64_t inter = tg->dims[2] / 2;
+    if (td->rank != 3 || td->dtype != tg->dtype || td->dims[0] != experts || td->dims[1] != inter ||
+        td->dims[2] != hidden)
+        return reject(g, TS_OP_MOE_MLP, "down must be [%lld, %lld, %lld] of gate_up's dtype",
+                      (long long)experts, (long long)inter, (long long)hidden);
+    if (top_k < 1 || top_k > experts)
+        return reject(g, TS_OP_MOE_MLP, "top_k %d outside 1..%lld", top_k, (long long)experts);
+    if ((unsigned)activation >= TS_ACT_COUNT) return reject(g, TS_OP_MOE_MLP, "bad activation");
+    ts_attrs a = {.moe = {.top_k = top_k, .normalize = normalize, .activation = activation}};
+    return ts_graph_append(g, TS_OP_MOE_MLP, *tx, in, 4, &a);
+}
+
 ts_value ts_graph_embedding(ts_graph *g, ts_value table, ts_value ids)
 {
     ts_value in[2] = {table, ids};

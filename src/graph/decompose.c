@@ -226,6 +226,72 @@ ts_value ts_decompose_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_val
     return ts_decompose_linear(g, ts_graph_binary(g, TS_OP_MULTIPLY, gate, up), w_down, TS_NO_VALUE);
 }
 
+/* Qwen3VLMoeTextSparseMoeBlock, densely: every expert runs on every token and the routing is a
+ * [N, E] weight matrix that is zero off the chosen experts.
+ *   router:  probs = softmax(x·routerᵀ) in f32; top_k by repeated argmax (the first maximum, so
+ *            ties go to the lowest expert and NaN counts as largest), each pick masked to -inf
+ *            for the next; the picked probabilities summed in pick order (largest first) and,
+ *            with `normalize`, divided by that sum. torch.topk on CPU also puts NaN first but
+ *            orders equal values as std::partial_sort / nth_element leave them (unspecified);
+ *            ours is the fixed choice, and exact ties between softmax values of real logits are
+ *            not expected.
+ *   experts: gate_up = x·W[e] split in halves (gate first), act(gate) ⊙ up, ·down[e], times the
+ *            token's weight, summed over experts in index order (index_add_ per expert); experts
+ *            not chosen are selected away, not multiplied by 0, so they cannot leak inf/NaN. */
+ts_value ts_decompose_moe_mlp(ts_graph *g, ts_value x, ts_value router, ts_value gate_up,
+                              ts_value down, int top_k, bool normalize, ts_activation act)
+{
+    const ts_type tx = *ts_graph_type(g, x), tg = *ts_graph_type(g, gate_up);
+    int64_t hidden = tx.dims[tx.rank - 1], n = ts_type_elements(&tx) / (hidden ? hidden : 1);
+    int64_t experts = tg.dims[0], inter = tg.dims[2] / 2;
+    int64_t nh[2] = {n, hidden}, ne[2] = {n, experts};
+    ts_value x2 = tx.rank == 2 ? x : ts_graph_reshape(g, x, 2, nh);
+    ts_value probs =
+        ts_decompose_softmax(g, ts_decompose_linear(g, x2, router, TS_NO_VALUE), TS_NO_VALUE);
+    const ts_type tp = *ts_graph_type(g, probs);
+    ts_value expert_id = ts_graph_iota(g, ts_type_make(TS_DTYPE_I32, 2, ne), 1);
+    ts_value zeros = splat(g, 0.0f, &tp), masked = splat(g, -INFINITY, &tp);
+    ts_value remaining = probs, weights = zeros, total = TS_NO_VALUE;
+    ts_dims last = dims1(1);
+    int64_t row_dim = 0;
+    for (int i = 0; i < top_k; i++) {
+        ts_value pick = ts_graph_argmax(g, remaining, 1);
+        ts_value hit = ts_graph_compare(g, TS_COMPARE_EQ, expert_id,
+                                        ts_graph_broadcast_in_dim(g, pick, 2, ne, &row_dim));
+        ts_value value =
+            ts_graph_reduce(g, TS_OP_REDUCE_SUM, ts_graph_select(g, hit, probs, zeros), &last);
+        total = i == 0 ? value : ts_graph_binary(g, TS_OP_ADD, total, value);
+        weights = ts_graph_select(g, hit, probs, weights);
+        remaining = ts_graph_select(g, hit, masked, remaining);
+    }
+    if (normalize)
+        weights = ts_graph_binary(g, TS_OP_DIVIDE, weights,
+                                  ts_graph_broadcast_in_dim(g, total, 2, ne, &row_dim));
+    ts_value chosen = ts_graph_compare(g, TS_COMPARE_EQ, remaining, masked);
+
+    /* [N, H] · [E, H, 2I] → [N, E, 2I] */
+    ts_dims xc = dims1(1), wc = dims1(1);
+    ts_value gu = ts_graph_dot_general(g, x2, as_f32(g, gate_up), &no_dims, &no_dims, &xc, &wc);
+    int64_t s0[3] = {0, 0, 0}, l0[3] = {n, experts, inter}, s1[3] = {0, 0, inter},
+            l1[3] = {n, experts, 2 * inter};
+    ts_value gate = activation(g, ts_graph_slice(g, gu, s0, l0, NULL), act);
+    ts_value mid = ts_graph_binary(g, TS_OP_MULTIPLY, gate, ts_graph_slice(g, gu, s1, l1, NULL));
+    /* [N, E, I] · [E, I, H] batched over E → [E, N, H] */
+    ts_dims mb = dims1(1), db = dims1(0), mc = dims1(2), dc = dims1(1);
+    ts_value out = ts_graph_dot_general(g, mid, as_f32(g, down), &mb, &db, &mc, &dc);
+    const ts_type to = *ts_graph_type(g, out);
+    int64_t swap[2] = {1, 0}, en[2] = {0, 1};
+    ts_value w3 =
+        ts_graph_broadcast_in_dim(g, ts_graph_transpose(g, weights, swap), 3, to.dims, en);
+    ts_value keep =
+        ts_graph_broadcast_in_dim(g, ts_graph_transpose(g, chosen, swap), 3, to.dims, en);
+    ts_value scaled = ts_graph_binary(g, TS_OP_MULTIPLY, out, w3);
+    ts_dims over_experts = dims1(0);
+    ts_value y = ts_graph_reduce(
+        g, TS_OP_REDUCE_SUM, ts_graph_select(g, keep, scaled, splat(g, 0.0f, &to)), &over_experts);
+    return tx.rank == 2 ? y : ts_graph_reshape(g, y, tx.rank, tx.dims);
+}
+
 /* nn.Embedding: rows of the table, as a gather of [1, hidden] slices. */
 ts_value ts_decompose_embedding(ts_graph *g, ts_value table, ts_value ids)
 {
@@ -252,6 +318,9 @@ static ts_value rebuild(ts_graph *dst, const ts_graph *src, const ts_node *n, co
         return ts_decompose_attention(dst, in[0], in[1], in[2], bias, q_start, a->attention.scale, a->attention.softcap);
     }
     case TS_OP_GATED_MLP: return ts_decompose_gated_mlp(dst, in[0], in[1], in[2], in[3], a->mlp.activation);
+    case TS_OP_MOE_MLP:
+        return ts_decompose_moe_mlp(dst, in[0], in[1], in[2], in[3], a->moe.top_k, a->moe.normalize,
+                                    a->moe.activation);
     case TS_OP_LINEAR: return ts_decompose_linear(dst, in[0], in[1], n->n_inputs > 2 ? in[2] : TS_NO_VALUE);
     case TS_OP_EMBEDDING: return ts_decompose_embedding(dst, in[0], in[1]);
     default:

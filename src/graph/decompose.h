@@ -21,6 +21,8 @@ ts_value ts_decompose_attention(ts_graph *g, ts_value q, ts_value k, ts_value v,
 ts_value ts_decompose_linear(ts_graph *g, ts_value x, ts_value w, ts_value bias);
 ts_value ts_decompose_activation(ts_graph *g, ts_value x, ts_activation act);
 ts_value ts_decompose_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_value w_up, ts_value w_down, ts_activation act);
+ts_value ts_decompose_moe_mlp(ts_graph *g, ts_value x, ts_value router, ts_value gate_up,
+                              ts_value down, int top_k, bool normalize, ts_activation act);
 ts_value ts_decompose_embedding(ts_graph *g, ts_value table, ts_value ids);
 
 #endif

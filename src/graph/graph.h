@@ -85,6 +85,9 @@ typedef union ts_attrs {
      * of the first query, so a KV cache of any capacity works). softcap 0 = off. */
     struct { double scale; double softcap; bool causal; bool has_bias; } attention;
     struct { ts_activation activation; } mlp;
+    /* moe_mlp: each token's top_k experts by router softmax (ties: lowest expert first), their
+     * probabilities renormalised to sum 1 when `normalize`. */
+    struct { int top_k; bool normalize; ts_activation activation; } moe;
 } ts_attrs;
 
 typedef struct ts_node {
@@ -172,6 +175,13 @@ ts_value ts_graph_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_
 /* down(act(x·gateᵀ) ⊙ x·upᵀ); weights in Hugging Face [out, in] layout. */
 ts_value ts_graph_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_value w_up,
                             ts_value w_down, ts_activation activation);
+/* Sparse mixture of experts (Qwen3-VL-MoE's text MoE block) over x[..., H]: router [E, H]
+ * (logits = x·routerᵀ, softmax in f32, top_k experts per token), experts in the published fused
+ * layout gate_up [E, H, 2I] (gate = columns 0…I-1, up = I…2I-1, used as x·W) and down [E, I, H];
+ * y = Σ over the chosen experts, in expert order, of weight · down(act(gate) ⊙ up). gate_up and
+ * down share one of f32/bf16/f16; router may differ. */
+ts_value ts_graph_moe_mlp(ts_graph *g, ts_value x, ts_value router, ts_value gate_up, ts_value down,
+                          int top_k, bool normalize, ts_activation activation);
 /* x[..., in] · w[out, in]ᵀ (+ b[out]); w may be bf16/f16 with f32 x (converted, in place on CPU). */
 ts_value ts_graph_linear(ts_graph *g, ts_value x, ts_value w, ts_value bias);
 /* table[ids] → [ids..., hidden]; table may be bf16/f16 (converted to f32). */

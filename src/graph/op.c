@@ -47,6 +47,7 @@ static const ts_op_info infos[] = {
     [TS_OP_ROPE] = {"rope", "tessera.rope", 3, true},
     [TS_OP_ATTENTION] = {"attention", "tessera.attention", -1, true},
     [TS_OP_GATED_MLP] = {"gated_mlp", "tessera.gated_mlp", 4, true},
+    [TS_OP_MOE_MLP] = {"moe_mlp", "tessera.moe_mlp", 4, true},
     [TS_OP_LINEAR] = {"linear", "tessera.linear", -1, true},
     [TS_OP_EMBEDDING] = {"embedding", "tessera.embedding", 2, true},
 };

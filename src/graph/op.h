@@ -58,6 +58,7 @@ typedef enum ts_op {
     TS_OP_ROPE,
     TS_OP_ATTENTION,
     TS_OP_GATED_MLP,
+    TS_OP_MOE_MLP,
     TS_OP_LINEAR,
     TS_OP_EMBEDDING,
     TS_OP_COUNT

@@ -98,9 +98,19 @@ ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, cons
         lw->k_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.k_norm.weight", l) : TS_NO_VALUE;
         lw->o = mat_weight(b, H, HQ * D, "self_attn.o_proj.weight", l);
         lw->post_norm = vec_weight(b, H, "post_attention_layernorm.weight", l);
-        lw->gate = mat_weight(b, spec->inter, H, "mlp.gate_proj.weight", l);
-        lw->up = mat_weight(b, spec->inter, H, "mlp.up_proj.weight", l);
-        lw->down = mat_weight(b, H, spec->inter, "mlp.down_proj.weight", l);
+        if (spec->experts) {
+            int64_t E = spec->experts, I = spec->moe_inter, gate_up[3] = {E, H, 2 * I},
+                    down[3] = {E, I, H};
+            lw->router = mat_weight(b, E, H, "mlp.gate.weight", l);
+            lw->experts_gate_up =
+                weight(b, 3, gate_up, "%slayers.%d.mlp.experts.gate_up_proj", spec->prefix, l);
+            lw->experts_down =
+                weight(b, 3, down, "%slayers.%d.mlp.experts.down_proj", spec->prefix, l);
+        } else {
+            lw->gate = mat_weight(b, spec->inter, H, "mlp.gate_proj.weight", l);
+            lw->up = mat_weight(b, spec->inter, H, "mlp.up_proj.weight", l);
+            lw->down = mat_weight(b, H, spec->inter, "mlp.down_proj.weight", l);
+        }
     }
     ts_graph_set_stage(g, "norm");
     w->final_norm = weight(b, 1, &H, "%snorm.weight", spec->prefix);
@@ -140,6 +150,18 @@ void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value p
     *sin = ts_graph_unary(g, TS_OP_SINE, angle);
 }
 
+/* Qwen2MLP / LlamaMLP, or Qwen3VLMoeTextSparseMoeBlock (its router renormalises the top-k
+ * probabilities: norm_topk_prob). */
+static ts_value mlp(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_layer_weights *lw,
+                    ts_value x)
+{
+    if (spec->experts)
+        return ts_graph_moe_mlp(g, x, lw->router, lw->experts_gate_up, lw->experts_down,
+                                (int)spec->experts_per_token, spec->norm_topk_prob,
+                                spec->activation);
+    return ts_graph_gated_mlp(g, x, lw->gate, lw->up, lw->down, spec->activation);
+}
+
 ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h,
                            ts_value cos, ts_value sin, const ts_decoder_attend *attend, ts_value *hidden)
 {
@@ -164,8 +186,7 @@ ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_de
         attn = ts_graph_linear(g, ts_graph_reshape(g, attn, 2, flat), lw->o, TS_NO_VALUE);
         h = ts_graph_binary(g, TS_OP_ADD, h, attn);
         ts_graph_set_stage(g, "layer.%d.mlp", l);
-        ts_value m = ts_graph_gated_mlp(g, ts_graph_rms_norm(g, h, lw->post_norm, spec->rms_eps, 0), lw->gate, lw->up,
-                                        lw->down, spec->activation);
+        ts_value m = mlp(g, spec, lw, ts_graph_rms_norm(g, h, lw->post_norm, spec->rms_eps, 0));
         h = ts_graph_binary(g, TS_OP_ADD, h, m);
         if (hidden) hidden[l + 1] = h;
     }
@@ -211,6 +232,20 @@ static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_va
     return a->shape->n_seqs == 1 ? per_seq[0] : ts_graph_concatenate(g, per_seq, a->shape->n_seqs, 0);
 }
 
+/* Diagnostic outputs: each MoE layer's router probabilities, from its moe_mlp node's operands
+ * by the ops the fused kernel runs (linear, softmax). Returns how many were added. */
+static int router_probs(ts_graph *g, ts_value *out)
+{
+    int n = 0;
+    for (int32_t i = 0, nodes = g->n_nodes; i < nodes; i++)
+        if (g->nodes[i].op == TS_OP_MOE_MLP) {
+            ts_value x = g->nodes[i].inputs[0], router = g->nodes[i].inputs[1];
+            ts_graph_set_stage(g, "router_probs.%d", n);
+            out[n++] = ts_graph_softmax(g, ts_graph_linear(g, x, router, TS_NO_VALUE), TS_NO_VALUE);
+        }
+    return n;
+}
+
 ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *weights,
                            const ts_step_shape *shape, ts_error *err)
 {
@@ -245,8 +280,9 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
     ts_type cache_type = ts_type_make(kv_dtype, 3, cache_dims);
     int64_t n_caches = 2 * shape->n_seqs * spec->layers;
-    /* One array serves the cache parameters and then the outputs: logits, caches, hidden states. */
-    ts_value *outs = malloc(sizeof(ts_value) * (size_t)(1 + n_caches + spec->layers + 1));
+    /* One array serves the cache parameters and then the outputs: logits, caches, hidden states,
+     * router probabilities. */
+    ts_value *outs = malloc(sizeof(ts_value) * (size_t)(1 + n_caches + 2 * spec->layers + 1));
     if (!outs) {
         free(w);
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
@@ -284,6 +320,7 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
         /* The reference's last hidden state is after the final norm (BaseModelOutput). */
         hidden[spec->layers] = ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, 0);
         n_out += (int)spec->layers + 1;
+        n_out += router_probs(g, outs + n_out);
     }
     ts_graph_set_outputs(g, outs, n_out);
     free(outs);
@@ -343,6 +380,25 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
         spec->qk_norm = true;
         spec->prefix = "model.language_model.";
         break;
+    /* Qwen3-VL-MoE: Qwen3-VL's layers with a sparse MoE block as every layer's MLP (the config
+     * refuses dense layers in between). Its router renormalises the top-k probabilities whatever
+     * norm_topk_prob says (Qwen3VLMoeTextTopKRouter never reads it). */
+    case TS_FAMILY_QWEN3_VL_MOE:
+        spec->qk_norm = true;
+        spec->prefix = "model.language_model.";
+        spec->experts = t->num_experts;
+        spec->experts_per_token = t->num_experts_per_tok;
+        spec->moe_inter = t->moe_intermediate_size;
+        spec->norm_topk_prob = true;
+        if (spec->experts < 1 || spec->experts_per_token < 1 ||
+            spec->experts_per_token > spec->experts || spec->experts_per_token > 64 ||
+            spec->moe_inter < 1)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "config.json: %lld experts, %lld per token, moe_intermediate_size "
+                                "%lld (1 ≤ per token ≤ min(64, experts))",
+                                (long long)spec->experts, (long long)spec->experts_per_token,
+                                (long long)spec->moe_inter);
+        break;
     /* LLaVA's language model is a LlamaForCausalLM stored whole under language_model. (its
      * own lm_head included), with 1-D positions. */
     case TS_FAMILY_LLAVA:
@@ -350,9 +406,11 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
         spec->prefix = "language_model.model.";
         break;
     default:
-        return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "%s: the text decoder for this family is not built yet (supported: qwen2, qwen3, llama, qwen2_vl, qwen2_5_vl, qwen3_vl, llava)",
-                            ts_family_name(cfg->family));
+        return ts_error_set(
+            err, TS_ERR_UNSUPPORTED,
+            "%s: the text decoder for this family is not built yet (supported: qwen2, qwen3, "
+            "llama, qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, llava)",
+            ts_family_name(cfg->family));
     }
     spec->lm_head = t->tie_word_embeddings ? NULL : cfg->family == TS_FAMILY_LLAVA ? "language_model.lm_head.weight" : "lm_head.weight";
     spec->vocab = t->vocab_size;

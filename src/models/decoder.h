@@ -14,6 +14,8 @@
  * for b in 0..B-1, l in 0..layers-1. Outputs: logits (f32[N, V] with all_logits, else f32[B, V]
  * for each sequence's last token), then the updated caches in parameter order, then (diagnostic
  * graphs only) hidden_state_0 … hidden_state_layers as f32[N, H].
+ * MoE models add, after those, each layer's router probabilities (the router logits' softmax)
+ * as f32[N, experts].
  */
 #ifndef TS_MODELS_DECODER_H
 #define TS_MODELS_DECODER_H
@@ -46,6 +48,10 @@ typedef struct ts_decoder_spec {
      * t,h,w,t,h,w… within 3·section (Qwen3-VL). */
     bool mrope;
     int32_t rope_axis[512];
+    /* Sparse MoE MLP in every layer (Qwen3-VL-MoE) when experts > 0: router mlp.gate [E, H],
+     * experts mlp.experts.gate_up_proj [E, H, 2·moe_inter] and down_proj [E, moe_inter, H]. */
+    int64_t experts, experts_per_token, moe_inter;
+    bool norm_topk_prob;
 } ts_decoder_spec;
 
 typedef struct ts_step_shape {
@@ -62,6 +68,7 @@ typedef struct ts_step_shape {
 
 typedef struct ts_decoder_layer_weights {
     ts_value in_norm, q, k, v, q_bias, k_bias, v_bias, q_norm, k_norm, o, post_norm, gate, up, down;
+    ts_value router, experts_gate_up, experts_down; /* MoE layers (then gate, up, down are unset) */
 } ts_decoder_layer_weights;
 
 typedef struct ts_decoder_weights {
