@@ -149,7 +149,10 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
     if (st == TS_OK) {
         if (!mrope)
             for (int64_t i = 0; i < n; i++) positions[i] = (int32_t)i;
-        ts_diagnostic_prefill d = {logits, hid, inputs_ref ? inputs : NULL, positions};
+        ts_diagnostic_prefill d = {.logits = logits,
+                                   .hidden = hid,
+                                   .embeddings = inputs_ref ? inputs : NULL,
+                                   .positions = positions};
         st = ts_model_prefill_diagnostic(m, seq, ids, (size_t)n, &d, err);
         if (st == TS_OK) ts_sequence_set_rope_delta(seq, delta);
     }

@@ -14,6 +14,10 @@ typedef struct ts_diagnostic_prefill {
      * of the tokens (then `tokens` may be NULL). */
     const float *embeddings;
     const int32_t *positions;
+    /* Optional, with embeddings: a DeepStack payload as ts_model_prefill_embeddings_deepstack
+     * takes (validated the same way); hidden[l] is then the state after layer l−1's DeepStack
+     * add, i.e. the input of layer l. */
+    const ts_deepstack *deepstack;
 } ts_diagnostic_prefill;
 
 /* Prefill as ts_model_prefill, also returning every position's logits and the hidden states. */

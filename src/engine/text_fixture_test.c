@@ -212,7 +212,8 @@ static void test_qwen3_vl_first_layer(void)
     for (int64_t l = 0; l <= layers; l++) hid[l] = malloc(sizeof(float) * (size_t)(n * h));
     ts_sequence *seq;
     ts_sequence_create(m, n, &seq, &err);
-    ts_diagnostic_prefill d = {logits, hid, emb->data, positions};
+    ts_diagnostic_prefill d = {
+        .logits = logits, .hidden = hid, .embeddings = emb->data, .positions = positions};
     CHECK_INT_EQ(ts_model_prefill_diagnostic(m, seq, NULL, (size_t)n, &d, &err), TS_OK);
     CHECK(close_enough("qwen3_vl hidden_state_1", hid[1], ts_checkpoint_find(ref, "hidden_state_1")->data, (size_t)(n * h)));
     int64_t kvh = ts_model_kv_heads(m), hd = ts_model_head_dim(m);
