@@ -507,6 +507,42 @@ ts_status ts_model_prefill(ts_model *model, ts_sequence *seq, const int32_t *tok
  * position p then uses p + rope_delta on every axis). Logits of the last row. */
 ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const float *embeddings, size_t n,
                                       const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err);
+/* DeepStack side features for one prefill call (Qwen3-VL; Qwen3VLTextModel adds them after
+ * decoder layer layer_indices[i] at the image rows, so every later layer's K/V sees them).
+ * Positions count rows of THIS call: a prompt prefilled in chunks passes each chunk the visual
+ * positions that fall inside it, minus the chunk's first row, and the matching rows of every
+ * level. All borrowed, read only during the call: the engine keeps nothing of it afterwards
+ * (decode steps add nothing; the payload may be freed as soon as the call returns).
+ *   visual_positions  i32[n_visual]: sorted, unique, each in 0 … n−1
+ *   layer_features    f32[n_layers][n_visual][hidden]: finite, level i added after layer
+ *                     layer_indices[i] (row j at visual_positions[j])
+ *   layer_indices     i32[n_layers]: exactly the model's DeepStack layers (Qwen3-VL: 0 … K−1,
+ *                     K = len(vision_config.deepstack_visual_indexes))
+ * n_visual 0 is a valid, empty payload (the pointers may then be NULL; a chunk without image
+ * rows). */
+typedef struct ts_deepstack {
+    const int32_t *visual_positions;
+    int64_t n_visual;
+    const float *layer_features;
+    const int32_t *layer_indices;
+    int n_layers;
+} ts_deepstack;
+
+/* ts_model_prefill_embeddings with DeepStack: the payload is validated before anything runs
+ * (positions sorted, unique, inside the n rows; n_layers and layer_indices equal to the model's
+ * DeepStack layers; every feature finite; no NULL where data is needed) and refused with
+ * TS_ERR_INVALID_ARGUMENT or TS_ERR_RANGE naming the field, leaving the sequence unchanged. A
+ * model without DeepStack accepts only an empty payload (n_visual 0, n_layers 0). With n_visual
+ * 0 the result is bit-identical to ts_model_prefill_embeddings. Whoever assembles an image
+ * prompt for a model that declares DeepStack must pass the image rows' payload: this function
+ * cannot tell image rows from text rows, and a text-only prompt legitimately has none. */
+ts_status ts_model_prefill_embeddings_deepstack(ts_model *model, ts_sequence *seq,
+                                                const float *embeddings, size_t n,
+                                                const int32_t *positions, int64_t rope_delta,
+                                                const ts_deepstack *deepstack, float *logits,
+                                                ts_error *err);
+/* The model's DeepStack layers (borrowed, *n_layers entries; 0 and NULL for a model without). */
+const int32_t *ts_model_deepstack_layers(const ts_model *model, int *n_layers);
 /* Prefill of a prompt with images (Qwen2-VL, Qwen2.5-VL, LLaVA): ids are the expanded prompt
  * (see ts_prompt_expand_images), images the preprocessed pixel values in prompt order. Runs the
  * vision tower, places its rows at the image tokens, computes the M-RoPE positions and keeps

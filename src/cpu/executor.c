@@ -276,6 +276,10 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
     case TS_OP_SLICE:
         if (ts_cpu_slice_contiguous(t0, &n->type, n->attrs.slice.start.v, n->attrs.slice.strides.v, v[n->inputs[0]], out)) return TS_OK;
         return ts_reference_eval(g, n, v, out, err);
+    case TS_OP_SCATTER_ADD:
+        if (ts_cpu_scatter_add_rows(g, n, v[n->inputs[0]], v[n->inputs[1]], v[n->inputs[2]], out))
+            return TS_OK;
+        return ts_reference_eval(g, n, v, out, err);
     case TS_OP_LINEAR: {
         const ts_type *w = ts_graph_type(g, n->inputs[1]);
         const ts_type *b = n->n_inputs > 2 ? ts_graph_type(g, n->inputs[2]) : NULL;

@@ -76,5 +76,9 @@ void ts_cpu_fill(float *y, float value, int64_t n);
 /* A unit-stride slice as runs of contiguous copies; false (nothing done) for other strides. */
 bool ts_cpu_slice_contiguous(const ts_type *in, const ts_type *out, const int64_t *start, const int64_t *strides, const void *x,
                              void *y);
+/* scatter_add of whole rows (f32 [R, H] operand, i32 [Nv] row indices, [Nv, H] updates: the
+ * DeepStack add): y = x, then y[indices[j]] += updates[j]; false (nothing done) for other forms. */
+bool ts_cpu_scatter_add_rows(const ts_graph *g, const ts_node *n, const void *x,
+                             const void *indices, const void *updates, void *y);
 
 #endif

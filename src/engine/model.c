@@ -5,6 +5,11 @@
  * keyed by shape, so steady decode reuses one program; prompts of a new length build theirs
  * (graph building and planning take well under a millisecond per layer). Weights are bound once
  * per program from the checkpoint mapping; inputs and caches per call.
+ *
+ * DeepStack payloads (ts_deepstack) are checked twice: against the model's config where the
+ * public call comes in, and against the program's declared shape right before it runs
+ * (ts_decoder_check_deepstack). They are bound for that one run and never kept: nothing about
+ * them outlives the call, so a decode step cannot read one.
  */
 #include "engine/model.h"
 #include "base/context.h"
@@ -151,9 +156,9 @@ int64_t ts_model_head_dim(const ts_model *m) { return m->spec.head_dim; }
 
 static bool same_shape(const ts_step_shape *a, const ts_step_shape *b)
 {
-    if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->kv_dtype != b->kv_dtype || a->all_logits != b->all_logits ||
-        a->from_embeddings != b->from_embeddings ||
-        a->hidden_states != b->hidden_states)
+    if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->kv_dtype != b->kv_dtype ||
+        a->all_logits != b->all_logits || a->from_embeddings != b->from_embeddings ||
+        a->hidden_states != b->hidden_states || a->n_visual != b->n_visual)
         return false;
     for (int i = 0; i < a->n_seqs; i++)
         if (a->n_tokens[i] != b->n_tokens[i]) return false;
@@ -254,13 +259,30 @@ static ts_status check_tokens(const ts_model *m, const int32_t *tokens, size_t n
     return TS_OK;
 }
 
-/* Runs one step: binds tokens (or embeddings), positions, starts and every sequence's caches.
- * given_positions (NULL: computed from each sequence's length and rope delta) is [rows][N]. */
-static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_shape *shape, const void *tokens,
-                          const int32_t *given_positions, const void **outputs, ts_error *err)
+/* Runs one step: binds tokens (or embeddings), positions, starts, the DeepStack inputs (when the
+ * shape declares them; deepstack is then non-NULL) and every sequence's caches. given_positions
+ * (NULL: computed from each sequence's length and rope delta) is [rows][N]. */
+static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_shape *shape,
+                          const void *tokens, const int32_t *given_positions,
+                          const ts_deepstack *deepstack, const void **outputs, ts_error *err)
 {
+    ts_status st = TS_OK;
+    if (shape->n_visual > 0) {
+        /* The graph/runtime boundary: the program's contract, checked on what is bound. */
+        ts_decoder_deepstack_inputs in = {0};
+        if (deepstack)
+            in = (ts_decoder_deepstack_inputs){
+                deepstack->visual_positions,
+                deepstack->n_visual,
+                deepstack->layer_features,
+                (int64_t)deepstack->n_layers * deepstack->n_visual * m->spec.hidden,
+                deepstack->layer_indices,
+                deepstack->n_layers};
+        st = ts_decoder_check_deepstack(&m->spec, shape, &in, err);
+        if (st != TS_OK) return st;
+    }
     step_program *p;
-    ts_status st = get_program(m, shape, &p, err);
+    st = get_program(m, shape, &p, err);
     if (st != TS_OK) return st;
     int64_t n = 0;
     for (int s = 0; s < shape->n_seqs; s++) n += shape->n_tokens[s];
@@ -280,6 +302,10 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
     p->params[k++] = (void *)tokens;
     p->params[k++] = positions;
     p->params[k++] = starts;
+    if (shape->n_visual > 0) {
+        p->params[k++] = (void *)deepstack->visual_positions;
+        p->params[k++] = (void *)deepstack->layer_features;
+    }
     size_t layer = layer_cache_bytes(m, shape->capacity);
     for (int s = 0; s < shape->n_seqs; s++)
         for (int l = 0; l < m->spec.layers; l++) {
@@ -288,6 +314,9 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
         }
     st = ts_program_run(p->program, p->params, outputs, err);
     free(positions);
+    /* Nothing of this call's inputs stays bound to the cached program. */
+    for (int32_t i = p->first_input; i < k; i++)
+        p->params[i] = NULL;
     if (st != TS_OK) return st;
     for (int s = 0; s < shape->n_seqs; s++) seqs[s]->length += shape->n_tokens[s];
     return TS_OK;
@@ -319,17 +348,73 @@ ts_status ts_model_prefill(ts_model *m, ts_sequence *seq, const int32_t *tokens,
     ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .kv_dtype = m->kv_dtype};
     const void **outs;
     if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    st = run_step(m, &seq, &shape, tokens, NULL, outs, err);
+    st = run_step(m, &seq, &shape, tokens, NULL, NULL, outs, err);
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)m->spec.vocab);
     free(outs);
     return st;
 }
 
-ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float *embeddings, size_t n, const int32_t *positions,
-                                      int64_t rope_delta, float *logits, ts_error *err)
+/* The public DeepStack payload against the model's config and this call's n rows; then the
+ * contents (sorted, unique, in-range positions; finite features) by the graph's own check. */
+static ts_status check_deepstack_payload(const ts_model *m, const ts_deepstack *ds, size_t n,
+                                         ts_error *err)
+{
+    if (!ds)
+        return ts_error_set(
+            err, TS_ERR_INVALID_ARGUMENT,
+            "deepstack: no payload (NULL); ts_model_prefill_embeddings prefills without one");
+    const ts_decoder_spec *spec = &m->spec;
+    if (spec->n_deepstack == 0) {
+        if (ds->n_visual != 0 || ds->n_layers != 0)
+            return ts_error_set(
+                err, TS_ERR_INVALID_ARGUMENT,
+                "deepstack: %s has no DeepStack layers; only an empty payload (n_visual 0, "
+                "n_layers 0) is accepted, got n_visual %lld, n_layers %d",
+                ts_family_name(m->config.family), (long long)ds->n_visual, ds->n_layers);
+        return TS_OK;
+    }
+    if (ds->n_layers != spec->n_deepstack)
+        return ts_error_set(
+            err, TS_ERR_INVALID_ARGUMENT,
+            "deepstack: n_layers is %d, the model's DeepStack has %d layers (0..%d)", ds->n_layers,
+            spec->n_deepstack, spec->n_deepstack - 1);
+    if (!ds->layer_indices)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "deepstack: layer_indices is NULL");
+    for (int i = 0; i < ds->n_layers; i++)
+        if (ds->layer_indices[i] != spec->deepstack_layers[i])
+            return ts_error_set(
+                err, TS_ERR_INVALID_ARGUMENT,
+                "deepstack: layer_indices[%d] = %d, but the model adds level %d after layer %d", i,
+                ds->layer_indices[i], i, spec->deepstack_layers[i]);
+    if (ds->n_visual < 0)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "deepstack: n_visual %lld is negative",
+                            (long long)ds->n_visual);
+    if (ds->n_visual == 0) return TS_OK;
+    if (ds->n_visual > (int64_t)n)
+        return ts_error_set(err, TS_ERR_RANGE,
+                            "deepstack: n_visual %lld is more than the %zu rows of this call",
+                            (long long)ds->n_visual, n);
+    if (!ds->visual_positions)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "deepstack: visual_positions is NULL");
+    if (!ds->layer_features)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "deepstack: layer_features is NULL");
+    ts_step_shape shape = {
+        .n_seqs = 1, .n_tokens = {(int64_t)n}, .from_embeddings = true, .n_visual = ds->n_visual};
+    ts_decoder_deepstack_inputs in = {
+        ds->visual_positions, ds->n_visual,
+        ds->layer_features,   (int64_t)ds->n_layers * ds->n_visual * spec->hidden,
+        ds->layer_indices,    ds->n_layers};
+    return ts_decoder_check_deepstack(spec, &shape, &in, err);
+}
+
+/* Rows that fit, non-negative positions, finite embeddings. */
+static ts_status check_embedded(const ts_model *m, const ts_sequence *seq, const float *embeddings,
+                                size_t n, const int32_t *positions, ts_error *err)
 {
     if (seq->model != m) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: the sequence belongs to another model");
     if (n == 0) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: no rows");
+    if (!embeddings)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: embeddings is NULL");
     if ((int64_t)n > seq->capacity - seq->length)
         return ts_error_set(err, TS_ERR_RANGE, "prefill: %zu rows do not fit: the sequence holds %lld of %lld", n,
                             (long long)seq->length, (long long)seq->capacity);
@@ -340,17 +425,59 @@ ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float
     for (size_t i = 0; i < n * (size_t)m->spec.hidden; i++)
         if (!isfinite(embeddings[i]))
             return ts_error_set(err, TS_ERR_RANGE, "prefill: embedding value %zu is not finite", i);
-    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .kv_dtype = m->kv_dtype,
-                           .from_embeddings = true};
+    return TS_OK;
+}
+
+/* Prefill from embeddings; deepstack NULL or empty: the plain graph. */
+static ts_status prefill_embedded(ts_model *m, ts_sequence *seq, const float *embeddings, size_t n,
+                                  const int32_t *positions, int64_t rope_delta,
+                                  const ts_deepstack *deepstack, float *logits, ts_error *err)
+{
+    ts_step_shape shape = {.n_seqs = 1,
+                           .n_tokens = {(int64_t)n},
+                           .capacity = seq->capacity,
+                           .kv_dtype = m->kv_dtype,
+                           .from_embeddings = true,
+                           .n_visual = deepstack ? deepstack->n_visual : 0};
     const void **outs;
     if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    ts_status st = run_step(m, &seq, &shape, embeddings, positions, outs, err);
+    ts_status st = run_step(m, &seq, &shape, embeddings, positions, deepstack, outs, err);
     if (st == TS_OK) {
         memcpy(logits, outs[0], sizeof(float) * (size_t)m->spec.vocab);
         seq->rope_delta = rope_delta;
     }
     free(outs);
     return st;
+}
+
+ts_status ts_model_prefill_embeddings_deepstack(ts_model *m, ts_sequence *seq,
+                                                const float *embeddings, size_t n,
+                                                const int32_t *positions, int64_t rope_delta,
+                                                const ts_deepstack *deepstack, float *logits,
+                                                ts_error *err)
+{
+    if (!seq || !logits)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: %s is NULL",
+                            !seq ? "seq" : "logits");
+    ts_status st = check_embedded(m, seq, embeddings, n, positions, err);
+    if (st == TS_OK) st = check_deepstack_payload(m, deepstack, n, err);
+    if (st != TS_OK) return st;
+    return prefill_embedded(m, seq, embeddings, n, positions, rope_delta, deepstack, logits, err);
+}
+
+const int32_t *ts_model_deepstack_layers(const ts_model *m, int *n_layers)
+{
+    *n_layers = m->spec.n_deepstack;
+    return m->spec.n_deepstack ? m->spec.deepstack_layers : NULL;
+}
+
+ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float *embeddings,
+                                      size_t n, const int32_t *positions, int64_t rope_delta,
+                                      float *logits, ts_error *err)
+{
+    ts_status st = check_embedded(m, seq, embeddings, n, positions, err);
+    if (st != TS_OK) return st;
+    return prefill_embedded(m, seq, embeddings, n, positions, rope_delta, NULL, logits, err);
 }
 
 ts_status ts_model_embed_tokens(const ts_model *m, const int32_t *tokens, size_t n, float *out, ts_error *err)
@@ -380,15 +507,27 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
                                       const ts_diagnostic_prefill *out, ts_error *err)
 {
     bool embedded = out->embeddings != NULL;
+    if (out->deepstack && !embedded)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "prefill: a DeepStack payload needs embeddings, not tokens");
     ts_status st = embedded ? TS_OK : check_prefill(m, seq, tokens, n, err);
     if (st != TS_OK) return st;
     if (embedded && (int64_t)n > seq->capacity - seq->length)
         return ts_error_set(err, TS_ERR_RANGE, "prefill: %zu rows do not fit", n);
-    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .kv_dtype = m->kv_dtype,
-                           .all_logits = true, .hidden_states = true, .from_embeddings = embedded};
+    if (out->deepstack && (st = check_deepstack_payload(m, out->deepstack, n, err)) != TS_OK)
+        return st;
+    ts_step_shape shape = {.n_seqs = 1,
+                           .n_tokens = {(int64_t)n},
+                           .capacity = seq->capacity,
+                           .kv_dtype = m->kv_dtype,
+                           .all_logits = true,
+                           .hidden_states = true,
+                           .from_embeddings = embedded,
+                           .n_visual = out->deepstack ? out->deepstack->n_visual : 0};
     const void **outs;
     if (!output_slots(m, 1, true, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    st = run_step(m, &seq, &shape, embedded ? (const void *)out->embeddings : tokens, out->positions, outs, err);
+    st = run_step(m, &seq, &shape, embedded ? (const void *)out->embeddings : tokens,
+                  out->positions, out->deepstack, outs, err);
     if (st == TS_OK) {
         memcpy(out->logits, outs[0], sizeof(float) * n * (size_t)m->spec.vocab);
         size_t first_hidden = 1 + 2 * (size_t)m->spec.layers;
@@ -423,7 +562,7 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
     if (st != TS_OK) return st;
     const void **outs;
     if (!output_slots(m, n_seqs, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");
-    st = run_step(m, seqs, &shape, tokens, NULL, outs, err);
+    st = run_step(m, seqs, &shape, tokens, NULL, NULL, outs, err);
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)n_seqs * (size_t)m->spec.vocab);
     free(outs);
     return st;

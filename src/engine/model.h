@@ -17,6 +17,10 @@ typedef struct ts_diagnostic_prefill {
     /* Optional (MoE models): router_probs[l] [n, experts] for l = 0 … layers-1, the softmax of
      * layer l's router logits; caller-owned. */
     float **router_probs;
+    /* Optional, with embeddings: a DeepStack payload as ts_model_prefill_embeddings_deepstack
+     * takes (validated the same way); hidden[l] is then the state after layer l−1's DeepStack
+     * add, i.e. the input of layer l. */
+    const ts_deepstack *deepstack;
 } ts_diagnostic_prefill;
 
 /* Prefill as ts_model_prefill, also returning every position's logits, the hidden states and

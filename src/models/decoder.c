@@ -9,6 +9,9 @@
  * self_attn: q/k/v projections (+ bias for Qwen2), view as heads, q_norm/k_norm over head_dim
  * (Qwen3), rotary embedding from `positions`, write k/v into the cache at `start`, causal
  * attention over the cache with scale head_dim^-0.5, o_proj.
+ *
+ * Qwen3VLTextModel.forward adds DeepStack after the layer (`_deepstack_process`):
+ *                    if i < K:  h[visual_pos_masks] += deepstack_visual_embeds[i]
  */
 #include "models/decoder.h"
 #include "models/weights.h"
@@ -162,9 +165,31 @@ static ts_value mlp(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_l
     return ts_graph_gated_mlp(g, x, lw->gate, lw->up, lw->down, spec->activation);
 }
 
+/* h[positions[j]] += features[i][j] for every j: StableHLO scatter, add region, rows as windows. */
+static ts_value deepstack_add(ts_graph *g, const ts_decoder_spec *spec,
+                              const ts_decoder_deepstack *ds, int i, ts_value h)
+{
+    const ts_type *ft = ts_graph_type(g, ds->features);
+    int64_t nv = ft->dims[1], start[3] = {i, 0, 0}, limit[3] = {i + 1, nv, spec->hidden},
+            rows2[2] = {nv, spec->hidden};
+    ts_value update =
+        ts_graph_reshape(g, ts_graph_slice(g, ds->features, start, limit, NULL), 2, rows2);
+    ts_dims window = {1, {1}}, inserted = {1, {0}}, to_operand = {1, {0}};
+    return ts_graph_scatter_add(g, h, ds->positions, update, &window, &inserted, &to_operand, 1);
+}
+
 ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h,
                            ts_value cos, ts_value sin, const ts_decoder_attend *attend, ts_value *hidden)
 {
+    return ts_decoder_layers_deepstack(g, spec, w, h, cos, sin, attend, NULL, hidden);
+}
+
+ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
+                                     const ts_decoder_weights *w, ts_value h, ts_value cos,
+                                     ts_value sin, const ts_decoder_attend *attend,
+                                     const ts_decoder_deepstack *deepstack, ts_value *hidden)
+{
+    int next_deepstack = 0; /* index into spec->deepstack_layers (ascending) */
     int64_t n = ts_graph_type(g, h)->dims[0];
     int64_t D = spec->head_dim, HQ = spec->q_heads, HKV = spec->kv_heads;
     if (hidden) hidden[0] = h;
@@ -188,6 +213,11 @@ ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_de
         ts_graph_set_stage(g, "layer.%d.mlp", l);
         ts_value m = mlp(g, spec, lw, ts_graph_rms_norm(g, h, lw->post_norm, spec->rms_eps, 0));
         h = ts_graph_binary(g, TS_OP_ADD, h, m);
+        if (deepstack && next_deepstack < spec->n_deepstack &&
+            spec->deepstack_layers[next_deepstack] == l) {
+            ts_graph_set_stage(g, "layer.%d.deepstack", l);
+            h = deepstack_add(g, spec, deepstack, next_deepstack++, h);
+        }
         if (hidden) hidden[l + 1] = h;
     }
     return h;
@@ -246,6 +276,94 @@ static int router_probs(ts_graph *g, ts_value *out)
     return n;
 }
 
+/* A declared DeepStack step: one sequence from embeddings, 1 … rows visual rows, and target
+ * layers the stack has, ascending. */
+static ts_status check_deepstack_shape(const ts_decoder_spec *spec, const ts_step_shape *shape,
+                                       ts_error *err)
+{
+    if (shape->n_visual == 0) return TS_OK;
+    if (spec->n_deepstack < 1)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "step: DeepStack rows declared, but the model has no DeepStack layers");
+    if (shape->n_seqs != 1 || !shape->from_embeddings)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "step: DeepStack needs a prefill of one sequence from embeddings");
+    if (shape->n_visual < 0 || shape->n_visual > shape->n_tokens[0])
+        return ts_error_set(err, TS_ERR_RANGE, "step: %lld DeepStack rows for a step of %lld rows",
+                            (long long)shape->n_visual, (long long)shape->n_tokens[0]);
+    if (spec->n_deepstack > TS_MAX_DEEPSTACK)
+        return ts_error_set(err, TS_ERR_RANGE, "step: %d DeepStack layers (at most %d)",
+                            spec->n_deepstack, TS_MAX_DEEPSTACK);
+    for (int i = 0; i < spec->n_deepstack; i++)
+        if (spec->deepstack_layers[i] < 0 || spec->deepstack_layers[i] >= spec->layers ||
+            (i > 0 && spec->deepstack_layers[i] <= spec->deepstack_layers[i - 1]))
+            return ts_error_set(
+                err, TS_ERR_RANGE,
+                "step: DeepStack layer %d (entry %d) is not ascending within 0..%lld",
+                spec->deepstack_layers[i], i, (long long)spec->layers - 1);
+    return TS_OK;
+}
+
+ts_status ts_decoder_check_deepstack(const ts_decoder_spec *spec, const ts_step_shape *shape,
+                                     const ts_decoder_deepstack_inputs *in, ts_error *err)
+{
+    ts_status st = check_deepstack_shape(spec, shape, err);
+    if (st != TS_OK) return st;
+    int64_t nv = shape->n_visual, rows = shape->n_tokens[0];
+    if (nv < 1)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "deepstack: the step declares no DeepStack rows");
+    if (!in->visual_positions || !in->layer_features || !in->layer_indices)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "deepstack: %s is NULL",
+                            !in->visual_positions ? "visual_positions"
+                            : !in->layer_features ? "layer_features"
+                                                  : "layer_indices");
+    if (in->n_layers != spec->n_deepstack)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "deepstack: layer_indices has %d entries, the program %d", in->n_layers,
+                            spec->n_deepstack);
+    for (int i = 0; i < in->n_layers; i++)
+        if (in->layer_indices[i] != spec->deepstack_layers[i])
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                "deepstack: layer_indices[%d] = %d, the program's layer is %d", i,
+                                in->layer_indices[i], spec->deepstack_layers[i]);
+    if (in->n_positions != nv)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "deepstack: visual_positions has %lld entries, the program %lld",
+                            (long long)in->n_positions, (long long)nv);
+    int64_t want = (int64_t)spec->n_deepstack * nv * spec->hidden;
+    if (in->n_features != want)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "deepstack: layer_features has %lld values (%lld bytes), the program "
+                            "%lld ([%d, %lld, %lld])",
+                            (long long)in->n_features, (long long)in->n_features * 4,
+                            (long long)want, spec->n_deepstack, (long long)nv,
+                            (long long)spec->hidden);
+    for (int64_t j = 0; j < nv; j++) {
+        int32_t p = in->visual_positions[j];
+        if (p < 0 || p >= rows)
+            return ts_error_set(
+                err, TS_ERR_RANGE,
+                "deepstack: visual_positions[%lld] = %d is outside the step's rows 0..%lld",
+                (long long)j, p, (long long)rows - 1);
+        if (j > 0 && p <= in->visual_positions[j - 1])
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                "deepstack: visual_positions[%lld] = %d %s visual_positions[%lld] "
+                                "= %d (sorted and unique required)",
+                                (long long)j, p,
+                                p == in->visual_positions[j - 1] ? "repeats" : "comes after",
+                                (long long)j - 1, in->visual_positions[j - 1]);
+    }
+    for (int64_t i = 0; i < want; i++)
+        if (!isfinite(in->layer_features[i]))
+            return ts_error_set(
+                err, TS_ERR_RANGE,
+                "deepstack: layer_features value %lld (level %lld, row %lld) is not finite",
+                (long long)i, (long long)(i / (nv * spec->hidden)),
+                (long long)(i / spec->hidden % nv));
+    return TS_OK;
+}
+
 ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *weights,
                            const ts_step_shape *shape, ts_error *err)
 {
@@ -258,10 +376,12 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
         offset[s] = n;
         n += shape->n_tokens[s];
     }
+    ts_status st = check_deepstack_shape(spec, shape, err);
+    if (st != TS_OK) return st;
     /* Weights first, so every failure about the checkpoint comes before any input is declared. */
     ts_decoder_weights *w = malloc(sizeof(*w));
     if (!w) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
-    ts_status st = ts_decoder_load_weights(g, spec, weights, w, err);
+    st = ts_decoder_load_weights(g, spec, weights, w, err);
     if (st != TS_OK) {
         free(w);
         return st;
@@ -276,6 +396,14 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT,
                                             spec->mrope ? ts_type_make(TS_DTYPE_I32, 2, pos_dims) : ts_type_make(TS_DTYPE_I32, 1, &n));
     ts_value starts = ts_graph_parameter(g, "starts", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &bsz));
+    ts_decoder_deepstack deepstack = {TS_NO_VALUE, TS_NO_VALUE};
+    if (shape->n_visual > 0) {
+        int64_t fd[3] = {spec->n_deepstack, shape->n_visual, spec->hidden};
+        deepstack.positions = ts_graph_parameter(g, "visual_positions", TS_PARAM_INPUT,
+                                                 ts_type_make(TS_DTYPE_I32, 1, &shape->n_visual));
+        deepstack.features = ts_graph_parameter(g, "layer_features", TS_PARAM_INPUT,
+                                                ts_type_make(TS_DTYPE_F32, 3, fd));
+    }
     int64_t cache_dims[3] = {shape->capacity, spec->kv_heads, spec->head_dim};
     ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
     ts_type cache_type = ts_type_make(kv_dtype, 3, cache_dims);
@@ -306,7 +434,9 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, 1.0 / sqrt((double)spec->head_dim)};
     ts_decoder_attend attend = {step_attention, &sa};
     ts_value *hidden = outs + 1 + n_caches;
-    h = ts_decoder_layers(g, spec, w, h, cos, sin, &attend, shape->hidden_states ? hidden : NULL);
+    h = ts_decoder_layers_deepstack(g, spec, w, h, cos, sin, &attend,
+                                    shape->n_visual > 0 ? &deepstack : NULL,
+                                    shape->hidden_states ? hidden : NULL);
 
     ts_value last = h;
     if (!shape->all_logits) {
@@ -379,6 +509,8 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
     case TS_FAMILY_QWEN3_VL:
         spec->qk_norm = true;
         spec->prefix = "model.language_model.";
+        /* DeepStack: the tower's k-th side output is added after LM layer k. */
+        if (cfg->has_vision) spec->n_deepstack = cfg->vision.n_deepstack_visual_indexes;
         break;
     /* Qwen3-VL-MoE: Qwen3-VL's layers with a sparse MoE block as every layer's MLP (the config
      * refuses dense layers in between). Its router renormalises the top-k probabilities whatever
@@ -390,6 +522,7 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
         spec->experts_per_token = t->num_experts_per_tok;
         spec->moe_inter = t->moe_intermediate_size;
         spec->norm_topk_prob = true;
+        if (cfg->has_vision) spec->n_deepstack = cfg->vision.n_deepstack_visual_indexes;
         if (spec->experts < 1 || spec->experts_per_token < 1 ||
             spec->experts_per_token > spec->experts || spec->experts_per_token > 64 ||
             spec->moe_inter < 1)
@@ -426,6 +559,13 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
     if (spec->layers < 1 || spec->layers > 256 || spec->q_heads < 1 || spec->kv_heads < 1 || spec->q_heads % spec->kv_heads)
         return ts_error_set(err, TS_ERR_FORMAT, "config.json: %lld layers, %lld heads, %lld kv heads do not describe a decoder",
                             (long long)spec->layers, (long long)spec->q_heads, (long long)spec->kv_heads);
+    if (spec->n_deepstack > TS_MAX_DEEPSTACK || spec->n_deepstack > spec->layers)
+        return ts_error_set(
+            err, TS_ERR_UNSUPPORTED,
+            "config.json: %d DeepStack levels for %lld language layers (at most %d)",
+            spec->n_deepstack, (long long)spec->layers, TS_MAX_DEEPSTACK);
+    for (int i = 0; i < spec->n_deepstack; i++)
+        spec->deepstack_layers[i] = i;
     if (spec->rotary_dim < 2 || spec->rotary_dim % 2 || spec->rotary_dim / 2 > 512)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: rotary dimension %d", spec->rotary_dim);
     if (strcmp(t->hidden_act, "silu") == 0) spec->activation = TS_ACT_SILU;

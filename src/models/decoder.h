@@ -10,12 +10,20 @@
  *
  * Parameters, in this order: weights (in the order built), then inputs `tokens` i32[N] (or
  * `embeddings` f32[N, H] for a step from embeddings),
- * `positions` i32[N] (i32[3, N] under M-RoPE), `starts` i32[B], then state `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype)
- * for b in 0..B-1, l in 0..layers-1. Outputs: logits (f32[N, V] with all_logits, else f32[B, V]
- * for each sequence's last token), then the updated caches in parameter order, then (diagnostic
- * graphs only) hidden_state_0 … hidden_state_layers as f32[N, H].
- * MoE models add, after those, each layer's router probabilities (the router logits' softmax)
- * as f32[N, experts].
+ * `positions` i32[N] (i32[3, N] under M-RoPE), `starts` i32[B], then (only when DeepStack is
+ * declared) `visual_positions` i32[Nv] and `layer_features` f32[K, Nv, H], then state
+ * `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype) for b in 0..B-1, l in 0..layers-1.
+ * Outputs: logits (f32[N, V] with all_logits, else f32[B, V] for each sequence's last token),
+ * then the updated caches in parameter order, then (diagnostic graphs only) hidden_state_0 …
+ * hidden_state_layers as f32[N, H]. MoE models add, after those, each layer's router
+ * probabilities (the router logits' softmax) as f32[N, experts].
+ *
+ * DeepStack (Qwen3VLTextModel): after decoder layer spec->deepstack_layers[i] (i < K) the rows
+ * visual_positions of the residual stream get layer_features[i] added (a StableHLO scatter with
+ * an add region), so every later layer's K/V sees the sum. A step declares it with n_visual ≥ 1
+ * (one sequence, from embeddings); otherwise the graph is exactly the plain one. The positions
+ * must be sorted, unique and inside the step's rows: ts_decoder_check_deepstack says so before a
+ * run (a scatter would skip out-of-range rows and add duplicates twice).
  */
 #ifndef TS_MODELS_DECODER_H
 #define TS_MODELS_DECODER_H
@@ -23,6 +31,7 @@
 #include "graph/graph.h"
 
 #define TS_MAX_BATCH 64
+#define TS_MAX_DEEPSTACK 16
 
 /* Where weights come from. `find` gets the shape the config implies, so a source may create
  * the tensor (synthetic benchmark models); a checkpoint returns what it has and the builder
@@ -52,6 +61,11 @@ typedef struct ts_decoder_spec {
      * experts mlp.experts.gate_up_proj [E, H, 2·moe_inter] and down_proj [E, moe_inter, H]. */
     int64_t experts, experts_per_token, moe_inter;
     bool norm_topk_prob;
+    /* DeepStack (Qwen3-VL): the layers after which the tower's side features are added at the
+     * image rows, ascending (Qwen3VLTextModel: 0 … K−1, K = len(deepstack_visual_indexes)).
+     * n_deepstack 0: the model has none. */
+    int n_deepstack;
+    int32_t deepstack_layers[TS_MAX_DEEPSTACK];
 } ts_decoder_spec;
 
 typedef struct ts_step_shape {
@@ -62,6 +76,8 @@ typedef struct ts_step_shape {
     bool all_logits;         /* logits for every token, not only each sequence's last */
     bool hidden_states;      /* diagnostic outputs: the residual stream after every layer */
     bool from_embeddings;    /* input `embeddings` f32[N, H] (images merged in) instead of `tokens` */
+    int64_t n_visual;        /* DeepStack rows Nv (≥ 1 declares it; needs from_embeddings, one
+                                sequence, spec->n_deepstack ≥ 1); 0: not declared */
 } ts_step_shape;
 
 #define TS_MAX_LAYERS 256
@@ -95,6 +111,36 @@ void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value p
  * receives the input of every layer and the last layer's output. */
 ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h,
                            ts_value cos, ts_value sin, const ts_decoder_attend *attend, ts_value *hidden);
+
+/* DeepStack inputs of a layer stack (see the top of this file). */
+typedef struct ts_decoder_deepstack {
+    ts_value positions; /* i32[Nv]: rows of h, sorted and unique (checked before a run) */
+    ts_value features;  /* f32[K, Nv, H], K = spec->n_deepstack */
+} ts_decoder_deepstack;
+
+/* ts_decoder_layers with the DeepStack residual add after each of spec->deepstack_layers; hidden
+ * then holds the states after the add (the next layer's input). */
+ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
+                                     const ts_decoder_weights *w, ts_value h, ts_value cos,
+                                     ts_value sin, const ts_decoder_attend *attend,
+                                     const ts_decoder_deepstack *deepstack, ts_value *hidden);
+
+/* The DeepStack inputs of one run, as bound to a program. */
+typedef struct ts_decoder_deepstack_inputs {
+    const int32_t *visual_positions; /* n_positions entries */
+    int64_t n_positions;
+    const float *layer_features; /* n_features values: [K, Nv, H] */
+    int64_t n_features;
+    const int32_t *layer_indices; /* n_layers entries: the target layers they belong to */
+    int n_layers;
+} ts_decoder_deepstack_inputs;
+
+/* The check at the graph/runtime boundary, before any DeepStack program runs: counts match the
+ * step shape (Nv positions, K·Nv·H features), the layers are spec->deepstack_layers, positions
+ * are sorted, unique and in 0 … rows−1 of the step, every feature is finite.
+ * TS_ERR_INVALID_ARGUMENT or TS_ERR_RANGE naming the field. */
+ts_status ts_decoder_check_deepstack(const ts_decoder_spec *spec, const ts_step_shape *shape,
+                                     const ts_decoder_deepstack_inputs *in, ts_error *err);
 /* lm_head(norm(h)) */
 ts_value ts_decoder_logits(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h);
 /* Builds the step graph into g (which must be empty). Errors name the tensor or the setting. */

@@ -1,7 +1,7 @@
-/* elementwise.c — f32 elementwise ops, scalar fills and unit-stride slices, split in chunks
- * over the pool. These are the primitives that decompositions and model graphs use between
- * the fused kernels (activations spelled out, residual adds, q/k/v column splits); the reference
- * evaluator keeps the general cases.
+/* elementwise.c — f32 elementwise ops (split in chunks over the pool), scalar fills, unit-stride
+ * slices and row scatter-adds. These are the primitives that decompositions and model graphs use
+ * between the fused kernels (activations spelled out, residual adds, q/k/v column splits, the
+ * DeepStack add); the reference evaluator keeps the general cases.
  */
 #include "cpu/ops.h"
 
@@ -103,6 +103,37 @@ bool ts_cpu_slice_contiguous(const ts_type *in, const ts_type *out, const int64_
             if (++idx[d] < out->dims[d]) break;
             idx[d] = 0;
         }
+    }
+    return true;
+}
+
+bool ts_cpu_scatter_add_rows(const ts_graph *g, const ts_node *n, const void *x,
+                             const void *indices, const void *updates, void *y)
+{
+    const ts_type *xt = ts_graph_type(g, n->inputs[0]), *it = ts_graph_type(g, n->inputs[1]),
+                  *ut = ts_graph_type(g, n->inputs[2]);
+    const ts_dims *window = &n->attrs.scatter.update_window_dims,
+                  *inserted = &n->attrs.scatter.inserted_window_dims;
+    const ts_dims *to_operand = &n->attrs.scatter.scatter_dims_to_operand_dims;
+    /* Rows of a [R, H] f32 operand, one i32 row index per update row: updates [Nv, H]. */
+    if (xt->dtype != TS_DTYPE_F32 || ut->dtype != TS_DTYPE_F32 || it->dtype != TS_DTYPE_I32 ||
+        xt->rank != 2 || ut->rank != 2 || it->rank != 1 || n->attrs.scatter.index_vector_dim != 1 ||
+        window->n != 1 || window->v[0] != 1 || inserted->n != 1 || inserted->v[0] != 0 ||
+        to_operand->n != 1 || to_operand->v[0] != 0 || ut->dims[0] != it->dims[0] ||
+        ut->dims[1] != xt->dims[1])
+        return false;
+    int64_t rows = xt->dims[0], h = xt->dims[1];
+    const int32_t *at = indices;
+    const float *u = updates;
+    float *out = y;
+    memcpy(out, x, ts_type_bytes(xt));
+    /* In index order, so repeated rows accumulate as the reference does; rows outside the operand
+     * are skipped (StableHLO leaves out-of-bounds windows out). */
+    for (int64_t j = 0; j < it->dims[0]; j++) {
+        if (at[j] < 0 || at[j] >= rows) continue;
+        float *row = out + (int64_t)at[j] * h;
+        for (int64_t k = 0; k < h; k++)
+            row[k] += u[j * h + k];
     }
     return true;
 }
