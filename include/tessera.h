@@ -547,7 +547,7 @@ const int32_t *ts_model_deepstack_layers(const ts_model *model, int *n_layers);
  * (see ts_prompt_expand_images), images the preprocessed pixel values in prompt order. Runs the
  * vision tower, places its rows at the image tokens, computes the M-RoPE positions and keeps
  * the rope delta for decoding (LLaVA: 1-D positions, no delta). TS_ERR_UNSUPPORTED for models
- * without a built image path. */
+ * without a built image path (Qwen3-VL: its tower runs, its DeepStack injection is not built yet). */
 ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32_t *ids, size_t n,
                                   const ts_pixel_values *images, int n_images, float *logits, ts_error *err);
 /* Compares the model with a reference file in the fixtures' format (tests/fixtures/README.md),
@@ -581,7 +581,8 @@ void ts_image_encoder_cache_stats(const ts_image_encoder *encoder, int64_t *hits
  * embeddings of the expanded prompt `ids` with image tokens replaced by `image` rows in order
  * (f32[n][hidden], owned), the rotary positions (i32[rows][n] with rows = 3 for M-RoPE models,
  * else 1; owned) and the rope delta. A caller may then prefill them in chunks with
- * ts_model_prefill_embeddings (each chunk its slice of every position row). */
+ * ts_model_prefill_embeddings (each chunk its slice of every position row). TS_ERR_UNSUPPORTED
+ * where ts_model_prefill_images is (Qwen3-VL: the rows alone would miss DeepStack). */
 ts_status ts_model_image_inputs(const ts_model *model, const int32_t *ids, size_t n, const ts_pixel_values *images,
                                 int n_images, const float *image, int64_t image_rows, float **inputs, int32_t **positions,
                                 int *position_rows, int64_t *rope_delta, ts_error *err);

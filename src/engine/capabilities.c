@@ -2,9 +2,10 @@
  *
  * A modality is supported only when every stage for it is built: text needs the family's decoder;
  * images need, besides, the media decoders (always built), the family's processor, tower and
- * prompt assembly — which ts_vision_has_tower answers (Qwen2-VL, Qwen2.5-VL, LLaVA today; each
- * tested end to end against its fixtures in vlm_fixture_test). Everything that advertises
- * modalities (inspect, the server's /v1/models) asks this function.
+ * prompt assembly and language-model side — which ts_vision_has_image_prefill answers (Qwen2-VL,
+ * Qwen2.5-VL, LLaVA today; each tested end to end against its fixtures in vlm_fixture_test).
+ * Qwen3-VL has its tower but not the DeepStack injection, so it stays text only. Everything that
+ * advertises modalities (inspect, the server's /v1/models) asks this function.
  */
 #include "engine/vision.h"
 #include "models/decoder.h"
@@ -16,6 +17,6 @@ unsigned ts_model_supported_modalities(const ts_model_config *cfg)
     unsigned out = 0;
     if (ts_decoder_spec_init(cfg, &spec, NULL) != TS_OK) return 0;
     out |= TS_MODALITY_TEXT;
-    if (ts_vision_has_tower(cfg)) out |= TS_MODALITY_IMAGE;
+    if (ts_vision_has_image_prefill(cfg)) out |= TS_MODALITY_IMAGE;
     return out;
 }

@@ -1,6 +1,7 @@
 /* vision.h — a model's vision tower and the multimodal prefill built on it (Qwen2-VL,
- * Qwen2.5-VL, LLaVA with a CLIP or SigLIP tower). Owned by the model (ts_model_load creates it
- * when ts_vision_has_tower); borrows the model's weight source. Not thread-safe, like the model.
+ * Qwen2.5-VL, LLaVA with a CLIP or SigLIP tower; Qwen3-VL's tower, whose prefill waits for the
+ * language model's DeepStack injection). Owned by the model (ts_model_load creates it when
+ * ts_vision_has_tower); borrows the model's weight source. Not thread-safe, like the model.
  */
 #ifndef TS_ENGINE_VISION_H
 #define TS_ENGINE_VISION_H
@@ -17,6 +18,11 @@ typedef struct ts_vision ts_vision;
 
 /* Whether this build has a tower for the config's family (and the config declares one). */
 bool ts_vision_has_tower(const ts_model_config *cfg);
+/* Whether a prompt with images can be prefilled: a tower and everything after it. False for
+ * Qwen3-VL (and -MoE) until the language model adds the DeepStack rows (ts_vision_encode_deepstack)
+ * after its first K decoder layers; ts_vision_assemble and ts_vision_prefill refuse it with
+ * TS_ERR_UNSUPPORTED. The capability predicate (ts_model_supported_modalities) asks this. */
+bool ts_vision_has_image_prefill(const ts_model_config *cfg);
 /* How many image tokens the prompt needs for these pixel values (Qwen: t·h·w / merge², from the
  * processor; LLaVA: the tower's patch count, per image). */
 int64_t ts_vision_image_tokens(const ts_vision *v, const ts_pixel_values *pv);
@@ -29,6 +35,15 @@ ts_encoder_cache *ts_vision_cache(ts_vision *v);
 /* image_embeds of the images, in order (each image from the encoder cache when it holds it): *embeds owned (free), [*n_rows][out_hidden]. */
 ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
                            ts_error *err);
+/* K: the DeepStack levels the tower gives (Qwen3-VL: len(deepstack_visual_indexes); else 0). */
+int ts_vision_deepstack_levels(const ts_vision *v);
+/* As ts_vision_encode (the same *embeds, bit for bit), and the DeepStack rows: *deepstack owned
+ * (free), f32[*k][*n_rows][out_hidden] with *k = ts_vision_deepstack_levels(v); level i (in the
+ * order of the blocks they come from) is added at the image tokens, row r at the r-th image token
+ * of the prompt, after language-model decoder layer i. *deepstack NULL and *k 0 for towers without
+ * DeepStack. The encoder cache keeps each image's main and DeepStack rows together. */
+ts_status ts_vision_encode_deepstack(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, float **deepstack,
+                                     int *k, int64_t *n_rows, ts_error *err);
 /* The language model's inputs for an expanded prompt whose image rows (image_rows of them, from
  * ts_vision_encode or a bundle's vision.main) are given: token embeddings f32[n][hidden] with the
  * image rows at the image tokens, in order, and positions — M-RoPE [3][n] and its delta for Qwen
