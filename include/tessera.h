@@ -575,6 +575,12 @@ void ts_image_encoder_destroy(ts_image_encoder *encoder);
  * depend on that image alone. */
 ts_status ts_image_encoder_encode(ts_image_encoder *encoder, const ts_pixel_values *images, int n_images, float **embeds,
                                   int64_t *rows, ts_error *err);
+/* As ts_image_encoder_encode, and the tower's DeepStack rows (Qwen3-VL): *deepstack owned,
+ * f32[*levels][*rows][hidden] — level i is added after the language model's DeepStack layer i,
+ * row r at the r-th image token (the payload of ts_model_prefill_embeddings_deepstack); *levels 0
+ * and *deepstack NULL for towers without DeepStack. */
+ts_status ts_image_encoder_encode_deepstack(ts_image_encoder *encoder, const ts_pixel_values *images, int n_images, float **embeds,
+                                            float **deepstack, int *levels, int64_t *rows, ts_error *err);
 /* Running totals of the encoder cache: images served from it and images encoded. */
 void ts_image_encoder_cache_stats(const ts_image_encoder *encoder, int64_t *hits, int64_t *misses);
 /* What ts_model_prefill_images feeds the language model, from encoded image rows: the token

@@ -32,6 +32,7 @@ fi
 
 VL=tests/fixtures/qwen2_vl/model
 TXT=tests/fixtures/qwen2/model
+Q3=tests/fixtures/qwen3_vl/model
 CHELSEA=tests/fixtures/qwen2_vl/chelsea.png
 COFFEE=tests/fixtures/qwen2_vl-two-images/coffee.png
 API_KEY=tessera-test-key-1234
@@ -132,6 +133,8 @@ oracle vl_image -m "$VL" --image "$CHELSEA" -p "Describe this image." --max-toke
 oracle vl_two -m "$VL" --image "$CHELSEA" --image "$COFFEE" -p "Compare these two images." --max-tokens 16
 oracle vl_raw -m "$VL" --raw -p "Once upon a time, in a small village" --max-tokens 12
 oracle txt_chat -m "$TXT" -p "Hello there" --max-tokens 16
+oracle q3_image -m "$Q3" --image "$CHELSEA" -p "Describe this image." --max-tokens 16
+oracle q3_two -m "$Q3" --image "$CHELSEA" --image "$COFFEE" -p "Compare these two images." --max-tokens 16
 oracle load_chat -m "$VL" -p "Tell me a story." --max-tokens 6
 oracle load_raw -m "$VL" --raw -p "The quick brown fox" --max-tokens 8
 oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
@@ -140,7 +143,7 @@ oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
 
 # TS_SERVER_TESTS="api load" runs only those parts (all by default).
-want() { case " ${TS_SERVER_TESTS:-api isolation bundle malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl bundle malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- api: the default server, and the text-only model behind an API key
 if want api; then
@@ -156,6 +159,14 @@ if want isolation; then
     start_server iso -m "$VL" --slots 4
     TS_PORT=${PORT[iso]} run_node isolation.mjs
     stop_server iso
+fi
+
+# --- qwen3_vl: the same isolation run on Qwen3-VL (DeepStack rows at the image tokens of every
+# prefill chunk: 16-token chunks split the images across chunks)
+if want qwen3_vl; then
+    start_server q3 -m "$Q3" --slots 4 --prefill-chunk 16
+    TS_PORT=${PORT[q3]} TS_ORACLE_PREFIX=q3 run_node isolation.mjs
+    stop_server q3
 fi
 
 # --- bundle: the same isolation run through an exported bundle (prefill.main,

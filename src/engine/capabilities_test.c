@@ -20,8 +20,8 @@ static void test_predicate(void)
     CHECK_INT_EQ(served("qwen2_vl"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("qwen2_5_vl"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("qwen2_vl-text-only"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
-    CHECK_INT_EQ(served("qwen3_vl"), TS_MODALITY_TEXT); /* DeepStack (issue 7) is not built: text only */
-    CHECK_INT_EQ(served("qwen3_vl_moe"), TS_MODALITY_TEXT); /* MoE text; DeepStack and tower not built */
+    CHECK_INT_EQ(served("qwen3_vl"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
+    CHECK_INT_EQ(served("qwen3_vl_moe"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("gemma3"), 0);
     CHECK_INT_EQ(served("llava"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("llava_siglip"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);

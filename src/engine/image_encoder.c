@@ -45,6 +45,12 @@ ts_status ts_image_encoder_encode(ts_image_encoder *e, const ts_pixel_values *im
     return ts_vision_encode(e->vision, images, n_images, embeds, rows, err);
 }
 
+ts_status ts_image_encoder_encode_deepstack(ts_image_encoder *e, const ts_pixel_values *images, int n_images, float **embeds,
+                                            float **deepstack, int *levels, int64_t *rows, ts_error *err)
+{
+    return ts_vision_encode_deepstack(e->vision, images, n_images, embeds, deepstack, levels, rows, err);
+}
+
 void ts_image_encoder_cache_stats(const ts_image_encoder *e, int64_t *hits, int64_t *misses)
 {
     ts_encoder_cache_stats s = ts_encoder_cache_get_stats(ts_vision_cache(e->vision));
@@ -65,7 +71,7 @@ ts_status ts_model_image_inputs(const ts_model *model, const int32_t *ids, size_
     float *in = malloc(sizeof(float) * n * (size_t)ts_model_get_config(model)->text.hidden_size);
     int32_t *pos = malloc(sizeof(int32_t) * 3 * n); /* assemble writes [3][n] for M-RoPE */
     ts_status st = in && pos ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    if (st == TS_OK) st = ts_vision_assemble(v, model, ids, n, images, n_images, image, image_rows, in, pos, rope_delta, err);
+    if (st == TS_OK) st = ts_vision_assemble_rows(v, model, ids, n, images, n_images, image, image_rows, in, pos, rope_delta, err);
     if (st != TS_OK) {
         free(in), free(pos);
         return st;

@@ -5,9 +5,10 @@
  *     N = Σ patch rows → image_embeds; positions from get_rope_index(ids, grids) (M-RoPE,
  *     [3][n]) and a rope delta.
  *   Qwen3-VL (and -MoE): the same, plus the position-table taps as inputs, and the graph also
- *     gives K DeepStack levels of rows (ts_vision_encode_deepstack). Its prompts are not
- *     prefilled yet: the language model's DeepStack injection is not built, so assembly and
- *     prefill refuse it (ts_vision_has_image_prefill).
+ *     gives K DeepStack levels of rows (ts_vision_encode_deepstack), which the prefill hands
+ *     to the language model as its DeepStack payload (the image tokens' positions and the
+ *     rows), added after its first K layers. ts_vision_assemble alone refuses it: main rows
+ *     without the side features would make a wrong prefill.
  *   LLaVA (CLIP or SigLIP tower): each image [C, S, S] → the fixed-size image graph → its
  *     tokens' rows; 1-D positions (length + i), no delta.
  *
@@ -113,18 +114,10 @@ bool ts_vision_has_tower(const ts_model_config *cfg)
     }
 }
 
-bool ts_vision_has_image_prefill(const ts_model_config *cfg)
-{
-    return ts_vision_has_tower(cfg) && cfg->family != TS_FAMILY_QWEN3_VL && cfg->family != TS_FAMILY_QWEN3_VL_MOE;
-}
+bool ts_vision_has_image_prefill(const ts_model_config *cfg) { return ts_vision_has_tower(cfg); }
 
 static ts_status refuse_prefill(const ts_model_config *cfg, ts_error *err)
 {
-    if (cfg->family == TS_FAMILY_QWEN3_VL || cfg->family == TS_FAMILY_QWEN3_VL_MOE)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "%s: image prompts are not supported yet (the vision tower is built, the DeepStack injection into the "
-                            "language model is not built yet)",
-                            ts_family_name(cfg->family));
     return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(cfg->family));
 }
 
@@ -381,9 +374,9 @@ ts_status ts_vision_encode_deepstack(ts_vision *v, const ts_pixel_values *images
 
 ts_encoder_cache *ts_vision_cache(ts_vision *v) { return v->cache; }
 
-ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
-                             int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
-                             ts_error *err)
+ts_status ts_vision_assemble_rows(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                                  int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions,
+                                  int64_t *delta, ts_error *err)
 {
     const ts_model_config *cfg = ts_model_get_config(m);
     if (!ts_vision_has_image_prefill(cfg)) return refuse_prefill(cfg, err);
@@ -415,7 +408,47 @@ ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_
     return st;
 }
 
+ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                             int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
+                             ts_error *err)
+{
+    /* Qwen3-VL's main rows alone would make a wrong prefill: its callers go through the DeepStack
+     * path (ts_vision_prefill), which also carries the side features. */
+    if (ts_vision_deepstack_levels(v) > 0)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "%s: this path has no DeepStack features for the language model (a bundle has no "
+                            "prefill_embeddings_deepstack.main yet)",
+                            ts_family_name(ts_model_get_config(m)->family));
+    return ts_vision_assemble_rows(v, m, ids, n, images, n_images, image, image_rows, inputs, positions, delta, err);
+}
+
 bool ts_vision_mrope(const ts_vision *v) { return v->kind != TOWER_LLAVA; }
+
+/* Qwen3-VL: the tower's main rows replace the image tokens, and its DeepStack levels go to the
+ * language model as the compact payload: the image tokens' positions, [K][rows][hidden]. */
+static ts_status prefill_deepstack(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                                   int n_images, float *logits, ts_error *err)
+{
+    const ts_model_config *cfg = ts_model_get_config(m);
+    int64_t hidden = cfg->text.hidden_size, delta = 0, rows = 0;
+    float *image = NULL, *deepstack = NULL, *inputs = malloc(sizeof(float) * n * (size_t)hidden);
+    int32_t *positions = malloc(sizeof(int32_t) * 3 * n), *visual = malloc(sizeof(int32_t) * n);
+    int k = 0, n_layers = 0;
+    const int32_t *layers = ts_model_deepstack_layers(m, &n_layers);
+    ts_status st = inputs && positions && visual ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
+    if (st == TS_OK) st = ts_vision_encode_deepstack(v, images, n_images, &image, &deepstack, &k, &rows, err);
+    if (st == TS_OK) st = ts_vision_assemble_rows(v, m, ids, n, images, n_images, image, rows, inputs, positions, &delta, err);
+    int64_t n_visual = 0;
+    for (size_t i = 0; st == TS_OK && i < n; i++)
+        if (ids[i] == cfg->image_token_id) visual[n_visual++] = (int32_t)i;
+    if (st == TS_OK && (k != n_layers || n_visual != rows))
+        st = ts_error_set(err, TS_ERR_INTERNAL, "prefill: the tower gives %d DeepStack levels for %lld rows, the model takes %d at %lld image tokens", k,
+                          (long long)rows, n_layers, (long long)n_visual);
+    ts_deepstack payload = {visual, n_visual, deepstack, layers, n_layers};
+    if (st == TS_OK) st = ts_model_prefill_embeddings_deepstack(m, seq, inputs, n, positions, delta, &payload, logits, err);
+    free(image), free(deepstack), free(inputs), free(positions), free(visual);
+    return st;
+}
 
 ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n, const ts_pixel_values *images,
                             int n_images, float *logits, ts_error *err)
@@ -423,13 +456,14 @@ ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const i
     const ts_model_config *cfg = ts_model_get_config(m);
     /* Checked before the tower runs: Qwen3-VL's rows alone would make a wrong prefill. */
     if (!ts_vision_has_image_prefill(cfg)) return refuse_prefill(cfg, err);
+    if (ts_vision_deepstack_levels(v) > 0) return prefill_deepstack(v, m, seq, ids, n, images, n_images, logits, err);
     int64_t hidden = cfg->text.hidden_size;
     float *image = NULL, *inputs = malloc(sizeof(float) * n * (size_t)hidden);
     int32_t *positions = malloc(sizeof(int32_t) * 3 * n);
     int64_t delta = 0, encoded = 0;
     ts_status st = inputs && positions ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
     if (st == TS_OK) st = ts_vision_encode(v, images, n_images, &image, &encoded, err);
-    if (st == TS_OK) st = ts_vision_assemble(v, m, ids, n, images, n_images, image, encoded, inputs, positions, &delta, err);
+    if (st == TS_OK) st = ts_vision_assemble_rows(v, m, ids, n, images, n_images, image, encoded, inputs, positions, &delta, err);
     if (st == TS_OK) st = ts_model_prefill_embeddings(m, seq, inputs, n, ts_vision_mrope(v) ? positions : NULL, delta, logits, err);
     free(image), free(inputs), free(positions);
     return st;

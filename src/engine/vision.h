@@ -18,10 +18,9 @@ typedef struct ts_vision ts_vision;
 
 /* Whether this build has a tower for the config's family (and the config declares one). */
 bool ts_vision_has_tower(const ts_model_config *cfg);
-/* Whether a prompt with images can be prefilled: a tower and everything after it. False for
- * Qwen3-VL (and -MoE) until the language model adds the DeepStack rows (ts_vision_encode_deepstack)
- * after its first K decoder layers; ts_vision_assemble and ts_vision_prefill refuse it with
- * TS_ERR_UNSUPPORTED. The capability predicate (ts_model_supported_modalities) asks this. */
+/* Whether a prompt with images can be prefilled: a tower and everything after it (Qwen3-VL: with
+ * its DeepStack rows, through ts_vision_prefill). The capability predicate
+ * (ts_model_supported_modalities) asks this. */
 bool ts_vision_has_image_prefill(const ts_model_config *cfg);
 /* How many image tokens the prompt needs for these pixel values (Qwen: t·h·w / merge², from the
  * processor; LLaVA: the tower's patch count, per image). */
@@ -47,10 +46,16 @@ ts_status ts_vision_encode_deepstack(ts_vision *v, const ts_pixel_values *images
 /* The language model's inputs for an expanded prompt whose image rows (image_rows of them, from
  * ts_vision_encode or a bundle's vision.main) are given: token embeddings f32[n][hidden] with the
  * image rows at the image tokens, in order, and positions — M-RoPE [3][n] and its delta for Qwen
- * (ts_vision_mrope), the arange [n] and delta 0 for LLaVA. A count mismatch is an error. */
+ * (ts_vision_mrope), the arange [n] and delta 0 for LLaVA. A count mismatch is an error; so is a
+ * tower with DeepStack levels (TS_ERR_UNSUPPORTED: these rows alone are not its prefill). */
 ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
                              int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
                              ts_error *err);
+/* ts_vision_assemble for any tower, DeepStack ones included: for callers that carry the DeepStack
+ * rows to the prefill themselves (ts_model_image_inputs). */
+ts_status ts_vision_assemble_rows(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                                  int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
+                                  ts_error *err);
 bool ts_vision_mrope(const ts_vision *v);
 /* Prefill of an expanded prompt (one image token per image row) with its images. */
 ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n,

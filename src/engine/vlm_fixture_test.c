@@ -1,7 +1,8 @@
 /* vlm_fixture_test.c — Qwen2-VL, Qwen2.5-VL and LLaVA (CLIP and SigLIP towers) end to end
  * against the transformers fixtures: the fixture PNG decoded by ts_image_load, preprocessed, the chat rendered and expanded, tokenized (the prompt ids must be the
  * reference's), the images encoded and merged, prefilled (M-RoPE for Qwen, 1-D for LLaVA), then
- * greedy decoding: the 16 tokens must be the reference's. One image and two images. */
+ * greedy decoding: the 16 tokens must be the reference's. One image and two images; Qwen3-VL
+ * (dense and MoE) with its DeepStack rows. */
 #include "check.h"
 #include "engine/model.h"
 #include "engine/vision.h"
@@ -93,6 +94,15 @@ static void test_qwen2_5_vl(void)
     run_case("qwen2_5_vl", one, 1);
 }
 
+/* Qwen3-VL, dense and MoE: the tower's main rows at the image tokens and its DeepStack rows added
+ * after the first language-model layers, end to end from the PNG. */
+static void test_qwen3_vl(void)
+{
+    static const char *const one[] = {"chelsea.png"};
+    run_case("qwen3_vl", one, 1);
+    run_case("qwen3_vl_moe", one, 1);
+}
+
 /* Cross-image isolation: encoding (A, B) and (A, B′) gives bit-identical rows for A. */
 static void test_cross_image_isolation(void)
 {
@@ -177,6 +187,7 @@ int main(void)
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
     RUN(test_qwen2_vl);
     RUN(test_qwen2_5_vl);
+    RUN(test_qwen3_vl);
     RUN(test_cross_image_isolation);
     RUN(test_llava);
     ts_context_destroy(ctx);

@@ -39,7 +39,10 @@ void srv_job_drop_inputs(srv_job *job)
     free(job->pixels);
     free(job->inputs);
     free(job->positions);
+    free(job->deepstack);
+    free(job->visual);
     job->pixels = NULL, job->n_pixels = 0, job->inputs = NULL, job->positions = NULL;
+    job->deepstack = NULL, job->visual = NULL, job->n_visual = 0, job->deepstack_levels = 0;
 }
 
 void srv_job_release(srv_job *job)

@@ -44,6 +44,10 @@ typedef struct srv_job {
     int32_t *positions;       /* … and positions [position_rows][n_ids] */
     int position_rows;
     int64_t rope_delta;
+    float *deepstack;         /* Qwen3-VL: the tower's DeepStack rows [levels][n_visual][hidden] … */
+    int deepstack_levels;
+    int32_t *visual;          /* … for the image tokens at these prompt positions (ascending) */
+    int64_t n_visual;
     int64_t max_tokens;
     int64_t eos_ids[8];
     int n_eos_ids;

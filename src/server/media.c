@@ -11,6 +11,7 @@
  */
 #include "server/server.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +98,27 @@ static int prepare_images(srv_server *s, srv_job *job, srv_error *err)
     return srv_admit_tokens(s, job, err);
 }
 
+/* A job's share of the DeepStack rows (rows [at, at + mine) of every level) and the prompt
+ * positions of its image tokens, for the prefill's payload. */
+static ts_status take_deepstack(srv_job *job, const float *deepstack, int levels, int64_t total, int64_t at, int64_t mine, int64_t hidden,
+                                int32_t image_token, ts_error *e)
+{
+    job->deepstack = malloc(sizeof(float) * (size_t)(levels * mine * hidden) + 1);
+    job->visual = malloc(sizeof(int32_t) * (size_t)mine + 1);
+    if (!job->deepstack || !job->visual) {
+        e->status = TS_ERR_OUT_OF_MEMORY;
+        snprintf(e->message, sizeof(e->message), "out of memory for the DeepStack rows");
+        return e->status;
+    }
+    for (int k = 0; k < levels; k++)
+        memcpy(job->deepstack + (size_t)(k * mine * hidden), deepstack + (size_t)((k * total + at) * hidden),
+               sizeof(float) * (size_t)(mine * hidden));
+    job->deepstack_levels = levels;
+    for (size_t i = 0; i < job->n_ids && job->n_visual < mine; i++)
+        if (job->ids[i] == image_token) job->visual[job->n_visual++] = (int32_t)i;
+    return TS_OK;
+}
+
 /* Tower rows for the images of jobs[0..n) in one call; then each job's embeddings and positions. */
 static ts_status encode(srv_server *s, srv_job **jobs, int n, ts_error *e)
 {
@@ -106,20 +128,23 @@ static ts_status encode(srv_server *s, srv_job **jobs, int n, ts_error *e)
     if (!all) return TS_ERR_OUT_OF_MEMORY;
     for (int j = 0, k = 0; j < n; j++)
         for (int i = 0; i < jobs[j]->n_pixels; i++) all[k++] = jobs[j]->pixels[i];
-    float *rows = NULL;
+    float *rows = NULL, *deepstack = NULL;
     int64_t n_rows = 0;
-    ts_status st = srv_encode_images(s, all, n_all, &rows, &n_rows, e);
+    int levels = 0;
+    ts_status st = srv_encode_images(s, all, n_all, &rows, &n_rows, &deepstack, &levels, e);
     free(all);
-    int64_t hidden = ts_model_get_config(s->model)->text.hidden_size, at = 0;
+    const ts_model_config *cfg = ts_model_get_config(s->model);
+    int64_t hidden = cfg->text.hidden_size, at = 0;
     for (int j = 0; st == TS_OK && j < n; j++) {
         srv_job *job = jobs[j];
         int64_t mine = 0;
         for (int i = 0; i < job->n_pixels; i++) mine += ts_model_image_tokens(s->model, &job->pixels[i]);
         st = ts_model_image_inputs(s->model, job->ids, job->n_ids, job->pixels, job->n_pixels, rows + at * hidden, mine, &job->inputs,
                                    &job->positions, &job->position_rows, &job->rope_delta, e);
+        if (st == TS_OK && levels) st = take_deepstack(job, deepstack, levels, n_rows, at, mine, hidden, (int32_t)cfg->image_token_id, e);
         at += mine;
     }
-    free(rows);
+    free(rows), free(deepstack);
     return st;
 }
 
@@ -169,8 +194,9 @@ void *srv_media_main(void *arg)
             continue;
         }
         for (int j = 0; j < kept; j++) { /* alone, so one request's failure stays its own */
-            free(jobs[j]->inputs), free(jobs[j]->positions);
-            jobs[j]->inputs = NULL, jobs[j]->positions = NULL;
+            free(jobs[j]->inputs), free(jobs[j]->positions), free(jobs[j]->deepstack), free(jobs[j]->visual);
+            jobs[j]->inputs = NULL, jobs[j]->positions = NULL, jobs[j]->deepstack = NULL, jobs[j]->visual = NULL;
+            jobs[j]->n_visual = 0, jobs[j]->deepstack_levels = 0;
             ts_error one = {0};
             if (kept > 1 && encode(s, &jobs[j], 1, &one) == TS_OK) {
                 to_scheduler(s, jobs[j]);

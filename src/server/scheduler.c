@@ -207,7 +207,31 @@ static ts_status engine_prefill(backend *b, int slot, const srv_job *job, size_t
     int64_t hidden = ts_model_get_config(model)->text.hidden_size;
     for (int r = 0; r < job->position_rows; r++)
         memcpy(positions + (size_t)r * n, job->positions + (size_t)r * job->n_ids + at, sizeof(int32_t) * n);
-    return ts_model_prefill_embeddings(model, b->seqs[slot], job->inputs + at * (size_t)hidden, n, positions, job->rope_delta, logits, err);
+    const float *inputs = job->inputs + at * (size_t)hidden;
+    if (!job->deepstack) return ts_model_prefill_embeddings(model, b->seqs[slot], inputs, n, positions, job->rope_delta, logits, err);
+    /* DeepStack: this chunk's image tokens, their positions relative to the chunk, and their rows
+     * of every level (Qwen3VLTextModel adds them wherever the visual tokens fall). */
+    int64_t first = 0, nv = 0;
+    while (first < job->n_visual && job->visual[first] < (int64_t)at) first++;
+    while (first + nv < job->n_visual && job->visual[first + nv] < (int64_t)(at + n)) nv++;
+    int levels = job->deepstack_levels, n_layers = 0;
+    int32_t *visual = malloc(sizeof(int32_t) * (size_t)nv + 1);
+    float *features = malloc(sizeof(float) * (size_t)(levels * nv * hidden) + 1);
+    ts_status st = TS_OK;
+    if (!visual || !features) {
+        st = err->status = TS_ERR_OUT_OF_MEMORY;
+        snprintf(err->message, sizeof(err->message), "out of memory for a DeepStack chunk");
+    }
+    for (int64_t v = 0; st == TS_OK && v < nv; v++) visual[v] = job->visual[first + v] - (int32_t)at;
+    for (int k = 0; st == TS_OK && k < levels; k++)
+        memcpy(features + (size_t)(k * nv * hidden), job->deepstack + (size_t)((k * job->n_visual + first) * hidden),
+               sizeof(float) * (size_t)(nv * hidden));
+    ts_deepstack payload = {visual, nv, features, ts_model_deepstack_layers(model, &n_layers), 0};
+    payload.n_layers = n_layers;
+    if (st == TS_OK)
+        st = ts_model_prefill_embeddings_deepstack(model, b->seqs[slot], inputs, n, positions, job->rope_delta, &payload, logits, err);
+    free(visual), free(features);
+    return st;
 }
 
 static ts_status engine_decode(backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err)
@@ -232,6 +256,11 @@ static ts_status bundle_prefill(backend *b, int slot, const srv_job *job, size_t
                                 ts_error *err)
 {
     (void)at, (void)positions; /* the whole prompt at once: chunk = prefill capacity ≥ every admitted prompt */
+    if (job->deepstack) {
+        err->status = TS_ERR_UNSUPPORTED;
+        snprintf(err->message, sizeof(err->message), "a bundle has no prefill_embeddings_deepstack.main yet");
+        return err->status;
+    }
     if (!job->inputs) return ts_bundle_slots_prefill(b->slots, slot, job->ids, n, logits, err);
     return ts_bundle_slots_prefill_embeddings(b->slots, slot, job->inputs, n, ts_model_get_config(b->s->model)->text.hidden_size,
                                               job->positions, job->rope_delta, logits, err);

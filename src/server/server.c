@@ -27,10 +27,12 @@ bool srv_accepts_images(const srv_server *s)
     return (s->encoder || s->media_bundle) && (ts_model_supported_modalities(ts_model_get_config(s->model)) & TS_MODALITY_IMAGE);
 }
 
-ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n, float **rows, int64_t *n_rows, ts_error *err)
+ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n, float **rows, int64_t *n_rows, float **deepstack,
+                            int *levels, ts_error *err)
 {
+    *deepstack = NULL, *levels = 0;
     if (s->media_bundle) return ts_bundle_encode_images(s->media_bundle, images, n, rows, n_rows, err);
-    ts_status st = ts_image_encoder_encode(s->encoder, images, n, rows, n_rows, err);
+    ts_status st = ts_image_encoder_encode_deepstack(s->encoder, images, n, rows, deepstack, levels, n_rows, err);
     int64_t hits, misses;
     ts_image_encoder_cache_stats(s->encoder, &hits, &misses);
     srv_metrics_encoder_cache(s->metrics, hits, misses);

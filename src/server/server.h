@@ -78,8 +78,10 @@ int srv_prepare(srv_server *s, srv_job *job, srv_error *err);
 /* Capacity check of an expanded prompt; fills job->max_tokens. */
 int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err);
 
-/* The tower rows of images (the engine's encoder, or the bundle's vision.main). */
-ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n, float **rows, int64_t *n_rows, ts_error *err);
+/* The tower rows of images (the engine's encoder, or the bundle's vision.main), and the DeepStack
+ * rows [*levels][*n_rows][hidden] of towers that have them (else NULL, 0). */
+ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n, float **rows, int64_t *n_rows, float **deepstack,
+                            int *levels, ts_error *err);
 void *srv_media_main(void *server);
 void *srv_scheduler_main(void *server);
 ts_status srv_http_start(srv_server *s, ts_error *err);

@@ -8,6 +8,8 @@
 import { a, client, dataUrl, env, fixture, metrics, oracles, openai, runCases, waitMetrics } from './lib.mjs';
 
 const PORT = env('TS_PORT');
+// Which model's `tessera run` answers the solo runs are checked against (qwen2_vl: vl_…).
+const ORACLE = process.env.TS_ORACLE_PREFIX || 'vl';
 const O = oracles();
 const c = await client(PORT);
 const OpenAI = await openai();
@@ -98,10 +100,10 @@ await runCases('isolation.mjs', [
             solo.push(out);
         }
         // Those with an oracle from `tessera run`.
-        a.equal(solo[2].text, O.vl_image.text, 'chelsea alone = run --image');
-        a.equal(solo[2].usage.prompt_tokens, O.vl_image.prompt_tokens);
-        a.equal(solo[4].text, O.vl_two.text, 'two images alone = run with two images');
-        a.equal(solo[4].usage.prompt_tokens, O.vl_two.prompt_tokens);
+        a.equal(solo[2].text, O[`${ORACLE}_image`].text, 'chelsea alone = run --image');
+        a.equal(solo[2].usage.prompt_tokens, O[`${ORACLE}_image`].prompt_tokens);
+        a.equal(solo[4].text, O[`${ORACLE}_two`].text, 'two images alone = run with two images');
+        a.equal(solo[4].usage.prompt_tokens, O[`${ORACLE}_two`].prompt_tokens);
         a.equal(new Set(solo.map((s) => s.text)).size, REQUESTS.length, '8 different texts');
     }],
 
