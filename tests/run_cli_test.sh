@@ -153,8 +153,13 @@ moe_ids=$(grep -o '"generated_ids":\[[0-9,]*\]' "$TMP/out")
 [ -n "$moe_ids" ] && ok || fail "qwen3_vl_moe: no generated_ids"
 "$BIN" export -m "$MOE" -o "$TMP/moe-bundle" --capacity 64 --prefill-capacity 32 2>/dev/null && ok || fail "qwen3_vl_moe: export failed"
 expect_exit 0 "$moe_ids" run --bundle "$TMP/moe-bundle" -m "$MOE" -p "Hello" --max-tokens 8 --json --temperature 0
-expect_exit 1 "qwen3_vl_moe: images are not supported for this model" run -m "$MOE" -p "Hello" \
-    --image "$FIX/qwen3_vl_moe/chelsea.png"
+# With the image: the fixture's 16 greedy tokens (its DeepStack rows reach the MoE layers); the
+# bundle has neither its vision.main nor a DeepStack entry yet, and says so.
+expect_exit 0 '"generated_ids":[81,211,74,1088,270,841,92,704,287,770,867,660,430,664,718,112]' run -m "$MOE" \
+    -p "Describe this image." --image "$FIX/qwen3_vl_moe/chelsea.png" --max-tokens 16 --ignore-eos --temperature 0 \
+    --repeat-penalty 1 --json
+expect_exit 1 "no vision.main entries" run --bundle "$TMP/moe-bundle" -m "$MOE" -p "Describe this image." \
+    --image "$FIX/qwen3_vl_moe/chelsea.png" --max-tokens 4
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -479,7 +479,7 @@ static void engine_case(const char *name)
     bool ready = loaded && preprocess(name, f.cfg.family, png, NULL, &pv);
     CHECK(ready);
     CHECK(ts_vision_has_tower(&f.cfg));
-    CHECK(!ts_vision_has_image_prefill(&f.cfg));
+    CHECK(ts_vision_has_image_prefill(&f.cfg));
     if (ready) CHECK_INT_EQ(ts_vision_create(ctx, &f.cfg, &f.ws, &v, &err), TS_OK);
     if (!v) {
         ts_pixel_values_free(&pv);
@@ -609,16 +609,17 @@ static void test_cross_image_isolation(void)
     fixture_close(&f);
 }
 
-/* The model loads with its tower and encodes images, but image prompts are refused until the
- * language model's DeepStack injection exists: prefill_images, image_inputs, and the predicate. */
-static void test_prefill_refused(void)
+/* Image prompts go through the DeepStack path: the predicate says image, prefill_images and
+ * image_inputs work, and assembling the main rows alone (a bundle's path, which has no DeepStack
+ * entry yet) is refused rather than prefilled wrong. */
+static void test_image_paths(void)
 {
     ts_model *m = NULL;
     ts_error err;
     CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen3_vl/model", NULL, &m, &err), TS_OK);
     if (!m) return;
     CHECK(ts_model_vision(m) != NULL);
-    CHECK_INT_EQ(ts_model_supported_modalities(ts_model_get_config(m)), TS_MODALITY_TEXT);
+    CHECK_INT_EQ(ts_model_supported_modalities(ts_model_get_config(m)), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     ts_pixel_values pv = {0};
     CHECK(preprocess("qwen3_vl", TS_FAMILY_QWEN3_VL, "tests/fixtures/qwen3_vl/chelsea.png", NULL,
                      &pv));
@@ -630,9 +631,8 @@ static void test_prefill_refused(void)
     ts_sequence *seq = NULL;
     CHECK_INT_EQ(ts_sequence_create(m, 64, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)ts_model_vocab_size(m));
-    CHECK_INT_EQ(ts_model_prefill_images(m, seq, ids, 60, &pv, 1, logits, &err),
-                 TS_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "DeepStack injection into the language model is not built yet");
+    CHECK_INT_EQ(ts_model_prefill_images(m, seq, ids, 60, &pv, 1, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_sequence_length(seq), 60);
     float *image = NULL, *inputs = NULL;
     int32_t *positions = NULL;
     int64_t rows = 0, delta = 0;
@@ -641,8 +641,14 @@ static void test_prefill_refused(void)
     CHECK_INT_EQ(rows, 54);
     CHECK_INT_EQ(ts_model_image_inputs(m, ids, 60, &pv, 1, image, rows, &inputs, &positions,
                                        &position_rows, &delta, &err),
+                 TS_OK);
+    CHECK_INT_EQ(position_rows, 3);
+    float *merged = malloc(sizeof(float) * 60 * (size_t)ts_model_get_config(m)->text.hidden_size);
+    int32_t *pos3 = malloc(sizeof(int32_t) * 3 * 60);
+    CHECK_INT_EQ(ts_vision_assemble(ts_model_vision(m), m, ids, 60, &pv, 1, image, rows, merged, pos3, &delta, &err),
                  TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "DeepStack");
+    free(merged), free(pos3);
     free(image), free(inputs), free(positions), free(logits);
     ts_sequence_destroy(seq);
     ts_pixel_values_free(&pv);
@@ -719,7 +725,7 @@ int main(void)
     RUN(test_bf16_weights);
     RUN(test_engine);
     RUN(test_cross_image_isolation);
-    RUN(test_prefill_refused);
+    RUN(test_image_paths);
     RUN(test_bad_checkpoint);
     ts_context_destroy(ctx);
     return check_finish();
