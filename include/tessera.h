@@ -809,6 +809,11 @@ ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *l
                              int64_t *head_dim, ts_error *err);
 /* Rows of the positions arguments: 1, or 3 (t, h, w) for M-RoPE models. */
 int ts_bundle_position_rows(const ts_bundle *bundle);
+/* The DeepStack layers of a bundle with prefill_embeddings_deepstack.main (borrowed, *n_layers
+ * entries; 0 and NULL for a bundle without), and a bucket's static maximum of image rows Nv_max
+ * for it (its prefill capacity; 0 without DeepStack). */
+const int32_t *ts_bundle_deepstack_layers(const ts_bundle *bundle, int *n_layers);
+int64_t ts_bundle_visual_capacity(const ts_bundle *bundle, int bucket);
 /* The vision.main patch buckets (ascending; *patches borrowed), 0 when the bundle has none. */
 int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
 /* ts_model_encode_images through the bundle's vision.main: Qwen2-VL patch rows are admitted to
@@ -820,7 +825,10 @@ ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *imag
                                   int64_t *rows, ts_error *err);
 /* ts_generate_images through the bundle: the images through vision.main, the merged embeddings
  * and positions from `model` (its embedding table and image-token rules), then
- * prefill_embeddings.main and decode.main with the request's rope delta. */
+ * prefill_embeddings.main and decode.main with the request's rope delta. A model with DeepStack
+ * (Qwen3-VL) takes prefill_embeddings_deepstack.main instead, its images encoded by the model's
+ * own tower (such bundles hold no vision.main yet); TS_ERR_UNSUPPORTED for a bundle without that
+ * entry. */
 ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
                                     const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                                     ts_generation *out, ts_error *err);
@@ -843,6 +851,13 @@ ts_status ts_bundle_slots_prefill(ts_bundle_slots *slots, int slot, const int32_
 /* embeddings f32[n][hidden], positions [position rows][n] (ts_bundle_position_rows). */
 ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *slots, int slot, const float *embeddings, size_t n, int64_t hidden,
                                              const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err);
+/* As ts_bundle_slots_prefill_embeddings, through prefill_embeddings_deepstack.main: the payload
+ * (positions rows of this prompt) is padded to the bucket's Nv_max with the filler (position 0,
+ * zero features). Refused before anything runs: n_layers / layer_indices other than the
+ * bundle's DeepStack layers, n_visual over Nv_max, NULL data; the entry checks the rest. */
+ts_status ts_bundle_slots_prefill_embeddings_deepstack(ts_bundle_slots *slots, int slot, const float *embeddings, size_t n,
+                                                       int64_t hidden, const int32_t *positions, int64_t rope_delta,
+                                                       const ts_deepstack *deepstack, float *logits, ts_error *err);
 ts_status ts_bundle_slots_decode(ts_bundle_slots *slots, const int32_t *tokens, const bool *active, float *logits, ts_error *err);
 /* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */
 ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,

@@ -10,6 +10,12 @@
  * A call is validated at the API (ts_bundle_run: against the manifest descriptors, plus value
  * ranges) and again at entry execution (run_entry: against the module graph's own parameters,
  * plus the same ranges), so a caller that bypasses one layer still meets the other.
+ * prefill_embeddings_deepstack.main (Qwen3-VL) is held to its contract at open (the DeepStack
+ * layers those of the model's config, visual_positions i32[Nv_max], layer_features
+ * f32[K, Nv_max, H], visual_count i32[] with Nv_max the bucket's visual_capacity ≤ Lp) and each
+ * call to its values in both layers: visual_count within 0 … Nv_max and ≤ length, the first
+ * visual_count positions sorted, unique and below length with finite features, every padding
+ * entry exactly the filler (position 0, zero features).
  * ts_bundle_encode_images admits Qwen2-VL images to the smallest patch bucket, pads the rows in a
  * segment of their own (so the block-diagonal mask hides them) and passes the real count; LLaVA's
  * fixed-size images run one per call.
@@ -161,6 +167,47 @@ static ts_status check_vision_contract(const ts_vision_manifest *v, ts_error *er
     return TS_OK;
 }
 
+/* prefill_embeddings_deepstack.main's contract, per bucket: prefill_embeddings.main's four inputs,
+ * then visual_positions i32[Nv_max], layer_features f32[K, Nv_max, H], visual_count i32[], with
+ * K the manifest's DeepStack layers — those the model's config declares — and Nv_max the bucket's
+ * visual_capacity (≤ Lp). */
+static ts_status check_deepstack_contract(const ts_manifest *m, const ts_model_config *cfg, ts_error *err)
+{
+    ts_decoder_spec spec;
+    ts_status st = ts_decoder_spec_init(cfg, &spec, err);
+    if (st != TS_OK) return st;
+    bool same = spec.n_deepstack == m->n_deepstack;
+    for (int i = 0; same && i < m->n_deepstack; i++) same = spec.deepstack_layers[i] == m->deepstack_layers[i];
+    if (!same)
+        return ts_error_set(err, TS_ERR_FORMAT, "deepstack: the manifest declares %d DeepStack layers, the model's config %d (or other ones)",
+                            m->n_deepstack, spec.n_deepstack);
+    for (int b = 0; b < m->n_buckets && m->n_deepstack; b++) {
+        const ts_entry_descriptors *plain = &m->entries[b][TS_ENTRY_PREFILL_EMBEDDINGS];
+        const ts_entry_descriptors *ed = &m->entries[b][TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK];
+        int64_t nv = m->visual_capacity[b], h = plain->n_inputs > 0 && plain->inputs[0].type.rank == 2 ? plain->inputs[0].type.dims[1] : 0;
+        bool ok = ed->n_inputs == plain->n_inputs + 3 && ed->n_results == plain->n_results && nv >= 1 && nv <= m->buckets[b].prefill_capacity;
+        for (int i = 0; ok && i < plain->n_inputs; i++)
+            ok = strcmp(ed->inputs[i].name, plain->inputs[i].name) == 0 && ts_type_equal(&ed->inputs[i].type, &plain->inputs[i].type);
+        if (ok) {
+            const ts_descriptor *pos = &ed->inputs[plain->n_inputs], *feat = pos + 1, *count = pos + 2;
+            int64_t fd[3] = {m->n_deepstack, nv, h};
+            ts_type want_pos = ts_type_make(TS_DTYPE_I32, 1, &nv), want_feat = ts_type_make(TS_DTYPE_F32, 3, fd),
+                    want_count = ts_type_make(TS_DTYPE_I32, 0, NULL);
+            ok = strcmp(pos->name, "visual_positions") == 0 && ts_type_equal(&pos->type, &want_pos) &&
+                 strcmp(feat->name, "layer_features") == 0 && ts_type_equal(&feat->type, &want_feat) &&
+                 strcmp(count->name, "visual_count") == 0 && ts_type_equal(&count->type, &want_count);
+        }
+        if (!ok)
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "%s: prefill_embeddings_deepstack.main must take prefill_embeddings.main's arguments, then "
+                                "visual_positions i32[%lld], layer_features f32[%d, %lld, %lld], visual_count i32[] "
+                                "(visual_capacity %lld, within the prefill capacity %lld)",
+                                ed->file, (long long)nv, m->n_deepstack, (long long)nv, (long long)h, (long long)nv,
+                                (long long)m->buckets[b].prefill_capacity);
+    }
+    return TS_OK;
+}
+
 static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_dir, ts_error *err)
 {
     char path[1200], *json;
@@ -192,11 +239,12 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
     if (st == TS_OK) st = ts_checkpoint_open(model_dir, &b->ckpt, err);
     if (st == TS_OK) st = check_weights(b, b->man.weights, b->man.n_weights, err);
     if (st == TS_OK) st = check_weights(b, b->man.vision.weights, b->man.vision.n_weights, err);
-    int n_text = b->man.n_buckets * TS_ENTRY_COUNT;
+    if (st == TS_OK) st = check_deepstack_contract(&b->man, &cfg, err);
+    int n_entries = ts_manifest_entry_count(&b->man), n_text = b->man.n_buckets * n_entries;
     for (int i = 0; i < n_modules && st == TS_OK; i++) {
         bool vision = i >= n_text;
-        int bucket = vision ? i - n_text : i / TS_ENTRY_COUNT;
-        ts_entry e = (ts_entry)(i % TS_ENTRY_COUNT);
+        int bucket = vision ? i - n_text : i / n_entries;
+        ts_entry e = (ts_entry)(i % n_entries);
         const ts_descriptor *weights = vision ? b->man.vision.weights : b->man.weights;
         int n_weights = vision ? b->man.vision.n_weights : b->man.n_weights;
         const ts_entry_descriptors *ed = vision ? &b->man.vision.entries[bucket] : &b->man.entries[bucket][e];
@@ -278,6 +326,60 @@ static ts_status range_i32(const void *data, int64_t n, int64_t lo, int64_t hi, 
     return TS_OK;
 }
 
+static int input_index(const ts_entry_descriptors *ed, const char *name)
+{
+    for (int i = 0; i < ed->n_inputs; i++)
+        if (strcmp(ed->inputs[i].name, name) == 0) return i;
+    return -1;
+}
+
+/* The DeepStack payload of prefill_embeddings_deepstack.main (see the top of this file). */
+static ts_status check_deepstack_values(const ts_bundle *b, int bucket, const void *const *data, ts_error *err)
+{
+    static const char *const entry = "prefill_embeddings_deepstack.main";
+    const ts_entry_descriptors *ed = &b->man.entries[bucket][TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK];
+    int at_pos = input_index(ed, "visual_positions"), at_feat = input_index(ed, "layer_features"), at_count = input_index(ed, "visual_count"),
+        at_len = input_index(ed, "length");
+    if (at_pos < 0 || at_feat < 0 || at_count < 0 || at_len < 0) return ts_error_set(err, TS_ERR_INTERNAL, "%s: contract not checked", entry);
+    int64_t nv = b->man.visual_capacity[bucket], hidden = ed->inputs[at_feat].type.dims[2];
+    const int32_t *positions = data[at_pos], count = *(const int32_t *)data[at_count], length = *(const int32_t *)data[at_len];
+    const float *features = data[at_feat];
+    if (count < 0 || count > nv)
+        return ts_error_set(err, TS_ERR_RANGE, "%s: visual_count = %d is outside 0..%lld (the bucket's static maximum Nv_max)", entry, count,
+                            (long long)nv);
+    if (count > length)
+        return ts_error_set(err, TS_ERR_RANGE, "%s: visual_count = %d exceeds length = %d (one image row per prompt row at most)", entry,
+                            count, length);
+    for (int64_t j = 0; j < nv; j++) {
+        int32_t p = positions[j];
+        if (j >= count && p != 0)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                "%s: visual_positions[%lld] = %d is padding (at or past visual_count = %d) and must be 0", entry, (long long)j,
+                                p, count);
+        if (j < count && (p < 0 || p >= length))
+            return ts_error_set(err, TS_ERR_RANGE, "%s: visual_positions[%lld] = %d is outside the prompt rows 0..%d", entry, (long long)j, p,
+                                length - 1);
+        if (j < count && j > 0 && p <= positions[j - 1])
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: visual_positions[%lld] = %d %s visual_positions[%lld] = %d (sorted, unique)",
+                                entry, (long long)j, p, p == positions[j - 1] ? "repeats" : "comes before", (long long)j - 1,
+                                positions[j - 1]);
+    }
+    for (int k = 0; k < b->man.n_deepstack; k++)
+        for (int64_t j = 0; j < nv; j++) {
+            const float *row = features + ((int64_t)k * nv + j) * hidden;
+            for (int64_t i = 0; i < hidden; i++) {
+                if (j < count && !isfinite(row[i]))
+                    return ts_error_set(err, TS_ERR_RANGE, "%s: layer_features[%d][%lld][%lld] is %s", entry, k, (long long)j, (long long)i,
+                                        isnan(row[i]) ? "NaN" : "infinite");
+                if (j >= count && row[i] != 0.0f)
+                    return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                        "%s: layer_features[%d][%lld][%lld] is padding (at or past visual_count = %d) and must be 0", entry,
+                                        k, (long long)j, (long long)i, count);
+            }
+        }
+    return TS_OK;
+}
+
 /* Value ranges, given each argument's bytes in descriptor order. */
 static ts_status check_values(const ts_bundle *b, int bucket, ts_entry e, const void *const *data, ts_error *err)
 {
@@ -304,6 +406,7 @@ static ts_status check_values(const ts_bundle *b, int bucket, ts_entry e, const 
                 }
         }
     }
+    if (st == TS_OK && e == TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK) st = check_deepstack_values(b, bucket, data, err);
     return st;
 }
 
@@ -346,10 +449,11 @@ ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_te
 {
     if (bucket < 0 || bucket >= b->man.n_buckets)
         return ts_error_set(err, TS_ERR_RANGE, "bucket %d (the bundle has %d)", bucket, b->man.n_buckets);
-    int e = 0;
-    while (e < TS_ENTRY_COUNT && strcmp(ts_entry_name((ts_entry)e), entry) != 0) e++;
-    if (e == TS_ENTRY_COUNT)
-        return ts_error_set(err, TS_ERR_NOT_FOUND, "no entry '%s' (entries: prefill.main, prefill_embeddings.main, decode.main)", entry);
+    int e = 0, n_entries = ts_manifest_entry_count(&b->man);
+    while (e < n_entries && strcmp(ts_entry_name((ts_entry)e), entry) != 0) e++;
+    if (e == n_entries)
+        return ts_error_set(err, TS_ERR_NOT_FOUND, "no entry '%s' (entries: prefill.main, prefill_embeddings.main, decode.main%s)", entry,
+                            n_entries > TS_ENTRY_ORDINARY ? ", prefill_embeddings_deepstack.main" : "");
     const ts_entry_descriptors *ed = &b->man.entries[bucket][e];
     if (n_args != ed->n_inputs)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %d arguments given, %d expected", entry, n_args, ed->n_inputs);
@@ -377,6 +481,17 @@ ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_te
     ts_status st = check_values(b, bucket, (ts_entry)e, data, err);
     if (st != TS_OK) return st;
     return run_entry(b, bucket, (ts_entry)e, args, n_args, outputs, err);
+}
+
+const int32_t *ts_bundle_deepstack_layers(const ts_bundle *b, int *n_layers)
+{
+    *n_layers = b->man.n_deepstack;
+    return b->man.n_deepstack ? b->man.deepstack_layers : NULL;
+}
+
+int64_t ts_bundle_visual_capacity(const ts_bundle *b, int bucket)
+{
+    return b->man.n_deepstack && bucket >= 0 && bucket < b->man.n_buckets ? b->man.visual_capacity[bucket] : 0;
 }
 
 int ts_bundle_position_rows(const ts_bundle *b) { return strcmp(b->man.position_mode, "1d") == 0 ? 1 : 3; }

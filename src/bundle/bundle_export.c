@@ -54,7 +54,7 @@ ts_status ts_bundle_config_digest(const char *model_dir, char out[65], ts_error 
 
 static const char *entry_file(ts_entry e)
 {
-    static const char *const files[] = {"prefill.mlir", "prefill_embeddings.mlir", "decode.mlir"};
+    static const char *const files[] = {"prefill.mlir", "prefill_embeddings.mlir", "decode.mlir", "prefill_embeddings_deepstack.mlir"};
     return files[e];
 }
 
@@ -138,6 +138,10 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     strcpy(man.kv_dtype, "f32");
     strcpy(man.position_mode, !spec.mrope ? "1d" : cfg->text.mrope_interleaved ? "mrope_interleaved" : "mrope");
     memcpy(man.mrope_section, cfg->text.mrope_section, sizeof(man.mrope_section));
+    /* DeepStack (Qwen3-VL): its layers go into the manifest, and with them a fourth entry. */
+    man.n_deepstack = st == TS_OK ? spec.n_deepstack : 0;
+    if (man.n_deepstack) memcpy(man.deepstack_layers, spec.deepstack_layers, sizeof(man.deepstack_layers));
+    int n_entries = ts_manifest_entry_count(&man);
     for (int b = 0; b < n_caps && st == TS_OK; b++) {
         int64_t lp = options && options->prefill_capacity ? options->prefill_capacity : caps[b];
         if (lp > caps[b]) lp = caps[b];
@@ -147,7 +151,8 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         snprintf(dir, sizeof(dir), "%s/c%lld", bundle_dir, (long long)caps[b]);
         st = make_dir(dir, err);
         ts_entry_shape shape = {caps[b], lp, slots};
-        for (int e = 0; e < TS_ENTRY_COUNT && st == TS_OK; e++) {
+        if (man.n_deepstack) man.visual_capacity[b] = ts_entry_visual_capacity(&shape);
+        for (int e = 0; e < n_entries && st == TS_OK; e++) {
             ts_graph *g;
             char rel[64], path[1200], module[64];
             snprintf(rel, sizeof(rel), "c%lld/%s", (long long)caps[b], entry_file((ts_entry)e));
@@ -160,8 +165,8 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             size_t len;
             st = ts_decoder_build_entry(g, &spec, source, (ts_entry)e, &shape, err);
             if (st == TS_OK) st = ts_manifest_add_entry(&man, b, (ts_entry)e, g, rel, err);
-            if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[b * TS_ENTRY_COUNT + e], &len, err);
-            if (st == TS_OK) st = write_file(path, texts[b * TS_ENTRY_COUNT + e], err);
+            if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[b * n_entries + e], &len, err);
+            if (st == TS_OK) st = write_file(path, texts[b * n_entries + e], err);
             ts_graph_destroy(g);
         }
     }

@@ -7,6 +7,12 @@
  * With images, the images run through vision.main, the model assembles the merged embeddings and
  * positions (its embedding table, image token, M-RoPE rules), and the prompt goes through
  * prefill_embeddings.main with a causal bias; decode adds the request's rope delta.
+ *
+ * A model with DeepStack (Qwen3-VL) goes through prefill_embeddings_deepstack.main: the tower's
+ * DeepStack rows are added after their layers at the image tokens. Its bundles cannot hold a
+ * vision.main yet (the tower's DeepStack outputs have no entry), so the images are encoded by the
+ * model's own CPU tower — only then: a bundle that has a vision.main for such a model is refused,
+ * since that entry's rows alone are not this model's prefill.
  */
 #include "base/error.h"
 #include "engine/generate.h"
@@ -21,6 +27,7 @@ typedef struct {
     ts_bundle_slots *slots;
     const float *embeddings; /* f32[n][hidden] and positions [rows][n], or NULL */
     const int32_t *embedding_positions;
+    const ts_deepstack *deepstack; /* prefill_embeddings_deepstack.main's payload, or NULL */
     int64_t hidden, rope_delta, vocab;
     float *all_logits; /* decode.main's [slots][vocab] */
     int32_t *tokens;   /* [slots]: only slot 0's is used */
@@ -30,6 +37,9 @@ typedef struct {
 static ts_status bundle_prefill(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err)
 {
     bundle_step *s = self;
+    if (s->deepstack)
+        return ts_bundle_slots_prefill_embeddings_deepstack(s->slots, 0, s->embeddings, n, s->hidden, s->embedding_positions, s->rope_delta,
+                                                            s->deepstack, logits, err);
     if (s->embeddings)
         return ts_bundle_slots_prefill_embeddings(s->slots, 0, s->embeddings, n, s->hidden, s->embedding_positions, s->rope_delta, logits,
                                                   err);
@@ -82,12 +92,50 @@ ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n,
     return generate(&s, bundle, prompt, n, params, out, err);
 }
 
+/* Qwen3-VL: the images through the model's tower (main and DeepStack rows), the merged embeddings
+ * and positions, the image tokens' rows as visual_positions, then prefill_embeddings_deepstack.main. */
+static ts_status generate_deepstack(ts_bundle *bundle, ts_model *model, ts_vision *v, const int32_t *prompt, size_t n,
+                                    const ts_pixel_values *images, int n_images, const ts_generate_params *params, ts_generation *out,
+                                    ts_error *err)
+{
+    const ts_model_config *cfg = ts_model_get_config(model);
+    int n_layers = 0, levels = 0;
+    const int32_t *layers = ts_bundle_deepstack_layers(bundle, &n_layers);
+    if (!n_layers)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "bundle: %s declares DeepStack, the bundle has no prefill_embeddings_deepstack.main (export it again)",
+                            ts_family_name(cfg->family));
+    if (ts_bundle_vision_buckets(bundle, NULL))
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "bundle: its vision.main gives no DeepStack rows for %s", ts_family_name(cfg->family));
+    int64_t hidden = cfg->text.hidden_size, rows = 0, delta = 0, n_visual = 0;
+    float *image = NULL, *features = NULL, *inputs = malloc(sizeof(float) * (n ? n : 1) * (size_t)hidden);
+    int32_t *positions = malloc(sizeof(int32_t) * 3 * (n ? n : 1)), *visual = malloc(sizeof(int32_t) * (n ? n : 1));
+    ts_status st = inputs && positions && visual ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+    if (st == TS_OK) st = ts_vision_encode_deepstack(v, images, n_images, &image, &features, &levels, &rows, err);
+    if (st == TS_OK && levels != n_layers)
+        st = ts_error_set(err, TS_ERR_FORMAT, "bundle: the tower gives %d DeepStack levels, the bundle's entry takes %d", levels, n_layers);
+    if (st == TS_OK) st = ts_vision_assemble_rows(v, model, prompt, n, images, n_images, image, rows, inputs, positions, &delta, err);
+    if (st == TS_OK && (ts_bundle_position_rows(bundle) == 3) != ts_vision_mrope(v))
+        st = ts_error_set(err, TS_ERR_FORMAT, "bundle: its position mode does not match the model's");
+    for (size_t i = 0; st == TS_OK && i < n; i++)
+        if (prompt[i] == cfg->image_token_id) visual[n_visual++] = (int32_t)i; /* row r of the payload: the r-th image token */
+    if (st == TS_OK && n_visual != rows)
+        st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: %lld image tokens in the prompt, %lld image rows", (long long)n_visual,
+                          (long long)rows);
+    ts_deepstack ds = {visual, n_visual, features, layers, n_layers};
+    bundle_step s = {.embeddings = inputs, .embedding_positions = positions, .deepstack = &ds, .hidden = hidden, .rope_delta = delta};
+    if (st == TS_OK) st = generate(&s, bundle, prompt, n, params, out, err);
+    free(image), free(features), free(inputs), free(positions), free(visual);
+    return st;
+}
+
 ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n, const ts_pixel_values *images,
                                     int n_images, const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
     memset(out, 0, sizeof(*out));
     ts_vision *v = ts_model_vision(model);
     if (!v) return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(ts_model_get_config(model)->family));
+    if (ts_vision_deepstack_levels(v) > 0) return generate_deepstack(bundle, model, v, prompt, n, images, n_images, params, out, err);
     int64_t hidden = ts_model_get_config(model)->text.hidden_size, rows = 0, delta = 0;
     float *image = NULL, *inputs = malloc(sizeof(float) * (n ? n : 1) * (size_t)hidden);
     int32_t *positions = malloc(sizeof(int32_t) * 3 * (n ? n : 1));

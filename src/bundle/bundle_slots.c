@@ -1,7 +1,8 @@
 /* bundle_slots.c — the decode slots of one bundle bucket: every slot's KV cache, length and rope
  * delta, and the entries that fill and advance them.
  *
- *   empty --prefill (prefill.main or prefill_embeddings.main)--> holds a sequence
+ *   empty --prefill (prefill.main, prefill_embeddings.main or
+ *         prefill_embeddings_deepstack.main)--> holds a sequence
  *         --decode (decode.main over every slot; inactive ones fed token 0 at position 0 on an
  *           empty cache: valid, results ignored)--> … --reset--> empty
  *
@@ -123,33 +124,74 @@ ts_status ts_bundle_slots_prefill(ts_bundle_slots *s, int slot, const int32_t *i
 }
 
 /* prefill_embeddings.main's arguments padded to the prefill capacity Lp: rows, positions (padding
- * at 0) and a causal bias. */
-ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *s, int slot, const float *embeddings, size_t n, int64_t hidden,
-                                             const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err)
+ * at 0) and a causal bias; with a DeepStack payload (ds non-NULL), prefill_embeddings_deepstack.main
+ * with the payload padded to the bucket's Nv_max by the filler (position 0, zero features). */
+static ts_status prefill_embeddings(ts_bundle_slots *s, int slot, const float *embeddings, size_t n, int64_t hidden,
+                                    const int32_t *positions, int64_t rope_delta, const ts_deepstack *ds, float *logits, ts_error *err)
 {
     ts_status st = check_slot(s, slot, n, err);
     if (st != TS_OK) return st;
     int64_t lp = s->prefill_capacity, rows = s->position_rows;
-    size_t floats = (size_t)(lp * hidden + lp * lp);
-    float *block = calloc(floats * sizeof(float) + sizeof(int32_t) * (size_t)(rows * lp), 1);
+    int64_t nv = ds ? ts_bundle_visual_capacity(s->bundle, s->bucket) : 0, k = ds ? ds->n_layers : 0;
+    size_t floats = (size_t)(lp * hidden + lp * lp + k * nv * hidden);
+    float *block = calloc(floats * sizeof(float) + sizeof(int32_t) * (size_t)(rows * lp + nv), 1);
     if (!block) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
-    float *emb = block, *bias = block + lp * hidden;
-    int32_t *pos = (int32_t *)(block + floats), length = (int32_t)n;
+    float *emb = block, *bias = block + lp * hidden, *features = bias + lp * lp;
+    int32_t *pos = (int32_t *)(block + floats), *visual = pos + rows * lp, length = (int32_t)n, count = ds ? (int32_t)ds->n_visual : 0;
     memcpy(emb, embeddings, sizeof(float) * n * (size_t)hidden);
     for (int64_t r = 0; r < rows; r++) memcpy(pos + r * lp, positions + r * (int64_t)n, sizeof(int32_t) * n);
     for (int64_t i = 0; i < lp; i++)
         for (int64_t j = i + 1; j < lp; j++) bias[i * lp + j] = -INFINITY;
-    ts_tensor_arg args[4] = {
+    if (count) memcpy(visual, ds->visual_positions, sizeof(int32_t) * (size_t)count);
+    for (int64_t l = 0; l < k && count; l++)
+        memcpy(features + l * nv * hidden, ds->layer_features + l * count * hidden, sizeof(float) * (size_t)(count * hidden));
+    ts_tensor_arg args[7] = {
         {"embeddings", TS_DTYPE_F32, 2, {lp, hidden}, emb, sizeof(float) * (size_t)(lp * hidden)},
         rows == 3 ? (ts_tensor_arg){"positions", TS_DTYPE_I32, 2, {3, lp}, pos, sizeof(int32_t) * (size_t)(3 * lp)}
                   : arg_i32("positions", pos, 1, lp),
         {"bias", TS_DTYPE_F32, 2, {lp, lp}, bias, sizeof(float) * (size_t)(lp * lp)},
-        arg_i32("length", &length, 0, 0)};
+        arg_i32("length", &length, 0, 0),
+        arg_i32("visual_positions", visual, 1, nv),
+        {"layer_features", TS_DTYPE_F32, 3, {k, nv, hidden}, features, sizeof(float) * (size_t)(k * nv * hidden)},
+        arg_i32("visual_count", &count, 0, 0)};
     const void *outs[3];
-    st = ts_bundle_run(s->bundle, s->bucket, "prefill_embeddings.main", args, 4, outs, err);
+    st = ts_bundle_run(s->bundle, s->bucket, ds ? "prefill_embeddings_deepstack.main" : "prefill_embeddings.main", args, ds ? 7 : 4, outs,
+                       err);
     if (st == TS_OK) take_prefill(s, slot, outs, n, rope_delta, logits);
     free(block);
     return st;
+}
+
+ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *s, int slot, const float *embeddings, size_t n, int64_t hidden,
+                                             const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err)
+{
+    return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta, NULL, logits, err);
+}
+
+ts_status ts_bundle_slots_prefill_embeddings_deepstack(ts_bundle_slots *s, int slot, const float *embeddings, size_t n, int64_t hidden,
+                                                       const int32_t *positions, int64_t rope_delta, const ts_deepstack *ds, float *logits,
+                                                       ts_error *err)
+{
+    int n_layers = 0;
+    const int32_t *layers = ts_bundle_deepstack_layers(s->bundle, &n_layers);
+    int64_t nv = ts_bundle_visual_capacity(s->bundle, s->bucket);
+    if (!n_layers)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "bundle: no prefill_embeddings_deepstack.main (the model declares no DeepStack layers)");
+    if (!ds) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: deepstack: no payload");
+    if (ds->n_layers != n_layers || !ds->layer_indices)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: deepstack: layer_indices has %d entries, the bundle's DeepStack layers %d",
+                            ds->n_layers, n_layers);
+    for (int i = 0; i < n_layers; i++)
+        if (ds->layer_indices[i] != layers[i])
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: deepstack: layer_indices[%d] = %d, the bundle's layer is %d", i,
+                                ds->layer_indices[i], layers[i]);
+    if (ds->n_visual < 0 || ds->n_visual > nv)
+        return ts_error_set(err, TS_ERR_RANGE, "bundle: deepstack: %lld image rows exceed the bucket's static maximum Nv_max = %lld",
+                            (long long)ds->n_visual, (long long)nv);
+    if (ds->n_visual && (!ds->visual_positions || !ds->layer_features))
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: deepstack: %s is NULL",
+                            !ds->visual_positions ? "visual_positions" : "layer_features");
+    return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta, ds, logits, err);
 }
 
 ts_status ts_bundle_slots_decode(ts_bundle_slots *s, const int32_t *tokens, const bool *active, float *logits, ts_error *err)

@@ -98,12 +98,14 @@ ts_status ts_manifest_add_vision_entry(ts_manifest *m, int bucket, const ts_grap
     return describe_graph(&m->vision.weights, &m->vision.n_weights, &m->vision.entries[bucket], g, file, results, 1, err);
 }
 
-int ts_manifest_module_count(const ts_manifest *m) { return m->n_buckets * TS_ENTRY_COUNT + m->vision.n_buckets; }
+int ts_manifest_entry_count(const ts_manifest *m) { return m->n_deepstack > 0 ? TS_ENTRY_COUNT : TS_ENTRY_ORDINARY; }
+
+int ts_manifest_module_count(const ts_manifest *m) { return m->n_buckets * ts_manifest_entry_count(m) + m->vision.n_buckets; }
 
 const char *ts_manifest_module_file(const ts_manifest *m, int i)
 {
-    int lm = m->n_buckets * TS_ENTRY_COUNT;
-    return i < lm ? m->entries[i / TS_ENTRY_COUNT][i % TS_ENTRY_COUNT].file : m->vision.entries[i - lm].file;
+    int ne = ts_manifest_entry_count(m), lm = m->n_buckets * ne;
+    return i < lm ? m->entries[i / ne][i % ne].file : m->vision.entries[i - lm].file;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -149,9 +151,20 @@ static cJSON *manifest_json(const ts_manifest *m)
     cJSON_AddStringToObject(mask, "prefill.main", "causal over its own keys; rows at or past length are padding");
     cJSON_AddStringToObject(mask, "prefill_embeddings.main", "additive bias [Lp, Lp] only (0 = attend, large negative = masked)");
     cJSON_AddStringToObject(mask, "decode.main", "causal: slot b attends cache rows 0 … cache_len[b]");
+    if (m->n_deepstack)
+        cJSON_AddStringToObject(mask, "prefill_embeddings_deepstack.main", "as prefill_embeddings.main");
     cJSON *kv = cJSON_AddObjectToObject(root, "kv_layout");
     cJSON_AddStringToObject(kv, "prefill", "k, v: [layers, capacity, kv_heads, head_dim]; rows >= length are zero");
     cJSON_AddStringToObject(kv, "decode", "k, v: [slots, layers, capacity, kv_heads, head_dim]; row cache_len[b] is written");
+    if (m->n_deepstack) {
+        cJSON *ds = cJSON_AddObjectToObject(root, "deepstack");
+        cJSON *layers = cJSON_AddArrayToObject(ds, "layers");
+        for (int i = 0; i < m->n_deepstack; i++) cJSON_AddItemToArray(layers, cJSON_CreateNumber(m->deepstack_layers[i]));
+        cJSON_AddStringToObject(ds, "visual_capacity", "Nv_max = prefill_capacity");
+        cJSON_AddStringToObject(ds, "payload",
+                                "visual_positions i32[Nv_max], layer_features f32[layers, Nv_max, hidden], visual_count i32[]: entries "
+                                "0 … visual_count-1 sorted, unique, below length, finite; the rest position 0 with zero features");
+    }
     cJSON *weights = cJSON_AddArrayToObject(root, "weights");
     for (int i = 0; i < m->n_weights; i++) cJSON_AddItemToArray(weights, descriptor_json(&m->weights[i], i));
     cJSON *buckets = cJSON_AddArrayToObject(root, "buckets");
@@ -160,8 +173,9 @@ static cJSON *manifest_json(const ts_manifest *m)
         cJSON_AddNumberToObject(bo, "capacity", (double)m->buckets[b].capacity);
         cJSON_AddNumberToObject(bo, "prefill_capacity", (double)m->buckets[b].prefill_capacity);
         cJSON_AddNumberToObject(bo, "slots", (double)m->buckets[b].slots);
+        if (m->n_deepstack) cJSON_AddNumberToObject(bo, "visual_capacity", (double)m->visual_capacity[b]);
         cJSON *entries = cJSON_AddObjectToObject(bo, "entries");
-        for (int e = 0; e < TS_ENTRY_COUNT; e++) {
+        for (int e = 0; e < ts_manifest_entry_count(m); e++) {
             const ts_entry_descriptors *ed = &m->entries[b][e];
             cJSON *eo = cJSON_AddObjectToObject(entries, entry_key(e));
             cJSON_AddStringToObject(eo, "module", ed->file);
@@ -343,6 +357,21 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         if (!cJSON_IsArray(sec) || cJSON_GetArraySize(sec) != 3) return bad(r, "positions.mrope_section", "expected three integers");
         for (int i = 0; i < 3; i++) m->mrope_section[i] = cJSON_GetArrayItem(sec, i)->valueint;
     }
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(root, "deepstack");
+    if (ds) {
+        const cJSON *layers = cJSON_GetObjectItemCaseSensitive(ds, "layers");
+        if (!cJSON_IsObject(ds) || !cJSON_IsArray(layers) || cJSON_GetArraySize(layers) < 1 || cJSON_GetArraySize(layers) > TS_MAX_DEEPSTACK)
+            return bad(r, "deepstack.layers", "expected 1 to 16 layer indices");
+        const cJSON *l;
+        cJSON_ArrayForEach(l, layers)
+        {
+            int i = m->n_deepstack;
+            if (!cJSON_IsNumber(l) || l->valuedouble != (double)(int32_t)l->valuedouble || l->valuedouble < 0 ||
+                (i && l->valuedouble <= m->deepstack_layers[i - 1]))
+                return bad(r, "deepstack.layers", "expected ascending non-negative integers");
+            m->deepstack_layers[m->n_deepstack++] = (int32_t)l->valuedouble;
+        }
+    }
     if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(root, "weights"), "weights", &m->weights, &m->n_weights)) != TS_OK) return st;
     const cJSON *buckets = cJSON_GetObjectItemCaseSensitive(root, "buckets");
     if (!cJSON_IsArray(buckets) || cJSON_GetArraySize(buckets) < 1 || cJSON_GetArraySize(buckets) > TS_BUNDLE_MAX_BUCKETS)
@@ -358,8 +387,10 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         if ((st = read_int(r, bo, "capacity", p, 1, 1 << 24, &bk->capacity)) != TS_OK) return st;
         if ((st = read_int(r, bo, "prefill_capacity", p, 1, bk->capacity, &bk->prefill_capacity)) != TS_OK) return st;
         if ((st = read_int(r, bo, "slots", p, 1, TS_MAX_BATCH, &bk->slots)) != TS_OK) return st;
+        if (m->n_deepstack && (st = read_int(r, bo, "visual_capacity", p, 1, bk->prefill_capacity, &m->visual_capacity[b])) != TS_OK)
+            return st;
         const cJSON *entries = cJSON_GetObjectItemCaseSensitive(bo, "entries");
-        for (int e = 0; e < TS_ENTRY_COUNT; e++) {
+        for (int e = 0; e < ts_manifest_entry_count(m); e++) {
             char ep[160];
             snprintf(ep, sizeof(ep), "%sentries.%s", p, entry_key(e));
             const cJSON *eo = cJSON_GetObjectItemCaseSensitive(entries, entry_key(e));

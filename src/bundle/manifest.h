@@ -5,7 +5,11 @@
  * dtype policy, the capacity buckets, position mode, mask mode, KV layout, and for every entry
  * of every bucket its module file and argument/result descriptors; optionally the tower's
  * vision.main entries (patch, temporal and merge sizes, width, depth, output width, its own weight
- * schema, one module per patch bucket). `identity` is a SHA-256 over
+ * schema, one module per patch bucket). A model whose config declares DeepStack (Qwen3-VL) adds a
+ * `deepstack` object (its target layers, fixed: never a runtime argument), each bucket's static
+ * maximum of image rows `visual_capacity` (Nv_max = Lp) and a fourth entry per bucket,
+ * prefill_embeddings_deepstack.main; without DeepStack the manifest has none of these and is
+ * byte-identical to what it was before they existed. `identity` is a SHA-256 over
  * the manifest without that field and over every module text, in manifest order, so any drift
  * in shapes, config or module text is caught before execution. The manifest is built from the
  * entry graphs themselves, so descriptors cannot disagree with the modules they describe.
@@ -62,11 +66,17 @@ typedef struct ts_manifest {
     char position_mode[24]; /* "1d", "mrope", "mrope_interleaved" */
     int mrope_section[3];
     ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
+    /* DeepStack: n_deepstack 0 = none (then only the TS_ENTRY_ORDINARY entries exist). */
+    int n_deepstack;
+    int32_t deepstack_layers[TS_MAX_DEEPSTACK];           /* ascending */
+    int64_t visual_capacity[TS_BUNDLE_MAX_BUCKETS];      /* Nv_max per bucket */
     ts_vision_manifest vision; /* n_buckets 0: no image entries */
     char identity[65];
 } ts_manifest;
 
-/* Module texts of a manifest: every bucket's three entries, then the vision buckets. */
+/* Entries per bucket: TS_ENTRY_ORDINARY, or TS_ENTRY_COUNT with DeepStack. */
+int ts_manifest_entry_count(const ts_manifest *m);
+/* Module texts of a manifest: every bucket's entries, then the vision buckets. */
 int ts_manifest_module_count(const ts_manifest *m);
 const char *ts_manifest_module_file(const ts_manifest *m, int i);
 

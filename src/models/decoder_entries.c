@@ -8,6 +8,10 @@
  *               rope_delta i32[B], cache_len i32[B],
  *               k f32[B, layers, C, Hkv, D], v f32[B, layers, C, Hkv, D])
  *       → (logits f32[B, V], k, v)
+ *   prefill_embeddings_deepstack.main(weights…, embeddings, positions, bias, length (as
+ *                           prefill_embeddings.main), visual_positions i32[Nv_max],
+ *                           layer_features f32[K, Nv_max, H], visual_count i32[])
+ *       → the same three results (only for a spec that declares DeepStack)
  *
  * Prefill attends causally (prefill) or through the additive bias only (prefill_embeddings) over
  * its own Lp keys; rows at or past `length` are padding: they are zero in the returned caches and
@@ -15,6 +19,13 @@
  * cache_len[b] of its cache and attends causally over rows 0 … cache_len[b]; its rotary position
  * is positions[b] + rope_delta[b]. The layer stack is the one the CPU step uses
  * (ts_decoder_layers): only how attention reaches its keys differs.
+ *
+ * DeepStack (Qwen3-VL): after decoder layer spec->deepstack_layers[i] (i < K, the layers fixed by
+ * the config and written in the manifest, never an argument) layer_features[i][j] is added to row
+ * visual_positions[j] for j < visual_count. Nv_max = Lp (ts_entry_visual_capacity), a static
+ * bound per bucket. Entries j ≥ visual_count are padding: the documented filler is position 0 with
+ * all-zero features, the runtime refuses anything else, and the graph masks those feature rows to
+ * zero as well, so padding adds exactly 0 to row 0 (never an out-of-range scatter).
  */
 #include "models/decoder_entries.h"
 
@@ -78,8 +89,22 @@ static ts_value stack_layers(ts_graph *g, const ts_value *layers, int64_t n, int
     return out;
 }
 
+/* visual_positions, layer_features and visual_count of the DeepStack entry; feature rows at or
+ * past visual_count are zeroed (see the top of this file). */
+static ts_decoder_deepstack deepstack_inputs(ts_graph *g, const ts_decoder_spec *spec, int64_t nv)
+{
+    int64_t fd[3] = {spec->n_deepstack, nv, spec->hidden};
+    ts_type ft = ts_type_make(TS_DTYPE_F32, 3, fd);
+    ts_value positions = ts_graph_parameter(g, "visual_positions", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &nv));
+    ts_value features = ts_graph_parameter(g, "layer_features", TS_PARAM_INPUT, ft);
+    ts_value count = ts_graph_parameter(g, "visual_count", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 0, NULL));
+    ts_value row = ts_graph_iota(g, ts_type_make(TS_DTYPE_I32, 3, fd), 1);
+    ts_value keep = ts_graph_compare(g, TS_COMPARE_LT, row, ts_graph_broadcast_in_dim(g, count, 3, fd, NULL));
+    return (ts_decoder_deepstack){positions, ts_graph_select(g, keep, features, zeros(g, &ft))};
+}
+
 static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
-                               const ts_entry_shape *shape, bool from_embeddings, ts_error *err)
+                               const ts_entry_shape *shape, bool from_embeddings, bool deepstack, ts_error *err)
 {
     int64_t lp = shape->prefill_capacity, c = shape->capacity;
     ts_graph_set_stage(g, "inputs");
@@ -99,6 +124,8 @@ static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, const t
         h = ts_graph_embedding(g, w->embed, tokens);
     }
     ts_value length = ts_graph_parameter(g, "length", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 0, NULL));
+    ts_decoder_deepstack ds = {TS_NO_VALUE, TS_NO_VALUE};
+    if (deepstack) ds = deepstack_inputs(g, spec, ts_entry_visual_capacity(shape));
     ts_graph_set_stage(g, "rope");
     ts_value cos, sin;
     ts_decoder_rope_tables(g, spec, positions, &cos, &sin);
@@ -106,7 +133,8 @@ static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, const t
     if (!kv) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
     prefill_attend pa = {spec, bias, length, lp, c, kv, kv + spec->layers};
     ts_decoder_attend attend = {prefill_attention, &pa};
-    h = ts_decoder_layers(g, spec, w, h, cos, sin, &attend, NULL);
+    h = deepstack ? ts_decoder_layers_deepstack(g, spec, w, h, cos, sin, &attend, &ds, NULL)
+                  : ts_decoder_layers(g, spec, w, h, cos, sin, &attend, NULL);
     ts_graph_set_stage(g, "last_token");
     ts_value last_row = ts_graph_binary(g, TS_OP_SUBTRACT, length, ts_graph_constant_i32(g, 1));
     int64_t size[2] = {1, spec->hidden};
@@ -203,9 +231,14 @@ const char *ts_entry_name(ts_entry entry)
     case TS_ENTRY_PREFILL: return "prefill.main";
     case TS_ENTRY_PREFILL_EMBEDDINGS: return "prefill_embeddings.main";
     case TS_ENTRY_DECODE: return "decode.main";
+    case TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK: return "prefill_embeddings_deepstack.main";
     default: return "?";
     }
 }
+
+int ts_decoder_entry_count(const ts_decoder_spec *spec) { return spec->n_deepstack > 0 ? TS_ENTRY_COUNT : TS_ENTRY_ORDINARY; }
+
+int64_t ts_entry_visual_capacity(const ts_entry_shape *shape) { return shape->prefill_capacity; }
 
 ts_status ts_decoder_build_entry(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *source,
                                  ts_entry entry, const ts_entry_shape *shape, ts_error *err)
@@ -215,13 +248,16 @@ ts_status ts_decoder_build_entry(ts_graph *g, const ts_decoder_spec *spec, const
                             (long long)shape->prefill_capacity, (long long)shape->capacity);
     if (entry == TS_ENTRY_DECODE && (shape->slots < 1 || shape->slots > TS_MAX_BATCH))
         return ts_error_set(err, TS_ERR_RANGE, "decode.main: %lld slots (1..%d allowed)", (long long)shape->slots, TS_MAX_BATCH);
+    if (entry == TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK && (spec->n_deepstack < 1 || spec->n_deepstack > TS_MAX_DEEPSTACK))
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: the model declares no DeepStack layers", ts_entry_name(entry));
     ts_decoder_weights *w = malloc(sizeof(*w));
     if (!w) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
     ts_status st = ts_decoder_load_weights(g, spec, source, w, err);
     if (st == TS_OK) {
         switch (entry) {
-        case TS_ENTRY_PREFILL: st = build_prefill(g, spec, w, shape, false, err); break;
-        case TS_ENTRY_PREFILL_EMBEDDINGS: st = build_prefill(g, spec, w, shape, true, err); break;
+        case TS_ENTRY_PREFILL: st = build_prefill(g, spec, w, shape, false, false, err); break;
+        case TS_ENTRY_PREFILL_EMBEDDINGS: st = build_prefill(g, spec, w, shape, true, false, err); break;
+        case TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK: st = build_prefill(g, spec, w, shape, true, true, err); break;
         case TS_ENTRY_DECODE: st = build_decode(g, spec, w, shape, err); break;
         default: st = ts_error_set(err, TS_ERR_UNSUPPORTED, "unknown entry %d", (int)entry);
         }
