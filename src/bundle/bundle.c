@@ -178,9 +178,15 @@ static ts_status check_deepstack_contract(const ts_manifest *m, const ts_model_c
     if (st != TS_OK) return st;
     bool same = spec.n_deepstack == m->n_deepstack;
     for (int i = 0; same && i < m->n_deepstack; i++) same = spec.deepstack_layers[i] == m->deepstack_layers[i];
-    if (!same)
-        return ts_error_set(err, TS_ERR_FORMAT, "deepstack: the manifest declares %d DeepStack layers, the model's config %d (or other ones)",
-                            m->n_deepstack, spec.n_deepstack);
+    if (!same) {
+        char ours[128] = "", theirs[128] = "";
+        for (int i = 0, at = 0; i < m->n_deepstack && at < (int)sizeof(ours); i++)
+            at += snprintf(ours + at, sizeof(ours) - (size_t)at, "%s%d", i ? ", " : "", m->deepstack_layers[i]);
+        for (int i = 0, at = 0; i < spec.n_deepstack && at < (int)sizeof(theirs); i++)
+            at += snprintf(theirs + at, sizeof(theirs) - (size_t)at, "%s%d", i ? ", " : "", spec.deepstack_layers[i]);
+        return ts_error_set(err, TS_ERR_FORMAT, "deepstack: the manifest's DeepStack layers [%s] are not the model config's [%s]", ours,
+                            theirs);
+    }
     for (int b = 0; b < m->n_buckets && m->n_deepstack; b++) {
         const ts_entry_descriptors *plain = &m->entries[b][TS_ENTRY_PREFILL_EMBEDDINGS];
         const ts_entry_descriptors *ed = &m->entries[b][TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK];

@@ -205,12 +205,14 @@ static void test_llama(void) { generation_matches_engine("llama"); }
 
 /* The emitted text of each fixture's modules equals the committed golden files byte for byte,
  * and print → read → print reproduces every module exactly (qwen3_vl_moe: the moe_mlp composite
- * with its decomposition, interleaved M-RoPE positions). */
+ * with its decomposition, interleaved M-RoPE positions; qwen3_vl and qwen3_vl_moe: also
+ * prefill_embeddings_deepstack.main with its scatter-adds and the manifest's DeepStack layers). */
 static void test_golden_and_round_trip(void)
 {
-    static const char *const cases[] = {"qwen2", "qwen3", "llama", "qwen3_vl_moe"};
-    static const char *const files[] = {"manifest.json", "c32/prefill.mlir", "c32/prefill_embeddings.mlir", "c32/decode.mlir"};
-    for (int c = 0; c < 4; c++) {
+    static const char *const cases[] = {"qwen2", "qwen3", "llama", "qwen3_vl_moe", "qwen3_vl"};
+    static const char *const files[] = {"manifest.json", "c32/prefill.mlir", "c32/prefill_embeddings.mlir", "c32/decode.mlir",
+                                        "c32/prefill_embeddings_deepstack.mlir"};
+    for (int c = 0; c < 5; c++) {
         char dir[128], out[128];
         snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", cases[c]);
         snprintf(out, sizeof(out), "%s/golden-%s", tmp, cases[c]);
@@ -218,7 +220,12 @@ static void test_golden_and_round_trip(void)
         ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 16, .slots = 2};
         ts_error err;
         CHECK_INT_EQ(ts_bundle_export(dir, out, &o, &err), TS_OK);
-        for (int f = 0; f < 4; f++) {
+        /* Only the Qwen3-VL models declare DeepStack: they alone have the fifth file. */
+        bool deepstack = strncmp(cases[c], "qwen3_vl", 8) == 0;
+        char extra[256];
+        snprintf(extra, sizeof(extra), "%s/%s", out, files[4]);
+        CHECK_INT_EQ(access(extra, F_OK) == 0, deepstack);
+        for (int f = 0; f < (deepstack ? 5 : 4); f++) {
             char a[256], g[256];
             snprintf(a, sizeof(a), "%s/%s", out, files[f]);
             snprintf(g, sizeof(g), "tests/golden/%s/%s", cases[c], files[f]);
@@ -271,7 +278,7 @@ static void reseal(const char *bundle)
     char *json = read_text(path);
     ts_manifest m;
     ts_error err;
-    if (!json || ts_manifest_read(json, strlen(json), "manifest.json", &m, &err) != TS_OK) return;
+    if (!json || ts_manifest_read(json, strlen(json), "manifest.json", &m, &err) != TS_OK) return free(json);
     char *texts[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
     for (int i = 0; i < ts_manifest_module_count(&m); i++) {
         char mp[256];
@@ -884,6 +891,311 @@ static void test_slots(void)
     ts_bundle_close(b);
 }
 
+/* ---------------------------------------------------------------- DeepStack (Qwen3-VL) */
+
+static const int64_t ds_capacity[1] = {128}; /* the fixtures' image prompt: 75 tokens + 16 new */
+
+/* A Qwen3-VL fixture's image prompt through the bundle: its pixel values through the model's
+ * tower (main and DeepStack rows), the merged embeddings, M-RoPE positions and the image tokens'
+ * rows into prefill_embeddings_deepstack.main — prefill logits within the fixture tolerance of
+ * prefill_last_logits — then ts_bundle_generate_images: the 16 greedy tokens of generated_ids. */
+static void deepstack_through_bundle(const char *name)
+{
+    char dir[128], bundle[128], refpath[160];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    snprintf(bundle, sizeof(bundle), "%s/%s-ds", tmp, name);
+    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
+    ts_bundle_options o = {.capacities = ds_capacity, .n_capacities = 1, .prefill_capacity = 96, .slots = 1};
+    ts_error err;
+    ts_bundle *b = NULL;
+    ts_model *m = NULL;
+    ts_checkpoint *ref = NULL;
+    ts_bundle_slots *slots = NULL;
+    if (ts_bundle_export(dir, bundle, &o, &err) != TS_OK || ts_bundle_open(ctx, bundle, dir, &b, &err) != TS_OK ||
+        ts_model_load(ctx, dir, NULL, &m, &err) != TS_OK || ts_checkpoint_open(refpath, &ref, &err) != TS_OK) {
+        fprintf(stderr, "%s: %s\n", name, err.message);
+        CHECK(false);
+        goto out;
+    }
+    int n_layers = 0, model_layers = 0;
+    const int32_t *layers = ts_bundle_deepstack_layers(b, &n_layers), *want = ts_model_deepstack_layers(m, &model_layers);
+    CHECK(n_layers == 2 && model_layers == 2 && layers[0] == want[0] && layers[1] == want[1]);
+    CHECK_INT_EQ(ts_bundle_visual_capacity(b, 0), 96);
+    CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), 0);
+    const ts_model_config *cfg = ts_model_get_config(m);
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
+    const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
+    const ts_tensor_info *last = ts_checkpoint_find(ref, "prefill_last_logits");
+    int32_t n = (int32_t)ids64->shape[1], n_new = (int32_t)gen->shape[0];
+    int64_t H = cfg->text.hidden_size, V = ts_model_vocab_size(m);
+    int32_t ids[96];
+    for (int i = 0; i < n && i < 96; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+    const int64_t *g = grid->data;
+    ts_pixel_values image = {.data = (float *)pv->data, .n_dims = 2, .shape = {pv->shape[0], pv->shape[1]}, .grid_thw = {g[0], g[1], g[2]}};
+    ts_vision *v = ts_model_vision(m);
+    float *rows = NULL, *features = NULL, *emb = malloc(sizeof(float) * (size_t)(n * H)), *logits = malloc(sizeof(float) * (size_t)V);
+    int32_t *positions = malloc(sizeof(int32_t) * 3 * (size_t)n), visual[96];
+    int levels = 0;
+    int64_t n_rows = 0, delta = 0, n_visual = 0;
+    CHECK_INT_EQ(ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
+    CHECK_INT_EQ(ts_vision_assemble_rows(v, m, ids, (size_t)n, &image, 1, rows, n_rows, emb, positions, &delta, &err), TS_OK);
+    for (int32_t i = 0; i < n; i++)
+        if (ids[i] == cfg->image_token_id) visual[n_visual++] = i;
+    CHECK_INT_EQ(n_visual, n_rows);
+    ts_deepstack ds = {visual, n_visual, features, layers, n_layers};
+    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, emb, (size_t)n, H, positions, delta, &ds, logits, &err), TS_OK);
+    float logit_diff = max_diff(logits, last->data, V), logit_tol = tolerance_of(last->data, V);
+    /* Without its DeepStack rows the same prompt is another computation: the entry is not a no-op. */
+    ts_bundle_slots_reset(slots, 0);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, emb, (size_t)n, H, positions, delta, logits, &err), TS_OK);
+    float plain_diff = max_diff(logits, last->data, V);
+    ts_generate_params p = {.max_tokens = n_new, .ignore_eos = true};
+    ts_sampling_params_default(&p.sampling);
+    p.sampling.temperature = 0;
+    ts_generation out = {0};
+    CHECK_INT_EQ(ts_bundle_generate_images(b, m, ids, (size_t)n, &image, 1, &p, &out, &err), TS_OK);
+    int same = 0;
+    for (size_t i = 0; i < out.n_ids && i < (size_t)n_new; i++) same += out.ids[i] == (int32_t)((const int64_t *)gen->data)[i];
+    fprintf(stderr, "  %s through prefill_embeddings_deepstack.main: %lld image rows, prefill logits %.2g (tol %.2g; %.2g without DeepStack), "
+            "%d/%d greedy tokens\n", name, (long long)n_visual, logit_diff, logit_tol, plain_diff, same, n_new);
+    CHECK(logit_diff <= logit_tol);
+    CHECK(plain_diff > logit_tol);
+    CHECK_INT_EQ((int64_t)out.n_ids, n_new);
+    CHECK_INT_EQ(same, n_new);
+    ts_generation_fini(&out);
+    free(rows), free(features), free(emb), free(logits), free(positions);
+out:
+    ts_bundle_slots_destroy(slots);
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
+}
+
+static void test_qwen3_vl_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl"); }
+static void test_qwen3_vl_moe_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl_moe"); }
+
+/* Declaring DeepStack changes nothing of the ordinary entries: the qwen3_vl export and the export
+ * of the same checkpoint whose config lacks deepstack_visual_indexes have byte-identical
+ * prefill.main, prefill_embeddings.main and decode.main; only the former has the fourth entry. */
+static void test_deepstack_leaves_ordinary_modules(void)
+{
+    char model[160], with[160], without[160], cmd[1024];
+    snprintf(model, sizeof(model), "%s/qwen3_vl-no-deepstack", tmp);
+    snprintf(with, sizeof(with), "%s/ds-with", tmp);
+    snprintf(without, sizeof(without), "%s/ds-without", tmp);
+    snprintf(cmd, sizeof(cmd),
+             "mkdir -p '%s' && for f in tests/fixtures/qwen3_vl/model/*; do ln -sf \"$PWD/$f\" '%s/'; done && rm '%s/config.json' && "
+             "python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); del c[\"vision_config\"][\"deepstack_visual_indexes\"]; "
+             "json.dump(c, open(sys.argv[2], \"w\"), indent=2)' tests/fixtures/qwen3_vl/model/config.json '%s/config.json'",
+             model, model, model, model);
+    CHECK(system(cmd) == 0);
+    int64_t cap = 32;
+    ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 16, .slots = 2};
+    ts_error err;
+    CHECK_INT_EQ(ts_bundle_export("tests/fixtures/qwen3_vl/model", with, &o, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_export(model, without, &o, &err), TS_OK);
+    static const char *const files[] = {"c32/prefill.mlir", "c32/prefill_embeddings.mlir", "c32/decode.mlir"};
+    int same = 0;
+    for (int f = 0; f < 3; f++) {
+        char a[256], c[256];
+        snprintf(a, sizeof(a), "%s/%s", with, files[f]);
+        snprintf(c, sizeof(c), "%s/%s", without, files[f]);
+        char *x = read_text(a), *y = read_text(c);
+        CHECK(x && y && strcmp(x, y) == 0);
+        same += x && y && strcmp(x, y) == 0;
+        CHECK(x && !strstr(x, "stablehlo.scatter") && !strstr(x, "visual_positions"));
+        free(x), free(y);
+    }
+    char a[256];
+    snprintf(a, sizeof(a), "%s/c32/prefill_embeddings_deepstack.mlir", without);
+    CHECK(access(a, F_OK) != 0);
+    snprintf(a, sizeof(a), "%s/manifest.json", without);
+    char *manifest = read_text(a);
+    CHECK(manifest && !strstr(manifest, "deepstack") && !strstr(manifest, "visual_capacity"));
+    free(manifest);
+    fprintf(stderr, "  %d/3 ordinary modules identical with and without DeepStack declared\n", same);
+    CHECK_INT_EQ(same, 3);
+    /* The bundle without the entry refuses it by name, listing what it has. */
+    ts_bundle *b = NULL;
+    CHECK_INT_EQ(ts_bundle_open(ctx, without, model, &b, &err), TS_OK);
+    if (b) {
+        const void *outs[3];
+        CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings_deepstack.main", NULL, 0, outs, &err), TS_ERR_NOT_FOUND);
+        CHECK(strstr(err.message, "no entry 'prefill_embeddings_deepstack.main' (entries: prefill.main, prefill_embeddings.main, decode.main)"));
+        int n_layers = 1;
+        CHECK(ts_bundle_deepstack_layers(b, &n_layers) == NULL && n_layers == 0);
+    }
+    ts_bundle_close(b);
+}
+
+/* A valid prefill_embeddings_deepstack.main call on the qwen3_vl bundle (Lp = Nv_max = 16,
+ * length 8, two image rows), then each way its payload can be wrong, refused with its message
+ * before anything runs. */
+typedef struct {
+    float emb[16 * 64], bias[16 * 16], features[2 * 16 * 64];
+    int32_t positions[3 * 16], visual[16], length, count;
+    ts_tensor_arg args[7];
+} ds_call;
+
+static void ds_call_init(ds_call *c)
+{
+    memset(c, 0, sizeof(*c));
+    for (int i = 0; i < 16 * 64; i++) c->emb[i] = 0.01f * (float)(i % 97) - 0.3f;
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) c->bias[i * 16 + j] = j <= i ? 0.0f : -INFINITY;
+    for (int r = 0; r < 3; r++)
+        for (int i = 0; i < 16; i++) c->positions[r * 16 + i] = i;
+    c->length = 8, c->count = 2, c->visual[0] = 3, c->visual[1] = 5;
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 2; j++)
+            for (int i = 0; i < 64; i++) c->features[(k * 16 + j) * 64 + i] = 0.5f - 0.01f * (float)i;
+    int64_t ed[2] = {16, 64}, bd[2] = {16, 16}, fd[3] = {2, 16, 64};
+    c->args[0] = arg_f32("embeddings", c->emb, 2, ed);
+    c->args[1] = (ts_tensor_arg){"positions", TS_DTYPE_I32, 2, {3, 16}, c->positions, sizeof(c->positions)};
+    c->args[2] = arg_f32("bias", c->bias, 2, bd);
+    c->args[3] = arg_i32("length", &c->length, 0, 0);
+    c->args[4] = arg_i32("visual_positions", c->visual, 1, 16);
+    c->args[5] = arg_f32("layer_features", c->features, 3, fd);
+    c->args[6] = arg_i32("visual_count", &c->count, 0, 0);
+}
+
+static void expect_ds_refusal(ts_bundle *b, ds_call *c, const char *message)
+{
+    ts_error err = {0};
+    const void *outs[3];
+    ts_status st = ts_bundle_run(b, 0, "prefill_embeddings_deepstack.main", c->args, 7, outs, &err);
+    bool named = st != TS_OK && strstr(err.message, message);
+    if (!named) fprintf(stderr, "  expected a refusal naming '%s', got %d: %s\n", message, (int)st, st == TS_OK ? "(ok)" : err.message);
+    CHECK(named);
+    ds_call_init(c);
+}
+
+static void test_deepstack_bad_calls(void)
+{
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/ds-with", tmp); /* from test_deepstack_leaves_ordinary_modules */
+    const char *dir = "tests/fixtures/qwen3_vl/model";
+    ts_bundle *b = NULL;
+    ts_bundle_slots *slots = NULL;
+    ts_error err;
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    if (!b) return;
+    CHECK_INT_EQ(ts_bundle_visual_capacity(b, 0), 16);
+    ds_call *c = malloc(sizeof(*c));
+    ds_call_init(c);
+    const void *outs[3];
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings_deepstack.main", c->args, 7, outs, &err), TS_OK);
+    /* With no image rows the entry is prefill_embeddings.main. */
+    float with_rows = ((const float *)outs[0])[0];
+    c->count = 0;
+    memset(c->visual, 0, sizeof(c->visual)), memset(c->features, 0, sizeof(c->features));
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings_deepstack.main", c->args, 7, outs, &err), TS_OK);
+    float *empty = malloc(sizeof(float) * 1344);
+    memcpy(empty, outs[0], sizeof(float) * 1344);
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings.main", c->args, 4, outs, &err), TS_OK);
+    CHECK(memcmp(empty, outs[0], sizeof(float) * 1344) == 0);
+    CHECK(empty[0] != with_rows);
+    free(empty);
+    ds_call_init(c);
+    int refusals = 0;
+    c->visual[1] = 3;
+    expect_ds_refusal(b, c, "visual_positions[1] = 3 repeats visual_positions[0] = 3"), refusals++;
+    c->visual[0] = 5, c->visual[1] = 3;
+    expect_ds_refusal(b, c, "visual_positions[1] = 3 comes before visual_positions[0] = 5"), refusals++;
+    c->visual[1] = 8;
+    expect_ds_refusal(b, c, "visual_positions[1] = 8 is outside the prompt rows 0..7"), refusals++;
+    c->visual[0] = -1;
+    expect_ds_refusal(b, c, "visual_positions[0] = -1 is outside the prompt rows 0..7"), refusals++;
+    c->count = 17;
+    expect_ds_refusal(b, c, "visual_count = 17 is outside 0..16 (the bucket's static maximum Nv_max)"), refusals++;
+    c->count = -1;
+    expect_ds_refusal(b, c, "visual_count = -1 is outside 0..16"), refusals++;
+    c->length = 1;
+    expect_ds_refusal(b, c, "visual_count = 2 exceeds length = 1"), refusals++;
+    c->count = 1; /* the payload has two rows */
+    expect_ds_refusal(b, c, "visual_positions[1] = 5 is padding (at or past visual_count = 1) and must be 0"), refusals++;
+    c->count = 3; /* the payload has two rows: the third is the filler */
+    expect_ds_refusal(b, c, "visual_positions[2] = 0 comes before visual_positions[1] = 5"), refusals++;
+    c->visual[9] = 7;
+    expect_ds_refusal(b, c, "visual_positions[9] = 7 is padding (at or past visual_count = 2) and must be 0"), refusals++;
+    c->features[(1 * 16 + 4) * 64 + 10] = 1e-30f;
+    expect_ds_refusal(b, c, "layer_features[1][4][10] is padding (at or past visual_count = 2) and must be 0"), refusals++;
+    c->features[(0 * 16 + 1) * 64 + 2] = NAN;
+    expect_ds_refusal(b, c, "layer_features[66] is NaN"), refusals++;
+    c->features[(1 * 16 + 0) * 64 + 3] = INFINITY;
+    expect_ds_refusal(b, c, "layer_features[1][0][3] is infinite"), refusals++;
+    c->args[5].n_bytes -= 4;
+    expect_ds_refusal(b, c, "layer_features has 8188 bytes, expected 8192"), refusals++;
+    c->args[4].n_bytes = 4 * 15;
+    expect_ds_refusal(b, c, "visual_positions has 60 bytes, expected 64"), refusals++;
+    c->args[4].dims[0] = 15;
+    expect_ds_refusal(b, c, "visual_positions has shape I32[15], expected I32[16]"), refusals++;
+    c->args[5].dims[0] = 3;
+    expect_ds_refusal(b, c, "layer_features has shape F32[3, 16, 64], expected F32[2, 16, 64]"), refusals++;
+    c->args[6].name = "count";
+    expect_ds_refusal(b, c, "argument 6 is 'count', expected 'visual_count'"), refusals++;
+    /* The slots API pads the compact payload itself and holds it to the bundle's layers and Nv_max. */
+    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+    int n_layers = 0;
+    const int32_t *layers = ts_bundle_deepstack_layers(b, &n_layers);
+    int32_t wrong_layers[2] = {0, 2}, many[17], pos[3 * 8];
+    for (int i = 0; i < 17; i++) many[i] = i;
+    for (int i = 0; i < 24; i++) pos[i] = i % 8;
+    float *logits = malloc(sizeof(float) * 1344), *feat = calloc(2 * 17 * 64, sizeof(float));
+    ts_deepstack ds = {c->visual, 2, feat, wrong_layers, 2};
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "layer_indices[1] = 2, the bundle's layer is 1")); refusals++;
+    ds.layer_indices = layers, ds.n_layers = 1;
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "layer_indices has 1 entries, the bundle's DeepStack layers 2")); refusals++;
+    ds.n_layers = 2, ds.visual_positions = many, ds.n_visual = 17;
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_RANGE);
+    CHECK(strstr(err.message, "17 image rows exceed the bucket's static maximum Nv_max = 16")); refusals++;
+    ds.n_visual = 2, ds.visual_positions = NULL;
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(err.message, "visual_positions is NULL")); refusals++;
+    ds.visual_positions = many, ds.n_visual = 9; /* rows 0 … 8 of an 8-row prompt: the entry says so */
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_RANGE);
+    CHECK(strstr(err.message, "visual_count = 9 exceeds length = 8")); refusals++;
+    CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), 0);
+    ds.n_visual = 2;
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), 8);
+    fprintf(stderr, "  prefill_embeddings_deepstack.main: %d bad payloads refused with their messages\n", refusals);
+    free(logits), free(feat), free(c);
+    ts_bundle_slots_destroy(slots);
+    ts_bundle_close(b);
+}
+
+/* The manifest's DeepStack layers are the model's: a bundle whose manifest says otherwise (resealed,
+ * so the identity holds) is refused at open. */
+static void test_deepstack_bad_manifest(void)
+{
+    char bundle[160], cmd[512], path[256];
+    snprintf(bundle, sizeof(bundle), "%s/ds-bad-layers", tmp);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s/ds-with' '%s'", bundle, tmp, bundle);
+    CHECK(system(cmd) == 0);
+    snprintf(path, sizeof(path), "%s/manifest.json", bundle);
+    replace_in_file(path, "\"layers\":\t[0, 1]", "\"layers\":\t[0, 2]");
+    reseal(bundle);
+    ts_error err;
+    CHECK_INT_EQ(open_status(bundle, "tests/fixtures/qwen3_vl/model", &err), TS_ERR_FORMAT);
+    CHECK(strstr(err.message, "deepstack: the manifest's DeepStack layers [0, 2] are not the model config's [0, 1]"));
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s/ds-with' '%s'", bundle, tmp, bundle);
+    CHECK(system(cmd) == 0);
+    replace_in_file(path, "\"visual_capacity\":\t16", "\"visual_capacity\":\t17");
+    reseal(bundle);
+    CHECK_INT_EQ(open_status(bundle, "tests/fixtures/qwen3_vl/model", &err), TS_ERR_FORMAT);
+    CHECK(strstr(err.message, "visual_capacity: out of range"));
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s/ds-with' '%s'", bundle, tmp, bundle);
+    CHECK(system(cmd) == 0);
+    replace_in_file(path, "\"visual_capacity\":\t16", "\"visual_capacity\":\t15");
+    reseal(bundle);
+    CHECK_INT_EQ(open_status(bundle, "tests/fixtures/qwen3_vl/model", &err), TS_ERR_FORMAT);
+    CHECK(strstr(err.message, "prefill_embeddings_deepstack.main must take prefill_embeddings.main's arguments, then visual_positions i32[15]"));
+}
+
 int main(void)
 {
     ts_error err;
@@ -906,6 +1218,11 @@ int main(void)
     RUN(test_qwen2_vl_text_only_through_bundle);
     RUN(test_qwen3_vl_moe_text_through_bundle);
     RUN(test_slots);
+    RUN(test_qwen3_vl_deepstack_through_bundle);
+    RUN(test_qwen3_vl_moe_deepstack_through_bundle);
+    RUN(test_deepstack_leaves_ordinary_modules);
+    RUN(test_deepstack_bad_calls);
+    RUN(test_deepstack_bad_manifest);
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     ts_context_destroy(ctx);
     return check_finish();
