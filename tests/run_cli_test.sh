@@ -153,13 +153,29 @@ moe_ids=$(grep -o '"generated_ids":\[[0-9,]*\]' "$TMP/out")
 [ -n "$moe_ids" ] && ok || fail "qwen3_vl_moe: no generated_ids"
 "$BIN" export -m "$MOE" -o "$TMP/moe-bundle" --capacity 64 --prefill-capacity 32 2>/dev/null && ok || fail "qwen3_vl_moe: export failed"
 expect_exit 0 "$moe_ids" run --bundle "$TMP/moe-bundle" -m "$MOE" -p "Hello" --max-tokens 8 --json --temperature 0
-# With the image: the fixture's 16 greedy tokens (its DeepStack rows reach the MoE layers); the
-# bundle has neither its vision.main nor a DeepStack entry yet, and says so.
-expect_exit 0 '"generated_ids":[81,211,74,1088,270,841,92,704,287,770,867,660,430,664,718,112]' run -m "$MOE" \
+# With the image: the fixture's 16 greedy tokens (its DeepStack rows reach the MoE layers), the
+# same through a bundle with room for the 75-token prompt: prefill_embeddings_deepstack.main,
+# the images encoded by the model's tower (Qwen3-VL bundles have no vision.main yet). A bundle
+# too small for the prompt says so.
+MOE_IDS='"generated_ids":[81,211,74,1088,270,841,92,704,287,770,867,660,430,664,718,112]'
+expect_exit 0 "$MOE_IDS" run -m "$MOE" \
     -p "Describe this image." --image "$FIX/qwen3_vl_moe/chelsea.png" --max-tokens 16 --ignore-eos --temperature 0 \
     --repeat-penalty 1 --json
-expect_exit 1 "no vision.main entries" run --bundle "$TMP/moe-bundle" -m "$MOE" -p "Describe this image." \
+expect_exit 1 "do not fit the largest bucket" run --bundle "$TMP/moe-bundle" -m "$MOE" -p "Describe this image." \
     --image "$FIX/qwen3_vl_moe/chelsea.png" --max-tokens 4
+"$BIN" export -m "$MOE" -o "$TMP/moe-image-bundle" --capacity 128 --prefill-capacity 96 2>/dev/null && ok || fail "qwen3_vl_moe: export failed"
+expect_exit 0 "$MOE_IDS" run --bundle "$TMP/moe-image-bundle" -m "$MOE" \
+    -p "Describe this image." --image "$FIX/qwen3_vl_moe/chelsea.png" --max-tokens 16 --ignore-eos --temperature 0 \
+    --repeat-penalty 1 --json
+# Qwen3-VL dense: the same through its bundle, against the engine's tokens for the same request.
+Q3VL=$FIX/qwen3_vl/model
+expect_exit 0 '"generated_tokens":16' run -m "$Q3VL" -p "Describe this image." --image "$FIX/qwen3_vl/chelsea.png" \
+    --max-tokens 16 --ignore-eos --temperature 0 --repeat-penalty 1 --json
+q3vl_ids=$(grep -o '"generated_ids":\[[0-9,]*\]' "$TMP/out")
+[ -n "$q3vl_ids" ] && ok || fail "qwen3_vl: no generated_ids"
+"$BIN" export -m "$Q3VL" -o "$TMP/q3vl-bundle" --capacity 128 --prefill-capacity 96 2>/dev/null && ok || fail "qwen3_vl: export failed"
+expect_exit 0 "$q3vl_ids" run --bundle "$TMP/q3vl-bundle" -m "$Q3VL" -p "Describe this image." \
+    --image "$FIX/qwen3_vl/chelsea.png" --max-tokens 16 --ignore-eos --temperature 0 --repeat-penalty 1 --json
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -257,9 +257,12 @@ static ts_status bundle_prefill(backend *b, int slot, const srv_job *job, size_t
 {
     (void)at, (void)positions; /* the whole prompt at once: chunk = prefill capacity ≥ every admitted prompt */
     if (job->deepstack) {
-        err->status = TS_ERR_UNSUPPORTED;
-        snprintf(err->message, sizeof(err->message), "a bundle has no prefill_embeddings_deepstack.main yet");
-        return err->status;
+        /* Qwen3-VL: the whole prompt's image rows, padded by the slots to the bucket's Nv_max. */
+        int n_layers = 0;
+        const int32_t *layers = ts_bundle_deepstack_layers(b->s->bundle, &n_layers);
+        ts_deepstack payload = {job->visual, job->n_visual, job->deepstack, layers, n_layers};
+        return ts_bundle_slots_prefill_embeddings_deepstack(b->slots, slot, job->inputs, n, ts_model_get_config(b->s->model)->text.hidden_size,
+                                                            job->positions, job->rope_delta, &payload, logits, err);
     }
     if (!job->inputs) return ts_bundle_slots_prefill(b->slots, slot, job->ids, n, logits, err);
     return ts_bundle_slots_prefill_embeddings(b->slots, slot, job->inputs, n, ts_model_get_config(b->s->model)->text.hidden_size,

@@ -235,7 +235,12 @@ static ts_status load(srv_server *s, ts_error *err)
     if (!s->opt.slots) s->opt.slots = 4;
     bool images = ts_model_supported_modalities(cfg) & TS_MODALITY_IMAGE;
     if (images && (st = ts_preprocessor_config_load(o->model_dir, &s->pre, err))) return st;
-    if (images && !o->bundle_dir && (st = ts_image_encoder_create(s->model, s->media_ctx, o->encoder_cache_bytes, &s->encoder, err)))
+    /* A bundle encodes images through its vision.main; a Qwen3-VL bundle has none yet (its tower's
+     * DeepStack rows have no entry), so the model's own tower feeds prefill_embeddings_deepstack.main. */
+    int n_deepstack = 0;
+    if (o->bundle_dir) ts_bundle_deepstack_layers(s->bundle, &n_deepstack);
+    bool own_tower = !o->bundle_dir || (!s->media_bundle && n_deepstack > 0);
+    if (images && own_tower && (st = ts_image_encoder_create(s->model, s->media_ctx, o->encoder_cache_bytes, &s->encoder, err)))
         return st;
     /* OpenAI's defaults: temperature 1, nothing else. */
     ts_sampling_params_default(&s->defaults);
