@@ -752,7 +752,7 @@ ts_status ts_logprobs(const float *logits, int64_t vocab_size, int32_t id, int k
 /* ---------------------------------------------------------------- StableHLO bundles */
 
 /* A bundle is a folder: one StableHLO module per entry (prefill.main, prefill_embeddings.main,
- * decode.main) per capacity bucket, and manifest.json (see src/bundle/manifest.h). Weights stay
+ * decode.main; prefill_embeddings_deepstack.main for models with DeepStack) per capacity bucket, and manifest.json (see src/bundle/manifest.h). Weights stay
  * in the checkpoint and are function arguments. */
 typedef struct ts_bundle_options {
     const int64_t *capacities; /* context capacity buckets, ascending; NULL = {4096} */
