@@ -1,6 +1,6 @@
 /* vision.h — a model's vision tower and the multimodal prefill built on it (Qwen2-VL,
- * Qwen2.5-VL, LLaVA with a CLIP or SigLIP tower; Qwen3-VL's tower, whose prefill waits for the
- * language model's DeepStack injection). Owned by the model (ts_model_load creates it when
+ * Qwen2.5-VL, LLaVA with a CLIP or SigLIP tower; Qwen3-VL's, whose DeepStack rows the prefill
+ * hands to the language model). Owned by the model (ts_model_load creates it when
  * ts_vision_has_tower); borrows the model's weight source. Not thread-safe, like the model.
  */
 #ifndef TS_ENGINE_VISION_H
