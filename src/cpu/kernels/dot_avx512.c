@@ -46,47 +46,61 @@ TS_AVX512 float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t
 /* Up to four rows of x against one weight row, each row summed exactly as
  * ts_dot_bf16_f32_avx512 sums it (same lanes, same order), so a batched decode step gives every
  * sequence the bits it gets alone; the weight row is widened once for all of them. */
+/* Named accumulators rather than arrays: with `rows` a constant after inlining, the unused rows
+ * vanish and the rest stay in registers (arrays of vectors are kept on the stack). */
+#define ROW_STEP32(r, X0, X1)                                                                                            \
+    if (rows > r) {                                                                                                      \
+        s0_##r = _mm512_fmadd_ps(w0, X0, s0_##r);                                                                        \
+        s1_##r = _mm512_fmadd_ps(w1, X1, s1_##r);                                                                        \
+    }
+#define ROW_TAIL(r, X0)                                                                                                  \
+    if (rows > r) s0_##r = _mm512_fmadd_ps(w0, X0, s0_##r);
+#define ROW_SUM(r)                                                                                                       \
+    if (rows > r) out[r] = _mm512_reduce_add_ps(_mm512_add_ps(s0_##r, s1_##r));
+#define ROW_ACCUMULATORS                                                                                                 \
+    __m512 z = _mm512_setzero_ps(), s0_0 = z, s1_0 = z, s0_1 = z, s1_1 = z, s0_2 = z, s1_2 = z, s0_3 = z, s1_3 = z;
+#define X_AT(r, off) _mm512_loadu_ps(x + r * ldx + i + off)
+#define X_TAIL(r) _mm512_maskz_loadu_ps(m, x + r * ldx + i)
+
 TS_AVX512 static inline __attribute__((always_inline)) void dot_rows_bf16(const uint16_t *w, const float *x, size_t ldx, const int rows,
                                                                            size_t n, float *out)
 {
-    __m512 s0[4], s1[4];
-    for (int r = 0; r < 4; r++) s0[r] = s1[r] = _mm512_setzero_ps();
+    ROW_ACCUMULATORS
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         __m512 w0 = load_bf16x16(w + i, 0xffff), w1 = load_bf16x16(w + i + 16, 0xffff);
-        for (int r = 0; r < rows; r++) {
-            s0[r] = _mm512_fmadd_ps(w0, _mm512_loadu_ps(x + r * ldx + i), s0[r]);
-            s1[r] = _mm512_fmadd_ps(w1, _mm512_loadu_ps(x + r * ldx + i + 16), s1[r]);
-        }
+        ROW_STEP32(0, X_AT(0, 0), X_AT(0, 16))
+        ROW_STEP32(1, X_AT(1, 0), X_AT(1, 16))
+        ROW_STEP32(2, X_AT(2, 0), X_AT(2, 16))
+        ROW_STEP32(3, X_AT(3, 0), X_AT(3, 16))
     }
     for (; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
         __m512 w0 = load_bf16x16(w + i, m);
-        for (int r = 0; r < rows; r++) s0[r] = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(m, x + r * ldx + i), s0[r]);
+        ROW_TAIL(0, X_TAIL(0)) ROW_TAIL(1, X_TAIL(1)) ROW_TAIL(2, X_TAIL(2)) ROW_TAIL(3, X_TAIL(3))
     }
-    for (int r = 0; r < rows; r++) out[r] = _mm512_reduce_add_ps(_mm512_add_ps(s0[r], s1[r]));
+    ROW_SUM(0) ROW_SUM(1) ROW_SUM(2) ROW_SUM(3)
 }
 
 /* The f32-weight sibling, summing as ts_dot_f32_avx512 does. */
 TS_AVX512 static inline __attribute__((always_inline)) void dot_rows_f32(const float *w, const float *x, size_t ldx, const int rows,
                                                                           size_t n, float *out)
 {
-    __m512 s0[4], s1[4];
-    for (int r = 0; r < 4; r++) s0[r] = s1[r] = _mm512_setzero_ps();
+    ROW_ACCUMULATORS
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
         __m512 w0 = _mm512_loadu_ps(w + i), w1 = _mm512_loadu_ps(w + i + 16);
-        for (int r = 0; r < rows; r++) {
-            s0[r] = _mm512_fmadd_ps(w0, _mm512_loadu_ps(x + r * ldx + i), s0[r]);
-            s1[r] = _mm512_fmadd_ps(w1, _mm512_loadu_ps(x + r * ldx + i + 16), s1[r]);
-        }
+        ROW_STEP32(0, X_AT(0, 0), X_AT(0, 16))
+        ROW_STEP32(1, X_AT(1, 0), X_AT(1, 16))
+        ROW_STEP32(2, X_AT(2, 0), X_AT(2, 16))
+        ROW_STEP32(3, X_AT(3, 0), X_AT(3, 16))
     }
     for (; i < n; i += 16) {
         __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
         __m512 w0 = _mm512_maskz_loadu_ps(m, w + i);
-        for (int r = 0; r < rows; r++) s0[r] = _mm512_fmadd_ps(w0, _mm512_maskz_loadu_ps(m, x + r * ldx + i), s0[r]);
+        ROW_TAIL(0, X_TAIL(0)) ROW_TAIL(1, X_TAIL(1)) ROW_TAIL(2, X_TAIL(2)) ROW_TAIL(3, X_TAIL(3))
     }
-    for (int r = 0; r < rows; r++) out[r] = _mm512_reduce_add_ps(_mm512_add_ps(s0[r], s1[r]));
+    ROW_SUM(0) ROW_SUM(1) ROW_SUM(2) ROW_SUM(3)
 }
 
 /* One copy per row count: with `rows` a constant the row loops unroll and the accumulators stay in
