@@ -24,7 +24,9 @@
 
 static ts_context *ctx;
 
+/* The fixture the tests read: qwen3_vl, or qwen3_vl_moe for the MoE layers under DeepStack. */
 #define FIXTURE "tests/fixtures/qwen3_vl"
+static const char *fixture_dir = FIXTURE;
 
 /* Compares n floats; prints the max error of every tensor; false past the tolerance. */
 static bool close_enough(const char *what, const char *stage, const float *ours, const float *ref,
@@ -78,9 +80,11 @@ static bool fixture_open(fixture *f)
 {
     ts_error err;
     memset(f, 0, sizeof(*f));
-    if (ts_model_load(ctx, FIXTURE "/model", NULL, &f->m, &err) != TS_OK ||
-        ts_checkpoint_open(FIXTURE "/reference.safetensors", &f->ref, &err) != TS_OK) {
-        fprintf(stderr, "qwen3_vl: %s\n", err.message);
+    char model[160], reference[160];
+    snprintf(model, sizeof(model), "%s/model", fixture_dir);
+    snprintf(reference, sizeof(reference), "%s/reference.safetensors", fixture_dir);
+    if (ts_model_load(ctx, model, NULL, &f->m, &err) != TS_OK || ts_checkpoint_open(reference, &f->ref, &err) != TS_OK) {
+        fprintf(stderr, "%s: %s\n", fixture_dir, err.message);
         return false;
     }
     const ts_tensor_info *emb = ts_checkpoint_find(f->ref, "lm_inputs_embeds"),
@@ -227,7 +231,7 @@ static void test_fixture_whole_prompt(void)
                                .positions = f.positions,
                                .deepstack = &ds};
     CHECK_INT_EQ(ts_model_prefill_diagnostic(f.m, seq, NULL, (size_t)f.n, &d, &err), TS_OK);
-    fprintf(stderr, "  qwen3_vl, whole prompt (%lld rows, %lld visual, K = %d):\n", (long long)f.n,
+    fprintf(stderr, "  %s, whole prompt (%lld rows, %lld visual, K = %d):\n", fixture_dir, (long long)f.n,
             (long long)f.nv, f.k);
     for (int64_t l = 0; l <= f.layers; l++) {
         char stage[48];
@@ -246,6 +250,15 @@ static void test_fixture_whole_prompt(void)
     free(hid), free(logits), free(want);
     ts_sequence_destroy(seq);
     fixture_close(&f);
+}
+
+/* The MoE variant: every hidden state, K/V, the prefill logits and the 16 tokens with its sparse
+ * layers under DeepStack. */
+static void test_moe_fixture_whole_prompt(void)
+{
+    fixture_dir = "tests/fixtures/qwen3_vl_moe";
+    test_fixture_whole_prompt();
+    fixture_dir = FIXTURE;
 }
 
 /* The public call; the payload lives in its own heap copies, freed as soon as the prefill
@@ -1239,6 +1252,7 @@ int main(void)
     ts_context_options o = {.n_threads = 2, .log_level = TS_LOG_WARN};
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
     RUN(test_fixture_whole_prompt);
+    RUN(test_moe_fixture_whole_prompt);
     RUN(test_fixture_public_call_payload_freed);
     RUN(test_fixture_chunked);
     RUN(test_fixture_without_features_diverges);
