@@ -33,16 +33,22 @@ void srv_job_retain(srv_job *job)
     pthread_mutex_unlock(&job->mu);
 }
 
-void srv_job_drop_inputs(srv_job *job)
+void srv_job_drop_encoded(srv_job *job)
 {
-    for (int i = 0; i < job->n_pixels; i++) ts_pixel_values_free(&job->pixels[i]);
-    free(job->pixels);
     free(job->inputs);
     free(job->positions);
     free(job->deepstack);
     free(job->visual);
-    job->pixels = NULL, job->n_pixels = 0, job->inputs = NULL, job->positions = NULL;
-    job->deepstack = NULL, job->visual = NULL, job->n_visual = 0, job->deepstack_levels = 0;
+    job->inputs = NULL, job->positions = NULL, job->deepstack = NULL, job->visual = NULL;
+    job->n_visual = 0, job->deepstack_levels = 0;
+}
+
+void srv_job_drop_inputs(srv_job *job)
+{
+    for (int i = 0; i < job->n_pixels; i++) ts_pixel_values_free(&job->pixels[i]);
+    free(job->pixels);
+    job->pixels = NULL, job->n_pixels = 0;
+    srv_job_drop_encoded(job);
 }
 
 void srv_job_release(srv_job *job)

@@ -77,8 +77,10 @@ void srv_job_finish(srv_job *job, ts_finish_reason reason, size_t prompt_tokens,
 /* param: the request field at fault, or "" */
 void srv_job_fail(srv_job *job, int status, const char *param, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* Frees what only the engine needed (media, embeddings) once they are consumed. */
+/* Frees what only the engine needed (media, embeddings) once they are consumed; _encoded only
+ * what the tower made of the pixels (embeddings, positions, DeepStack rows), keeping the pixels. */
 void srv_job_drop_inputs(srv_job *job);
+void srv_job_drop_encoded(srv_job *job);
 
 double srv_now(void);
 

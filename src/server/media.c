@@ -194,9 +194,7 @@ void *srv_media_main(void *arg)
             continue;
         }
         for (int j = 0; j < kept; j++) { /* alone, so one request's failure stays its own */
-            free(jobs[j]->inputs), free(jobs[j]->positions), free(jobs[j]->deepstack), free(jobs[j]->visual);
-            jobs[j]->inputs = NULL, jobs[j]->positions = NULL, jobs[j]->deepstack = NULL, jobs[j]->visual = NULL;
-            jobs[j]->n_visual = 0, jobs[j]->deepstack_levels = 0;
+            srv_job_drop_encoded(jobs[j]);
             ts_error one = {0};
             if (kept > 1 && encode(s, &jobs[j], 1, &one) == TS_OK) {
                 to_scheduler(s, jobs[j]);
