@@ -899,13 +899,20 @@ static const int64_t ds_capacity[1] = {128}; /* the fixtures' image prompt: 75 t
  * tower (main and DeepStack rows), the merged embeddings, M-RoPE positions and the image tokens'
  * rows into prefill_embeddings_deepstack.main — prefill logits within the fixture tolerance of
  * prefill_last_logits — then ts_bundle_generate_images: the 16 greedy tokens of generated_ids. */
-static void deepstack_through_bundle(const char *name)
+static const int64_t ds_patches[1] = {256}; /* the fixtures' image: 216 patches, 40 padding rows */
+
+/* With vision: the bundle also holds vision.main (patch bucket 256): image_embeds and the DeepStack
+ * rows through it within the fixture tolerance of the reference's image_embeds, deepstack_0/1 and
+ * within f32 rounding of the model's tower; those rows feed the prefill, and
+ * ts_bundle_generate_images encodes through vision.main. */
+static void deepstack_through_bundle(const char *name, bool with_vision)
 {
     char dir[128], bundle[128], refpath[160];
     snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
-    snprintf(bundle, sizeof(bundle), "%s/%s-ds", tmp, name);
+    snprintf(bundle, sizeof(bundle), "%s/%s-ds%s", tmp, name, with_vision ? "-vision" : "");
     snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
-    ts_bundle_options o = {.capacities = ds_capacity, .n_capacities = 1, .prefill_capacity = 96, .slots = 1};
+    ts_bundle_options o = {.capacities = ds_capacity, .n_capacities = 1, .prefill_capacity = 96, .slots = 1,
+                           .vision_patches = with_vision ? ds_patches : NULL, .n_vision_patches = with_vision ? 1 : 0};
     ts_error err;
     ts_bundle *b = NULL;
     ts_model *m = NULL;
@@ -921,7 +928,8 @@ static void deepstack_through_bundle(const char *name)
     const int32_t *layers = ts_bundle_deepstack_layers(b, &n_layers), *want = ts_model_deepstack_layers(m, &model_layers);
     CHECK(n_layers == 2 && model_layers == 2 && layers[0] == want[0] && layers[1] == want[1]);
     CHECK_INT_EQ(ts_bundle_visual_capacity(b, 0), 96);
-    CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), 0);
+    CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), with_vision ? 1 : 0);
+    CHECK_INT_EQ(ts_bundle_vision_deepstack_levels(b), with_vision ? 2 : 0);
     const ts_model_config *cfg = ts_model_get_config(m);
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
     const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
@@ -938,6 +946,35 @@ static void deepstack_through_bundle(const char *name)
     int levels = 0;
     int64_t n_rows = 0, delta = 0, n_visual = 0;
     CHECK_INT_EQ(ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
+    if (with_vision) {
+        /* The same rows through vision.main: against the reference and against the engine's tower. */
+        float *b_rows = NULL, *b_features = NULL;
+        int b_levels = 0;
+        int64_t b_n = 0;
+        CHECK_INT_EQ(ts_bundle_encode_images_deepstack(b, &image, 1, &b_rows, &b_features, &b_levels, &b_n, &err), TS_OK);
+        CHECK_INT_EQ(b_levels, 2);
+        CHECK_INT_EQ(b_n, n_rows);
+        const ts_tensor_info *want_rows[3] = {ts_checkpoint_find(ref, "image_embeds"), ts_checkpoint_find(ref, "deepstack_0"),
+                                              ts_checkpoint_find(ref, "deepstack_1")};
+        int64_t width = cfg->vision.out_hidden_size, level = n_rows * width;
+        for (int k = 0; k < 3 && b_rows && b_features && rows && features; k++) {
+            const float *ours = k ? b_features + (k - 1) * level : b_rows, *engine = k ? features + (k - 1) * level : rows;
+            CHECK(want_rows[k] && want_rows[k]->shape[0] * want_rows[k]->shape[1] == level);
+            float ref_diff = max_diff(ours, want_rows[k]->data, level), ref_tol = tolerance_of(want_rows[k]->data, level);
+            float eng_diff = max_diff(ours, engine, level), eng_tol = 1e-5f * (ref_tol / 1e-4f);
+            fprintf(stderr, "  %s vision.main %s: max |bundle - ref| = %.3g (tol %.3g), max |bundle - engine tower| = %.3g\n", name,
+                    k ? (k == 1 ? "deepstack_0" : "deepstack_1") : "image_embeds", ref_diff, ref_tol, eng_diff);
+            CHECK(ref_diff <= ref_tol);
+            CHECK(eng_diff <= eng_tol);
+        }
+        /* From here on the prompt takes the bundle's rows. */
+        if (b_rows && b_features) {
+            free(rows), free(features);
+            rows = b_rows, features = b_features;
+        } else {
+            free(b_rows), free(b_features);
+        }
+    }
     CHECK_INT_EQ(ts_vision_assemble_rows(v, m, ids, (size_t)n, &image, 1, rows, n_rows, emb, positions, &delta, &err), TS_OK);
     for (int32_t i = 0; i < n; i++)
         if (ids[i] == cfg->image_token_id) visual[n_visual++] = i;
@@ -972,8 +1009,10 @@ out:
     ts_bundle_close(b);
 }
 
-static void test_qwen3_vl_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl"); }
-static void test_qwen3_vl_moe_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl_moe"); }
+static void test_qwen3_vl_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl", false); }
+static void test_qwen3_vl_moe_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl_moe", false); }
+static void test_qwen3_vl_vision_main_through_bundle(void) { deepstack_through_bundle("qwen3_vl", true); }
+static void test_qwen3_vl_moe_vision_main_through_bundle(void) { deepstack_through_bundle("qwen3_vl_moe", true); }
 
 /* Declaring DeepStack changes nothing of the ordinary entries: the qwen3_vl export and the export
  * of the same checkpoint whose config lacks deepstack_visual_indexes have byte-identical
@@ -1220,6 +1259,8 @@ int main(void)
     RUN(test_slots);
     RUN(test_qwen3_vl_deepstack_through_bundle);
     RUN(test_qwen3_vl_moe_deepstack_through_bundle);
+    RUN(test_qwen3_vl_vision_main_through_bundle);
+    RUN(test_qwen3_vl_moe_vision_main_through_bundle);
     RUN(test_deepstack_leaves_ordinary_modules);
     RUN(test_deepstack_bad_calls);
     RUN(test_deepstack_bad_manifest);
