@@ -823,12 +823,26 @@ int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
  * for a bundle without vision entries. */
 ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *images, int n_images, float **embeds,
                                   int64_t *rows, ts_error *err);
+/* ts_bundle_encode_images, and for a Qwen3-VL vision.main (layout patch_rows_deepstack) its
+ * DeepStack rows: *deepstack owned (free), f32[*levels][*rows][hidden] — level k is added after
+ * language-model decoder layer k at the image tokens (prefill_embeddings_deepstack.main's
+ * layer_features). *deepstack NULL and *levels 0 for towers without DeepStack. */
+ts_status ts_bundle_encode_images_deepstack(ts_bundle *bundle, const ts_pixel_values *images, int n_images, float **embeds,
+                                            float **deepstack, int *levels, int64_t *rows, ts_error *err);
+/* K of the bundle's vision.main deepstack result (0 when it has none). */
+int ts_bundle_vision_deepstack_levels(const ts_bundle *bundle);
+/* One patch-row vision.main call on vision bucket `bucket` with the non-weight arguments in
+ * manifest order (pixel_values, positions, segments[, pos_index, pos_weight], count), validated
+ * against the manifest with their values, then against the module with the values again (see
+ * src/models/vision_entry.c for the contract and the padding filler). outputs borrowed. */
+ts_status ts_bundle_run_vision(ts_bundle *bundle, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs,
+                               ts_error *err);
 /* ts_generate_images through the bundle: the images through vision.main, the merged embeddings
  * and positions from `model` (its embedding table and image-token rules), then
  * prefill_embeddings.main and decode.main with the request's rope delta. A model with DeepStack
- * (Qwen3-VL) takes prefill_embeddings_deepstack.main instead, its images encoded by the model's
- * own tower (such bundles hold no vision.main yet); TS_ERR_UNSUPPORTED for a bundle without that
- * entry. */
+ * (Qwen3-VL) takes prefill_embeddings_deepstack.main instead, its images (main and DeepStack rows)
+ * encoded by the bundle's vision.main when it has one, else by the model's own tower;
+ * TS_ERR_UNSUPPORTED for a bundle without that entry. */
 ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
                                     const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                                     ts_generation *out, ts_error *err);

@@ -143,7 +143,7 @@ oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
 
 # TS_SERVER_TESTS="api load" runs only those parts (all by default).
-want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl bundle qwen3_vl_bundle malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl bundle qwen3_vl_bundle qwen3_vl_vision_bundle malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- api: the default server, and the text-only model behind an API key
 if want api; then
@@ -180,13 +180,23 @@ if want bundle; then
 fi
 
 # --- qwen3_vl_bundle: the Qwen3-VL isolation run through its bundle (prefill_embeddings_deepstack.main
-# with each request's DeepStack rows; images through the model's tower, the bundle has no vision.main)
+# with each request's DeepStack rows; images through the model's tower, this bundle has no vision.main)
 if want qwen3_vl_bundle; then
     "$BIN" export -m "$Q3" -o "$TMP/q3bundle" --capacity 3584 --prefill-capacity 256 --batch 4 \
         >"$TMP/export.log" 2>&1 || fail "export for the Qwen3-VL bundle server: $(cat "$TMP/export.log")"
     start_server q3b -m "$Q3" --bundle "$TMP/q3bundle"
     TS_PORT=${PORT[q3b]} TS_ORACLE_PREFIX=q3 run_node isolation.mjs
     stop_server q3b
+fi
+
+# --- qwen3_vl_vision_bundle: the same run with the tower in the bundle too: images (main and
+# DeepStack rows) through its vision.main, then prefill_embeddings_deepstack.main
+if want qwen3_vl_vision_bundle; then
+    "$BIN" export -m "$Q3" -o "$TMP/q3vbundle" --capacity 3584 --prefill-capacity 256 --batch 4 --vision-patches 1024,2048 \
+        >"$TMP/export.log" 2>&1 || fail "export for the Qwen3-VL vision bundle server: $(cat "$TMP/export.log")"
+    start_server q3v -m "$Q3" --bundle "$TMP/q3vbundle"
+    TS_PORT=${PORT[q3v]} TS_ORACLE_PREFIX=q3 run_node isolation.mjs
+    stop_server q3v
 fi
 
 # --- malformed: small limits, a media root with an image inside and a link out of it

@@ -16,9 +16,11 @@
  * call to its values in both layers: visual_count within 0 … Nv_max and ≤ length, the first
  * visual_count positions sorted, unique and below length with finite features, every padding
  * entry exactly the filler (position 0, zero features).
- * ts_bundle_encode_images admits Qwen2-VL images to the smallest patch bucket, pads the rows in a
- * segment of their own (so the block-diagonal mask hides them) and passes the real count; LLaVA's
- * fixed-size images run one per call.
+ * ts_bundle_encode_images admits Qwen2-VL and Qwen3-VL images to the smallest patch bucket, pads
+ * the rows in a segment of their own (so the block-diagonal mask hides them; Qwen3-VL's padding
+ * taps are the filler pos_index 0, pos_weight 0) and passes the real count;
+ * ts_bundle_encode_images_deepstack also returns Qwen3-VL's DeepStack rows. LLaVA's fixed-size
+ * images run one per call.
  */
 #include "base/error.h"
 #include "base/file.h"
@@ -26,6 +28,7 @@
 #include "cpu/executor.h"
 #include "export/reader.h"
 #include "models/qwen2_vl_vision.h"
+#include "models/qwen3_vl_vision.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -122,9 +125,13 @@ static ts_status check_module(const ts_descriptor *weights, int n_weights, const
 
 /* vision.main's contract, per bucket of N patches (ascending): pixel_values f32[N, D],
  * positions i32[N, 2], segments i32[N], count i32[] → image_embeds f32[N / merge², out_hidden],
- * D the same in every bucket. ts_bundle_encode_images builds its arguments from this. */
-static ts_status check_vision_contract(const ts_vision_manifest *v, ts_error *err)
+ * D the same in every bucket; patch_rows_deepstack (Qwen3-VL) also pos_index i32[4, N] and
+ * pos_weight f32[4, N] before count, and a second result deepstack f32[K, N / merge², out_hidden]
+ * with K the manifest's vision.deepstack_levels — the language side's DeepStack layers.
+ * ts_bundle_encode_images builds its arguments from this. */
+static ts_status check_vision_contract(const ts_manifest *m, ts_error *err)
 {
+    const ts_vision_manifest *v = &m->vision;
     if (v->n_buckets && strcmp(v->layout, "fixed_image") == 0) {
         /* LLaVA: one bucket, the image's patches; pixel_values f32[C, S, S] → f32[tokens, out_hidden]. */
         const ts_entry_descriptors *ed = &v->entries[0];
@@ -139,6 +146,11 @@ static ts_status check_vision_contract(const ts_vision_manifest *v, ts_error *er
                                 ed->file, (long long)v->patch_size, (long long)v->out_hidden);
         return TS_OK;
     }
+    bool deepstack = strcmp(v->layout, "patch_rows_deepstack") == 0;
+    if (v->n_buckets && deepstack && v->deepstack_levels != m->n_deepstack)
+        return ts_error_set(err, TS_ERR_FORMAT,
+                            "vision: vision.main gives %d DeepStack levels, the bundle's prefill_embeddings_deepstack.main takes %d",
+                            v->deepstack_levels, m->n_deepstack);
     int64_t unit = v->merge_size * v->merge_size, dim = 0;
     for (int b = 0; b < v->n_buckets; b++) {
         const ts_entry_descriptors *ed = &v->entries[b];
@@ -146,18 +158,34 @@ static ts_status check_vision_contract(const ts_vision_manifest *v, ts_error *er
         if ((b && n <= v->patches[b - 1]) || n % unit)
             return ts_error_set(err, TS_ERR_FORMAT, "vision bucket %d: %lld patches (buckets ascend, each a multiple of %lld)", b,
                                 (long long)n, (long long)unit);
-        static const char *const names[4] = {"pixel_values", "positions", "segments", "count"};
-        bool ok = ed->n_inputs == 4 && ed->n_results == 1;
-        for (int i = 0; ok && i < 4; i++) ok = strcmp(ed->inputs[i].name, names[i]) == 0;
+        static const char *const names[2][6] = {{"pixel_values", "positions", "segments", "count"},
+                                                {"pixel_values", "positions", "segments", "pos_index", "pos_weight", "count"}};
+        int n_in = deepstack ? 6 : 4;
+        bool ok = ed->n_inputs == n_in && ed->n_results == (deepstack ? 2 : 1);
+        for (int i = 0; ok && i < n_in; i++) ok = strcmp(ed->inputs[i].name, names[deepstack][i]) == 0;
         if (ok) {
-            const ts_type *px = &ed->inputs[0].type, *pos = &ed->inputs[1].type, *seg = &ed->inputs[2].type, *cnt = &ed->inputs[3].type;
+            const ts_type *px = &ed->inputs[0].type, *pos = &ed->inputs[1].type, *seg = &ed->inputs[2].type, *cnt = &ed->inputs[n_in - 1].type;
             const ts_type *out = &ed->results[0].type;
             if (!dim) dim = px->rank == 2 ? px->dims[1] : 0;
             ok = px->dtype == TS_DTYPE_F32 && px->rank == 2 && px->dims[0] == n && px->dims[1] == dim && dim > 0 &&
                  pos->dtype == TS_DTYPE_I32 && pos->rank == 2 && pos->dims[0] == n && pos->dims[1] == 2 && seg->dtype == TS_DTYPE_I32 &&
                  seg->rank == 1 && seg->dims[0] == n && cnt->dtype == TS_DTYPE_I32 && cnt->rank == 0 && out->dtype == TS_DTYPE_F32 &&
                  out->rank == 2 && out->dims[0] == n / unit && out->dims[1] == v->out_hidden;
+            if (ok && deepstack) {
+                int64_t taps[2] = {4, n}, ds[3] = {v->deepstack_levels, n / unit, v->out_hidden};
+                ts_type want_index = ts_type_make(TS_DTYPE_I32, 2, taps), want_weight = ts_type_make(TS_DTYPE_F32, 2, taps),
+                        want_ds = ts_type_make(TS_DTYPE_F32, 3, ds);
+                ok = ts_type_equal(&ed->inputs[3].type, &want_index) && ts_type_equal(&ed->inputs[4].type, &want_weight) &&
+                     ts_type_equal(&ed->results[1].type, &want_ds);
+            }
         }
+        if (!ok && deepstack)
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "%s: vision.main must take pixel_values f32[%lld, D], positions i32[%lld, 2], segments i32[%lld], "
+                                "pos_index i32[4, %lld], pos_weight f32[4, %lld], count i32[] and return f32[%lld, %lld] and "
+                                "deepstack f32[%d, %lld, %lld]",
+                                ed->file, (long long)n, (long long)n, (long long)n, (long long)n, (long long)n, (long long)(n / unit),
+                                (long long)v->out_hidden, v->deepstack_levels, (long long)(n / unit), (long long)v->out_hidden);
         if (!ok)
             return ts_error_set(err, TS_ERR_FORMAT,
                                 "%s: vision.main must take pixel_values f32[%lld, D], positions i32[%lld, 2], segments i32[%lld], count "
@@ -232,7 +260,7 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         st = ts_file_read(path, &texts[i], &lens[i], err);
     }
     if (st == TS_OK) st = ts_manifest_check_identity(&b->man, (const char *const *)texts, err);
-    if (st == TS_OK) st = check_vision_contract(&b->man.vision, err);
+    if (st == TS_OK) st = check_vision_contract(&b->man, err);
     char digest[65];
     if (st == TS_OK) st = ts_bundle_config_digest(model_dir, digest, err);
     if (st == TS_OK && strcmp(digest, b->man.config_digest) != 0)
@@ -516,22 +544,79 @@ ts_status ts_bundle_kv_shape(const ts_bundle *b, int64_t *vocab, int64_t *layers
 
 /* ---------------------------------------------------------------- vision.main */
 
-/* The second layer's value checks for vision.main: count a multiple of merge² within the bucket,
- * segments −1 (padding) or a frame index, positions non-negative and below the bucket, pixels
- * not NaN. */
+/* vision.main's value checks, made at the API (ts_bundle_run_vision) and again at execution:
+ * count a multiple of merge² within the bucket, segments −1 (padding) or a frame index, positions
+ * non-negative and below the bucket, pixels not NaN; patch_rows_deepstack also the taps: for the
+ * rows before count, pos_index within the position table and pos_weight finite; for the padding
+ * rows at and past count, exactly the filler pos_index 0, pos_weight 0. */
 static ts_status check_vision_values(const ts_bundle *b, int64_t n, const void *const *data, ts_error *err)
 {
-    int64_t unit = b->man.vision.merge_size * b->man.vision.merge_size;
-    int32_t count = *(const int32_t *)data[3];
+    const ts_vision_manifest *v = &b->man.vision;
+    bool deepstack = strcmp(v->layout, "patch_rows_deepstack") == 0;
+    int64_t unit = v->merge_size * v->merge_size;
+    int32_t count = *(const int32_t *)data[deepstack ? 5 : 3];
     if (count < unit || count > n || count % unit)
         return ts_error_set(err, TS_ERR_RANGE, "vision.main: count = %d is not a multiple of %lld in %lld..%lld", count, (long long)unit,
                             (long long)unit, (long long)n);
     ts_status st = range_i32(data[1], 2 * n, 0, n - 1, "vision.main", "positions", err);
     if (st == TS_OK) st = range_i32(data[2], n, -1, n - 1, "vision.main", "segments", err);
     const float *f = data[0];
-    int64_t values = n * b->man.vision.entries[0].inputs[0].type.dims[1];
+    int64_t values = n * v->entries[0].inputs[0].type.dims[1];
     for (int64_t j = 0; st == TS_OK && j < values; j++)
         if (isnan(f[j])) st = ts_error_set(err, TS_ERR_RANGE, "vision.main: pixel_values[%lld] is NaN", (long long)j);
+    const int32_t *index = deepstack ? data[3] : NULL;
+    const float *weight = deepstack ? data[4] : NULL;
+    for (int k = 0; st == TS_OK && deepstack && k < 4; k++)
+        for (int64_t r = 0; st == TS_OK && r < n; r++) {
+            int32_t i = index[k * n + r];
+            float w = weight[k * n + r];
+            if (r >= count && (i != 0 || w != 0.0f))
+                st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                  "vision.main: row %lld is padding (at or past count = %d): its taps must be the filler pos_index 0, "
+                                  "pos_weight 0 (tap %d is %d, %g)",
+                                  (long long)r, count, k, i, (double)w);
+            else if (r < count && (i < 0 || i >= v->position_embeddings))
+                st = ts_error_set(err, TS_ERR_RANGE, "vision.main: pos_index[%d][%lld] = %d is outside the position table 0..%lld", k,
+                                  (long long)r, i, (long long)(v->position_embeddings - 1));
+            else if (r < count && !isfinite(w))
+                st = ts_error_set(err, TS_ERR_RANGE, "vision.main: pos_weight[%d][%lld] is %s", k, (long long)r, isnan(w) ? "NaN" : "infinite");
+        }
+    return st;
+}
+
+ts_status ts_bundle_run_vision(ts_bundle *b, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs, ts_error *err)
+{
+    static const char *const entry = "vision.main";
+    const ts_vision_manifest *v = &b->man.vision;
+    if (v->n_buckets == 0 || strcmp(v->layout, "fixed_image") == 0)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "vision: this bundle has no patch-row vision.main entries");
+    if (bucket < 0 || bucket >= v->n_buckets)
+        return ts_error_set(err, TS_ERR_RANGE, "vision bucket %d (the bundle has %d)", bucket, v->n_buckets);
+    /* First layer: the manifest's descriptors and the values. */
+    const ts_entry_descriptors *ed = &v->entries[bucket];
+    if (n_args != ed->n_inputs)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %d arguments given, %d expected", entry, n_args, ed->n_inputs);
+    const void *data[16];
+    for (int i = 0; i < n_args; i++) {
+        const ts_descriptor *d = &ed->inputs[i];
+        const ts_tensor_arg *a = &args[i];
+        ts_type given = ts_type_make(a->dtype, a->rank, a->dims);
+        if (!a->name || strcmp(a->name, d->name) != 0)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: argument %d is '%s', expected '%s' (argument order)", entry, i,
+                                a->name ? a->name : "(unnamed)", d->name);
+        if (!ts_type_equal(&given, &d->type) || a->n_bytes != ts_type_bytes(&d->type) || !a->data) {
+            char want[128], got[128];
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %s is %s, %zu bytes; expected %s", entry, d->name,
+                                ts_type_string(&given, got, sizeof(got)), a->n_bytes, ts_type_string(&d->type, want, sizeof(want)));
+        }
+        data[i] = a->data;
+    }
+    int64_t n = v->patches[bucket];
+    ts_status st = check_vision_values(b, n, data, err);
+    /* Second layer: the module graph's own parameters, and the values again. */
+    if (st == TS_OK) st = bind_args(b->vision_graphs[bucket], v->n_weights, b->vision_params[bucket], entry, args, n_args, data, err);
+    if (st == TS_OK) st = check_vision_values(b, n, data, err);
+    if (st == TS_OK) st = ts_program_run(b->vision_programs[bucket], b->vision_params[bucket], outputs, err);
     return st;
 }
 
@@ -581,15 +666,19 @@ static ts_status encode_fixed_images(ts_bundle *b, const ts_pixel_values *images
     return TS_OK;
 }
 
-ts_status ts_bundle_encode_images(ts_bundle *b, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
-                                  ts_error *err)
+int ts_bundle_vision_deepstack_levels(const ts_bundle *b)
 {
-    *embeds = NULL;
+    return b->man.vision.n_buckets && strcmp(b->man.vision.layout, "patch_rows_deepstack") == 0 ? b->man.vision.deepstack_levels : 0;
+}
+
+/* Patch rows (Qwen2-VL, Qwen3-VL): the smallest bucket that holds every row, the padding rows in
+ * a segment of their own (so the block-diagonal mask hides them) with zero pixels and positions
+ * and, for Qwen3-VL, the filler taps (pos_index 0, pos_weight 0); the real count. */
+static ts_status encode_rows(ts_bundle *b, const ts_pixel_values *images, int n_images, float **embeds, float **deepstack, int *levels,
+                             int64_t *n_rows, ts_error *err)
+{
     const ts_vision_manifest *v = &b->man.vision;
-    if (v->n_buckets == 0)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "vision: this bundle has no vision.main entries (export it with vision buckets)");
-    if (n_images < 1 || n_images > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..64 allowed)", n_images);
-    if (strcmp(v->layout, "fixed_image") == 0) return encode_fixed_images(b, images, n_images, embeds, n_rows, err);
+    bool taps = strcmp(v->layout, "patch_rows_deepstack") == 0;
     int64_t patch_dim = v->entries[0].inputs[0].type.dims[1];
     ts_vision_grid grids[64];
     int64_t rows, frames;
@@ -605,32 +694,81 @@ ts_status ts_bundle_encode_images(ts_bundle *b, const ts_pixel_values *images, i
         return ts_error_set(err, TS_ERR_RANGE, "vision: %lld patches do not fit the bundle's vision buckets (%s)", (long long)rows, list);
     }
     int64_t n = v->patches[bucket];
-    float *pixels = calloc((size_t)(n * patch_dim), sizeof(float));
+    float *pixels = calloc((size_t)(n * patch_dim), sizeof(float)), *pos_weight = taps ? calloc((size_t)(4 * n), sizeof(float)) : NULL;
     int32_t *positions = calloc((size_t)(2 * n), sizeof(int32_t)), *segments = malloc(sizeof(int32_t) * (size_t)n);
-    if (!pixels || !positions || !segments) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld patches", (long long)n);
+    int32_t *pos_index = taps ? calloc((size_t)(4 * n), sizeof(int32_t)) : NULL;
+    if (!pixels || !positions || !segments || (taps && (!pos_index || !pos_weight)))
+        st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld patches", (long long)n);
     if (st == TS_OK) {
         ts_qwen2_vl_vision_pack(images, n_images, patch_dim, pixels);
         ts_qwen2_vl_vision_layout(grids, n_images, v->merge_size, positions, segments, NULL);
         for (int64_t r = rows; r < n; r++) segments[r] = -1; /* padding: its own segment, hidden from every image row */
+        if (taps) {
+            /* The table geometry of ts_qwen3_vl_vision_spec_init, from the manifest; the padding rows
+             * keep calloc's filler. */
+            ts_qwen3_vl_vision_spec spec = {.merge = v->merge_size, .linspace = TS_LINSPACE_TORCH};
+            spec.grid_side = (int64_t)sqrt((double)v->position_embeddings);
+            ts_qwen3_vl_vision_pos_taps(&spec, grids, n_images, n, pos_index, pos_weight);
+        }
         int32_t count = (int32_t)rows;
-        const ts_tensor_arg args[4] = {
+        const ts_tensor_arg args[6] = {
             {"pixel_values", TS_DTYPE_F32, 2, {n, patch_dim}, pixels, sizeof(float) * (size_t)(n * patch_dim)},
             {"positions", TS_DTYPE_I32, 2, {n, 2}, positions, sizeof(int32_t) * (size_t)(2 * n)},
             {"segments", TS_DTYPE_I32, 1, {n}, segments, sizeof(int32_t) * (size_t)n},
+            taps ? (ts_tensor_arg){"pos_index", TS_DTYPE_I32, 2, {4, n}, pos_index, sizeof(int32_t) * (size_t)(4 * n)}
+                 : (ts_tensor_arg){"count", TS_DTYPE_I32, 0, {0}, &count, sizeof(int32_t)},
+            {"pos_weight", TS_DTYPE_F32, 2, {4, n}, pos_weight, sizeof(float) * (size_t)(4 * n)},
             {"count", TS_DTYPE_I32, 0, {0}, &count, sizeof(int32_t)},
         };
-        const void *data[16], *out[1];
-        st = bind_args(b->vision_graphs[bucket], v->n_weights, b->vision_params[bucket], "vision.main", args, 4, data, err);
-        if (st == TS_OK) st = check_vision_values(b, n, data, err);
-        if (st == TS_OK) st = ts_program_run(b->vision_programs[bucket], b->vision_params[bucket], out, err);
-        int64_t tokens = rows / (v->merge_size * v->merge_size);
+        const void *out[2];
+        st = ts_bundle_run_vision(b, bucket, args, taps ? 6 : 4, out, err);
+        int64_t tokens = rows / (v->merge_size * v->merge_size), unit_rows = n / (v->merge_size * v->merge_size);
+        size_t level = (size_t)(tokens * v->out_hidden);
+        int k = deepstack && taps ? v->deepstack_levels : 0;
         if (st == TS_OK) {
-            *embeds = malloc(sizeof(float) * (size_t)(tokens * v->out_hidden));
-            if (!*embeds) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
-            else memcpy(*embeds, out[0], sizeof(float) * (size_t)(tokens * v->out_hidden));
+            *embeds = malloc(sizeof(float) * level);
+            if (k) *deepstack = malloc(sizeof(float) * level * (size_t)k);
+            if (!*embeds || (k && !*deepstack)) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+        }
+        if (st == TS_OK) {
+            memcpy(*embeds, out[0], sizeof(float) * level);
+            /* deepstack[j] of the bucket is [unit_rows][out_hidden]: its first `tokens` rows are the images'. */
+            for (int j = 0; j < k; j++)
+                memcpy(*deepstack + (size_t)j * level, (const float *)out[1] + (size_t)j * (size_t)(unit_rows * v->out_hidden),
+                       sizeof(float) * level);
             *n_rows = tokens;
+            if (levels) *levels = k;
+        } else {
+            free(*embeds), *embeds = NULL;
+            if (deepstack) free(*deepstack), *deepstack = NULL;
         }
     }
-    free(pixels), free(positions), free(segments);
+    free(pixels), free(positions), free(segments), free(pos_index), free(pos_weight);
     return st;
+}
+
+static ts_status encode(ts_bundle *b, const ts_pixel_values *images, int n_images, float **embeds, float **deepstack, int *levels,
+                        int64_t *n_rows, ts_error *err)
+{
+    *embeds = NULL;
+    if (deepstack) *deepstack = NULL;
+    if (levels) *levels = 0;
+    const ts_vision_manifest *v = &b->man.vision;
+    if (v->n_buckets == 0)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "vision: this bundle has no vision.main entries (export it with vision buckets)");
+    if (n_images < 1 || n_images > 64) return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..64 allowed)", n_images);
+    if (strcmp(v->layout, "fixed_image") == 0) return encode_fixed_images(b, images, n_images, embeds, n_rows, err);
+    return encode_rows(b, images, n_images, embeds, deepstack, levels, n_rows, err);
+}
+
+ts_status ts_bundle_encode_images(ts_bundle *b, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
+                                  ts_error *err)
+{
+    return encode(b, images, n_images, embeds, NULL, NULL, n_rows, err);
+}
+
+ts_status ts_bundle_encode_images_deepstack(ts_bundle *b, const ts_pixel_values *images, int n_images, float **embeds, float **deepstack,
+                                            int *levels, int64_t *n_rows, ts_error *err)
+{
+    return encode(b, images, n_images, embeds, deepstack, levels, n_rows, err);
 }

@@ -178,6 +178,7 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         snprintf(v->layout, sizeof(v->layout), "%s", st == TS_OK ? geo.layout : "");
         v->patch_size = geo.patch, v->temporal_patch_size = geo.temporal, v->merge_size = geo.merge;
         v->width = geo.width, v->depth = geo.depth, v->out_hidden = geo.out_hidden;
+        v->deepstack_levels = geo.deepstack, v->position_embeddings = geo.position_embeddings;
         char dir[1024];
         snprintf(dir, sizeof(dir), "%s/vision", bundle_dir);
         if (st == TS_OK) st = make_dir(dir, err);

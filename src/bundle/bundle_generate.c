@@ -9,10 +9,10 @@
  * prefill_embeddings.main with a causal bias; decode adds the request's rope delta.
  *
  * A model with DeepStack (Qwen3-VL) goes through prefill_embeddings_deepstack.main: the tower's
- * DeepStack rows are added after their layers at the image tokens. Its bundles cannot hold a
- * vision.main yet (the tower's DeepStack outputs have no entry), so the images are encoded by the
- * model's own CPU tower — only then: a bundle that has a vision.main for such a model is refused,
- * since that entry's rows alone are not this model's prefill.
+ * DeepStack rows are added after their layers at the image tokens. The images go through the
+ * bundle's vision.main (layout patch_rows_deepstack: main and DeepStack rows) when it has one;
+ * a bundle exported without vision buckets falls back to the model's own CPU tower. A vision.main
+ * whose DeepStack levels are not the entry's is refused.
  */
 #include "base/error.h"
 #include "engine/generate.h"
@@ -92,7 +92,7 @@ ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n,
     return generate(&s, bundle, prompt, n, params, out, err);
 }
 
-/* Qwen3-VL: the images through the model's tower (main and DeepStack rows), the merged embeddings
+/* Qwen3-VL: the images through vision.main or the model's tower (main and DeepStack rows), the merged embeddings
  * and positions, the image tokens' rows as visual_positions, then prefill_embeddings_deepstack.main. */
 static ts_status generate_deepstack(ts_bundle *bundle, ts_model *model, ts_vision *v, const int32_t *prompt, size_t n,
                                     const ts_pixel_values *images, int n_images, const ts_generate_params *params, ts_generation *out,
@@ -105,13 +105,18 @@ static ts_status generate_deepstack(ts_bundle *bundle, ts_model *model, ts_visio
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
                             "bundle: %s declares DeepStack, the bundle has no prefill_embeddings_deepstack.main (export it again)",
                             ts_family_name(cfg->family));
-    if (ts_bundle_vision_buckets(bundle, NULL))
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "bundle: its vision.main gives no DeepStack rows for %s", ts_family_name(cfg->family));
+    bool bundle_tower = ts_bundle_vision_buckets(bundle, NULL) > 0;
+    if (bundle_tower && ts_bundle_vision_deepstack_levels(bundle) != n_layers)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "bundle: its vision.main gives %d DeepStack levels for %s, the entry takes %d",
+                            ts_bundle_vision_deepstack_levels(bundle), ts_family_name(cfg->family), n_layers);
     int64_t hidden = cfg->text.hidden_size, rows = 0, delta = 0, n_visual = 0;
     float *image = NULL, *features = NULL, *inputs = malloc(sizeof(float) * (n ? n : 1) * (size_t)hidden);
     int32_t *positions = malloc(sizeof(int32_t) * 3 * (n ? n : 1)), *visual = malloc(sizeof(int32_t) * (n ? n : 1));
     ts_status st = inputs && positions && visual ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
-    if (st == TS_OK) st = ts_vision_encode_deepstack(v, images, n_images, &image, &features, &levels, &rows, err);
+    if (st == TS_OK && bundle_tower)
+        st = ts_bundle_encode_images_deepstack(bundle, images, n_images, &image, &features, &levels, &rows, err);
+    else if (st == TS_OK)
+        st = ts_vision_encode_deepstack(v, images, n_images, &image, &features, &levels, &rows, err);
     if (st == TS_OK && levels != n_layers)
         st = ts_error_set(err, TS_ERR_FORMAT, "bundle: the tower gives %d DeepStack levels, the bundle's entry takes %d", levels, n_layers);
     if (st == TS_OK) st = ts_vision_assemble_rows(v, model, prompt, n, images, n_images, image, rows, inputs, positions, &delta, err);

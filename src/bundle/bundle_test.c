@@ -206,18 +206,23 @@ static void test_llama(void) { generation_matches_engine("llama"); }
 /* The emitted text of each fixture's modules equals the committed golden files byte for byte,
  * and print → read → print reproduces every module exactly (qwen3_vl_moe: the moe_mlp composite
  * with its decomposition, interleaved M-RoPE positions; qwen3_vl and qwen3_vl_moe: also
- * prefill_embeddings_deepstack.main with its scatter-adds and the manifest's DeepStack layers). */
+ * prefill_embeddings_deepstack.main with its scatter-adds and the manifest's DeepStack layers;
+ * qwen3_vl: also vision.main of its tower for 16 patches, with the manifest's vision section). */
 static void test_golden_and_round_trip(void)
 {
     static const char *const cases[] = {"qwen2", "qwen3", "llama", "qwen3_vl_moe", "qwen3_vl"};
     static const char *const files[] = {"manifest.json", "c32/prefill.mlir", "c32/prefill_embeddings.mlir", "c32/decode.mlir",
-                                        "c32/prefill_embeddings_deepstack.mlir"};
+                                        "c32/prefill_embeddings_deepstack.mlir", "vision/p16.mlir"};
     for (int c = 0; c < 5; c++) {
         char dir[128], out[128];
         snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", cases[c]);
         snprintf(out, sizeof(out), "%s/golden-%s", tmp, cases[c]);
         int64_t cap = 32;
-        ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 16, .slots = 2};
+        /* qwen3_vl also has its tower's vision.main (one 16-patch bucket; layout patch_rows_deepstack). */
+        static const int64_t vision_patches[1] = {16};
+        bool vision = strcmp(cases[c], "qwen3_vl") == 0;
+        ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 16, .slots = 2,
+                               .vision_patches = vision ? vision_patches : NULL, .n_vision_patches = vision ? 1 : 0};
         ts_error err;
         CHECK_INT_EQ(ts_bundle_export(dir, out, &o, &err), TS_OK);
         /* Only the Qwen3-VL models declare DeepStack: they alone have the fifth file. */
@@ -225,7 +230,7 @@ static void test_golden_and_round_trip(void)
         char extra[256];
         snprintf(extra, sizeof(extra), "%s/%s", out, files[4]);
         CHECK_INT_EQ(access(extra, F_OK) == 0, deepstack);
-        for (int f = 0; f < (deepstack ? 5 : 4); f++) {
+        for (int f = 0; f < (vision ? 6 : deepstack ? 5 : 4); f++) {
             char a[256], g[256];
             snprintf(a, sizeof(a), "%s/%s", out, files[f]);
             snprintf(g, sizeof(g), "tests/golden/%s/%s", cases[c], files[f]);
@@ -899,13 +904,20 @@ static const int64_t ds_capacity[1] = {128}; /* the fixtures' image prompt: 75 t
  * tower (main and DeepStack rows), the merged embeddings, M-RoPE positions and the image tokens'
  * rows into prefill_embeddings_deepstack.main — prefill logits within the fixture tolerance of
  * prefill_last_logits — then ts_bundle_generate_images: the 16 greedy tokens of generated_ids. */
-static void deepstack_through_bundle(const char *name)
+static const int64_t ds_patches[1] = {256}; /* the fixtures' image: 216 patches, 40 padding rows */
+
+/* With vision: the bundle also holds vision.main (patch bucket 256): image_embeds and the DeepStack
+ * rows through it within the fixture tolerance of the reference's image_embeds, deepstack_0/1 and
+ * within f32 rounding of the model's tower; those rows feed the prefill, and
+ * ts_bundle_generate_images encodes through vision.main. */
+static void deepstack_through_bundle(const char *name, bool with_vision)
 {
     char dir[128], bundle[128], refpath[160];
     snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
-    snprintf(bundle, sizeof(bundle), "%s/%s-ds", tmp, name);
+    snprintf(bundle, sizeof(bundle), "%s/%s-ds%s", tmp, name, with_vision ? "-vision" : "");
     snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
-    ts_bundle_options o = {.capacities = ds_capacity, .n_capacities = 1, .prefill_capacity = 96, .slots = 1};
+    ts_bundle_options o = {.capacities = ds_capacity, .n_capacities = 1, .prefill_capacity = 96, .slots = 1,
+                           .vision_patches = with_vision ? ds_patches : NULL, .n_vision_patches = with_vision ? 1 : 0};
     ts_error err;
     ts_bundle *b = NULL;
     ts_model *m = NULL;
@@ -921,7 +933,8 @@ static void deepstack_through_bundle(const char *name)
     const int32_t *layers = ts_bundle_deepstack_layers(b, &n_layers), *want = ts_model_deepstack_layers(m, &model_layers);
     CHECK(n_layers == 2 && model_layers == 2 && layers[0] == want[0] && layers[1] == want[1]);
     CHECK_INT_EQ(ts_bundle_visual_capacity(b, 0), 96);
-    CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), 0);
+    CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), with_vision ? 1 : 0);
+    CHECK_INT_EQ(ts_bundle_vision_deepstack_levels(b), with_vision ? 2 : 0);
     const ts_model_config *cfg = ts_model_get_config(m);
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
     const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
@@ -938,6 +951,35 @@ static void deepstack_through_bundle(const char *name)
     int levels = 0;
     int64_t n_rows = 0, delta = 0, n_visual = 0;
     CHECK_INT_EQ(ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
+    if (with_vision) {
+        /* The same rows through vision.main: against the reference and against the engine's tower. */
+        float *b_rows = NULL, *b_features = NULL;
+        int b_levels = 0;
+        int64_t b_n = 0;
+        CHECK_INT_EQ(ts_bundle_encode_images_deepstack(b, &image, 1, &b_rows, &b_features, &b_levels, &b_n, &err), TS_OK);
+        CHECK_INT_EQ(b_levels, 2);
+        CHECK_INT_EQ(b_n, n_rows);
+        const ts_tensor_info *want_rows[3] = {ts_checkpoint_find(ref, "image_embeds"), ts_checkpoint_find(ref, "deepstack_0"),
+                                              ts_checkpoint_find(ref, "deepstack_1")};
+        int64_t width = cfg->vision.out_hidden_size, level = n_rows * width;
+        for (int k = 0; k < 3 && b_rows && b_features && rows && features; k++) {
+            const float *ours = k ? b_features + (k - 1) * level : b_rows, *engine = k ? features + (k - 1) * level : rows;
+            CHECK(want_rows[k] && want_rows[k]->shape[0] * want_rows[k]->shape[1] == level);
+            float ref_diff = max_diff(ours, want_rows[k]->data, level), ref_tol = tolerance_of(want_rows[k]->data, level);
+            float eng_diff = max_diff(ours, engine, level), eng_tol = 1e-5f * (ref_tol / 1e-4f);
+            fprintf(stderr, "  %s vision.main %s: max |bundle - ref| = %.3g (tol %.3g), max |bundle - engine tower| = %.3g\n", name,
+                    k ? (k == 1 ? "deepstack_0" : "deepstack_1") : "image_embeds", ref_diff, ref_tol, eng_diff);
+            CHECK(ref_diff <= ref_tol);
+            CHECK(eng_diff <= eng_tol);
+        }
+        /* From here on the prompt takes the bundle's rows. */
+        if (b_rows && b_features) {
+            free(rows), free(features);
+            rows = b_rows, features = b_features;
+        } else {
+            free(b_rows), free(b_features);
+        }
+    }
     CHECK_INT_EQ(ts_vision_assemble_rows(v, m, ids, (size_t)n, &image, 1, rows, n_rows, emb, positions, &delta, &err), TS_OK);
     for (int32_t i = 0; i < n; i++)
         if (ids[i] == cfg->image_token_id) visual[n_visual++] = i;
@@ -972,8 +1014,111 @@ out:
     ts_bundle_close(b);
 }
 
-static void test_qwen3_vl_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl"); }
-static void test_qwen3_vl_moe_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl_moe"); }
+static void test_qwen3_vl_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl", false); }
+static void test_qwen3_vl_moe_deepstack_through_bundle(void) { deepstack_through_bundle("qwen3_vl_moe", false); }
+static void test_qwen3_vl_vision_main_through_bundle(void) { deepstack_through_bundle("qwen3_vl", true); }
+static void test_qwen3_vl_moe_vision_main_through_bundle(void) { deepstack_through_bundle("qwen3_vl_moe", true); }
+
+/* Qwen3-VL's vision.main refuses what it cannot run, in both layers: images past the largest patch
+ * bucket (the message lists the buckets), padded taps that are not the filler (pos_index 0,
+ * pos_weight 0), real taps outside the position table or not finite; and a manifest whose
+ * vision.main DeepStack levels are not the language side's. Uses the qwen3_vl bundle of
+ * test_qwen3_vl_vision_main_through_bundle. */
+static void test_qwen3_vl_vision_refusals(void)
+{
+    const char *model = "tests/fixtures/qwen3_vl/model";
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/qwen3_vl-ds-vision", tmp);
+    ts_bundle *b = NULL;
+    ts_checkpoint *ref = NULL;
+    ts_error err;
+    if (ts_bundle_open(ctx, bundle, model, &b, &err) != TS_OK ||
+        ts_checkpoint_open("tests/fixtures/qwen3_vl/reference.safetensors", &ref, &err) != TS_OK) {
+        fprintf(stderr, "qwen3_vl vision: %s\n", err.message);
+        CHECK(false);
+        goto out;
+    }
+    const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
+    const int64_t *g = grid->data;
+    ts_pixel_values image = {.data = (float *)pv->data, .n_dims = 2, .shape = {pv->shape[0], pv->shape[1]}, .grid_thw = {g[0], g[1], g[2]}};
+    ts_pixel_values two[2] = {image, image};
+    float *rows = NULL, *features = NULL;
+    int levels = -1, refusals = 0;
+    int64_t n_rows = 0;
+    CHECK_INT_EQ(ts_bundle_encode_images_deepstack(b, two, 2, &rows, &features, &levels, &n_rows, &err), TS_ERR_RANGE); refusals++;
+    CHECK(strstr(err.message, "432 patches do not fit the bundle's vision buckets (256)") != NULL);
+    CHECK(rows == NULL && features == NULL && levels == 0);
+    CHECK_INT_EQ(ts_bundle_encode_images(b, two, 2, &rows, &n_rows, &err), TS_ERR_RANGE); refusals++;
+
+    /* Direct calls: a valid one (216 real rows of zero pixels, one frame), then one fault at a time. */
+    enum { N = 256, D = 1536, COUNT = 216 };
+    float *pixels = calloc((size_t)N * D, sizeof(float)), weight[4 * N];
+    int32_t positions[2 * N] = {0}, segments[N], index[4 * N];
+    for (int r = 0; r < N; r++) segments[r] = r < COUNT ? 0 : -1;
+    for (int k = 0; k < 4; k++)
+        for (int r = 0; r < N; r++) index[k * N + r] = r < COUNT ? 5 : 0, weight[k * N + r] = r < COUNT ? 0.25f : 0.0f;
+    int32_t count = COUNT;
+    int64_t pd[2] = {N, D}, sd[1] = {N}, td[2] = {4, N};
+    ts_tensor_arg args[6] = {arg_f32("pixel_values", pixels, 2, pd),
+                             {"positions", TS_DTYPE_I32, 2, {N, 2}, positions, sizeof(positions)},
+                             {"segments", TS_DTYPE_I32, 1, {sd[0]}, segments, sizeof(segments)},
+                             {"pos_index", TS_DTYPE_I32, 2, {td[0], td[1]}, index, sizeof(index)},
+                             arg_f32("pos_weight", weight, 2, td),
+                             arg_i32("count", &count, 0, 0)};
+    const void *outs[2];
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_OK);
+    weight[2 * N + 240] = 0.5f; /* a padding row's tap */
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
+    CHECK(strstr(err.message, "row 240 is padding (at or past count = 216): its taps must be the filler pos_index 0, pos_weight 0") != NULL);
+    weight[2 * N + 240] = 0.0f;
+    index[3 * N + 255] = 7;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
+    CHECK(strstr(err.message, "row 255 is padding") != NULL);
+    index[3 * N + 255] = 0;
+    index[N + 3] = 64; /* the fixture's table has 8² = 64 rows */
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
+    CHECK(strstr(err.message, "pos_index[1][3] = 64 is outside the position table 0..63") != NULL);
+    index[N + 3] = 5;
+    weight[10] = NAN;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
+    CHECK(strstr(err.message, "pos_weight[0][10] is NaN") != NULL);
+    weight[10] = 0.25f;
+    count = 218;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
+    CHECK(strstr(err.message, "count = 218 is not a multiple of 4") != NULL);
+    count = COUNT;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 5, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
+    args[3].name = "pos_weight";
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
+    CHECK(strstr(err.message, "argument 3 is 'pos_weight', expected 'pos_index'") != NULL);
+    args[3].name = "pos_index";
+    args[4].dims[1] = 128;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
+    args[4].dims[1] = N;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 1, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_OK);
+    free(pixels);
+    fprintf(stderr, "  qwen3_vl vision.main: %d bad calls refused with their messages\n", refusals);
+
+    /* A manifest whose vision.main gives other DeepStack levels than the language side takes. */
+    char copy[200], cmd[600], path[256];
+    snprintf(copy, sizeof(copy), "%s/qwen3_vl-ds-vision-bad", tmp);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", copy, bundle, copy);
+    CHECK(system(cmd) == 0);
+    snprintf(path, sizeof(path), "%s/manifest.json", copy);
+    replace_in_file(path, "\"deepstack_levels\":\t2", "\"deepstack_levels\":\t1");
+    reseal(copy);
+    CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
+    CHECK(strstr(err.message, "vision.main gives 1 DeepStack levels, the bundle's prefill_embeddings_deepstack.main takes 2") != NULL);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", copy, bundle, copy);
+    CHECK(system(cmd) == 0);
+    replace_in_file(path, "\"deepstack_levels\":\t2,\n", "");
+    CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
+    CHECK(strstr(err.message, "vision.deepstack_levels") != NULL);
+out:
+    ts_checkpoint_close(ref);
+    ts_bundle_close(b);
+}
 
 /* Declaring DeepStack changes nothing of the ordinary entries: the qwen3_vl export and the export
  * of the same checkpoint whose config lacks deepstack_visual_indexes have byte-identical
@@ -1220,6 +1365,9 @@ int main(void)
     RUN(test_slots);
     RUN(test_qwen3_vl_deepstack_through_bundle);
     RUN(test_qwen3_vl_moe_deepstack_through_bundle);
+    RUN(test_qwen3_vl_vision_main_through_bundle);
+    RUN(test_qwen3_vl_moe_vision_main_through_bundle);
+    RUN(test_qwen3_vl_vision_refusals);
     RUN(test_deepstack_leaves_ordinary_modules);
     RUN(test_deepstack_bad_calls);
     RUN(test_deepstack_bad_manifest);

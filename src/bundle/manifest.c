@@ -94,8 +94,8 @@ ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, cons
 
 ts_status ts_manifest_add_vision_entry(ts_manifest *m, int bucket, const ts_graph *g, const char *file, ts_error *err)
 {
-    static const char *const results[] = {"image_embeds"};
-    return describe_graph(&m->vision.weights, &m->vision.n_weights, &m->vision.entries[bucket], g, file, results, 1, err);
+    static const char *const results[] = {"image_embeds", "deepstack"};
+    return describe_graph(&m->vision.weights, &m->vision.n_weights, &m->vision.entries[bucket], g, file, results, 2, err);
 }
 
 int ts_manifest_entry_count(const ts_manifest *m) { return m->n_deepstack > 0 ? TS_ENTRY_COUNT : TS_ENTRY_ORDINARY; }
@@ -196,6 +196,10 @@ static cJSON *manifest_json(const ts_manifest *m)
         cJSON_AddNumberToObject(vo, "width", (double)v->width);
         cJSON_AddNumberToObject(vo, "depth", (double)v->depth);
         cJSON_AddNumberToObject(vo, "out_hidden", (double)v->out_hidden);
+        if (strcmp(v->layout, "patch_rows_deepstack") == 0) {
+            cJSON_AddNumberToObject(vo, "deepstack_levels", (double)v->deepstack_levels);
+            cJSON_AddNumberToObject(vo, "position_embeddings", (double)v->position_embeddings);
+        }
         cJSON *vw = cJSON_AddArrayToObject(vo, "weights");
         for (int i = 0; i < v->n_weights; i++) cJSON_AddItemToArray(vw, descriptor_json(&v->weights[i], i));
         cJSON *vb = cJSON_AddArrayToObject(vo, "buckets");
@@ -412,14 +416,21 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         ts_vision_manifest *v = &m->vision;
         if (!cJSON_IsObject(vo)) return bad(r, "vision", "expected an object");
         if ((st = read_string(r, vo, "layout", "vision.", v->layout, sizeof(v->layout))) != TS_OK) return st;
-        if (strcmp(v->layout, "patch_rows") != 0 && strcmp(v->layout, "fixed_image") != 0)
-            return bad(r, "vision.layout", "expected \"patch_rows\" or \"fixed_image\"");
+        bool deepstack = strcmp(v->layout, "patch_rows_deepstack") == 0;
+        if (strcmp(v->layout, "patch_rows") != 0 && strcmp(v->layout, "fixed_image") != 0 && !deepstack)
+            return bad(r, "vision.layout", "expected \"patch_rows\", \"patch_rows_deepstack\" or \"fixed_image\"");
         if ((st = read_int(r, vo, "patch_size", "vision.", 1, 1 << 16, &v->patch_size)) != TS_OK) return st;
         if ((st = read_int(r, vo, "temporal_patch_size", "vision.", 1, 1 << 16, &v->temporal_patch_size)) != TS_OK) return st;
         if ((st = read_int(r, vo, "merge_size", "vision.", 1, 1 << 16, &v->merge_size)) != TS_OK) return st;
         if ((st = read_int(r, vo, "width", "vision.", 1, 1 << 20, &v->width)) != TS_OK) return st;
         if ((st = read_int(r, vo, "depth", "vision.", 1, 1 << 10, &v->depth)) != TS_OK) return st;
         if ((st = read_int(r, vo, "out_hidden", "vision.", 1, 1 << 20, &v->out_hidden)) != TS_OK) return st;
+        if (deepstack) {
+            int64_t levels;
+            if ((st = read_int(r, vo, "deepstack_levels", "vision.", 1, 16, &levels)) != TS_OK) return st;
+            v->deepstack_levels = (int)levels;
+            if ((st = read_int(r, vo, "position_embeddings", "vision.", 1, (int64_t)1 << 30, &v->position_embeddings)) != TS_OK) return st;
+        }
         if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(vo, "weights"), "vision.weights", &v->weights, &v->n_weights)) != TS_OK)
             return st;
         const cJSON *vb = cJSON_GetObjectItemCaseSensitive(vo, "buckets");

@@ -44,13 +44,17 @@ typedef struct ts_entry_descriptors {
 
 /* The image tower's entries (vision.main), one per patch-count bucket, with its own weights. */
 typedef struct ts_vision_manifest {
-    char layout[16]; /* "patch_rows" (Qwen2-VL) or "fixed_image" (LLaVA); see models/vision_entry.c */
+    char layout[32]; /* "patch_rows" (Qwen2-VL), "patch_rows_deepstack" (Qwen3-VL) or "fixed_image" (LLaVA); see models/vision_entry.c */
     int n_buckets;
     int64_t patches[TS_BUNDLE_MAX_BUCKETS];
     ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS];
     ts_descriptor *weights;
     int n_weights;
     int64_t patch_size, temporal_patch_size, merge_size, width, depth, out_hidden;
+    /* patch_rows_deepstack only (else 0): K, the DeepStack levels of the deepstack result, and the
+     * rows of the learned position table (pos_index's range; its side is ⌊√rows⌋). */
+    int deepstack_levels;
+    int64_t position_embeddings;
 } ts_vision_manifest;
 
 typedef struct ts_manifest {

@@ -17,7 +17,7 @@ static int usage(FILE *out)
                  "  --capacity          context capacity buckets, ascending (default 4096)\n"
                  "  --prefill-capacity  prompt rows of the prefill entries (default: the bucket's capacity)\n"
                  "  --batch             decode slots (default 1)\n"
-                 "  --vision-patches    vision.main patch buckets, ascending (Qwen2-VL; LLaVA: its image's patch count)\n");
+                 "  --vision-patches    vision.main patch buckets, ascending (Qwen2-VL, Qwen3-VL; LLaVA: its image's patch count)\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 

@@ -31,7 +31,7 @@ ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n,
                             int *levels, ts_error *err)
 {
     *deepstack = NULL, *levels = 0;
-    if (s->media_bundle) return ts_bundle_encode_images(s->media_bundle, images, n, rows, n_rows, err);
+    if (s->media_bundle) return ts_bundle_encode_images_deepstack(s->media_bundle, images, n, rows, deepstack, levels, n_rows, err);
     ts_status st = ts_image_encoder_encode_deepstack(s->encoder, images, n, rows, deepstack, levels, n_rows, err);
     int64_t hits, misses;
     ts_image_encoder_cache_stats(s->encoder, &hits, &misses);
@@ -235,8 +235,9 @@ static ts_status load(srv_server *s, ts_error *err)
     if (!s->opt.slots) s->opt.slots = 4;
     bool images = ts_model_supported_modalities(cfg) & TS_MODALITY_IMAGE;
     if (images && (st = ts_preprocessor_config_load(o->model_dir, &s->pre, err))) return st;
-    /* A bundle encodes images through its vision.main; a Qwen3-VL bundle has none yet (its tower's
-     * DeepStack rows have no entry), so the model's own tower feeds prefill_embeddings_deepstack.main. */
+    /* A bundle encodes images through its vision.main (Qwen3-VL's gives the DeepStack rows too); a
+     * Qwen3-VL bundle exported without one falls back to the model's own tower for
+     * prefill_embeddings_deepstack.main. */
     int n_deepstack = 0;
     if (o->bundle_dir) ts_bundle_deepstack_layers(s->bundle, &n_deepstack);
     bool own_tower = !o->bundle_dir || (!s->media_bundle && n_deepstack > 0);
