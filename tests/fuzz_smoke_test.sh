@@ -17,7 +17,7 @@ rm -f /tmp/ts_fuzz_probe_$$.c /tmp/ts_fuzz_probe_$$
 CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTS_SANITIZE=ON \
     -DTS_FUZZ=ON >/dev/null || exit 1
 cmake --build "$build" --target safetensors_header_fuzz model_config_fuzz stablehlo_reader_fuzz \
-    jpeg_decode_fuzz png_decode_fuzz webp_decode_fuzz -j 2 >/dev/null || exit 1
+    jpeg_decode_fuzz png_decode_fuzz webp_decode_fuzz request_parse_fuzz -j 2 >/dev/null || exit 1
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -40,5 +40,6 @@ run stablehlo_reader_fuzz "$root/fuzz/corpus/stablehlo" -dict="$root/fuzz/stable
 for format in jpeg png webp; do
     run ${format}_decode_fuzz "$root/fuzz/corpus/${format}_decode" -dict="$root/fuzz/image.dict"
 done
+run request_parse_fuzz "$root/fuzz/corpus/request_parse" -dict="$root/fuzz/request.dict"
 [[ $fail == 0 ]] && echo "fuzz_smoke_test: ok"
 exit $fail
