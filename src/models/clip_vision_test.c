@@ -9,6 +9,7 @@
  */
 #include "models/clip_vision.h"
 #include "check.h"
+#include "fixture_compare.h"
 #include "cpu/executor.h"
 #include "cpu/reference.h"
 #include "export/printer.h"
@@ -39,19 +40,6 @@ static const ts_tensor_info *find(void *self, const char *name, int rank, const 
         return &s->bent;
     }
     return t;
-}
-
-/* max |ours − ref| over n floats (NaN counts as infinite), and the tolerance scale max(1, max |ref|). */
-static double max_diff(const float *ours, const float *ref, size_t n, double *scale)
-{
-    double worst = 0, big = 1;
-    for (size_t i = 0; i < n; i++) {
-        big = fmax(big, fabs(ref[i]));
-        double d = fabs((double)ours[i] - ref[i]);
-        if (!(d <= worst)) worst = isnan(d) ? INFINITY : d;
-    }
-    *scale = big;
-    return worst;
 }
 
 static void test_spec(void)

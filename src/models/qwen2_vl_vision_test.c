@@ -10,6 +10,7 @@
  */
 #include "models/qwen2_vl_vision.h"
 #include "check.h"
+#include "fixture_compare.h"
 #include "cpu/executor.h"
 #include "cpu/reference.h"
 #include "export/printer.h"
@@ -133,26 +134,6 @@ static const ts_tensor_info *find(void *self, const char *name, int rank, const 
         return &s->bent;
     }
     return t;
-}
-
-static const ts_tensor_info *ref_tensor(const ts_checkpoint *ref, const char *name)
-{
-    const ts_tensor_info *t = ts_checkpoint_find(ref, name);
-    if (!t) fprintf(stderr, "reference has no %s\n", name);
-    return t;
-}
-
-/* max |ours − ref| over n floats (NaN counts as infinite), and the tolerance scale max(1, max |ref|). */
-static double max_diff(const float *ours, const float *ref, size_t n, double *scale)
-{
-    double worst = 0, big = 1;
-    for (size_t i = 0; i < n; i++) {
-        big = fmax(big, fabs(ref[i]));
-        double d = fabs((double)ours[i] - ref[i]);
-        if (!(d <= worst)) worst = isnan(d) ? INFINITY : d;
-    }
-    *scale = big;
-    return worst;
 }
 
 typedef struct {

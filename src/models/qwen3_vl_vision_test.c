@@ -17,6 +17,7 @@
  */
 #include "models/qwen3_vl_vision.h"
 #include "check.h"
+#include "fixture_compare.h"
 #include "cpu/executor.h"
 #include "cpu/reference.h"
 #include "engine/model.h"
@@ -144,27 +145,6 @@ static void source_free(source *s)
 }
 
 /* ---------------------------------------------------------------- fixtures */
-
-static const ts_tensor_info *ref_tensor(const ts_checkpoint *ref, const char *name)
-{
-    const ts_tensor_info *t = ts_checkpoint_find(ref, name);
-    if (!t) fprintf(stderr, "reference has no %s\n", name);
-    return t;
-}
-
-/* max |ours − ref| over n floats (NaN counts as infinite), and the tolerance scale max(1, max
- * |ref|). */
-static double max_diff(const float *ours, const float *ref, size_t n, double *scale)
-{
-    double worst = 0, big = 1;
-    for (size_t i = 0; i < n; i++) {
-        big = fmax(big, fabs(ref[i]));
-        double d = fabs((double)ours[i] - ref[i]);
-        if (!(d <= worst)) worst = isnan(d) ? INFINITY : d;
-    }
-    *scale = big;
-    return worst;
-}
 
 typedef struct {
     ts_model_config cfg;
