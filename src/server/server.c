@@ -111,21 +111,13 @@ int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err)
     return 0;
 }
 
-/* The chat template's variables: the tokenizer's special tokens, the generation prompt, then
- * the request's messages (a JSON array layer stands for {"messages": …}). */
+/* The chat template's variables: the generation prompt, then the request's messages (a JSON array
+ * layer stands for {"messages": …}); the template already defines the special tokens it captured
+ * from tokenizer_config.json, as apply_chat_template does. */
 static int render_chat(srv_server *s, srv_job *job, srv_error *err)
 {
     if (!s->tmpl) return srv_fail(err, 400, "messages", "this model has no chat template: use /v1/completions");
-    char head[2048];
-    int at = snprintf(head, sizeof(head), "{\"add_generation_prompt\":true");
-    static const char *roles[] = {"bos_token", "eos_token", "pad_token", "unk_token"};
-    for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
-        const char *t = ts_tokenizer_special_token(s->tok, roles[i]);
-        if (!t || strpbrk(t, "\"\\") || strlen(t) > 200) continue; /* special tokens are plain; skip anything needing escapes */
-        at += snprintf(head + at, sizeof(head) - (size_t)at, ",\"%s\":\"%s\"", roles[i], t);
-    }
-    snprintf(head + at, sizeof(head) - (size_t)at, "}");
-    const char *layers[2] = {head, job->req.messages_json};
+    const char *layers[2] = {"{\"add_generation_prompt\":true}", job->req.messages_json};
     ts_error e = {0};
     if (ts_chat_template_render_layers(s->tmpl, layers, 2, &job->prompt_text, &e) != TS_OK)
         return srv_fail(err, 400, "messages", "the chat template failed on these messages: %s", e.message);
