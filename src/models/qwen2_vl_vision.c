@@ -249,14 +249,10 @@ ts_status ts_qwen2_vl_vision_spec_init(const ts_model_config *cfg, ts_qwen2_vl_v
     spec->merge = v->spatial_merge_size;
     spec->patch_dim = spec->in_channels * spec->temporal * spec->patch * spec->patch;
     spec->norm_eps = v->layer_norm_eps;
-    /* The 2-D rotary splits head_dim/2 rotated pairs evenly between h and w. */
-    if (spec->head_dim < 4 || spec->head_dim % 4 || spec->head_dim / 4 > 256)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: vision head_dim %lld (embed_dim / num_heads) must be a multiple of 4, at most 1024",
-                            (long long)spec->head_dim);
-    if (spec->depth < 1 || spec->depth > TS_MAX_LAYERS || spec->merge < 1 || spec->patch_dim < 1 || spec->out_hidden < 1)
-        return ts_error_set(err, TS_ERR_FORMAT, "config.json: vision_config (depth %lld, merge %lld, patch %lld) does not describe a tower",
-                            (long long)spec->depth, (long long)spec->merge, (long long)spec->patch);
-    ts_status st = ts_qwen_vision_activation(v->hidden_act, &spec->activation, err);
+    ts_status st = ts_qwen_vision_check_geometry(spec->head_dim, spec->depth, spec->merge, spec->patch, spec->patch_dim, spec->inter,
+                                                 spec->out_hidden, err);
+    if (st != TS_OK) return st;
+    st = ts_qwen_vision_activation(v->hidden_act, &spec->activation, err);
     if (st != TS_OK) return st;
     if (spec->family == TS_FAMILY_QWEN2_5_VL) {
         /* get_window_index: vit_merger_window_size = window_size // spatial_merge_size // patch_size. */

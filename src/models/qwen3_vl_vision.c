@@ -263,24 +263,16 @@ ts_status ts_qwen3_vl_vision_spec_init(const ts_model_config *cfg, ts_qwen3_vl_v
     /* int(num_position_embeddings ** 0.5), as the reference computes it. */
     spec->grid_side = spec->n_positions > 0 ? (int64_t)sqrt((double)spec->n_positions) : 0;
     spec->linspace = TS_LINSPACE_TORCH;
-    if (spec->head_dim < 4 || spec->head_dim % 4 || spec->head_dim / 4 > 256)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "config.json: vision head_dim %lld (hidden_size / num_heads) must be a "
-                            "multiple of 4, at most 1024",
-                            (long long)spec->head_dim);
-    if (spec->depth < 1 || spec->depth > TS_MAX_LAYERS || spec->merge < 1 || spec->patch_dim < 1 ||
-        spec->out_hidden < 1 || spec->inter < 1)
-        return ts_error_set(err, TS_ERR_FORMAT,
-                            "config.json: vision_config (depth %lld, merge %lld, patch %lld) does "
-                            "not describe a tower",
-                            (long long)spec->depth, (long long)spec->merge, (long long)spec->patch);
+    ts_status st = ts_qwen_vision_check_geometry(spec->head_dim, spec->depth, spec->merge, spec->patch, spec->patch_dim, spec->inter,
+                                                 spec->out_hidden, err);
+    if (st != TS_OK) return st;
     if (spec->grid_side < 1 || spec->grid_side > (1 << 15) ||
         spec->grid_side * spec->grid_side > spec->n_positions)
         return ts_error_set(
             err, TS_ERR_FORMAT,
             "config.json: vision_config.num_position_embeddings %lld does not hold a square table",
             (long long)spec->n_positions);
-    ts_status st = ts_qwen_vision_activation(v->hidden_act, &spec->activation, err);
+    st = ts_qwen_vision_activation(v->hidden_act, &spec->activation, err);
     if (st != TS_OK) return st;
     if (v->n_deepstack_visual_indexes > TS_QWEN3_VL_MAX_DEEPSTACK)
         return ts_error_set(err, TS_ERR_UNSUPPORTED,

@@ -93,6 +93,19 @@ void ts_qwen_vision_inv_freq(int64_t head_dim, float *inv_freq)
         inv_freq[i] = 1.0f / powf(10000.0f, (float)(2 * i) / (float)dim);
 }
 
+ts_status ts_qwen_vision_check_geometry(int64_t head_dim, int64_t depth, int64_t merge, int64_t patch, int64_t patch_dim, int64_t inter,
+                                        int64_t out_hidden, ts_error *err)
+{
+    if (head_dim < 4 || head_dim % 4 || head_dim / 4 > 256)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "config.json: vision head_dim %lld (hidden_size / num_heads) must be a multiple of 4, at most 1024",
+                            (long long)head_dim);
+    if (depth < 1 || depth > TS_MAX_LAYERS || merge < 1 || patch_dim < 1 || out_hidden < 1 || inter < 1)
+        return ts_error_set(err, TS_ERR_FORMAT, "config.json: vision_config (depth %lld, merge %lld, patch %lld) does not describe a tower",
+                            (long long)depth, (long long)merge, (long long)patch);
+    return TS_OK;
+}
+
 ts_status ts_qwen_vision_activation(const char *hidden_act, ts_activation *out, ts_error *err)
 {
     if (strcmp(hidden_act, "quick_gelu") == 0)

@@ -67,6 +67,11 @@ void ts_qwen_vision_block_load(ts_qwen_vision_loader *l, const ts_qwen_vision_di
 void ts_qwen_vision_inv_freq(int64_t head_dim, float *inv_freq);
 /* hidden_act → activation; an error names the setting. */
 ts_status ts_qwen_vision_activation(const char *hidden_act, ts_activation *out, ts_error *err);
+/* The checks both Qwen towers' spec_init make on their vision_config geometry: head_dim a multiple
+ * of 4 within the rotary table (the 2-D rotary splits head_dim/2 pairs between h and w), and a
+ * depth, merge, patch row, MLP and output width that describe a tower. */
+ts_status ts_qwen_vision_check_geometry(int64_t head_dim, int64_t depth, int64_t merge, int64_t patch, int64_t patch_dim, int64_t inter,
+                                        int64_t out_hidden, ts_error *err);
 
 /* positions i32[N, 2] → cos, sin f32[N, head_dim/2]: the angles [h·inv_freq, w·inv_freq] as f32
  * products (torch.outer of f32 operands). With the half-split rope over the whole head this is
