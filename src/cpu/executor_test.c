@@ -156,6 +156,13 @@ static void test_composites_match_decompositions(void)
         ts_value sb = param(&b, "bias", T(TS_DTYPE_F32, 2, 7, 33, 0), 0);
         finish(&b, ts_graph_softmax(b.g, x, sb), ctx, "softmax", 1e-5);
 
+        /* erf (the fused kernel's erff against the StableHLO expansion) over [-4, 4]. */
+        start(&b, 55);
+        x = param(&b, "x", T(TS_DTYPE_F32, 2, 9, 129, 0), 0);
+        int64_t wide_dims[2] = {9, 129};
+        ts_value four = ts_graph_broadcast_in_dim(b.g, ts_graph_constant_f32(b.g, 4.0f), 2, wide_dims, NULL);
+        finish(&b, ts_graph_unary(b.g, TS_OP_ERF, ts_graph_binary(b.g, TS_OP_MULTIPLY, x, four)), ctx, "erf", 1e-6);
+
         for (int variant = 0; variant < 4; variant++) {
             start(&b, 60 + variant);
             int rotary = variant & 2 ? 12 : 16;

@@ -1826,6 +1826,7 @@ static bool read_composite(op_ctx *o)
         v = ts_graph_linear(g, in[0], in[1], n > 2 ? in[2] : TS_NO_VALUE);
         break;
     case TS_OP_EMBEDDING: v = ts_graph_embedding(g, in[0], in[1]); break;
+    case TS_OP_ERF: v = ts_graph_unary(g, TS_OP_ERF, in[0]); break;
     default: break;
     }
     for (int i = 0; i < ca.n; i++)
@@ -1881,11 +1882,12 @@ static bool read_op(fn *f)
     if (!o.name) return oom(r);
     if (n_results != 1) return syntax(r, o.pos, "%s has one result, not %d", opname, n_results);
     if (strcmp(opname, "stablehlo.composite") == 0) return read_composite(&o);
+    /* Other producers (jax) write erf in CHLO; Tessera prints it as the composite "tessera.erf". */
+    if (strcmp(opname, "chlo.erf") == 0) return read_erf(&o);
     ts_op op = pretty_op(opname);
     switch (op) {
     case TS_OP_CONSTANT: return read_constant(&o);
     case TS_OP_IOTA: return read_iota(&o);
-    case TS_OP_ERF: return read_erf(&o);
     case TS_OP_COMPARE: return read_compare(&o);
     case TS_OP_SELECT: return read_select(&o);
     case TS_OP_BROADCAST_IN_DIM:

@@ -34,7 +34,7 @@ typedef enum ts_op {
     TS_OP_LOGISTIC,            /* stablehlo.logistic */
     TS_OP_SINE,                /* stablehlo.sine */
     TS_OP_COSINE,              /* stablehlo.cosine */
-    TS_OP_ERF,                 /* chlo.erf */
+    TS_OP_ERF,                 /* composite "tessera.erf": StableHLO has no erf (CHLO does; see decompose.c) */
     TS_OP_COMPARE,             /* stablehlo.compare */
     TS_OP_SELECT,              /* stablehlo.select */
     TS_OP_BROADCAST_IN_DIM,    /* stablehlo.broadcast_in_dim */

@@ -108,7 +108,7 @@ module @vision_main_p16 {
     %105 = stablehlo.constant dense<0x3F3504F3> : tensor<f32> loc("vision.deepstack.0")
     %106 = stablehlo.broadcast_in_dim %105, dims = [] : (tensor<f32>) -> tensor<4x192xf32> loc("vision.deepstack.0")
     %107 = stablehlo.multiply %104, %106 : tensor<4x192xf32> loc("vision.deepstack.0")
-    %108 = chlo.erf %107 : tensor<4x192xf32> -> tensor<4x192xf32> loc("vision.deepstack.0")
+    %108 = stablehlo.composite "tessera.erf" %107 {decomposition = @tessera.erf.0} : (tensor<4x192xf32>) -> tensor<4x192xf32> loc("vision.deepstack.0")
     %109 = stablehlo.constant dense<0x3F800000> : tensor<f32> loc("vision.deepstack.0")
     %110 = stablehlo.broadcast_in_dim %109, dims = [] : (tensor<f32>) -> tensor<4x192xf32> loc("vision.deepstack.0")
     %111 = stablehlo.add %108, %110 : tensor<4x192xf32> loc("vision.deepstack.0")
@@ -159,7 +159,7 @@ module @vision_main_p16 {
     %156 = stablehlo.constant dense<0x3F3504F3> : tensor<f32> loc("vision.deepstack.1")
     %157 = stablehlo.broadcast_in_dim %156, dims = [] : (tensor<f32>) -> tensor<4x192xf32> loc("vision.deepstack.1")
     %158 = stablehlo.multiply %155, %157 : tensor<4x192xf32> loc("vision.deepstack.1")
-    %159 = chlo.erf %158 : tensor<4x192xf32> -> tensor<4x192xf32> loc("vision.deepstack.1")
+    %159 = stablehlo.composite "tessera.erf" %158 {decomposition = @tessera.erf.0} : (tensor<4x192xf32>) -> tensor<4x192xf32> loc("vision.deepstack.1")
     %160 = stablehlo.constant dense<0x3F800000> : tensor<f32> loc("vision.deepstack.1")
     %161 = stablehlo.broadcast_in_dim %160, dims = [] : (tensor<f32>) -> tensor<4x192xf32> loc("vision.deepstack.1")
     %162 = stablehlo.add %159, %161 : tensor<4x192xf32> loc("vision.deepstack.1")
@@ -210,7 +210,7 @@ module @vision_main_p16 {
     %207 = stablehlo.constant dense<0x3F3504F3> : tensor<f32> loc("vision.merger")
     %208 = stablehlo.broadcast_in_dim %207, dims = [] : (tensor<f32>) -> tensor<4x192xf32> loc("vision.merger")
     %209 = stablehlo.multiply %206, %208 : tensor<4x192xf32> loc("vision.merger")
-    %210 = chlo.erf %209 : tensor<4x192xf32> -> tensor<4x192xf32> loc("vision.merger")
+    %210 = stablehlo.composite "tessera.erf" %209 {decomposition = @tessera.erf.0} : (tensor<4x192xf32>) -> tensor<4x192xf32> loc("vision.merger")
     %211 = stablehlo.constant dense<0x3F800000> : tensor<f32> loc("vision.merger")
     %212 = stablehlo.broadcast_in_dim %211, dims = [] : (tensor<f32>) -> tensor<4x192xf32> loc("vision.merger")
     %213 = stablehlo.add %210, %212 : tensor<4x192xf32> loc("vision.merger")
@@ -383,6 +383,73 @@ module @vision_main_p16 {
     %1 = stablehlo.broadcast_in_dim %arg2, dims = [1] : (tensor<192xf32>) -> tensor<4x192xf32>
     %2 = stablehlo.add %0, %1 : tensor<4x192xf32>
     return %2 : tensor<4x192xf32>
+  }
+  func.func private @tessera.erf.0(%arg0: tensor<4x192xf32>) -> tensor<4x192xf32> {
+    %0 = stablehlo.multiply %arg0, %arg0 : tensor<4x192xf32>
+    %1 = stablehlo.constant dense<0xBA6016DA> : tensor<f32>
+    %2 = stablehlo.broadcast_in_dim %1, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %3 = stablehlo.constant dense<0x3BAB2DE7> : tensor<f32>
+    %4 = stablehlo.broadcast_in_dim %3, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %5 = stablehlo.multiply %2, %0 : tensor<4x192xf32>
+    %6 = stablehlo.add %5, %4 : tensor<4x192xf32>
+    %7 = stablehlo.constant dense<0xBCDC1672> : tensor<f32>
+    %8 = stablehlo.broadcast_in_dim %7, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %9 = stablehlo.multiply %6, %0 : tensor<4x192xf32>
+    %10 = stablehlo.add %9, %8 : tensor<4x192xf32>
+    %11 = stablehlo.constant dense<0x3DE71791> : tensor<f32>
+    %12 = stablehlo.broadcast_in_dim %11, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %13 = stablehlo.multiply %10, %0 : tensor<4x192xf32>
+    %14 = stablehlo.add %13, %12 : tensor<4x192xf32>
+    %15 = stablehlo.constant dense<0xBEC093A3> : tensor<f32>
+    %16 = stablehlo.broadcast_in_dim %15, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %17 = stablehlo.multiply %14, %0 : tensor<4x192xf32>
+    %18 = stablehlo.add %17, %16 : tensor<4x192xf32>
+    %19 = stablehlo.constant dense<0x3F906EBB> : tensor<f32>
+    %20 = stablehlo.broadcast_in_dim %19, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %21 = stablehlo.multiply %18, %0 : tensor<4x192xf32>
+    %22 = stablehlo.add %21, %20 : tensor<4x192xf32>
+    %23 = stablehlo.multiply %arg0, %22 : tensor<4x192xf32>
+    %24 = stablehlo.abs %arg0 : tensor<4x192xf32>
+    %25 = stablehlo.constant dense<0x3F800000> : tensor<f32>
+    %26 = stablehlo.broadcast_in_dim %25, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %27 = stablehlo.constant dense<0x3EA7BA05> : tensor<f32>
+    %28 = stablehlo.broadcast_in_dim %27, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %29 = stablehlo.multiply %28, %24 : tensor<4x192xf32>
+    %30 = stablehlo.add %26, %29 : tensor<4x192xf32>
+    %31 = stablehlo.divide %26, %30 : tensor<4x192xf32>
+    %32 = stablehlo.constant dense<0x3F87DC22> : tensor<f32>
+    %33 = stablehlo.broadcast_in_dim %32, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %34 = stablehlo.constant dense<0xBFBA00E3> : tensor<f32>
+    %35 = stablehlo.broadcast_in_dim %34, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %36 = stablehlo.multiply %33, %31 : tensor<4x192xf32>
+    %37 = stablehlo.add %36, %35 : tensor<4x192xf32>
+    %38 = stablehlo.constant dense<0x3FB5F0E3> : tensor<f32>
+    %39 = stablehlo.broadcast_in_dim %38, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %40 = stablehlo.multiply %37, %31 : tensor<4x192xf32>
+    %41 = stablehlo.add %40, %39 : tensor<4x192xf32>
+    %42 = stablehlo.constant dense<0xBE91A98E> : tensor<f32>
+    %43 = stablehlo.broadcast_in_dim %42, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %44 = stablehlo.multiply %41, %31 : tensor<4x192xf32>
+    %45 = stablehlo.add %44, %43 : tensor<4x192xf32>
+    %46 = stablehlo.constant dense<0x3E827906> : tensor<f32>
+    %47 = stablehlo.broadcast_in_dim %46, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %48 = stablehlo.multiply %45, %31 : tensor<4x192xf32>
+    %49 = stablehlo.add %48, %47 : tensor<4x192xf32>
+    %50 = stablehlo.multiply %49, %31 : tensor<4x192xf32>
+    %51 = stablehlo.negate %0 : tensor<4x192xf32>
+    %52 = stablehlo.exponential %51 : tensor<4x192xf32>
+    %53 = stablehlo.multiply %50, %52 : tensor<4x192xf32>
+    %54 = stablehlo.subtract %26, %53 : tensor<4x192xf32>
+    %55 = stablehlo.constant dense<0x00000000> : tensor<f32>
+    %56 = stablehlo.broadcast_in_dim %55, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %57 = stablehlo.negate %54 : tensor<4x192xf32>
+    %58 = stablehlo.compare  LT, %arg0, %56,  FLOAT : (tensor<4x192xf32>, tensor<4x192xf32>) -> tensor<4x192xi1>
+    %59 = stablehlo.select %58, %57, %54 : tensor<4x192xi1>, tensor<4x192xf32>
+    %60 = stablehlo.constant dense<0x3F000000> : tensor<f32>
+    %61 = stablehlo.broadcast_in_dim %60, dims = [] : (tensor<f32>) -> tensor<4x192xf32>
+    %62 = stablehlo.compare  LT, %24, %61,  FLOAT : (tensor<4x192xf32>, tensor<4x192xf32>) -> tensor<4x192xi1>
+    %63 = stablehlo.select %62, %23, %59 : tensor<4x192xi1>, tensor<4x192xf32>
+    return %63 : tensor<4x192xf32>
   }
   func.func private @tessera.linear.6(%arg0: tensor<4x192xf32>, %arg1: tensor<64x192xf32>, %arg2: tensor<64xf32>) -> tensor<4x64xf32> {
     %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [1] : (tensor<4x192xf32>, tensor<64x192xf32>) -> tensor<4x64xf32>
