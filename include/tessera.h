@@ -761,6 +761,10 @@ typedef struct ts_bundle_options {
     int64_t slots;             /* decode batch B; 0 = 1 */
     const int64_t *vision_patches; /* vision.main buckets (patch counts, ascending); NULL = none */
     int n_vision_patches;
+    /* Non-NULL: also write each module as a StableHLO portable artifact (X.mlirbc beside X.mlir,
+     * target version in the manifest), serialized by this Python, which must import jaxlib (the
+     * official StableHLO bindings; scripts/install-deps makes .venv/bin/python). */
+    const char *portable_python;
 } ts_bundle_options;
 
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options,

@@ -2,7 +2,7 @@
  * to a capacity bucket, and run entries with every argument validated twice.
  *
  * Opening checks, in order, before anything runs: manifest syntax and ABI version, identity
- * (manifest + module texts), config digest, family, the weight schema against the checkpoint,
+ * (manifest + module texts), the portable artifacts' digests when there are any, config digest, family, the weight schema against the checkpoint,
  * then each module (parsed back into a graph) against its descriptors — argument order, names,
  * roles, types, results. Errors name the field that differs. vision.main modules (one per patch
  * bucket) are checked the same way against the tower's own weight schema.
@@ -25,6 +25,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "bundle/manifest.h"
+#include "bundle/portable.h"
 #include "cpu/executor.h"
 #include "export/reader.h"
 #include "models/qwen2_vl_vision.h"
@@ -260,6 +261,7 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         st = ts_file_read(path, &texts[i], &lens[i], err);
     }
     if (st == TS_OK) st = ts_manifest_check_identity(&b->man, (const char *const *)texts, err);
+    if (st == TS_OK) st = ts_portable_check(bundle_dir, &b->man, err);
     if (st == TS_OK) st = check_vision_contract(&b->man, err);
     char digest[65];
     if (st == TS_OK) st = ts_bundle_config_digest(model_dir, digest, err);

@@ -3,11 +3,13 @@
  * Layout: BUNDLE/manifest.json and BUNDLE/c<capacity>/<entry>.mlir per bucket. The modules are
  * printed from the same entry graphs the bundle runtime and the tests execute; the manifest is
  * derived from those graphs, so its descriptors are the modules' signatures by construction.
+ * With options->portable_python each module also gets its portable artifact (bundle/portable.h).
  */
 #include "base/error.h"
 #include "base/file.h"
 #include "base/sha256.h"
 #include "bundle/manifest.h"
+#include "bundle/portable.h"
 #include "export/printer.h"
 #include "models/decoder_entries.h"
 #include "models/vision_entry.h"
@@ -121,7 +123,7 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     ts_decoder_spec spec;
     ts_manifest man;
     memset(&man, 0, sizeof(man));
-    char *texts[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
+    char *texts[TS_BUNDLE_MAX_MODULES] = {0};
     char *json = NULL;
     ts_status st = ts_decoder_spec_init(cfg, &spec, err);
     int n_vision = options && options->vision_patches ? options->n_vision_patches : 0;
@@ -202,6 +204,7 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             ts_graph_destroy(g);
         }
     }
+    if (st == TS_OK && options && options->portable_python) st = ts_portable_write(bundle_dir, options->portable_python, &man, err);
     if (st == TS_OK) st = ts_manifest_write(&man, (const char *const *)texts, &json, err);
     if (st == TS_OK) {
         char path[1024];
@@ -209,7 +212,7 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         st = write_file(path, json, err);
     }
     free(json);
-    for (int i = 0; i < TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1); i++) free(texts[i]);
+    for (int i = 0; i < TS_BUNDLE_MAX_MODULES; i++) free(texts[i]);
     ts_manifest_fini(&man);
     if (st != TS_OK) ts_error_prefix(err, "export %s: ", bundle_dir);
     return st;

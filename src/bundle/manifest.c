@@ -216,6 +216,20 @@ static cJSON *manifest_json(const ts_manifest *m)
             cJSON_AddItemToArray(vb, bo);
         }
     }
+    const ts_portable_manifest *pm = &m->portable;
+    if (pm->target[0]) {
+        cJSON *po = cJSON_AddObjectToObject(root, "portable");
+        cJSON_AddStringToObject(po, "format", "StableHLO portable artifact (VHLO bytecode): X.mlirbc beside each module X.mlir");
+        cJSON_AddStringToObject(po, "stablehlo_target", pm->target);
+        cJSON_AddStringToObject(po, "producer", pm->producer);
+        cJSON *arts = cJSON_AddArrayToObject(po, "artifacts");
+        for (int i = 0; i < ts_manifest_module_count(m); i++) {
+            cJSON *ao = cJSON_CreateObject();
+            cJSON_AddStringToObject(ao, "module", ts_manifest_module_file(m, i));
+            cJSON_AddStringToObject(ao, "sha256", pm->sha256[i]);
+            cJSON_AddItemToArray(arts, ao);
+        }
+    }
     return root;
 }
 
@@ -454,6 +468,27 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
             snprintf(sub, sizeof(sub), "%svision.main.results", p);
             if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
             v->n_buckets++;
+        }
+    }
+    const cJSON *po = cJSON_GetObjectItemCaseSensitive(root, "portable");
+    if (po) {
+        ts_portable_manifest *pm = &m->portable;
+        if (!cJSON_IsObject(po)) return bad(r, "portable", "expected an object");
+        if ((st = read_string(r, po, "stablehlo_target", "portable.", pm->target, sizeof(pm->target))) != TS_OK) return st;
+        if ((st = read_string(r, po, "producer", "portable.", pm->producer, sizeof(pm->producer))) != TS_OK) return st;
+        if (!pm->target[0]) return bad(r, "portable.stablehlo_target", "expected a version");
+        const cJSON *arts = cJSON_GetObjectItemCaseSensitive(po, "artifacts");
+        int n = ts_manifest_module_count(m);
+        if (!cJSON_IsArray(arts) || cJSON_GetArraySize(arts) != n) return bad(r, "portable.artifacts", "expected one artifact per module");
+        for (int i = 0; i < n; i++) {
+            const cJSON *ao = cJSON_GetArrayItem(arts, i);
+            char p[64], file[64];
+            snprintf(p, sizeof(p), "portable.artifacts[%d].", i);
+            if (!cJSON_IsObject(ao)) return bad(r, p, "expected an object");
+            if ((st = read_string(r, ao, "module", p, file, sizeof(file))) != TS_OK) return st;
+            if (strcmp(file, ts_manifest_module_file(m, i)) != 0) return bad(r, p, "not the module in that place");
+            if ((st = read_string(r, ao, "sha256", p, pm->sha256[i], sizeof(pm->sha256[i]))) != TS_OK) return st;
+            if (strlen(pm->sha256[i]) != 64) return bad(r, p, "sha256 must be 64 hex digits");
         }
     }
     return TS_OK;

@@ -9,7 +9,9 @@
  * `deepstack` object (its target layers, fixed: never a runtime argument), each bucket's static
  * maximum of image rows `visual_capacity` (Nv_max = Lp) and a fourth entry per bucket,
  * prefill_embeddings_deepstack.main; without DeepStack the manifest has none of these and is
- * byte-identical to what it was before they existed. `identity` is a SHA-256 over
+ * byte-identical to what it was before they existed. A bundle exported with --portable adds a
+ * `portable` object (bundle/portable.h: the artifacts' target version, serializer and digests).
+ * `identity` is a SHA-256 over
  * the manifest without that field and over every module text, in manifest order, so any drift
  * in shapes, config or module text is caught before execution. The manifest is built from the
  * entry graphs themselves, so descriptors cannot disagree with the modules they describe.
@@ -22,6 +24,8 @@
 
 #define TS_BUNDLE_ABI_VERSION 1
 #define TS_BUNDLE_MAX_BUCKETS 16
+/* Modules of a bundle at most: every bucket's entries, then the vision buckets. */
+#define TS_BUNDLE_MAX_MODULES (TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1))
 
 typedef struct ts_bucket {
     int64_t capacity, prefill_capacity, slots;
@@ -57,6 +61,13 @@ typedef struct ts_vision_manifest {
     int64_t position_embeddings;
 } ts_vision_manifest;
 
+/* `tessera export --portable` (bundle/portable.h): target "" = the bundle has no artifacts. */
+typedef struct ts_portable_manifest {
+    char target[16];                          /* the StableHLO version the artifacts are written for */
+    char producer[64];                        /* the serializer: "StableHLO 1.17.0 (jaxlib 0.10.2)" */
+    char sha256[TS_BUNDLE_MAX_MODULES][65];   /* per module, in module order */
+} ts_portable_manifest;
+
 typedef struct ts_manifest {
     int abi_version;
     char family[32];
@@ -75,6 +86,7 @@ typedef struct ts_manifest {
     int32_t deepstack_layers[TS_MAX_DEEPSTACK];           /* ascending */
     int64_t visual_capacity[TS_BUNDLE_MAX_BUCKETS];      /* Nv_max per bucket */
     ts_vision_manifest vision; /* n_buckets 0: no image entries */
+    ts_portable_manifest portable;
     char identity[65];
 } ts_manifest;
 

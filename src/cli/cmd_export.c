@@ -10,14 +10,18 @@
 static int usage(FILE *out)
 {
     fprintf(out, "usage: tessera export -m DIR -o BUNDLE [--capacity C[,C…]] [--prefill-capacity N] [--batch B]\n"
-                 "                      [--vision-patches N[,N…]]\n"
+                 "                      [--vision-patches N[,N…]] [--portable [--python PATH]]\n"
                  "       tessera export --synthetic PRESET -o BUNDLE …   (a published shape, bf16 weights; no checkpoint)\n"
                  "  Writes prefill.main, prefill_embeddings.main and decode.main as StableHLO modules, one set per\n"
                  "  capacity bucket, and manifest.json (weights stay in DIR and are module arguments).\n"
                  "  --capacity          context capacity buckets, ascending (default 4096)\n"
                  "  --prefill-capacity  prompt rows of the prefill entries (default: the bucket's capacity)\n"
                  "  --batch             decode slots (default 1)\n"
-                 "  --vision-patches    vision.main patch buckets, ascending (Qwen2-VL, Qwen3-VL; LLaVA: its image's patch count)\n");
+                 "  --vision-patches    vision.main patch buckets, ascending (Qwen2-VL, Qwen3-VL; LLaVA: its image's patch count)\n"
+                 "  --portable          also write each module as a StableHLO portable artifact (X.mlirbc, target 1.0.0),\n"
+                 "                      serialized by the official StableHLO bindings that jaxlib ships\n"
+                 "  --python PATH       the Python with jaxlib for --portable (default $TESSERA_PYTHON, else python3;\n"
+                 "                      scripts/install-deps makes .venv/bin/python)\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 
@@ -44,6 +48,8 @@ int cmd_export(int argc, char **argv)
     int64_t patches[16];
     int n_caps = 0, n_patches = 0;
     long long prefill = 0, batch = 1;
+    bool portable = false;
+    const char *python = getenv("TESSERA_PYTHON");
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
         if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) model = v;
@@ -59,11 +65,14 @@ int cmd_export(int argc, char **argv)
             if (!ts_cli_parse_int(v, 1, 1 << 24, &prefill)) return ts_cli_usage_error("export", "--prefill-capacity needs a number");
         } else if (ts_cli_match(argc, argv, &i, "--batch", &v)) {
             if (!ts_cli_parse_int(v, 1, 64, &batch)) return ts_cli_usage_error("export", "--batch needs a number in 1..64");
-        } else return ts_cli_usage_error("export", "unknown argument '%s'", argv[i]);
+        } else if (strcmp(argv[i], "--portable") == 0) portable = true;
+        else if (ts_cli_match(argc, argv, &i, "--python", &v)) python = v;
+        else return ts_cli_usage_error("export", "unknown argument '%s'", argv[i]);
     }
     if ((!model && !synthetic) || !bundle) return ts_cli_usage_error("export", "-m DIR (or --synthetic PRESET) and -o BUNDLE are required");
     ts_bundle_options o = {.capacities = n_caps ? caps : NULL, .n_capacities = n_caps, .prefill_capacity = prefill, .slots = batch,
-                           .vision_patches = n_patches ? patches : NULL, .n_vision_patches = n_patches};
+                           .vision_patches = n_patches ? patches : NULL, .n_vision_patches = n_patches,
+                           .portable_python = portable ? (python && *python ? python : "python3") : NULL};
     ts_error err;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
