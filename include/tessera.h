@@ -252,6 +252,12 @@ typedef struct ts_model_config {
  * Tessera advertises (a config may declare more than is built). */
 unsigned ts_model_supported_modalities(const ts_model_config *cfg);
 
+/* The folder of a model: `model` itself when it is a folder, else a Hugging Face id ORG/NAME found
+ * in the local cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub:
+ * models--ORG--NAME/snapshots/<the commit refs/main names, else the newest>). Downloads nothing;
+ * the error lists where it looked. */
+ts_status ts_model_path_resolve(const char *model, char *out, size_t cap, ts_error *err);
+
 /* Parses `dir/config.json`. Unsupported model_type is an error listing the supported ones. */
 ts_status ts_model_config_load(const char *dir, ts_model_config *out, ts_error *err);
 /* Same, from JSON text; `origin` names the source in messages. */

@@ -54,5 +54,25 @@ err=$("$bin" inspect -m "$root/tests/fixtures" 2>&1); rc=$?
 [[ $rc == 1 ]] || { echo "FAIL: folder without config.json should exit 1 (got $rc)"; fail=1; }
 expect "no config" "$err" "fixtures/config.json"
 
+# A Hugging Face id from the local cache (no download): files as links into blobs/, refs/main.
+hf=$(mktemp -d)
+snap=$hf/hub/models--Tiny--Qwen2/snapshots/0123abcd
+mkdir -p "$snap" "$hf/hub/models--Tiny--Qwen2/refs" "$hf/hub/models--Tiny--Qwen2/blobs"
+for f in "$root"/tests/fixtures/qwen2/model/*; do
+    cp "$f" "$hf/hub/models--Tiny--Qwen2/blobs/$(basename "$f").blob"
+    ln -s "../../blobs/$(basename "$f").blob" "$snap/$(basename "$f")"
+done
+echo 0123abcd >"$hf/hub/models--Tiny--Qwen2/refs/main"
+out=$(HF_HOME=$hf "$bin" inspect -m Tiny/Qwen2)
+expect "hf id" "$out" "text:          qwen2, layers 3, hidden 64"
+expect "hf id" "$out" "snapshots/0123abcd"
+a=$(HF_HOME=$hf "$bin" run -m Tiny/Qwen2 -p "Hello" --max-tokens 4 --temperature 0 --json 2>/dev/null | grep -o '"generated_ids":[^]]*]')
+b=$("$bin" run -m "$root/tests/fixtures/qwen2/model" -p "Hello" --max-tokens 4 --temperature 0 --json 2>/dev/null | grep -o '"generated_ids":[^]]*]')
+[[ -n $a && $a == "$b" ]] || { echo "FAIL: run -m Tiny/Qwen2 differs from the folder"; fail=1; }
+err=$(HF_HOME=$hf "$bin" inspect -m Tiny/Missing 2>&1); rc=$?
+[[ $rc == 1 ]] || { echo "FAIL: a missing id should exit 1 (got $rc)"; fail=1; }
+expect "missing id" "$err" "looked for $hf/hub/models--Tiny--Missing"
+rm -rf "$hf"
+
 [[ $fail == 0 ]] && echo "inspect_test: ok"
 exit $fail

@@ -13,6 +13,14 @@ int ts_cli_fail(const char *cmd, const ts_error *err)
     return TS_EXIT_RUNTIME;
 }
 
+const char *ts_cli_resolve_model(const char *cmd, const char *model, char *buf, size_t cap)
+{
+    ts_error err = {0};
+    if (ts_model_path_resolve(model, buf, cap, &err) == TS_OK) return buf;
+    ts_cli_fail(cmd, &err);
+    return NULL;
+}
+
 int ts_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

@@ -21,6 +21,9 @@ int ts_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
  * after '=' or the next argument (then *i advances). *value is NULL when none was given. */
 bool ts_cli_match(int argc, char **argv, int *i, const char *name, const char **value);
 bool ts_cli_is_help(const char *arg);
+/* -m's value as a folder (ts_model_path_resolve: a folder, or ORG/NAME in the local Hugging Face
+ * cache) written into buf; NULL after printing the error. */
+const char *ts_cli_resolve_model(const char *cmd, const char *model, char *buf, size_t cap);
 /* Parses a whole decimal integer in [lo, hi]. */
 bool ts_cli_parse_int(const char *text, long long lo, long long hi, long long *out);
 

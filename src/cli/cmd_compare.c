@@ -35,6 +35,8 @@ int cmd_compare(int argc, char **argv)
         } else return ts_cli_usage_error("compare", "unknown argument '%s'", argv[i]);
     }
     if (!model || !reference) return ts_cli_usage_error("compare", "-m DIR and --reference FILE are required");
+    char model_buf[4096];
+    if (!(model = ts_cli_resolve_model("compare", model, model_buf, sizeof(model_buf)))) return TS_EXIT_RUNTIME;
     ts_error err;
     ts_context *ctx;
     ts_context_options o = {.n_threads = (int)threads};

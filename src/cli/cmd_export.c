@@ -70,6 +70,8 @@ int cmd_export(int argc, char **argv)
         else return ts_cli_usage_error("export", "unknown argument '%s'", argv[i]);
     }
     if ((!model && !synthetic) || !bundle) return ts_cli_usage_error("export", "-m DIR (or --synthetic PRESET) and -o BUNDLE are required");
+    char model_buf[4096];
+    if (model && !(model = ts_cli_resolve_model("export", model, model_buf, sizeof(model_buf)))) return TS_EXIT_RUNTIME;
     ts_bundle_options o = {.capacities = n_caps ? caps : NULL, .n_capacities = n_caps, .prefill_capacity = prefill, .slots = batch,
                            .vision_patches = n_patches ? patches : NULL, .n_vision_patches = n_patches,
                            .portable_python = portable ? (python && *python ? python : "python3") : NULL};

@@ -197,6 +197,8 @@ int cmd_inspect(int argc, char **argv)
         }
     }
     if (!dir) return ts_cli_usage_error("inspect", "missing -m DIR");
+    char dir_buf[4096];
+    if (!(dir = ts_cli_resolve_model("inspect", dir, dir_buf, sizeof(dir_buf)))) return TS_EXIT_RUNTIME;
 
     ts_error err = {0};
     ts_model_config config;

@@ -41,6 +41,7 @@ typedef struct options {
     const char *images[MAX_IMAGES];
     int n_images;
     long long min_pixels, max_pixels; /* 0 = the preprocessor config's */
+    char dir_buf[4096];               /* -m resolved (a Hugging Face id → its snapshot folder) */
     long long image_max_tokens;       /* 0 = no cap */
 } options;
 
@@ -185,6 +186,7 @@ static int parse_args(int argc, char **argv, options *o, bool *help)
         }
     }
     if (!o->dir) return ts_cli_usage_error("run", "missing -m DIR");
+    if (!(o->dir = ts_cli_resolve_model("run", o->dir, o->dir_buf, sizeof(o->dir_buf)))) return TS_EXIT_RUNTIME;
     if (!o->prompt) return ts_cli_usage_error("run", "missing -p TEXT");
     if (o->raw && o->chat) return ts_cli_usage_error("run", "--raw and --chat exclude each other");
     return TS_EXIT_OK;

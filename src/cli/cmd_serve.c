@@ -107,6 +107,13 @@ int cmd_serve(int argc, char **argv)
         *text = v;
     }
     if (!o.model_dir == !o.synthetic) return ts_cli_usage_error("serve", "give -m DIR, or --synthetic PRESET --tokenizer DIR");
+    char model_buf[4096];
+    if (o.model_dir) {
+        const char *given = o.model_dir;
+        if (!(o.model_dir = ts_cli_resolve_model("serve", given, model_buf, sizeof(model_buf)))) return TS_EXIT_RUNTIME;
+        /* A model found in the Hugging Face cache is served under its id, not its snapshot hash. */
+        if (!o.model_name && strcmp(given, o.model_dir) != 0) o.model_name = given;
+    }
     if (o.synthetic && !o.tokenizer_dir) return ts_cli_usage_error("serve", "--synthetic needs --tokenizer DIR");
     o.port = (int)port, o.slots = (int)slots, o.capacity = capacity, o.queue = (int)queue, o.max_request_bytes = (size_t)body;
     o.max_images = (int)images, o.image_max_tokens = image_tokens, o.encoder_cache_bytes = (size_t)cache_mb << 20;

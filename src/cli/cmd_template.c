@@ -176,6 +176,11 @@ int cmd_template(int argc, char **argv)
         rc = ts_cli_usage_error("template", "missing -m DIR");
         goto out;
     }
+    char dir_buf[4096];
+    if (!(dir = ts_cli_resolve_model("template", dir, dir_buf, sizeof(dir_buf)))) {
+        rc = TS_EXIT_RUNTIME;
+        goto out;
+    }
     if (!messages == !jsonl) {
         rc = ts_cli_usage_error("template", "give one MESSAGES.json or --jsonl FILE");
         goto out;

@@ -248,6 +248,8 @@ int cmd_tokenize(int argc, char **argv)
         }
     }
     if (!model) return ts_cli_usage_error("tokenize", "-m DIR is required");
+    char model_buf[4096];
+    if (!(model = ts_cli_resolve_model("tokenize", model, model_buf, sizeof(model_buf)))) return TS_EXIT_RUNTIME;
     if (!text == !jsonl) return ts_cli_usage_error("tokenize", "give either TEXT or --jsonl FILE");
     ts_error err = {0};
     ts_tokenizer *tok;
@@ -379,6 +381,8 @@ int cmd_detokenize(int argc, char **argv)
         }
     }
     if (rc == TS_EXIT_OK && !model) rc = ts_cli_usage_error("detokenize", "-m DIR is required");
+    char model_buf[4096];
+    if (rc == TS_EXIT_OK && !(model = ts_cli_resolve_model("detokenize", model, model_buf, sizeof(model_buf)))) rc = TS_EXIT_RUNTIME;
     if (rc == TS_EXIT_OK && jsonl && n)
         rc = ts_cli_usage_error("detokenize", "give either IDS or --jsonl FILE");
     if (rc != TS_EXIT_OK) {
