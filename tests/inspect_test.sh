@@ -14,7 +14,11 @@ expect() { # name, haystack, needle
 
 declare -A family=([gemma3]=gemma3 [llama]=llama [llava]=llava [llava_siglip]=llava [qwen2]=qwen2
   [qwen2_5_vl]=qwen2_5_vl [qwen2_vl]=qwen2_vl [qwen2_vl-text-only]=qwen2_vl
-  [qwen2_vl-two-images]=qwen2_vl [qwen3]=qwen3 [qwen3_vl]=qwen3_vl [qwen3_vl_moe]=qwen3_vl_moe)
+  [qwen2_vl-two-images]=qwen2_vl [qwen3]=qwen3 [qwen3_vl]=qwen3_vl [qwen3_vl_moe]=qwen3_vl_moe
+  [gemma3_text]=gemma3)
+# Fixtures made for configurations the loader does not take yet (issue 13): refused by name, exit 1.
+declare -A refused=([qwen3_moe]='model_type "qwen3_moe" is not supported'
+  [qwen3_vl_moe-sparse-step]='dense layers in an MoE model (decoder_sparse_step 2, 1 mlp_only_layers) are not supported')
 declare -A params=([gemma3]=397680 [llama]=215488 [llava]=407248 [llava_siglip]=407104
   [qwen2]=215872 [qwen2_5_vl]=416048 [qwen2_vl]=406640 [qwen3]=252544 [qwen3_vl]=554320
   [qwen3_vl_moe]=573520)
@@ -24,6 +28,11 @@ declare -A tensors=([gemma3]=109 [llama]=29 [llava]=89 [qwen2]=38 [qwen2_5_vl]=9
 for dir in "$root"/tests/fixtures/*/model; do
     case=$(basename "$(dirname "$dir")")
     out=$("$bin" inspect -m "$dir" 2>&1); rc=$?
+    if [[ -n "${refused[$case]:-}" ]]; then
+        [[ $rc == 1 ]] || { echo "FAIL $case: exit $rc, expected a refusal"; fail=1; }
+        expect "$case" "$out" "${refused[$case]}"
+        continue
+    fi
     [[ $rc == 0 ]] || { echo "FAIL $case: exit $rc"; echo "$out"; fail=1; continue; }
     expect "$case" "$out" "family:        ${family[$case]}"
     expect "$case" "$out" "hidden 64"
