@@ -893,6 +893,15 @@ typedef struct ts_server_options {
     int slots;                    /* concurrent sequences, 1..64; 0: 4, or the bundle's */
     int64_t capacity;             /* tokens per slot (prompt + generated); 0: min(max_position_embeddings, 4096) */
     const char *api_key;          /* NULL: no authentication */
+    const char *allowed_origins;  /* comma-separated Origin values admitted on /v1/; "*": any. NULL: with no
+                                     api_key on a loopback host, browsers' cross-origin requests and non-local
+                                     Host headers are refused (DNS rebinding); otherwise unchecked */
+    int max_connections;          /* open connections at most (default 1024) */
+    int max_connections_per_ip;   /* per client address (default 128; 0: no limit) */
+    int header_timeout_s;         /* the request line and headers must arrive within this (default 10) */
+    int body_timeout_s;           /* the body must arrive within this of the headers (default 60) */
+    int idle_timeout_s;           /* a connection silent this long is closed (default 30) */
+    int prepare_threads;          /* requests parsed, templated and tokenized at once (default 2) */
     const char *media_root;       /* file:// images allowed under it; NULL: refused */
     size_t max_request_bytes;     /* request body */
     int max_images;               /* per request */
@@ -909,7 +918,8 @@ typedef struct ts_server_options {
 } ts_server_options;
 
 /* Every field at its default: 127.0.0.1:8080, 4 slots (a bundle's own count), queue 64, 32 MiB bodies, 8 images,
- * 256-token prefill chunks, a 256 MiB encoder cache. */
+ * 256-token prefill chunks, a 256 MiB encoder cache, 1024 connections (128 per address), timeouts of 10 s
+ * (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once. */
 void ts_server_options_default(ts_server_options *options);
 
 typedef struct ts_server ts_server;

@@ -19,6 +19,12 @@ void ts_server_options_default(srv_options *o)
     o->queue = 64;
     o->prefill_chunk = 256;
     o->encoder_cache_bytes = (size_t)256 << 20;
+    o->max_connections = 1024;
+    o->max_connections_per_ip = 128;
+    o->header_timeout_s = 10;
+    o->body_timeout_s = 60;
+    o->idle_timeout_s = 30;
+    o->prepare_threads = 2;
     o->log_level = TS_LOG_WARN;
 }
 
@@ -65,13 +71,52 @@ srv_job *srv_queue_pop(srv_queue *q)
 }
 
 
+int srv_reserve(srv_server *s, srv_error *err)
+{
+    pthread_mutex_lock(&s->mu);
+    int rc = 0;
+    if (s->stopping) rc = srv_fail(err, 503, "", "the server is shutting down");
+    else if (s->admitted + s->reserved >= s->opt.queue)
+        rc = srv_fail(err, 429, "", "the server is busy: %d requests are waiting for a slot (--queue %d); retry later",
+                      s->admitted + s->reserved, s->opt.queue);
+    else s->reserved++;
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+void srv_unreserve(srv_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->reserved--;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void srv_prepare_begin(srv_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    while (s->preparing >= s->opt.prepare_threads) pthread_cond_wait(&s->prepare_cv, &s->mu);
+    s->preparing++;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void srv_prepare_end(srv_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->preparing--;
+    pthread_cond_signal(&s->prepare_cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void srv_worker_enter(srv_server *s) { atomic_fetch_add(&s->workers, 1); }
+void srv_worker_exit(srv_server *s) { atomic_fetch_sub(&s->workers, 1); }
+
 int srv_submit(srv_server *s, srv_job *job, srv_error *err)
 {
     pthread_mutex_lock(&s->mu);
     int rc = 0;
     if (s->stopping) {
         rc = srv_fail(err, 503, "", "the server is shutting down");
-    } else if (s->admitted >= s->opt.queue) {
+    } else if (s->admitted >= s->opt.queue) { /* not reached: reserved first */
         rc = srv_fail(err, 429, "", "the server is busy: %d requests are waiting for a slot (--queue %d); retry later", s->admitted,
                       s->opt.queue);
     } else {
@@ -111,6 +156,26 @@ int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err)
     return 0;
 }
 
+/* Keeps only the last component of every path-like word (one holding a '/') in msg: the chat
+ * template's errors name the file it came from, and a client must not learn where the server's
+ * files are. */
+static void redact_paths(char *msg)
+{
+    char *w = msg;
+    for (char *r = msg; *r;) {
+        size_t word = strcspn(r, " \t\n'\"(");
+        char *slash = NULL;
+        for (char *p = r; p < r + word; p++)
+            if (*p == '/') slash = p;
+        char *from = slash ? slash + 1 : r;
+        size_t n = (size_t)(r + word - from);
+        memmove(w, from, n);
+        w += n, r += word;
+        if (*r) *w++ = *r++;
+    }
+    *w = 0;
+}
+
 /* The chat template's variables: the generation prompt, then the request's messages (a JSON array
  * layer stands for {"messages": …}); the template already defines the special tokens it captured
  * from tokenizer_config.json, as apply_chat_template does. */
@@ -119,8 +184,10 @@ static int render_chat(srv_server *s, srv_job *job, srv_error *err)
     if (!s->tmpl) return srv_fail(err, 400, "messages", "this model has no chat template: use /v1/completions");
     const char *layers[2] = {"{\"add_generation_prompt\":true}", job->req.messages_json};
     ts_error e = {0};
-    if (ts_chat_template_render_layers(s->tmpl, layers, 2, &job->prompt_text, &e) != TS_OK)
+    if (ts_chat_template_render_layers(s->tmpl, layers, 2, &job->prompt_text, &e) != TS_OK) {
+        redact_paths(e.message);
         return srv_fail(err, 400, "messages", "the chat template failed on these messages: %s", e.message);
+    }
     return 0;
 }
 
@@ -200,6 +267,7 @@ static ts_status load(srv_server *s, ts_error *err)
         return fail_start(err, TS_ERR_INVALID_ARGUMENT, "--capacity does not apply to --bundle: the bundle's largest bucket sets it");
     if (o->slots < 0 || o->slots > 64) return fail_start(err, TS_ERR_RANGE, "--slots %d outside 1..64", o->slots);
     if (o->queue < 1) return fail_start(err, TS_ERR_RANGE, "--queue must be at least 1");
+    if (o->prepare_threads < 1) return fail_start(err, TS_ERR_RANGE, "--prepare-threads must be at least 1");
     ts_context_options co = {.n_threads = o->threads, .log_level = o->log_level, .cpu_level = o->cpu_level, .compute = o->compute};
     ts_status st = ts_context_create(&co, &s->ctx, err);
     if (st) return st;
@@ -258,6 +326,8 @@ ts_status ts_server_start(const srv_options *options, srv_server **out, ts_error
     pthread_cond_init(&s->media_cv, NULL);
     pthread_cond_init(&s->sched_cv, NULL);
     pthread_cond_init(&s->stop_cv, NULL);
+    pthread_cond_init(&s->prepare_cv, NULL);
+    atomic_init(&s->workers, 0);
     atomic_init(&s->serial, 1);
     atomic_init(&s->in_flight, 0);
     ts_status st = load(s, err);
@@ -331,6 +401,7 @@ void ts_server_stop(srv_server *s)
     ts_context_destroy(s->ctx);
     srv_metrics_destroy(s->metrics);
     pthread_cond_destroy(&s->stop_cv);
+    pthread_cond_destroy(&s->prepare_cv);
     pthread_cond_destroy(&s->sched_cv);
     pthread_cond_destroy(&s->media_cv);
     pthread_mutex_destroy(&s->mu);

@@ -1,14 +1,15 @@
 /* server.h — the OpenAI-compatible server: one model, a fixed set of slots, three stages.
  *
- *   connection threads (libmicrohttpd, one per connection): parse and validate the request,
- *       render the prompt, tokenize text-only prompts and admit them by capacity, wait for events
+ *   HTTP (libmicrohttpd's thread pool on epoll, http.c): headers checked, bodies read into a
+ *       bounded buffer; a completion gets a place in the queue, then a worker (exchange.c) that
+ *       parses, renders and tokenizes it (prepare_threads at once), admits it and waits for events
  *   media stage (one thread, its own context): decode, preprocess and encode the images of every
  *       waiting request in one tower call, then build each request's prompt embeddings
  *   scheduler (one thread, the model's context): moves ready jobs into free slots, prefills in
  *       chunks between batched decode steps over every decoding slot, drops cancelled jobs
  *
- * A job is admitted (counted against `queue`) from submission until it takes a slot; more than
- * that is a 429. The life of the server (start, wait, stop) is public: ts_server_* in tessera.h.
+ * A completion counts against `queue` from the end of its body (reserved) until it takes a slot;
+ * more than that is a 429, answered before its body is parsed. The life of the server (start, wait, stop) is public: ts_server_* in tessera.h.
  */
 #ifndef TS_SERVER_SERVER_H
 #define TS_SERVER_SERVER_H
@@ -63,12 +64,28 @@ struct ts_server {
     struct MHD_Daemon *httpd;
     int port;
     atomic_int in_flight; /* completions whose reply is not yet fully sent */
+    int reserved;         /* (under mu) completions being parsed and prepared: they count against --queue */
+    int preparing;        /* (under mu) of those, the ones parsing/templating/tokenizing now (≤ prepare_threads) */
+    pthread_cond_t prepare_cv;
+    atomic_int workers;   /* exchange worker threads alive */
+    struct srv_conn_guard *guard; /* http.c: connection timeouts */
 };
 
 /* Whether the server admits images: the one predicate behind /v1/models and admission: the
  * model has an image path and this server has a tower to run it (the engine's, or a bundle's
  * vision.main). */
 bool srv_accepts_images(const srv_server *s);
+/* A place in the queue for a completion whose body has arrived, before any of it is parsed: 429
+ * when admitted + reserved fill --queue, 503 when stopping. srv_unreserve once it was submitted
+ * (or refused). */
+int srv_reserve(srv_server *s, srv_error *err);
+void srv_unreserve(srv_server *s);
+/* Around parse + template + tokenize: at most prepare_threads run at once (the rest wait here). */
+void srv_prepare_begin(srv_server *s);
+void srv_prepare_end(srv_server *s);
+/* Exchange worker threads, counted so the server's stop waits for them. */
+void srv_worker_enter(srv_server *s);
+void srv_worker_exit(srv_server *s);
 /* Admission into the queue (429 when full, 503 when stopping); the job goes to the media stage
  * when it has images, else straight to the scheduler. Takes a reference on success. */
 int srv_submit(srv_server *s, srv_job *job, srv_error *err);

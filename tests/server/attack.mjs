@@ -1,0 +1,244 @@
+// attack.mjs — the attacks of issue 14 against `tessera serve`, each with the defended behaviour
+// asserted and its figures printed. Loopback only; every socket is closed at the end of its case,
+// every wait is bounded. Servers (started by tests/server_attack_test.sh):
+//   TS_PORT       the text model, keyless, --max-connections 4096 --max-connections-per-ip 0
+//   TS_KEY_PORT   the same model behind an API key (--api-key-file), TS_KEY_PID its process
+//   TS_TIGHT_PORT small limits: --header-timeout 2 --body-timeout 3 --max-connections-per-ip 16
+//                 --slots 1 --queue 1, its stderr in TS_TIGHT_ERR
+import net from 'node:net';
+import fs from 'node:fs';
+import { a, env, http, runCases, sleep, waitMetrics } from './lib.mjs';
+
+const PORT = Number(env('TS_PORT')), KEY_PORT = Number(env('TS_KEY_PORT')), TIGHT = Number(env('TS_TIGHT_PORT'));
+const KEY = env('TS_API_KEY'), KEY_PID = Number(env('TS_KEY_PID')), TIGHT_ERR = env('TS_TIGHT_ERR'), ROOT = env('TS_ROOT');
+const rssMB = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+const chat = (content, extra = {}) => ({ messages: [{ role: 'user', content }], max_tokens: 8, temperature: 0, ...extra });
+
+// A raw exchange: connects, writes `data` (string/Buffer or list of them), half-closes when asked,
+// and collects everything until the server closes or `ms` pass. { text, closed, ms }
+function raw(port, data, { ms = 5000, halfClose = false, host = '127.0.0.1' } = {}) {
+    return new Promise((resolve) => {
+        const t0 = Date.now();
+        const s = net.connect({ port, host, allowHalfOpen: true });
+        const parts = [];
+        let done = false;
+        const end = (closed) => {
+            if (done) return;
+            done = true;
+            clearTimeout(timer);
+            s.destroy();
+            resolve({ text: Buffer.concat(parts).toString('utf8'), closed, ms: Date.now() - t0 });
+        };
+        const timer = setTimeout(() => end(false), ms);
+        s.on('connect', () => {
+            for (const d of [].concat(data)) s.write(d);
+            if (halfClose) s.end();
+        });
+        s.on('data', (d) => parts.push(d));
+        s.on('end', () => end(true));
+        s.on('close', () => end(true));
+        s.on('error', () => end(true));
+    });
+}
+const post = (route, body, headers = '') =>
+    `POST ${route} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const statuses = (text) => [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
+
+// Opens n sockets that send part of a request line and headers, then a byte now and then.
+async function slowloris(port, n) {
+    const socks = [];
+    let refused = 0;
+    for (let i = 0; i < n; i++) {
+        const s = net.connect({ port, host: '127.0.0.1' });
+        s.on('error', () => refused++);
+        s.on('connect', () => s.write('POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nX-a: '));
+        socks.push(s);
+        if (i % 200 === 199) await sleep(20);
+    }
+    const drip = setInterval(() => socks.forEach((s) => s.writable && s.write('a')), 1000);
+    return { socks, stop: () => { clearInterval(drip); socks.forEach((s) => s.destroy()); }, refused: () => refused };
+}
+
+async function solo(port, prompts) {
+    const out = [];
+    for (const p of prompts) out.push((await http(port, 'POST', '/v1/chat/completions', chat(p))).json.choices[0].message.content);
+    return out;
+}
+
+await runCases('attack.mjs', [
+    ['1. 2,000 slowloris sockets held: 20 normal requests answer within 2 s, as alone', async () => {
+        const prompts = Array.from({ length: 20 }, (_, i) => `Request number ${i}: say something.`);
+        const alone = await solo(PORT, prompts);
+        const sl = await slowloris(PORT, 2000);
+        await sleep(1500);
+        const open = sl.socks.filter((s) => !s.destroyed && s.writable).length;
+        const times = [], texts = [];
+        await Promise.all(prompts.map(async (p, i) => {
+            const t0 = Date.now();
+            const r = await http(PORT, 'POST', '/v1/chat/completions', chat(p));
+            times[i] = Date.now() - t0;
+            texts[i] = r.status === 200 ? r.json.choices[0].message.content : `status ${r.status}`;
+        }));
+        const health = await http(PORT, 'GET', '/health');
+        sl.stop();
+        console.log(`    slowloris sockets open: ${open}/2000; 20 requests: max ${Math.max(...times)} ms, mean ` +
+                    `${(times.reduce((x, y) => x + y) / 20).toFixed(0)} ms`);
+        a.ok(open >= 1990, `${open} of 2000 slowloris sockets held open`);
+        a.deepEqual(texts, alone);
+        a.ok(Math.max(...times) < 2000, `slowest normal request ${Math.max(...times)} ms`);
+        a.equal(health.status, 200);
+    }],
+    ['1b. header and body timeouts close slow sockets; per-IP limit; room for others', async () => {
+        const t0 = Date.now();
+        const [hdr, body] = await Promise.all([
+            raw(TIGHT, 'POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n', { ms: 10000 }),
+            raw(TIGHT, 'POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{"pro', { ms: 10000 }),
+        ]);
+        console.log(`    closed: headers after ${hdr.ms} ms (--header-timeout 2), body after ${body.ms} ms (--body-timeout 3)`);
+        a.ok(hdr.closed && hdr.ms >= 1500 && hdr.ms < 6000, `header timeout: ${hdr.ms} ms`);
+        a.ok(body.closed && body.ms >= 2500 && body.ms < 7000, `body timeout: ${body.ms} ms`);
+        a.ok(Date.now() - t0 < 10000);
+        // 40 sockets from 127.0.0.1 against a limit of 16 per address: the rest are closed at once,
+        // while another address (127.0.0.2) is still served.
+        const sl = await slowloris(TIGHT, 40);
+        await sleep(500);
+        const open = sl.socks.filter((s) => !s.destroyed && !s.readableEnded).length;
+        const other = await new Promise((resolve) => {
+            const s = net.connect({ port: TIGHT, host: '127.0.0.1', localAddress: '127.0.0.2' });
+            let text = '';
+            s.on('connect', () => s.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'));
+            s.on('data', (d) => (text += d));
+            s.on('close', () => resolve(text));
+            s.on('error', () => resolve(text));
+            setTimeout(() => s.destroy(), 3000);
+        });
+        sl.stop();
+        console.log(`    per-IP limit 16: ${open} of 40 sockets kept; /health from 127.0.0.2: ${statuses(other)}`);
+        a.ok(open <= 16, `${open} sockets kept`);
+        a.deepEqual(statuses(other), [200]);
+    }],
+    ['2. 8 unauthenticated 30 MB uploads: nothing of them is kept; each gets its 401', async () => {
+        const before = rssMB(KEY_PID);
+        const big = Buffer.alloc(30 << 20, 'a');
+        const results = await Promise.all(Array.from({ length: 8 }, () => new Promise((resolve) => {
+            const s = net.connect({ port: KEY_PORT, host: '127.0.0.1' });
+            let text = '';
+            s.on('connect', () => {
+                s.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${(32 << 20) - 1}\r\n\r\n`);
+                s.write(big); // then stalls, 2 MB short of its declared length
+            });
+            s.on('data', (d) => (text += d));
+            s.on('error', () => {});
+            setTimeout(() => resolve({ s, text }), 3000);
+        })));
+        const during = rssMB(KEY_PID);
+        results.forEach((r) => r.s.destroy());
+        const fetched = await http(KEY_PORT, 'POST', '/v1/chat/completions', Buffer.alloc(1 << 20, 'b'), { Authorization: 'Bearer wrong' });
+        console.log(`    server RSS ${before.toFixed(0)} MB before, ${during.toFixed(0)} MB with 8 stalled 30 MB uploads ` +
+                    `(+${(during - before).toFixed(0)} MB); a 1 MB wrong-key upload: ${fetched.status}`);
+        a.ok(during - before < 48, `RSS grew ${(during - before).toFixed(0)} MB`);
+        a.equal(fetched.status, 401);
+        a.match(fetched.json.error.message, /API key/);
+    }],
+    ['3. the queue counts requests before they are parsed: 429 + Retry-After, no parse', async () => {
+        // 1 slot, queue 1: a long stream takes the slot, a second request waits, a third (20 MB
+        // of invalid JSON) is refused with 429 — not 400: it was never parsed.
+        const long = fetch(`http://127.0.0.1:${TIGHT}/v1/completions`, { method: 'POST', body: JSON.stringify({ prompt: 'a', max_tokens: 4000, stream: true, temperature: 0 }) });
+        const m1 = await waitMetrics(TIGHT, (m) => m.tessera_slots_busy === 1, 10000);
+        const waiting = http(TIGHT, 'POST', '/v1/completions', { prompt: 'b', max_tokens: 2 });
+        const m2 = await waitMetrics(TIGHT, (m) => m.tessera_queue_depth === 1, 10000);
+        a.ok(m1.tessera_slots_busy === 1 && m2.tessera_queue_depth === 1, `slot busy ${m1.tessera_slots_busy}, queue ${m2.tessera_queue_depth}`);
+        const t0 = Date.now();
+        const third = await http(TIGHT, 'POST', '/v1/completions', Buffer.alloc(20 << 20, '{'));
+        console.log(`    third request: ${third.status} in ${Date.now() - t0} ms, Retry-After ${third.headers.get('retry-after')}: ${third.text.slice(0, 300)}`);
+        a.equal(third.status, 429);
+        a.equal(third.headers.get('retry-after'), '1');
+        (await long).body?.cancel();
+        a.equal((await waiting).status, 200);
+    }],
+    ['4. Node fetch with a 50 MB body receives the 413 JSON, 10/10', async () => {
+        const body = Buffer.alloc(50 << 20, 'x');
+        let got = 0;
+        for (let i = 0; i < 10; i++) {
+            try {
+                const r = await http(PORT, 'POST', '/v1/chat/completions', body);
+                if (r.status === 413 && /--max-request-bytes/.test(r.json.error.message)) got++;
+            } catch (e) {
+                console.log(`    try ${i}: ${e.cause?.code || e}`);
+            }
+        }
+        console.log(`    413 received ${got}/10`);
+        a.equal(got, 10);
+        a.equal((await http(PORT, 'GET', '/health')).status, 200);
+    }],
+    ['5. framing ambiguity refused, once, and the connection closed', async () => {
+        const body = JSON.stringify({ prompt: 'a', max_tokens: 1 });
+        const shapes = {
+            'two Content-Length': `POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${body.length}\r\nContent-Length: 5\r\n\r\n${body}`,
+            'Content-Length + chunked': `POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+            'unknown coding': `POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n${body}`,
+            'bad Content-Length': `POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 12abc\r\n\r\n${body}`,
+        };
+        for (const [name, req] of Object.entries(shapes)) {
+            const r = await raw(PORT, req + 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+            console.log(`    ${name}: ${statuses(r.text).join(',')} (closed: ${r.closed})`);
+            // libmicrohttpd 0.9.75 answers a malformed Content-Length itself, before the server sees
+            // the request, and writes its 400 header block twice: the first status is what counts.
+            if (name === 'bad Content-Length') a.equal(statuses(r.text)[0], 400);
+            else a.deepEqual(statuses(r.text), [400], `${name}: ${r.text.slice(0, 200)}`);
+            a.ok(r.closed, `${name}: connection closed`);
+        }
+        // A chunked body that never ends is closed by the body timeout.
+        const endless = await raw(TIGHT, ['POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n', '1\r\na\r\n'], { ms: 10000 });
+        console.log(`    endless chunked body closed after ${endless.ms} ms`);
+        a.ok(endless.closed && endless.ms < 8000);
+    }],
+    ['6. NUL and raw control characters in strings: 400 naming the field', async () => {
+        const cases = [
+            ['{"messages":[{"role":"user","content":"hello\\u0000 world"}]}', 'messages[0].content'],
+            ['{"messages":[{"role":"user\\u0000x","content":"hi"}]}', 'messages[0].role'],
+            ['{"messages":[{"role":"user","content":"a\u0001b"}]}', 'messages[0].content'],
+            ['{"messages":[{"role":"user","content":"hi"}],"stop":["x\\u0000"]}', 'stop[0]'],
+        ];
+        for (const [body, param] of cases) {
+            const r = await http(PORT, 'POST', '/v1/chat/completions', body);
+            a.equal(r.status, 400, body);
+            a.equal(r.json.error.param, param);
+        }
+    }],
+    ['7. a half-closed client (shutdown(SHUT_WR)) is answered', async () => {
+        const body = JSON.stringify(chat('Half close me.'));
+        const alone = (await http(PORT, 'POST', '/v1/chat/completions', body)).json.choices[0].message.content;
+        const r = await raw(PORT, post('/v1/chat/completions', body), { halfClose: true, ms: 20000 });
+        const json = JSON.parse(r.text.slice(r.text.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n/, ''));
+        a.deepEqual(statuses(r.text), [200]);
+        a.equal(json.choices[0].message.content, alone);
+    }],
+    ['8. a template error names no server path', async () => {
+        const r = await http(PORT, 'POST', '/v1/chat/completions', { messages: [{ role: 'assistant', content: null }, { role: 'user', content: 'x' }] });
+        console.log(`    ${r.status}: ${r.json?.error?.message}`);
+        a.ok(r.status === 400 || r.status === 200);
+        a.ok(!r.text.includes(ROOT) && !r.text.includes('tests/fixtures'), r.text);
+    }],
+    ['10. API key: lower-case scheme, wrong key, Host and Origin checks, Retry-After, quiet logs', async () => {
+        const ok = await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `bearer ${KEY}` });
+        a.equal(ok.status, 200);
+        a.equal((await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `Bearer ${KEY}x` })).status, 401);
+        a.equal((await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `Basic ${KEY}` })).status, 401);
+        // The keyless loopback server: a rebinding page's Host, a cross-origin page's Origin.
+        const host = await raw(PORT, 'GET /v1/models HTTP/1.1\r\nHost: evil.example:80\r\n\r\n', { ms: 3000 });
+        a.deepEqual(statuses(host.text), [403]);
+        const origin = await http(PORT, 'GET', '/v1/models', undefined, { Origin: 'http://evil.example' });
+        a.equal(origin.status, 403);
+        a.equal((await http(PORT, 'GET', '/v1/models')).status, 200);
+        // 300 connections that break off mid-request: a handful of log lines at most.
+        const lines0 = fs.readFileSync(TIGHT_ERR, 'utf8').split('\n').length;
+        for (let i = 0; i < 300; i += 30)
+            await Promise.all(Array.from({ length: 30 }, () => raw(TIGHT, 'POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 50\r\n\r\n{"pr', { ms: 50 })));
+        await sleep(500);
+        const lines = fs.readFileSync(TIGHT_ERR, 'utf8').split('\n').length - lines0;
+        console.log(`    300 aborted uploads: ${lines} log line(s)`);
+        a.ok(lines <= 10, `${lines} lines`);
+    }],
+]);
