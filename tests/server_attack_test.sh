@@ -68,7 +68,7 @@ stop() {
 printf '%s\n' "$KEY" >"$TMP/key"
 start open --max-connections 4096 --max-connections-per-ip 0
 start keyed --api-key-file "$TMP/key"
-start tight --slots 1 --queue 1 --header-timeout 2 --body-timeout 3 --max-connections-per-ip 16
+start tight --slots 1 --queue 1 --capacity 32768 --header-timeout 2 --body-timeout 3 --max-connections-per-ip 16
 TS_ROOT=$ROOT TS_PORT=$PORT_open TS_KEY_PORT=$PORT_keyed TS_KEY_PID=$PID_keyed TS_TIGHT_PORT=$PORT_tight \
     TS_TIGHT_ERR=$TMP/tight.err TS_API_KEY=$KEY TS_OPENAI=unused TS_ORACLES=unused \
     timeout 300 node tests/server/attack.mjs || { echo "FAIL: attack.mjs (exit $?)"; failed=1; }
