@@ -36,6 +36,7 @@ failed=0
 start() {
     local name=$1 port=
     shift
+    : >"$TMP/$name.err"
     "$BIN" serve -m "$TXT" --port 0 "$@" 2>"$TMP/$name.err" &
     local pid=$!
     PIDS+=("$pid")
