@@ -2,7 +2,7 @@
 # server_attack_test.sh — issue 14's attacks against `tessera serve` (tests/server/attack.mjs):
 # slowloris, stalled unauthenticated uploads, parse before admission, early errors, request
 # smuggling, NUL in strings, half-close, paths in errors, key and origin checks, log flooding.
-# Three servers on the text fixture, loopback only, port 0; each is stopped with SIGTERM and must
+# Four servers (three on the text fixture, one on Qwen2-VL's), loopback only, port 0; each is stopped with SIGTERM and must
 # exit 0 with no sanitizer report. Skips (77) without node or the openai package under .oracles.
 set -u
 BIN=${TS_BIN:?TS_BIN must name the tessera binary}
@@ -37,7 +37,7 @@ start() {
     local name=$1 port=
     shift
     : >"$TMP/$name.err"
-    "$BIN" serve -m "$TXT" --port 0 "$@" 2>"$TMP/$name.err" &
+    "$BIN" serve --port 0 "$@" 2>"$TMP/$name.err" &
     local pid=$!
     PIDS+=("$pid")
     for _ in $(seq 600); do
@@ -67,14 +67,20 @@ stop() {
 }
 
 printf '%s\n' "$KEY" >"$TMP/key"
-start open --max-connections 4096 --max-connections-per-ip 0
-start keyed --api-key-file "$TMP/key"
-start tight --slots 1 --queue 1 --capacity 32768 --header-timeout 2 --body-timeout 3 --max-connections-per-ip 16
-TS_ROOT=$ROOT TS_PORT=$PORT_open TS_KEY_PORT=$PORT_keyed TS_KEY_PID=$PID_keyed TS_TIGHT_PORT=$PORT_tight \
+start open -m "$TXT" --max-connections 4096 --max-connections-per-ip 0
+start keyed -m "$TXT" --api-key-file "$TMP/key"
+start vl -m tests/fixtures/qwen2_vl/model --image-max-tokens 64 --max-request-pixels 40000000
+start tight -m "$TXT" --slots 1 --queue 1 --capacity 32768 --header-timeout 2 --body-timeout 3 --max-connections-per-ip 16
+TS_ROOT=$ROOT TS_PORT=$PORT_open TS_VL_PORT=$PORT_vl TS_KEY_PORT=$PORT_keyed TS_KEY_PID=$PID_keyed TS_TIGHT_PORT=$PORT_tight \
     TS_TIGHT_ERR=$TMP/tight.err TS_API_KEY=$KEY TS_OPENAI=unused TS_ORACLES=unused \
-    timeout 300 node tests/server/attack.mjs || { echo "FAIL: attack.mjs (exit $?)"; failed=1; }
+    timeout 300 node tests/server/attack.mjs || {
+    echo "FAIL: attack.mjs (exit $?); the servers' logs:"
+    for name in open keyed vl tight; do echo "--- $name"; tail -n 20 "$TMP/$name.err"; done
+    failed=1
+}
 stop open "$PID_open"
 stop keyed "$PID_keyed"
+stop vl "$PID_vl"
 stop tight "$PID_tight"
 [ "$failed" -eq 0 ] && echo "server_attack_test: all passed"
 exit "$failed"

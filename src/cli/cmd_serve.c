@@ -36,7 +36,10 @@ static void usage(void)
            "  --header-timeout S         seconds to send the request line and headers (default 10)\n"
            "  --body-timeout S           seconds to send the body after the headers (default 60)\n"
            "  --idle-timeout S           a silent connection is closed after S seconds (default 30)\n"
-           "  --prepare-threads N        requests parsed, templated and tokenized at once (default 2)\n"
+           "  --prepare-threads N        requests parsed, templated and tokenized at once; requests decoding images\n"
+           "                             at once, small images (<= 1 MP a request) in a lane of their own (default 2)\n"
+           "  --max-request-pixels N     pixels a request's images may declare in their headers, in all (default\n"
+           "                             80000000): checked before anything is decoded\n"
            "  --media-root DIR           allow file:// image URLs under DIR (default: refused)\n"
            "  --max-request-bytes N      request body limit (default 33554432)\n"
            "  --max-images N             images per request (default 8)\n"
@@ -79,7 +82,7 @@ int cmd_serve(int argc, char **argv)
     long long port = o.port, slots = o.slots, capacity = 0, queue = o.queue, body = (long long)o.max_request_bytes,
               images = o.max_images, image_tokens = 0, cache_mb = (long long)(o.encoder_cache_bytes >> 20), chunk = o.prefill_chunk,
               threads = 0, media_threads = 0, conns = o.max_connections, per_ip = o.max_connections_per_ip,
-              header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
+              pixels = o.max_request_pixels, header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
     const char *key_file = NULL;
     const int_flag ints[] = {{"--port", 0, 65535, &port},
                              {"--slots", 1, 64, &slots},
@@ -97,7 +100,8 @@ int cmd_serve(int argc, char **argv)
                              {"--header-timeout", 1, 3600, &header_s},
                              {"--body-timeout", 1, 86400, &body_s},
                              {"--idle-timeout", 1, 86400, &idle_s},
-                             {"--prepare-threads", 1, 256, &prepare}};
+                             {"--prepare-threads", 1, 256, &prepare},
+                             {"--max-request-pixels", 1, 1LL << 40, &pixels}};
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         if (ts_cli_is_help(argv[i])) {
@@ -139,6 +143,7 @@ int cmd_serve(int argc, char **argv)
     o.prefill_chunk = chunk, o.threads = (int)threads, o.media_threads = (int)media_threads;
     o.max_connections = (int)conns, o.max_connections_per_ip = (int)per_ip, o.header_timeout_s = (int)header_s;
     o.body_timeout_s = (int)body_s, o.idle_timeout_s = (int)idle_s, o.prepare_threads = (int)prepare;
+    o.max_request_pixels = pixels;
     char key[512];
     if ((key_file != NULL) + (o.api_key != NULL) > 1) return ts_cli_usage_error("serve", "give --api-key or --api-key-file, not both");
     if (key_file) {

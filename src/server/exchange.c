@@ -5,8 +5,10 @@
 #include "server/exchange.h"
 #include "server/response.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +34,7 @@ struct srv_exchange {
     char *out;
     size_t out_len, out_at, out_cap;
     bool ended, failed; /* every piece is in `out`; the stream broke off */
+    bool direct;        /* the client half-closed before its answer: the worker writes it itself */
 };
 
 /* A piece that failed to build (out of memory) stands as an empty one: put() then refuses nothing. */
@@ -59,9 +62,62 @@ static void wake_locked(srv_exchange *ex)
     }
 }
 
+/* The client shut down its sending side (and only that) while the connection is suspended. */
+static bool half_closed(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN | POLLRDHUP};
+    return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & POLLRDHUP) && !(p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* Writes all of buf to the suspended connection's socket (non-blocking: waits for room up to the
+ * idle timeout); false when the client is gone. */
+static bool write_all(srv_exchange *ex, const char *buf, size_t n)
+{
+    while (n) {
+        ssize_t k = send(ex->fd, buf, n, MSG_NOSIGNAL);
+        if (k > 0) {
+            buf += k, n -= (size_t)k;
+            continue;
+        }
+        if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return false;
+        struct pollfd p = {.fd = ex->fd, .events = POLLOUT};
+        if (poll(&p, 1, ex->s->opt.idle_timeout_s * 1000) <= 0 || (p.revents & (POLLHUP | POLLERR | POLLNVAL))) return false;
+    }
+    return true;
+}
+
+/* libmicrohttpd 0.9.75 reads a resumed connection before it answers, and a read of the end of a
+ * half-closed client's input closes it unanswered. So the answer to a client that half-closed
+ * (`nc -N`, shutdown(SHUT_WR)) is written here, by the worker, while the connection is still
+ * suspended: the status line and headers (Connection: close, the body delimited by the close),
+ * then the body, or the stream's pieces as they come (put()); the connection is resumed only
+ * when everything is written, to be closed. */
+static bool write_head(srv_exchange *ex, int status, const char *type, const char *body)
+{
+    char head[512];
+    const char *retry = status == 429 ? "Retry-After: 1\r\n" : status == 503 ? "Retry-After: 5\r\n" : "";
+    const char *reason = MHD_get_reason_phrase_for((unsigned)status);
+    int n = body ? snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: close\r\n\r\n",
+                            status, reason, type, strlen(body), retry)
+                 : snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nCache-Control: no-cache\r\n%sConnection: close\r\n\r\n",
+                            status, reason, type, retry);
+    srv_metrics_request(ex->s->metrics, ex->endpoint == SRV_CHAT ? "chat" : "completions", status);
+    return write_all(ex, head, (size_t)n) && (!body || write_all(ex, body, strlen(body)));
+}
+
 static void answer(srv_exchange *ex, int status, char *reply, bool stream)
 {
     pthread_mutex_lock(&ex->mu);
+    if (status && ex->suspended && !ex->closed && half_closed(ex->fd)) {
+        ex->direct = true;
+        bool ok = write_head(ex, status, stream ? "text/event-stream" : "application/json", stream ? NULL : reply ? reply : "");
+        free(reply);
+        if (stream && ok) { /* the pieces follow through put(); resumed at the stream's end */
+            pthread_mutex_unlock(&ex->mu);
+            return;
+        }
+        status = 0, reply = NULL, stream = false; /* nothing left for libmicrohttpd to send */
+    }
     ex->ready = true, ex->status = status, ex->reply = reply, ex->stream = stream;
     if (stream) ex->refs++; /* the stream's response holds one */
     wake_locked(ex);
@@ -123,6 +179,12 @@ static bool put(srv_exchange *ex, char *piece)
     size_t n = strlen(piece);
     pthread_mutex_lock(&ex->mu);
     bool ok = !ex->closed;
+    if (ok && ex->direct) {
+        ok = write_all(ex, piece, n);
+        pthread_mutex_unlock(&ex->mu);
+        free(piece);
+        return ok;
+    }
     if (ok && ex->out_len + n > ex->out_cap) {
         size_t cap = (ex->out_len + n) * 2;
         char *grown = realloc(ex->out, cap);
@@ -178,6 +240,7 @@ static void stream_pieces(srv_exchange *ex, srv_job *job, const srv_reply *reply
     if (!ok) atomic_store(&job->cancelled, true);
     pthread_mutex_lock(&ex->mu);
     ex->ended = true, ex->failed = !ok;
+    if (ex->direct) ex->ready = true, ex->status = 0; /* all written: libmicrohttpd closes it */
     wake_locked(ex);
     pthread_mutex_unlock(&ex->mu);
 }
@@ -202,6 +265,12 @@ static void *work(void *arg)
     ex->body = NULL;
     if (!rc) rc = srv_prepare(s, job, &err);
     srv_prepare_end(s);
+    int64_t cost;
+    if (!rc && job->req.n_images && !(rc = srv_media_cost(s, job, &cost, &err))) {
+        bool light = srv_decode_gate_enter(&s->gate, cost);
+        rc = srv_media_prepare(s, job, &err);
+        srv_decode_gate_leave(&s->gate, light);
+    }
     if (!rc) rc = srv_submit(s, job, &err);
     srv_unreserve(s);
     if (rc) {

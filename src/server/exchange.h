@@ -5,7 +5,8 @@
  * the HTTP layer reserves a queue place first) and its connection is suspended:
  *
  *   connection: body complete → srv_exchange_start (suspends the connection, starts the worker)
- *   worker:     parse → prepare (at most prepare_threads at once) → submit → wait for the job
+ *   worker:     parse → prepare (at most prepare_threads at once) → decode the images (in the
+ *               decode gate's order) → submit → wait for the job
  *               → the reply, or the first stream piece → resume the connection
  *   connection: srv_exchange_response: the reply, or a stream whose reader takes the worker's
  *               pieces and suspends the connection while there are none

@@ -275,10 +275,13 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
     *con_cls = NULL;
 }
 
-/* libmicrohttpd's own messages are about connections clients broke: rate-limited. */
+/* libmicrohttpd's own messages are about connections clients broke: rate-limited. The one it
+ * writes when the handler closes a connection on purpose (the client left, or its answer was
+ * written directly: exchange.c) is not news. */
 static void log_mhd(void *cls, const char *fmt, va_list ap)
 {
     (void)cls;
+    if (!strncmp(fmt, "Application reported internal error", 35)) return;
     srv_log_limited_v(fmt, ap);
 }
 

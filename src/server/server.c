@@ -25,6 +25,7 @@ void ts_server_options_default(srv_options *o)
     o->body_timeout_s = 60;
     o->idle_timeout_s = 30;
     o->prepare_threads = 2;
+    o->max_request_pixels = (int64_t)80 * 1000 * 1000;
     o->log_level = TS_LOG_WARN;
 }
 
@@ -268,6 +269,7 @@ static ts_status load(srv_server *s, ts_error *err)
     if (o->slots < 0 || o->slots > 64) return fail_start(err, TS_ERR_RANGE, "--slots %d outside 1..64", o->slots);
     if (o->queue < 1) return fail_start(err, TS_ERR_RANGE, "--queue must be at least 1");
     if (o->prepare_threads < 1) return fail_start(err, TS_ERR_RANGE, "--prepare-threads must be at least 1");
+    if (o->max_request_pixels < 1) return fail_start(err, TS_ERR_RANGE, "--max-request-pixels must be at least 1");
     ts_context_options co = {.n_threads = o->threads, .log_level = o->log_level, .cpu_level = o->cpu_level, .compute = o->compute};
     ts_status st = ts_context_create(&co, &s->ctx, err);
     if (st) return st;
@@ -327,6 +329,7 @@ ts_status ts_server_start(const srv_options *options, srv_server **out, ts_error
     pthread_cond_init(&s->sched_cv, NULL);
     pthread_cond_init(&s->stop_cv, NULL);
     pthread_cond_init(&s->prepare_cv, NULL);
+    srv_decode_gate_init(&s->gate, options->prepare_threads, options->prepare_threads);
     atomic_init(&s->workers, 0);
     atomic_init(&s->serial, 1);
     atomic_init(&s->in_flight, 0);
@@ -402,6 +405,7 @@ void ts_server_stop(srv_server *s)
     srv_metrics_destroy(s->metrics);
     pthread_cond_destroy(&s->stop_cv);
     pthread_cond_destroy(&s->prepare_cv);
+    srv_decode_gate_fini(&s->gate);
     pthread_cond_destroy(&s->sched_cv);
     pthread_cond_destroy(&s->media_cv);
     pthread_mutex_destroy(&s->mu);

@@ -3,8 +3,9 @@
  *   HTTP (libmicrohttpd's thread pool on epoll, http.c): headers checked, bodies read into a
  *       bounded buffer; a completion gets a place in the queue, then a worker (exchange.c) that
  *       parses, renders and tokenizes it (prepare_threads at once), admits it and waits for events
- *   media stage (one thread, its own context): decode, preprocess and encode the images of every
- *       waiting request in one tower call, then build each request's prompt embeddings
+ *   media stage: each request's worker decodes and preprocesses its images (cheapest first, see
+ *       decode_gate.h); one thread with its own context encodes the images of every waiting
+ *       request in one tower call, then builds each request's prompt embeddings
  *   scheduler (one thread, the model's context): moves ready jobs into free slots, prefills in
  *       chunks between batched decode steps over every decoding slot, drops cancelled jobs
  *
@@ -14,6 +15,7 @@
 #ifndef TS_SERVER_SERVER_H
 #define TS_SERVER_SERVER_H
 
+#include "server/decode_gate.h"
 #include "server/job.h"
 #include "server/metrics.h"
 #include "tessera.h"
@@ -68,6 +70,7 @@ struct ts_server {
     int preparing;        /* (under mu) of those, the ones parsing/templating/tokenizing now (≤ prepare_threads) */
     pthread_cond_t prepare_cv;
     atomic_int workers;   /* exchange worker threads alive */
+    srv_decode_gate gate; /* who decodes images next */
     struct srv_conn_guard *guard; /* http.c: connection timeouts */
 };
 
@@ -94,6 +97,12 @@ int srv_submit(srv_server *s, srv_job *job, srv_error *err);
 int srv_prepare(srv_server *s, srv_job *job, srv_error *err);
 /* Capacity check of an expanded prompt; fills job->max_tokens. */
 int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err);
+
+/* An image request's cost, the pixels its images' headers declare (nothing decoded), held
+ * against --max-request-pixels (400 naming the image that crosses it). */
+int srv_media_cost(srv_server *s, const srv_job *job, int64_t *pixels, srv_error *err);
+/* Decode, preprocess, expand, tokenize and admit by capacity: an image request before the tower. */
+int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err);
 
 /* The tower rows of images (the engine's encoder, or the bundle's vision.main), and the DeepStack
  * rows [*levels][*n_rows][hidden] of towers that have them (else NULL, 0). */

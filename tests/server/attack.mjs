@@ -3,15 +3,41 @@
 // every wait is bounded. Servers (started by tests/server_attack_test.sh):
 //   TS_PORT       the text model, keyless, --max-connections 4096 --max-connections-per-ip 0
 //   TS_KEY_PORT   the same model behind an API key (--api-key-file), TS_KEY_PID its process
+//   TS_VL_PORT    the Qwen2-VL fixture, --image-max-tokens 64 --max-request-pixels 40000000
 //   TS_TIGHT_PORT small limits: --header-timeout 2 --body-timeout 3 --max-connections-per-ip 16
 //                 --slots 1 --queue 1, its stderr in TS_TIGHT_ERR
 import net from 'node:net';
 import fs from 'node:fs';
-import { a, env, http, runCases, sleep, waitMetrics } from './lib.mjs';
+import zlib from 'node:zlib';
+import { a, env, runCases, sleep, waitMetrics } from './lib.mjs';
 
+const VL_PORT = Number(env('TS_VL_PORT'));
 const PORT = Number(env('TS_PORT')), KEY_PORT = Number(env('TS_KEY_PORT')), TIGHT = Number(env('TS_TIGHT_PORT'));
 const KEY = env('TS_API_KEY'), KEY_PID = Number(env('TS_KEY_PID')), TIGHT_ERR = env('TS_TIGHT_ERR'), ROOT = env('TS_ROOT');
 const rssMB = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+// lib.mjs's http with a time limit: a request the server never answers is a failed assertion
+// here, not a hung suite. A transport error is { status: 'error CODE' }.
+async function http(port, method, route, body, headers = {}, ms = 20000) {
+    const init = { method, headers: { ...headers }, signal: AbortSignal.timeout(ms) };
+    if (body !== undefined) {
+        init.body = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
+        if (!init.headers['Content-Type']) init.headers['Content-Type'] = 'application/json';
+    }
+    try {
+        const r = await fetch(`http://127.0.0.1:${port}${route}`, init);
+        const text = await r.text();
+        let json;
+        try {
+            json = JSON.parse(text);
+        } catch {
+            json = undefined;
+        }
+        return { status: r.status, headers: r.headers, text, json };
+    } catch (e) {
+        return { status: `error ${e.cause?.code || e.name}`, headers: new Headers(), text: '', json: undefined };
+    }
+}
 
 const chat = (content, extra = {}) => ({ messages: [{ role: 'user', content }], max_tokens: 8, temperature: 0, ...extra });
 
@@ -45,6 +71,26 @@ const post = (route, body, headers = '') =>
     `POST ${route} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 const statuses = (text) => [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
 
+// A w x h RGB PNG of zeros: a few hundred KB that declare w*h pixels.
+function zeroPng(w, h) {
+    const chunk = (type, data) => {
+        const len = Buffer.alloc(4), crc = Buffer.alloc(4), td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+        len.writeUInt32BE(data.length);
+        crc.writeUInt32BE(zlib.crc32(td));
+        return Buffer.concat([len, td, crc]);
+    };
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(w, 0);
+    ihdr.writeUInt32BE(h, 4);
+    ihdr[8] = 8, ihdr[9] = 2; /* 8-bit RGB */
+    const idat = zlib.deflateSync(Buffer.alloc((w * 3 + 1) * h), { level: 1 });
+    return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
+}
+const imageChat = (png, text) => ({
+    messages: [{ role: 'user', content: [{ type: 'text', text }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } }] }],
+    max_tokens: 4, temperature: 0,
+});
+
 // Opens n sockets that send part of a request line and headers, then a byte now and then.
 async function slowloris(port, n) {
     const socks = [];
@@ -62,7 +108,7 @@ async function slowloris(port, n) {
 
 async function solo(port, prompts) {
     const out = [];
-    for (const p of prompts) out.push((await http(port, 'POST', '/v1/chat/completions', chat(p))).json.choices[0].message.content);
+    for (const p of prompts) out.push((await http(port, 'POST', '/v1/chat/completions', chat(p))).json?.choices[0].message.content);
     return out;
 }
 
@@ -76,7 +122,7 @@ await runCases('attack.mjs', [
         const times = [], texts = [];
         await Promise.all(prompts.map(async (p, i) => {
             const t0 = Date.now();
-            const r = await http(PORT, 'POST', '/v1/chat/completions', chat(p));
+            const r = await http(PORT, 'POST', '/v1/chat/completions', chat(p), {}, 10000);
             times[i] = Date.now() - t0;
             texts[i] = r.status === 200 ? r.json.choices[0].message.content : `status ${r.status}`;
         }));
@@ -139,7 +185,7 @@ await runCases('attack.mjs', [
                     `(+${(during - before).toFixed(0)} MB); a 1 MB wrong-key upload: ${fetched.status}`);
         a.ok(during - before < 48, `RSS grew ${(during - before).toFixed(0)} MB`);
         a.equal(fetched.status, 401);
-        a.match(fetched.json.error.message, /API key/);
+        a.match(fetched.json?.error?.message ?? "", /API key/);
     }],
     ['3. the queue counts requests before they are parsed: 429 + Retry-After, no parse', async () => {
         // 1 slot, queue 1: a long stream takes the slot, a second request waits, and a third (20 MB
@@ -179,12 +225,9 @@ await runCases('attack.mjs', [
         const body = Buffer.alloc(50 << 20, 'x');
         let got = 0;
         for (let i = 0; i < 10; i++) {
-            try {
-                const r = await http(PORT, 'POST', '/v1/chat/completions', body);
-                if (r.status === 413 && /--max-request-bytes/.test(r.json.error.message)) got++;
-            } catch (e) {
-                console.log(`    try ${i}: ${e.cause?.code || e}`);
-            }
+            const r = await http(PORT, 'POST', '/v1/chat/completions', body);
+            if (r.status === 413 && /--max-request-bytes/.test(r.json.error.message)) got++;
+            else console.log(`    try ${i}: ${r.status}`);
         }
         console.log(`    413 received ${got}/10`);
         a.equal(got, 10);
@@ -229,7 +272,7 @@ await runCases('attack.mjs', [
         const body = JSON.stringify(chat('Half close me.'));
         const alone = (await http(PORT, 'POST', '/v1/chat/completions', body)).json.choices[0].message.content;
         const r = await raw(PORT, post('/v1/chat/completions', body), { halfClose: true, ms: 20000 });
-        a.deepEqual(statuses(r.text), [200], r.text);
+        a.deepEqual(statuses(r.text), [200], `after ${r.ms} ms, closed ${r.closed}: ${r.text}`);
         const json = JSON.parse(r.text.slice(r.text.indexOf('\r\n\r\n') + 4));
         a.equal(json.choices[0].message.content, alone);
     }],
@@ -238,6 +281,34 @@ await runCases('attack.mjs', [
         console.log(`    ${r.status}: ${r.json?.error?.message}`);
         a.ok(r.status === 400 || r.status === 200);
         a.ok(!r.text.includes(ROOT) && !r.text.includes('tests/fixtures'), r.text);
+    }],
+    ['9. images: a small image request is served within 2 s while heavy ones decode; budgets from headers', async () => {
+        const heavy = zeroPng(4500, 4500), tiny = fs.readFileSync(`${ROOT}/tests/fixtures/media/tiny.png`);
+        const alone = await http(VL_PORT, 'POST', '/v1/chat/completions', imageChat(tiny, 'What is this?'), {}, 60000);
+        a.equal(alone.status, 200, alone.text);
+        const t0 = Date.now(), ends = [];
+        const heavies = Array.from({ length: 4 }, (_, i) => http(VL_PORT, 'POST', '/v1/chat/completions', imageChat(heavy, `Heavy ${i}`), {}, 120000)
+            .then((r) => (ends.push(Date.now() - t0), r)));
+        await sleep(300); // the heavy requests are being decoded
+        const t1 = Date.now();
+        const small = await http(VL_PORT, 'POST', '/v1/chat/completions', imageChat(tiny, 'What is this?'), {}, 60000);
+        const smallMs = Date.now() - t1, smallEnd = Date.now() - t0;
+        const done = await Promise.all(heavies);
+        console.log(`    PNG of 4500 x 4500 zeros: ${(heavy.length / 1024).toFixed(0)} KB; 4 of them end at ${ends.sort((x, y) => x - y).join(', ')} ms; ` +
+                    `the ${tiny.length}-byte image request took ${smallMs} ms (ended at ${smallEnd} ms)`);
+        a.equal(small.status, 200, small.text);
+        a.equal(small.json.choices[0].message.content, alone.json.choices[0].message.content);
+        a.ok(smallMs < 2000, `small image request ${smallMs} ms`);
+        a.ok(done.every((r) => r.status === 200), done.map((r) => r.status).join());
+        // Two of them declare 40.5 M pixels, over --max-request-pixels 40000000: refused before decoding.
+        const t2 = Date.now();
+        const two = imageChat(heavy, 'Two');
+        two.messages[0].content.push({ type: 'image_url', image_url: { url: `data:image/png;base64,${heavy.toString('base64')}` } });
+        const over = await http(VL_PORT, 'POST', '/v1/chat/completions', two, {}, 60000);
+        console.log(`    two 20 MP images: ${over.status} in ${Date.now() - t2} ms: ${over.json?.error?.message}`);
+        a.equal(over.status, 400);
+        a.equal(over.json.error.param, 'messages[0].content[2]');
+        a.match(over.json.error.message, /--max-request-pixels/);
     }],
     ['10. API key: lower-case scheme, wrong key, Host and Origin checks, Retry-After, quiet logs', async () => {
         const ok = await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `bearer ${KEY}` });
