@@ -44,10 +44,12 @@ bool srv_decode_gate_enter(srv_decode_gate *g, int64_t cost)
     srv_gate_waiter **tail = &g->waiting;
     while (*tail) tail = &(*tail)->next;
     *tail = &me;
+    g->n_waiting++;
     while (g->running_heavy >= g->heavy || first(g) != &me) pthread_cond_wait(&g->cv, &g->mu);
     for (srv_gate_waiter **p = &g->waiting; *p; p = &(*p)->next)
         if (*p == &me) {
             *p = me.next;
+            g->n_waiting--;
             break;
         }
     g->running_heavy++;

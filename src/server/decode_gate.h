@@ -24,7 +24,8 @@ typedef struct srv_decode_gate {
     pthread_cond_t cv;
     int heavy, light;             /* at once, each lane */
     int running_heavy, running_light;
-    srv_gate_waiter *waiting;     /* heavy waiters, in arrival order */
+    srv_gate_waiter *waiting;     /* heavy waiters, in arrival order … */
+    int n_waiting;                /* … and how many */
     uint64_t arrivals;
 } srv_decode_gate;
 
