@@ -35,6 +35,7 @@ struct srv_exchange {
     size_t out_len, out_at, out_cap;
     bool ended, failed; /* every piece is in `out`; the stream broke off */
     bool direct;        /* the client half-closed before its answer: the worker writes it itself */
+    bool probed;        /* its input ended and a 102 went out to see whether it still reads */
 };
 
 /* A piece that failed to build (out of memory) stands as an empty one: put() then refuses nothing. */
@@ -133,11 +134,20 @@ static bool socket_gone(int fd)
     return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL));
 }
 
+/* A client whose input has ended either half-closed (it still reads) or closed its socket (it
+ * does not), and only a write tells which: once, an interim `102 Processing` (HTTP/1.1 clients
+ * skip 1xx responses) goes out before the answer; a closed socket answers it with a reset, which
+ * the next poll sees. */
 static bool client_gone(srv_exchange *ex)
 {
     pthread_mutex_lock(&ex->mu);
     /* The socket is ours to poll only while the connection is suspended: it cannot close then. */
     bool gone = ex->closed || (ex->suspended && socket_gone(ex->fd));
+    if (!gone && ex->suspended && !ex->probed && !ex->direct && half_closed(ex->fd)) {
+        static const char interim[] = "HTTP/1.1 102 Processing\r\n\r\n";
+        ex->probed = true;
+        gone = !write_all(ex, interim, sizeof(interim) - 1);
+    }
     pthread_mutex_unlock(&ex->mu);
     return gone;
 }
