@@ -192,9 +192,23 @@ static int render_chat(srv_server *s, srv_job *job, srv_error *err)
     return 0;
 }
 
+/* A prompt too long for the context whatever it tokenizes to, told by its size alone before the
+ * template and the tokenizer spend time and memory on it: no token stands for more than
+ * max_token_bytes of text, and 24 covers JSON escapes (6 bytes for 1) and normalization. */
+static int cheap_size_check(const srv_server *s, const srv_request *r, srv_error *err)
+{
+    size_t bytes = r->endpoint == SRV_CHAT ? (r->messages_json ? strlen(r->messages_json) : 0) : (r->prompt ? strlen(r->prompt) : 0);
+    int64_t at_least = (int64_t)(bytes / (24 * s->max_token_bytes));
+    if (at_least <= s->capacity) return 0;
+    return srv_fail(err, 400, r->endpoint == SRV_CHAT ? "messages" : "prompt",
+                    "the prompt (%zu bytes) has at least %lld tokens; this server's context holds %lld (refused before tokenizing)", bytes,
+                    (long long)at_least, (long long)s->capacity);
+}
+
 int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
 {
     srv_request *r = &job->req;
+    if (cheap_size_check(s, r, err)) return -1;
     if (r->n_images && !srv_accepts_images(s))
         return srv_fail(err, 400, r->images[0].where, "this model does not accept images (input modalities: text)");
     if (r->endpoint == SRV_CHAT) {
@@ -291,6 +305,12 @@ static ts_status load(srv_server *s, ts_error *err)
     bool have_gen = ts_generation_config_load(text_dir, &gen, NULL) == TS_OK;
     s->n_eos_ids = ts_generation_eos_ids(have_gen ? &gen : NULL, cfg, s->eos_ids);
     s->vocab = ts_model_vocab_size(s->model);
+    s->max_token_bytes = 1;
+    for (int32_t id = 0; id < (int32_t)ts_tokenizer_vocab_size(s->tok); id++) {
+        const char *t = ts_tokenizer_id_to_token(s->tok, id); /* byte-level or byte-fallback spelling: ≥ the bytes it stands for */
+        size_t n = t ? strlen(t) : 0;
+        if (n > s->max_token_bytes) s->max_token_bytes = n;
+    }
     int64_t max_pos = cfg->text.max_position_embeddings > 0 ? cfg->text.max_position_embeddings : 4096;
     s->capacity = o->capacity ? o->capacity : (max_pos < 4096 ? max_pos : 4096);
     if (o->bundle_dir && (st = open_bundle(s, err))) return st;

@@ -50,6 +50,7 @@ struct ts_server {
     int64_t prefill_limit;     /* the most prompt tokens one prefill takes (0: no limit: chunks) */
     srv_metrics *metrics;
     int64_t capacity, vocab;
+    size_t max_token_bytes;    /* the longest token's text: a prompt of B bytes holds ≥ B / (24 × this) tokens */
     int64_t eos_ids[8];
     int n_eos_ids;
     ts_sampling_params defaults;

@@ -221,6 +221,13 @@ await runCases('attack.mjs', [
         await long;
         a.equal((await waiting).status, 200);
     }],
+    ['3b. a 30 MB prompt is refused by its size, before templating and tokenizing', async () => {
+        const t0 = Date.now();
+        const r = await http(PORT, 'POST', '/v1/chat/completions', chat('word '.repeat(6 << 20)), {}, 60000);
+        console.log(`    30 MB prompt: ${r.status} in ${Date.now() - t0} ms: ${r.json?.error?.message}`);
+        a.equal(r.status, 400);
+        a.match(r.json.error.message, /refused before tokenizing/);
+    }],
     ['4. Node fetch with a 50 MB body receives the 413 JSON, 10/10', async () => {
         const body = Buffer.alloc(50 << 20, 'x');
         let got = 0;
