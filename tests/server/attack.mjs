@@ -112,7 +112,11 @@ async function solo(port, prompts) {
     return out;
 }
 
-await runCases('attack.mjs', [
+// TS_ATTACK_ONLY="3b,9": only the cases whose number is listed (e.g. to measure an older build).
+const only = process.env.TS_ATTACK_ONLY?.split(',');
+const pick = (cases) => (only ? cases.filter(([name]) => only.includes(name.split('.')[0])) : cases);
+
+await runCases('attack.mjs', pick([
     ['1. 2,000 slowloris sockets held: 20 normal requests answer within 2 s, as alone', async () => {
         const prompts = Array.from({ length: 20 }, (_, i) => `Request number ${i}: say something.`);
         const alone = await solo(PORT, prompts);
@@ -248,9 +252,12 @@ await runCases('attack.mjs', [
             'unknown coding': `POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: gzip\r\n\r\n${body}`,
             'bad Content-Length': `POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 12abc\r\n\r\n${body}`,
         };
+        const got = {};
         for (const [name, req] of Object.entries(shapes)) {
-            const r = await raw(PORT, req + 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-            console.log(`    ${name}: ${statuses(r.text).join(',')} (closed: ${r.closed})`);
+            got[name] = await raw(PORT, req + 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+            console.log(`    ${name}: ${statuses(got[name].text).join(',')} (closed: ${got[name].closed})`);
+        }
+        for (const [name, r] of Object.entries(got)) {
             // libmicrohttpd 0.9.75 answers a malformed Content-Length itself, before the server sees
             // the request, and writes its 400 header block twice: the first status is what counts.
             if (name === 'bad Content-Length') a.equal(statuses(r.text)[0], 400);
@@ -269,11 +276,13 @@ await runCases('attack.mjs', [
             ['{"messages":[{"role":"user","content":"a\u0001b"}]}', 'messages[0].content'],
             ['{"messages":[{"role":"user","content":"hi"}],"stop":["x\\u0000"]}', 'stop[0]'],
         ];
-        for (const [body, param] of cases) {
-            const r = await http(PORT, 'POST', '/v1/chat/completions', body);
-            a.equal(r.status, 400, body);
-            a.equal(r.json.error.param, param);
-        }
+        const got = [];
+        for (const [body] of cases) got.push(await http(PORT, 'POST', '/v1/chat/completions', body));
+        console.log(`    ${got.map((r) => `${r.status} ${r.json?.error?.param ?? ''}`).join('; ')}`);
+        cases.forEach(([body, param], i) => {
+            a.equal(got[i].status, 400, body);
+            a.equal(got[i].json.error.param, param);
+        });
     }],
     ['7. a half-closed client (shutdown(SHUT_WR)) is answered', async () => {
         const body = JSON.stringify(chat('Half close me.'));
@@ -335,23 +344,28 @@ await runCases('attack.mjs', [
         a.match(over.json.error.message, /--max-request-pixels/);
     }],
     ['10. API key: lower-case scheme, wrong key, Host and Origin checks, Retry-After, quiet logs', async () => {
-        const ok = await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `bearer ${KEY}` });
-        a.equal(ok.status, 200);
-        a.equal((await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `Bearer ${KEY}x` })).status, 401);
-        a.equal((await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `Basic ${KEY}` })).status, 401);
+        const lower = await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `bearer ${KEY}` });
+        const wrong = await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `Bearer ${KEY}x` });
+        const basic = await http(KEY_PORT, 'GET', '/v1/models', undefined, { Authorization: `Basic ${KEY}` });
         // The keyless loopback server: a rebinding page's Host, a cross-origin page's Origin.
         const host = await raw(PORT, 'GET /v1/models HTTP/1.1\r\nHost: evil.example:80\r\n\r\n', { ms: 3000 });
-        a.deepEqual(statuses(host.text), [403]);
         const origin = await http(PORT, 'GET', '/v1/models', undefined, { Origin: 'http://evil.example' });
-        a.equal(origin.status, 403);
-        a.equal((await http(PORT, 'GET', '/v1/models')).status, 200);
+        const local = await http(PORT, 'GET', '/v1/models');
         // 300 connections that break off mid-request: a handful of log lines at most.
         const lines0 = fs.readFileSync(TIGHT_ERR, 'utf8').split('\n').length;
         for (let i = 0; i < 300; i += 30)
             await Promise.all(Array.from({ length: 30 }, () => raw(TIGHT, 'POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 50\r\n\r\n{"pr', { ms: 50 })));
         await sleep(500);
         const lines = fs.readFileSync(TIGHT_ERR, 'utf8').split('\n').length - lines0;
+        console.log(`    'bearer' key: ${lower.status}, wrong key: ${wrong.status}, Basic: ${basic.status}; Host evil.example: ` +
+                    `${statuses(host.text)}, Origin evil.example: ${origin.status}, local: ${local.status}`);
+        a.equal(lower.status, 200);
+        a.equal(wrong.status, 401);
+        a.equal(basic.status, 401);
+        a.deepEqual(statuses(host.text), [403]);
+        a.equal(origin.status, 403);
+        a.equal(local.status, 200);
         console.log(`    300 aborted uploads: ${lines} log line(s)`);
         a.ok(lines <= 10, `${lines} lines`);
     }],
-]);
+]));
