@@ -323,8 +323,10 @@ out:
 srv_exchange *srv_exchange_start(srv_server *s, struct MHD_Connection *c, srv_endpoint endpoint, char *body, size_t len)
 {
     srv_exchange *ex = calloc(1, sizeof(*ex));
-    if (!ex) {
+    if (!ex) { /* the same contract as a failed thread: suspended and resumed, answered next call */
         free(body);
+        MHD_suspend_connection(c);
+        MHD_resume_connection(c);
         return NULL;
     }
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);

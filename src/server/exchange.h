@@ -25,8 +25,9 @@
 
 typedef struct srv_exchange srv_exchange;
 
-/* Takes `body` (malloc'd, NUL-terminated). NULL when out of memory or no thread could start; the
- * connection is then not suspended and the caller answers 500. */
+/* Takes `body` (malloc'd, NUL-terminated). NULL when out of memory or no thread could start: the
+ * connection was suspended and resumed again, so libmicrohttpd calls the handler once more, which
+ * then answers 500. */
 srv_exchange *srv_exchange_start(srv_server *s, struct MHD_Connection *c, srv_endpoint endpoint, char *body, size_t len);
 /* Once the worker has resumed the connection: the response to queue with *status (owned by the
  * caller: MHD_destroy_response after queueing). NULL when out of memory. */

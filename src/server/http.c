@@ -121,8 +121,9 @@ static enum MHD_Result start_completion(srv_server *s, struct MHD_Connection *c,
     atomic_fetch_add(&s->in_flight, 1);
     srv_conn_guard_phase(c, SRV_CONN_SERVING);
     if (!(cn->ex = srv_exchange_start(s, c, endpoint, body, cn->len))) {
+        /* The connection was suspended and resumed again: the error goes out on the next call. */
         srv_unreserve(s);
-        return send_error(s, c, url, &(srv_error){.status = 500, .message = "cannot start the request's worker thread"});
+        srv_fail(&cn->refused, 500, "", "cannot start the request's worker thread");
     }
     return MHD_YES;
 }
