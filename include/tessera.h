@@ -335,6 +335,9 @@ typedef struct ts_image_limits {
  * TS_ERR_OUT_OF_MEMORY. On failure *out is left empty ({0, 0, NULL}). */
 ts_status ts_image_decode(const void *data, size_t len, const ts_image_limits *limits, ts_image *out,
                           ts_error *err);
+/* The width and height the image's header declares, read without decoding any pixel (before
+ * orientation); the errors of ts_image_decode for what is not a JPEG, PNG or WebP header. */
+ts_status ts_image_probe(const void *data, size_t len, int64_t *width, int64_t *height, ts_error *err);
 /* ts_image_decode on a file's bytes; the size limit is checked before reading. Messages start
  * with the path. */
 ts_status ts_image_load(const char *path, const ts_image_limits *limits, ts_image *out, ts_error *err);
@@ -903,6 +906,17 @@ typedef struct ts_server_options {
     int slots;                    /* concurrent sequences, 1..64; 0: 4, or the bundle's */
     int64_t capacity;             /* tokens per slot (prompt + generated); 0: min(max_position_embeddings, 4096) */
     const char *api_key;          /* NULL: no authentication */
+    const char *allowed_origins;  /* comma-separated Origin values admitted on /v1/; "*": any. NULL: with no
+                                     api_key on a loopback host, browsers' cross-origin requests and non-local
+                                     Host headers are refused (DNS rebinding); otherwise unchecked */
+    int max_connections;          /* open connections at most (default 1024) */
+    int max_connections_per_ip;   /* per client address (default 128; 0: no limit) */
+    int header_timeout_s;         /* the request line and headers must arrive within this (default 10) */
+    int body_timeout_s;           /* the body must arrive within this of the headers (default 60) */
+    int idle_timeout_s;           /* a connection silent this long is closed (default 30) */
+    int prepare_threads;          /* requests parsed, templated and tokenized at once, and requests decoding
+                                     images at once, in each of two lanes (small images, the rest) (default 2) */
+    int64_t max_request_pixels;   /* the pixels a request's images may declare in all (default 80 M) */
     const char *media_root;       /* file:// images allowed under it; NULL: refused */
     size_t max_request_bytes;     /* request body */
     int max_images;               /* per request */
@@ -919,7 +933,8 @@ typedef struct ts_server_options {
 } ts_server_options;
 
 /* Every field at its default: 127.0.0.1:8080, 4 slots (a bundle's own count), queue 64, 32 MiB bodies, 8 images,
- * 256-token prefill chunks, a 256 MiB encoder cache. */
+ * 256-token prefill chunks, a 256 MiB encoder cache, 1024 connections (128 per address), timeouts of 10 s
+ * (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M image pixels per request. */
 void ts_server_options_default(ts_server_options *options);
 
 typedef struct ts_server ts_server;

@@ -1,5 +1,9 @@
 /* cmd_serve.c — `tessera serve`: the OpenAI-compatible server until SIGINT or SIGTERM.
  *
+ * The API key comes from --api-key-file (first line) or TESSERA_API_KEY rather than argv where
+ * `ps` shows it (--api-key still works). The soft descriptor limit is raised to what
+ * --max-connections needs (up to the hard limit) before the server checks it.
+ *
  * The signals are blocked in every thread and taken by one waiter thread with sigwait, which asks
  * the server to stop; the main thread then stops it (queued requests get 503) and exits 0.
  */
@@ -9,7 +13,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static void usage(void)
 {
@@ -19,8 +25,21 @@ static void usage(void)
            "  --port N                   TCP port (default 8080; 0 = any free port, printed at start)\n"
            "  --slots N                  sequences decoded together (default 4; with --bundle, its own)\n"
            "  --capacity N               tokens per slot, prompt + generated (default min(context, 4096))\n"
-           "  --queue N                  requests waiting for a slot before 429 (default 64)\n"
-           "  --api-key KEY              require 'Authorization: Bearer KEY' on /v1/\n"
+           "  --queue N                  requests waiting for a slot (or being prepared) before 429 (default 64)\n"
+           "  --api-key-file FILE        require 'Authorization: Bearer KEY' on /v1/, KEY the file's first line\n"
+           "                             (or the TESSERA_API_KEY environment variable; --api-key KEY shows it in ps)\n"
+           "  --allowed-origins LIST     browser Origins admitted on /v1/ (comma-separated; '*' = any). Without a\n"
+           "                             key on a loopback host, only local Host names and these Origins (default\n"
+           "                             none) are served: web pages cannot drive the server\n"
+           "  --max-connections N        open connections at most (default 1024)\n"
+           "  --max-connections-per-ip N per client address (default 128; 0 = no limit, e.g. behind a proxy)\n"
+           "  --header-timeout S         seconds to send the request line and headers (default 10)\n"
+           "  --body-timeout S           seconds to send the body after the headers (default 60)\n"
+           "  --idle-timeout S           a silent connection is closed after S seconds (default 30)\n"
+           "  --prepare-threads N        requests parsed, templated and tokenized at once; requests decoding images\n"
+           "                             at once, small images (<= 1 MP a request) in a lane of their own (default 2)\n"
+           "  --max-request-pixels N     pixels a request's images may declare in their headers, in all (default\n"
+           "                             80000000): checked before anything is decoded\n"
            "  --media-root DIR           allow file:// image URLs under DIR (default: refused)\n"
            "  --max-request-bytes N      request body limit (default 33554432)\n"
            "  --max-images N             images per request (default 8)\n"
@@ -62,7 +81,9 @@ int cmd_serve(int argc, char **argv)
     ts_server_options_default(&o);
     long long port = o.port, slots = o.slots, capacity = 0, queue = o.queue, body = (long long)o.max_request_bytes,
               images = o.max_images, image_tokens = 0, cache_mb = (long long)(o.encoder_cache_bytes >> 20), chunk = o.prefill_chunk,
-              threads = 0, media_threads = 0;
+              threads = 0, media_threads = 0, conns = o.max_connections, per_ip = o.max_connections_per_ip,
+              pixels = o.max_request_pixels, header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
+    const char *key_file = NULL;
     const int_flag ints[] = {{"--port", 0, 65535, &port},
                              {"--slots", 1, 64, &slots},
                              {"--capacity", 1, 1 << 24, &capacity},
@@ -73,7 +94,14 @@ int cmd_serve(int argc, char **argv)
                              {"--encoder-cache-mb", 0, 1 << 20, &cache_mb},
                              {"--prefill-chunk", 1, 1 << 16, &chunk},
                              {"--threads", 1, 1024, &threads},
-                             {"--media-threads", 1, 1024, &media_threads}};
+                             {"--media-threads", 1, 1024, &media_threads},
+                             {"--max-connections", 1, 1 << 20, &conns},
+                             {"--max-connections-per-ip", 0, 1 << 20, &per_ip},
+                             {"--header-timeout", 1, 3600, &header_s},
+                             {"--body-timeout", 1, 86400, &body_s},
+                             {"--idle-timeout", 1, 86400, &idle_s},
+                             {"--prepare-threads", 1, 256, &prepare},
+                             {"--max-request-pixels", 1, 1LL << 40, &pixels}};
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         if (ts_cli_is_help(argv[i])) {
@@ -94,6 +122,8 @@ int cmd_serve(int argc, char **argv)
             text = &o.model_dir;
         } else if (ts_cli_match(argc, argv, &i, "--host", &v)) text = &o.host;
         else if (ts_cli_match(argc, argv, &i, "--api-key", &v)) text = &o.api_key;
+        else if (ts_cli_match(argc, argv, &i, "--api-key-file", &v)) text = &key_file;
+        else if (ts_cli_match(argc, argv, &i, "--allowed-origins", &v)) text = &o.allowed_origins;
         else if (ts_cli_match(argc, argv, &i, "--media-root", &v)) text = &o.media_root;
         else if (ts_cli_match(argc, argv, &i, "--kv-cache", &v)) text = &o.kv_cache;
         else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) text = &o.cpu_level;
@@ -118,6 +148,28 @@ int cmd_serve(int argc, char **argv)
     o.port = (int)port, o.slots = (int)slots, o.capacity = capacity, o.queue = (int)queue, o.max_request_bytes = (size_t)body;
     o.max_images = (int)images, o.image_max_tokens = image_tokens, o.encoder_cache_bytes = (size_t)cache_mb << 20;
     o.prefill_chunk = chunk, o.threads = (int)threads, o.media_threads = (int)media_threads;
+    o.max_connections = (int)conns, o.max_connections_per_ip = (int)per_ip, o.header_timeout_s = (int)header_s;
+    o.body_timeout_s = (int)body_s, o.idle_timeout_s = (int)idle_s, o.prepare_threads = (int)prepare;
+    o.max_request_pixels = pixels;
+    char key[512];
+    if ((key_file != NULL) + (o.api_key != NULL) > 1) return ts_cli_usage_error("serve", "give --api-key or --api-key-file, not both");
+    if (key_file) {
+        FILE *f = fopen(key_file, "r");
+        if (!f) return ts_cli_usage_error("serve", "--api-key-file %s: cannot read it", key_file);
+        bool got = fgets(key, sizeof(key), f) != NULL;
+        fclose(f);
+        key[got ? strcspn(key, "\r\n") : 0] = 0;
+        if (!key[0]) return ts_cli_usage_error("serve", "--api-key-file %s: the first line is empty", key_file);
+        o.api_key = key;
+    } else if (!o.api_key && getenv("TESSERA_API_KEY") && *getenv("TESSERA_API_KEY")) {
+        o.api_key = getenv("TESSERA_API_KEY");
+    }
+    struct rlimit fds;
+    rlim_t want = (rlim_t)o.max_connections + 256;
+    if (!getrlimit(RLIMIT_NOFILE, &fds) && fds.rlim_cur < want) {
+        fds.rlim_cur = fds.rlim_max == RLIM_INFINITY || fds.rlim_max > want ? want : fds.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &fds);
+    }
 
     /* Before any thread starts, so every thread inherits the mask and only the waiter takes them. */
     sigset_t set;

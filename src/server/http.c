@@ -1,43 +1,52 @@
-/* http.c — the HTTP face of the server on libmicrohttpd, one thread per connection (so a
- * handler may wait for its job).
+/* http.c — the HTTP face of the server on libmicrohttpd: a small pool of threads on epoll, so an
+ * idle or slow socket costs a descriptor and a few KiB, never a thread.
  *
- * Each request: the body is gathered up to --max-request-bytes (413 beyond, said as soon as the
- * declared length shows it), /v1/ paths need the API key when one is set (401), then the route.
- * A completion is parsed, prepared and submitted; the connection thread then waits on its job,
- * polling its socket every WAIT_MS: a client that hangs up cancels the job, which the scheduler
- * drops at its next step. A stream starts (status 200) only once the first token exists, so every
- * error before it — a bad image, a prompt that does not fit — still gets its own status.
+ * Each request, on its headers alone (nothing of the body is kept yet): the framing must be
+ * unambiguous (guard.c: 400), /v1/ paths need the API key when one is set (401) and, on a keyless
+ * loopback server, a local Host and an allowed Origin (403); a declared length beyond
+ * --max-request-bytes is a 413. A refused request's body is read and thrown away, up to
+ * LINGER_BYTES, before the error is sent, so a client still sending (Node's fetch does) receives
+ * it instead of a broken pipe; with `Expect: 100-continue` it is sent at once instead.
+ * An accepted body is gathered into a buffer bounded by --max-request-bytes. A completion then
+ * takes a place in the queue (429 before anything is parsed) and is handed to its worker
+ * (exchange.c) while its connection is suspended.
+ *
+ * Limits: --max-connections in all, --max-connections-per-ip each, libmicrohttpd's idle timeout,
+ * and the header and body timeouts of conn_guard.c.
  */
+#include "server/conn_guard.h"
+#include "server/exchange.h"
+#include "server/guard.h"
 #include "server/response.h"
 #include "server/server.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #define WAIT_MS 20
+/* The most of a refused body read and discarded so that its client receives the error; beyond
+ * it the error is sent at once and the connection closed. */
+#define LINGER_BYTES ((size_t)256 << 20)
+/* libmicrohttpd's threads; they only move bytes and route, so a few serve thousands of sockets. */
+#define HTTP_THREADS 4
+/* Descriptors the process keeps for itself beside the connections (model files, pipes, logs). */
+#define FD_RESERVE 64
 
 typedef struct conn {
-    char *body;
+    char *body; /* NUL-terminated */
     size_t len, cap;
-    bool completion; /* counted in the server's in_flight until the reply is sent */
-    bool too_large;  /* a body without a declared length passed the limit: the rest is discarded */
+    bool completion;     /* counted in the server's in_flight until the reply is sent */
+    srv_error refused;   /* status != 0: answered once the body has been read and discarded */
+    size_t discarded;
+    srv_exchange *ex;    /* a completion handed to its worker */
 } conn;
-
-typedef struct stream {
-    srv_server *server;
-    srv_job *job;
-    srv_reply reply;
-    int fd;
-    int phase; /* 0 role, 1 tokens, 2 finish, 3 usage, 4 [DONE], 5 end */
-    size_t sent;
-    char *pending;
-    size_t pending_len, pending_at;
-} stream;
 
 static const char *endpoint_label(const char *url)
 {
@@ -49,7 +58,21 @@ static const char *endpoint_label(const char *url)
     return "other";
 }
 
-static enum MHD_Result send_body(srv_server *s, struct MHD_Connection *c, const char *url, int status, char *body, const char *type)
+/* Queues r with status, the headers every reply of that status carries, and counts it. */
+static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, const char *url, int status, struct MHD_Response *r, bool close)
+{
+    /* A client told to retry is told when: the queue drains in about a request's time. */
+    if (status == 429) MHD_add_response_header(r, "Retry-After", "1");
+    if (status == 503) MHD_add_response_header(r, "Retry-After", "5");
+    if (close) MHD_add_response_header(r, "Connection", "close");
+    enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, r);
+    MHD_destroy_response(r);
+    srv_metrics_request(s->metrics, endpoint_label(url), status);
+    return ok;
+}
+
+static enum MHD_Result send_body_ex(srv_server *s, struct MHD_Connection *c, const char *url, int status, char *body, const char *type,
+                                    const char *allow, bool close)
 {
     static const char oom[] = "{\"error\":{\"message\":\"out of memory\",\"type\":\"server_error\",\"param\":null,\"code\":\"500\"}}";
     struct MHD_Response *r = body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
@@ -60,10 +83,13 @@ static enum MHD_Result send_body(srv_server *s, struct MHD_Connection *c, const 
     }
     if (!body) status = 500;
     MHD_add_response_header(r, "Content-Type", type);
-    enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, r);
-    MHD_destroy_response(r);
-    srv_metrics_request(s->metrics, endpoint_label(url), status);
-    return ok;
+    if (allow) MHD_add_response_header(r, "Allow", allow);
+    return queue(s, c, url, status, r, close);
+}
+
+static enum MHD_Result send_body(srv_server *s, struct MHD_Connection *c, const char *url, int status, char *body, const char *type)
+{
+    return send_body_ex(s, c, url, status, body, type, NULL, false);
 }
 
 static enum MHD_Result send_error(srv_server *s, struct MHD_Connection *c, const char *url, const srv_error *err)
@@ -76,224 +102,36 @@ static enum MHD_Result send_not_allowed(srv_server *s, struct MHD_Connection *c,
 {
     srv_error err = {.status = 405};
     snprintf(err.message, sizeof(err.message), "%.16s is not allowed on %.200s (allowed: %s)", method, url, allow);
-    char *body = srv_error_json(&err);
-    struct MHD_Response *r = body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE) : NULL;
-    if (!r) {
-        free(body);
-        return MHD_NO;
-    }
-    MHD_add_response_header(r, "Content-Type", "application/json");
-    MHD_add_response_header(r, "Allow", allow);
-    enum MHD_Result ok = MHD_queue_response(c, 405, r);
-    MHD_destroy_response(r);
-    srv_metrics_request(s->metrics, endpoint_label(url), 405);
-    return ok;
-}
-
-static int connection_fd(struct MHD_Connection *c)
-{
-    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-    return info ? info->connect_fd : -1;
-}
-
-/* The client has closed its end (or the socket failed). */
-static bool hung_up(int fd)
-{
-    if (fd < 0) return false;
-    struct pollfd p = {.fd = fd, .events = POLLRDHUP};
-    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
-}
-
-/* Waits (job mutex held) until ready() or the client leaves; false when it left (job cancelled). */
-static bool wait_job(srv_job *job, int fd, bool (*ready)(const srv_job *, size_t), size_t arg)
-{
-    while (!ready(job, arg)) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_nsec += WAIT_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
-        pthread_cond_timedwait(&job->cv, &job->mu, &until);
-        if (!ready(job, arg) && hung_up(fd)) {
-            atomic_store(&job->cancelled, true);
-            return false;
-        }
-    }
-    return true;
-}
-
-static bool ended(const srv_job *job, size_t unused) { return job->state == SRV_JOB_DONE || job->state == SRV_JOB_FAILED; }
-static bool more_than(const srv_job *job, size_t sent) { return job->n_events > sent || ended(job, 0); }
-
-/* ------------------------------------------------------------------ streams */
-
-static bool printable(const srv_job *job, size_t from, size_t to)
-{
-    for (size_t i = from; i < to; i++)
-        if (job->events[i].len || job->events[i].has_logprob) return true;
-    return false;
-}
-
-/* The next piece of the stream into st->pending; false at the end, or when the client left. */
-static bool next_piece(stream *st, bool *failed)
-{
-    srv_job *job = st->job;
-    *failed = false;
-    for (;;) {
-        char *piece = NULL;
-        switch (st->phase) {
-        case 0:
-            st->phase = 1;
-            if (job->req.endpoint != SRV_CHAT) continue;
-            piece = srv_reply_chunk_role(&st->reply);
-            break;
-        case 1: {
-            pthread_mutex_lock(&job->mu);
-            if (!wait_job(job, st->fd, more_than, st->sent)) {
-                pthread_mutex_unlock(&job->mu);
-                *failed = true;
-                return false;
-            }
-            if (job->n_events > st->sent) {
-                if (printable(job, st->sent, job->n_events)) piece = srv_reply_chunk_events(&st->reply, st->sent, job->n_events);
-                else piece = strdup("");
-                st->sent = job->n_events;
-            } else if (job->state == SRV_JOB_FAILED) {
-                /* The status is already sent: the error travels as an event, as OpenAI's servers do. */
-                char *e = srv_error_json(&job->error);
-                size_t n = e ? strlen(e) + 16 : 0;
-                piece = e ? malloc(n) : NULL;
-                if (piece) snprintf(piece, n, "data: %s\n\n", e);
-                free(e);
-                st->phase = 4;
-            } else {
-                st->phase = 2;
-                piece = strdup("");
-            }
-            pthread_mutex_unlock(&job->mu);
-            break;
-        }
-        case 2:
-            st->phase = 3;
-            piece = srv_reply_chunk_finish(&st->reply);
-            break;
-        case 3:
-            st->phase = 4;
-            if (!job->req.include_usage) continue;
-            piece = srv_reply_chunk_usage(&st->reply);
-            break;
-        case 4:
-            st->phase = 5;
-            piece = strdup("data: [DONE]\n\n");
-            break;
-        default: return false;
-        }
-        if (!piece) {
-            *failed = true;
-            return false;
-        }
-        if (!*piece) {
-            free(piece);
-            continue;
-        }
-        free(st->pending);
-        st->pending = piece, st->pending_len = strlen(piece), st->pending_at = 0;
-        return true;
-    }
-}
-
-static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    stream *st = cls;
-    (void)pos;
-    if (st->pending_at == st->pending_len) {
-        bool failed;
-        if (!next_piece(st, &failed)) return failed ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
-    }
-    size_t n = st->pending_len - st->pending_at;
-    if (n > max) n = max;
-    memcpy(buf, st->pending + st->pending_at, n);
-    st->pending_at += n;
-    return (ssize_t)n;
-}
-
-static void stream_free(void *cls)
-{
-    stream *st = cls;
-    if (st->phase < 5) atomic_store(&st->job->cancelled, true); /* the connection ended early */
-    srv_job_release(st->job);
-    free(st->pending);
-    free(st);
-}
-
-/* ------------------------------------------------------------------ completions */
-
-static enum MHD_Result completion(srv_server *s, struct MHD_Connection *c, const char *url, srv_endpoint endpoint, const conn *cn)
-{
-    srv_error err = {0};
-    srv_job *job = srv_job_create();
-    if (!job) return send_error(s, c, url, &(srv_error){.status = 500, .message = "out of memory"});
-    job->serial = atomic_fetch_add(&s->serial, 1);
-    if (srv_request_parse(endpoint, cn->body ? cn->body : "", cn->len, &s->limits, &job->req, &err) || srv_prepare(s, job, &err) ||
-        srv_submit(s, job, &err)) {
-        srv_job_release(job);
-        return send_error(s, c, url, &err);
-    }
-    int fd = connection_fd(c);
-    pthread_mutex_lock(&job->mu);
-    bool stay = job->req.stream ? wait_job(job, fd, more_than, 0) : wait_job(job, fd, ended, 0);
-    if (!stay) { /* the client left: nobody to answer; counted as nginx counts it */
-        pthread_mutex_unlock(&job->mu);
-        srv_job_release(job);
-        srv_metrics_request(s->metrics, endpoint_label(url), 499);
-        return MHD_NO;
-    }
-    if (job->state == SRV_JOB_FAILED) {
-        err = job->error;
-        pthread_mutex_unlock(&job->mu);
-        srv_job_release(job);
-        return send_error(s, c, url, &err);
-    }
-    srv_reply reply;
-    srv_reply_init(&reply, s, job);
-    if (!job->req.stream) {
-        char *body = srv_reply_complete(&reply);
-        pthread_mutex_unlock(&job->mu);
-        srv_job_release(job);
-        return send_body(s, c, url, 200, body, "application/json");
-    }
-    pthread_mutex_unlock(&job->mu);
-    stream *st = calloc(1, sizeof(*st));
-    struct MHD_Response *r = st ? MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, stream_read, st, stream_free) : NULL;
-    if (!r) {
-        atomic_store(&job->cancelled, true);
-        srv_job_release(job);
-        free(st);
-        return MHD_NO;
-    }
-    *st = (stream){.server = s, .job = job, .reply = reply, .fd = fd};
-    MHD_add_response_header(r, "Content-Type", "text/event-stream");
-    MHD_add_response_header(r, "Cache-Control", "no-cache");
-    enum MHD_Result ok = MHD_queue_response(c, 200, r);
-    MHD_destroy_response(r);
-    srv_metrics_request(s->metrics, endpoint_label(url), 200);
-    return ok;
+    return send_body_ex(s, c, url, 405, srv_error_json(&err), "application/json", allow, false);
 }
 
 /* ------------------------------------------------------------------ routing */
 
-static bool authorized(const srv_server *s, struct MHD_Connection *c)
+static enum MHD_Result start_completion(srv_server *s, struct MHD_Connection *c, const char *url, srv_endpoint endpoint, conn *cn)
 {
-    if (!s->opt.api_key) return true;
-    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
-    return h && !strncmp(h, "Bearer ", 7) && !strcmp(h + 7, s->opt.api_key);
+    srv_error err = {0};
+    if (srv_reserve(s, &err)) return send_error(s, c, url, &err);
+    char *body = cn->body ? cn->body : strdup("");
+    cn->body = NULL;
+    if (!body) {
+        srv_unreserve(s);
+        return send_error(s, c, url, &(srv_error){.status = 500, .message = "out of memory"});
+    }
+    cn->completion = true;
+    atomic_fetch_add(&s->in_flight, 1);
+    srv_conn_guard_phase(c, SRV_CONN_SERVING);
+    if (!(cn->ex = srv_exchange_start(s, c, endpoint, body, cn->len))) {
+        /* The connection was suspended and resumed again: the error goes out on the next call. */
+        srv_unreserve(s);
+        srv_fail(&cn->refused, 500, "", "cannot start the request's worker thread");
+    }
+    return MHD_YES;
 }
 
 static enum MHD_Result route(srv_server *s, struct MHD_Connection *c, const char *url, const char *method, conn *cn)
 {
     /* HEAD is GET without the body; libmicrohttpd drops the body itself. */
     bool get = !strcmp(method, "GET") || !strcmp(method, "HEAD"), post = !strcmp(method, "POST");
-    if (!strncmp(url, "/v1/", 4) && !authorized(s, c))
-        return send_error(s, c, url, &(srv_error){.status = 401, .message = "a valid API key is required: Authorization: Bearer <key>"});
     if (!strcmp(url, "/health")) {
         if (!get) return send_not_allowed(s, c, url, method, "GET, HEAD");
         pthread_mutex_lock(&s->mu);
@@ -320,21 +158,57 @@ static enum MHD_Result route(srv_server *s, struct MHD_Connection *c, const char
     }
     if (!strcmp(url, "/v1/chat/completions") || !strcmp(url, "/v1/completions")) {
         if (!post) return send_not_allowed(s, c, url, method, "POST");
-        cn->completion = true;
-        atomic_fetch_add(&s->in_flight, 1);
-        return completion(s, c, url, !strcmp(url, "/v1/completions") ? SRV_COMPLETIONS : SRV_CHAT, cn);
+        return start_completion(s, c, url, !strcmp(url, "/v1/completions") ? SRV_COMPLETIONS : SRV_CHAT, cn);
     }
     srv_error err = {.status = 404};
     snprintf(err.message, sizeof(err.message), "no route %.16s %.200s", method, url);
     return send_error(s, c, url, &err);
 }
 
-static enum MHD_Result too_large(srv_server *s, struct MHD_Connection *c, const char *url)
+/* ------------------------------------------------------------------ headers */
+
+typedef struct framing {
+    const char *content_length[4], *transfer_encoding[4];
+    int n_content_length, n_transfer_encoding;
+} framing;
+
+static enum MHD_Result collect(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
-    srv_error err = {.status = 413};
-    snprintf(err.message, sizeof(err.message), "the request body is larger than this server's limit of %zu bytes (--max-request-bytes)",
-             s->opt.max_request_bytes);
-    return send_error(s, c, url, &err);
+    framing *f = cls;
+    (void)kind;
+    if (!value) value = "";
+    if (!strcasecmp(key, "Content-Length") && f->n_content_length < 4) f->content_length[f->n_content_length++] = value;
+    if (!strcasecmp(key, "Transfer-Encoding") && f->n_transfer_encoding < 4) f->transfer_encoding[f->n_transfer_encoding++] = value;
+    return MHD_YES;
+}
+
+/* The checks on the headers alone; 0, or *err filled (with *at_once: answer before the body). */
+static int check_headers(srv_server *s, struct MHD_Connection *c, const char *url, srv_error *err, bool *at_once)
+{
+    framing f = {0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, collect, &f);
+    *at_once = true; /* an ambiguous body cannot be read to its end: close after the error */
+    if (srv_guard_framing(f.content_length, f.n_content_length, f.transfer_encoding, f.n_transfer_encoding, err)) return -1;
+    unsigned long long declared = f.n_content_length ? strtoull(f.content_length[0], NULL, 10) : 0;
+    const char *expect = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Expect");
+    *at_once = (!f.n_transfer_encoding && !declared) || declared > LINGER_BYTES || (expect && !strcasecmp(expect, "100-continue"));
+    if (!strncmp(url, "/v1/", 4)) {
+        if (s->opt.api_key && !srv_guard_key_matches(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization"), s->opt.api_key))
+            return srv_fail(err, 401, "", "a valid API key is required: Authorization: Bearer <key>");
+        if (!s->opt.api_key && (s->opt.allowed_origins || srv_guard_is_loopback(s->opt.host)) &&
+            srv_guard_origin(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
+                             MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"), s->opt.allowed_origins, err))
+            return -1;
+    }
+    if (declared > s->opt.max_request_bytes)
+        return srv_fail(err, 413, "", "the request body (%llu bytes) is larger than this server's limit of %zu bytes (--max-request-bytes)",
+                        declared, s->opt.max_request_bytes);
+    return 0;
+}
+
+static enum MHD_Result send_refused(srv_server *s, struct MHD_Connection *c, const char *url, const srv_error *err, bool close)
+{
+    return send_body_ex(s, c, url, err->status, srv_error_json(err), "application/json", NULL, close);
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method, const char *version,
@@ -342,33 +216,49 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
     srv_server *s = cls;
     conn *cn = *con_cls;
-    if (!cn) {
+    (void)version;
+    if (!cn) { /* the headers are in; nothing of the body is read yet */
         if (!(cn = calloc(1, sizeof(*cn)))) return MHD_NO;
         *con_cls = cn;
-        /* Answered before the body is read: libmicrohttpd then closes the connection unread. */
-        const char *declared = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-        if (declared && strtoull(declared, NULL, 10) > s->opt.max_request_bytes) return too_large(s, c, url);
+        srv_conn_guard_phase(c, SRV_CONN_BODY);
+        bool at_once;
+        if (check_headers(s, c, url, &cn->refused, &at_once)) {
+            if (at_once) return send_refused(s, c, url, &cn->refused, true);
+        }
         return MHD_YES;
     }
-    if (*upload_size) { /* a chunked body declares no length: counted as it comes, answered at its end */
-        if (cn->too_large || cn->len + *upload_size > s->opt.max_request_bytes) {
-            cn->too_large = true;
-            *upload_size = 0;
-            return MHD_YES;
+    if (*upload_size) {
+        size_t n = *upload_size;
+        *upload_size = 0;
+        if (!cn->refused.status && cn->len + n > s->opt.max_request_bytes) { /* chunked: no length was declared */
+            srv_fail(&cn->refused, 413, "", "the request body is larger than this server's limit of %zu bytes (--max-request-bytes)",
+                     s->opt.max_request_bytes);
+            free(cn->body);
+            cn->body = NULL, cn->len = cn->cap = 0;
         }
-        if (cn->len + *upload_size + 1 > cn->cap) {
-            size_t cap = (cn->len + *upload_size + 1) * 2;
+        if (cn->refused.status) { /* thrown away, up to a bound, so that the error reaches the client */
+            cn->discarded += n;
+            return cn->discarded > LINGER_BYTES ? send_refused(s, c, url, &cn->refused, true) : MHD_YES;
+        }
+        if (cn->len + n + 1 > cn->cap) {
+            size_t cap = (cn->len + n + 1) * 2;
             if (cap > s->opt.max_request_bytes + 1) cap = s->opt.max_request_bytes + 1;
             char *grown = realloc(cn->body, cap);
             if (!grown) return MHD_NO;
             cn->body = grown, cn->cap = cap;
         }
-        memcpy(cn->body + cn->len, upload, *upload_size);
-        cn->len += *upload_size;
-        *upload_size = 0;
+        memcpy(cn->body + cn->len, upload, n);
+        cn->len += n;
+        cn->body[cn->len] = 0;
         return MHD_YES;
     }
-    if (cn->too_large) return too_large(s, c, url);
+    if (cn->refused.status) return send_refused(s, c, url, &cn->refused, cn->refused.status >= 400 && cn->discarded > 0);
+    if (cn->ex) { /* the worker has its answer and resumed the connection */
+        int status;
+        struct MHD_Response *r = srv_exchange_response(cn->ex, &status);
+        if (!r) return MHD_NO; /* the client left, or out of memory: close */
+        return queue(s, c, url, status, r, false);
+    }
     return route(s, c, url, method, cn);
 }
 
@@ -376,11 +266,24 @@ static void completed(void *cls, struct MHD_Connection *c, void **con_cls, enum 
 {
     srv_server *s = cls;
     conn *cn = *con_cls;
+    if (code != MHD_REQUEST_TERMINATED_COMPLETED_OK) srv_conn_guard_phase(c, SRV_CONN_SERVING); /* closing: not timed */
+    else srv_conn_guard_phase(c, SRV_CONN_KEPT);
     if (!cn) return;
+    if (cn->ex) srv_exchange_detach(cn->ex);
     if (cn->completion) atomic_fetch_sub(&s->in_flight, 1);
     free(cn->body);
     free(cn);
     *con_cls = NULL;
+}
+
+/* libmicrohttpd's own messages are about connections clients broke: rate-limited. The one it
+ * writes when the handler closes a connection on purpose (the client left, or its answer was
+ * written directly: exchange.c) is not news. */
+static void log_mhd(void *cls, const char *fmt, va_list ap)
+{
+    (void)cls;
+    if (!strncmp(fmt, "Application reported internal error", 35)) return;
+    srv_log_limited_v(fmt, ap);
 }
 
 ts_status srv_http_start(srv_server *s, ts_error *err)
@@ -391,10 +294,36 @@ ts_status srv_http_start(srv_server *s, ts_error *err)
         if (err) err->status = TS_ERR_INVALID_ARGUMENT, snprintf(err->message, sizeof(err->message), "--host %s: not an IPv4 address", host);
         return TS_ERR_INVALID_ARGUMENT;
     }
-    s->httpd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC | MHD_USE_ERROR_LOG, 0, NULL, NULL, handle,
-                                s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT, (unsigned)512,
-                                MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
+    const srv_options *o = &s->opt;
+    if (o->max_connections < 1 || o->max_connections_per_ip < 0 || o->header_timeout_s < 1 || o->body_timeout_s < 1 || o->idle_timeout_s < 1) {
+        if (err)
+            err->status = TS_ERR_RANGE, snprintf(err->message, sizeof(err->message),
+                                                 "--max-connections and the timeouts must be at least 1 (--max-connections-per-ip: 0 or more)");
+        return TS_ERR_RANGE;
+    }
+    struct rlimit fds;
+    if (!getrlimit(RLIMIT_NOFILE, &fds) && fds.rlim_cur != RLIM_INFINITY && (rlim_t)o->max_connections + FD_RESERVE > fds.rlim_cur) {
+        if (err)
+            err->status = TS_ERR_RANGE,
+            snprintf(err->message, sizeof(err->message),
+                     "--max-connections %d needs %d file descriptors, and this process may open %llu (raise ulimit -n, or lower it)",
+                     o->max_connections, o->max_connections + FD_RESERVE, (unsigned long long)fds.rlim_cur);
+        return TS_ERR_RANGE;
+    }
+    if (!(s->guard = srv_conn_guard_create(o->header_timeout_s, o->body_timeout_s, o->idle_timeout_s))) {
+        if (err) err->status = TS_ERR_INTERNAL, snprintf(err->message, sizeof(err->message), "cannot start the connection timer");
+        return TS_ERR_INTERNAL;
+    }
+    unsigned threads = HTTP_THREADS;
+    s->httpd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, NULL,
+                                NULL, handle, s, MHD_OPTION_EXTERNAL_LOGGER, log_mhd, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_THREAD_POOL_SIZE, threads,
+                                MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                (unsigned)o->max_connections_per_ip, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->idle_timeout_s,
+                                MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
+                                MHD_OPTION_NOTIFY_CONNECTION, srv_conn_guard_notify, s->guard, MHD_OPTION_END);
     if (!s->httpd) {
+        srv_conn_guard_destroy(s->guard);
+        s->guard = NULL;
         if (err)
             err->status = TS_ERR_IO,
             snprintf(err->message, sizeof(err->message), "cannot listen on %s:%d (in use, or not allowed)", host, s->opt.port);
@@ -412,7 +341,8 @@ void srv_http_quiesce(srv_server *s)
 
 /* Every completion still being answered gets to finish its reply (their jobs have all ended by
  * now: failed with 503 or done) before the connections close; a client that stopped reading
- * cannot hold the stop for more than STOP_GRACE_MS. */
+ * cannot hold the stop for more than STOP_GRACE_MS. The workers end on their own once their jobs
+ * have: none may touch a connection after the daemon is gone. */
 #define STOP_GRACE_MS 5000
 
 void srv_http_stop(srv_server *s)
@@ -422,6 +352,12 @@ void srv_http_stop(srv_server *s)
         struct timespec pause = {0, WAIT_MS * 1000000L};
         nanosleep(&pause, NULL);
     }
+    while (atomic_load(&s->workers) > 0) {
+        struct timespec pause = {0, WAIT_MS * 1000000L};
+        nanosleep(&pause, NULL);
+    }
     MHD_stop_daemon(s->httpd);
     s->httpd = NULL;
+    srv_conn_guard_destroy(s->guard);
+    s->guard = NULL;
 }

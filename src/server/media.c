@@ -1,13 +1,18 @@
 /* media.c — the media stage: from a request's image bytes to the embeddings its prompt is
- * prefilled with, on a thread and a context of its own, so the scheduler keeps decoding.
+ * prefilled with.
  *
- * Each round takes every waiting image request (up to MEDIA_BATCH), decodes and preprocesses its
- * images under the request's budget, expands and tokenizes its prompt and admits it by capacity
- * (a failure there is that request's 400 alone), then encodes the images of all of them in one
- * tower call — the tower's attention is block-diagonal per image, so batching changes an image's
- * rows by f32 rounding at most (image_encoder_test measures it). If
- * the batched call fails, each request is encoded alone, so one bad request cannot fail the
- * others. Pixels and tower rows are freed as soon as the embeddings are built.
+ * Decoding, preprocessing, expanding and tokenizing happen on the request's own worker thread
+ * (exchange.c), after srv_media_cost has read every image's declared size from its header and
+ * held it against the request's pixel budget (--max-request-pixels), and in the order the decode
+ * gate (decode_gate.h) gives: cheapest first, small requests in a lane of their own. A failure
+ * there is that request's 400 alone, before it is queued.
+ *
+ * The encoding thread, on a context of its own so the scheduler keeps decoding, takes every
+ * waiting image request (up to MEDIA_BATCH) and encodes their images in one tower call — the
+ * tower's attention is block-diagonal per image, so batching changes an image's rows by f32
+ * rounding at most (image_encoder_test measures it). If the batched call fails, each request is
+ * encoded alone, so one bad request cannot fail the others. Pixels and tower rows are freed as
+ * soon as the embeddings are built.
  */
 #include "server/server.h"
 
@@ -62,8 +67,27 @@ static int budget_for(srv_server *s, const srv_job *job, ts_image_budget *budget
     return 0;
 }
 
-/* Decode, preprocess, expand, tokenize, admit: everything of one request before the tower. */
-static int prepare_images(srv_server *s, srv_job *job, srv_error *err)
+int srv_media_cost(srv_server *s, const srv_job *job, int64_t *pixels, srv_error *err)
+{
+    const srv_request *r = &job->req;
+    *pixels = 0;
+    for (int i = 0; i < r->n_images; i++) {
+        int64_t w, h;
+        ts_error e = {0};
+        ts_status st = ts_image_probe(r->images[i].bytes, r->images[i].len, &w, &h, &e);
+        if (st != TS_OK) return srv_fail(err, status_of(st), r->images[i].where, "%s: the image cannot be decoded: %s", r->images[i].where, e.message);
+        if (w <= 0 || h <= 0 || w > (1 << 30) / h + 1) w = h = 1 << 20; /* absurd: over any budget below */
+        *pixels += w * h;
+        if (*pixels > s->opt.max_request_pixels)
+            return srv_fail(err, 400, r->images[i].where,
+                            "%s: the images declare %lld pixels up to here (this one %lld x %lld), over this server's %lld per request "
+                            "(--max-request-pixels); nothing was decoded",
+                            r->images[i].where, (long long)*pixels, (long long)w, (long long)h, (long long)s->opt.max_request_pixels);
+    }
+    return 0;
+}
+
+int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err)
 {
     const srv_request *r = &job->req;
     ts_image_budget budget;
@@ -177,12 +201,8 @@ void *srv_media_main(void *arg)
         pthread_mutex_unlock(&s->mu);
         int kept = 0;
         for (int j = 0; j < n; j++) {
-            srv_error err = {0};
             if (atomic_load(&jobs[j]->cancelled)) {
                 srv_job_fail(jobs[j], 499, "", "the client closed the connection");
-                drop(s, jobs[j]);
-            } else if (prepare_images(s, jobs[j], &err)) {
-                srv_job_fail(jobs[j], err.status, err.param, "%s", err.message);
                 drop(s, jobs[j]);
             } else {
                 jobs[kept++] = jobs[j];

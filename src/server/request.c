@@ -7,6 +7,7 @@
  * down with srv_request_free, so a caller never sees half a request.
  */
 #include "server/request.h"
+#include "server/json_strings.h"
 #include "server/utf8_clean.h"
 
 #include <cjson/cJSON.h>
@@ -942,6 +943,7 @@ int srv_request_parse(srv_endpoint endpoint, const char *body, size_t len, const
     if (!body || skip_space(body, 0, len) == len)
         return srv_fail(err, 400, "", "the request body is empty; expected a JSON object");
 
+    if (srv_json_check_strings(body, len, err)) return -1;
     /* return_parse_end, not cJSON_GetErrorPtr: the latter is a global shared by threads. */
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, false);

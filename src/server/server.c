@@ -19,6 +19,13 @@ void ts_server_options_default(srv_options *o)
     o->queue = 64;
     o->prefill_chunk = 256;
     o->encoder_cache_bytes = (size_t)256 << 20;
+    o->max_connections = 1024;
+    o->max_connections_per_ip = 128;
+    o->header_timeout_s = 10;
+    o->body_timeout_s = 60;
+    o->idle_timeout_s = 30;
+    o->prepare_threads = 2;
+    o->max_request_pixels = (int64_t)80 * 1000 * 1000;
     o->log_level = TS_LOG_WARN;
 }
 
@@ -65,13 +72,52 @@ srv_job *srv_queue_pop(srv_queue *q)
 }
 
 
+int srv_reserve(srv_server *s, srv_error *err)
+{
+    pthread_mutex_lock(&s->mu);
+    int rc = 0;
+    if (s->stopping) rc = srv_fail(err, 503, "", "the server is shutting down");
+    else if (s->admitted + s->reserved >= s->opt.queue)
+        rc = srv_fail(err, 429, "", "the server is busy: %d requests are waiting for a slot (--queue %d); retry later",
+                      s->admitted + s->reserved, s->opt.queue);
+    else s->reserved++;
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+void srv_unreserve(srv_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->reserved--;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void srv_prepare_begin(srv_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    while (s->preparing >= s->opt.prepare_threads) pthread_cond_wait(&s->prepare_cv, &s->mu);
+    s->preparing++;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void srv_prepare_end(srv_server *s)
+{
+    pthread_mutex_lock(&s->mu);
+    s->preparing--;
+    pthread_cond_signal(&s->prepare_cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void srv_worker_enter(srv_server *s) { atomic_fetch_add(&s->workers, 1); }
+void srv_worker_exit(srv_server *s) { atomic_fetch_sub(&s->workers, 1); }
+
 int srv_submit(srv_server *s, srv_job *job, srv_error *err)
 {
     pthread_mutex_lock(&s->mu);
     int rc = 0;
     if (s->stopping) {
         rc = srv_fail(err, 503, "", "the server is shutting down");
-    } else if (s->admitted >= s->opt.queue) {
+    } else if (s->admitted >= s->opt.queue) { /* not reached: reserved first */
         rc = srv_fail(err, 429, "", "the server is busy: %d requests are waiting for a slot (--queue %d); retry later", s->admitted,
                       s->opt.queue);
     } else {
@@ -111,6 +157,26 @@ int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err)
     return 0;
 }
 
+/* Keeps only the last component of every path-like word (one holding a '/') in msg: the chat
+ * template's errors name the file it came from, and a client must not learn where the server's
+ * files are. */
+static void redact_paths(char *msg)
+{
+    char *w = msg;
+    for (char *r = msg; *r;) {
+        size_t word = strcspn(r, " \t\n'\"(");
+        char *slash = NULL;
+        for (char *p = r; p < r + word; p++)
+            if (*p == '/') slash = p;
+        char *from = slash ? slash + 1 : r;
+        size_t n = (size_t)(r + word - from);
+        memmove(w, from, n);
+        w += n, r += word;
+        if (*r) *w++ = *r++;
+    }
+    *w = 0;
+}
+
 /* The chat template's variables: the generation prompt, then the request's messages (a JSON array
  * layer stands for {"messages": …}); the template already defines the special tokens it captured
  * from tokenizer_config.json, as apply_chat_template does. */
@@ -119,14 +185,30 @@ static int render_chat(srv_server *s, srv_job *job, srv_error *err)
     if (!s->tmpl) return srv_fail(err, 400, "messages", "this model has no chat template: use /v1/completions");
     const char *layers[2] = {"{\"add_generation_prompt\":true}", job->req.messages_json};
     ts_error e = {0};
-    if (ts_chat_template_render_layers(s->tmpl, layers, 2, &job->prompt_text, &e) != TS_OK)
+    if (ts_chat_template_render_layers(s->tmpl, layers, 2, &job->prompt_text, &e) != TS_OK) {
+        redact_paths(e.message);
         return srv_fail(err, 400, "messages", "the chat template failed on these messages: %s", e.message);
+    }
     return 0;
+}
+
+/* A prompt too long for the context whatever it tokenizes to, told by its size alone before the
+ * template and the tokenizer spend time and memory on it: no token stands for more than
+ * max_token_bytes of text, and 24 covers JSON escapes (6 bytes for 1) and normalization. */
+static int cheap_size_check(const srv_server *s, const srv_request *r, srv_error *err)
+{
+    size_t bytes = r->endpoint == SRV_CHAT ? (r->messages_json ? strlen(r->messages_json) : 0) : (r->prompt ? strlen(r->prompt) : 0);
+    int64_t at_least = (int64_t)(bytes / (24 * s->max_token_bytes));
+    if (at_least <= s->capacity) return 0;
+    return srv_fail(err, 400, r->endpoint == SRV_CHAT ? "messages" : "prompt",
+                    "the prompt (%zu bytes) has at least %lld tokens; this server's context holds %lld (refused before tokenizing)", bytes,
+                    (long long)at_least, (long long)s->capacity);
 }
 
 int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
 {
     srv_request *r = &job->req;
+    if (cheap_size_check(s, r, err)) return -1;
     if (r->n_images && !srv_accepts_images(s))
         return srv_fail(err, 400, r->images[0].where, "this model does not accept images (input modalities: text)");
     if (r->endpoint == SRV_CHAT) {
@@ -200,6 +282,8 @@ static ts_status load(srv_server *s, ts_error *err)
         return fail_start(err, TS_ERR_INVALID_ARGUMENT, "--capacity does not apply to --bundle: the bundle's largest bucket sets it");
     if (o->slots < 0 || o->slots > 64) return fail_start(err, TS_ERR_RANGE, "--slots %d outside 1..64", o->slots);
     if (o->queue < 1) return fail_start(err, TS_ERR_RANGE, "--queue must be at least 1");
+    if (o->prepare_threads < 1) return fail_start(err, TS_ERR_RANGE, "--prepare-threads must be at least 1");
+    if (o->max_request_pixels < 1) return fail_start(err, TS_ERR_RANGE, "--max-request-pixels must be at least 1");
     ts_context_options co = {.n_threads = o->threads, .log_level = o->log_level, .cpu_level = o->cpu_level, .compute = o->compute};
     ts_status st = ts_context_create(&co, &s->ctx, err);
     if (st) return st;
@@ -221,6 +305,12 @@ static ts_status load(srv_server *s, ts_error *err)
     bool have_gen = ts_generation_config_load(text_dir, &gen, NULL) == TS_OK;
     s->n_eos_ids = ts_generation_eos_ids(have_gen ? &gen : NULL, cfg, s->eos_ids);
     s->vocab = ts_model_vocab_size(s->model);
+    s->max_token_bytes = 1;
+    for (int32_t id = 0; id < (int32_t)ts_tokenizer_vocab_size(s->tok); id++) {
+        const char *t = ts_tokenizer_id_to_token(s->tok, id); /* byte-level or byte-fallback spelling: ≥ the bytes it stands for */
+        size_t n = t ? strlen(t) : 0;
+        if (n > s->max_token_bytes) s->max_token_bytes = n;
+    }
     int64_t max_pos = cfg->text.max_position_embeddings > 0 ? cfg->text.max_position_embeddings : 4096;
     s->capacity = o->capacity ? o->capacity : (max_pos < 4096 ? max_pos : 4096);
     if (o->bundle_dir && (st = open_bundle(s, err))) return st;
@@ -258,6 +348,9 @@ ts_status ts_server_start(const srv_options *options, srv_server **out, ts_error
     pthread_cond_init(&s->media_cv, NULL);
     pthread_cond_init(&s->sched_cv, NULL);
     pthread_cond_init(&s->stop_cv, NULL);
+    pthread_cond_init(&s->prepare_cv, NULL);
+    srv_decode_gate_init(&s->gate, options->prepare_threads, options->prepare_threads);
+    atomic_init(&s->workers, 0);
     atomic_init(&s->serial, 1);
     atomic_init(&s->in_flight, 0);
     ts_status st = load(s, err);
@@ -331,6 +424,8 @@ void ts_server_stop(srv_server *s)
     ts_context_destroy(s->ctx);
     srv_metrics_destroy(s->metrics);
     pthread_cond_destroy(&s->stop_cv);
+    pthread_cond_destroy(&s->prepare_cv);
+    srv_decode_gate_fini(&s->gate);
     pthread_cond_destroy(&s->sched_cv);
     pthread_cond_destroy(&s->media_cv);
     pthread_mutex_destroy(&s->mu);

@@ -1,18 +1,21 @@
 /* server.h — the OpenAI-compatible server: one model, a fixed set of slots, three stages.
  *
- *   connection threads (libmicrohttpd, one per connection): parse and validate the request,
- *       render the prompt, tokenize text-only prompts and admit them by capacity, wait for events
- *   media stage (one thread, its own context): decode, preprocess and encode the images of every
- *       waiting request in one tower call, then build each request's prompt embeddings
+ *   HTTP (libmicrohttpd's thread pool on epoll, http.c): headers checked, bodies read into a
+ *       bounded buffer; a completion gets a place in the queue, then a worker (exchange.c) that
+ *       parses, renders and tokenizes it (prepare_threads at once), admits it and waits for events
+ *   media stage: each request's worker decodes and preprocesses its images (cheapest first, see
+ *       decode_gate.h); one thread with its own context encodes the images of every waiting
+ *       request in one tower call, then builds each request's prompt embeddings
  *   scheduler (one thread, the model's context): moves ready jobs into free slots, prefills in
  *       chunks between batched decode steps over every decoding slot, drops cancelled jobs
  *
- * A job is admitted (counted against `queue`) from submission until it takes a slot; more than
- * that is a 429. The life of the server (start, wait, stop) is public: ts_server_* in tessera.h.
+ * A completion counts against `queue` from the end of its body (reserved) until it takes a slot;
+ * more than that is a 429, answered before its body is parsed. The life of the server (start, wait, stop) is public: ts_server_* in tessera.h.
  */
 #ifndef TS_SERVER_SERVER_H
 #define TS_SERVER_SERVER_H
 
+#include "server/decode_gate.h"
 #include "server/job.h"
 #include "server/metrics.h"
 #include "tessera.h"
@@ -47,6 +50,7 @@ struct ts_server {
     int64_t prefill_limit;     /* the most prompt tokens one prefill takes (0: no limit: chunks) */
     srv_metrics *metrics;
     int64_t capacity, vocab;
+    size_t max_token_bytes;    /* the longest token's text: a prompt of B bytes holds ≥ B / (24 × this) tokens */
     int64_t eos_ids[8];
     int n_eos_ids;
     ts_sampling_params defaults;
@@ -63,12 +67,29 @@ struct ts_server {
     struct MHD_Daemon *httpd;
     int port;
     atomic_int in_flight; /* completions whose reply is not yet fully sent */
+    int reserved;         /* (under mu) completions being parsed and prepared: they count against --queue */
+    int preparing;        /* (under mu) of those, the ones parsing/templating/tokenizing now (≤ prepare_threads) */
+    pthread_cond_t prepare_cv;
+    atomic_int workers;   /* exchange worker threads alive */
+    srv_decode_gate gate; /* who decodes images next */
+    struct srv_conn_guard *guard; /* http.c: connection timeouts */
 };
 
 /* Whether the server admits images: the one predicate behind /v1/models and admission: the
  * model has an image path and this server has a tower to run it (the engine's, or a bundle's
  * vision.main). */
 bool srv_accepts_images(const srv_server *s);
+/* A place in the queue for a completion whose body has arrived, before any of it is parsed: 429
+ * when admitted + reserved fill --queue, 503 when stopping. srv_unreserve once it was submitted
+ * (or refused). */
+int srv_reserve(srv_server *s, srv_error *err);
+void srv_unreserve(srv_server *s);
+/* Around parse + template + tokenize: at most prepare_threads run at once (the rest wait here). */
+void srv_prepare_begin(srv_server *s);
+void srv_prepare_end(srv_server *s);
+/* Exchange worker threads, counted so the server's stop waits for them. */
+void srv_worker_enter(srv_server *s);
+void srv_worker_exit(srv_server *s);
 /* Admission into the queue (429 when full, 503 when stopping); the job goes to the media stage
  * when it has images, else straight to the scheduler. Takes a reference on success. */
 int srv_submit(srv_server *s, srv_job *job, srv_error *err);
@@ -77,6 +98,12 @@ int srv_submit(srv_server *s, srv_job *job, srv_error *err);
 int srv_prepare(srv_server *s, srv_job *job, srv_error *err);
 /* Capacity check of an expanded prompt; fills job->max_tokens. */
 int srv_admit_tokens(const srv_server *s, srv_job *job, srv_error *err);
+
+/* An image request's cost, the pixels its images' headers declare (nothing decoded), held
+ * against --max-request-pixels (400 naming the image that crosses it). */
+int srv_media_cost(srv_server *s, const srv_job *job, int64_t *pixels, srv_error *err);
+/* Decode, preprocess, expand, tokenize and admit by capacity: an image request before the tower. */
+int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err);
 
 /* The tower rows of images (the engine's encoder, or the bundle's vision.main), and the DeepStack
  * rows [*levels][*n_rows][hidden] of towers that have them (else NULL, 0). */
