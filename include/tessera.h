@@ -807,7 +807,10 @@ typedef struct ts_tensor_arg {
 
 /* Runs entry ("prefill.main", …) of a bucket with the non-weight arguments in manifest order.
  * Arguments are validated (name, dtype, shape, byte length, value ranges) here and again by the
- * entry before it computes. outputs[k]: borrowed, valid until the next call on this bundle. */
+ * entry before it computes. outputs[k]: borrowed, valid until the next call on this bundle.
+ * decode.main's k and v are donated (tf.aliasing_output in the module): the call writes the new
+ * caches into the buffers given as k and v (writable, sharing no byte with another argument),
+ * and outputs[1], outputs[2] are those buffers. */
 ts_status ts_bundle_run(ts_bundle *bundle, int bucket, const char *entry, const ts_tensor_arg *args, int n_args,
                         const void **outputs, ts_error *err);
 /* Vocabulary and per-sequence KV cache geometry, from the manifest. */
