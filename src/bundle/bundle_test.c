@@ -903,7 +903,8 @@ static void test_slots(void)
         ts_bundle_slots_reset(solo, 0);
         CHECK_INT_EQ(ts_bundle_slots_length(solo, 0), 0);
     }
-    /* Together: c joins in slot 2 after LATE steps of a. */
+    /* Together: c joins in slot 2 after LATE steps of a; a then sits out two steps (inactive while
+     * holding its sequence: the steps write its row 0, which must come back) and resumes. */
     CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 0, a, 8, logits, &err), TS_OK);
     got_a[0] = argmax_of(logits, vocab);
     int na = 1, nc = 0;
@@ -912,7 +913,7 @@ static void test_slots(void)
             CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 2, c, 5, logits + 2 * vocab, &err), TS_OK);
             got_c[nc++] = argmax_of(logits + 2 * vocab, vocab);
         }
-        active[0] = na < STEPS, active[2] = nc > 0 && nc < STEPS;
+        active[0] = na < STEPS && (step < LATE || step > LATE + 1), active[2] = nc > 0 && nc < STEPS;
         tokens[0] = got_a[na - 1], tokens[2] = nc ? got_c[nc - 1] : 0;
         CHECK_INT_EQ(ts_bundle_slots_decode(shared, tokens, active, logits, &err), TS_OK);
         if (active[0]) got_a[na++] = argmax_of(logits, vocab);
