@@ -619,6 +619,12 @@ static void test_text_donation(void)
             donated += strcmp(back->nodes[i].name, "k") == 0 && ts_graph_parameter_alias(back, i) == 1;
     CHECK_INT_EQ(donated, 1);
     ts_graph_destroy(back);
+    /* A decomposed copy keeps the donation. */
+    ts_graph *d = NULL;
+    ts_value map[16];
+    CHECK_INT_EQ(ts_graph_decompose(g, &d, map, &err), TS_OK);
+    CHECK(d && ts_graph_parameter_alias(d, map[k]) == 1 && ts_graph_parameter_alias(d, map[x]) == -1);
+    ts_graph_destroy(d);
     ts_graph_destroy(g);
     free(text);
 
