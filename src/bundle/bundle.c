@@ -4,7 +4,8 @@
  * Opening checks, in order, before anything runs: manifest syntax and ABI version, identity
  * (manifest + module texts), the portable artifacts' digests when there are any, config digest, family, the weight schema against the checkpoint,
  * then each module (parsed back into a graph) against its descriptors — argument order, names,
- * roles, types, results. Errors name the field that differs. vision.main modules (one per patch
+ * roles, types, results — and its donations: decode.main's k and v go to results 1 and 2
+ * (tf.aliasing_output), updated in place by the plan, and nothing else is donated. Errors name the field that differs. vision.main modules (one per patch
  * bucket) are checked the same way against the tower's own weight schema.
  *
  * A call is validated at the API (ts_bundle_run: against the manifest descriptors, plus value
@@ -243,6 +244,40 @@ static ts_status check_deepstack_contract(const ts_manifest *m, const ts_model_c
     return TS_OK;
 }
 
+/* Donation (tf.aliasing_output): decode.main's k and v arguments go to its results 1 and 2 and
+ * no other argument of any module is donated; the plan must honour it, writing each cache result
+ * over its argument (so a step updates one row per slot and layer, never copies the cache). */
+static ts_status check_donation(const ts_graph *g, const ts_program *program, int n_weights, bool decode, const char *name,
+                                ts_error *err)
+{
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        if (n->op != TS_OP_PARAMETER) continue;
+        int index = n->attrs.parameter.index, alias = ts_graph_parameter_alias(g, i);
+        int want = !decode || index < n_weights ? -1 : strcmp(n->name, "k") == 0 ? 1 : strcmp(n->name, "v") == 0 ? 2 : -1;
+        if (alias == want) continue;
+        if (want < 0)
+            return ts_error_set(err, TS_ERR_FORMAT, "%s argument %d (%s) is donated to result %d (tf.aliasing_output); the contract donates %s",
+                                name, index, n->name, alias, decode ? "only k and v" : "no argument");
+        if (alias < 0)
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "%s argument %d (%s) must be donated to result %d (tf.aliasing_output = %d : i32); the module does not declare it",
+                                name, index, n->name, want, want);
+        return ts_error_set(err, TS_ERR_FORMAT, "%s argument %d (%s) is donated to result %d; the contract donates it to result %d", name,
+                            index, n->name, alias, want);
+    }
+    for (int32_t i = 0; decode && i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        int alias = n->op == TS_OP_PARAMETER ? ts_graph_parameter_alias(g, i) : -1;
+        if (alias >= 0 && !ts_program_output_in_place(program, alias, n->attrs.parameter.index))
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "%s: result %d cannot be written over its donated argument %s in place (the module reads the old cache "
+                                "after updating it)",
+                                name, alias, n->name);
+    }
+    return TS_OK;
+}
+
 static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_dir, ts_error *err)
 {
     char path[1200], *json;
@@ -290,6 +325,8 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         st = ts_stablehlo_read(texts[i], lens[i], ed->file, g, err);
         if (st == TS_OK) st = check_module(weights, n_weights, ed, vision ? "vision.main" : ts_entry_name(e), *g, err);
         if (st == TS_OK) st = ts_program_create(*g, b->ctx, program, err);
+        if (st == TS_OK)
+            st = check_donation(*g, *program, n_weights, !vision && e == TS_ENTRY_DECODE, vision ? "vision.main" : ts_entry_name(e), err);
         if (st == TS_OK) {
             *params = calloc((size_t)(*g)->n_parameters + 1, sizeof(void *));
             if (!*params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
@@ -514,6 +551,15 @@ ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_te
                                 ts_type_bytes(&d->type));
         data[i] = a->data;
     }
+    /* A donated argument (decode.main's k, v) is written in place: it may share no byte with
+     * another argument. */
+    for (int i = 0; i < n_args; i++)
+        for (int j = 0; j < n_args && strcmp(ed->inputs[i].role, "state") == 0; j++) {
+            const char *x = args[i].data, *y = args[j].data;
+            if (j != i && x < y + args[j].n_bytes && y < x + args[i].n_bytes)
+                return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %s is donated (updated in place) and shares bytes with %s", entry,
+                                    ed->inputs[i].name, ed->inputs[j].name);
+        }
     ts_status st = check_values(b, bucket, (ts_entry)e, data, err);
     if (st != TS_OK) return st;
     return run_entry(b, bucket, (ts_entry)e, args, n_args, outputs, err);

@@ -6,9 +6,11 @@
  *         --decode (decode.main over every slot; inactive ones fed token 0 at position 0 on an
  *           empty cache: valid, results ignored)--> … --reset--> empty
  *
- * A prefill writes only its slot's cache; decode.main returns every slot's cache and only the
- * active slots' are kept, so one request's state never reaches another slot. Every call goes
- * through ts_bundle_run: validated here and again by the entry.
+ * A prefill writes only its slot's cache. decode.main's caches are donated: the step writes each
+ * slot's new row into these buffers in place (no copy of the caches); an inactive slot's step
+ * writes its row 0, which is saved before and put back after, so one request's state never
+ * reaches another slot. Every call goes through ts_bundle_run: validated here and again by the
+ * entry.
  */
 #include "base/error.h"
 #include "tessera.h"
@@ -25,6 +27,7 @@ struct ts_bundle_slots {
     float *k, *v;      /* [slots][layers][capacity][kv_heads][head_dim] */
     int32_t *tokens, *positions, *delta, *cache_len;
     int64_t *length;
+    float *saved; /* [slots][2][layers][kv_heads][head_dim]: inactive slots' row 0 during a step */
 };
 
 static size_t slot_floats(const ts_bundle_slots *s) { return (size_t)(s->layers * s->capacity * s->kv_heads * s->head_dim); }
@@ -40,7 +43,7 @@ static ts_tensor_arg arg_i32(const char *name, const int32_t *data, int rank, in
 void ts_bundle_slots_destroy(ts_bundle_slots *s)
 {
     if (!s) return;
-    free(s->k), free(s->v), free(s->tokens), free(s->positions), free(s->delta), free(s->cache_len), free(s->length);
+    free(s->k), free(s->v), free(s->tokens), free(s->positions), free(s->delta), free(s->cache_len), free(s->length), free(s->saved);
     free(s);
 }
 
@@ -64,7 +67,8 @@ ts_status ts_bundle_slots_create(ts_bundle *bundle, int bucket, ts_bundle_slots 
         s->delta = calloc((size_t)s->slots, sizeof(int32_t));
         s->cache_len = calloc((size_t)s->slots, sizeof(int32_t));
         s->length = calloc((size_t)s->slots, sizeof(int64_t));
-        if (!s->k || !s->v || !s->tokens || !s->positions || !s->delta || !s->cache_len || !s->length)
+        s->saved = malloc(sizeof(float) * (size_t)(s->slots * 2 * s->layers * s->kv_heads * s->head_dim));
+        if (!s->k || !s->v || !s->tokens || !s->positions || !s->delta || !s->cache_len || !s->length || !s->saved)
             st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: cannot allocate the KV caches (%zu bytes)", 2 * cache * sizeof(float));
     }
     if (st != TS_OK) {
@@ -224,16 +228,29 @@ ts_status ts_bundle_slots_decode(ts_bundle_slots *s, const int32_t *tokens, cons
         memcpy(a->dims, kd, sizeof(kd));
         a->n_bytes = sizeof(float) * slot_floats(s) * (size_t)s->slots;
     }
+    /* Inactive slots write row 0 of each layer (cache_len 0): keep what is there. */
+    size_t f = slot_floats(s), row = (size_t)(s->kv_heads * s->head_dim), per_layer = (size_t)s->capacity * row;
+    for (int64_t i = 0; i < s->slots; i++)
+        for (int64_t l = 0; !active[i] && l < s->layers; l++) {
+            float *saved = s->saved + ((size_t)i * 2 * (size_t)s->layers + (size_t)l) * row;
+            memcpy(saved, s->k + (size_t)i * f + (size_t)l * per_layer, sizeof(float) * row);
+            memcpy(saved + (size_t)s->layers * row, s->v + (size_t)i * f + (size_t)l * per_layer, sizeof(float) * row);
+        }
     const void *outs[3];
     ts_status st = ts_bundle_run(s->bundle, s->bucket, "decode.main", args, 6, outs, err);
     free(delta);
+    for (int64_t i = 0; i < s->slots; i++)
+        for (int64_t l = 0; !active[i] && l < s->layers; l++) {
+            const float *saved = s->saved + ((size_t)i * 2 * (size_t)s->layers + (size_t)l) * row;
+            memcpy(s->k + (size_t)i * f + (size_t)l * per_layer, saved, sizeof(float) * row);
+            memcpy(s->v + (size_t)i * f + (size_t)l * per_layer, saved + (size_t)s->layers * row, sizeof(float) * row);
+        }
     if (st != TS_OK) return st;
-    size_t f = slot_floats(s);
+    /* The caches were updated in place (the bundle refuses a decode.main whose plan would not). */
+    if (outs[1] != s->k || outs[2] != s->v) return ts_error_set(err, TS_ERR_INTERNAL, "bundle: decode.main did not update the caches in place");
     for (int64_t i = 0; i < s->slots; i++) {
         if (!active[i]) continue;
         memcpy(logits + i * s->vocab, (const float *)outs[0] + i * s->vocab, sizeof(float) * (size_t)s->vocab);
-        memcpy(s->k + (size_t)i * f, (const float *)outs[1] + (size_t)i * f, sizeof(float) * f);
-        memcpy(s->v + (size_t)i * f, (const float *)outs[2] + (size_t)i * f, sizeof(float) * f);
         s->length[i]++;
     }
     return TS_OK;

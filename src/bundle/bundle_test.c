@@ -148,6 +148,7 @@ static void generation_matches_engine(const char *name)
     const float *logits = outs[0];
     double worst = 0;
     bool same = true;
+    int in_place = 0;
     for (int32_t i = 0; i < n_new; i++) {
         for (int64_t j = 0; j < V; j++) worst = fmax(worst, fabs((double)logits[j] - engine[j]));
         int32_t tok = argmax(logits, V, cfg->eos_token_ids, cfg->n_eos_token_ids);
@@ -159,15 +160,15 @@ static void generation_matches_engine(const char *name)
         ts_tensor_arg dec[6] = {arg_i32("tokens", &tok, 1, 1), arg_i32("positions", &pos, 1, 1), arg_i32("rope_delta", &delta, 1, 1),
                                 arg_i32("cache_len", &len, 1, 1), arg_f32("k", k, 5, kd), arg_f32("v", v, 5, kd)};
         CHECK_INT_EQ(ts_bundle_run(b, bucket, "decode.main", dec, 6, outs, &err), TS_OK);
-        memcpy(k, outs[1], sizeof(float) * cache);
-        memcpy(v, outs[2], sizeof(float) * cache);
+        in_place += outs[1] == (const void *)k && outs[2] == (const void *)v; /* donated: the caches were updated in place */
         logits = outs[0];
         CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
     }
     fprintf(stderr, "  %s: bundle greedy tokens %s the engine's and the reference's; max |logit diff| %.2g\n", name,
             same ? "equal" : "DIFFER FROM", worst);
     CHECK(same);
-    CHECK(worst <= 1e-5);
+    CHECK(worst == 0); /* bit for bit: the bundle runs the engine's layer stack and kernels */
+    CHECK_INT_EQ(in_place, n_new - 1);
 
     /* Token prefill vs embeddings prefill with embed[tokens] and a causal bias: bit-identical. */
     const ts_tensor_info *table = ts_checkpoint_find(ref, "hidden_state_0"); /* = embed[tokens] for text models */
@@ -424,6 +425,40 @@ static void test_bad_bundles(void)
     reseal(bundle);
     CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
     CHECK_CONTAINS(err.message, "argument order mismatch");
+
+    /* 10. decode.main without its donation (re-sealed): refused, naming the argument and result. */
+    fresh_copy("no-donation", bundle);
+    snprintf(path, sizeof(path), "%s/c32/decode.mlir", bundle);
+    replace_in_file(path, "\"k\", tessera.role = \"state\", tf.aliasing_output = 1 : i32}", "\"k\", tessera.role = \"state\"}");
+    reseal(bundle);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "decode.main argument 42 (k) must be donated to result 1 (tf.aliasing_output = 1 : i32); the module does not declare it");
+
+    /* 11. k and v donated to each other's results (same types, so the text reads): refused. */
+    fresh_copy("swapped-donation", bundle);
+    snprintf(path, sizeof(path), "%s/c64/decode.mlir", bundle);
+    replace_in_file(path, "\"k\", tessera.role = \"state\", tf.aliasing_output = 1", "\"k\", tessera.role = \"state\", tf.aliasing_output = 2");
+    replace_in_file(path, "\"v\", tessera.role = \"state\", tf.aliasing_output = 2", "\"v\", tessera.role = \"state\", tf.aliasing_output = 1");
+    reseal(bundle);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "decode.main argument 42 (k) is donated to result 2; the contract donates it to result 1");
+
+    /* 12. a donation outside the contract: prefill.main's caches are not donated. A state
+     * argument does not exist there, so the text names an input: the reader refuses it. */
+    fresh_copy("prefill-donation", bundle);
+    snprintf(path, sizeof(path), "%s/c32/prefill.mlir", bundle);
+    replace_in_file(path, "\"tokens\", tessera.role = \"input\"}", "\"tokens\", tessera.role = \"input\", tf.aliasing_output = 0 : i32}");
+    reseal(bundle);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "argument tokens: tf.aliasing_output on a non-state argument");
+
+    /* 13. a donation to a result that does not exist. */
+    fresh_copy("missing-result", bundle);
+    snprintf(path, sizeof(path), "%s/c32/decode.mlir", bundle);
+    replace_in_file(path, "tf.aliasing_output = 2 : i32", "tf.aliasing_output = 7 : i32");
+    reseal(bundle);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "argument v: tf.aliasing_output = 7, but @main has 3 results");
 }
 
 static void test_bad_calls(void)
@@ -474,11 +509,23 @@ static void test_bad_calls(void)
 
     /* decode: position and cache_len must stay inside the capacity. */
     int64_t kd[5] = {1, 3, 32, 2, 16};
-    float *kv = calloc(3 * 32 * 2 * 16, sizeof(float));
+    float *kv = calloc(2 * 3 * 32 * 2 * 16, sizeof(float));
     int32_t tok = 1, pos = 5, delta = 0, len = 5;
     ts_tensor_arg dec[6] = {arg_i32("tokens", &tok, 1, 1), arg_i32("positions", &pos, 1, 1), arg_i32("rope_delta", &delta, 1, 1),
-                            arg_i32("cache_len", &len, 1, 1), arg_f32("k", kv, 5, kd), arg_f32("v", kv, 5, kd)};
+                            arg_i32("cache_len", &len, 1, 1), arg_f32("k", kv, 5, kd), arg_f32("v", kv + 3 * 32 * 2 * 16, 5, kd)};
     CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_OK);
+    CHECK(outs[1] == (const void *)kv && outs[2] == (const void *)(kv + 3 * 32 * 2 * 16)); /* donated: updated in place */
+    /* Donated buffers must be the caller's own: k and v in one buffer, or k over cache_len, are refused. */
+    dec[5].data = kv;
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "decode.main: k is donated (updated in place) and shares bytes with v");
+    dec[5].data = kv + 3 * 32 * 2 * 16;
+    int32_t *inside = (int32_t *)(kv + 7);
+    *inside = 5;
+    dec[3].data = inside;
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "decode.main: k is donated (updated in place) and shares bytes with cache_len");
+    dec[3].data = &len;
     dec[1].data = &big;
     CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "decode.main: positions[0] = 32 is outside 0..31");
@@ -669,8 +716,7 @@ static void vlm_through_bundle(const char *name, const int64_t *patches, int n_p
                                 arg_i32("rope_delta", &rope_delta, 1, 1), arg_i32("cache_len", &len, 1, 1), arg_f32("k", k, 5, kd),
                                 arg_f32("v", v, 5, kd)};
         CHECK_INT_EQ(ts_bundle_run(b, 0, "decode.main", dec, 6, outs, &err), TS_OK);
-        memcpy(k, outs[1], sizeof(float) * cache);
-        memcpy(v, outs[2], sizeof(float) * cache);
+        CHECK(outs[1] == (const void *)k && outs[2] == (const void *)v); /* donated: updated in place */
         logits = outs[0];
     }
     fprintf(stderr, "  %s through the bundle: merged embeddings %.2g (tol %.2g), prefill logits %.2g (tol %.2g), %d/%d greedy tokens\n",
@@ -771,6 +817,8 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
     CHECK_INT_EQ(ts_bundle_run(b, bucket, "prefill.main", pre, 2, outs, &err), TS_OK);
     size_t cache = (size_t)(layers * cap * kvh * hd);
     k = malloc(sizeof(float) * cache), v = malloc(sizeof(float) * cache);
+    memcpy(k, outs[1], sizeof(float) * cache);
+    memcpy(v, outs[2], sizeof(float) * cache);
     double worst = 0;
     bool same = true;
     for (int32_t i = 0; i < STEPS; i++) {
@@ -780,8 +828,6 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
         int32_t tok = argmax(logits, V, NULL, 0);
         same &= tok == argmax(engine, V, NULL, 0);
         if (i + 1 == STEPS) break;
-        memcpy(k, outs[1], sizeof(float) * cache);
-        memcpy(v, outs[2], sizeof(float) * cache);
         int32_t pos[3] = {n + i, n + i, n + i}, delta = 0, len = n + i;
         int64_t kd[5] = {1, layers, cap, kvh, hd};
         ts_tensor_arg positions = arg_i32("positions", pos, 2, 3);
@@ -793,6 +839,7 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
                                 arg_f32("k", k, 5, kd),
                                 arg_f32("v", v, 5, kd)};
         CHECK_INT_EQ(ts_bundle_run(b, bucket, "decode.main", dec, 6, outs, &err), TS_OK);
+        CHECK(outs[1] == (const void *)k && outs[2] == (const void *)v); /* donated: updated in place */
         CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
     }
     fprintf(stderr,
@@ -800,7 +847,7 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
             "diff| %.2g\n",
             n, same ? "equal" : "DIFFER FROM", worst);
     CHECK(same);
-    CHECK(worst <= 1e-5);
+    CHECK(worst == 0); /* bit for bit: the bundle runs the engine's layer stack and kernels */
 out:
     free(engine), free(k), free(v);
     ts_sequence_destroy(seq);
@@ -856,7 +903,8 @@ static void test_slots(void)
         ts_bundle_slots_reset(solo, 0);
         CHECK_INT_EQ(ts_bundle_slots_length(solo, 0), 0);
     }
-    /* Together: c joins in slot 2 after LATE steps of a. */
+    /* Together: c joins in slot 2 after LATE steps of a; a then sits out two steps (inactive while
+     * holding its sequence: the steps write its row 0, which must come back) and resumes. */
     CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 0, a, 8, logits, &err), TS_OK);
     got_a[0] = argmax_of(logits, vocab);
     int na = 1, nc = 0;
@@ -865,7 +913,7 @@ static void test_slots(void)
             CHECK_INT_EQ(ts_bundle_slots_prefill(shared, 2, c, 5, logits + 2 * vocab, &err), TS_OK);
             got_c[nc++] = argmax_of(logits + 2 * vocab, vocab);
         }
-        active[0] = na < STEPS, active[2] = nc > 0 && nc < STEPS;
+        active[0] = na < STEPS && (step < LATE || step > LATE + 1), active[2] = nc > 0 && nc < STEPS;
         tokens[0] = got_a[na - 1], tokens[2] = nc ? got_c[nc - 1] : 0;
         CHECK_INT_EQ(ts_bundle_slots_decode(shared, tokens, active, logits, &err), TS_OK);
         if (active[0]) got_a[na++] = argmax_of(logits, vocab);

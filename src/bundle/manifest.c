@@ -155,7 +155,8 @@ static cJSON *manifest_json(const ts_manifest *m)
         cJSON_AddStringToObject(mask, "prefill_embeddings_deepstack.main", "as prefill_embeddings.main");
     cJSON *kv = cJSON_AddObjectToObject(root, "kv_layout");
     cJSON_AddStringToObject(kv, "prefill", "k, v: [layers, capacity, kv_heads, head_dim]; rows >= length are zero");
-    cJSON_AddStringToObject(kv, "decode", "k, v: [slots, layers, capacity, kv_heads, head_dim]; row cache_len[b] is written");
+    cJSON_AddStringToObject(kv, "decode", "k, v: [slots, layers, capacity, kv_heads, head_dim]; row cache_len[b] is written; "
+                            "k and v are donated to results 1 and 2 (tf.aliasing_output): updated in place");
     if (m->n_deepstack) {
         cJSON *ds = cJSON_AddObjectToObject(root, "deepstack");
         cJSON *layers = cJSON_AddArrayToObject(ds, "layers");

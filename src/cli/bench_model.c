@@ -26,7 +26,13 @@ static int usage(FILE *out)
                  "  --profile  print the time spent per op kind\n"
                  "  --compute f32|bf16|bf16x2  matmul precision for prefill (see ts_context_options)\n"
                  "  --image-patches N  time the vision tower on one image of about N patches instead\n"
-                 "                     (presets with a tower: qwen2-vl-2b)\n");
+                 "                     (presets with a tower: qwen2-vl-2b)\n"
+                 "  --write-checkpoint DIR  write the preset's weights and config.json as a checkpoint\n"
+                 "                     folder (DIR/config.json, DIR/model.safetensors) instead; deterministic\n"
+                 "  --bundle-capacity C  also run the preset through an exported bundle (one bucket of\n"
+                 "                     capacity C, prefill capacity -p) in the same run: bundle prefill and\n"
+                 "                     decode tok/s, the ratio to the engine, the bundle phase's peak RSS\n"
+                 "  --bundle-dir DIR   keep that checkpoint and bundle in DIR (default: a temp folder, removed)\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 
@@ -80,8 +86,9 @@ static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const 
 
 int bench_model(int argc, char **argv)
 {
-    const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *v;
-    long long prompt = 512, gen = 128, threads = 0, patches = 0, batch = 1;
+    const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *checkpoint = NULL, *v;
+    long long prompt = 512, gen = 128, threads = 0, patches = 0, batch = 1, bundle_capacity = 0;
+    const char *bundle_dir = NULL;
     bool profile = false;
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
@@ -90,6 +97,15 @@ int bench_model(int argc, char **argv)
         else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) cpu = v;
         else if (ts_cli_match(argc, argv, &i, "--compute", &v)) compute = v;
         else if (ts_cli_match(argc, argv, &i, "--profile", NULL)) profile = true;
+        else if (ts_cli_match(argc, argv, &i, "--bundle-capacity", &v)) {
+            if (!ts_cli_parse_int(v, 2, 1 << 20, &bundle_capacity)) return ts_cli_usage_error("bench", "--bundle-capacity needs a row count");
+        } else if (ts_cli_match(argc, argv, &i, "--bundle-dir", &v)) {
+            if (!v) return ts_cli_usage_error("bench", "--bundle-dir needs a folder");
+            bundle_dir = v;
+        } else if (ts_cli_match(argc, argv, &i, "--write-checkpoint", &v)) {
+            if (!v) return ts_cli_usage_error("bench", "--write-checkpoint needs a folder");
+            checkpoint = v;
+        }
         else if (ts_cli_match(argc, argv, &i, "--image-patches", &v)) {
             if (!ts_cli_parse_int(v, 4, 1 << 20, &patches)) return ts_cli_usage_error("bench", "--image-patches needs a count");
         }
@@ -104,6 +120,10 @@ int bench_model(int argc, char **argv)
         } else return ts_cli_usage_error("bench", "unknown argument '%s'", argv[i]);
     }
     if (!preset) return usage(stderr);
+    if (bundle_capacity && prompt + gen > bundle_capacity)
+        return ts_cli_usage_error("bench", "-p %lld + -n %lld exceed --bundle-capacity %lld", prompt, gen, bundle_capacity);
+    if (bundle_capacity && (patches || batch > 1))
+        return ts_cli_usage_error("bench", "--bundle-capacity measures one sequence's decode (not with --image-patches or --batch)");
     ts_dtype dtype;
     if (strcmp(dtype_name, "bf16") == 0) dtype = TS_DTYPE_BF16;
     else if (strcmp(dtype_name, "f32") == 0) dtype = TS_DTYPE_F32;
@@ -114,6 +134,13 @@ int bench_model(int argc, char **argv)
     ts_context *ctx;
     ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .cpu_level = cpu, .profile = profile, .compute = compute};
     if (ts_context_create(&copt, &ctx, &err) != TS_OK) return ts_cli_fail("bench", &err);
+    if (checkpoint) {
+        ts_status st = ts_model_write_synthetic_checkpoint(ctx, preset, dtype, checkpoint, &err);
+        ts_context_destroy(ctx);
+        if (st != TS_OK) return ts_cli_fail("bench", &err);
+        printf("wrote %s/config.json and %s/model.safetensors (%s, %s weights)\n", checkpoint, checkpoint, preset, dtype_name);
+        return TS_EXIT_OK;
+    }
     ts_model *m;
     double t0 = now();
     if (ts_model_create_synthetic(ctx, preset, dtype, &m, &err) != TS_OK) {
@@ -133,6 +160,7 @@ int bench_model(int argc, char **argv)
     float *logits = malloc(sizeof(float) * (size_t)vocab);
     for (long long i = 0; i < prompt; i++) tokens[i] = (int32_t)((i * 7919) % vocab);
     ts_sequence *seq = NULL, *seqs[64] = {0};
+    float *prefill_logits = NULL; /* --bundle-capacity: the engine's, for the bundle to compare */
     int rc = TS_EXIT_OK;
     if (ts_sequence_create(m, prompt + gen, &seq, &err) != TS_OK) {
         rc = ts_cli_fail("bench", &err);
@@ -148,6 +176,8 @@ int bench_model(int argc, char **argv)
     t0 = now();
     ts_model_prefill(m, seq, tokens, (size_t)prompt, logits, &err);
     double t_prefill = now() - t0;
+    if (bundle_capacity) prefill_logits = malloc(sizeof(float) * (size_t)vocab);
+    if (prefill_logits) memcpy(prefill_logits, logits, sizeof(float) * (size_t)vocab);
     t0 = now();
     for (long long i = 0; i < gen; i++) {
         int32_t tok = (int32_t)((i * 31 + 17) % vocab);
@@ -198,7 +228,22 @@ int bench_model(int argc, char **argv)
     printf("bandwidth      streaming read %.2f GB/s; decode moves %.2f GB/s of weights = %.0f%% of it\n", bandwidth / 1e9,
            achieved / 1e9, 100.0 * achieved / bandwidth);
     printf("peak RSS       %.1f MB (weights, KV cache, activations; before the bandwidth probe)\n", ru.ru_maxrss / 1024.0);
+    if (bundle_capacity) {
+        const ts_model_config *cfg = ts_model_get_config(m);
+        int64_t head_dim = cfg->text.head_dim ? cfg->text.head_dim : cfg->text.hidden_size / cfg->text.num_attention_heads;
+        bench_bundle_args ba = {.preset = preset, .keep = bundle_dir, .dtype = dtype, .capacity = bundle_capacity, .vocab = vocab,
+                                .kv_floats_per_row = cfg->text.num_hidden_layers * cfg->text.num_key_value_heads * head_dim,
+                                .prompt = prompt, .gen = gen, .tokens = tokens, .engine_prefill_logits = prefill_logits,
+                                .engine_last_logits = logits, .engine_decode_rate = decode_rate};
+        /* The engine model is released first: the bundle phase's memory is its own. */
+        ts_sequence_destroy(seq);
+        seq = NULL;
+        ts_model_destroy(m);
+        m = NULL;
+        rc = prefill_logits ? bench_bundle(ctx, &ba) : TS_EXIT_RUNTIME;
+    }
 done:
+    free(prefill_logits);
     for (int b = 0; b < 64; b++) ts_sequence_destroy(seqs[b]);
     ts_sequence_destroy(seq);
     free(tokens);

@@ -7,6 +7,8 @@
 #ifndef TS_CLI_COMMANDS_H
 #define TS_CLI_COMMANDS_H
 
+#include "tessera.h"
+
 int cmd_inspect(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
@@ -18,5 +20,17 @@ int cmd_compare(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 /* `bench --synthetic`: the model half of cmd_bench. */
 int bench_model(int argc, char **argv);
+
+/* `bench --synthetic … --bundle-capacity C`: the bundle half, after the engine's figures. */
+typedef struct bench_bundle_args {
+    const char *preset, *keep; /* keep: a folder for the checkpoint and bundle (kept), or NULL (a removed temp folder) */
+    ts_dtype dtype;
+    int64_t capacity, vocab, kv_floats_per_row; /* kv_floats_per_row: layers × kv_heads × head_dim */
+    long long prompt, gen;
+    const int32_t *tokens; /* the prompt */
+    const float *engine_prefill_logits, *engine_last_logits;
+    double engine_decode_rate;
+} bench_bundle_args;
+int bench_bundle(ts_context *ctx, const bench_bundle_args *a);
 
 #endif

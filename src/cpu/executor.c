@@ -2,8 +2,11 @@
  *
  * Planning, in node order:
  *  1. every value's last use (graph outputs live to the end);
- *  2. aliases: a reshape shares its operand's bytes; a dynamic_update_slice whose operand is a
- *     state parameter (or a workspace value) used nowhere else writes in place;
+ *  2. aliases: a reshape shares its operand's bytes, and so does a slice whose window is one
+ *     contiguous run of them (a view at an offset: a KV cache's [slot, layer] block); a
+ *     dynamic_update_slice whose operand is a state parameter (or a workspace value) used nowhere
+ *     else — no alias of it read later either — writes in place (a donated cache is updated one
+ *     row at a time, never copied);
  *  3. workspace offsets: first-fit over freed blocks, an alias group freed when its last member
  *     dies. Outputs never share bytes with their node's inputs, so kernels need not care.
  * Composites get scratch right after their output, released after the node.
@@ -23,7 +26,8 @@ typedef enum { PLACE_PARAM, PLACE_CONST, PLACE_WORK, PLACE_ALIAS } place_kind;
 
 typedef struct {
     place_kind kind;
-    int32_t root;   /* PLACE_ALIAS: the value whose bytes are shared */
+    int32_t root;   /* PLACE_ALIAS: the value whose bytes are shared … */
+    size_t view;    /* … from this byte offset (a slice view; 0 otherwise) */
     size_t offset;  /* PLACE_WORK */
     size_t scratch; /* composites: scratch offset */
     int32_t last_use;
@@ -112,6 +116,27 @@ static int32_t root_of(const place *places, int32_t v)
     return v;
 }
 
+/* A unit-stride slice whose window is one contiguous run of its operand's bytes (axes before the
+ * first one wider than 1 taken once, every axis after it whole): its byte offset, or false. */
+static bool slice_view(const ts_graph *g, const ts_node *n, size_t *offset)
+{
+    const ts_type *t = ts_graph_type(g, n->inputs[0]);
+    const ts_dims *start = &n->attrs.slice.start, *limit = &n->attrs.slice.limit, *strides = &n->attrs.slice.strides;
+    int wide = t->rank;
+    for (int d = 0; d < t->rank; d++) {
+        if (strides->n > d && strides->v[d] != 1) return false;
+        if (wide == t->rank && limit->v[d] - start->v[d] > 1) wide = d;
+        else if (d > wide && (start->v[d] != 0 || limit->v[d] != t->dims[d])) return false;
+    }
+    int64_t at = 0, stride = 1;
+    for (int d = t->rank - 1; d >= 0; d--) {
+        at += start->v[d] * stride;
+        stride *= t->dims[d];
+    }
+    *offset = (size_t)at * ts_dtype_size(t->dtype);
+    return true;
+}
+
 static size_t scratch_bytes(const ts_program *p, const ts_node *n)
 {
     const ts_graph *g = p->graph;
@@ -155,17 +180,23 @@ static ts_status plan(ts_program *p, ts_error *err)
         const ts_node *node = &g->nodes[i];
         int32_t own_last = pl[i].last_use;
         bool alias = false;
+        size_t view = 0;
         if (node->op == TS_OP_PARAMETER) pl[i].kind = PLACE_PARAM;
         else if (node->op == TS_OP_CONSTANT) pl[i].kind = PLACE_CONST;
         else if (node->op == TS_OP_RESHAPE) alias = true;
-        else if (node->op == TS_OP_DYNAMIC_UPDATE_SLICE) {
+        else if (node->op == TS_OP_SLICE) {
+            alias = slice_view(g, node, &view);
+            if (!alias) pl[i].kind = PLACE_WORK;
+        } else if (node->op == TS_OP_DYNAMIC_UPDATE_SLICE) {
+            /* In place only when nothing reads the old bytes after this node and the update is
+             * not itself a view of them. */
             int32_t r = root_of(pl, node->inputs[0]);
             bool state = g->nodes[r].op == TS_OP_PARAMETER && g->nodes[r].attrs.parameter.role == TS_PARAM_STATE;
-            alias = (state || pl[r].kind == PLACE_WORK) && pl[r].last_use <= i;
+            alias = (state || pl[r].kind == PLACE_WORK) && pl[r].last_use <= i && root_of(pl, node->inputs[1]) != r;
             if (!alias) pl[i].kind = PLACE_WORK;
         } else pl[i].kind = PLACE_WORK;
         if (alias) {
-            pl[i] = (place){.kind = PLACE_ALIAS, .root = node->inputs[0], .last_use = own_last};
+            pl[i] = (place){.kind = PLACE_ALIAS, .root = node->inputs[0], .view = view, .last_use = own_last};
             int32_t r = root_of(pl, i);
             if (own_last > pl[r].last_use) pl[r].last_use = own_last;
         }
@@ -248,6 +279,17 @@ void ts_program_destroy(ts_program *p)
 
 size_t ts_program_workspace_bytes(const ts_program *p) { return p->workspace_bytes; }
 
+bool ts_program_output_in_place(const ts_program *p, int output, int parameter)
+{
+    const ts_graph *g = p->graph;
+    if (output < 0 || output >= g->n_outputs) return false;
+    int32_t v = g->outputs[output];
+    size_t view = 0;
+    while (p->places[v].kind == PLACE_ALIAS) view += p->places[v].view, v = p->places[v].root;
+    return view == 0 && p->places[v].kind == PLACE_PARAM && g->nodes[v].attrs.parameter.index == parameter &&
+           ts_type_bytes(&g->nodes[v].type) == ts_type_bytes(ts_graph_type(g, g->outputs[output]));
+}
+
 static int64_t rows_of(const ts_type *t) { return t->rank ? ts_type_elements(t) / t->dims[t->rank - 1] : 1; }
 static int64_t last_dim(const ts_type *t) { return t->rank ? t->dims[t->rank - 1] : 1; }
 
@@ -274,6 +316,7 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
         }
         return ts_reference_eval(g, n, v, out, err);
     case TS_OP_SLICE:
+        if (p->places[i].kind == PLACE_ALIAS) return TS_OK; /* a view */
         if (ts_cpu_slice_contiguous(t0, &n->type, n->attrs.slice.start.v, n->attrs.slice.strides.v, v[n->inputs[0]], out)) return TS_OK;
         return ts_reference_eval(g, n, v, out, err);
     case TS_OP_SCATTER_ADD:
@@ -356,7 +399,7 @@ ts_status ts_program_run(ts_program *p, void *const *params, const void **output
                 return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "parameter %d (%s) is not bound", n->attrs.parameter.index, n->name);
             break;
         case PLACE_CONST: p->ptrs[i] = (void *)n->attrs.constant.data; break;
-        case PLACE_ALIAS: p->ptrs[i] = p->ptrs[pl->root]; break;
+        case PLACE_ALIAS: p->ptrs[i] = (uint8_t *)p->ptrs[pl->root] + pl->view; break;
         case PLACE_WORK: p->ptrs[i] = p->workspace + pl->offset; break;
         }
         struct timespec t0, t1;

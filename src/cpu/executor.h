@@ -2,7 +2,7 @@
  *
  * ts_program_create plans a graph (which must outlive the program): each value gets a place —
  * a caller pointer (parameters), the graph's constant data, an alias of another value (reshape,
- * in-place update of a state parameter) or an offset in one workspace reused across values whose
+ * a slice over a contiguous window, in-place update of a state parameter) or an offset in one workspace reused across values whose
  * lifetimes do not overlap. ts_program_run binds parameter pointers by parameter index, runs
  * every node (fused kernels for composites, fast paths for hot primitives, the reference kernel
  * for the rest) and returns borrowed pointers to the outputs, valid until the next run or
@@ -21,5 +21,8 @@ void ts_program_destroy(ts_program *prog);
 /* outputs: n_outputs entries (the graph's), each borrowed. */
 ts_status ts_program_run(ts_program *prog, void *const *params, const void **outputs, ts_error *err);
 size_t ts_program_workspace_bytes(const ts_program *prog);
+/* True when the plan writes result `output` over parameter `parameter`'s buffer (the whole of it):
+ * a run updates that argument in place and returns its pointer as the result. */
+bool ts_program_output_in_place(const ts_program *prog, int output, int parameter);
 
 #endif

@@ -335,6 +335,48 @@ static void test_update_waits_for_aliases(void)
     ts_context_destroy(ctx);
 }
 
+/* A donated cache: the update is planned in place over the argument (the result is its buffer,
+ * ts_program_output_in_place says so), a contiguous slice of it is a view at an offset, a
+ * strided-window slice is still copied; reading the old cache after the update makes the plan
+ * copy instead, and says so. */
+static void test_slice_views_and_donated_cache(void)
+{
+    ts_context *ctx = make_ctx(1);
+    for (int late_read = 0; late_read < 2; late_read++) {
+        ts_graph *g;
+        ts_error err;
+        ts_graph_create(&g, &err);
+        int64_t cd[3] = {2, 8, 2}, rd[3] = {1, 1, 2};
+        ts_value row = ts_graph_parameter(g, "row", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 3, rd));
+        ts_value cache = ts_graph_parameter(g, "cache", TS_PARAM_STATE, ts_type_make(TS_DTYPE_F32, 3, cd));
+        ts_value at[3] = {ts_graph_constant_i32(g, 1), ts_graph_constant_i32(g, 5), ts_graph_constant_i32(g, 0)};
+        ts_value upd = ts_graph_dynamic_update_slice(g, cache, row, at);
+        ts_value slot1 = ts_graph_slice(g, upd, (int64_t[]){1, 0, 0}, (int64_t[]){2, 8, 2}, NULL);    /* contiguous: a view */
+        ts_value column = ts_graph_slice(g, upd, (int64_t[]){0, 5, 0}, (int64_t[]){2, 6, 2}, NULL);   /* two runs: a copy */
+        ts_value outs[4] = {ts_graph_binary(g, TS_OP_ADD, slot1, slot1), ts_graph_binary(g, TS_OP_ADD, column, column), upd,
+                            late_read ? ts_graph_binary(g, TS_OP_ADD, cache, cache) : column};
+        ts_graph_set_outputs(g, outs, 4);
+        ts_program *prog;
+        CHECK_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
+        CHECK_INT_EQ(ts_program_output_in_place(prog, 2, 1), !late_read);
+        CHECK(!ts_program_output_in_place(prog, 2, 0) && !ts_program_output_in_place(prog, 0, 1));
+        float rv[2] = {7, 8}, cv[32];
+        for (int i = 0; i < 32; i++) cv[i] = (float)i;
+        void *params[2] = {rv, cv};
+        const void *res[4];
+        CHECK_INT_EQ(ts_program_run(prog, params, res, &err), TS_OK);
+        CHECK_INT_EQ(res[2] == (const void *)cv, !late_read);
+        const float *s1 = res[0], *col = res[1], *u = res[2];
+        CHECK(s1[0] == 32 && s1[5 * 2] == 14 && s1[5 * 2 + 1] == 16 && s1[15] == 62); /* 2 · slot 1, its row 5 = (7, 8) */
+        CHECK(col[0] == 20 && col[1] == 22 && col[2] == 14 && col[3] == 16);           /* 2 · row 5 of slot 0, then of slot 1 */
+        CHECK(u[16 + 10] == 7 && u[16 + 11] == 8 && u[10] == 10 && u[31] == 31);
+        if (late_read) CHECK(((const float *)res[3])[26] == 52 && cv[26] == 26); /* the old cache, untouched */
+        ts_program_destroy(prog);
+        ts_graph_destroy(g);
+    }
+    ts_context_destroy(ctx);
+}
+
 static void test_unbound_parameter_is_an_error(void)
 {
     ts_context *ctx = make_ctx(1);
@@ -394,6 +436,7 @@ int main(void)
     RUN(test_moe_mlp_type_errors);
     RUN(test_planner_reuses_and_updates_state_in_place);
     RUN(test_update_waits_for_aliases);
+    RUN(test_slice_views_and_donated_cache);
     RUN(test_unbound_parameter_is_an_error);
     return check_finish();
 }

@@ -438,7 +438,12 @@ static void print_function(printer *p, const ts_graph *g, ts_strbuf *b, bool wit
         if (with_names) {
             ts_strbuf_put(b, " {tessera.name = ");
             put_string(b, params[i]->name ? params[i]->name : "");
-            ts_strbuf_printf(b, ", tessera.role = \"%s\"}", role_name(params[i]->attrs.parameter.role));
+            ts_strbuf_printf(b, ", tessera.role = \"%s\"", role_name(params[i]->attrs.parameter.role));
+            /* A donated buffer: the attribute XLA (jax's donate_argnums) and IREE read as
+             * "result N may be written over this argument". */
+            if (params[i]->attrs.parameter.output_alias)
+                ts_strbuf_printf(b, ", tf.aliasing_output = %d : i32", params[i]->attrs.parameter.output_alias - 1);
+            ts_strbuf_put(b, "}");
         }
     }
     ts_strbuf_put(b, ")");

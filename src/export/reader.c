@@ -1926,8 +1926,9 @@ static bool add_func(reader *r, const char *name, size_t pos, func_sig **out)
     return true;
 }
 
-/* {tessera.name = "…", tessera.role = "…"} after an argument of @main */
-static bool parse_arg_attrs(reader *r, const char **name, ts_param_role *role)
+/* {tessera.name = "…", tessera.role = "…"[, tf.aliasing_output = N : i32]} after an argument of
+ * @main; *alias is N (the result that takes the argument's buffer) or stays -1. */
+static bool parse_arg_attrs(reader *r, const char **name, ts_param_role *role, int *alias)
 {
     if (accept(r, "}")) return true;
     do {
@@ -1946,6 +1947,15 @@ static bool parse_arg_attrs(reader *r, const char **name, ts_param_role *role)
             else if (strcmp(value, "input") == 0) *role = TS_PARAM_INPUT;
             else if (strcmp(value, "state") == 0) *role = TS_PARAM_STATE;
             else return syntax(r, vpos, "unknown tessera.role \"%s\" (weight, input or state)", value);
+        } else if (strcmp(key, "tf.aliasing_output") == 0) {
+            int64_t n;
+            char type[MAX_NAME];
+            if (!parse_int(r, &n, 0, MAX_RESULTS - 1, "a result index") || !expect(r, ":", "after the result index")) return false;
+            skip_ws(r);
+            size_t tpos = r->pos;
+            if (!parse_id(r, type, "i32")) return false;
+            if (strcmp(type, "i32") != 0) return syntax(r, tpos, "tf.aliasing_output is an i32, not %s", type);
+            *alias = (int)n;
         } else {
             return unsupported(r, kpos, "unsupported argument attribute '%s'", key);
         }
@@ -1975,6 +1985,13 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
     ref *refs = NULL;
     ts_value *vals = NULL;
     int cap_args = 0;
+    /* Donated arguments (tf.aliasing_output), checked against the results at the return. */
+    struct donation {
+        ts_value param;
+        int result;
+        size_t pos;
+    } *donations = NULL;
+    int n_donations = 0;
     if (!expect(r, "(", "to open the argument list")) goto done;
     if (!accept(r, ")")) {
         do {
@@ -1985,9 +2002,10 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
             if (!parse_value_name(r, name) || !expect(r, ":", "after an argument name") || !parse_type(r, &t)) goto done;
             const char *pname = NULL;
             ts_param_role role = TS_PARAM_INPUT;
-            if (accept(r, "{") && !parse_arg_attrs(r, &pname, &role)) goto done;
-            if (!*is_main && pname) {
-                unsupported(r, apos, "argument names are only read on @main");
+            int alias = -1;
+            if (accept(r, "{") && !parse_arg_attrs(r, &pname, &role, &alias)) goto done;
+            if (!*is_main && (pname || alias >= 0)) {
+                unsupported(r, apos, "argument names and aliasing are only read on @main");
                 goto done;
             }
             int32_t idx = scope_define(r, &f.s, name, apos);
@@ -1998,6 +2016,15 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
             f.s.entries[idx].kind = ENTRY_VALUE;
             f.s.entries[idx].value = v;
             f.s.entries[idx].type = t;
+            if (alias >= 0) {
+                struct donation *d = realloc(donations, sizeof(*d) * (size_t)(n_donations + 1));
+                if (!d) {
+                    oom(r);
+                    goto done;
+                }
+                donations = d;
+                donations[n_donations++] = (struct donation){v, alias, apos};
+            }
             if (sig->n_args == cap_args) {
                 cap_args = cap_args ? cap_args * 2 : 16;
                 ts_type *a = realloc(args, sizeof(ts_type) * (size_t)cap_args);
@@ -2077,6 +2104,26 @@ static bool read_function(reader *r, ts_graph **out_graph, bool *is_main)
                 }
             if (!operands(&f, refs, n, vals)) goto done;
             ts_graph_set_outputs(f.g, vals, n);
+            for (int i = 0; i < n_donations; i++) {
+                const struct donation *d = &donations[i];
+                const ts_node *p = ts_graph_node(f.g, d->param);
+                char b1[160], b2[160];
+                if (d->result >= n) {
+                    syntax(r, d->pos, "argument %s: tf.aliasing_output = %d, but @%s has %d results", p->name, d->result, sym, n);
+                    goto done;
+                }
+                if (p->attrs.parameter.role != TS_PARAM_STATE) {
+                    syntax(r, d->pos, "argument %s: tf.aliasing_output on a non-state argument (only state is donated)", p->name);
+                    goto done;
+                }
+                if (!ts_type_equal(&p->type, &results[d->result])) {
+                    syntax(r, d->pos, "argument %s is %s; the result %d it aliases is %s", p->name, type_str(&p->type, b1), d->result,
+                           type_str(&results[d->result], b2));
+                    goto done;
+                }
+                ts_graph_alias_output(f.g, d->param, d->result);
+                if (!check_graph(&f, d->pos, "tf.aliasing_output")) goto done;
+            }
             if (!expect(r, "}", "after return (one block per function)")) goto done;
             break;
         }
@@ -2108,6 +2155,7 @@ done:
     free(refs);
     free(types);
     free(vals);
+    free(donations);
     sig->args = args;
     sig->results = results;
     scope_fini(&f.s);

@@ -587,6 +587,71 @@ static void test_text_add(void)
     ts_graph_destroy(g);
 }
 
+/* A donated state argument prints as tf.aliasing_output (the attribute XLA and IREE honour), reads
+ * back as the same donation, and prints to the same text; the graph refuses donations that break
+ * the contract, and the reader refuses texts that declare them. */
+static void test_text_donation(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 1, 2, 0, 0));
+    ts_value k = ts_graph_parameter(g, "k", TS_PARAM_STATE, ty(TS_DTYPE_F32, 1, 2, 0, 0));
+    ts_value outs[2] = {ts_graph_binary(g, TS_OP_MULTIPLY, x, x), ts_graph_binary(g, TS_OP_ADD, k, x)};
+    ts_graph_set_outputs(g, outs, 2);
+    ts_graph_alias_output(g, k, 1);
+    CHECK_INT_EQ(ts_graph_status(g, &err), TS_OK);
+    CHECK_INT_EQ(ts_graph_parameter_alias(g, k), 1);
+    CHECK_INT_EQ(ts_graph_parameter_alias(g, x), -1);
+    const char *want = "module @donation {\n"
+                       "  func.func public @main(%arg0: tensor<2xf32> {tessera.name = \"x\", tessera.role = \"input\"}, "
+                       "%arg1: tensor<2xf32> {tessera.name = \"k\", tessera.role = \"state\", tf.aliasing_output = 1 : i32}) -> "
+                       "(tensor<2xf32>, tensor<2xf32>) {\n"
+                       "    %0 = stablehlo.multiply %arg0, %arg0 : tensor<2xf32>\n"
+                       "    %1 = stablehlo.add %arg1, %arg0 : tensor<2xf32>\n"
+                       "    return %0, %1 : tensor<2xf32>, tensor<2xf32>\n"
+                       "  }\n"
+                       "}\n";
+    check_text(g, "donation", want);
+    char *text = print_graph(g, "donation");
+    ts_graph *back = text ? read_graph(text, &err) : NULL;
+    CHECK(back != NULL);
+    int donated = 0;
+    for (int32_t i = 0; back && i < back->n_nodes; i++)
+        if (back->nodes[i].op == TS_OP_PARAMETER && ts_graph_parameter_alias(back, i) >= 0)
+            donated += strcmp(back->nodes[i].name, "k") == 0 && ts_graph_parameter_alias(back, i) == 1;
+    CHECK_INT_EQ(donated, 1);
+    ts_graph_destroy(back);
+    /* A decomposed copy keeps the donation. */
+    ts_graph *d = NULL;
+    ts_value map[16];
+    CHECK_INT_EQ(ts_graph_decompose(g, &d, map, &err), TS_OK);
+    CHECK(d && ts_graph_parameter_alias(d, map[k]) == 1 && ts_graph_parameter_alias(d, map[x]) == -1);
+    ts_graph_destroy(d);
+    ts_graph_destroy(g);
+    free(text);
+
+    /* The builder's refusals: not a state parameter, a result of another type, a result taken twice. */
+    static const char *const refusals[] = {"only a state parameter can be donated", "k: result 0 already takes k's buffer",
+                                           "k: no result 5", "k: result 0 has another type", "k is already donated"};
+    for (int c = 0; c < 5; c++) {
+        ts_graph *h;
+        ts_graph_create(&h, &err);
+        ts_value a = ts_graph_parameter(h, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 1, 2, 0, 0));
+        ts_value s = ts_graph_parameter(h, "k", TS_PARAM_STATE, ty(TS_DTYPE_F32, 1, 2, 0, 0));
+        ts_value o[2] = {c == 3 ? ts_graph_convert(h, a, TS_DTYPE_I32) : ts_graph_binary(h, TS_OP_ADD, s, a), ts_graph_binary(h, TS_OP_MULTIPLY, s, a)};
+        ts_graph_set_outputs(h, o, 2);
+        if (c == 0) ts_graph_alias_output(h, a, 0);
+        if (c == 1) ts_graph_alias_output(h, s, 0), ts_graph_alias_output(h, s, 0);
+        if (c == 2) ts_graph_alias_output(h, s, 5);
+        if (c == 3) ts_graph_alias_output(h, s, 0);
+        if (c == 4) ts_graph_alias_output(h, s, 0), ts_graph_alias_output(h, s, 1);
+        CHECK_INT_EQ(ts_graph_status(h, &err), TS_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(err.message, refusals[c]);
+        ts_graph_destroy(h);
+    }
+}
+
 static void test_text_constants(void)
 {
     ts_graph *g;
@@ -731,6 +796,19 @@ typedef struct bad_case {
 static const bad_case bad_cases[] = {
     /* unknown op */
     {HEAD "    %0 = stablehlo.foo %arg0 : tensor<2xf32>\n" TAIL, "line 3:10: unsupported op stablehlo.foo"},
+    /* donations: to a missing result, of a non-state argument, of another type, spelled as i64 */
+    {"module @m {\n  func.func public @main(%arg0: tensor<2xf32> {tessera.name = \"k\", tessera.role = \"state\", tf.aliasing_output = 1 : i32}) "
+     "-> tensor<2xf32> {\n    return %arg0 : tensor<2xf32>\n  }\n}\n",
+     "argument k: tf.aliasing_output = 1, but @main has 1 results"},
+    {"module @m {\n  func.func public @main(%arg0: tensor<2xf32> {tessera.name = \"x\", tessera.role = \"input\", tf.aliasing_output = 0 : i32}) "
+     "-> tensor<2xf32> {\n    return %arg0 : tensor<2xf32>\n  }\n}\n",
+     "argument x: tf.aliasing_output on a non-state argument"},
+    {"module @m {\n  func.func public @main(%arg0: tensor<2xf32> {tessera.name = \"k\", tessera.role = \"state\", tf.aliasing_output = 0 : i32}) "
+     "-> tensor<2xi32> {\n    %0 = stablehlo.convert %arg0 : (tensor<2xf32>) -> tensor<2xi32>\n    return %0 : tensor<2xi32>\n  }\n}\n",
+     "argument k is tensor<2xf32>; the result 0 it aliases is tensor<2xi32>"},
+    {"module @m {\n  func.func public @main(%arg0: tensor<2xf32> {tessera.name = \"k\", tessera.role = \"state\", tf.aliasing_output = 0 : i64}) "
+     "-> tensor<2xf32> {\n    return %arg0 : tensor<2xf32>\n  }\n}\n",
+     "tf.aliasing_output is an i32, not i64"},
     /* operand type differs from the printed type */
     {HEAD "    %0 = stablehlo.add %arg0, %arg1 : tensor<3xf32>\n" TAIL, "line 3:24: type mismatch: %arg0 is tensor<2xf32> but stablehlo.add says tensor<3xf32>"},
     /* undefined SSA value */
@@ -967,6 +1045,7 @@ int main(void)
     RUN(test_decompositions_match_fused);
     RUN(test_every_op_covered);
     RUN(test_text_add);
+    RUN(test_text_donation);
     RUN(test_text_constants);
     RUN(test_text_reduce_sum);
     RUN(test_text_composite);

@@ -401,6 +401,10 @@ ts_status ts_graph_decompose(const ts_graph *src, ts_graph **out, ts_value *map,
             for (int32_t i = 0; i < src->n_outputs; i++) outs[i] = local[src->outputs[i]];
             ts_graph_set_outputs(dst, outs, src->n_outputs);
             free(outs);
+            /* Donated arguments stay donated to the same results. */
+            for (int32_t i = 0; i < src->n_nodes; i++)
+                if (src->nodes[i].op == TS_OP_PARAMETER && ts_graph_parameter_alias(src, i) >= 0)
+                    ts_graph_alias_output(dst, local[i], ts_graph_parameter_alias(src, i));
         }
     }
     if (!map) free(local);

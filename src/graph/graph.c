@@ -123,6 +123,44 @@ void ts_graph_set_outputs(ts_graph *g, const ts_value *values, int n)
     g->n_outputs = n;
 }
 
+void ts_graph_alias_output(ts_graph *g, ts_value parameter, int output)
+{
+    if (g->error.status != TS_OK) return;
+    if (parameter < 0 || parameter >= g->n_nodes || g->nodes[parameter].op != TS_OP_PARAMETER ||
+        g->nodes[parameter].attrs.parameter.role != TS_PARAM_STATE) {
+        ts_graph_fail(g, TS_OP_PARAMETER, TS_ERR_INVALID_ARGUMENT, "only a state parameter can be donated to a result");
+        return;
+    }
+    ts_node *p = &g->nodes[parameter];
+    if (output < 0 || output >= g->n_outputs) {
+        ts_graph_fail(g, TS_OP_PARAMETER, TS_ERR_INVALID_ARGUMENT, "%s: no result %d to alias (the graph has %d)", p->name, output,
+                      g->n_outputs);
+        return;
+    }
+    if (!ts_type_equal(&p->type, ts_graph_type(g, g->outputs[output]))) {
+        ts_graph_fail(g, TS_OP_PARAMETER, TS_ERR_INVALID_ARGUMENT, "%s: result %d has another type", p->name, output);
+        return;
+    }
+    for (int32_t i = 0; i < g->n_nodes; i++)
+        if (g->nodes[i].op == TS_OP_PARAMETER && g->nodes[i].attrs.parameter.output_alias == output + 1) {
+            ts_graph_fail(g, TS_OP_PARAMETER, TS_ERR_INVALID_ARGUMENT, "%s: result %d already takes %s's buffer", p->name, output,
+                          g->nodes[i].name);
+            return;
+        }
+    if (p->attrs.parameter.output_alias) {
+        ts_graph_fail(g, TS_OP_PARAMETER, TS_ERR_INVALID_ARGUMENT, "%s is already donated to result %d", p->name,
+                      p->attrs.parameter.output_alias - 1);
+        return;
+    }
+    p->attrs.parameter.output_alias = output + 1;
+}
+
+int ts_graph_parameter_alias(const ts_graph *g, ts_value parameter)
+{
+    const ts_node *p = &g->nodes[parameter];
+    return p->op == TS_OP_PARAMETER ? p->attrs.parameter.output_alias - 1 : -1;
+}
+
 ts_value ts_graph_fail(ts_graph *g, ts_op op, ts_status status, const char *fmt, ...)
 {
     if (g->error.status != TS_OK) return TS_NO_VALUE;

@@ -54,7 +54,9 @@ typedef enum ts_activation {
 } ts_activation;
 
 typedef union ts_attrs {
-    struct { int index; ts_param_role role; } parameter;
+    /* output_alias: 1 + the index of the result this argument's buffer is donated to (the result
+     * may be written over it: tf.aliasing_output in the text); 0: none. */
+    struct { int index; ts_param_role role; int output_alias; } parameter;
     struct { const void *data; } constant; /* ts_type_bytes(type) bytes, little-endian */
     struct { int dimension; } iota;
     struct { ts_compare direction; } compare;
@@ -120,6 +122,12 @@ const ts_type *ts_graph_type(const ts_graph *g, ts_value v);
 /* Labels later nodes ("layer.3.attn"); the string is copied. */
 void ts_graph_set_stage(ts_graph *g, const char *fmt, ...) TS_PRINTF(2, 3);
 void ts_graph_set_outputs(ts_graph *g, const ts_value *values, int n);
+/* Declares that result `output` (of the outputs already set) may take the buffer of `parameter`,
+ * a state parameter of the same type: the caller donates it and reads the result from it. A
+ * builder error otherwise (not a state parameter, no such result, another type, declared twice). */
+void ts_graph_alias_output(ts_graph *g, ts_value parameter, int output);
+/* The result that parameter node `parameter` is donated to, or -1. */
+int ts_graph_parameter_alias(const ts_graph *g, ts_value parameter);
 
 /* ---- builders: each returns TS_NO_VALUE after recording an error ---- */
 ts_value ts_graph_parameter(ts_graph *g, const char *name, ts_param_role role, ts_type type);

@@ -17,7 +17,9 @@
  * its own Lp keys; rows at or past `length` are padding: they are zero in the returned caches and
  * never reach last_logits (the row length − 1). Decode writes slot b's new key and value at row
  * cache_len[b] of its cache and attends causally over rows 0 … cache_len[b]; its rotary position
- * is positions[b] + rope_delta[b]. The layer stack is the one the CPU step uses
+ * is positions[b] + rope_delta[b]. decode.main's k and v arguments are donated to its k and v
+ * results (tf.aliasing_output = 1 and 2): a runtime may update the caches in place, one row per
+ * slot and layer per step, and the caller reads the new caches from the buffers it passed. The layer stack is the one the CPU step uses
  * (ts_decoder_layers): only how attention reaches its keys differs.
  *
  * DeepStack (Qwen3-VL): after decoder layer spec->deepstack_layers[i] (i < K, the layers fixed by
@@ -163,14 +165,6 @@ static ts_value slot_layer(ts_graph *g, ts_value all, int64_t b, int64_t l, int6
     return ts_graph_reshape(g, ts_graph_slice(g, all, start, limit, NULL), 3, shape);
 }
 
-static ts_value put_slot_layer(ts_graph *g, ts_value all, ts_value cache, int64_t b, int64_t l, int64_t c, int64_t h, int64_t d)
-{
-    int64_t shape[5] = {1, 1, c, h, d};
-    ts_value zero = ts_graph_constant_i32(g, 0);
-    ts_value at[5] = {ts_graph_constant_i32(g, (int32_t)b), ts_graph_constant_i32(g, (int32_t)l), zero, zero, zero};
-    return ts_graph_dynamic_update_slice(g, all, ts_graph_reshape(g, cache, 5, shape), at);
-}
-
 static ts_value decode_attention(void *self, ts_graph *g, int l, ts_value q, ts_value k, ts_value v)
 {
     decode_attend *a = self;
@@ -178,16 +172,18 @@ static ts_value decode_attention(void *self, ts_graph *g, int l, ts_value q, ts_
     ts_value *outs = malloc(sizeof(ts_value) * (size_t)a->slots);
     if (!outs) return TS_NO_VALUE;
     ts_value zero = ts_graph_constant_i32(g, 0);
+    int64_t row[5] = {1, 1, 1, h, d};
     for (int64_t b = 0; b < a->slots; b++) {
+        /* The new key and value go straight into row cache_len[b] of the whole cache (one row per
+         * step, so a runtime honouring the k/v donation writes only that row); attention reads
+         * the slot's layer of the updated cache up to that row. */
         ts_value len = scalar_of(g, a->cache_len, b);
         int64_t s0[3] = {b, 0, 0}, s1[3] = {b + 1, h, d}, q1[3] = {b + 1, a->spec->q_heads, d};
-        ts_value at[3] = {len, zero, zero};
-        ts_value kc = ts_graph_dynamic_update_slice(g, slot_layer(g, a->k_all, b, l, c, h, d), ts_graph_slice(g, k, s0, s1, NULL), at);
-        ts_value vc = ts_graph_dynamic_update_slice(g, slot_layer(g, a->v_all, b, l, c, h, d), ts_graph_slice(g, v, s0, s1, NULL), at);
-        a->k_all = put_slot_layer(g, a->k_all, kc, b, l, c, h, d);
-        a->v_all = put_slot_layer(g, a->v_all, vc, b, l, c, h, d);
-        outs[b] = ts_graph_attention(g, ts_graph_slice(g, q, s0, q1, NULL), kc, vc, TS_NO_VALUE, len,
-                                     1.0 / sqrt((double)d), 0);
+        ts_value at[5] = {ts_graph_constant_i32(g, (int32_t)b), ts_graph_constant_i32(g, l), len, zero, zero};
+        a->k_all = ts_graph_dynamic_update_slice(g, a->k_all, ts_graph_reshape(g, ts_graph_slice(g, k, s0, s1, NULL), 5, row), at);
+        a->v_all = ts_graph_dynamic_update_slice(g, a->v_all, ts_graph_reshape(g, ts_graph_slice(g, v, s0, s1, NULL), 5, row), at);
+        ts_value kc = slot_layer(g, a->k_all, b, l, c, h, d), vc = slot_layer(g, a->v_all, b, l, c, h, d);
+        outs[b] = ts_graph_attention(g, ts_graph_slice(g, q, s0, q1, NULL), kc, vc, TS_NO_VALUE, len, 1.0 / sqrt((double)d), 0);
     }
     ts_value out = a->slots == 1 ? outs[0] : ts_graph_concatenate(g, outs, (int)a->slots, 0);
     free(outs);
@@ -222,6 +218,9 @@ static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, const ts
     h = ts_decoder_layers(g, spec, w, h, cos, sin, &attend, NULL);
     ts_value outs[3] = {ts_decoder_logits(g, spec, w, h), da.k_all, da.v_all};
     ts_graph_set_outputs(g, outs, 3);
+    /* The caches are donated: results k and v take the buffers of arguments k and v. */
+    ts_graph_alias_output(g, k_all, 1);
+    ts_graph_alias_output(g, v_all, 2);
     return ts_graph_status(g, err);
 }
 

@@ -315,6 +315,46 @@ static void test_entries_qwen2(void) { check_family("qwen2"); }
 static void test_entries_qwen3(void) { check_family("qwen3"); }
 static void test_entries_llama(void) { check_family("llama"); }
 
+/* decode.main donates k and v (results 1, 2) and its plan honours it at any capacity: the caches
+ * are updated in place, and the workspace — every intermediate of a step — grows from 48 to 4096
+ * rows only by attention's score row per worker, less than one slot-layer block [C, Hkv, D] (no
+ * block of the cache is copied per step). */
+static void test_decode_plan_independent_of_capacity(void)
+{
+    ts_error err;
+    ts_model_config cfg;
+    ts_decoder_spec spec;
+    ts_checkpoint *ck;
+    CHECK_INT_EQ(ts_model_config_load("tests/fixtures/qwen2/model", &cfg, &err), TS_OK);
+    CHECK_INT_EQ(ts_decoder_spec_init(&cfg, &spec, &err), TS_OK);
+    CHECK_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2/model", &ck, &err), TS_OK);
+    size_t workspace[2] = {0, 0};
+    static const int64_t capacities[2] = {48, 4096};
+    for (int c = 0; c < 2; c++) {
+        ts_entry_shape shape = {.capacity = capacities[c], .prefill_capacity = 32, .slots = 2};
+        entry_run dec;
+        if (!build(&dec, &spec, ck, TS_ENTRY_DECODE, &shape)) {
+            CHECK(false);
+            continue;
+        }
+        int k = dec.first_input + 4, v = dec.first_input + 5; /* tokens, positions, rope_delta, cache_len, k, v */
+        CHECK(ts_program_output_in_place(dec.prog, 1, k) && ts_program_output_in_place(dec.prog, 2, v));
+        int donated = 0;
+        for (int32_t i = 0; i < dec.g->n_nodes; i++)
+            if (dec.g->nodes[i].op == TS_OP_PARAMETER && ts_graph_parameter_alias(dec.g, i) >= 0)
+                donated += ts_graph_parameter_alias(dec.g, i) == 1 + (dec.g->nodes[i].attrs.parameter.index == v);
+        CHECK_INT_EQ(donated, 2);
+        workspace[c] = ts_program_workspace_bytes(dec.prog);
+        release(&dec);
+    }
+    size_t block = (size_t)((4096 - 48) * spec.kv_heads * spec.head_dim) * sizeof(float);
+    fprintf(stderr, "  decode.main workspace: %zu bytes at capacity 48, %zu at 4096 (one slot-layer block grows by %zu)\n", workspace[0],
+            workspace[1], block);
+    CHECK(workspace[0] > 0);
+    CHECK(workspace[1] >= workspace[0] && workspace[1] - workspace[0] < block);
+    ts_checkpoint_close(ck);
+}
+
 int main(void)
 {
     ts_error err;
@@ -323,6 +363,7 @@ int main(void)
     RUN(test_entries_qwen2);
     RUN(test_entries_qwen3);
     RUN(test_entries_llama);
+    RUN(test_decode_plan_independent_of_capacity);
     RUN(test_mrope_qwen2_vl);
     RUN(test_mrope_qwen2_vl_two_images);
     RUN(test_mrope_qwen2_5_vl);

@@ -55,7 +55,7 @@ export async function openai() {
 // maxRetries 0: a 429 or 5xx must show, not be retried away.
 export async function client(port, apiKey = 'unused') {
     const OpenAI = await openai();
-    return new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey, maxRetries: 0, timeout: 120000 });
+    return new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey, maxRetries: 0, timeout: 600000 });
 }
 
 // A request with plain fetch: { status, headers, text, json (undefined when not JSON) }.
@@ -88,8 +88,10 @@ export async function metrics(port) {
     return out;
 }
 
-// Polls /metrics until pred(samples) holds or `ms` pass; returns the last samples.
-export async function waitMetrics(port, pred, ms = 15000) {
+// Polls /metrics until pred(samples) holds or `ms` pass; returns the last samples. The limit only
+// guards against a hang (it returns as soon as pred holds), so it is generous: a loaded machine
+// running the sanitizer build must not trip it.
+export async function waitMetrics(port, pred, ms = 120000) {
     const until = Date.now() + ms;
     for (;;) {
         const m = await metrics(port);

@@ -4,7 +4,7 @@
 // (no finish_reason, no 200 body): the running streams end with the error event and [DONE], the
 // queued requests get their 503 (replies in progress are let finish before the connections
 // close). The server's exit status and stderr are checked by server_test.sh.
-import { a, client, env, runCases, sleep } from './lib.mjs';
+import { a, client, env, runCases, waitMetrics } from './lib.mjs';
 
 const PORT = env('TS_PORT'), PID = Number(env('TS_SERVER_PID'));
 const c = await client(PORT);
@@ -42,7 +42,9 @@ await runCases('shutdown.mjs', [
         const running = [start(true), start(true)];
         await Promise.all(running.map((s) => s.first));
         const queued = [start(true), start(true), start(false), start(false)];
-        await sleep(300); // let them reach the queue
+        // Until all 4 have reached the queue (on a loaded machine that can take a while).
+        const q = await waitMetrics(PORT, (m) => m.tessera_queue_depth === 4);
+        a.equal(q.tessera_queue_depth, 4, '4 requests queued');
         a.ok(running.every((s) => s.chunks >= 1), 'the first two are generating');
         process.kill(PID, 'SIGTERM');
         const all = [...running, ...queued];
