@@ -24,5 +24,10 @@ ts_value ts_decompose_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_val
 ts_value ts_decompose_moe_mlp(ts_graph *g, ts_value x, ts_value router, ts_value gate_up,
                               ts_value down, int top_k, bool normalize, ts_activation act);
 ts_value ts_decompose_embedding(ts_graph *g, ts_value table, ts_value ids);
+/* zero, bias: TS_NO_VALUE for none. */
+ts_value ts_decompose_qlinear(ts_graph *g, ts_value x, ts_value q, ts_value scale, ts_value zero,
+                              ts_value bias, int64_t block);
+/* A node's operands in the order the builder takes them (zero, bias: TS_NO_VALUE if absent). */
+ts_value ts_decompose_qlinear_node(ts_graph *g, const ts_node *n, const ts_value *in);
 
 #endif
