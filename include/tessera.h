@@ -469,6 +469,7 @@ typedef struct ts_model ts_model;
 typedef struct ts_model_options {
     const char *weights;  /* checkpoint file or folder; NULL = the model folder itself */
     const char *kv_cache; /* KV cache element type: NULL or "f32", or "bf16" (half the memory) */
+    const char *quantize; /* NULL, or "q8"/"q4": ts_model_quantize once loaded */
 } ts_model_options;
 
 /* Owned; free with ts_model_destroy (after every sequence made from it). ctx must outlive it. */
@@ -479,7 +480,9 @@ void ts_model_destroy(ts_model *model);
  * Presets: "qwen2.5-0.5b", "qwen2-1.5b", "llama-3.2-1b"; dtype F32 or BF16. */
 ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtype dtype,
                                     ts_model **out, ts_error *err);
-/* Bytes of weight data a synthetic model holds (0 for a loaded checkpoint: it is mapped). */
+/* Bytes of weight data a synthetic model holds (0 for a loaded checkpoint: it is mapped); after
+ * ts_model_quantize, the bytes of the quantized matrices (values and scales): what a decode
+ * step streams. */
 size_t ts_model_weight_bytes(const ts_model *model);
 /* Quantizes the language model's matrices (attention, MLP, LM head; not the embedding table,
  * norms or an image tower) once, now: "q8" (8-bit) or "q4" (4-bit), blocks of 32 weights with

@@ -234,6 +234,15 @@ static void test_qdot_variants(void)
                 fprintf(stderr, "%s block %zu: i8 %g vs %g, u4 %g vs %g\n", k->level, block, g8, r8, g4, r4);
             CHECK(fabs(r8 - g8) <= 1e-5 * (1 + fabs(r8)));
             CHECK(fabs(r4 - g4) <= 1e-5 * (1 + fabs(r4)));
+            /* dequantization: bit-identical to the portable one */
+            float *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
+            ts_dequant_i8_f32_ref(q8, n, block, sc, zp8, want);
+            k->dequant_i8_f32(q8, n, block, sc, zp8, got);
+            CHECK(memcmp(want, got, n * sizeof(float)) == 0);
+            ts_dequant_u4_f32_ref(q4, n, block, sc, zp4, want);
+            k->dequant_u4_f32(q4, n, block, sc, zp4, got);
+            CHECK(memcmp(want, got, n * sizeof(float)) == 0);
+            free(want), free(got);
             free(q8), free(q4), free(x);
         }
     }

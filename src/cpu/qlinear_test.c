@@ -112,8 +112,9 @@ static void test_fused_matches_decomposition(void)
         {4, 272, 29, 136, 4, TS_DTYPE_F32, true, false},  /* 4-bit, block 136 = 4·32 + 8 */
         {21, 96, 41, 16, 4, TS_DTYPE_BF16, true, true},   /* 4-bit GEMM path */
     };
-    static const char *const levels[] = {"portable", NULL};
-    for (size_t l = 0; l < 2; l++)
+    static const char *const levels[] = {"portable", "avx2", NULL};
+    for (size_t l = 0; l < 3; l++) {
+        if (levels[l] && strcmp(levels[l], "avx2") == 0 && !(ts_cpu_features() & TS_CPU_AVX2)) continue;
         for (int threads = 1; threads <= 3; threads += 2) {
             ts_context *ctx = make_ctx(threads, levels[l]);
             for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -123,6 +124,7 @@ static void test_fused_matches_decomposition(void)
             }
             ts_context_destroy(ctx);
         }
+    }
 }
 
 /* x = [1, 2, 3, 4]; 8-bit row [1, −2, 3, 0] with scale 0.5 and zero 1: (0 − 6 + 6 − 4) · 0.5 = −2;

@@ -101,6 +101,7 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     m->weights = (ts_weight_source){find_in_checkpoint, m->checkpoint};
     if (st == TS_OK) st = check_weights(m, err);
     if (st == TS_OK && ts_vision_has_tower(&m->config)) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
+    if (st == TS_OK && options && options->quantize) st = ts_model_quantize(m, options->quantize, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
         ts_error_prefix(err, "%s: ", dir);
@@ -134,6 +135,11 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
 
 size_t ts_model_weight_bytes(const ts_model *m)
 {
+    if (m->quantized) {
+        ts_quantization_report r;
+        ts_quantized_weights_report(m->quantized, &r);
+        return (size_t)r.bytes;
+    }
     return m->synthetic ? ts_synthetic_weights_bytes(m->synthetic) : 0;
 }
 

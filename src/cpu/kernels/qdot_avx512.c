@@ -82,4 +82,38 @@ TS_AVX512 float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n
     }
     return _mm512_reduce_add_ps(_mm512_add_ps(total0, total1)) + rest;
 }
+
+TS_AVX512 void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero,
+                                       float *dst)
+{
+    for (size_t b0 = 0, bi = 0; b0 < n; b0 += block, bi++) {
+        __m512 z = _mm512_set1_ps(zero[bi]), s = _mm512_set1_ps(scale[bi]);
+        for (size_t j = 0; j < block; j += 16) {
+            size_t left = block - j;
+            __mmask16 m = left >= 16 ? 0xffff : (__mmask16)((1u << left) - 1);
+            __m512 w = _mm512_sub_ps(widen_i8(_mm_maskz_loadu_epi8(m, q + b0 + j)), z);
+            _mm512_mask_storeu_ps(dst + b0 + j, m, _mm512_mul_ps(w, s));
+        }
+    }
+}
+
+TS_AVX512 void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero,
+                                       float *dst)
+{
+    for (size_t b0 = 0, bi = 0; b0 < n; b0 += block, bi++) {
+        __m512 z = _mm512_set1_ps(zero[bi]), s = _mm512_set1_ps(scale[bi]);
+        const uint8_t *qb = q + b0 / 2;
+        size_t j = 0;
+        __m128i e0, e1;
+        for (; j + 32 <= block; j += 32) {
+            unpack32(_mm_loadu_si128((const __m128i *)(qb + j / 2)), &e0, &e1);
+            _mm512_storeu_ps(dst + b0 + j, _mm512_mul_ps(_mm512_sub_ps(widen_u8(e0), z), s));
+            _mm512_storeu_ps(dst + b0 + j + 16, _mm512_mul_ps(_mm512_sub_ps(widen_u8(e1), z), s));
+        }
+        for (; j < block; j++) {
+            unsigned v = j % 2 ? qb[j / 2] >> 4 : qb[j / 2] & 15u;
+            dst[b0 + j] = ((float)v - zero[bi]) * scale[bi];
+        }
+    }
+}
 #endif

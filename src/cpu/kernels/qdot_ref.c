@@ -32,3 +32,16 @@ float ts_qdot_u4_f32_ref(const uint8_t *q, const float *x, size_t n, size_t bloc
     }
     return total;
 }
+
+void ts_dequant_i8_f32_ref(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst)
+{
+    for (size_t j = 0; j < n; j++) dst[j] = ((float)q[j] - zero[j / block]) * scale[j / block];
+}
+
+void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst)
+{
+    for (size_t j = 0; j < n; j++) {
+        unsigned v = j % 2 ? q[j / 2] >> 4 : q[j / 2] & 15u;
+        dst[j] = ((float)v - zero[j / block]) * scale[j / block];
+    }
+}

@@ -97,12 +97,9 @@ static void dequant_row(const qjob *j, int64_t o, float *sc, float *zp, float *d
 {
     const ts_qlinear_shape *s = j->s;
     row_params(j, o, sc, zp);
-    const uint8_t *w = (const uint8_t *)j->q + (size_t)o * row_bytes(s);
-    for (int64_t i = 0; i < s->k; i++) {
-        int64_t b = i / s->block;
-        float v = s->bits == 8 ? (float)((const int8_t *)w)[i] : (float)(i % 2 ? w[i / 2] >> 4 : w[i / 2] & 15u);
-        dst[i] = (v - zp[b]) * sc[b];
-    }
+    const void *w = (const uint8_t *)j->q + (size_t)o * row_bytes(s);
+    if (s->bits == 8) j->cpu->kernels->dequant_i8_f32(w, (size_t)s->k, (size_t)s->block, sc, zp, dst);
+    else j->cpu->kernels->dequant_u4_f32(w, (size_t)s->k, (size_t)s->block, sc, zp, dst);
 }
 
 static void gemm_task(void *arg, int64_t task, int worker)
