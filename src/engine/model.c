@@ -162,6 +162,14 @@ void ts_model_destroy(ts_model *m)
     free(m);
 }
 
+/* Load-time quantization takes every float matrix, blocks of TS_QUANT_BLOCK, no zero points. */
+static bool choose_all(void *user, const char *name, int64_t out, int64_t in, ts_quant_choice *c)
+{
+    (void)name, (void)out, (void)in;
+    *c = (ts_quant_choice){.bits = *(const int *)user, .block = TS_QUANT_BLOCK};
+    return true;
+}
+
 /* The decoder graph for `shape`, with its matmuls quantized when the model is. */
 static ts_status build_graph(ts_model *m, const ts_step_shape *shape, ts_graph **out, ts_error *err)
 {
@@ -171,7 +179,7 @@ static ts_status build_graph(ts_model *m, const ts_step_shape *shape, ts_graph *
     if (st == TS_OK) st = ts_decoder_build(g, &m->spec, &m->weights, shape, err);
     if (st == TS_OK && m->quant_bits) {
         ts_graph *q;
-        st = ts_graph_quantize(g, m->quant_bits, &q, err);
+        st = ts_graph_quantize(g, choose_all, &m->quant_bits, &q, err);
         ts_graph_destroy(g);
         g = st == TS_OK ? q : NULL;
     }
