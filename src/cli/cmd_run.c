@@ -465,7 +465,7 @@ static int run(options *o)
     if (!st) st = ts_model_load(s.ctx, o->dir, &mo, &s.model, &err);
     if (!st && o->bundle) st = ts_bundle_open(s.ctx, o->bundle, o->dir, &s.bundle, &err);
     if (!st) st = ts_tokenizer_load(o->dir, &s.tok, &err);
-    if (!st && o->quantize) fprintf(stderr, "tessera run: weights %s\n", ts_model_quantization_summary(s.model));
+    if (!st && ts_model_quantization_summary(s.model)[0]) fprintf(stderr, "tessera run: weights %s\n", ts_model_quantization_summary(s.model));
     if (!st && o->n_images && !(ts_model_supported_modalities(ts_model_get_config(s.model)) & TS_MODALITY_IMAGE)) {
         err.status = st = TS_ERR_UNSUPPORTED;
         snprintf(err.message, sizeof(err.message), "%s: images are not supported for this model",

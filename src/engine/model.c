@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "cpu/executor.h"
 #include "cpu/kernels.h"
+#include "engine/packed_weights.h"
 #include "engine/quantized_weights.h"
 #include "engine/synthetic.h"
 #include "graph/quantize.h"
@@ -47,7 +48,10 @@ struct ts_model {
     ts_weight_source weights;
     ts_quantized_weights *quantized; /* after ts_model_quantize: serves `weights`, wraps base_weights */
     ts_weight_source base_weights;
+    ts_packed_weights *packed;       /* a GPTQ/AWQ checkpoint's unpacked matrices: serves `weights` */
     int quant_bits;                  /* 0: float weights */
+    ts_quant_chooser choose;         /* which matrices the graph rewrite quantizes */
+    void *choose_user;
     char quant_summary[512];
     ts_vision *vision; /* the image tower, for families whose image path is built */
     ts_decoder_spec spec;
@@ -82,6 +86,21 @@ static ts_status check_weights(ts_model *m, ts_error *err)
     return st;
 }
 
+/* A GPTQ/AWQ checkpoint: its packed matrices unpacked once, every matmul over them quantized. */
+static ts_status use_packed(ts_model *m, const ts_quant_config *qc, ts_error *err)
+{
+    ts_status st = ts_packed_weights_create(m->checkpoint, qc, &m->packed, err);
+    if (st != TS_OK) return st;
+    m->weights = ts_packed_weights_source(m->packed);
+    m->quant_bits = qc->bits;
+    m->choose = ts_packed_weights_choose;
+    m->choose_user = m->packed;
+    snprintf(m->quant_summary, sizeof(m->quant_summary), "%s %d-bit (groups of %lld, zero points): %d matrices, %.2f MB unpacked",
+             ts_quant_method_name(qc->method), qc->bits, (long long)qc->group_size, ts_packed_weights_count(m->packed),
+             (double)ts_packed_weights_bytes(m->packed) / 1e6);
+    return TS_OK;
+}
+
 ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options *options, ts_model **out, ts_error *err)
 {
     *out = NULL;
@@ -99,6 +118,9 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     if (st == TS_OK) st = ts_decoder_spec_init(&m->config, &m->spec, err);
     if (st == TS_OK) st = ts_checkpoint_open(options && options->weights ? options->weights : dir, &m->checkpoint, err);
     m->weights = (ts_weight_source){find_in_checkpoint, m->checkpoint};
+    ts_quant_config qc;
+    if (st == TS_OK) st = ts_quant_config_load(dir, &qc, err);
+    if (st == TS_OK && qc.method != TS_QUANT_NONE) st = use_packed(m, &qc, err);
     if (st == TS_OK) st = check_weights(m, err);
     if (st == TS_OK && ts_vision_has_tower(&m->config)) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
     if (st == TS_OK && options && options->quantize) st = ts_model_quantize(m, options->quantize, err);
@@ -135,6 +157,7 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
 
 size_t ts_model_weight_bytes(const ts_model *m)
 {
+    if (m->packed) return (size_t)ts_packed_weights_bytes(m->packed);
     if (m->quantized) {
         ts_quantization_report r;
         ts_quantized_weights_report(m->quantized, &r);
@@ -157,6 +180,7 @@ void ts_model_destroy(ts_model *m)
     for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
     ts_vision_destroy(m->vision);
     ts_quantized_weights_destroy(m->quantized);
+    ts_packed_weights_destroy(m->packed);
     ts_checkpoint_close(m->checkpoint);
     ts_synthetic_weights_destroy(m->synthetic);
     free(m);
@@ -179,7 +203,7 @@ static ts_status build_graph(ts_model *m, const ts_step_shape *shape, ts_graph *
     if (st == TS_OK) st = ts_decoder_build(g, &m->spec, &m->weights, shape, err);
     if (st == TS_OK && m->quant_bits) {
         ts_graph *q;
-        st = ts_graph_quantize(g, choose_all, &m->quant_bits, &q, err);
+        st = ts_graph_quantize(g, m->choose, m->choose_user, &q, err);
         ts_graph_destroy(g);
         g = st == TS_OK ? q : NULL;
     }
@@ -195,7 +219,8 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
 {
     int bits = format && strcmp(format, "q8") == 0 ? 8 : format && strcmp(format, "q4") == 0 ? 4 : 0;
     if (!bits) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "quantization format '%s' (expected q8 or q4)", format ? format : "(null)");
-    if (m->quant_bits) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "model is already quantized (q%d)", m->quant_bits);
+    if (m->quant_bits)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "model is already quantized (%s)", m->packed ? "its checkpoint is" : m->quant_summary);
     ts_quantized_weights *q;
     ts_status st = ts_quantized_weights_create(&m->weights, bits, m->checkpoint != NULL, &q, err);
     if (st != TS_OK) return st;
@@ -204,6 +229,8 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
     m->quantized = q;
     m->weights = ts_quantized_weights_source(q);
     m->quant_bits = bits;
+    m->choose = choose_all;
+    m->choose_user = &m->quant_bits;
     /* Quantize every matrix now (a one-token graph names them all), so failures show here. */
     ts_graph *g;
     ts_step_shape probe = {.n_seqs = 1, .n_tokens = {1}, .capacity = 1};
