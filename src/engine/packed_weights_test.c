@@ -19,7 +19,7 @@
 static ts_context *ctx;
 
 typedef struct {
-    char name[200];
+    char name[256]; /* a checkpoint name (< 200 bytes here) and a suffix */
     const char *dtype;
     int n_dims;
     int64_t shape[2];
@@ -120,7 +120,6 @@ static int pack(format fmt, const char *prefix, const float *w, int64_t out, int
     for (int64_t k = 0; k < in; k++) gi[k] = (int32_t)(fmt == GPTQ4_DESC_ACT ? k % groups : k / group);
     int n = 0;
     out_tensor *x = &t[n++];
-    snprintf(x->name, sizeof(x->name), "%s.qweight", prefix);
     *x = (out_tensor){.dtype = "I32", .n_dims = 2, .data = qw, .bytes = (size_t)(out * in / per) * 4, .owned = qw,
                       .shape = {fmt == AWQ4 ? in : in / per, fmt == AWQ4 ? out / 8 : out}};
     snprintf(x->name, sizeof(x->name), "%s.qweight", prefix);
