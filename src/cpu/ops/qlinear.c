@@ -57,15 +57,24 @@ typedef struct {
     int64_t block; /* output features per task */
 } qjob;
 
-/* Output row o's scales and zero points in f32. */
-static void row_params(const qjob *j, int64_t o, float *sc, float *zp)
+/* Output row o's scales and zero points in f32 (the kernels' widening: this runs once per weight
+ * row and call, so a scalar loop here would cost as much as the dots themselves). Implicit zero
+ * points are filled once per task (`zero_ready`). */
+static void row_params(const qjob *j, int64_t o, float *sc, float *zp, bool *zero_ready)
 {
     const ts_qlinear_shape *s = j->s;
+    const ts_kernels *kern = j->cpu->kernels;
     int64_t nb = s->k / s->block;
-    float implicit = s->bits == 8 ? 0.0f : 8.0f;
-    for (int64_t b = 0; b < nb; b++) {
-        sc[b] = widen(j->scale, s->scale_dtype, o * nb + b);
-        zp[b] = j->zero ? (float)j->zero[o * nb + b] : implicit;
+    switch (s->scale_dtype) {
+    case TS_DTYPE_F16: kern->f16_to_f32((const uint16_t *)j->scale + o * nb, sc, (size_t)nb); break;
+    case TS_DTYPE_BF16: kern->bf16_to_f32((const uint16_t *)j->scale + o * nb, sc, (size_t)nb); break;
+    default: memcpy(sc, (const float *)j->scale + o * nb, sizeof(float) * (size_t)nb); break;
+    }
+    if (j->zero) {
+        for (int64_t b = 0; b < nb; b++) zp[b] = (float)j->zero[o * nb + b];
+    } else if (!*zero_ready) {
+        for (int64_t b = 0; b < nb; b++) zp[b] = s->bits == 8 ? 0.0f : 8.0f;
+        *zero_ready = true;
     }
 }
 
@@ -79,8 +88,9 @@ static void dot_task(void *arg, int64_t task, int worker)
     float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + s->k / s->block;
     int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
     size_t rb = row_bytes(s);
+    bool zero_ready = false;
     for (int64_t o = n0; o < n1; o++) {
-        row_params(j, o, sc, zp);
+        row_params(j, o, sc, zp, &zero_ready);
         float b = j->bias ? widen(j->bias, s->bias_dtype, o) : 0.0f;
         const void *w = (const uint8_t *)j->q + (size_t)o * rb;
         for (int64_t r = 0; r < s->m; r++) {
@@ -93,10 +103,10 @@ static void dot_task(void *arg, int64_t task, int worker)
 }
 
 /* Row o dequantized into dst[k]: (q − zero) · scale, as the decomposition computes it. */
-static void dequant_row(const qjob *j, int64_t o, float *sc, float *zp, float *dst)
+static void dequant_row(const qjob *j, int64_t o, float *sc, float *zp, bool *zero_ready, float *dst)
 {
     const ts_qlinear_shape *s = j->s;
-    row_params(j, o, sc, zp);
+    row_params(j, o, sc, zp, zero_ready);
     const void *w = (const uint8_t *)j->q + (size_t)o * row_bytes(s);
     if (s->bits == 8) j->cpu->kernels->dequant_i8_f32(w, (size_t)s->k, (size_t)s->block, sc, zp, dst);
     else j->cpu->kernels->dequant_u4_f32(w, (size_t)s->k, (size_t)s->block, sc, zp, dst);
@@ -110,9 +120,10 @@ static void gemm_task(void *arg, int64_t task, int worker)
     float *wpanel = zp + s->k / s->block;
     _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
     int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
+    bool zero_ready = false;
     for (int64_t c0 = n0; c0 < n1; c0 += TS_GEMM_COLUMNS) {
         int64_t cols = n1 - c0 < TS_GEMM_COLUMNS ? n1 - c0 : TS_GEMM_COLUMNS;
-        for (int64_t c = 0; c < cols; c++) dequant_row(j, c0 + c, sc, zp, wpanel + c * s->k);
+        for (int64_t c = 0; c < cols; c++) dequant_row(j, c0 + c, sc, zp, &zero_ready, wpanel + c * s->k);
         j->cpu->kernels->gemm_f32(j->x, s->m, s->k, wpanel, TS_DTYPE_F32, s->k, 0, cols, j->y + c0, s->n, panel);
         if (j->bias)
             for (int64_t r = 0; r < s->m; r++)
