@@ -478,6 +478,7 @@ typedef struct ts_model ts_model;
 typedef struct ts_model_options {
     const char *weights;  /* checkpoint file or folder; NULL = the model folder itself */
     const char *kv_cache; /* KV cache element type: NULL or "f32", or "bf16" (half the memory) */
+    const char *quantize; /* NULL, or "q8"/"q4": ts_model_quantize once loaded */
 } ts_model_options;
 
 /* Owned; free with ts_model_destroy (after every sequence made from it). ctx must outlive it. */
@@ -494,8 +495,19 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
  * created if missing, files in it are replaced. */
 ts_status ts_model_write_synthetic_checkpoint(ts_context *ctx, const char *preset, ts_dtype dtype, const char *dir,
                                               ts_error *err);
-/* Bytes of weight data a synthetic model holds (0 for a loaded checkpoint: it is mapped). */
+/* Bytes of weight data a synthetic model holds (0 for a loaded checkpoint: it is mapped); after
+ * ts_model_quantize, the bytes of the quantized matrices (values and scales): what a decode
+ * step streams. */
 size_t ts_model_weight_bytes(const ts_model *model);
+/* Quantizes the language model's matrices (attention, MLP, LM head; not the embedding table,
+ * norms or an image tower) once, now: "q8" (8-bit) or "q4" (4-bit), blocks of 32 weights with
+ * f16 scales (src/engine/quantized_weights.h has the exact rule; deterministic). Later steps
+ * read the quantized weights. Fails (model unchanged) on another format, a model already
+ * quantized, or a matrix width not a multiple of 32 (named). */
+ts_status ts_model_quantize(ts_model *model, const char *format, ts_error *err);
+/* "q8: 22 matrices, 1.2 M weights, 1.3 MB; weight error ‖W − W_q‖/‖W‖ 0.31% overall, worst
+ * 0.35% (name)", or "" when not quantized. Borrowed, valid until the next ts_model_quantize. */
+const char *ts_model_quantization_summary(const ts_model *model);
 /* Fills cfg with a preset's published config.json values. */
 ts_status ts_model_config_preset(const char *preset, ts_model_config *cfg, ts_error *err);
 const ts_model_config *ts_model_get_config(const ts_model *model);

@@ -19,11 +19,12 @@ static double now(void)
 static int usage(FILE *out)
 {
     fprintf(out, "usage: tessera bench --synthetic PRESET [--dtype f32|bf16] [-p N] [-n N] [--threads N] [--cpu LEVEL]\n"
-                 "                       [--compute f32|bf16|bf16x2] [--profile]\n"
+                 "                       [--compute f32|bf16|bf16x2] [--quantize q8|q4] [--profile]\n"
                  "  PRESET: qwen2.5-0.5b, qwen2-1.5b, llama-3.2-1b (random weights of that shape, built in memory)\n"
                  "  -p N   prompt tokens to prefill (default 512)\n"
                  "  -n N   tokens to decode after it (default 128)\n"
                  "  --profile  print the time spent per op kind\n"
+                 "  --quantize q8|q4  quantize the language model's matrices after building them\n"
                  "  --compute f32|bf16|bf16x2  matmul precision for prefill (see ts_context_options)\n"
                  "  --image-patches N  time the vision tower on one image of about N patches instead\n"
                  "                     (presets with a tower: qwen2-vl-2b)\n"
@@ -86,7 +87,7 @@ static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const 
 
 int bench_model(int argc, char **argv)
 {
-    const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *checkpoint = NULL, *v;
+    const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *checkpoint = NULL, *quantize = NULL, *v;
     long long prompt = 512, gen = 128, threads = 0, patches = 0, batch = 1, bundle_capacity = 0;
     const char *bundle_dir = NULL;
     bool profile = false;
@@ -96,6 +97,7 @@ int bench_model(int argc, char **argv)
         else if (ts_cli_match(argc, argv, &i, "--dtype", &v)) dtype_name = v;
         else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) cpu = v;
         else if (ts_cli_match(argc, argv, &i, "--compute", &v)) compute = v;
+        else if (ts_cli_match(argc, argv, &i, "--quantize", &v)) quantize = v;
         else if (ts_cli_match(argc, argv, &i, "--profile", NULL)) profile = true;
         else if (ts_cli_match(argc, argv, &i, "--bundle-capacity", &v)) {
             if (!ts_cli_parse_int(v, 2, 1 << 20, &bundle_capacity)) return ts_cli_usage_error("bench", "--bundle-capacity needs a row count");
@@ -144,6 +146,11 @@ int bench_model(int argc, char **argv)
     ts_model *m;
     double t0 = now();
     if (ts_model_create_synthetic(ctx, preset, dtype, &m, &err) != TS_OK) {
+        ts_context_destroy(ctx);
+        return ts_cli_fail("bench", &err);
+    }
+    if (quantize && ts_model_quantize(m, quantize, &err) != TS_OK) {
+        ts_model_destroy(m);
         ts_context_destroy(ctx);
         return ts_cli_fail("bench", &err);
     }
@@ -218,6 +225,7 @@ int bench_model(int argc, char **argv)
     double decode_rate = (double)gen / t_decode;
     double achieved = (double)weight_bytes * decode_rate;
     printf("model          %s (%s, synthetic weights, %.1f MB, built in %.2f s)\n", preset, dtype_name, weight_bytes / 1e6, t_build);
+    if (quantize) printf("weights        %s (decode streams these)\n", ts_model_quantization_summary(m));
     printf("threads        %d (cpu: %s; compute %s)\n", ts_context_threads(ctx), ts_cpu_features_string(ts_context_cpu_features(ctx)),
            compute ? compute : "f32");
     printf("prefill        %lld tokens: %.1f tok/s (%.1f ms)\n", prompt, (double)prompt / t_prefill, t_prefill * 1e3);

@@ -8,11 +8,13 @@
 
 static int usage(FILE *out)
 {
-    fprintf(out, "usage: tessera compare -m DIR --reference FILE.safetensors [--threads N]\n"
+    fprintf(out, "usage: tessera compare -m DIR --reference FILE.safetensors [--threads N] [--quantize q8|q4]\n"
                  "  Runs DIR's model on the reference's inputs and compares every stage it holds (image embeddings,\n"
                  "  positions, merged embeddings, each layer's hidden state and KV, prefill and decode logits, greedy\n"
                  "  tokens) within 1e-4 × max(1, max |ref|); prints each stage and the first that diverges.\n"
-                 "  The file format is the fixtures' (tests/fixtures/README.md).\n");
+                 "  The file format is the fixtures' (tests/fixtures/README.md).\n"
+                 "  --quantize q8|q4 quantizes the model's matrices at load first: the weight error is printed and\n"
+                 "  each stage's difference is then the quantization's error against the reference.\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 
@@ -24,12 +26,16 @@ static void print_stage(void *user, const char *stage, double diff, double tol, 
 
 int cmd_compare(int argc, char **argv)
 {
-    const char *model = NULL, *reference = NULL, *v;
+    const char *model = NULL, *reference = NULL, *quantize = NULL, *v;
     long long threads = 0;
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
         if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) model = v;
         else if (ts_cli_match(argc, argv, &i, "--reference", &v)) reference = v;
+        else if (ts_cli_match(argc, argv, &i, "--quantize", &v)) {
+            if (!v) return ts_cli_usage_error("compare", "--quantize needs q8 or q4");
+            quantize = v;
+        }
         else if (ts_cli_match(argc, argv, &i, "--threads", &v)) {
             if (!ts_cli_parse_int(v, 1, 1024, &threads)) return ts_cli_usage_error("compare", "--threads needs a number");
         } else return ts_cli_usage_error("compare", "unknown argument '%s'", argv[i]);
@@ -42,10 +48,12 @@ int cmd_compare(int argc, char **argv)
     ts_context_options o = {.n_threads = (int)threads};
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return ts_cli_fail("compare", &err);
     ts_model *m;
-    if (ts_model_load(ctx, model, NULL, &m, &err) != TS_OK) {
+    ts_model_options mo = {.quantize = quantize};
+    if (ts_model_load(ctx, model, &mo, &m, &err) != TS_OK) {
         ts_context_destroy(ctx);
         return ts_cli_fail("compare", &err);
     }
+    if (quantize) printf("quantized %s\n", ts_model_quantization_summary(m));
     char *first = NULL;
     ts_status st = ts_model_compare(m, reference, print_stage, NULL, &first, &err);
     ts_model_destroy(m);

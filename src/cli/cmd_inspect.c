@@ -23,12 +23,13 @@ typedef struct summary {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: tessera inspect -m DIR [--json]\n\n"
+    fprintf(out, "usage: tessera inspect -m DIR [--json] [--quantize q8|q4]\n\n"
                  "Shows a model folder: family, architecture, text and vision dimensions, the\n"
                  "dtypes in the checkpoint with tensor counts, parameters, size on disk and the\n"
                  "modalities the config declares.\n\n"
                  "  -m, --model DIR  the model folder (config.json + safetensors)\n"
                  "  --json           print one JSON object instead of text\n"
+                 "  --quantize q8|q4 also load the model quantized and print the weight error (text only)\n"
                  "  -h, --help       show this help\n\n"
                  "exit status: 0 ok, 1 runtime error, 2 usage error\n");
 }
@@ -179,7 +180,7 @@ static void print_json(const char *dir, const ts_model_config *c, const summary 
 
 int cmd_inspect(int argc, char **argv)
 {
-    const char *dir = NULL;
+    const char *dir = NULL, *quantize = NULL;
     bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
@@ -188,6 +189,9 @@ int cmd_inspect(int argc, char **argv)
             return TS_EXIT_OK;
         } else if (ts_cli_match(argc, argv, &i, "--json", NULL)) {
             json = true;
+        } else if (ts_cli_match(argc, argv, &i, "--quantize", &value)) {
+            if (!value) return ts_cli_usage_error("inspect", "--quantize needs q8 or q4");
+            quantize = value;
         } else if (ts_cli_match(argc, argv, &i, "-m", &value) ||
                    ts_cli_match(argc, argv, &i, "--model", &value)) {
             if (!value || !*value) return ts_cli_usage_error("inspect", "%s needs a folder", argv[i]);
@@ -197,6 +201,7 @@ int cmd_inspect(int argc, char **argv)
         }
     }
     if (!dir) return ts_cli_usage_error("inspect", "missing -m DIR");
+    if (quantize && json) return ts_cli_usage_error("inspect", "--quantize prints text; it does not combine with --json");
     char dir_buf[4096];
     if (!(dir = ts_cli_resolve_model("inspect", dir, dir_buf, sizeof(dir_buf)))) return TS_EXIT_RUNTIME;
 
@@ -211,5 +216,18 @@ int cmd_inspect(int argc, char **argv)
     if (st) return ts_cli_fail("inspect", &err);
     if (json) print_json(dir, &config, &s);
     else print_text(dir, &config, &s);
+    if (quantize) {
+        /* The language model quantized as run/compare would, and its weight error. */
+        ts_context *ctx;
+        ts_model *m = NULL;
+        ts_context_options co = {.log_level = TS_LOG_WARN};
+        ts_model_options mo = {.quantize = quantize};
+        if (ts_context_create(&co, &ctx, &err)) return ts_cli_fail("inspect", &err);
+        st = ts_model_load(ctx, dir, &mo, &m, &err);
+        if (!st) printf("quantized:    %s\n", ts_model_quantization_summary(m));
+        ts_model_destroy(m);
+        ts_context_destroy(ctx);
+        if (st) return ts_cli_fail("inspect", &err);
+    }
     return TS_EXIT_OK;
 }

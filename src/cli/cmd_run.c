@@ -26,7 +26,7 @@
 #define MAX_IMAGES 8
 
 typedef struct options {
-    const char *dir, *prompt, *bundle, *compute, *kv_cache, *cpu;
+    const char *dir, *prompt, *bundle, *compute, *kv_cache, *cpu, *quantize;
     bool raw, chat, json, ignore_eos;
     long long max_tokens;     /* -1 = not given */
     long long threads;
@@ -77,6 +77,8 @@ static void usage(FILE *out)
             "  --image-max-tokens N     at most N tokens per image (Qwen-VL: max pixels = N·(patch·merge)²)\n"
             "  --compute f32|bf16|bf16x2  matmul precision for prompts (default f32)\n"
             "  --kv-cache f32|bf16      KV cache element type (default f32)\n"
+            "  --quantize q8|q4         quantize the language model's matrices at load (blocks of 32,\n"
+            "                           f16 scales); the weight error is reported\n"
             "  --cpu LEVEL              cap the kernels: portable, avx2, avx512, avx512_bf16, amx\n"
             "  --json                   print one JSON object at the end instead of streaming\n"
             "  -h, --help               show this help\n\n"
@@ -116,6 +118,9 @@ static int parse_args(int argc, char **argv, options *o, bool *help)
         } else if (ts_cli_match(argc, argv, &i, "--kv-cache", &v)) {
             if (!v) return ts_cli_usage_error("run", "--kv-cache needs f32 or bf16");
             o->kv_cache = v;
+        } else if (ts_cli_match(argc, argv, &i, "--quantize", &v)) {
+            if (!v) return ts_cli_usage_error("run", "--quantize needs q8 or q4");
+            o->quantize = v;
         } else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) {
             if (!v) return ts_cli_usage_error("run", "--cpu needs a level");
             o->cpu = v;
@@ -188,6 +193,8 @@ static int parse_args(int argc, char **argv, options *o, bool *help)
     if (!o->dir) return ts_cli_usage_error("run", "missing -m DIR");
     if (!(o->dir = ts_cli_resolve_model("run", o->dir, o->dir_buf, sizeof(o->dir_buf)))) return TS_EXIT_RUNTIME;
     if (!o->prompt) return ts_cli_usage_error("run", "missing -p TEXT");
+    if (o->quantize && o->bundle)
+        return ts_cli_usage_error("run", "--quantize does not apply to --bundle (a bundle carries its own weights' math)");
     if (o->raw && o->chat) return ts_cli_usage_error("run", "--raw and --chat exclude each other");
     return TS_EXIT_OK;
 }
@@ -452,7 +459,7 @@ static int run(options *o)
     session s = {0};
     ts_error err = {0};
     ts_context_options co = {.n_threads = (int)o->threads, .log_level = TS_LOG_WARN, .compute = o->compute, .cpu_level = o->cpu};
-    ts_model_options mo = {.kv_cache = o->kv_cache};
+    ts_model_options mo = {.kv_cache = o->kv_cache, .quantize = o->quantize};
     ts_generation_config gc;
     size_t n_ids = 0;
     ts_status st = ts_context_create(&co, &s.ctx, &err);
@@ -460,6 +467,7 @@ static int run(options *o)
     if (!st) st = ts_model_load(s.ctx, o->dir, &mo, &s.model, &err);
     if (!st && o->bundle) st = ts_bundle_open(s.ctx, o->bundle, o->dir, &s.bundle, &err);
     if (!st) st = ts_tokenizer_load(o->dir, &s.tok, &err);
+    if (!st && ts_model_quantization_summary(s.model)[0]) fprintf(stderr, "tessera run: weights %s\n", ts_model_quantization_summary(s.model));
     if (!st && o->n_images && !(ts_model_supported_modalities(ts_model_get_config(s.model)) & TS_MODALITY_IMAGE)) {
         err.status = st = TS_ERR_UNSUPPORTED;
         snprintf(err.message, sizeof(err.message), "%s: images are not supported for this model",

@@ -8,6 +8,10 @@ static const ts_kernels portable = {
     .bf16_to_f32 = ts_bf16_to_f32_ref,
     .dot_f16_f32 = ts_dot_f16_f32_ref,
     .f16_to_f32 = ts_f16_to_f32_ref,
+    .qdot_i8_f32 = ts_qdot_i8_f32_ref,
+    .qdot_u4_f32 = ts_qdot_u4_f32_ref,
+    .dequant_i8_f32 = ts_dequant_i8_f32_ref,
+    .dequant_u4_f32 = ts_dequant_u4_f32_ref,
 };
 
 #if defined(__x86_64__)
@@ -18,6 +22,10 @@ static const ts_kernels avx2 = {
     .bf16_to_f32 = ts_bf16_to_f32_avx2,
     .dot_f16_f32 = ts_dot_f16_f32_avx2,
     .f16_to_f32 = ts_f16_to_f32_avx2,
+    .qdot_i8_f32 = ts_qdot_i8_f32_ref,
+    .qdot_u4_f32 = ts_qdot_u4_f32_ref,
+    .dequant_i8_f32 = ts_dequant_i8_f32_ref,
+    .dequant_u4_f32 = ts_dequant_u4_f32_ref,
 };
 
 /* AVX512_BF16's dot rounds activations to bf16, so both AVX-512 tables keep the exact f32-activation
@@ -26,7 +34,9 @@ static const ts_kernels avx2 = {
     .dot_f32 = ts_dot_f32_avx512, .dot_bf16_f32 = ts_dot_bf16_f32_avx512,                          \
     .bf16_to_f32 = ts_bf16_to_f32_avx512, .dot_f16_f32 = ts_dot_f16_f32_avx512,                    \
     .f16_to_f32 = ts_f16_to_f32_avx512, .gemm_f32 = ts_gemm_f32_avx512,                            \
-    .dot_rows_bf16_f32 = ts_dot_rows_bf16_f32_avx512, .dot_rows_f32 = ts_dot_rows_f32_avx512
+    .dot_rows_bf16_f32 = ts_dot_rows_bf16_f32_avx512, .dot_rows_f32 = ts_dot_rows_f32_avx512,    \
+    .qdot_i8_f32 = ts_qdot_i8_f32_avx512, .qdot_u4_f32 = ts_qdot_u4_f32_avx512,                   \
+    .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512
 
 static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS};
 #endif

@@ -137,6 +137,16 @@ static bool slice_view(const ts_graph *g, const ts_node *n, size_t *offset)
     return true;
 }
 
+/* A qlinear node's operands as the kernel's shape. */
+static ts_qlinear_shape qlinear_shape_of(const ts_graph *g, const ts_node *n)
+{
+    const ts_type *x = ts_graph_type(g, n->inputs[0]);
+    const ts_type *b = n->attrs.qlinear.has_bias ? ts_graph_type(g, n->inputs[n->n_inputs - 1]) : NULL;
+    ts_qlinear_shape s = {ts_type_elements(x) / x->dims[x->rank - 1], x->dims[x->rank - 1], n->type.dims[n->type.rank - 1], n->attrs.qlinear.block,
+                          n->attrs.qlinear.bits, ts_graph_type(g, n->inputs[2])->dtype, b ? b->dtype : TS_DTYPE_F32};
+    return s;
+}
+
 static size_t scratch_bytes(const ts_program *p, const ts_node *n)
 {
     const ts_graph *g = p->graph;
@@ -156,6 +166,10 @@ static size_t scratch_bytes(const ts_program *p, const ts_node *n)
         return ts_cpu_moe_mlp_scratch_bytes(ts_type_elements(x) / x->dims[x->rank - 1],
                                             x->dims[x->rank - 1], r->dims[0], gu->dims[2] / 2,
                                             n->attrs.moe.top_k, ts_pool_size(p->cpu.pool));
+    }
+    case TS_OP_QLINEAR: {
+        ts_qlinear_shape s = qlinear_shape_of(g, n);
+        return ts_cpu_qlinear_scratch_bytes(&s, ts_pool_size(p->cpu.pool));
     }
     default: return 0;
     }
@@ -371,6 +385,13 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
                               r->dtype, v[n->inputs[2]], v[n->inputs[3]], gu->dtype, r->dims[0],
                               gu->dims[2] / 2, n->attrs.moe.top_k, n->attrs.moe.normalize,
                               n->attrs.moe.activation, out, scratch, err);
+    }
+    case TS_OP_QLINEAR: {
+        ts_qlinear_shape s = qlinear_shape_of(g, n);
+        const int8_t *zero = n->attrs.qlinear.has_zero ? v[n->inputs[3]] : NULL;
+        const void *bias = n->attrs.qlinear.has_bias ? v[n->inputs[n->n_inputs - 1]] : NULL;
+        ts_cpu_qlinear(cpu, &s, v[n->inputs[0]], v[n->inputs[1]], v[n->inputs[2]], zero, bias, out, scratch);
+        return TS_OK;
     }
     case TS_OP_EMBEDDING: {
         const ts_type *ids = ts_graph_type(g, n->inputs[1]);

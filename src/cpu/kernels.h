@@ -35,6 +35,16 @@ typedef struct ts_kernels {
      * AVX512_BF16. */
     void (*gemm_bf16)(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
                       float *c, int64_t ldc, float *panel);
+    /* Quantized row dots for ts_graph_qlinear's weights (i8, or u8 holding two 4-bit values, low
+     * nibble first): Σ over blocks b of scale[b] · Σ_{j in b} (q[j] − zero[b]) · x[j], n channels
+     * in blocks of `block` (which divides n; even for 4-bit). Scales and zero points widened to
+     * f32 by the caller. Never NULL. */
+    float (*qdot_i8_f32)(const int8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
+    float (*qdot_u4_f32)(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
+    /* dst[j] = (q[j] − zero[j / block]) · scale[j / block] in f32 for a row of n: the
+     * decomposition's dequantization, bit for bit in every variant (one rounding). Never NULL. */
+    void (*dequant_i8_f32)(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
+    void (*dequant_u4_f32)(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 } ts_kernels;
 
 #define TS_GEMM_PANEL_FLOATS (256 * 32)
@@ -50,6 +60,10 @@ void ts_bf16_to_f32_ref(const uint16_t *src, float *dst, size_t n);
 float ts_dot_f16_f32_ref(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_ref(const uint16_t *src, float *dst, size_t n);
 float ts_f16_to_f32_scalar(uint16_t h);
+float ts_qdot_i8_f32_ref(const int8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
+float ts_qdot_u4_f32_ref(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
+void ts_dequant_i8_f32_ref(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
+void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 
 #if defined(__x86_64__)
 float ts_dot_f32_avx2(const float *a, const float *b, size_t n);
@@ -69,6 +83,10 @@ void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_
 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
                              float *c, int64_t ldc, float *panel);
 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n);
+float ts_qdot_i8_f32_avx512(const int8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
+float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
+void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
+void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 #endif
 
 /* Asks the kernel for AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM); without it the first tile

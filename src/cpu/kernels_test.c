@@ -204,8 +204,59 @@ static void test_amx_permission_is_reported(void)
     }
 }
 
+/* The quantized dots: each variant against the portable one, 8-bit and packed 4-bit, block sizes
+ * with and without 16/32-wide bodies and tails (4-bit blocks even), several blocks per row. */
+static void test_qdot_variants(void)
+{
+    static const size_t blocks[] = {2, 6, 16, 18, 32, 34, 50, 64, 128, 130};
+    static const unsigned masks[] = {TS_CPU_AVX2, TS_CPU_AVX2 | TS_CPU_AVX512};
+    uint32_t seed = 11;
+    for (size_t m = 0; m < 2; m++) {
+        const ts_kernels *k = ts_kernels_select(ts_cpu_features() & masks[m]);
+        for (size_t bi = 0; bi < sizeof(blocks) / sizeof(blocks[0]); bi++) {
+            size_t block = blocks[bi], nb = 3, n = block * nb;
+            int8_t *q8 = malloc(n);
+            uint8_t *q4 = malloc(n / 2);
+            float *x = malloc(n * sizeof(float)), sc[3], zp8[3], zp4[3];
+            for (size_t i = 0; i < n; i++) {
+                x[i] = lcg(&seed);
+                q8[i] = (int8_t)(lcg(&seed) * 128.0f);
+                if (i % 2 == 0) q4[i / 2] = (uint8_t)((lcg(&seed) + 1.0f) * 128.0f);
+            }
+            for (size_t b = 0; b < nb; b++) {
+                sc[b] = 0.01f + 0.001f * (float)b;
+                zp8[b] = (float)b - 1.0f;
+                zp4[b] = (float)(b * 5 % 16);
+            }
+            double r8 = ts_qdot_i8_f32_ref(q8, x, n, block, sc, zp8), g8 = k->qdot_i8_f32(q8, x, n, block, sc, zp8);
+            double r4 = ts_qdot_u4_f32_ref(q4, x, n, block, sc, zp4), g4 = k->qdot_u4_f32(q4, x, n, block, sc, zp4);
+            if (fabs(r8 - g8) > 1e-5 * (1 + fabs(r8)) || fabs(r4 - g4) > 1e-5 * (1 + fabs(r4)))
+                fprintf(stderr, "%s block %zu: i8 %g vs %g, u4 %g vs %g\n", k->level, block, g8, r8, g4, r4);
+            CHECK(fabs(r8 - g8) <= 1e-5 * (1 + fabs(r8)));
+            CHECK(fabs(r4 - g4) <= 1e-5 * (1 + fabs(r4)));
+            /* dequantization: bit-identical to the portable one */
+            float *want = malloc(n * sizeof(float)), *got = malloc(n * sizeof(float));
+            ts_dequant_i8_f32_ref(q8, n, block, sc, zp8, want);
+            k->dequant_i8_f32(q8, n, block, sc, zp8, got);
+            CHECK(memcmp(want, got, n * sizeof(float)) == 0);
+            ts_dequant_u4_f32_ref(q4, n, block, sc, zp4, want);
+            k->dequant_u4_f32(q4, n, block, sc, zp4, got);
+            CHECK(memcmp(want, got, n * sizeof(float)) == 0);
+            free(want), free(got);
+            free(q8), free(q4), free(x);
+        }
+    }
+    /* One value by hand: bytes 0x3A 0x0F → channels 10, 3, 15, 0; zero 8, scale 0.5;
+     * x = 1, 2, 3, 4: ((2·1) + (−5·2) + (7·3) + (−8·4)) · 0.5 = −9.5. */
+    const uint8_t q4[2] = {0x3A, 0x0F};
+    const float x[4] = {1, 2, 3, 4}, sc = 0.5f, zp = 8.0f;
+    CHECK(ts_qdot_u4_f32_ref(q4, x, 4, 4, &sc, &zp) == -9.5f);
+    CHECK(ts_kernels_select(ts_cpu_features())->qdot_u4_f32(q4, x, 4, 4, &sc, &zp) == -9.5f);
+}
+
 int main(void)
 {
+    RUN(test_qdot_variants);
     RUN(test_variants_match_reference);
     RUN(test_f16_variants);
     RUN(test_dot_rows_are_the_single_dots);

@@ -63,6 +63,18 @@ ts_status ts_cpu_moe_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h
                          int top_k, bool normalize, ts_activation act, float *y, void *scratch,
                          ts_error *err);
 
+/* The quantized linear (graph.h: ts_graph_qlinear) over m rows of x[m, k] → y[m, n]: q (i8
+ * [n, k] when bits = 8, u8 [n, k/2] when bits = 4), scale [n, k/block] of scale_dtype, zero
+ * [n, k/block] or NULL (0 for 8-bit, 8 for 4-bit), bias [n] of bias_dtype or NULL. */
+typedef struct ts_qlinear_shape {
+    int64_t m, k, n, block;
+    int bits;
+    ts_dtype scale_dtype, bias_dtype;
+} ts_qlinear_shape;
+size_t ts_cpu_qlinear_scratch_bytes(const ts_qlinear_shape *s, int n_workers);
+void ts_cpu_qlinear(const ts_cpu *cpu, const ts_qlinear_shape *s, const float *x, const void *q,
+                    const void *scale, const int8_t *zero, const void *bias, float *y, void *scratch);
+
 /* out[i, :] = table[clamp(ids[i])] widened to f32 (clamped like StableHLO gather). */
 void ts_cpu_embedding(const ts_cpu *cpu, const void *table, ts_dtype dtype, int64_t vocab,
                       int64_t h, const int32_t *ids, int64_t n, float *out);

@@ -16,7 +16,10 @@
 #include "base/error.h"
 #include "cpu/executor.h"
 #include "cpu/kernels.h"
+#include "engine/packed_weights.h"
+#include "engine/quantized_weights.h"
 #include "engine/synthetic.h"
+#include "graph/quantize.h"
 #include "engine/vision.h"
 #include "models/decoder.h"
 
@@ -43,6 +46,13 @@ struct ts_model {
     ts_checkpoint *checkpoint;      /* a loaded model's weights … */
     ts_synthetic_weights *synthetic; /* … or a benchmark model's */
     ts_weight_source weights;
+    ts_quantized_weights *quantized; /* after ts_model_quantize: serves `weights`, wraps base_weights */
+    ts_weight_source base_weights;
+    ts_packed_weights *packed;       /* a GPTQ/AWQ checkpoint's unpacked matrices: serves `weights` */
+    int quant_bits;                  /* 0: float weights */
+    ts_quant_chooser choose;         /* which matrices the graph rewrite quantizes */
+    void *choose_user;
+    char quant_summary[512];
     ts_vision *vision; /* the image tower, for families whose image path is built */
     ts_decoder_spec spec;
     ts_dtype kv_dtype;
@@ -76,6 +86,21 @@ static ts_status check_weights(ts_model *m, ts_error *err)
     return st;
 }
 
+/* A GPTQ/AWQ checkpoint: its packed matrices unpacked once, every matmul over them quantized. */
+static ts_status use_packed(ts_model *m, const ts_quant_config *qc, ts_error *err)
+{
+    ts_status st = ts_packed_weights_create(m->checkpoint, qc, &m->packed, err);
+    if (st != TS_OK) return st;
+    m->weights = ts_packed_weights_source(m->packed);
+    m->quant_bits = qc->bits;
+    m->choose = ts_packed_weights_choose;
+    m->choose_user = m->packed;
+    snprintf(m->quant_summary, sizeof(m->quant_summary), "%s %d-bit (groups of %lld, zero points): %d matrices, %.2f MB unpacked",
+             ts_quant_method_name(qc->method), qc->bits, (long long)qc->group_size, ts_packed_weights_count(m->packed),
+             (double)ts_packed_weights_bytes(m->packed) / 1e6);
+    return TS_OK;
+}
+
 ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options *options, ts_model **out, ts_error *err)
 {
     *out = NULL;
@@ -93,8 +118,12 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     if (st == TS_OK) st = ts_decoder_spec_init(&m->config, &m->spec, err);
     if (st == TS_OK) st = ts_checkpoint_open(options && options->weights ? options->weights : dir, &m->checkpoint, err);
     m->weights = (ts_weight_source){find_in_checkpoint, m->checkpoint};
+    ts_quant_config qc;
+    if (st == TS_OK) st = ts_quant_config_load(dir, &qc, err);
+    if (st == TS_OK && qc.method != TS_QUANT_NONE) st = use_packed(m, &qc, err);
     if (st == TS_OK) st = check_weights(m, err);
     if (st == TS_OK && ts_vision_has_tower(&m->config)) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
+    if (st == TS_OK && options && options->quantize) st = ts_model_quantize(m, options->quantize, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
         ts_error_prefix(err, "%s: ", dir);
@@ -128,6 +157,12 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
 
 size_t ts_model_weight_bytes(const ts_model *m)
 {
+    if (m->packed) return (size_t)ts_packed_weights_bytes(m->packed);
+    if (m->quantized) {
+        ts_quantization_report r;
+        ts_quantized_weights_report(m->quantized, &r);
+        return (size_t)r.bytes;
+    }
     return m->synthetic ? ts_synthetic_weights_bytes(m->synthetic) : 0;
 }
 
@@ -144,10 +179,86 @@ void ts_model_destroy(ts_model *m)
     if (!m) return;
     for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
     ts_vision_destroy(m->vision);
+    ts_quantized_weights_destroy(m->quantized);
+    ts_packed_weights_destroy(m->packed);
     ts_checkpoint_close(m->checkpoint);
     ts_synthetic_weights_destroy(m->synthetic);
     free(m);
 }
+
+/* Load-time quantization takes every float matrix, blocks of TS_QUANT_BLOCK, no zero points. */
+static bool choose_all(void *user, const char *name, int64_t out, int64_t in, ts_quant_choice *c)
+{
+    (void)name, (void)out, (void)in;
+    *c = (ts_quant_choice){.bits = *(const int *)user, .block = TS_QUANT_BLOCK};
+    return true;
+}
+
+/* The decoder graph for `shape`, with its matmuls quantized when the model is. */
+static ts_status build_graph(ts_model *m, const ts_step_shape *shape, ts_graph **out, ts_error *err)
+{
+    ts_graph *g;
+    *out = NULL;
+    ts_status st = ts_graph_create(&g, err);
+    if (st == TS_OK) st = ts_decoder_build(g, &m->spec, &m->weights, shape, err);
+    if (st == TS_OK && m->quant_bits) {
+        ts_graph *q;
+        st = ts_graph_quantize(g, m->choose, m->choose_user, &q, err);
+        ts_graph_destroy(g);
+        g = st == TS_OK ? q : NULL;
+    }
+    if (st != TS_OK) {
+        ts_graph_destroy(g);
+        return st;
+    }
+    *out = g;
+    return TS_OK;
+}
+
+ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
+{
+    int bits = format && strcmp(format, "q8") == 0 ? 8 : format && strcmp(format, "q4") == 0 ? 4 : 0;
+    if (!bits) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "quantization format '%s' (expected q8 or q4)", format ? format : "(null)");
+    if (m->quant_bits)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "model is already quantized (%s)", m->packed ? "its checkpoint is" : m->quant_summary);
+    ts_quantized_weights *q;
+    ts_status st = ts_quantized_weights_create(&m->weights, bits, m->checkpoint != NULL, &q, err);
+    if (st != TS_OK) return st;
+    for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
+    m->base_weights = m->weights;
+    m->quantized = q;
+    m->weights = ts_quantized_weights_source(q);
+    m->quant_bits = bits;
+    m->choose = choose_all;
+    m->choose_user = &m->quant_bits;
+    /* Quantize every matrix now (a one-token graph names them all), so failures show here. */
+    ts_graph *g;
+    ts_step_shape probe = {.n_seqs = 1, .n_tokens = {1}, .capacity = 1};
+    st = build_graph(m, &probe, &g, err);
+    for (int32_t i = 0; st == TS_OK && i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        if (n->op == TS_OP_PARAMETER && n->attrs.parameter.role == TS_PARAM_WEIGHT && strchr(n->name, ':') &&
+            !m->weights.find(m->weights.self, n->name, n->type.rank, n->type.dims))
+            st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "quantize: cannot quantize %s", n->name);
+    }
+    if (st == TS_OK) ts_graph_destroy(g);
+    if (st != TS_OK) {
+        m->weights = m->base_weights;
+        m->quant_bits = 0;
+        m->quantized = NULL;
+        ts_quantized_weights_destroy(q);
+        return st;
+    }
+    ts_quantization_report r;
+    ts_quantized_weights_report(q, &r);
+    snprintf(m->quant_summary, sizeof(m->quant_summary),
+             "q%d: %d matrices, %.2f M weights, %.2f MB; weight error |W - Wq|/|W| %.3f%% overall, worst %.3f%% (%s)", bits,
+             r.matrices, (double)r.weights / 1e6, (double)r.bytes / 1e6, 100.0 * r.rel_error_all, 100.0 * r.rel_error_max,
+             r.worst ? r.worst : "-");
+    return TS_OK;
+}
+
+const char *ts_model_quantization_summary(const ts_model *m) { return m->quant_bits ? m->quant_summary : ""; }
 
 const ts_model_config *ts_model_get_config(const ts_model *m) { return &m->config; }
 int64_t ts_model_vocab_size(const ts_model *m) { return m->spec.vocab; }
@@ -178,8 +289,7 @@ static ts_status get_program(ts_model *m, const ts_step_shape *shape, step_progr
         if (!p->program || p->last_used < victim->last_used) victim = p;
     }
     program_clear(victim);
-    ts_status st = ts_graph_create(&victim->graph, err);
-    if (st == TS_OK) st = ts_decoder_build(victim->graph, &m->spec, &m->weights, shape, err);
+    ts_status st = build_graph(m, shape, &victim->graph, err);
     if (st == TS_OK) st = ts_program_create(victim->graph, m->ctx, &victim->program, err);
     if (st == TS_OK) {
         victim->n_params = victim->graph->n_parameters;

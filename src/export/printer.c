@@ -234,6 +234,12 @@ static void print_composite(printer *p, function *f, ts_value v, const ts_node *
             ts_shlo_activation_name(a->moe.activation), a->moe.normalize ? "true" : "false",
             a->moe.top_k);
         break;
+    case TS_OP_QLINEAR:
+        ts_strbuf_printf(f->b,
+                         "composite_attributes = {bits = %d : i64, block = %lld : i64, has_bias = %s, has_zero = %s}, ",
+                         a->qlinear.bits, (long long)a->qlinear.block, a->qlinear.has_bias ? "true" : "false",
+                         a->qlinear.has_zero ? "true" : "false");
+        break;
     default: break;
     }
     ts_strbuf_printf(f->b, "decomposition = @%s} : ", symbol);
@@ -510,6 +516,7 @@ static ts_status decomposition_graph(const ts_node *n, const ts_graph *src, ts_g
     case TS_OP_LINEAR: r = ts_decompose_linear(g, in[0], in[1], n->n_inputs > 2 ? in[2] : TS_NO_VALUE); break;
     case TS_OP_EMBEDDING: r = ts_decompose_embedding(g, in[0], in[1]); break;
     case TS_OP_ERF: r = ts_decompose_erf(g, in[0]); break;
+    case TS_OP_QLINEAR: r = ts_decompose_qlinear_node(g, n, in); break;
     default: break;
     }
     if (r != TS_NO_VALUE) ts_graph_set_outputs(g, &r, 1);

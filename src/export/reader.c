@@ -1827,6 +1827,20 @@ static bool read_composite(op_ctx *o)
         break;
     case TS_OP_EMBEDDING: v = ts_graph_embedding(g, in[0], in[1]); break;
     case TS_OP_ERF: v = ts_graph_unary(g, TS_OP_ERF, in[0]); break;
+    case TS_OP_QLINEAR: {
+        if (!get_attr(R, &ca, &used, "bits", ATTR_INT, o->pos, name, &a1) || !get_attr(R, &ca, &used, "block", ATTR_INT, o->pos, name, &a2) ||
+            !get_attr(R, &ca, &used, "has_bias", ATTR_BOOL, o->pos, name, &a3) || !get_attr(R, &ca, &used, "has_zero", ATTR_BOOL, o->pos, name, &a4))
+            return false;
+        int expect_n = 3 + (a3.i != 0) + (a4.i != 0);
+        if (n != expect_n) return syntax(R, o->pos, "%s with has_bias = %s and has_zero = %s takes %d operands, not %d", name, a3.i ? "true" : "false", a4.i ? "true" : "false", expect_n, n);
+        if (a2.i < 1 || a2.i > MAX_DIM) return fail(R, a2.pos, TS_ERR_RANGE, "block out of range");
+        ts_value zero = a4.i ? in[3] : TS_NO_VALUE, bias = a3.i ? in[a4.i ? 4 : 3] : TS_NO_VALUE;
+        v = ts_graph_qlinear(g, in[0], in[1], in[2], zero, bias, a2.i);
+        /* bits is implied by the weight type; a module that says otherwise is refused. */
+        if (v != TS_NO_VALUE && ts_graph_node(g, v)->attrs.qlinear.bits != a1.i)
+            return syntax(R, a1.pos, "%s: bits = %lld disagrees with the weight type", name, (long long)a1.i);
+        break;
+    }
     default: break;
     }
     for (int i = 0; i < ca.n; i++)

@@ -438,8 +438,45 @@ static int build_composites(ts_graph *g)
     outs[n++] = ts_graph_moe_mlp(g, x, router, gate_up, down, 1, false, TS_ACT_GELU_TANH);
     g->stage = NULL;
     outs[n++] = ts_graph_embedding(g, table, ids);
+    /* quantized linears: 8-bit per channel; 4-bit with zero points and a bias; 8-bit blocks */
+    ts_value q8 = ts_graph_parameter(g, "q8", TS_PARAM_WEIGHT, ty(TS_DTYPE_I8, 2, 16, 8, 0));
+    ts_value s8 = ts_graph_parameter(g, "s8", TS_PARAM_WEIGHT, ty(TS_DTYPE_F16, 2, 16, 1, 0));
+    ts_value q4 = ts_graph_parameter(g, "q4", TS_PARAM_WEIGHT, ty(TS_DTYPE_U8, 2, 16, 4, 0));
+    ts_value s4 = ts_graph_parameter(g, "s4", TS_PARAM_WEIGHT, ty(TS_DTYPE_BF16, 2, 16, 2, 0));
+    ts_value sf = ts_graph_parameter(g, "sf", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 2, 16, 2, 0));
+    ts_value z4 = ts_graph_parameter(g, "z4", TS_PARAM_WEIGHT, ty(TS_DTYPE_I8, 2, 16, 2, 0));
+    outs[n++] = ts_graph_qlinear(g, x, q8, s8, TS_NO_VALUE, TS_NO_VALUE, 8);
+    outs[n++] = ts_graph_qlinear(g, x, q4, s4, z4, lb, 4);
+    outs[n++] = ts_graph_qlinear(g, x, q8, sf, z4, TS_NO_VALUE, 4);
     ts_graph_set_outputs(g, outs, n);
     return n;
+}
+
+/* A quantized layer alone at a real block size (32), 8-bit and 4-bit: its text (dumped as
+ * qlinear.mlir) is what tests/quant_oracle_test.sh gives jaxlib's parser and iree-compile. */
+static void test_qlinear_round_trip(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 3, 64, 0));
+    ts_value q8 = ts_graph_parameter(g, "l.q8", TS_PARAM_WEIGHT, ty(TS_DTYPE_I8, 2, 48, 64, 0));
+    ts_value s8 = ts_graph_parameter(g, "l.s8", TS_PARAM_WEIGHT, ty(TS_DTYPE_F16, 2, 48, 2, 0));
+    ts_value q4 = ts_graph_parameter(g, "l.q4", TS_PARAM_WEIGHT, ty(TS_DTYPE_U8, 2, 40, 24, 0));
+    ts_value s4 = ts_graph_parameter(g, "l.s4", TS_PARAM_WEIGHT, ty(TS_DTYPE_BF16, 2, 40, 3, 0));
+    ts_value z4 = ts_graph_parameter(g, "l.z4", TS_PARAM_WEIGHT, ty(TS_DTYPE_I8, 2, 40, 3, 0));
+    ts_value b4 = ts_graph_parameter(g, "l.b4", TS_PARAM_WEIGHT, ty(TS_DTYPE_BF16, 1, 40, 0, 0));
+    ts_graph_set_stage(g, "layer.0");
+    ts_value h = ts_graph_qlinear(g, x, q8, s8, TS_NO_VALUE, TS_NO_VALUE, 32);
+    ts_value y = ts_graph_qlinear(g, h, q4, s4, z4, b4, 16);
+    ts_graph_set_outputs(g, &y, 1);
+    check_round_trip(g, "qlinear", true, 3);
+    char *text = print_graph(g, "qlinear");
+    CHECK(text && strstr(text, "stablehlo.composite \"tessera.qlinear\"") &&
+          strstr(text, "composite_attributes = {bits = 4 : i64, block = 16 : i64, has_bias = true, has_zero = true}") &&
+          strstr(text, "tensor<40x24xui8>"));
+    free(text);
+    ts_graph_destroy(g);
 }
 
 static void test_composite_round_trip(void)
@@ -1042,6 +1079,7 @@ int main(void)
     RUN(test_elementwise_round_trip);
     RUN(test_shape_round_trip);
     RUN(test_composite_round_trip);
+    RUN(test_qlinear_round_trip);
     RUN(test_decompositions_match_fused);
     RUN(test_every_op_covered);
     RUN(test_text_add);

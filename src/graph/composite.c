@@ -185,3 +185,45 @@ ts_value ts_graph_embedding(ts_graph *g, ts_value table, ts_value ids)
     r.dims[r.rank++] = tt->dims[1];
     return ts_graph_append(g, TS_OP_EMBEDDING, r, in, 2, NULL);
 }
+
+ts_value ts_graph_qlinear(ts_graph *g, ts_value x, ts_value q, ts_value scale, ts_value zero,
+                          ts_value bias, int64_t block)
+{
+    ts_value in[5] = {x, q, scale};
+    int n = 3;
+    if (zero != TS_NO_VALUE) in[n++] = zero;
+    if (bias != TS_NO_VALUE) in[n++] = bias;
+    if (!defined(g, in, n)) return TS_NO_VALUE;
+    const ts_type *tx = ts_graph_type(g, x), *tq = ts_graph_type(g, q), *ts = ts_graph_type(g, scale);
+    if (tx->dtype != TS_DTYPE_F32 || tx->rank < 1) return reject(g, TS_OP_QLINEAR, "x must be f32 with rank ≥ 1");
+    int64_t k = tx->dims[tx->rank - 1];
+    if (tq->rank != 2 || (tq->dtype != TS_DTYPE_I8 && tq->dtype != TS_DTYPE_U8))
+        return reject(g, TS_OP_QLINEAR, "weights must be i8 [out, in] (8-bit) or u8 [out, in/2] (4-bit)");
+    int bits = tq->dtype == TS_DTYPE_I8 ? 8 : 4;
+    int64_t out = tq->dims[0];
+    if (tq->dims[1] != (bits == 8 ? k : k / 2) || (bits == 4 && k % 2))
+        return reject(g, TS_OP_QLINEAR, "%d-bit weights must be [out, %lld] for %lld input channels", bits,
+                      (long long)(bits == 8 ? k : k / 2), (long long)k);
+    if (block < 1 || k % block || (bits == 4 && block % 2))
+        return reject(g, TS_OP_QLINEAR, "block %lld must divide %lld input channels%s", (long long)block, (long long)k,
+                      bits == 4 ? " and be even" : "");
+    int64_t sd[2] = {out, k / block};
+    ts_type want = ts_type_make(TS_DTYPE_F32, 2, sd);
+    want.dtype = ts->dtype;
+    if (!is_weight_dtype(ts->dtype) || !ts_type_equal(ts, &want))
+        return reject(g, TS_OP_QLINEAR, "scale must be f16/bf16/f32 [%lld, %lld]", (long long)sd[0], (long long)sd[1]);
+    if (zero != TS_NO_VALUE) {
+        want.dtype = TS_DTYPE_I8;
+        if (!ts_type_equal(ts_graph_type(g, zero), &want))
+            return reject(g, TS_OP_QLINEAR, "zero points must be i8 [%lld, %lld]", (long long)sd[0], (long long)sd[1]);
+    }
+    if (bias != TS_NO_VALUE) {
+        const ts_type *tb = ts_graph_type(g, bias);
+        if (tb->rank != 1 || tb->dims[0] != out || !is_weight_dtype(tb->dtype))
+            return reject(g, TS_OP_QLINEAR, "bias must be [%lld]", (long long)out);
+    }
+    ts_type r = *tx;
+    r.dims[r.rank - 1] = out;
+    ts_attrs a = {.qlinear = {.bits = bits, .block = block, .has_zero = zero != TS_NO_VALUE, .has_bias = bias != TS_NO_VALUE}};
+    return ts_graph_append(g, TS_OP_QLINEAR, r, in, n, &a);
+}

@@ -337,6 +337,53 @@ ts_value ts_decompose_erf(ts_graph *g, ts_value x)
     return dtype == TS_DTYPE_F32 ? r : ts_graph_convert(g, r, dtype);
 }
 
+/* A per-block [out, in/block] tensor (f32) repeated over its block: [out, in]. */
+static ts_value per_block(ts_graph *g, ts_value v, int64_t block)
+{
+    const ts_type t = *ts_graph_type(g, v);
+    int64_t wide[3] = {t.dims[0], t.dims[1], block}, flat[2] = {t.dims[0], t.dims[1] * block}, keep[2] = {0, 1};
+    return ts_graph_reshape(g, ts_graph_broadcast_in_dim(g, v, 3, wide, keep), 2, flat);
+}
+
+/* The integer weights as f32 [out, in]: 8-bit converted; 4-bit unpacked from bytes in i32 as
+ * lo = b − 16·(b / 16), hi = b / 16 (b ≥ 0, so the division is a floor), interleaved lo, hi. */
+static ts_value unpacked_weights(ts_graph *g, ts_value q)
+{
+    const ts_type t = *ts_graph_type(g, q);
+    if (t.dtype == TS_DTYPE_I8) return ts_graph_convert(g, q, TS_DTYPE_F32);
+    ts_value b = ts_graph_convert(g, q, TS_DTYPE_I32);
+    ts_value sixteen = ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, 16), 2, t.dims, NULL);
+    ts_value hi = ts_graph_binary(g, TS_OP_DIVIDE, b, sixteen);
+    ts_value lo = ts_graph_binary(g, TS_OP_SUBTRACT, b, ts_graph_binary(g, TS_OP_MULTIPLY, hi, sixteen));
+    int64_t col[3] = {t.dims[0], t.dims[1], 1}, flat[2] = {t.dims[0], t.dims[1] * 2};
+    ts_value pair[2] = {ts_graph_reshape(g, lo, 3, col), ts_graph_reshape(g, hi, 3, col)};
+    ts_value both = ts_graph_concatenate(g, pair, 2, 2);
+    return ts_graph_convert(g, ts_graph_reshape(g, both, 2, flat), TS_DTYPE_F32);
+}
+
+/* Dequantization as GPTQ/AWQ's reference kernels write it, (q − zero) · scale in f32, then
+ * nn.Linear on the result: the CPU's fused kernel and every bundle compute this. */
+ts_value ts_decompose_qlinear(ts_graph *g, ts_value x, ts_value q, ts_value scale, ts_value zero,
+                              ts_value bias, int64_t block)
+{
+    ts_value w = unpacked_weights(g, q);
+    const ts_type tw = *ts_graph_type(g, w);
+    ts_value z;
+    if (zero != TS_NO_VALUE) z = per_block(g, ts_graph_convert(g, zero, TS_DTYPE_F32), block);
+    else z = splat(g, ts_graph_type(g, q)->dtype == TS_DTYPE_I8 ? 0.0f : 8.0f, &tw);
+    ts_value centred = ts_graph_binary(g, TS_OP_SUBTRACT, w, z);
+    ts_value deq = ts_graph_binary(g, TS_OP_MULTIPLY, centred, per_block(g, as_f32(g, scale), block));
+    return ts_decompose_linear(g, x, deq, bias);
+}
+
+ts_value ts_decompose_qlinear_node(ts_graph *g, const ts_node *n, const ts_value *in)
+{
+    int at = 3;
+    ts_value zero = n->attrs.qlinear.has_zero ? in[at++] : TS_NO_VALUE;
+    ts_value bias = n->attrs.qlinear.has_bias ? in[at] : TS_NO_VALUE;
+    return ts_decompose_qlinear(g, in[0], in[1], in[2], zero, bias, n->attrs.qlinear.block);
+}
+
 /* Rebuilds one node of `src` in `dst` with inputs already mapped. */
 static ts_value rebuild(ts_graph *dst, const ts_graph *src, const ts_node *n, const ts_value *in)
 {
@@ -359,6 +406,7 @@ static ts_value rebuild(ts_graph *dst, const ts_graph *src, const ts_node *n, co
     case TS_OP_LINEAR: return ts_decompose_linear(dst, in[0], in[1], n->n_inputs > 2 ? in[2] : TS_NO_VALUE);
     case TS_OP_EMBEDDING: return ts_decompose_embedding(dst, in[0], in[1]);
     case TS_OP_ERF: return ts_decompose_erf(dst, in[0]);
+    case TS_OP_QLINEAR: return ts_decompose_qlinear_node(dst, n, in);
     default:
         /* Primitives are copied as they are: same type and attributes. */
         (void)src;

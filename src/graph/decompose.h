@@ -26,5 +26,10 @@ ts_value ts_decompose_moe_mlp(ts_graph *g, ts_value x, ts_value router, ts_value
 ts_value ts_decompose_embedding(ts_graph *g, ts_value table, ts_value ids);
 /* erf in StableHLO's primitives (which have none): within 2e-7 absolute, 5e-7 relative of erf. */
 ts_value ts_decompose_erf(ts_graph *g, ts_value x);
+/* zero, bias: TS_NO_VALUE for none. */
+ts_value ts_decompose_qlinear(ts_graph *g, ts_value x, ts_value q, ts_value scale, ts_value zero,
+                              ts_value bias, int64_t block);
+/* A node's operands in the order the builder takes them (zero, bias: TS_NO_VALUE if absent). */
+ts_value ts_decompose_qlinear_node(ts_graph *g, const ts_node *n, const ts_value *in);
 
 #endif

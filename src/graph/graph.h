@@ -90,6 +90,8 @@ typedef union ts_attrs {
     /* moe_mlp: each token's top_k experts by router softmax (ties: lowest expert first), their
      * probabilities renormalised to sum 1 when `normalize`. */
     struct { int top_k; bool normalize; ts_activation activation; } moe;
+    /* qlinear: bits 8 or 4 (from the weight dtype), `block` input channels per scale */
+    struct { int bits; int64_t block; bool has_zero; bool has_bias; } qlinear;
 } ts_attrs;
 
 typedef struct ts_node {
@@ -192,6 +194,17 @@ ts_value ts_graph_moe_mlp(ts_graph *g, ts_value x, ts_value router, ts_value gat
                           int top_k, bool normalize, ts_activation activation);
 /* x[..., in] · w[out, in]ᵀ (+ b[out]); w may be bf16/f16 with f32 x (converted, in place on CPU). */
 ts_value ts_graph_linear(ts_graph *g, ts_value x, ts_value w, ts_value bias);
+/* Linear over quantized weights: x[..., in] · dequant(q)ᵀ (+ b[out]), where
+ *   dequant(q)[o, i] = (q[o, i] − zero[o, i / block]) · scale[o, i / block]   (in f32)
+ * Weight layouts (the input channels of each output row are contiguous, as in nn.Linear):
+ *   8-bit: q i8 [out, in];
+ *   4-bit: q u8 [out, in/2], two unsigned 4-bit values per byte, channel 2j in the low nibble and
+ *          2j+1 in the high one (StableHLO's/IREE's i4 order in memory); values 0…15.
+ * scale [out, in/block] f16/bf16/f32; `block` divides `in` (per channel: block = in; block-wise
+ * formats use 32, GPTQ/AWQ their group size, 4-bit needs it even). zero [out, in/block] i8, or
+ * TS_NO_VALUE for the symmetric formats: 0 for 8-bit, 8 for 4-bit. bias as for ts_graph_linear. */
+ts_value ts_graph_qlinear(ts_graph *g, ts_value x, ts_value q, ts_value scale, ts_value zero,
+                          ts_value bias, int64_t block);
 /* table[ids] → [ids..., hidden]; table may be bf16/f16 (converted to f32). */
 ts_value ts_graph_embedding(ts_graph *g, ts_value table, ts_value ids);
 

@@ -50,6 +50,7 @@ static const ts_op_info infos[] = {
     [TS_OP_MOE_MLP] = {"moe_mlp", "tessera.moe_mlp", 4, true},
     [TS_OP_LINEAR] = {"linear", "tessera.linear", -1, true},
     [TS_OP_EMBEDDING] = {"embedding", "tessera.embedding", 2, true},
+    [TS_OP_QLINEAR] = {"qlinear", "tessera.qlinear", -1, true},
 };
 _Static_assert(sizeof(infos) / sizeof(infos[0]) == TS_OP_COUNT, "ORDER OP: infos out of step");
 

@@ -1,7 +1,7 @@
 /* op.h — the op vocabulary of the graph IR, one line per op with its StableHLO spelling.
  *
  * Primitive ops have exactly the semantics of the StableHLO op of that name (the StableHLO
- * specification is the reference). Composite ops (rms_norm … embedding) are what the CPU runtime
+ * specification is the reference). Composite ops (rms_norm … qlinear) are what the CPU runtime
  * runs fused; each has a decomposition into primitives (graph/decompose.c) that the exporter
  * prints and that tests compare against the fused kernel. Keep ts_op_info (op.c) in step with
  * this enum: grep ORDER OP.
@@ -61,6 +61,7 @@ typedef enum ts_op {
     TS_OP_MOE_MLP,
     TS_OP_LINEAR,
     TS_OP_EMBEDDING,
+    TS_OP_QLINEAR,             /* linear over integer weights: graph.h ts_graph_qlinear */
     TS_OP_COUNT
 } ts_op;
 

@@ -1,0 +1,151 @@
+/* qlinear.c — y = x · dequant(q)ᵀ (+ b) over integer weights read in place (graph.h: qlinear).
+ *
+ * Few rows (decode): one quantized dot per (row, output); the work is split over output features
+ * as in linear.c, so each thread streams its slice of the packed weights once per call and the
+ * weights never exist in f32 outside registers. Many rows (prefill): each task dequantizes
+ * TS_GEMM_COLUMNS weight rows at a time into its own f32 panel, exactly as the decomposition
+ * does ((q − zero) · scale), and runs the tiled f32 GEMM on them; the dequantization is paid once
+ * per weight row and call, shared by every activation row.
+ */
+#include "cpu/ops.h"
+
+#include <string.h>
+
+#define QLINEAR_GEMM_MIN_ROWS 16 /* as linear.c: below this, packing costs more than it saves */
+
+static float widen(const void *p, ts_dtype dtype, int64_t i)
+{
+    switch (dtype) {
+    case TS_DTYPE_BF16: {
+        uint32_t bits = (uint32_t)((const uint16_t *)p)[i] << 16;
+        float f;
+        memcpy(&f, &bits, 4);
+        return f;
+    }
+    case TS_DTYPE_F16: return ts_f16_to_f32_scalar(((const uint16_t *)p)[i]);
+    default: return ((const float *)p)[i];
+    }
+}
+
+/* Per-worker scratch: scales and zero points of one output row in f32, then (GEMM path) the
+ * dequantized panel. */
+static size_t worker_floats(const ts_qlinear_shape *s, bool gemm)
+{
+    size_t f = 2 * (size_t)(s->k / s->block) + (gemm ? (size_t)TS_GEMM_COLUMNS * (size_t)s->k : 0);
+    return (f + 15) & ~(size_t)15; /* each worker's slice starts on a cache line */
+}
+
+static bool use_gemm(const ts_cpu *cpu, const ts_qlinear_shape *s)
+{
+    return s->m >= QLINEAR_GEMM_MIN_ROWS && cpu->kernels->gemm_f32;
+}
+
+size_t ts_cpu_qlinear_scratch_bytes(const ts_qlinear_shape *s, int n_workers)
+{
+    return sizeof(float) * worker_floats(s, s->m >= QLINEAR_GEMM_MIN_ROWS) * (size_t)(n_workers > 0 ? n_workers : 1) + 64;
+}
+
+typedef struct {
+    const ts_cpu *cpu;
+    const ts_qlinear_shape *s;
+    const float *x;
+    const void *q, *scale, *bias;
+    const int8_t *zero;
+    float *y;
+    float *scratch;
+    size_t per_worker;
+    int64_t block; /* output features per task */
+} qjob;
+
+/* Output row o's scales and zero points in f32 (the kernels' widening: this runs once per weight
+ * row and call, so a scalar loop here would cost as much as the dots themselves). Implicit zero
+ * points are filled once per task (`zero_ready`). */
+static void row_params(const qjob *j, int64_t o, float *sc, float *zp, bool *zero_ready)
+{
+    const ts_qlinear_shape *s = j->s;
+    const ts_kernels *kern = j->cpu->kernels;
+    int64_t nb = s->k / s->block;
+    switch (s->scale_dtype) {
+    case TS_DTYPE_F16: kern->f16_to_f32((const uint16_t *)j->scale + o * nb, sc, (size_t)nb); break;
+    case TS_DTYPE_BF16: kern->bf16_to_f32((const uint16_t *)j->scale + o * nb, sc, (size_t)nb); break;
+    default: memcpy(sc, (const float *)j->scale + o * nb, sizeof(float) * (size_t)nb); break;
+    }
+    if (j->zero) {
+        for (int64_t b = 0; b < nb; b++) zp[b] = (float)j->zero[o * nb + b];
+    } else if (!*zero_ready) {
+        for (int64_t b = 0; b < nb; b++) zp[b] = s->bits == 8 ? 0.0f : 8.0f;
+        *zero_ready = true;
+    }
+}
+
+static size_t row_bytes(const ts_qlinear_shape *s) { return (size_t)(s->bits == 8 ? s->k : s->k / 2); }
+
+static void dot_task(void *arg, int64_t task, int worker)
+{
+    const qjob *j = arg;
+    const ts_qlinear_shape *s = j->s;
+    const ts_kernels *kern = j->cpu->kernels;
+    float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + s->k / s->block;
+    int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
+    size_t rb = row_bytes(s);
+    bool zero_ready = false;
+    for (int64_t o = n0; o < n1; o++) {
+        row_params(j, o, sc, zp, &zero_ready);
+        float b = j->bias ? widen(j->bias, s->bias_dtype, o) : 0.0f;
+        const void *w = (const uint8_t *)j->q + (size_t)o * rb;
+        for (int64_t r = 0; r < s->m; r++) {
+            const float *xr = j->x + r * s->k;
+            float d = s->bits == 8 ? kern->qdot_i8_f32(w, xr, (size_t)s->k, (size_t)s->block, sc, zp)
+                                   : kern->qdot_u4_f32(w, xr, (size_t)s->k, (size_t)s->block, sc, zp);
+            j->y[r * s->n + o] = d + b;
+        }
+    }
+}
+
+/* Row o dequantized into dst[k]: (q − zero) · scale, as the decomposition computes it. */
+static void dequant_row(const qjob *j, int64_t o, float *sc, float *zp, bool *zero_ready, float *dst)
+{
+    const ts_qlinear_shape *s = j->s;
+    row_params(j, o, sc, zp, zero_ready);
+    const void *w = (const uint8_t *)j->q + (size_t)o * row_bytes(s);
+    if (s->bits == 8) j->cpu->kernels->dequant_i8_f32(w, (size_t)s->k, (size_t)s->block, sc, zp, dst);
+    else j->cpu->kernels->dequant_u4_f32(w, (size_t)s->k, (size_t)s->block, sc, zp, dst);
+}
+
+static void gemm_task(void *arg, int64_t task, int worker)
+{
+    const qjob *j = arg;
+    const ts_qlinear_shape *s = j->s;
+    float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + s->k / s->block;
+    float *wpanel = zp + s->k / s->block;
+    _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
+    int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
+    bool zero_ready = false;
+    for (int64_t c0 = n0; c0 < n1; c0 += TS_GEMM_COLUMNS) {
+        int64_t cols = n1 - c0 < TS_GEMM_COLUMNS ? n1 - c0 : TS_GEMM_COLUMNS;
+        for (int64_t c = 0; c < cols; c++) dequant_row(j, c0 + c, sc, zp, &zero_ready, wpanel + c * s->k);
+        j->cpu->kernels->gemm_f32(j->x, s->m, s->k, wpanel, TS_DTYPE_F32, s->k, 0, cols, j->y + c0, s->n, panel);
+        if (j->bias)
+            for (int64_t r = 0; r < s->m; r++)
+                for (int64_t c = 0; c < cols; c++) j->y[r * s->n + c0 + c] += widen(j->bias, s->bias_dtype, c0 + c);
+    }
+}
+
+void ts_cpu_qlinear(const ts_cpu *cpu, const ts_qlinear_shape *s, const float *x, const void *q,
+                    const void *scale, const int8_t *zero, const void *bias, float *y, void *scratch)
+{
+    int workers = ts_pool_size(cpu->pool);
+    bool gemm = use_gemm(cpu, s);
+    float *base = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    qjob job = {cpu, s, x, q, scale, bias, zero, y, base, worker_floats(s, gemm), 0};
+    if (gemm) {
+        int64_t blocks = (s->n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
+        int64_t per = blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1;
+        job.block = per * TS_GEMM_COLUMNS;
+        ts_pool_run(cpu->pool, gemm_task, &job, (s->n + job.block - 1) / job.block);
+        return;
+    }
+    /* Enough blocks to balance, not so many that scheduling shows (as linear.c). */
+    job.block = s->n / (workers * 8) > 16 ? s->n / (workers * 8) : 16;
+    ts_pool_run(cpu->pool, dot_task, &job, (s->n + job.block - 1) / job.block);
+}

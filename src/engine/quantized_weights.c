@@ -1,0 +1,236 @@
+/* quantized_weights.c — load-time quantization of float matrices (see quantized_weights.h). */
+#include "engine/quantized_weights.h"
+#include "base/error.h"
+#include "cpu/kernels.h"
+#include "graph/quantize.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+typedef struct {
+    char *base_name;
+    ts_tensor_info q, scale;
+    char *q_name, *scale_name;
+    void *q_data, *scale_data;
+    double err2, norm2; /* Σ (w − deq)², Σ w² */
+} entry;
+
+struct ts_quantized_weights {
+    ts_weight_source base;
+    int bits;
+    bool release_source;
+    entry *entries;
+    int n, cap;
+};
+
+ts_status ts_quantized_weights_create(const ts_weight_source *base, int bits, bool release_source,
+                                      ts_quantized_weights **out, ts_error *err)
+{
+    *out = NULL;
+    if (bits != 8 && bits != 4) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "quantize: %d bits (8 or 4)", bits);
+    ts_quantized_weights *q = calloc(1, sizeof(*q));
+    if (!q) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "quantize: out of memory");
+    q->base = *base;
+    q->bits = bits;
+    q->release_source = release_source;
+    *out = q;
+    return TS_OK;
+}
+
+void ts_quantized_weights_destroy(ts_quantized_weights *q)
+{
+    if (!q) return;
+    for (int i = 0; i < q->n; i++) {
+        entry *e = &q->entries[i];
+        free(e->base_name), free(e->q_name), free(e->scale_name), free(e->q_data), free(e->scale_data);
+    }
+    free(q->entries);
+    free(q);
+}
+
+ts_weight_source ts_quantized_weights_source(ts_quantized_weights *q)
+{
+    return (ts_weight_source){ts_quantized_weights_find, q};
+}
+
+uint16_t ts_f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000u, e = (x >> 23) & 0xffu, m = x & 0x7fffffu;
+    if (e == 0xff) return (uint16_t)(sign | 0x7c00u | (m ? 0x200u : 0)); /* inf, NaN */
+    int exp = (int)e - 127 + 15;
+    if (exp >= 31) return (uint16_t)(sign | 0x7c00u);
+    if (exp <= 0) { /* subnormal or zero in f16 */
+        if (exp < -10) return (uint16_t)sign;
+        m |= 0x800000u;
+        int shift = 14 - exp; /* 24-bit mantissa down to the f16 subnormal step */
+        uint32_t half = m >> shift, rest = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rest > mid || (rest == mid && (half & 1))) half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t half = sign | ((uint32_t)exp << 10) | (m >> 13), rest = m & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (half & 1))) half++; /* may carry into the exponent: still right */
+    return (uint16_t)half;
+}
+
+void ts_quantize_row_q8(const float *w, int64_t n, int8_t *q, uint16_t *scale)
+{
+    for (int64_t b = 0; b < n / TS_QUANT_BLOCK; b++) {
+        const float *x = w + b * TS_QUANT_BLOCK;
+        float amax = 0.0f;
+        for (int j = 0; j < TS_QUANT_BLOCK; j++) amax = fmaxf(amax, fabsf(x[j]));
+        scale[b] = ts_f32_to_f16(amax / 127.0f);
+        float d = ts_f16_to_f32_scalar(scale[b]);
+        for (int j = 0; j < TS_QUANT_BLOCK; j++) {
+            float v = d > 0.0f ? roundf(x[j] / d) : 0.0f;
+            q[b * TS_QUANT_BLOCK + j] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
+        }
+    }
+}
+
+void ts_quantize_row_q4(const float *w, int64_t n, uint8_t *q, uint16_t *scale)
+{
+    for (int64_t b = 0; b < n / TS_QUANT_BLOCK; b++) {
+        const float *x = w + b * TS_QUANT_BLOCK;
+        float m = 0.0f;
+        for (int j = 0; j < TS_QUANT_BLOCK; j++)
+            if (fabsf(x[j]) > fabsf(m)) m = x[j];
+        scale[b] = ts_f32_to_f16(m / -8.0f + 0.0f); /* + 0: an all-zero block gets +0, not −0 */
+        float d = ts_f16_to_f32_scalar(scale[b]);
+        uint8_t *out = q + b * TS_QUANT_BLOCK / 2;
+        for (int j = 0; j < TS_QUANT_BLOCK; j += 2) {
+            unsigned pair[2];
+            for (int k = 0; k < 2; k++) {
+                float v = d != 0.0f ? roundf(x[j + k] / d) : 0.0f;
+                pair[k] = (unsigned)((v > 7.0f ? 7 : v < -8.0f ? -8 : (int)v) + 8);
+            }
+            out[j / 2] = (uint8_t)(pair[0] | pair[1] << 4);
+        }
+    }
+}
+
+static float element(const ts_tensor_info *t, int64_t i)
+{
+    switch (t->dtype) {
+    case TS_DTYPE_BF16: {
+        uint32_t bits = (uint32_t)((const uint16_t *)t->data)[i] << 16;
+        float f;
+        memcpy(&f, &bits, 4);
+        return f;
+    }
+    case TS_DTYPE_F16: return ts_f16_to_f32_scalar(((const uint16_t *)t->data)[i]);
+    default: return ((const float *)t->data)[i];
+    }
+}
+
+/* Hands the source tensor's whole pages back (file mappings only; see the header). */
+static void release(const ts_tensor_info *t)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0) return;
+    uintptr_t start = ((uintptr_t)t->data + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+    uintptr_t end = ((uintptr_t)t->data + t->n_bytes) & ~((uintptr_t)page - 1);
+    if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
+static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t out_dim, int64_t in_dim)
+{
+    int64_t dims[2] = {out_dim, in_dim};
+    const ts_tensor_info *t = qw->base.find(qw->base.self, base_name, 2, dims);
+    if (!t || t->n_dims != 2 || t->shape[0] != out_dim || t->shape[1] != in_dim || in_dim % TS_QUANT_BLOCK ||
+        (t->dtype != TS_DTYPE_F32 && t->dtype != TS_DTYPE_BF16 && t->dtype != TS_DTYPE_F16))
+        return NULL;
+    if (qw->n == qw->cap) {
+        int cap = qw->cap ? qw->cap * 2 : 64;
+        entry *e = realloc(qw->entries, sizeof(entry) * (size_t)cap);
+        if (!e) return NULL;
+        qw->entries = e;
+        qw->cap = cap;
+    }
+    entry *e = &qw->entries[qw->n];
+    memset(e, 0, sizeof(*e));
+    int64_t nb = in_dim / TS_QUANT_BLOCK, row_bytes = qw->bits == 8 ? in_dim : in_dim / 2;
+    size_t name_len = strlen(base_name) + 16;
+    e->base_name = strdup(base_name);
+    e->q_name = malloc(name_len);
+    e->scale_name = malloc(name_len);
+    e->q_data = aligned_alloc(64, ((size_t)(out_dim * row_bytes) + 63) & ~(size_t)63);
+    e->scale_data = malloc(sizeof(uint16_t) * (size_t)(out_dim * nb) + 1);
+    float *row = malloc(sizeof(float) * (size_t)in_dim);
+    if (!e->base_name || !e->q_name || !e->scale_name || !e->q_data || !e->scale_data || !row) {
+        free(e->base_name), free(e->q_name), free(e->scale_name), free(e->q_data), free(e->scale_data), free(row);
+        return NULL;
+    }
+    snprintf(e->q_name, name_len, "%s:q%d", base_name, qw->bits);
+    snprintf(e->scale_name, name_len, "%s:q%d.scale", base_name, qw->bits);
+    for (int64_t o = 0; o < out_dim; o++) {
+        for (int64_t i = 0; i < in_dim; i++) row[i] = element(t, o * in_dim + i);
+        uint8_t *qr = (uint8_t *)e->q_data + o * row_bytes;
+        uint16_t *sr = (uint16_t *)e->scale_data + o * nb;
+        if (qw->bits == 8) ts_quantize_row_q8(row, in_dim, (int8_t *)qr, sr);
+        else ts_quantize_row_q4(row, in_dim, qr, sr);
+        for (int64_t i = 0; i < in_dim; i++) {
+            float d = ts_f16_to_f32_scalar(sr[i / TS_QUANT_BLOCK]);
+            float v = qw->bits == 8 ? (float)((int8_t *)qr)[i] : (float)((i % 2 ? qr[i / 2] >> 4 : qr[i / 2] & 15u)) - 8.0f;
+            double diff = (double)row[i] - (double)(v * d);
+            e->err2 += diff * diff;
+            e->norm2 += (double)row[i] * row[i];
+        }
+    }
+    free(row);
+    if (qw->release_source) release(t);
+    e->q = (ts_tensor_info){.name = e->q_name, .dtype = qw->bits == 8 ? TS_DTYPE_I8 : TS_DTYPE_U8, .n_dims = 2,
+                            .shape = {out_dim, row_bytes}, .data = e->q_data, .n_bytes = (size_t)(out_dim * row_bytes)};
+    e->scale = (ts_tensor_info){.name = e->scale_name, .dtype = TS_DTYPE_F16, .n_dims = 2, .shape = {out_dim, nb},
+                                .data = e->scale_data, .n_bytes = sizeof(uint16_t) * (size_t)(out_dim * nb)};
+    qw->n++;
+    return e;
+}
+
+const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, int rank, const int64_t *dims)
+{
+    ts_quantized_weights *qw = self;
+    char tag[16];
+    snprintf(tag, sizeof(tag), ":q%d", qw->bits);
+    const char *at = strstr(name, tag);
+    bool is_scale = at && strcmp(at + strlen(tag), ".scale") == 0;
+    if (!at || (at[strlen(tag)] && !is_scale) || rank != 2) return qw->base.find(qw->base.self, name, rank, dims);
+    size_t len = (size_t)(at - name);
+    for (int i = 0; i < qw->n; i++)
+        if (strlen(qw->entries[i].base_name) == len && strncmp(qw->entries[i].base_name, name, len) == 0)
+            return is_scale ? &qw->entries[i].scale : &qw->entries[i].q;
+    char base[512];
+    if (len >= sizeof(base)) return NULL;
+    memcpy(base, name, len);
+    base[len] = '\0';
+    /* The source's shape from the one asked for (synthetic sources create it from this). */
+    int64_t in_dim = is_scale ? dims[1] * TS_QUANT_BLOCK : qw->bits == 8 ? dims[1] : dims[1] * 2;
+    entry *e = quantize(qw, base, dims[0], in_dim);
+    return !e ? NULL : is_scale ? &e->scale : &e->q;
+}
+
+void ts_quantized_weights_report(const ts_quantized_weights *qw, ts_quantization_report *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->bits = qw->bits;
+    double err2 = 0, norm2 = 0;
+    for (int i = 0; i < qw->n; i++) {
+        const entry *e = &qw->entries[i];
+        out->matrices++;
+        out->weights += e->q.shape[0] * (qw->bits == 8 ? e->q.shape[1] : e->q.shape[1] * 2);
+        out->bytes += (int64_t)(e->q.n_bytes + e->scale.n_bytes);
+        double rel = e->norm2 > 0 ? sqrt(e->err2 / e->norm2) : 0;
+        if (rel >= out->rel_error_max) {
+            out->rel_error_max = rel;
+            out->worst = e->base_name;
+        }
+        err2 += e->err2;
+        norm2 += e->norm2;
+    }
+    out->rel_error_all = norm2 > 0 ? sqrt(err2 / norm2) : 0;
+}

@@ -1,0 +1,47 @@
+/* quantized_weights.h — float checkpoint matrices quantized at load, served as weights.
+ *
+ * The store wraps a weight source (graph/quantize.h names the tensors): asked for
+ * "<name>:q8" / "<name>:q8.scale" (or :q4), it quantizes <name> from the wrapped source once
+ * and keeps both; every other name goes to the wrapped source. Formats (graph.h,
+ * ts_graph_qlinear), blocks of TS_QUANT_BLOCK input channels, f16 scales, no zero points:
+ *   q8: d = max|w| / 127, q = round(w / d) in −127…127 (llama.cpp's Q8_0 rule);
+ *   q4: m = the block's weight of largest magnitude (first on ties), d = m / −8,
+ *       q = clamp(round(w / d), −8, 7) + 8 (Q4_0's rule: m lands exactly on −8);
+ * with d rounded to f16 first and the division by that f16 value, round() half away from
+ * zero: the bytes depend only on the input bytes (deterministic across runs and threads).
+ * Each matrix's relative error ‖W − dequant(W)‖ / ‖W‖ is kept for the report.
+ * With `release_source` the wrapped tensors' pages are handed back to the kernel once quantized
+ * (madvise DONTNEED; only for file mappings, which fault back in if read again).
+ * Errors: a source tensor that is absent or not F32/BF16/F16 makes find() return NULL; the
+ * caller's weight checks name it.
+ */
+#ifndef TS_ENGINE_QUANTIZED_WEIGHTS_H
+#define TS_ENGINE_QUANTIZED_WEIGHTS_H
+
+#include "models/decoder.h"
+
+typedef struct ts_quantized_weights ts_quantized_weights;
+
+/* `base` is borrowed and must outlive the store. Owned; ts_quantized_weights_destroy. */
+ts_status ts_quantized_weights_create(const ts_weight_source *base, int bits, bool release_source,
+                                      ts_quantized_weights **out, ts_error *err);
+void ts_quantized_weights_destroy(ts_quantized_weights *q);
+/* The store as a weight source (self = the store). */
+ts_weight_source ts_quantized_weights_source(ts_quantized_weights *q);
+const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, int rank, const int64_t *dims);
+
+typedef struct ts_quantization_report {
+    int bits;
+    int matrices;
+    int64_t weights, bytes;  /* quantized weights and their bytes (values + scales) */
+    double rel_error_max, rel_error_all; /* per matrix worst, and over all weights together */
+    const char *worst;       /* the matrix with the largest error (borrowed from the store) */
+} ts_quantization_report;
+void ts_quantized_weights_report(const ts_quantized_weights *q, ts_quantization_report *out);
+
+/* One row's quantization (exposed for tests): n = row width, multiple of TS_QUANT_BLOCK. */
+void ts_quantize_row_q8(const float *w, int64_t n, int8_t *q, uint16_t *scale);
+void ts_quantize_row_q4(const float *w, int64_t n, uint8_t *q, uint16_t *scale);
+uint16_t ts_f32_to_f16(float f); /* round to nearest even; overflow to ±inf */
+
+#endif

@@ -1,0 +1,148 @@
+/* quantize.c — the quantization rewrite (see quantize.h). */
+#include "graph/quantize.h"
+#include "graph/decompose.h"
+#include "graph/graph_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    ts_graph *dst;
+    ts_quant_chooser choose;
+    void *user;
+    /* per source value: the quantized parameters made for a weight, and the choice */
+    ts_value *q, *scale, *zero;
+    ts_quant_choice *choice;
+    signed char *chosen; /* -1 not asked yet, 0 no, 1 yes */
+} rewriter;
+
+static bool chosen(rewriter *r, const ts_graph *src, ts_value w)
+{
+    const ts_node *n = ts_graph_node(src, w);
+    ts_dtype d = n->type.dtype;
+    if (n->op != TS_OP_PARAMETER || n->attrs.parameter.role != TS_PARAM_WEIGHT || n->type.rank != 2 ||
+        (d != TS_DTYPE_F32 && d != TS_DTYPE_BF16 && d != TS_DTYPE_F16))
+        return false;
+    if (r->chosen[w] < 0) r->chosen[w] = r->choose(r->user, n->name, n->type.dims[0], n->type.dims[1], &r->choice[w]) ? 1 : 0;
+    return r->chosen[w] == 1;
+}
+
+/* Which nodes are rewritten: linears over a chosen weight, gated MLPs whose three are. */
+static bool rewritten(rewriter *r, const ts_graph *src, const ts_node *n)
+{
+    if (n->op == TS_OP_LINEAR) return chosen(r, src, n->inputs[1]);
+    if (n->op == TS_OP_GATED_MLP) return chosen(r, src, n->inputs[1]) && chosen(r, src, n->inputs[2]) && chosen(r, src, n->inputs[3]);
+    return false;
+}
+
+static ts_value new_param(rewriter *r, const char *base, const char *suffix, ts_dtype dtype, int64_t a, int64_t b)
+{
+    char name[300];
+    int64_t dims[2] = {a, b};
+    snprintf(name, sizeof(name), "%s%s", base, suffix);
+    return ts_graph_parameter(r->dst, name, TS_PARAM_WEIGHT, ts_type_make(dtype, 2, dims));
+}
+
+static ts_value qlinear(rewriter *r, const ts_graph *src, ts_value x, ts_value w, ts_value bias)
+{
+    const ts_node *n = ts_graph_node(src, w);
+    const ts_quant_choice *c = &r->choice[w];
+    int64_t out = n->type.dims[0], in = n->type.dims[1];
+    if (r->q[w] == TS_NO_VALUE) {
+        if (c->block < 1 || in % c->block || (c->bits != 8 && c->bits != 4) || (c->bits == 4 && c->block % 2))
+            return ts_graph_fail(r->dst, TS_OP_QLINEAR, TS_ERR_UNSUPPORTED,
+                                 "%s has %lld input channels, which %d-bit blocks of %lld weights do not divide", n->name,
+                                 (long long)in, c->bits, (long long)c->block);
+        char suffix[32];
+        snprintf(suffix, sizeof(suffix), ":q%d", c->bits);
+        r->q[w] = new_param(r, n->name, suffix, c->bits == 8 ? TS_DTYPE_I8 : TS_DTYPE_U8, out, c->bits == 8 ? in : in / 2);
+        snprintf(suffix, sizeof(suffix), ":q%d.scale", c->bits);
+        r->scale[w] = new_param(r, n->name, suffix, TS_DTYPE_F16, out, in / c->block);
+        snprintf(suffix, sizeof(suffix), ":q%d.zero", c->bits);
+        if (c->has_zero) r->zero[w] = new_param(r, n->name, suffix, TS_DTYPE_I8, out, in / c->block);
+    }
+    return ts_graph_qlinear(r->dst, x, r->q[w], r->scale[w], c->has_zero ? r->zero[w] : TS_NO_VALUE, bias, c->block);
+}
+
+/* One source node in dst, inputs mapped. */
+static ts_value rewrite(rewriter *r, const ts_graph *src, const ts_node *n, const ts_value *in)
+{
+    ts_graph *g = r->dst;
+    if (n->op == TS_OP_LINEAR && rewritten(r, src, n))
+        return qlinear(r, src, in[0], n->inputs[1], n->n_inputs > 2 ? in[2] : TS_NO_VALUE);
+    if (n->op == TS_OP_GATED_MLP && rewritten(r, src, n)) {
+        /* down(act(gate(x)) ⊙ up(x)), in the order of ts_decompose_gated_mlp */
+        ts_value gate = ts_decompose_activation(g, qlinear(r, src, in[0], n->inputs[1], TS_NO_VALUE), n->attrs.mlp.activation);
+        ts_value up = qlinear(r, src, in[0], n->inputs[2], TS_NO_VALUE);
+        return qlinear(r, src, ts_graph_binary(g, TS_OP_MULTIPLY, gate, up), n->inputs[3], TS_NO_VALUE);
+    }
+    if (n->op == TS_OP_CONSTANT) return ts_graph_constant(g, n->type, n->attrs.constant.data);
+    return ts_graph_append(g, n->op, n->type, in, n->n_inputs, &n->attrs);
+}
+
+ts_status ts_graph_quantize(const ts_graph *src, ts_quant_chooser choose, void *user, ts_graph **out, ts_error *err)
+{
+    *out = NULL;
+    if (ts_graph_status(src, err) != TS_OK) return src->error.status;
+    ts_graph *dst;
+    ts_status st = ts_graph_create(&dst, err);
+    if (st != TS_OK) return st;
+    size_t count = (size_t)(src->n_nodes ? src->n_nodes : 1);
+    ts_value *map = malloc(sizeof(ts_value) * count);
+    int32_t *uses = calloc(count, sizeof(int32_t));
+    rewriter r = {dst, choose, user, malloc(sizeof(ts_value) * count), malloc(sizeof(ts_value) * count),
+                  malloc(sizeof(ts_value) * count), calloc(count, sizeof(ts_quant_choice)), malloc(count)};
+    if (!map || !uses || !r.q || !r.scale || !r.zero || !r.choice || !r.chosen) {
+        ts_graph_fail(dst, TS_OP_COUNT, TS_ERR_OUT_OF_MEMORY, "quantize: out of memory");
+    } else {
+        for (size_t i = 0; i < count; i++) map[i] = r.q[i] = r.scale[i] = r.zero[i] = TS_NO_VALUE, r.chosen[i] = -1;
+        /* Uses that survive: every operand, except the weights of rewritten matmuls. */
+        for (int32_t i = 0; i < src->n_nodes; i++) {
+            const ts_node *n = &src->nodes[i];
+            bool rw = rewritten(&r, src, n);
+            for (int k = 0; k < n->n_inputs; k++)
+                if (!(rw && k >= 1 && (n->op == TS_OP_GATED_MLP || k == 1))) uses[n->inputs[k]]++;
+        }
+        for (int32_t i = 0; i < src->n_outputs; i++) uses[src->outputs[i]]++;
+        /* Parameters first, in index order; weights only the rewrite consumed are dropped. */
+        for (int32_t i = 0; i < src->n_nodes; i++)
+            if (src->nodes[i].op == TS_OP_PARAMETER) {
+                const ts_node *n = &src->nodes[i];
+                if (n->attrs.parameter.role == TS_PARAM_WEIGHT && !uses[i] && r.chosen[i] == 1) continue;
+                map[i] = ts_graph_parameter(dst, n->name, n->attrs.parameter.role, n->type);
+            }
+        for (int32_t i = 0; i < src->n_nodes && dst->error.status == TS_OK; i++) {
+            const ts_node *n = &src->nodes[i];
+            if (n->op == TS_OP_PARAMETER) continue;
+            ts_value in[64];
+            if (n->n_inputs > 64) {
+                ts_graph_fail(dst, n->op, TS_ERR_UNSUPPORTED, "more than 64 inputs");
+                break;
+            }
+            bool rw = rewritten(&r, src, n);
+            for (int k = 0; k < n->n_inputs; k++) in[k] = rw && k >= 1 && (n->op == TS_OP_GATED_MLP || k == 1) ? TS_NO_VALUE : map[n->inputs[k]];
+            if (n->name) ts_graph_set_stage(dst, "%s", n->name);
+            else dst->stage = NULL;
+            map[i] = rewrite(&r, src, n, in);
+        }
+        dst->stage = NULL;
+        if (dst->error.status == TS_OK) {
+            ts_value *outs = malloc(sizeof(ts_value) * (size_t)(src->n_outputs + 1));
+            if (!outs) ts_graph_fail(dst, TS_OP_COUNT, TS_ERR_OUT_OF_MEMORY, "quantize: out of memory");
+            else {
+                for (int32_t i = 0; i < src->n_outputs; i++) outs[i] = map[src->outputs[i]];
+                ts_graph_set_outputs(dst, outs, src->n_outputs);
+                free(outs);
+            }
+        }
+    }
+    free(map), free(uses), free(r.q), free(r.scale), free(r.zero), free(r.choice), free(r.chosen);
+    st = ts_graph_status(dst, err);
+    if (st != TS_OK) {
+        ts_graph_destroy(dst);
+        return st;
+    }
+    *out = dst;
+    return TS_OK;
+}

@@ -1,0 +1,34 @@
+/* quantize.h — a graph's matmuls over checkpoint weights rewritten to the quantized linear.
+ *
+ * ts_graph_quantize copies `src`, replacing every linear (and every gated MLP, expanded into its
+ * three linears, the activation and the product, as its decomposition writes it) whose weight is
+ * a float weight parameter [out, in] that `choose` accepts by ts_graph_qlinear over new weight
+ * parameters named after it: "<name>:q8" (i8 [out, in]) or "<name>:q4" (u8 [out, in/2]),
+ * "<name>:qN.scale" (f16 [out, in/block]) and, with zero points, "<name>:qN.zero" (i8 [out,
+ * in/block]). A weight parameter that only fed replaced matmuls is dropped; the other parameters
+ * keep their relative order (so the decoder's inputs and state still follow its weights), the new
+ * ones come last, in the order first used. Outputs map to their copies.
+ * What the names stand for is the caller's (engine/quantized_weights.c, engine/packed_weights.c).
+ * Errors: the chooser's block not dividing the width (TS_ERR_UNSUPPORTED, naming the tensor),
+ * the source graph's own error, out of memory. *out: owned, ts_graph_destroy.
+ */
+#ifndef TS_GRAPH_QUANTIZE_H
+#define TS_GRAPH_QUANTIZE_H
+
+#include "graph/graph.h"
+
+/* Weights per scale in the load-time formats (llama.cpp's Q8_0/Q4_0 use the same 32). */
+#define TS_QUANT_BLOCK 32
+
+typedef struct ts_quant_choice {
+    int bits;       /* 8 or 4 */
+    int64_t block;  /* input channels per scale */
+    bool has_zero;  /* a "<name>:qN.zero" parameter */
+} ts_quant_choice;
+
+/* Whether weight `name` [out, in] is quantized, and how (fills *choice). */
+typedef bool (*ts_quant_chooser)(void *user, const char *name, int64_t out, int64_t in, ts_quant_choice *choice);
+
+ts_status ts_graph_quantize(const ts_graph *src, ts_quant_chooser choose, void *user, ts_graph **out, ts_error *err);
+
+#endif
