@@ -29,6 +29,8 @@ test: deps debug release
 	cd $(DEBUG_DIR) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 	@echo "== the unit tests again on the optimised build (the oracle corpora ran above)"
 	cd $(RELEASE_DIR) && ctest --output-on-failure -j $(JOBS) -E "oracle|sweep|fuzz|detokenizer"
+	@echo "== the unit tests once more held to the portable kernels, as a CPU without x86 SIMD runs them"
+	cd $(RELEASE_DIR) && TESSERA_CPU=portable ctest --output-on-failure -j $(JOBS) -E "oracle|sweep|fuzz|detokenizer|server|_cli_|attack|inspect|portable_build"
 
 demo: deps release
 	@bash tools/demo.sh $(RELEASE_DIR)/tessera

@@ -58,9 +58,9 @@ typedef struct ts_context ts_context;
 typedef struct ts_context_options {
     int n_threads;          /* 0 = number of online cores */
     ts_log_level log_level; /* messages above this level are dropped */
-    /* Highest kernel level to use: NULL or "auto" = the best this CPU supports; else one of
-     * "portable", "avx2", "avx512", "avx512_bf16", "amx". Asking for more than the CPU has is an
-     * error, never a silent downgrade. */
+    /* Highest kernel level to use: NULL or "auto" = the best this CPU supports (or the level in
+     * $TESSERA_CPU when that is set); else one of "portable", "avx2", "avx512", "avx512_bf16",
+     * "amx". Asking for more than the CPU has is an error, never a silent downgrade. */
     const char *cpu_level;
     bool profile; /* time every graph op by kind (a little overhead); see ts_context_profile */
     /* Matmul precision for many-row matmuls with bf16 weights (prefill, vision):

@@ -6,6 +6,9 @@
 #include "base/sha256.h"
 #include "check.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <stdatomic.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -153,10 +156,32 @@ static void test_context_cpu_level(void)
     CHECK_INT_EQ(ts_context_cpu_features(ctx), 0);
     CHECK_INT_EQ(ts_context_threads(ctx), 2);
     ts_context_destroy(ctx);
+    /* auto: what the CPU has, capped by $TESSERA_CPU (the suite runs once more under
+     * TESSERA_CPU=portable); an explicit level is not capped. */
+    const char *env = getenv("TESSERA_CPU");
+    char *saved = env ? strdup(env) : NULL;
+    unsetenv("TESSERA_CPU");
     opt.cpu_level = NULL;
     CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
     CHECK_INT_EQ(ts_context_cpu_features(ctx), ts_cpu_features());
     ts_context_destroy(ctx);
+    setenv("TESSERA_CPU", "portable", 1);
+    CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
+    CHECK_INT_EQ(ts_context_cpu_features(ctx), 0);
+    ts_context_destroy(ctx);
+    if (ts_cpu_features() & TS_CPU_AVX2) {
+        opt.cpu_level = "avx2";
+        CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
+        CHECK_INT_EQ(ts_context_cpu_features(ctx), TS_CPU_AVX2);
+        ts_context_destroy(ctx);
+        opt.cpu_level = NULL;
+    }
+    setenv("TESSERA_CPU", "avx9", 1);
+    CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "unknown cpu level 'avx9'");
+    if (saved) setenv("TESSERA_CPU", saved, 1);
+    else unsetenv("TESSERA_CPU");
+    free(saved);
     opt.cpu_level = "avx9";
     CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "unknown cpu level 'avx9'");

@@ -56,7 +56,11 @@ ts_status ts_context_create(const ts_context_options *options, ts_context **out,
         free(ctx);
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "threads must be >= 0, got %d", n);
     }
-    ts_status st = parse_cpu_level(options ? options->cpu_level : NULL, &ctx->cpu_features, err);
+    /* $TESSERA_CPU stands in for "auto": a whole process (a test suite, a server) can be held to
+     * a level, e.g. portable, as a CPU without these instructions would run it. */
+    const char *level = options ? options->cpu_level : NULL;
+    if ((!level || strcmp(level, "auto") == 0) && getenv("TESSERA_CPU") && *getenv("TESSERA_CPU")) level = getenv("TESSERA_CPU");
+    ts_status st = parse_cpu_level(level, &ctx->cpu_features, err);
     if (st != TS_OK) {
         free(ctx);
         return st;

@@ -39,9 +39,8 @@ static const ts_kernels avx2 = {
     .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512
 
 static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS};
-#endif
-
 static const ts_kernels avx512_bf16 = {.level = "avx512_bf16", AVX512_KERNELS, .gemm_bf16 = ts_gemm_bf16_avx512bf16};
+#endif
 
 const ts_kernels *ts_kernels_select(unsigned features)
 {
