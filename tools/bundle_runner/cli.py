@@ -55,10 +55,57 @@ class Checks:
             self.failed += 1
             print(f"FAIL {self.label}: {what}")
 
-    def close(self, ours, ref, what):
-        tol = tolerance(ref)
+    def close(self, ours, ref, what, factor=1.0):
+        tol = tolerance(ref) * factor
         diff = float(np.max(np.abs(np.asarray(ours, np.float64) - ref))) if np.all(np.isfinite(ours)) else float("inf")
         self(diff <= tol, f"{what}: max |ours - ref| = {diff:.3g} (tolerance {tol:.3g})")
+
+
+CHAIN_FACTOR = 2.0
+
+
+def _entries_alone(r, f, c):
+    """Each entry from the reference's own inputs, held to the fixture tolerance: vision.main's
+    rows vs image_embeds (and deepstack_j); the prefill entry fed lm_inputs_embeds, the
+    reference's positions and DeepStack rows: last_logits vs prefill_last_logits and its K/V vs
+    kv_key_l/kv_value_l; decode.main on the reference's K/V fed generated_ids[0]: logits vs
+    decode_logits[1]."""
+    man, L = r.man, len(f.ids)
+    delta = 0
+    if f.pixel_values is not None:
+        image, deepstack = r.encode_images(f.pixel_values, f.grids)
+        c.close(image, f.tensor("image_embeds").reshape(image.shape), "vision.main image_embeds vs the reference's")
+        for j in range(0 if deepstack is None else len(deepstack)):
+            c.close(deepstack[j], f.tensor(f"deepstack_{j}"), f"vision.main deepstack[{j}] vs the reference's deepstack_{j}")
+        if man.rows == 3:
+            positions, delta = f.tensor("position_ids")[:, 0, :].astype(np.int32), int(f.tensor("rope_deltas").reshape(-1)[0])
+        else:
+            positions = np.arange(L, dtype=np.int32)[None]
+        inputs = {"ids": f.ids, "embeddings": f.tensor("lm_inputs_embeds")[0], "positions": positions, "delta": delta}
+        if man.deepstack_layers:
+            visual = np.flatnonzero(f.tensor("visual_pos_masks")[0]).astype(np.int32)
+            inputs["visual"] = visual
+            inputs["deepstack"] = np.stack([f.tensor(f"deepstack_lm_{j}") for j in range(len(man.deepstack_layers))])
+        slots = Slots(r, man.bucket_for(L, 1))
+        entry = "prefill_embeddings_deepstack.main" if man.deepstack_layers else "prefill_embeddings.main"
+        logits = slots.prefill(0, inputs)
+        c.close(logits, f.tensor("prefill_last_logits"), f"{entry} alone (lm_inputs_embeds) vs prefill_last_logits")
+        k, v = slots.k[0], slots.v[0]
+        kd = max(float(np.abs(k[l, :L].transpose(1, 0, 2) - f.tensor(f"kv_key_{l}")).max()) for l in range(man.layers))
+        vd = max(float(np.abs(v[l, :L].transpose(1, 0, 2) - f.tensor(f"kv_value_{l}")).max()) for l in range(man.layers))
+        scale = max(tolerance(f.tensor(f"kv_{w}_{l}")) for w in ("key", "value") for l in range(man.layers))
+        c(max(kd, vd) <= scale and not np.any(k[:, L:]) and not np.any(v[:, L:]),
+          f"{entry} alone: K/V vs kv_key_l/kv_value_l max |Δ| = {max(kd, vd):.3g} (tolerance {scale:.3g}); rows >= length zero")
+    elif man.rows == 3:
+        delta = 0
+    # decode.main on the reference's caches.
+    slots = Slots(r, man.bucket_for(L, 2))
+    for l in range(man.layers):
+        slots.k[0][l, :L] = f.tensor(f"kv_key_{l}").transpose(1, 0, 2)
+        slots.v[0][l, :L] = f.tensor(f"kv_value_{l}").transpose(1, 0, 2)
+    slots.length[0], slots.delta[0] = L, delta
+    logits = slots.decode({0: f.generated[0]})[0]
+    c.close(logits, f.tensor("decode_logits")[1], "decode.main alone (the reference's K/V, generated_ids[0]) vs decode_logits[1]")
 
 
 def _batched(r, f, c, steps=6):
@@ -125,8 +172,14 @@ def cmd_check(a):
         first = "prefill.main"
     else:
         first = "prefill_embeddings_deepstack.main" if r.man.deepstack_layers else "prefill_embeddings.main"
-    c.close(logits[0], ref[0], f"{first} last_logits vs the reference's prefill_last_logits")
-    c.close(logits[1:], ref[1:n], f"decode.main logits over {n - 1} steps vs the reference's decode_logits")
+    # The whole chain (tower → prefill → 15 decode steps) compounds the compiler's rounding: held
+    # to the fixture tolerance for text prompts; image prompts, whose tower rows already differ by
+    # up to the tolerance, to CHAIN_FACTOR × it (measured: qwen3_vl 1.2× on IREE and XLA alike). Each
+    # entry alone, from the reference's own inputs, is held to the tolerance itself below.
+    factor = 1.0 if f.pixel_values is None else CHAIN_FACTOR
+    c.close(logits[0], ref[0], f"chain: {first} last_logits vs the reference's prefill_last_logits", factor)
+    c.close(logits[1:], ref[1:n], f"chain: decode.main logits over {n - 1} steps vs the reference's decode_logits", factor)
+    _entries_alone(r, f, c)
     if f.pixel_values is None:
         # The same text prompt through prefill_embeddings.main: embed_tokens rows, text positions, causal bias.
         emb = host.merge_embeddings(r.embed_table, f.ids, r.image_token_id, None)
