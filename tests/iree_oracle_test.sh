@@ -45,7 +45,7 @@ bundle() {
 # fixture case, bundle name: tessera's ids through the same bundle, then the runner's checks.
 run_case() {
     local case=$1 name=$2 args=()
-    mapfile -t args < <(/usr/bin/python3 "$root/tests/oracle/bundle_fixture_args.py" "$fix/$case")
+    mapfile -d "" -t args < <(/usr/bin/python3 "$root/tests/oracle/bundle_fixture_args.py" "$fix/$case")
     local ours
     ours=$("$bin" run --bundle "$work/$name" -m "$fix/$case/model" "${args[@]}" --json --ignore-eos --max-tokens 16 \
         --temperature 0 --repeat-penalty 1 2>"$work/$case.run.err" | ids)
