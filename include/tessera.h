@@ -479,6 +479,12 @@ void ts_model_destroy(ts_model *model);
  * Presets: "qwen2.5-0.5b", "qwen2-1.5b", "llama-3.2-1b"; dtype F32 or BF16. */
 ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtype dtype,
                                     ts_model **out, ts_error *err);
+/* The synthetic preset's weights (those of ts_model_create_synthetic, bit for bit) written as a
+ * checkpoint folder: DIR/config.json (the preset's published config) and DIR/model.safetensors,
+ * so folder-reading paths (bundle export, other runtimes) run at that shape. Deterministic; DIR is
+ * created if missing, files in it are replaced. */
+ts_status ts_model_write_synthetic_checkpoint(ts_context *ctx, const char *preset, ts_dtype dtype, const char *dir,
+                                              ts_error *err);
 /* Bytes of weight data a synthetic model holds (0 for a loaded checkpoint: it is mapped). */
 size_t ts_model_weight_bytes(const ts_model *model);
 /* Fills cfg with a preset's published config.json values. */

@@ -26,7 +26,9 @@ static int usage(FILE *out)
                  "  --profile  print the time spent per op kind\n"
                  "  --compute f32|bf16|bf16x2  matmul precision for prefill (see ts_context_options)\n"
                  "  --image-patches N  time the vision tower on one image of about N patches instead\n"
-                 "                     (presets with a tower: qwen2-vl-2b)\n");
+                 "                     (presets with a tower: qwen2-vl-2b)\n"
+                 "  --write-checkpoint DIR  write the preset's weights and config.json as a checkpoint\n"
+                 "                     folder (DIR/config.json, DIR/model.safetensors) instead; deterministic\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 
@@ -80,7 +82,7 @@ static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const 
 
 int bench_model(int argc, char **argv)
 {
-    const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *v;
+    const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *checkpoint = NULL, *v;
     long long prompt = 512, gen = 128, threads = 0, patches = 0, batch = 1;
     bool profile = false;
     for (int i = 1; i < argc; i++) {
@@ -90,6 +92,10 @@ int bench_model(int argc, char **argv)
         else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) cpu = v;
         else if (ts_cli_match(argc, argv, &i, "--compute", &v)) compute = v;
         else if (ts_cli_match(argc, argv, &i, "--profile", NULL)) profile = true;
+        else if (ts_cli_match(argc, argv, &i, "--write-checkpoint", &v)) {
+            if (!v) return ts_cli_usage_error("bench", "--write-checkpoint needs a folder");
+            checkpoint = v;
+        }
         else if (ts_cli_match(argc, argv, &i, "--image-patches", &v)) {
             if (!ts_cli_parse_int(v, 4, 1 << 20, &patches)) return ts_cli_usage_error("bench", "--image-patches needs a count");
         }
@@ -114,6 +120,13 @@ int bench_model(int argc, char **argv)
     ts_context *ctx;
     ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .cpu_level = cpu, .profile = profile, .compute = compute};
     if (ts_context_create(&copt, &ctx, &err) != TS_OK) return ts_cli_fail("bench", &err);
+    if (checkpoint) {
+        ts_status st = ts_model_write_synthetic_checkpoint(ctx, preset, dtype, checkpoint, &err);
+        ts_context_destroy(ctx);
+        if (st != TS_OK) return ts_cli_fail("bench", &err);
+        printf("wrote %s/config.json and %s/model.safetensors (%s, %s weights)\n", checkpoint, checkpoint, preset, dtype_name);
+        return TS_EXIT_OK;
+    }
     ts_model *m;
     double t0 = now();
     if (ts_model_create_synthetic(ctx, preset, dtype, &m, &err) != TS_OK) {

@@ -115,8 +115,12 @@ const ts_tensor_info *ts_synthetic_weights_find(void *self, const char *name, in
     return &t->info;
 }
 
-/* The config.json values of the published checkpoints each preset stands for. */
-ts_status ts_model_config_preset(const char *preset, ts_model_config *cfg, ts_error *err)
+size_t ts_synthetic_weights_count(const ts_synthetic_weights *w) { return w->n; }
+
+const ts_tensor_info *ts_synthetic_weights_at(const ts_synthetic_weights *w, size_t i) { return i < w->n ? &w->tensors[i].info : NULL; }
+
+/* The config.json text of the published checkpoint each preset stands for. */
+const char *ts_synthetic_preset_json(const char *preset)
 {
     static const char *const qwen25_05b =
         "{\"model_type\":\"qwen2\",\"architectures\":[\"Qwen2ForCausalLM\"],\"hidden_size\":896,"
@@ -153,8 +157,14 @@ ts_status ts_model_config_preset(const char *preset, ts_model_config *cfg, ts_er
         const char *name, *json;
     } presets[] = {{"qwen2.5-0.5b", qwen25_05b}, {"qwen2-1.5b", qwen2_15b}, {"llama-3.2-1b", llama32_1b}, {"qwen2-vl-2b", qwen2_vl_2b}};
     for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-        if (strcmp(preset, presets[i].name) == 0)
-            return ts_model_config_parse(presets[i].json, strlen(presets[i].json), preset, cfg, err);
+        if (strcmp(preset, presets[i].name) == 0) return presets[i].json;
+    return NULL;
+}
+
+ts_status ts_model_config_preset(const char *preset, ts_model_config *cfg, ts_error *err)
+{
+    const char *json = ts_synthetic_preset_json(preset);
+    if (json) return ts_model_config_parse(json, strlen(json), preset, cfg, err);
     return ts_error_set(err, TS_ERR_NOT_FOUND, "unknown synthetic model '%s' (presets: qwen2.5-0.5b, qwen2-1.5b, llama-3.2-1b, qwen2-vl-2b)",
                         preset);
 }

@@ -16,5 +16,15 @@ void ts_synthetic_weights_destroy(ts_synthetic_weights *w);
 /* A ts_weight_source find function; NULL when out of memory. */
 const ts_tensor_info *ts_synthetic_weights_find(void *self, const char *name, int rank, const int64_t *dims);
 size_t ts_synthetic_weights_bytes(const ts_synthetic_weights *w);
+/* The tensors made so far, in creation order: i < count; borrowed, valid until destroy. */
+size_t ts_synthetic_weights_count(const ts_synthetic_weights *w);
+const ts_tensor_info *ts_synthetic_weights_at(const ts_synthetic_weights *w, size_t i);
+/* The published config.json text a preset stands for (static), or NULL for an unknown name. */
+const char *ts_synthetic_preset_json(const char *preset);
+/* Writes DIR/config.json (config_json as given) and DIR/model.safetensors holding every tensor
+ * of w, sorted by name, the header padded to 8 bytes: the same bytes for the same store. DIR is
+ * created if missing. Errors: TS_ERR_IO naming the path, TS_ERR_OUT_OF_MEMORY. */
+ts_status ts_synthetic_weights_write_checkpoint(const ts_synthetic_weights *w, const char *config_json, const char *dir,
+                                                ts_error *err);
 
 #endif
