@@ -27,21 +27,6 @@ NUMPY = {"F32": np.float32, "F16": np.float16, "I32": np.int32, "I64": np.int64}
 MLIR_TO_DTYPE = {"f32": "F32", "f16": "F16", "bf16": "BF16", "i64": "I64", "i32": "I32", "i16": "I16", "i8": "I8",
                  "ui8": "U8", "i1": "BOOL"}
 
-# The constant texts of manifest.c's manifest_json(): part of the identity's canonical form.
-_WEIGHT_POLICY = "as stored in the checkpoint (F32, BF16 or F16), widened to f32"
-_MASK = {
-    "prefill.main": "causal over its own keys; rows at or past length are padding",
-    "prefill_embeddings.main": "additive bias [Lp, Lp] only (0 = attend, large negative = masked)",
-    "decode.main": "causal: slot b attends cache rows 0 \u2026 cache_len[b]",
-}
-_MASK_DEEPSTACK = "as prefill_embeddings.main"
-_KV = {"prefill": "k, v: [layers, capacity, kv_heads, head_dim]; rows >= length are zero",
-       "decode": "k, v: [slots, layers, capacity, kv_heads, head_dim]; row cache_len[b] is written"}
-_DS_CAPACITY = "Nv_max = prefill_capacity"
-_DS_PAYLOAD = ("visual_positions i32[Nv_max], layer_features f32[layers, Nv_max, hidden], visual_count i32[]: entries "
-               "0 \u2026 visual_count-1 sorted, unique, below length, finite; the rest position 0 with zero features")
-
-
 class ContractError(Exception):
     """An argument, result, module or manifest that breaks the bundle's contract."""
 
@@ -143,7 +128,11 @@ class Manifest:
 
     def canonical(self):
         """manifest_json() of manifest.c: everything but the identity, in its key order, from the
-        fields its reader reads (argument indices recomputed, constant texts its own)."""
+        fields its reader reads (argument indices recomputed). The descriptive texts (dtype_policy's
+        weights, mask, kv_layout, deepstack's visual_capacity and payload) are taken as written:
+        manifest.c prints its own constants there, which are what its writer wrote, so the two
+        agree for any bundle it exported, across versions that reword them; an edited text is
+        refused here (the C reader would not see it)."""
         j = self.json
 
         def desc(d, argument=None):
@@ -153,19 +142,17 @@ class Manifest:
             return o
 
         root = {"abi_version": j["abi_version"], "family": j["family"], "config_digest": j["config_digest"],
-                "dtype_policy": {"weights": _WEIGHT_POLICY, "compute": j["dtype_policy"]["compute"],
+                "dtype_policy": {"weights": j["dtype_policy"]["weights"], "compute": j["dtype_policy"]["compute"],
                                  "kv": j["dtype_policy"]["kv"]}}
         pos = {"mode": j["positions"]["mode"]}
         if pos["mode"] != "1d":
             pos["mrope_section"] = j["positions"].get("mrope_section", [0, 0, 0])
         root["positions"] = pos
-        mask = dict(_MASK)
+        root["mask"] = {k: str(v) for k, v in j["mask"].items()}
+        root["kv_layout"] = {k: str(v) for k, v in j["kv_layout"].items()}
         if self.deepstack_layers:
-            mask["prefill_embeddings_deepstack.main"] = _MASK_DEEPSTACK
-        root["mask"] = mask
-        root["kv_layout"] = dict(_KV)
-        if self.deepstack_layers:
-            root["deepstack"] = {"layers": self.deepstack_layers, "visual_capacity": _DS_CAPACITY, "payload": _DS_PAYLOAD}
+            ds = j["deepstack"]
+            root["deepstack"] = {"layers": self.deepstack_layers, "visual_capacity": ds["visual_capacity"], "payload": ds["payload"]}
         n_weights = len(j["weights"])
         root["weights"] = [desc(w, i) for i, w in enumerate(j["weights"])]
         buckets = []
