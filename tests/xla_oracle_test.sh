@@ -4,7 +4,8 @@
 # (qwen2, qwen3, llama: prefill.main, prefill_embeddings.main, decode.main) and one image fixture
 # (qwen2_vl: vision.main, prefill_embeddings.main, decode.main): greedy tokens = the reference's,
 # every entry's logits within the fixture tolerance of the reference's (alone from the reference's
-# inputs and through the chain), batched decode of 3 ragged slots = each alone.
+# inputs and through the chain), batched decode of 3 ragged slots = each alone; qwen2 again with
+# its BF16 weights.
 # Needs .venv (scripts/install-deps; `make test` installs it): without it the test fails.
 set -u
 bin=${TS_BIN:?TS_BIN not set}
@@ -24,21 +25,28 @@ check() { # description, condition…
     if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
 }
 
-xla_case() { # case, export flags…
-    local case=$1; shift
-    "$bin" export -m "$fix/$case/model" -o "$work/$case" --batch 3 "$@" >/dev/null 2>"$work/$case.export.err"
+xla_case() { # case, model folder, export flags…
+    local case=$1 model=$2; shift 2
+    "$bin" export -m "$model" -o "$work/$case" --batch 3 "$@" >/dev/null 2>"$work/$case.export.err"
     check "$case: tessera export exits 0" test $? -eq 0
-    "$py" "$root/tools/bundle_runner" check "$work/$case" -m "$fix/$case/model" --fixture "$fix/$case" --backend xla \
+    "$py" "$root/tools/bundle_runner" check "$work/$case" -m "$model" --fixture "$fix/${case%-bf16}" --backend xla \
         --batched >"$work/$case.log" 2>&1
     local rc=$?
     cat "$work/$case.log"
     check "$case: XLA generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
 }
 
-xla_case qwen2 --capacity 64 --prefill-capacity 32
-xla_case qwen3 --capacity 64 --prefill-capacity 32
-xla_case llama --capacity 64 --prefill-capacity 32
-xla_case qwen2_vl --capacity 192 --prefill-capacity 160 --vision-patches 256
+xla_case qwen2 "$fix/qwen2/model" --capacity 64 --prefill-capacity 32
+xla_case qwen3 "$fix/qwen3/model" --capacity 64 --prefill-capacity 32
+xla_case llama "$fix/llama/model" --capacity 64 --prefill-capacity 32
+xla_case qwen2_vl "$fix/qwen2_vl/model" --capacity 192 --prefill-capacity 160 --vision-patches 256
+# BF16 weights (the fixture's model-bf16 file, the same values): the modules take them as stored.
+mkdir -p "$work/qwen2-bf16-model"
+for f in "$fix"/qwen2/model/*; do [ "${f##*/}" = model.safetensors ] || ln -s "$f" "$work/qwen2-bf16-model/"; done
+ln -s "$fix/qwen2/model-bf16/model.safetensors" "$work/qwen2-bf16-model/model.safetensors"
+xla_case qwen2-bf16 "$work/qwen2-bf16-model" --capacity 64 --prefill-capacity 32
+grep -q '"dtype":	"BF16"' "$work/qwen2-bf16/manifest.json"
+check "qwen2-bf16: the bundle declares BF16 weights" test $? -eq 0
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -83,7 +83,12 @@ class IreeBackend:
         rt = self.rt
         a = np.ascontiguousarray(a)
         if a.dtype == ml_dtypes.bfloat16:
-            return rt.asdevicearray(self.device, a.view(np.uint16), element_type=rt.HalElementType.BFLOAT_16)
+            # numpy has no bf16 IREE knows of (asdevicearray ignores element_type): the bytes as
+            # u16 in a buffer view typed bf16, which is what the module asserts.
+            view = self.device.allocator.allocate_buffer_copy(
+                memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, device=self.device,
+                buffer=a.view(np.uint16), element_type=rt.HalElementType.BFLOAT_16)
+            return rt.DeviceArray(self.device, view, override_dtype=a.dtype)
         return rt.asdevicearray(self.device, a)
 
     def call(self, key, args):
