@@ -16,7 +16,6 @@ array; call(key, args) → [device arrays]; host(x) → numpy.
 import os
 import subprocess
 import sys
-import time
 
 import ml_dtypes
 import numpy as np
@@ -139,9 +138,3 @@ def make(name):
     if name == "xla":
         return XlaBackend()
     raise ValueError(f"unknown backend {name!r} (iree, xla)")
-
-
-def timed(fn, *a):
-    t = time.perf_counter()
-    r = fn(*a)
-    return r, time.perf_counter() - t

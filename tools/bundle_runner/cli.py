@@ -96,8 +96,6 @@ def _entries_alone(r, f, c):
         scale = max(tolerance(f.tensor(f"kv_{w}_{l}")) for w in ("key", "value") for l in range(man.layers))
         c(max(kd, vd) <= scale and not np.any(k[:, L:]) and not np.any(v[:, L:]),
           f"{entry} alone: K/V vs kv_key_l/kv_value_l max |Δ| = {max(kd, vd):.3g} (tolerance {scale:.3g}); rows >= length zero")
-    elif man.rows == 3:
-        delta = 0
     # decode.main on the reference's caches.
     slots = Slots(r, man.bucket_for(L, 2))
     for l in range(man.layers):

@@ -28,14 +28,12 @@ import time
 import numpy as np
 
 from . import host
-from .backends import CompileError
-from .manifest import ContractError, check_arguments, check_signature, check_values, check_vision_values, parse_signature
+from .manifest import Manifest, ContractError, check_arguments, check_signature, check_values, check_vision_values, parse_signature
 from .safetensors import read_checkpoint
 
 
 class Runner:
     def __init__(self, bundle_dir, model_dir, backend, work_dir=None, use_vmfb=True, log=None):
-        from .manifest import Manifest
         self.man = man = Manifest(bundle_dir)
         self.backend = backend
         self.log = log or (lambda *_: None)
