@@ -16,7 +16,8 @@ figures; a benchmark, not a test: it prints figures and asserts nothing about th
    engine's prefill and decode tok/s.
 5. The vision tower: `tessera export --synthetic VISION_PRESET --vision-patches N` and
    iree-compile of its vision.main under /usr/bin/time -v.
-IREE runs on the local-task driver with --threads workers.
+IREE runs on the local-task driver with --threads workers. Without --work, everything is written to a
+temporary folder that is removed at the end.
 """
 import argparse
 import json
@@ -136,6 +137,8 @@ def main(argv):
             figures["vision"] = f"not measured: {e}"
             print(f"vision tower not measured: {e}")
     print(json.dumps(figures, indent=1))
+    if not a.work:
+        shutil.rmtree(work, ignore_errors=True)  # the 1 GB checkpoint and the bundles
     return 0
 
 
