@@ -10,7 +10,7 @@ figures; a benchmark, not a test: it prints figures and asserts nothing about th
    folder), `tessera export` of it (one bucket: capacity, prefill capacity = -p, 1 slot).
 2. iree-compile of prefill.main, prefill_embeddings.main and decode.main under /usr/bin/time -v:
    wall time and peak RSS of each.
-3. tools/bundle_runner on IREE (weights uploaded once, timed): a -p token prefill, then -n decode
+3. tools/bundle_runner on IREE (--backend xla: XLA's CPU backend) (weights uploaded once, timed): a -p token prefill, then -n decode
    steps (greedy), tok/s; one warm-up prefill first.
 4. In the same run, `tessera bench --synthetic PRESET --dtype bf16 -p N -n N --threads T`: the
    engine's prefill and decode tok/s.
@@ -68,6 +68,7 @@ def main(argv):
     ap.add_argument("--vision-patches", type=int, default=1024)
     ap.add_argument("--skip-vision", action="store_true")
     ap.add_argument("--skip-lm", action="store_true")
+    ap.add_argument("--backend", default="iree", choices=["iree", "xla"], help="the runtime measured against Tessera")
     ap.add_argument("--work")
     a = ap.parse_args(argv)
     work = a.work or tempfile.mkdtemp(prefix="bundle-bench-")
@@ -98,9 +99,10 @@ def main(argv):
         rt.flags.parse_flags(f"--task_topology_max_group_count={a.threads}")
         from bundle_runner.runner import Runner, Slots
         t = time.perf_counter()
-        r = Runner(bundle, ckpt, backends.make("iree"))
-        figures["iree open_s"] = round(time.perf_counter() - t, 2)
-        figures["iree weights_upload_s"] = round(r.timings["upload_s"], 2)
+        r = Runner(bundle, ckpt, backends.make(a.backend))
+        name = "IREE llvm-cpu" if a.backend == "iree" else "XLA CPU"
+        figures[f"{a.backend} open_s"] = round(time.perf_counter() - t, 2)
+        figures[f"{a.backend} weights_upload_s"] = round(r.timings["upload_s"], 2)
         rng = np.random.default_rng(0)
         prompt = [int(x) for x in rng.integers(0, min(r.man.vocab, 150000), a.p)]
         Slots(r, 0).prefill(0, {"ids": prompt})  # warm-up
@@ -113,9 +115,9 @@ def main(argv):
         for _ in range(a.n):
             tok = int(np.argmax(slots.decode({0: tok})[0]))
         decode_s = time.perf_counter() - t
-        figures["iree prefill tok/s"] = round(a.p / prefill_s, 1)
-        figures["iree decode tok/s"] = round(a.n / decode_s, 2)
-        print(f"IREE llvm-cpu: prefill {a.p} tokens {a.p / prefill_s:.1f} tok/s, decode {a.n} tokens {a.n / decode_s:.2f} tok/s "
+        figures[f"{a.backend} prefill tok/s"] = round(a.p / prefill_s, 1)
+        figures[f"{a.backend} decode tok/s"] = round(a.n / decode_s, 2)
+        print(f"{name}: prefill {a.p} tokens {a.p / prefill_s:.1f} tok/s, decode {a.n} tokens {a.n / decode_s:.2f} tok/s "
               f"(capacity {a.capacity}; weights uploaded once in {r.timings['upload_s']:.2f} s)", flush=True)
         del r, slots
         out = run([a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "-p", str(a.p), "-n", str(a.n),
