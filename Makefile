@@ -4,7 +4,7 @@ DEBUG_DIR := build/debug
 RELEASE_DIR := build/release
 FUZZ_DIR := build/fuzz
 
-.PHONY: all deps debug release test demo bench bench-server fuzz format clean
+.PHONY: all deps debug release test demo bench bench-server bench-compilers fuzz format clean
 
 all: release
 
@@ -56,3 +56,9 @@ clean:
 # The server's figures (issue 6): aggregate decode at 1/4/8 streams, TTFT with an image.
 bench-server: deps release
 	node tools/bench_server.mjs $(RELEASE_DIR)/tessera 2
+
+# Issue 11's figures: IREE llvm-cpu vs Tessera on the qwen2.5-0.5b synthetic shape (bf16, capacity
+# 4096), iree-compile time and peak memory of its prefill/decode and of the qwen2-vl-2b tower at
+# 1024 patches. Works in a temporary folder; prints the figures.
+bench-compilers: deps release
+	.venv/bin/python tools/bundle_bench.py --tessera $(RELEASE_DIR)/tessera --threads 2

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# xla_oracle_test.sh — bundles compiled by XLA's CPU compiler through jaxlib (the StableHLO text
+# as exported, weights as arguments) and run by tools/bundle_runner (issue 11): the text fixtures
+# (qwen2, qwen3, llama: prefill.main, prefill_embeddings.main, decode.main) and one image fixture
+# (qwen2_vl: vision.main, prefill_embeddings.main, decode.main): greedy tokens = the reference's,
+# every entry's logits within the fixture tolerance of the reference's (alone from the reference's
+# inputs and through the chain), batched decode of 3 ragged slots = each alone; qwen2 again with
+# its BF16 weights.
+# Needs .venv (scripts/install-deps; `make test` installs it): without it the test fails.
+set -u
+bin=${TS_BIN:?TS_BIN not set}
+root=${TS_ROOT:?TS_ROOT not set}
+build=${TS_BUILD:?TS_BUILD not set}
+py=$root/.venv/bin/python
+if ! "$py" -c "import jax, jaxlib, ml_dtypes" 2>/dev/null; then
+    echo "FAIL: the compiler oracles are not installed in $root/.venv (run scripts/install-deps; make test does)"
+    exit 1
+fi
+work=$(mktemp -d "$build/xla-oracle.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fix=$root/tests/fixtures
+pass=0 fail=0
+check() { # description, condition…
+    local what=$1; shift
+    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
+}
+
+xla_case() { # case, model folder, export flags…
+    local case=$1 model=$2; shift 2
+    "$bin" export -m "$model" -o "$work/$case" --batch 3 "$@" >/dev/null 2>"$work/$case.export.err"
+    check "$case: tessera export exits 0" test $? -eq 0
+    "$py" "$root/tools/bundle_runner" check "$work/$case" -m "$model" --fixture "$fix/${case%-bf16}" --backend xla \
+        --batched >"$work/$case.log" 2>&1
+    local rc=$?
+    cat "$work/$case.log"
+    check "$case: XLA generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
+}
+
+xla_case qwen2 "$fix/qwen2/model" --capacity 64 --prefill-capacity 32
+xla_case qwen3 "$fix/qwen3/model" --capacity 64 --prefill-capacity 32
+xla_case llama "$fix/llama/model" --capacity 64 --prefill-capacity 32
+xla_case qwen2_vl "$fix/qwen2_vl/model" --capacity 192 --prefill-capacity 160 --vision-patches 256
+# BF16 weights (the fixture's model-bf16 file, the same values): the modules take them as stored.
+mkdir -p "$work/qwen2-bf16-model"
+for f in "$fix"/qwen2/model/*; do [ "${f##*/}" = model.safetensors ] || ln -s "$f" "$work/qwen2-bf16-model/"; done
+ln -s "$fix/qwen2/model-bf16/model.safetensors" "$work/qwen2-bf16-model/model.safetensors"
+xla_case qwen2-bf16 "$work/qwen2-bf16-model" --capacity 64 --prefill-capacity 32
+grep -q '"dtype":	"BF16"' "$work/qwen2-bf16/manifest.json"
+check "qwen2-bf16: the bundle declares BF16 weights" test $? -eq 0
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

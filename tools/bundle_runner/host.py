@@ -1,0 +1,110 @@
+"""host.py — what the host computes for a bundle's entries, as Tessera's C runtime feeds them:
+
+  mrope_index       M-RoPE positions [3, n] and the rope delta (src/models/mrope_index.c): text
+                    tokens take one position on t, h and w; an image run takes (t, start + y,
+                    start + x) in merge units; the next text continues at start + max(gh, gw)
+  vision_layout     vision.main's patch positions [rows, 2] (h, w) and segments (frame index) in
+                    merge-block order (ts_qwen2_vl_vision_layout)
+  qwen3_pos_taps    Qwen3-VL's four position-table taps per patch row with their bilinear
+                    weights, in f32 as torch computes them (ts_qwen3_vl_vision_pos_taps)
+  merge_embeddings  embed_tokens(ids) with the image-token rows replaced by the tower's rows
+  causal_bias       prefill_embeddings.main's additive bias: 0 on and below the diagonal, -inf above
+"""
+import numpy as np
+
+F = np.float32
+
+
+def mrope_index(ids, image_token_id, grids, merge, tokens_per_second=0):
+    n = len(ids)
+    pos = np.zeros((3, n), np.int32)
+    nxt, max_pos, at, g = 0, -1, 0, 0
+    while at < n:
+        if ids[at] != image_token_id:
+            pos[:, at] = nxt
+            max_pos = max(max_pos, nxt)
+            nxt += 1
+            at += 1
+            continue
+        run = 0
+        while at + run < n and ids[at + run] == image_token_id:
+            run += 1
+        if g == len(grids):
+            raise ValueError(f"M-RoPE: image run {g + 1} at token {at} has no grid ({len(grids)} grids given)")
+        t, h, w = (int(x) for x in grids[g])
+        gh, gw = h // merge, w // merge
+        if run != t * gh * gw:
+            raise ValueError(f"M-RoPE: image {g} has {run} placeholder tokens, its grid ({t}, {h}, {w}) needs {t * gh * gw}")
+        start = nxt
+        t_value = start * tokens_per_second if tokens_per_second else start
+        for ti in range(t):
+            for y in range(gh):
+                for x in range(gw):
+                    pos[:, at] = (t_value + ti, start + y, start + x)
+                    max_pos = max(max_pos, t_value + ti, start + y, start + x)
+                    at += 1
+        nxt = start + max(gh, gw)
+        g += 1
+    if g != len(grids):
+        raise ValueError(f"M-RoPE: {len(grids)} grids given, the prompt has {g} image runs")
+    return pos, max_pos + 1 - n
+
+
+def vision_layout(grids, merge):
+    positions, segments, frame = [], [], 0
+    for t, h, w in grids:
+        for _ in range(int(t)):
+            for bh in range(h // merge):
+                for bw in range(w // merge):
+                    for ih in range(merge):
+                        for iw in range(merge):
+                            positions.append((bh * merge + ih, bw * merge + iw))
+                            segments.append(frame)
+            frame += 1
+    return np.array(positions, np.int32).reshape(-1, 2), np.array(segments, np.int32)
+
+
+def _linspace(end, n, i):
+    """torch.linspace(0, end, n, dtype=float32)[i] (torch ≥ 2.1: each element alone)."""
+    if n <= 1:
+        return F(0)
+    step = F(end) / F(n - 1)
+    return step * F(i) if i < n // 2 else F(end) - step * F(n - i - 1)
+
+
+def qwen3_pos_taps(grids, merge, position_embeddings, rows):
+    """pos_index i32[4, rows], pos_weight f32[4, rows]; rows past the images keep the filler 0."""
+    side = int(np.sqrt(position_embeddings))
+    index, weight = np.zeros((4, rows), np.int32), np.zeros((4, rows), F)
+    r = 0
+    for t, h, w in grids:
+        for _ in range(int(t)):
+            for by in range(h // merge):
+                for bx in range(w // merge):
+                    for k in range(merge * merge):
+                        y, x = by * merge + k // merge, bx * merge + k % merge
+                        hv, wv = _linspace(side - 1, h, y), _linspace(side - 1, w, x)
+                        h0, w0 = int(hv), int(wv)
+                        h1, w1 = min(h0 + 1, side - 1), min(w0 + 1, side - 1)
+                        dh, dw = F(hv - F(h0)), F(wv - F(w0))
+                        ch, cw = F(F(1) - dh), F(F(1) - dw)
+                        index[:, r] = (h0 * side + w0, h0 * side + w1, h1 * side + w0, h1 * side + w1)
+                        weight[:, r] = (ch * cw, ch * dw, dh * cw, dh * dw)
+                        r += 1
+    return index, weight
+
+
+def merge_embeddings(table, ids, image_token_id, image_rows):
+    ids = np.asarray(ids)
+    is_image = ids == image_token_id
+    if int(is_image.sum()) != (0 if image_rows is None else len(image_rows)):
+        raise ValueError(f"prefill: the prompt has {int(is_image.sum())} image tokens, the images make "
+                         f"{0 if image_rows is None else len(image_rows)}")
+    out = np.asarray(table[np.where(is_image, 0, ids)], F)
+    if image_rows is not None:
+        out[is_image] = image_rows
+    return out
+
+
+def causal_bias(n):
+    return np.triu(np.full((n, n), -np.inf, F), 1)

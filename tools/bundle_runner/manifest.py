@@ -1,0 +1,418 @@
+"""manifest.py — a bundle's manifest.json, its identity, its entries' contracts and their checks.
+
+What the runner may call is what the manifest declares: every entry's arguments (after the
+weights, which are the weight schema in argument order) and results, with dtype and shape. This
+module
+  - reads the manifest and the module texts and recomputes the identity exactly as
+    src/bundle/manifest.c does (SHA-256 over the canonical manifest JSON rebuilt from the fields
+    the C reader reads, then a 0 byte and each module text, in manifest order), so a bundle whose
+    identity does not match is refused before anything is compiled;
+  - reads a module's `func.func public @main` signature (from the StableHLO text, or from the
+    `iree.abi.declaration` of a compiled function) and holds it to the manifest's descriptors:
+    a dropped argument or a wrong result shape is named before a call is made;
+  - validates a call's values as src/bundle/bundle.c does (token ids within the vocabulary,
+    lengths, positions, cache_len and rope_delta within the bucket, no NaN, the DeepStack payload
+    and vision.main's rows and taps to their documented filler).
+Errors are ContractError with the entry and argument named.
+"""
+import hashlib
+import json
+import os
+import re
+
+import numpy as np
+
+ENTRY_NAMES = ["prefill.main", "prefill_embeddings.main", "decode.main", "prefill_embeddings_deepstack.main"]
+NUMPY = {"F32": np.float32, "F16": np.float16, "I32": np.int32, "I64": np.int64}
+MLIR_TO_DTYPE = {"f32": "F32", "f16": "F16", "bf16": "BF16", "i64": "I64", "i32": "I32", "i16": "I16", "i8": "I8",
+                 "ui8": "U8", "i1": "BOOL"}
+
+class ContractError(Exception):
+    """An argument, result, module or manifest that breaks the bundle's contract."""
+
+
+def type_string(dtype, shape):
+    return f"{dtype}[{', '.join(str(d) for d in shape)}]"
+
+
+class Descriptor:
+    def __init__(self, name, role, dtype, shape):
+        self.name, self.role, self.dtype, self.shape = name, role, dtype, tuple(shape)
+
+    def __repr__(self):
+        return f"{self.name} {type_string(self.dtype, self.shape)}"
+
+
+def _descriptors(items, where):
+    if not isinstance(items, list):
+        raise ContractError(f"manifest.json: {where}: expected an array")
+    out = []
+    for i, d in enumerate(items):
+        try:
+            out.append(Descriptor(d["name"], d["role"], d["dtype"], [int(x) for x in d["shape"]]))
+        except (KeyError, TypeError, ValueError):
+            raise ContractError(f"manifest.json: {where}[{i}]: expected name, role, dtype and shape") from None
+    return out
+
+
+class Entry:
+    """One module: its file, arguments (after the weights) and results."""
+
+    def __init__(self, name, obj, where):
+        self.name = name
+        self.file = obj["module"]
+        if ".." in self.file or self.file.startswith("/"):
+            raise ContractError(f"manifest.json: {where}.module: the module path must stay inside the bundle")
+        self.inputs = _descriptors(obj.get("arguments"), f"{where}.arguments")
+        self.results = _descriptors(obj.get("results"), f"{where}.results")
+
+
+class Manifest:
+    def __init__(self, bundle_dir):
+        self.dir = bundle_dir
+        path = os.path.join(bundle_dir, "manifest.json")
+        with open(path, "rb") as f:
+            try:
+                self.json = json.loads(f.read())
+            except ValueError as e:
+                raise ContractError(f"manifest.json: not valid JSON ({e})") from None
+        j = self.json
+        try:
+            if j["abi_version"] != 1:
+                raise ContractError(f"manifest.json: abi_version {j['abi_version']} (this runner reads version 1)")
+            self.family = j["family"]
+            self.identity = j["identity"]
+            self.position_mode = j["positions"]["mode"]
+            self.deepstack_layers = list(j.get("deepstack", {}).get("layers", []))
+            self.weights = _descriptors(j["weights"], "weights")
+            self.buckets = []
+            n_entries = 4 if self.deepstack_layers else 3
+            for b, bo in enumerate(j["buckets"]):
+                entries = {}
+                for e in ENTRY_NAMES[:n_entries]:
+                    if e not in bo["entries"]:
+                        raise ContractError(f"manifest.json: buckets[{b}].entries.{e}: missing entry")
+                    entries[e] = Entry(e, bo["entries"][e], f"buckets[{b}].entries.{e}")
+                self.buckets.append({"capacity": int(bo["capacity"]), "prefill_capacity": int(bo["prefill_capacity"]),
+                                     "slots": int(bo["slots"]), "visual_capacity": int(bo.get("visual_capacity", 0)),
+                                     "entries": entries})
+            v = j.get("vision")
+            self.vision = None
+            if v:
+                self.vision = {k: v.get(k) for k in ("layout", "patch_size", "temporal_patch_size", "merge_size", "width",
+                                                     "depth", "out_hidden", "deepstack_levels", "position_embeddings")}
+                self.vision["weights"] = _descriptors(v["weights"], "vision.weights")
+                self.vision["buckets"] = [{"patches": int(vb["patches"]),
+                                           "entry": Entry("vision.main", vb["vision.main"], f"vision.buckets[{i}].vision.main")}
+                                          for i, vb in enumerate(v["buckets"])]
+        except (KeyError, TypeError) as e:
+            raise ContractError(f"manifest.json: missing or malformed field {e}") from None
+        self.rows = 1 if self.position_mode == "1d" else 3
+        pre = self.buckets[0]["entries"]["prefill.main"]
+        self.vocab = pre.results[0].shape[0]
+        self.layers, _, self.kv_heads, self.head_dim = pre.results[1].shape
+        self.hidden = self.buckets[0]["entries"]["prefill_embeddings.main"].inputs[0].shape[1]
+
+    # ------------------------------------------------------------ identity (manifest.c)
+
+    def modules(self):
+        """(entry, weights, file) of every module, in manifest order: each bucket's entries, then
+        the vision buckets."""
+        out = []
+        for b in self.buckets:
+            for e in b["entries"].values():
+                out.append((e, self.weights, e.file))
+        for vb in (self.vision or {}).get("buckets", []):
+            out.append((vb["entry"], self.vision["weights"], vb["entry"].file))
+        return out
+
+    def canonical(self):
+        """manifest_json() of manifest.c: everything but the identity, in its key order, from the
+        fields its reader reads (argument indices recomputed). The descriptive texts (dtype_policy's
+        weights, mask, kv_layout, deepstack's visual_capacity and payload) are taken as written:
+        manifest.c prints its own constants there, which are what its writer wrote, so the two
+        agree for any bundle it exported, across versions that reword them; an edited text is
+        refused here (the C reader would not see it)."""
+        j = self.json
+
+        def desc(d, argument=None):
+            o = {"dtype": d["dtype"], "shape": d["shape"], "name": d["name"], "role": d["role"]}
+            if argument is not None:
+                o["argument"] = argument
+            return o
+
+        root = {"abi_version": j["abi_version"], "family": j["family"], "config_digest": j["config_digest"],
+                "dtype_policy": {"weights": j["dtype_policy"]["weights"], "compute": j["dtype_policy"]["compute"],
+                                 "kv": j["dtype_policy"]["kv"]}}
+        pos = {"mode": j["positions"]["mode"]}
+        if pos["mode"] != "1d":
+            pos["mrope_section"] = j["positions"].get("mrope_section", [0, 0, 0])
+        root["positions"] = pos
+        root["mask"] = {k: str(v) for k, v in j["mask"].items()}
+        root["kv_layout"] = {k: str(v) for k, v in j["kv_layout"].items()}
+        if self.deepstack_layers:
+            ds = j["deepstack"]
+            root["deepstack"] = {"layers": self.deepstack_layers, "visual_capacity": ds["visual_capacity"], "payload": ds["payload"]}
+        n_weights = len(j["weights"])
+        root["weights"] = [desc(w, i) for i, w in enumerate(j["weights"])]
+        buckets = []
+        for bo in j["buckets"]:
+            o = {"capacity": bo["capacity"], "prefill_capacity": bo["prefill_capacity"], "slots": bo["slots"]}
+            if self.deepstack_layers:
+                o["visual_capacity"] = bo["visual_capacity"]
+            entries = {}
+            for e in ENTRY_NAMES[:4 if self.deepstack_layers else 3]:
+                eo = bo["entries"][e]
+                entries[e] = {"module": eo["module"],
+                              "arguments": [desc(a, n_weights + i) for i, a in enumerate(eo["arguments"])],
+                              "results": [desc(r) for r in eo["results"]]}
+            o["entries"] = entries
+            buckets.append(o)
+        root["buckets"] = buckets
+        v = j.get("vision")
+        if v and v.get("buckets"):
+            vo = {"layout": v["layout"]}
+            for k in ("patch_size", "temporal_patch_size", "merge_size", "width", "depth", "out_hidden"):
+                vo[k] = v[k]
+            if v["layout"] == "patch_rows_deepstack":
+                vo["deepstack_levels"] = v["deepstack_levels"]
+                vo["position_embeddings"] = v["position_embeddings"]
+            nvw = len(v["weights"])
+            vo["weights"] = [desc(w, i) for i, w in enumerate(v["weights"])]
+            vo["buckets"] = [{"patches": vb["patches"],
+                              "vision.main": {"module": vb["vision.main"]["module"],
+                                              "arguments": [desc(a, nvw + i) for i, a in enumerate(vb["vision.main"]["arguments"])],
+                                              "results": [desc(r) for r in vb["vision.main"]["results"]]}}
+                             for vb in v["buckets"]]
+            root["vision"] = vo
+        return _cjson(root)
+
+    def module_texts(self):
+        texts = []
+        for _, _, f in self.modules():
+            with open(os.path.join(self.dir, f), "rb") as fh:
+                texts.append(fh.read())
+        return texts
+
+    def check_identity(self, texts=None):
+        """Refuses a bundle whose content does not hash to its identity (before any compile)."""
+        texts = self.module_texts() if texts is None else texts
+        h = hashlib.sha256(self.canonical().encode("utf-8"))
+        for t in texts:
+            h.update(b"\0")
+            h.update(t.split(b"\0", 1)[0])  # strlen(): the C side hashes up to the first NUL
+        actual = h.hexdigest()
+        if actual != self.identity:
+            raise ContractError(f"identity differs: the manifest says {self.identity[:16]}\u2026, its content and modules "
+                                f"hash to {actual[:16]}\u2026 (refused before compiling)")
+        return texts
+
+    # ------------------------------------------------------------ lookup
+
+    def bucket_for(self, prompt, max_new):
+        """The smallest bucket holding prompt + max_new (bundle.c's admission)."""
+        for i, b in enumerate(self.buckets):
+            if prompt <= b["prefill_capacity"] and prompt + max_new <= b["capacity"]:
+                return i
+        big = self.buckets[-1]
+        raise ContractError(f"admission: {prompt} prompt tokens + {max_new} new tokens = {prompt + max_new} do not fit "
+                            f"the largest bucket (capacity {big['capacity']}, prefill {big['prefill_capacity']})")
+
+
+def _cjson_number(v):
+    """cJSON's print_number: an int when the double equals its (saturated) valueint, else %1.15g."""
+    d = float(v)
+    iv = int(max(min(d, 2**31 - 1), -(2**31)))
+    if d == iv:
+        return str(iv)
+    s = "%1.15g" % d
+    return s if float(s) == d else "%1.17g" % d
+
+
+def _cjson(o):
+    """cJSON_PrintUnformatted: no whitespace, strings escaped as cJSON does, UTF-8 kept."""
+    if isinstance(o, dict):
+        return "{" + ",".join(_cjson(str(k)) + ":" + _cjson(v) for k, v in o.items()) + "}"
+    if isinstance(o, list):
+        return "[" + ",".join(_cjson(v) for v in o) + "]"
+    if isinstance(o, bool):
+        return "true" if o else "false"
+    if isinstance(o, (int, float)):
+        return _cjson_number(o)
+    if o is None:
+        return "null"
+    return json.dumps(o, ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- module signatures
+
+def _split_top(s):
+    """Splits at commas outside <>, (), [], {} and quotes."""
+    parts, depth, start, quote = [], 0, 0, False
+    for i, c in enumerate(s):
+        if quote:
+            quote = c != '"' or s[i - 1] == "\\"
+        elif c == '"':
+            quote = True
+        elif c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(s[start:i])
+            start = i + 1
+    if s[start:].strip():
+        parts.append(s[start:])
+    return parts
+
+
+def _tensor(text):
+    m = re.search(r"tensor<([^>]*)>", text)
+    if not m:
+        return None
+    *dims, elem = m.group(1).split("x") if m.group(1) else [""]
+    return MLIR_TO_DTYPE.get(elem, elem), tuple(int(d) for d in dims)
+
+
+def _balanced(s, at):
+    """Index past the bracket group opening at s[at]."""
+    depth, quote = 0, False
+    for i in range(at, len(s)):
+        c = s[i]
+        if quote:
+            quote = c != '"' or s[i - 1] == "\\"
+        elif c == '"':
+            quote = True
+        elif c in "<([{":
+            depth += 1
+        elif c in ">)]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise ContractError("unbalanced signature")
+
+
+def parse_signature(text, func="@main"):
+    """[(name or None, dtype, shape)] of the arguments and [(dtype, shape)] of the results of
+    `func.func public @main` in a module text, or of an iree.abi.declaration ('sync func @main')."""
+    at = text.find(f"func {func}(") if "func.func" not in text else text.find(f"func.func public {func}(")
+    if at < 0:
+        at = text.find(f"{func}(")
+    if at < 0:
+        raise ContractError(f"no {func} function")
+    open_at = text.index("(", at)
+    close = _balanced(text, open_at)
+    args = []
+    for part in _split_top(text[open_at + 1:close - 1]):
+        t = _tensor(part)
+        name = re.search(r'tessera\.name = "([^"]*)"', part)
+        args.append((name.group(1) if name else None, t[0] if t else "?", t[1] if t else ()))
+    rest = text[close:].lstrip()
+    results = []
+    if rest.startswith("->"):
+        rest = rest[2:].lstrip()
+        if rest.startswith("("):
+            group = rest[:_balanced(rest, 0)][1:-1]
+            results = [_tensor(p) for p in _split_top(group)]
+        else:
+            results = [_tensor(rest.split("{", 1)[0] if not rest.startswith("tensor") else rest[:rest.index(">") + 1])]
+    return args, results
+
+
+def check_signature(entry, weights, args, results, where):
+    """The module's own signature against the manifest: argument count, names, types; results."""
+    want = [(d.name, d.dtype, d.shape) for d in list(weights) + entry.inputs]
+    if len(args) != len(want):
+        names = {a[0] for a in args}
+        missing = [w[0] for w in want if w[0] not in names]
+        raise ContractError(f"{where}: {entry.name} has {len(args)} arguments, the manifest {len(want)}"
+                            + (f" (missing: {', '.join(missing[:4])})" if missing else ""))
+    for i, (a, w) in enumerate(zip(args, want)):
+        if (a[0] is not None and a[0] != w[0]) or a[1] != w[1] or tuple(a[2]) != tuple(w[2]):
+            raise ContractError(f"{where}: {entry.name} argument {i} is {a[0]} {type_string(a[1], a[2])}, "
+                                f"the manifest's {w[0]} {type_string(w[1], w[2])}")
+    if len(results) != len(entry.results):
+        raise ContractError(f"{where}: {entry.name} returns {len(results)} results, the manifest {len(entry.results)}")
+    for k, (r, d) in enumerate(zip(results, entry.results)):
+        if r is None or r[0] != d.dtype or tuple(r[1]) != d.shape:
+            got = type_string(*r) if r else "?"
+            raise ContractError(f"{where}: {entry.name} result {k} ({d.name}) is {got}, the manifest declares "
+                                f"{type_string(d.dtype, d.shape)}")
+
+
+# ---------------------------------------------------------------- call values (bundle.c)
+
+def check_arguments(entry, values):
+    """Dtype and shape of every argument against the entry's descriptors, in order."""
+    if len(values) != len(entry.inputs):
+        raise ContractError(f"{entry.name}: {len(values)} arguments given, {len(entry.inputs)} expected")
+    for d, v in zip(entry.inputs, values):
+        want = NUMPY[d.dtype]
+        if v.dtype != want:
+            raise ContractError(f"{entry.name}: {d.name} has dtype {v.dtype}, expected {d.dtype}")
+        if tuple(v.shape) != d.shape:
+            raise ContractError(f"{entry.name}: {d.name} has shape {list(v.shape)}, expected {list(d.shape)}")
+
+
+def _range(entry, name, v, lo, hi):
+    bad = np.flatnonzero((v < lo) | (v > hi))
+    if bad.size:
+        i = int(bad[0])
+        raise ContractError(f"{entry}: {name}[{i}] = {int(v.reshape(-1)[i])} is outside {lo}..{hi}")
+
+
+def check_values(man, bucket, entry, values):
+    """bundle.c's check_values (+ check_deepstack_values) for a language-model entry."""
+    b = man.buckets[bucket]
+    by = {d.name: v for d, v in zip(entry.inputs, values)}
+    for d, v in zip(entry.inputs, values):
+        if d.name == "tokens":
+            _range(entry.name, d.name, v, 0, man.vocab - 1)
+        elif d.name == "length":
+            _range(entry.name, d.name, v, 1, b["prefill_capacity"])
+        elif d.name in ("positions", "cache_len"):
+            _range(entry.name, d.name, v, 0, b["capacity"] - 1)
+        elif d.name == "rope_delta":
+            _range(entry.name, d.name, v, -b["capacity"], b["capacity"])
+        elif d.dtype == "F32" and d.role == "input":
+            bad = np.isnan(v) | (np.isinf(v) if d.name == "embeddings" else False)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise ContractError(f"{entry.name}: {d.name}[{i}] is {'NaN' if np.isnan(v.reshape(-1)[i]) else 'infinite'}")
+    if entry.name == "prefill_embeddings_deepstack.main":
+        nv, count, length = b["visual_capacity"], int(by["visual_count"]), int(by["length"])
+        pos, feat = by["visual_positions"], by["layer_features"]
+        if not 0 <= count <= nv:
+            raise ContractError(f"{entry.name}: visual_count = {count} is outside 0..{nv} (the bucket's static maximum Nv_max)")
+        if count > length:
+            raise ContractError(f"{entry.name}: visual_count = {count} exceeds length = {length}")
+        real = pos[:count]
+        if count and (real.min() < 0 or real.max() >= length or (np.diff(real) <= 0).any()):
+            raise ContractError(f"{entry.name}: visual_positions[0..{count}) must be sorted, unique and within 0..{length - 1}")
+        if (pos[count:] != 0).any() or (feat[:, count:] != 0).any():
+            raise ContractError(f"{entry.name}: entries at or past visual_count = {count} are padding: position 0, zero features")
+        if not np.isfinite(feat[:, :count]).all():
+            raise ContractError(f"{entry.name}: layer_features has a non-finite value")
+
+
+def check_vision_values(man, bucket, values):
+    """bundle.c's check_vision_values for a patch-row vision.main."""
+    v = man.vision
+    n = v["buckets"][bucket]["patches"]
+    taps = v["layout"] == "patch_rows_deepstack"
+    count = int(values[5 if taps else 3])
+    unit = v["merge_size"] ** 2
+    if count < unit or count > n or count % unit:
+        raise ContractError(f"vision.main: count = {count} is not a multiple of {unit} in {unit}..{n}")
+    _range("vision.main", "positions", values[1], 0, n - 1)
+    _range("vision.main", "segments", values[2], -1, n - 1)
+    if np.isnan(values[0]).any():
+        raise ContractError("vision.main: pixel_values has a NaN")
+    if taps:
+        index, weight = values[3], values[4]
+        if (index[:, count:] != 0).any() or (weight[:, count:] != 0).any():
+            raise ContractError(f"vision.main: rows at or past count = {count} are padding: their taps must be the filler "
+                                "pos_index 0, pos_weight 0")
+        _range("vision.main", "pos_index", index[:, :count], 0, v["position_embeddings"] - 1)
+        if not np.isfinite(weight[:, :count]).all():
+            raise ContractError("vision.main: pos_weight has a non-finite value")

@@ -1,0 +1,260 @@
+"""runner.py — a bundle run end to end on a compiler's runtime (IREE or XLA): open, slots,
+images, generation.
+
+  Runner(bundle_dir, model_dir, backend)   refuses a bundle whose identity does not match before
+        compiling anything, then the checkpoint whose config.json is not the bundle's
+        (config_digest), then any weight not as the schema declares; uploads the weights once;
+        holds every module's signature to the manifest (the text before compiling, and IREE's
+        compiled declaration after); compiles or loads each entry.
+  Runner.run(entry, bucket, values)        every argument checked against the manifest's
+        descriptors (dtype, shape) and its value ranges before the call.
+  Slots(runner, bucket)                    one bucket's decode slots: empty → prefill (prefill.main,
+        prefill_embeddings.main, or prefill_embeddings_deepstack.main) → holds a sequence →
+        decode (decode.main over every slot, ragged cache_len; an empty slot is fed token 0 at
+        position 0 on cache_len 0: its row 0 is scratch, overwritten by its next prefill, which
+        replaces the slot's whole cache) → release → empty. Every slot that holds a sequence
+        takes part in each decode step.
+  Runner.encode_images(...)                vision.main per patch bucket (the smallest that holds
+        every row; padding rows in segment -1, Qwen3-VL's padding taps the filler 0, 0) or LLaVA's
+        fixed-image module once per image.
+  Runner.generate(ids, images, max_new)    greedy generation as `tessera run --bundle` does it:
+        admission to the smallest bucket, slot 0, the prompt through the entry its inputs need.
+"""
+import hashlib
+import json
+import os
+import time
+
+import numpy as np
+
+from . import host
+from .manifest import Manifest, ContractError, check_arguments, check_signature, check_values, check_vision_values, parse_signature
+from .safetensors import read_checkpoint
+
+
+class Runner:
+    def __init__(self, bundle_dir, model_dir, backend, work_dir=None, use_vmfb=True, log=None):
+        self.man = man = Manifest(bundle_dir)
+        self.backend = backend
+        self.log = log or (lambda *_: None)
+        texts = man.check_identity()  # before any compile
+        with open(os.path.join(model_dir, "config.json"), "rb") as f:
+            raw = f.read()
+        digest = hashlib.sha256(raw).hexdigest()
+        if digest != man.json["config_digest"]:
+            raise ContractError(f"config_digest differs: the bundle was made for {man.json['config_digest'][:16]}\u2026, "
+                                f"{model_dir}/config.json is {digest[:16]}\u2026")
+        self.config = json.loads(raw)
+        self.image_token_id = self.config.get("image_token_id", self.config.get("image_token_index"))
+        tensors = read_checkpoint(model_dir)
+        self.timings = {"upload_s": 0.0, "compile_s": 0.0}
+        t = time.perf_counter()
+        self.weights = self._upload(tensors, man.weights, "weights")
+        self.vision_weights = self._upload(tensors, man.vision["weights"], "vision.weights") if man.vision else []
+        self.timings["upload_s"] = time.perf_counter() - t
+        self.embed_table = next(np.asarray(tensors[d.name], np.float32) for d in man.weights
+                                if d.name.endswith("embed_tokens.weight"))
+        compiled = self._compile_record(bundle_dir) if use_vmfb and backend.name == "iree" else None
+        self.keys = {}
+        for (entry, weights, file), text in zip(man.modules(), texts):
+            text = text.decode("utf-8")
+            args, results = parse_signature(text)
+            check_signature(entry, weights, args, results, file)  # the text, before compiling
+            vmfb = os.path.join(bundle_dir, file[:-5] + ".vmfb") if compiled else None
+            t = time.perf_counter()
+            declaration = backend.load(file, text, vmfb, work_dir)
+            self.timings["compile_s"] += time.perf_counter() - t
+            if declaration:  # IREE: the compiled function's own signature
+                args, results = parse_signature(declaration)
+                check_signature(entry, weights, args, results, file[:-5] + ".vmfb")
+            self.keys[id(entry)] = file
+            self.log(f"{backend.name}: {file} ready")
+
+    def _compile_record(self, bundle_dir):
+        """The .vmfb files of tools/iree_compile.py when they were compiled from this bundle."""
+        path = os.path.join(bundle_dir, "iree_compile.json")
+        if not os.path.exists(path):
+            return None
+        with open(path) as f:
+            record = json.load(f)
+        if record.get("identity") != self.man.identity:
+            raise ContractError(f"{path}: compiled from bundle identity {str(record.get('identity'))[:16]}\u2026, "
+                                f"this bundle is {self.man.identity[:16]}\u2026 (compile it again)")
+        return record
+
+    def _upload(self, tensors, schema, where):
+        out = []
+        for i, d in enumerate(schema):
+            t = tensors.get(d.name)
+            if t is None:
+                raise ContractError(f"weight schema: {where}[{i}] {d.name}: not in the checkpoint")
+            dtype = {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}.get(str(t.dtype), str(t.dtype))
+            if dtype != d.dtype or t.size != int(np.prod(d.shape, dtype=np.int64)):
+                raise ContractError(f"weight schema: {where}[{i}] {d.name}: declared {d.dtype}{list(d.shape)}, "
+                                    f"the checkpoint has {dtype}{list(t.shape)}")
+            out.append(self.backend.upload(np.asarray(t).reshape(d.shape)))
+        return out
+
+    # ------------------------------------------------------------ calls
+
+    def run(self, entry, bucket, values):
+        """An entry of a bucket with validated arguments; device results."""
+        e = self.man.buckets[bucket]["entries"][entry]
+        check_arguments(e, values)  # numpy or device arrays: both carry dtype and shape
+        # Value ranges of the host arguments; device-resident state (decode's K/V) has none.
+        check_values(self.man, bucket, e, [v if isinstance(v, np.ndarray) else None for v in values])
+        return self.backend.call(self.keys[id(e)], self.weights + list(values))
+
+    def run_vision(self, bucket, values):
+        e = self.man.vision["buckets"][bucket]["entry"]
+        check_arguments(e, values)
+        if self.man.vision["layout"] != "fixed_image":
+            check_vision_values(self.man, bucket, values)
+        elif np.isnan(values[0]).any():
+            raise ContractError("vision.main: pixel_values has a NaN")
+        return self.backend.call(self.keys[id(e)], self.vision_weights + list(values))
+
+    # ------------------------------------------------------------ images
+
+    def encode_images(self, pixel_values, grids):
+        """Image rows [tokens, hidden] in prompt order, and Qwen3-VL's DeepStack rows
+        [K, tokens, hidden] (else None). pixel_values: Qwen-VL patch rows of every image one after
+        another with grids [(t, h, w)]; LLaVA [images, C, S, S]."""
+        v = self.man.vision
+        if v is None:
+            raise ContractError("vision: this bundle has no vision.main entries (export it with vision buckets)")
+        if v["layout"] == "fixed_image":
+            rows = [self.backend.host(self.run_vision(0, [np.ascontiguousarray(img, np.float32)])[0]) for img in pixel_values]
+            return np.concatenate(rows), None
+        merge, rows = v["merge_size"], len(pixel_values)
+        bucket = next((i for i, b in enumerate(v["buckets"]) if b["patches"] >= rows), None)
+        if bucket is None:
+            raise ContractError(f"vision: {rows} patches do not fit the bundle's vision buckets "
+                                f"({', '.join(str(b['patches']) for b in v['buckets'])})")
+        n = v["buckets"][bucket]["patches"]
+        pixels = np.zeros((n, pixel_values.shape[1]), np.float32)
+        pixels[:rows] = pixel_values
+        positions, segments = np.zeros((n, 2), np.int32), np.full(n, -1, np.int32)
+        p, s = host.vision_layout(grids, merge)
+        positions[:rows], segments[:rows] = p, s
+        count = np.array(rows, np.int32)
+        taps = v["layout"] == "patch_rows_deepstack"
+        if taps:
+            index, weight = host.qwen3_pos_taps(grids, merge, v["position_embeddings"], n)
+            outs = self.run_vision(bucket, [pixels, positions, segments, index, weight, count])
+        else:
+            outs = self.run_vision(bucket, [pixels, positions, segments, count])
+        tokens = rows // (merge * merge)
+        image = self.backend.host(outs[0])[:tokens]
+        deepstack = self.backend.host(outs[1])[:, :tokens] if taps else None
+        return image, deepstack
+
+    # ------------------------------------------------------------ generation
+
+    def prompt_inputs(self, ids, pixel_values=None, grids=None):
+        """What a prompt takes to prefill: ("tokens", None) for text through prefill.main, or the
+        merged embeddings, positions, rope delta and DeepStack payload."""
+        man = self.man
+        if pixel_values is None:
+            return {"ids": list(ids)}
+        image, deepstack = self.encode_images(pixel_values, grids)
+        emb = host.merge_embeddings(self.embed_table, ids, self.image_token_id, image)
+        if man.rows == 3:
+            positions, delta = host.mrope_index(ids, self.image_token_id, grids, man.vision["merge_size"])
+        else:
+            positions, delta = np.arange(len(ids), dtype=np.int32)[None], 0
+        visual = np.flatnonzero(np.asarray(ids) == self.image_token_id).astype(np.int32)
+        return {"ids": list(ids), "embeddings": emb, "positions": positions, "delta": int(delta),
+                "deepstack": deepstack, "visual": visual}
+
+    def generate(self, ids, pixel_values=None, grids=None, max_new=16, eos=()):
+        """Greedy tokens and the logits each was chosen from ([max_new, V])."""
+        inputs = self.prompt_inputs(ids, pixel_values, grids)
+        bucket = self.man.bucket_for(len(ids), max_new)
+        slots = Slots(self, bucket)
+        logits = slots.prefill(0, inputs)
+        tokens, rows = [], []
+        for step in range(max_new):
+            masked = logits.copy()
+            masked[list(eos)] = -np.inf
+            tok = int(np.argmax(masked))
+            tokens.append(tok)
+            rows.append(logits)
+            if step + 1 < max_new:
+                logits = slots.decode({0: tok})[0]
+        return tokens, np.stack(rows)
+
+
+class Slots:
+    def __init__(self, runner, bucket):
+        self.r, self.bucket = runner, bucket
+        b = runner.man.buckets[bucket]
+        m = runner.man
+        self.n, self.capacity, self.lp = b["slots"], b["capacity"], b["prefill_capacity"]
+        shape = (self.n, m.layers, self.capacity, m.kv_heads, m.head_dim)
+        self.k, self.v = np.zeros(shape, np.float32), np.zeros(shape, np.float32)
+        self.length, self.delta = [0] * self.n, [0] * self.n
+
+    def _to_host(self):
+        if not isinstance(self.k, np.ndarray):
+            self.k, self.v = np.array(self.r.backend.host(self.k)), np.array(self.r.backend.host(self.v))
+
+    def prefill(self, slot, inputs):
+        """A prompt into an empty slot; its last logits."""
+        r, man = self.r, self.r.man
+        n = len(inputs["ids"])
+        if not 0 <= slot < self.n or self.length[slot]:
+            raise ContractError(f"slot {slot}: outside 0..{self.n - 1} or already holding a sequence")
+        if not 1 <= n <= self.lp:
+            raise ContractError(f"{n} prompt tokens: the prefill capacity is {self.lp}")
+        length = np.array(n, np.int32)
+        if "embeddings" not in inputs:
+            tokens = np.zeros(self.lp, np.int32)
+            tokens[:n] = inputs["ids"]
+            outs = r.run("prefill.main", self.bucket, [tokens, length])
+            delta = 0
+        else:
+            emb = np.zeros((self.lp, man.hidden), np.float32)
+            emb[:n] = inputs["embeddings"]
+            pos = np.zeros((man.rows, self.lp), np.int32)
+            pos[:, :n] = inputs["positions"]
+            args = [emb, pos if man.rows == 3 else pos[0], host.causal_bias(self.lp), length]
+            entry = "prefill_embeddings.main"
+            if man.deepstack_layers:
+                nv, ds, visual = man.buckets[self.bucket]["visual_capacity"], inputs["deepstack"], inputs["visual"]
+                if ds is None or len(ds) != len(man.deepstack_layers):
+                    raise ContractError("prefill_embeddings_deepstack.main: the tower's DeepStack levels are not the entry's")
+                vp, feats = np.zeros(nv, np.int32), np.zeros((len(ds), nv, man.hidden), np.float32)
+                vp[:len(visual)], feats[:, :len(visual)] = visual, ds
+                args += [vp, feats, np.array(len(visual), np.int32)]
+                entry = "prefill_embeddings_deepstack.main"
+            outs = r.run(entry, self.bucket, args)
+            delta = inputs["delta"]
+        self._to_host()
+        self.k[slot], self.v[slot] = r.backend.host(outs[1]), r.backend.host(outs[2])
+        self.length[slot], self.delta[slot] = n, delta
+        return r.backend.host(outs[0])
+
+    def decode(self, tokens):
+        """One decode.main step: tokens {slot: id} for every slot that holds a sequence; the
+        logits of those slots {slot: [V]}."""
+        holding = {i for i in range(self.n) if self.length[i]}
+        if set(tokens) != holding:
+            raise ContractError(f"decode: slots {sorted(holding)} hold sequences, tokens given for {sorted(tokens)}")
+        for i in holding:
+            if self.length[i] >= self.capacity:
+                raise ContractError(f"decode: slot {i} holds {self.length[i]} of {self.capacity} tokens: no room")
+        man = self.r.man
+        tok = np.array([tokens.get(i, 0) for i in range(self.n)], np.int32)
+        cache_len = np.array(self.length, np.int32)
+        positions = np.tile(cache_len, (man.rows, 1)) if man.rows == 3 else cache_len.copy()
+        delta = np.array(self.delta, np.int32)
+        outs = self.r.run("decode.main", self.bucket, [tok, positions, delta, cache_len, self.k, self.v])
+        self.k, self.v = outs[1], outs[2]  # stays on the device; the inputs may have been donated
+        logits = self.r.backend.host(outs[0])
+        for i in holding:
+            self.length[i] += 1
+        return {i: logits[i] for i in holding}
+
+    def release(self, slot):
+        self.length[slot], self.delta[slot] = 0, 0
