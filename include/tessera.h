@@ -396,6 +396,11 @@ void ts_tokenizer_destroy(ts_tokenizer *tok);
  * *ids is owned, free with free(). Invalid UTF-8 is an error naming the byte offset. */
 ts_status ts_tokenizer_encode(const ts_tokenizer *tok, const char *text, size_t len,
                               bool add_special_tokens, int32_t **ids, size_t *n_ids, ts_error *err);
+/* A rendered chat prompt encoded as transformers' processors encode it: the post-processor's
+ * special tokens are added unless the text already begins with the BOS token (a template that
+ * writes {{ bos_token }} itself), so a prompt never starts with two. */
+ts_status ts_tokenizer_encode_chat(const ts_tokenizer *tok, const char *text, size_t len, int32_t **ids, size_t *n_ids,
+                                   ts_error *err);
 /* Decodes ids to UTF-8 as Hugging Face's decode does. *text owned (NUL-terminated), free(). Ids
  * outside the vocabulary decode to nothing. */
 ts_status ts_tokenizer_decode(const ts_tokenizer *tok, const int32_t *ids, size_t n_ids,

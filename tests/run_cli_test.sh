@@ -108,6 +108,12 @@ ids_of() { grep -o '"generated_ids":\[[0-9,]*\]' "$1"; }
 expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "Write a short poem about the sea." \
     --json --ignore-eos --max-tokens 16 --temperature 0
 grep -qF '"prompt_tokens":23' "$TMP/out" && ok || fail "chat prompt is not the fixture's 23 tokens"
+# Llama's fixture template does not write BOS: the rendered chat is encoded as the processors do
+# (BOS added unless the template wrote it), 25 tokens and the reference's ids.
+LLAMA_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$(dirname "$MODEL")/../llama/reference.json")
+expect_exit 0 '"generated_ids":'"$LLAMA_IDS" run -m "$(dirname "$MODEL")/../llama/model" -p "Write a short poem about the sea." \
+    --json --ignore-eos --max-tokens 16 --temperature 0
+grep -qF '"prompt_tokens":25' "$TMP/out" && ok || fail "llama chat prompt is not the fixture's 25 tokens (BOS once)"
 
 # --- images: decoded, preprocessed, encoded and generated from, as the fixtures were made
 FIX="$(dirname "$MODEL")/.."

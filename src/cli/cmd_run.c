@@ -315,8 +315,8 @@ static ts_status render_chat(const ts_chat_template *tmpl, const ts_tokenizer *t
     return st;
 }
 
-/* Prompt ids for o->prompt: through the chat template (HF apply_chat_template tokenizes the
- * rendered text without adding special tokens: the template writes them) or, raw, as
+/* Prompt ids for o->prompt: through the chat template, the rendered text encoded as the
+ * processors do (ts_tokenizer_encode_chat: BOS added unless the template wrote it), or, raw, as
  * tokenizer(text) does with its post-processor. With images, as the family's processor does:
  * the placeholders expanded to each image's token count, then tokenizer(text). *ids owned. */
 static ts_status prompt_ids(const options *o, const ts_model *model, const ts_tokenizer *tok, const ts_pixel_values *images,
@@ -340,10 +340,10 @@ static ts_status prompt_ids(const options *o, const ts_model *model, const ts_to
         char *expanded = NULL;
         size_t len = 0;
         st = ts_prompt_expand_images(ts_model_get_config(model), tok, text, strlen(text), counts, o->n_images, &expanded, &len, err);
-        if (!st) st = ts_tokenizer_encode(tok, expanded, len, true, ids, n, err);
+        if (!st) st = tmpl ? ts_tokenizer_encode_chat(tok, expanded, len, ids, n, err) : ts_tokenizer_encode(tok, expanded, len, true, ids, n, err);
         free(expanded);
     } else if (!st) {
-        st = ts_tokenizer_encode(tok, text, strlen(text), false, ids, n, err);
+        st = ts_tokenizer_encode_chat(tok, text, strlen(text), ids, n, err);
     }
     free(text);
     return st;

@@ -116,7 +116,7 @@ int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err)
     ts_error e = {0};
     if (ts_prompt_expand_images(cfg, s->tok, job->prompt_text, strlen(job->prompt_text), counts, r->n_images, &expanded, &len, &e) != TS_OK)
         return srv_fail(err, 400, "messages", "%s", e.message);
-    ts_status st = ts_tokenizer_encode(s->tok, expanded, len, true, &job->ids, &job->n_ids, &e);
+    ts_status st = ts_tokenizer_encode_chat(s->tok, expanded, len, &job->ids, &job->n_ids, &e);
     free(expanded);
     if (st != TS_OK) return srv_fail(err, 400, "messages", "cannot tokenize the prompt: %s", e.message);
     return srv_admit_tokens(s, job, err);

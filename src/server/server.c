@@ -221,8 +221,12 @@ int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
     if (!r->seed_given) r->sampling.seed = job->serial * 0x9E3779B97F4A7C15ull ^ (uint64_t)time(NULL);
     if (r->n_images) return 0; /* the media stage expands and tokenizes once it knows each image's token count */
     ts_error e = {0};
-    if (ts_tokenizer_encode(s->tok, job->prompt_text, strlen(job->prompt_text), r->endpoint == SRV_COMPLETIONS, &job->ids, &job->n_ids,
-                            &e) != TS_OK)
+    /* Completions: tokenizer(prompt) with its special tokens; chat: the rendered template as the
+     * processors encode it (BOS unless the template wrote one). */
+    ts_status enc = r->endpoint == SRV_COMPLETIONS
+                        ? ts_tokenizer_encode(s->tok, job->prompt_text, strlen(job->prompt_text), true, &job->ids, &job->n_ids, &e)
+                        : ts_tokenizer_encode_chat(s->tok, job->prompt_text, strlen(job->prompt_text), &job->ids, &job->n_ids, &e);
+    if (enc != TS_OK)
         return srv_fail(err, 400, r->endpoint == SRV_CHAT ? "messages" : "prompt", "cannot tokenize the prompt: %s", e.message);
     return srv_admit_tokens(s, job, err);
 }

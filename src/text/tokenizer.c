@@ -393,3 +393,12 @@ const char *ts_tokenizer_special_token(const ts_tokenizer *tok, const char *role
         if (strcmp(role, role_names[i]) == 0) return tok->roles[i];
     return NULL;
 }
+
+ts_status ts_tokenizer_encode_chat(const ts_tokenizer *tok, const char *text, size_t len, int32_t **ids, size_t *n_ids,
+                                   ts_error *err)
+{
+    const char *bos = ts_tokenizer_special_token(tok, "bos_token");
+    size_t bos_len = bos ? strlen(bos) : 0;
+    bool has_bos = bos_len && len >= bos_len && memcmp(text, bos, bos_len) == 0;
+    return ts_tokenizer_encode(tok, text, len, !has_bos, ids, n_ids, err);
+}

@@ -196,6 +196,15 @@ static void test_fixture_specials(void)
     check_encode(tok, "Hi", false, "39 72");
     check_encode(tok, "", true, "1280");
     check_encode(tok, "", false, "");
+    /* A rendered chat: BOS added once, whether or not the template wrote it. */
+    int32_t *ids = NULL;
+    size_t n = 0;
+    CHECK_INT_EQ(ts_tokenizer_encode_chat(tok, "Hi", 2, &ids, &n, &err), TS_OK);
+    CHECK(n == 3 && ids[0] == 1280 && ids[1] == 39);
+    free(ids);
+    CHECK_INT_EQ(ts_tokenizer_encode_chat(tok, "<|begin_of_text|>Hi", 19, &ids, &n, &err), TS_OK);
+    CHECK(n == 3 && ids[0] == 1280 && ids[1] == 39);
+    free(ids);
     ts_tokenizer_destroy(tok);
 }
 
