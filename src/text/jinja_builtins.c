@@ -572,25 +572,437 @@ static ts_jinja_value percent_format(ts_jinja_rt *rt, ts_jinja_value fmt,
     return ts_jinja_buf_value(rt, &b);
 }
 
-/* --------------------------------------------------------------------------- attributes */
+/* ------------------------------------------------------------------------------ methods */
 
-static const char *const str_methods[] = {
-    "strip",     "lstrip",     "rstrip",  "split",     "rsplit",       "startswith",
-    "endswith",  "upper",      "lower",   "title",     "capitalize",   "replace",
-    "find",      "rfind",      "index",   "rindex",    "count",        "join",
-    "format",    "splitlines", "isdigit", "isdecimal", "isnumeric",    "isalpha",
-    "isalnum",   "isspace",    "isupper", "islower",   "swapcase",     "casefold",
-    "zfill",     "center",     "ljust",   "rjust",     "removeprefix", "removesuffix",
-    "partition", "rpartition", "encode",  NULL};
-static const char *const dict_methods[] = {"items", "keys", "values", "get", "copy", NULL};
-static const char *const list_methods[] = {"index", "count", "copy", NULL};
+/* One function per method, or per family of methods sharing a body; m is the name called,
+ * which the shared bodies read (find or rfind) and the errors quote. */
+typedef ts_jinja_value (*method_fn)(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                    const ts_jinja_args *a);
 
-static bool in_list(const char *const *names, const char *name)
+typedef struct method_entry {
+    const char *name;
+    method_fn fn;
+} method_entry;
+
+static ts_jinja_value str_strip(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
 {
-    for (size_t i = 0; names[i]; i++)
-        if (strcmp(names[i], name) == 0) return true;
-    return false;
+    return strip(s, chars_arg(rt, a), true, true);
 }
+
+static ts_jinja_value str_lstrip(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                 const ts_jinja_args *a)
+{
+    return strip(s, chars_arg(rt, a), true, false);
+}
+
+static ts_jinja_value str_rstrip(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                 const ts_jinja_args *a)
+{
+    return strip(s, chars_arg(rt, a), false, true);
+}
+
+static ts_jinja_value str_split(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    return split(rt, s, a, false);
+}
+
+static ts_jinja_value str_rsplit(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                 const ts_jinja_args *a)
+{
+    return split(rt, s, a, true);
+}
+
+/* startswith, endswith */
+static ts_jinja_value str_affix(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
+    if (a->n_pos > 1)
+        ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "%s(): start/end arguments are not supported", m);
+    return ts_jinja_bool(affix_match(rt, s, *x, m[0] == 'e'));
+}
+
+static ts_jinja_value str_upper(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    return change_case(rt, s, CASE_UPPER);
+}
+
+/* lower, casefold */
+static ts_jinja_value str_lower(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    return change_case(rt, s, CASE_LOWER);
+}
+
+static ts_jinja_value str_title(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    return change_case(rt, s, CASE_TITLE_PY);
+}
+
+static ts_jinja_value str_capitalize(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                     const ts_jinja_args *a)
+{
+    return change_case(rt, s, CASE_CAPITALIZE);
+}
+
+static ts_jinja_value str_swapcase(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                   const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    ts_jinja_buf b = {0};
+    size_t i = 0;
+    while (i < len) {
+        int32_t c = next_cp(p, len, &i);
+        utf8proc_category_t k = utf8proc_category(c);
+        if (k == UTF8PROC_CATEGORY_LU)
+            add_mapped(rt, &b, c, TS_JINJA_LOWER);
+        else if (k == UTF8PROC_CATEGORY_LL)
+            add_mapped(rt, &b, c, TS_JINJA_UPPER);
+        else
+            add_cp(rt, &b, c);
+    }
+    return ts_jinja_buf_value(rt, &b);
+}
+
+static ts_jinja_value str_replace(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                  const ts_jinja_args *a)
+{
+    const ts_jinja_value *o = arg(a, 0, NULL), *n = arg(a, 1, NULL);
+    if (!o || !n)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "replace() takes at least 2 arguments");
+    int64_t count = want_int(rt, arg_or(a, 2, "count", ts_jinja_int(-1)), "count");
+    return replace(rt, s, want_str(rt, *o, "replace old"), want_str(rt, *n, "replace new"), count);
+}
+
+/* find, rfind, index, rindex */
+static ts_jinja_value str_find(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                               const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
+    want_str(rt, *x, m);
+    bool right = m[0] == 'r';
+    const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
+                            : find_bytes(p, len, x->u.str.s, x->u.str.len);
+    if (!hit) {
+        if (strstr(m, "index")) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "substring not found");
+        return ts_jinja_int(-1);
+    }
+    return ts_jinja_int((int64_t)ts_jinja_utf8_length(p, (size_t)(hit - p)));
+}
+
+static ts_jinja_value str_count(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "count() takes at least 1 argument");
+    want_str(rt, *x, "count argument");
+    if (x->u.str.len == 0) return ts_jinja_int((int64_t)ts_jinja_utf8_length(p, len) + 1);
+    int64_t n = 0;
+    size_t i = 0;
+    const char *hit;
+    while ((hit = find_bytes(p + i, len - i, x->u.str.s, x->u.str.len))) {
+        n++;
+        i = (size_t)(hit - p) + x->u.str.len;
+    }
+    return ts_jinja_int(n);
+}
+
+static ts_jinja_value str_join(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                               const ts_jinja_args *a)
+{
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "join() takes exactly one argument");
+    ts_jinja_value l = ts_jinja_iterate(rt, *x);
+    for (size_t i = 0; i < l.u.list->n; i++)
+        if (l.u.list->items[i].kind != TS_JV_STRING)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "sequence item %zu: expected str instance, %s found", i,
+                           ts_jinja_kind_name(l.u.list->items[i]));
+    return join(rt, s, l);
+}
+
+static ts_jinja_value str_format_method(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                        const ts_jinja_args *a)
+{
+    return str_format(rt, s, a);
+}
+
+static ts_jinja_value str_splitlines(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                     const ts_jinja_args *a)
+{
+    return splitlines(rt, s, arg_bool(a, 0, "keepends", false));
+}
+
+/* isdigit, isdecimal, isnumeric, isalpha, isalnum, isspace, isupper, islower */
+static ts_jinja_value str_is(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                             const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    size_t i = 0;
+    bool any = false, ok = len > 0, has_cased = false;
+    while (i < len) {
+        int32_t c = next_cp(p, len, &i);
+        any = true;
+        if (!strcmp(m, "isdigit") || !strcmp(m, "isdecimal"))
+            ok = ok && is_digit(c);
+        else if (!strcmp(m, "isnumeric"))
+            ok = ok && is_numeric(c);
+        else if (!strcmp(m, "isalpha"))
+            ok = ok && is_alpha(c);
+        else if (!strcmp(m, "isalnum"))
+            ok = ok && (is_alpha(c) || is_numeric(c));
+        else if (!strcmp(m, "isspace"))
+            ok = ok && py_space(c);
+        else if (!strcmp(m, "isupper") || !strcmp(m, "islower")) {
+            utf8proc_category_t k = utf8proc_category(c);
+            if (is_cased(c)) {
+                has_cased = true;
+                if (m[2] == 'u' ? k == UTF8PROC_CATEGORY_LL : k == UTF8PROC_CATEGORY_LU)
+                    ok = false;
+            }
+        }
+    }
+    if (!strcmp(m, "isupper") || !strcmp(m, "islower")) ok = ok && has_cased;
+    return ts_jinja_bool(any && ok);
+}
+
+/* zfill, center, ljust, rjust */
+static ts_jinja_value str_pad(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                              const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    int64_t width = want_int(rt, arg_or(a, 0, "width", ts_jinja_int(0)), "width");
+    ts_jinja_value fillv = arg_or(a, 1, "fillchar", ts_jinja_string_ref(" ", 1));
+    want_str(rt, fillv, "fillchar");
+    int64_t n = (int64_t)ts_jinja_utf8_length(p, len);
+    if (width <= n) return s;
+    if (width > (int64_t)rt->limits.max_output) ts_jinja_throw(rt, TS_ERR_RANGE, "width too large");
+    int64_t pad = width - n, left = 0;
+    if (!strcmp(m, "center"))
+        left = pad / 2 + (pad & width & 1);
+    else if (!strcmp(m, "rjust") || !strcmp(m, "zfill"))
+        left = pad;
+    ts_jinja_buf b = {0};
+    bool sign = !strcmp(m, "zfill") && len && (p[0] == '-' || p[0] == '+');
+    if (sign) ts_jinja_buf_addc(rt, &b, p[0]);
+    for (int64_t i = 0; i < left; i++)
+        ts_jinja_buf_add(rt, &b, m[0] == 'z' ? "0" : fillv.u.str.s,
+                         m[0] == 'z' ? 1 : fillv.u.str.len);
+    ts_jinja_buf_add(rt, &b, p + sign, len - sign);
+    for (int64_t i = left; i < pad; i++)
+        ts_jinja_buf_add(rt, &b, fillv.u.str.s, fillv.u.str.len);
+    return ts_jinja_buf_value(rt, &b);
+}
+
+/* removeprefix, removesuffix */
+static ts_jinja_value str_remove_affix(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                       const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
+    bool suffix = m[6] == 's';
+    if (!affix_match(rt, s, *x, suffix)) return s;
+    return ts_jinja_string_ref(suffix ? p : p + x->u.str.len, len - x->u.str.len);
+}
+
+/* partition, rpartition */
+static ts_jinja_value str_partition(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                    const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
+    want_str(rt, *x, "separator");
+    bool right = m[0] == 'r';
+    const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
+                            : find_bytes(p, len, x->u.str.s, x->u.str.len);
+    ts_jinja_value t = ts_jinja_list_new(rt, 3);
+    t.flags |= TS_JV_TUPLE;
+    ts_jinja_value empty = ts_jinja_string_ref("", 0);
+    if (!hit) {
+        ts_jinja_list_push(rt, t, right ? empty : s);
+        ts_jinja_list_push(rt, t, empty);
+        ts_jinja_list_push(rt, t, right ? s : empty);
+    } else {
+        size_t at = (size_t)(hit - p);
+        ts_jinja_list_push(rt, t, ts_jinja_string_ref(p, at));
+        ts_jinja_list_push(rt, t, *x);
+        ts_jinja_list_push(rt, t,
+                           ts_jinja_string_ref(p + at + x->u.str.len, len - at - x->u.str.len));
+    }
+    return t;
+}
+
+/* Python has it, so getattr finds it; it makes bytes, which a template has no use for. */
+static ts_jinja_value str_unsupported(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                      const ts_jinja_args *a)
+{
+    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "str.%s() is not supported", m);
+}
+
+/* items, keys, values: views, which the filters and tests tell from lists. */
+static ts_jinja_value dict_view(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                const ts_jinja_args *a)
+{
+    ts_jinja_dict *d = self.u.dict;
+    ts_jinja_value out = ts_jinja_list_new(rt, d->n);
+    out.flags |= m[0] == 'i'   ? TS_JV_VIEW_ITEMS
+                 : m[0] == 'k' ? TS_JV_VIEW_KEYS
+                               : TS_JV_VIEW_VALUES;
+    for (size_t i = 0; i < d->n; i++)
+        ts_jinja_list_push(rt, out,
+                           m[0] == 'i'   ? new_tuple(rt, d->keys[i], d->values[i])
+                           : m[0] == 'k' ? d->keys[i]
+                                         : d->values[i]);
+    return out;
+}
+
+static ts_jinja_value dict_get(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                               const ts_jinja_args *a)
+{
+    const ts_jinja_value *k = arg(a, 0, NULL);
+    if (!k) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "get expected at least 1 argument, got 0");
+    ts_jinja_value *v = ts_jinja_dict_get(self, *k);
+    return v ? *v : arg_or(a, 1, NULL, ts_jinja_none());
+}
+
+static ts_jinja_value dict_copy(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                const ts_jinja_args *a)
+{
+    ts_jinja_dict *d = self.u.dict;
+    ts_jinja_value out = ts_jinja_dict_new(rt, d->n);
+    for (size_t i = 0; i < d->n; i++)
+        ts_jinja_dict_set(rt, out, d->keys[i], d->values[i]);
+    return out;
+}
+
+static ts_jinja_value list_copy(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                const ts_jinja_args *a)
+{
+    ts_jinja_list *l = self.u.list;
+    ts_jinja_value out = ts_jinja_list_new(rt, l->n);
+    for (size_t i = 0; i < l->n; i++)
+        ts_jinja_list_push(rt, out, l->items[i]);
+    return out;
+}
+
+/* index, count */
+static ts_jinja_value list_find(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                const ts_jinja_args *a)
+{
+    ts_jinja_list *l = self.u.list;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
+    int64_t n = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (ts_jinja_equal(l->items[i], *x)) {
+            if (m[0] == 'i') return ts_jinja_int((int64_t)i);
+            n++;
+        }
+    if (m[0] == 'i') ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "value is not in list");
+    return ts_jinja_int(n);
+}
+
+/* The methods getattr binds, per kind, in strcmp order; each ends with {NULL, NULL}. */
+static const method_entry str_methods[] = {
+    {"capitalize", str_capitalize},
+    {"casefold", str_lower},
+    {"center", str_pad},
+    {"count", str_count},
+    {"encode", str_unsupported},
+    {"endswith", str_affix},
+    {"find", str_find},
+    {"format", str_format_method},
+    {"index", str_find},
+    {"isalnum", str_is},
+    {"isalpha", str_is},
+    {"isdecimal", str_is},
+    {"isdigit", str_is},
+    {"islower", str_is},
+    {"isnumeric", str_is},
+    {"isspace", str_is},
+    {"isupper", str_is},
+    {"join", str_join},
+    {"ljust", str_pad},
+    {"lower", str_lower},
+    {"lstrip", str_lstrip},
+    {"partition", str_partition},
+    {"removeprefix", str_remove_affix},
+    {"removesuffix", str_remove_affix},
+    {"replace", str_replace},
+    {"rfind", str_find},
+    {"rindex", str_find},
+    {"rjust", str_pad},
+    {"rpartition", str_partition},
+    {"rsplit", str_rsplit},
+    {"rstrip", str_rstrip},
+    {"split", str_split},
+    {"splitlines", str_splitlines},
+    {"startswith", str_affix},
+    {"strip", str_strip},
+    {"swapcase", str_swapcase},
+    {"title", str_title},
+    {"upper", str_upper},
+    {"zfill", str_pad},
+    {NULL, NULL},
+};
+static const method_entry dict_methods[] = {
+    {"copy", dict_copy}, {"get", dict_get},     {"items", dict_view},
+    {"keys", dict_view}, {"values", dict_view}, {NULL, NULL},
+};
+static const method_entry list_methods[] = {
+    {"copy", list_copy}, {"count", list_find}, {"index", list_find}, {NULL, NULL}};
+
+static const method_entry *find_method(const method_entry *t, const char *name)
+{
+    for (; t->name; t++)
+        if (strcmp(t->name, name) == 0) return t;
+    return NULL;
+}
+
+static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                 const ts_jinja_args *a)
+{
+    const method_entry *e = find_method(str_methods, m);
+    if (!e) ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "str.%s() is not supported", m);
+    return e->fn(rt, s, m, a);
+}
+
+static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                  const ts_jinja_args *a)
+{
+    if (self.kind == TS_JV_STRING) return str_method(rt, self, m, a);
+    if (self.kind == TS_JV_DICT && (self.flags & TS_JV_LOOP)) {
+        if (a->n_pos == 0)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no items for cycling given");
+        ts_jinja_value *i0 = ts_jinja_dict_get_str(self, "index0");
+        return a->pos[(size_t)i0->u.i % a->n_pos];
+    }
+    const method_entry *e = self.kind == TS_JV_DICT   ? find_method(dict_methods, m)
+                            : self.kind == TS_JV_LIST ? find_method(list_methods, m)
+                                                      : NULL;
+    if (e) return e->fn(rt, self, m, a);
+    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "method %s() is not supported on %s", m,
+                   ts_jinja_kind_name(self));
+}
+
+/* --------------------------------------------------------------------------- attributes */
 
 static ts_jinja_value bound(ts_jinja_rt *rt, ts_jinja_value self, const char *name)
 {
@@ -613,7 +1025,7 @@ ts_jinja_value ts_jinja_getattr(ts_jinja_rt *rt, ts_jinja_value obj, const char 
     case TS_JV_DICT:
         if (obj.flags & TS_JV_LOOP && strcmp(name, "cycle") == 0) return bound(rt, obj, name);
         /* Python getattr first: d.items is the method even when the dict has an "items" key. */
-        if (!(obj.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) && in_list(dict_methods, name))
+        if (!(obj.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) && find_method(dict_methods, name))
             return bound(rt, obj, name);
         {
             ts_jinja_value *v = ts_jinja_dict_get_str(obj, name);
@@ -621,10 +1033,10 @@ ts_jinja_value ts_jinja_getattr(ts_jinja_rt *rt, ts_jinja_value obj, const char 
             break;
         }
     case TS_JV_STRING:
-        if (in_list(str_methods, name)) return bound(rt, obj, name);
+        if (find_method(str_methods, name)) return bound(rt, obj, name);
         break;
     case TS_JV_LIST:
-        if (in_list(list_methods, name)) return bound(rt, obj, name);
+        if (find_method(list_methods, name)) return bound(rt, obj, name);
         break;
     default:
         break;
@@ -730,305 +1142,104 @@ bool ts_jinja_contains(ts_jinja_rt *rt, ts_jinja_value h, ts_jinja_value n)
     }
 }
 
-/* ------------------------------------------------------------------------------ methods */
-
-static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
-                                 const ts_jinja_args *a)
-{
-    const char *p = s.u.str.s;
-    size_t len = s.u.str.len;
-    if (!strcmp(m, "strip")) return strip(s, chars_arg(rt, a), true, true);
-    if (!strcmp(m, "lstrip")) return strip(s, chars_arg(rt, a), true, false);
-    if (!strcmp(m, "rstrip")) return strip(s, chars_arg(rt, a), false, true);
-    if (!strcmp(m, "split")) return split(rt, s, a, false);
-    if (!strcmp(m, "rsplit")) return split(rt, s, a, true);
-    if (!strcmp(m, "startswith") || !strcmp(m, "endswith")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
-        if (a->n_pos > 1)
-            ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "%s(): start/end arguments are not supported",
-                           m);
-        return ts_jinja_bool(affix_match(rt, s, *x, m[0] == 'e'));
-    }
-    if (!strcmp(m, "upper")) return change_case(rt, s, CASE_UPPER);
-    if (!strcmp(m, "lower") || !strcmp(m, "casefold")) return change_case(rt, s, CASE_LOWER);
-    if (!strcmp(m, "title")) return change_case(rt, s, CASE_TITLE_PY);
-    if (!strcmp(m, "capitalize")) return change_case(rt, s, CASE_CAPITALIZE);
-    if (!strcmp(m, "swapcase")) {
-        ts_jinja_buf b = {0};
-        size_t i = 0;
-        while (i < len) {
-            int32_t c = next_cp(p, len, &i);
-            utf8proc_category_t k = utf8proc_category(c);
-            if (k == UTF8PROC_CATEGORY_LU)
-                add_mapped(rt, &b, c, TS_JINJA_LOWER);
-            else if (k == UTF8PROC_CATEGORY_LL)
-                add_mapped(rt, &b, c, TS_JINJA_UPPER);
-            else
-                add_cp(rt, &b, c);
-        }
-        return ts_jinja_buf_value(rt, &b);
-    }
-    if (!strcmp(m, "replace")) {
-        const ts_jinja_value *o = arg(a, 0, NULL), *n = arg(a, 1, NULL);
-        if (!o || !n)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "replace() takes at least 2 arguments");
-        int64_t count = want_int(rt, arg_or(a, 2, "count", ts_jinja_int(-1)), "count");
-        return replace(rt, s, want_str(rt, *o, "replace old"), want_str(rt, *n, "replace new"),
-                       count);
-    }
-    if (!strcmp(m, "find") || !strcmp(m, "rfind") || !strcmp(m, "index") || !strcmp(m, "rindex")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
-        want_str(rt, *x, m);
-        bool right = m[0] == 'r';
-        const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
-                                : find_bytes(p, len, x->u.str.s, x->u.str.len);
-        if (!hit) {
-            if (strstr(m, "index"))
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "substring not found");
-            return ts_jinja_int(-1);
-        }
-        return ts_jinja_int((int64_t)ts_jinja_utf8_length(p, (size_t)(hit - p)));
-    }
-    if (!strcmp(m, "count")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "count() takes at least 1 argument");
-        want_str(rt, *x, "count argument");
-        if (x->u.str.len == 0) return ts_jinja_int((int64_t)ts_jinja_utf8_length(p, len) + 1);
-        int64_t n = 0;
-        size_t i = 0;
-        const char *hit;
-        while ((hit = find_bytes(p + i, len - i, x->u.str.s, x->u.str.len))) {
-            n++;
-            i = (size_t)(hit - p) + x->u.str.len;
-        }
-        return ts_jinja_int(n);
-    }
-    if (!strcmp(m, "join")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "join() takes exactly one argument");
-        ts_jinja_value l = ts_jinja_iterate(rt, *x);
-        for (size_t i = 0; i < l.u.list->n; i++)
-            if (l.u.list->items[i].kind != TS_JV_STRING)
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
-                               "sequence item %zu: expected str instance, %s found", i,
-                               ts_jinja_kind_name(l.u.list->items[i]));
-        return join(rt, s, l);
-    }
-    if (!strcmp(m, "format")) return str_format(rt, s, a);
-    if (!strcmp(m, "splitlines")) return splitlines(rt, s, arg_bool(a, 0, "keepends", false));
-    if (!strncmp(m, "is", 2)) {
-        size_t i = 0;
-        bool any = false, ok = len > 0, has_cased = false;
-        while (i < len) {
-            int32_t c = next_cp(p, len, &i);
-            any = true;
-            if (!strcmp(m, "isdigit") || !strcmp(m, "isdecimal"))
-                ok = ok && is_digit(c);
-            else if (!strcmp(m, "isnumeric"))
-                ok = ok && is_numeric(c);
-            else if (!strcmp(m, "isalpha"))
-                ok = ok && is_alpha(c);
-            else if (!strcmp(m, "isalnum"))
-                ok = ok && (is_alpha(c) || is_numeric(c));
-            else if (!strcmp(m, "isspace"))
-                ok = ok && py_space(c);
-            else if (!strcmp(m, "isupper") || !strcmp(m, "islower")) {
-                utf8proc_category_t k = utf8proc_category(c);
-                if (is_cased(c)) {
-                    has_cased = true;
-                    if (m[2] == 'u' ? k == UTF8PROC_CATEGORY_LL : k == UTF8PROC_CATEGORY_LU)
-                        ok = false;
-                }
-            }
-        }
-        if (!strcmp(m, "isupper") || !strcmp(m, "islower")) ok = ok && has_cased;
-        return ts_jinja_bool(any && ok);
-    }
-    if (!strcmp(m, "zfill") || !strcmp(m, "center") || !strcmp(m, "ljust") || !strcmp(m, "rjust")) {
-        int64_t width = want_int(rt, arg_or(a, 0, "width", ts_jinja_int(0)), "width");
-        ts_jinja_value fillv = arg_or(a, 1, "fillchar", ts_jinja_string_ref(" ", 1));
-        want_str(rt, fillv, "fillchar");
-        int64_t n = (int64_t)ts_jinja_utf8_length(p, len);
-        if (width <= n) return s;
-        if (width > (int64_t)rt->limits.max_output)
-            ts_jinja_throw(rt, TS_ERR_RANGE, "width too large");
-        int64_t pad = width - n, left = 0;
-        if (!strcmp(m, "center"))
-            left = pad / 2 + (pad & width & 1);
-        else if (!strcmp(m, "rjust") || !strcmp(m, "zfill"))
-            left = pad;
-        ts_jinja_buf b = {0};
-        bool sign = !strcmp(m, "zfill") && len && (p[0] == '-' || p[0] == '+');
-        if (sign) ts_jinja_buf_addc(rt, &b, p[0]);
-        for (int64_t i = 0; i < left; i++)
-            ts_jinja_buf_add(rt, &b, m[0] == 'z' ? "0" : fillv.u.str.s,
-                             m[0] == 'z' ? 1 : fillv.u.str.len);
-        ts_jinja_buf_add(rt, &b, p + sign, len - sign);
-        for (int64_t i = left; i < pad; i++)
-            ts_jinja_buf_add(rt, &b, fillv.u.str.s, fillv.u.str.len);
-        return ts_jinja_buf_value(rt, &b);
-    }
-    if (!strcmp(m, "removeprefix") || !strcmp(m, "removesuffix")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
-        bool suffix = m[6] == 's';
-        if (!affix_match(rt, s, *x, suffix)) return s;
-        return ts_jinja_string_ref(suffix ? p : p + x->u.str.len, len - x->u.str.len);
-    }
-    if (!strcmp(m, "partition") || !strcmp(m, "rpartition")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
-        want_str(rt, *x, "separator");
-        bool right = m[0] == 'r';
-        const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
-                                : find_bytes(p, len, x->u.str.s, x->u.str.len);
-        ts_jinja_value t = ts_jinja_list_new(rt, 3);
-        t.flags |= TS_JV_TUPLE;
-        ts_jinja_value empty = ts_jinja_string_ref("", 0);
-        if (!hit) {
-            ts_jinja_list_push(rt, t, right ? empty : s);
-            ts_jinja_list_push(rt, t, empty);
-            ts_jinja_list_push(rt, t, right ? s : empty);
-        } else {
-            size_t at = (size_t)(hit - p);
-            ts_jinja_list_push(rt, t, ts_jinja_string_ref(p, at));
-            ts_jinja_list_push(rt, t, *x);
-            ts_jinja_list_push(rt, t,
-                               ts_jinja_string_ref(p + at + x->u.str.len, len - at - x->u.str.len));
-        }
-        return t;
-    }
-    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "str.%s() is not supported", m);
-}
-
-static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
-                                  const ts_jinja_args *a)
-{
-    if (self.kind == TS_JV_STRING) return str_method(rt, self, m, a);
-    if (self.kind == TS_JV_DICT && (self.flags & TS_JV_LOOP)) {
-        if (a->n_pos == 0)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no items for cycling given");
-        ts_jinja_value *i0 = ts_jinja_dict_get_str(self, "index0");
-        return a->pos[(size_t)i0->u.i % a->n_pos];
-    }
-    if (self.kind == TS_JV_DICT) {
-        ts_jinja_dict *d = self.u.dict;
-        if (!strcmp(m, "items") || !strcmp(m, "keys") || !strcmp(m, "values")) {
-            ts_jinja_value out = ts_jinja_list_new(rt, d->n);
-            out.flags |= m[0] == 'i'   ? TS_JV_VIEW_ITEMS
-                         : m[0] == 'k' ? TS_JV_VIEW_KEYS
-                                       : TS_JV_VIEW_VALUES;
-            for (size_t i = 0; i < d->n; i++)
-                ts_jinja_list_push(rt, out,
-                                   m[0] == 'i'   ? new_tuple(rt, d->keys[i], d->values[i])
-                                   : m[0] == 'k' ? d->keys[i]
-                                                 : d->values[i]);
-            return out;
-        }
-        if (!strcmp(m, "get")) {
-            const ts_jinja_value *k = arg(a, 0, NULL);
-            if (!k)
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
-                               "get expected at least 1 argument, got 0");
-            ts_jinja_value *v = ts_jinja_dict_get(self, *k);
-            return v ? *v : arg_or(a, 1, NULL, ts_jinja_none());
-        }
-        if (!strcmp(m, "copy")) {
-            ts_jinja_value out = ts_jinja_dict_new(rt, d->n);
-            for (size_t i = 0; i < d->n; i++)
-                ts_jinja_dict_set(rt, out, d->keys[i], d->values[i]);
-            return out;
-        }
-    }
-    if (self.kind == TS_JV_LIST) {
-        ts_jinja_list *l = self.u.list;
-        if (!strcmp(m, "copy")) {
-            ts_jinja_value out = ts_jinja_list_new(rt, l->n);
-            for (size_t i = 0; i < l->n; i++)
-                ts_jinja_list_push(rt, out, l->items[i]);
-            return out;
-        }
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
-        int64_t n = 0;
-        for (size_t i = 0; i < l->n; i++)
-            if (ts_jinja_equal(l->items[i], *x)) {
-                if (m[0] == 'i') return ts_jinja_int((int64_t)i);
-                n++;
-            }
-        if (m[0] == 'i') ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "value is not in list");
-        return ts_jinja_int(n);
-    }
-    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "method %s() is not supported on %s", m,
-                   ts_jinja_kind_name(self));
-}
-
 /* ------------------------------------------------------------------------------ globals */
 
-static const char *const globals[] = {"range",           "namespace",    "dict",
-                                      "raise_exception", "strftime_now", NULL};
+/* One function per global; name is the name called, which dict/namespace read and quote. */
+typedef ts_jinja_value (*global_fn)(ts_jinja_rt *rt, const char *name, const ts_jinja_args *a);
+
+static ts_jinja_value global_range(ts_jinja_rt *rt, const char *name, const ts_jinja_args *a)
+{
+    if (a->n_pos < 1 || a->n_pos > 3)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range expected 1 to 3 arguments");
+    int64_t start = 0, stop, step = 1;
+    if (a->n_pos == 1)
+        stop = want_int(rt, a->pos[0], "range argument");
+    else {
+        start = want_int(rt, a->pos[0], "range argument");
+        stop = want_int(rt, a->pos[1], "range argument");
+        if (a->n_pos == 3) step = want_int(rt, a->pos[2], "range argument");
+    }
+    if (step == 0)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range() arg 3 must not be zero");
+    double count = step > 0 ? ceil(((double)stop - (double)start) / (double)step)
+                            : ceil(((double)start - (double)stop) / (double)-step);
+    if (count > MAX_RANGE)
+        ts_jinja_throw(rt, TS_ERR_RANGE, "range too big (more than %d items)", MAX_RANGE);
+    ts_jinja_value out = ts_jinja_list_new(rt, count > 0 ? (size_t)count : 0);
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+        ts_jinja_list_push(rt, out, ts_jinja_int(i));
+    return out;
+}
+
+/* dict, namespace */
+static ts_jinja_value global_dict(ts_jinja_rt *rt, const char *name, const ts_jinja_args *a)
+{
+    ts_jinja_value d = ts_jinja_dict_new(rt, a->n_kw);
+    if (name[0] == 'n') d.flags |= TS_JV_NAMESPACE;
+    for (size_t i = 0; i < a->n_pos; i++) {
+        if (a->pos[i].kind != TS_JV_DICT)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "%s() positional argument must be a mapping", name);
+        for (size_t k = 0; k < a->pos[i].u.dict->n; k++)
+            ts_jinja_dict_set(rt, d, a->pos[i].u.dict->keys[k], a->pos[i].u.dict->values[k]);
+    }
+    for (size_t i = 0; i < a->n_kw; i++)
+        ts_jinja_dict_set(rt, d, ts_jinja_cstring(rt, a->kw_names[i]), a->kw[i]);
+    return d;
+}
+
+static ts_jinja_value global_raise_exception(ts_jinja_rt *rt, const char *name,
+                                             const ts_jinja_args *a)
+{
+    ts_jinja_value msg = str_of(rt, arg_or(a, 0, "message", ts_jinja_string_ref("", 0)));
+    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%.*s", (int)msg.u.str.len, msg.u.str.s);
+}
+
+static ts_jinja_value global_strftime_now(ts_jinja_rt *rt, const char *name,
+                                          const ts_jinja_args *a)
+{
+    ts_jinja_value fmt =
+        want_str(rt, arg_or(a, 0, "format", ts_jinja_string_ref("", 0)), "strftime_now format");
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    char f[256], out[512];
+    snprintf(f, sizeof(f), "%.*s", (int)fmt.u.str.len, fmt.u.str.s);
+    size_t n = strftime(out, sizeof(out), f, &tm);
+    return ts_jinja_string(rt, out, n);
+}
+
+/* Every global a template can name, in strcmp order. */
+typedef struct global_entry {
+    const char *name;
+    global_fn fn;
+} global_entry;
+
+static const global_entry globals[] = {
+    {"dict", global_dict},
+    {"namespace", global_dict},
+    {"raise_exception", global_raise_exception},
+    {"range", global_range},
+    {"strftime_now", global_strftime_now},
+};
+
+static const global_entry *find_global(const char *name)
+{
+    for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++)
+        if (strcmp(globals[i].name, name) == 0) return &globals[i];
+    return NULL;
+}
 
 bool ts_jinja_is_global(const char *name)
 {
-    return in_list(globals, name);
+    return find_global(name) != NULL;
 }
 
 static ts_jinja_value call_global(ts_jinja_rt *rt, const char *name, const ts_jinja_args *a)
 {
-    if (!strcmp(name, "range")) {
-        if (a->n_pos < 1 || a->n_pos > 3)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range expected 1 to 3 arguments");
-        int64_t start = 0, stop, step = 1;
-        if (a->n_pos == 1)
-            stop = want_int(rt, a->pos[0], "range argument");
-        else {
-            start = want_int(rt, a->pos[0], "range argument");
-            stop = want_int(rt, a->pos[1], "range argument");
-            if (a->n_pos == 3) step = want_int(rt, a->pos[2], "range argument");
-        }
-        if (step == 0)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range() arg 3 must not be zero");
-        double count = step > 0 ? ceil(((double)stop - (double)start) / (double)step)
-                                : ceil(((double)start - (double)stop) / (double)-step);
-        if (count > MAX_RANGE)
-            ts_jinja_throw(rt, TS_ERR_RANGE, "range too big (more than %d items)", MAX_RANGE);
-        ts_jinja_value out = ts_jinja_list_new(rt, count > 0 ? (size_t)count : 0);
-        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
-            ts_jinja_list_push(rt, out, ts_jinja_int(i));
-        return out;
-    }
-    if (!strcmp(name, "namespace") || !strcmp(name, "dict")) {
-        ts_jinja_value d = ts_jinja_dict_new(rt, a->n_kw);
-        if (name[0] == 'n') d.flags |= TS_JV_NAMESPACE;
-        for (size_t i = 0; i < a->n_pos; i++) {
-            if (a->pos[i].kind != TS_JV_DICT)
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
-                               "%s() positional argument must be a mapping", name);
-            for (size_t k = 0; k < a->pos[i].u.dict->n; k++)
-                ts_jinja_dict_set(rt, d, a->pos[i].u.dict->keys[k], a->pos[i].u.dict->values[k]);
-        }
-        for (size_t i = 0; i < a->n_kw; i++)
-            ts_jinja_dict_set(rt, d, ts_jinja_cstring(rt, a->kw_names[i]), a->kw[i]);
-        return d;
-    }
-    if (!strcmp(name, "raise_exception")) {
-        ts_jinja_value msg = str_of(rt, arg_or(a, 0, "message", ts_jinja_string_ref("", 0)));
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%.*s", (int)msg.u.str.len, msg.u.str.s);
-    }
-    if (!strcmp(name, "strftime_now")) {
-        ts_jinja_value fmt =
-            want_str(rt, arg_or(a, 0, "format", ts_jinja_string_ref("", 0)), "strftime_now format");
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        char f[256], out[512];
-        snprintf(f, sizeof(f), "%.*s", (int)fmt.u.str.len, fmt.u.str.s);
-        size_t n = strftime(out, sizeof(out), f, &tm);
-        return ts_jinja_string(rt, out, n);
-    }
-    ts_jinja_throw(rt, TS_ERR_INTERNAL, "unknown global %s", name);
+    const global_entry *g = find_global(name);
+    if (!g) ts_jinja_throw(rt, TS_ERR_INTERNAL, "unknown global %s", name);
+    return g->fn(rt, name, a);
 }
 
 ts_jinja_value ts_jinja_call_builtin(ts_jinja_rt *rt, ts_jinja_value fn, const ts_jinja_args *args)
@@ -1240,10 +1451,12 @@ static bool test_ge(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const t
 }
 
 /* Every test the parser accepts, in strcmp order; aliases share a function. */
-static const struct test_entry {
+typedef struct test_entry {
     const char *name;
     test_fn fn;
-} tests[] = {
+} test_entry;
+
+static const test_entry tests[] = {
     {"!=", test_ne},
     {"<", test_lt},
     {"<=", test_le},
@@ -1283,7 +1496,7 @@ static const struct test_entry {
     {"upper", test_upper},
 };
 
-static const struct test_entry *find_test(const char *name)
+static const test_entry *find_test(const char *name)
 {
     for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
         if (strcmp(tests[i].name, name) == 0) return &tests[i];
@@ -1297,7 +1510,7 @@ bool ts_jinja_is_test(const char *name)
 
 bool ts_jinja_test(ts_jinja_rt *rt, const char *t, ts_jinja_value v, const ts_jinja_args *a)
 {
-    const struct test_entry *te = find_test(t);
+    const test_entry *te = find_test(t);
     /* The parser and select() accept only the names above. */
     if (!te) ts_jinja_throw(rt, TS_ERR_INTERNAL, "test '%s' has no implementation", t);
     return te->fn(rt, t, v, a);
