@@ -572,25 +572,437 @@ static ts_jinja_value percent_format(ts_jinja_rt *rt, ts_jinja_value fmt,
     return ts_jinja_buf_value(rt, &b);
 }
 
-/* --------------------------------------------------------------------------- attributes */
+/* ------------------------------------------------------------------------------ methods */
 
-static const char *const str_methods[] = {
-    "strip",     "lstrip",     "rstrip",  "split",     "rsplit",       "startswith",
-    "endswith",  "upper",      "lower",   "title",     "capitalize",   "replace",
-    "find",      "rfind",      "index",   "rindex",    "count",        "join",
-    "format",    "splitlines", "isdigit", "isdecimal", "isnumeric",    "isalpha",
-    "isalnum",   "isspace",    "isupper", "islower",   "swapcase",     "casefold",
-    "zfill",     "center",     "ljust",   "rjust",     "removeprefix", "removesuffix",
-    "partition", "rpartition", "encode",  NULL};
-static const char *const dict_methods[] = {"items", "keys", "values", "get", "copy", NULL};
-static const char *const list_methods[] = {"index", "count", "copy", NULL};
+/* One function per method, or per family of methods sharing a body; m is the name called,
+ * which the shared bodies read (find or rfind) and the errors quote. */
+typedef ts_jinja_value (*method_fn)(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                    const ts_jinja_args *a);
 
-static bool in_list(const char *const *names, const char *name)
+typedef struct method_entry {
+    const char *name;
+    method_fn fn;
+} method_entry;
+
+static ts_jinja_value str_strip(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
 {
-    for (size_t i = 0; names[i]; i++)
-        if (strcmp(names[i], name) == 0) return true;
-    return false;
+    return strip(s, chars_arg(rt, a), true, true);
 }
+
+static ts_jinja_value str_lstrip(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                 const ts_jinja_args *a)
+{
+    return strip(s, chars_arg(rt, a), true, false);
+}
+
+static ts_jinja_value str_rstrip(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                 const ts_jinja_args *a)
+{
+    return strip(s, chars_arg(rt, a), false, true);
+}
+
+static ts_jinja_value str_split(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    return split(rt, s, a, false);
+}
+
+static ts_jinja_value str_rsplit(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                 const ts_jinja_args *a)
+{
+    return split(rt, s, a, true);
+}
+
+/* startswith, endswith */
+static ts_jinja_value str_affix(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
+    if (a->n_pos > 1)
+        ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "%s(): start/end arguments are not supported", m);
+    return ts_jinja_bool(affix_match(rt, s, *x, m[0] == 'e'));
+}
+
+static ts_jinja_value str_upper(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    return change_case(rt, s, CASE_UPPER);
+}
+
+/* lower, casefold */
+static ts_jinja_value str_lower(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    return change_case(rt, s, CASE_LOWER);
+}
+
+static ts_jinja_value str_title(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    return change_case(rt, s, CASE_TITLE_PY);
+}
+
+static ts_jinja_value str_capitalize(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                     const ts_jinja_args *a)
+{
+    return change_case(rt, s, CASE_CAPITALIZE);
+}
+
+static ts_jinja_value str_swapcase(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                   const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    ts_jinja_buf b = {0};
+    size_t i = 0;
+    while (i < len) {
+        int32_t c = next_cp(p, len, &i);
+        utf8proc_category_t k = utf8proc_category(c);
+        if (k == UTF8PROC_CATEGORY_LU)
+            add_mapped(rt, &b, c, TS_JINJA_LOWER);
+        else if (k == UTF8PROC_CATEGORY_LL)
+            add_mapped(rt, &b, c, TS_JINJA_UPPER);
+        else
+            add_cp(rt, &b, c);
+    }
+    return ts_jinja_buf_value(rt, &b);
+}
+
+static ts_jinja_value str_replace(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                  const ts_jinja_args *a)
+{
+    const ts_jinja_value *o = arg(a, 0, NULL), *n = arg(a, 1, NULL);
+    if (!o || !n)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "replace() takes at least 2 arguments");
+    int64_t count = want_int(rt, arg_or(a, 2, "count", ts_jinja_int(-1)), "count");
+    return replace(rt, s, want_str(rt, *o, "replace old"), want_str(rt, *n, "replace new"), count);
+}
+
+/* find, rfind, index, rindex */
+static ts_jinja_value str_find(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                               const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
+    want_str(rt, *x, m);
+    bool right = m[0] == 'r';
+    const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
+                            : find_bytes(p, len, x->u.str.s, x->u.str.len);
+    if (!hit) {
+        if (strstr(m, "index")) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "substring not found");
+        return ts_jinja_int(-1);
+    }
+    return ts_jinja_int((int64_t)ts_jinja_utf8_length(p, (size_t)(hit - p)));
+}
+
+static ts_jinja_value str_count(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "count() takes at least 1 argument");
+    want_str(rt, *x, "count argument");
+    if (x->u.str.len == 0) return ts_jinja_int((int64_t)ts_jinja_utf8_length(p, len) + 1);
+    int64_t n = 0;
+    size_t i = 0;
+    const char *hit;
+    while ((hit = find_bytes(p + i, len - i, x->u.str.s, x->u.str.len))) {
+        n++;
+        i = (size_t)(hit - p) + x->u.str.len;
+    }
+    return ts_jinja_int(n);
+}
+
+static ts_jinja_value str_join(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                               const ts_jinja_args *a)
+{
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "join() takes exactly one argument");
+    ts_jinja_value l = ts_jinja_iterate(rt, *x);
+    for (size_t i = 0; i < l.u.list->n; i++)
+        if (l.u.list->items[i].kind != TS_JV_STRING)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "sequence item %zu: expected str instance, %s found", i,
+                           ts_jinja_kind_name(l.u.list->items[i]));
+    return join(rt, s, l);
+}
+
+static ts_jinja_value str_format_method(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                        const ts_jinja_args *a)
+{
+    return str_format(rt, s, a);
+}
+
+static ts_jinja_value str_splitlines(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                     const ts_jinja_args *a)
+{
+    return splitlines(rt, s, arg_bool(a, 0, "keepends", false));
+}
+
+/* isdigit, isdecimal, isnumeric, isalpha, isalnum, isspace, isupper, islower */
+static ts_jinja_value str_is(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                             const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    size_t i = 0;
+    bool any = false, ok = len > 0, has_cased = false;
+    while (i < len) {
+        int32_t c = next_cp(p, len, &i);
+        any = true;
+        if (!strcmp(m, "isdigit") || !strcmp(m, "isdecimal"))
+            ok = ok && is_digit(c);
+        else if (!strcmp(m, "isnumeric"))
+            ok = ok && is_numeric(c);
+        else if (!strcmp(m, "isalpha"))
+            ok = ok && is_alpha(c);
+        else if (!strcmp(m, "isalnum"))
+            ok = ok && (is_alpha(c) || is_numeric(c));
+        else if (!strcmp(m, "isspace"))
+            ok = ok && py_space(c);
+        else if (!strcmp(m, "isupper") || !strcmp(m, "islower")) {
+            utf8proc_category_t k = utf8proc_category(c);
+            if (is_cased(c)) {
+                has_cased = true;
+                if (m[2] == 'u' ? k == UTF8PROC_CATEGORY_LL : k == UTF8PROC_CATEGORY_LU)
+                    ok = false;
+            }
+        }
+    }
+    if (!strcmp(m, "isupper") || !strcmp(m, "islower")) ok = ok && has_cased;
+    return ts_jinja_bool(any && ok);
+}
+
+/* zfill, center, ljust, rjust */
+static ts_jinja_value str_pad(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                              const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    int64_t width = want_int(rt, arg_or(a, 0, "width", ts_jinja_int(0)), "width");
+    ts_jinja_value fillv = arg_or(a, 1, "fillchar", ts_jinja_string_ref(" ", 1));
+    want_str(rt, fillv, "fillchar");
+    int64_t n = (int64_t)ts_jinja_utf8_length(p, len);
+    if (width <= n) return s;
+    if (width > (int64_t)rt->limits.max_output) ts_jinja_throw(rt, TS_ERR_RANGE, "width too large");
+    int64_t pad = width - n, left = 0;
+    if (!strcmp(m, "center"))
+        left = pad / 2 + (pad & width & 1);
+    else if (!strcmp(m, "rjust") || !strcmp(m, "zfill"))
+        left = pad;
+    ts_jinja_buf b = {0};
+    bool sign = !strcmp(m, "zfill") && len && (p[0] == '-' || p[0] == '+');
+    if (sign) ts_jinja_buf_addc(rt, &b, p[0]);
+    for (int64_t i = 0; i < left; i++)
+        ts_jinja_buf_add(rt, &b, m[0] == 'z' ? "0" : fillv.u.str.s,
+                         m[0] == 'z' ? 1 : fillv.u.str.len);
+    ts_jinja_buf_add(rt, &b, p + sign, len - sign);
+    for (int64_t i = left; i < pad; i++)
+        ts_jinja_buf_add(rt, &b, fillv.u.str.s, fillv.u.str.len);
+    return ts_jinja_buf_value(rt, &b);
+}
+
+/* removeprefix, removesuffix */
+static ts_jinja_value str_remove_affix(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                       const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
+    bool suffix = m[6] == 's';
+    if (!affix_match(rt, s, *x, suffix)) return s;
+    return ts_jinja_string_ref(suffix ? p : p + x->u.str.len, len - x->u.str.len);
+}
+
+/* partition, rpartition */
+static ts_jinja_value str_partition(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                    const ts_jinja_args *a)
+{
+    const char *p = s.u.str.s;
+    size_t len = s.u.str.len;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
+    want_str(rt, *x, "separator");
+    bool right = m[0] == 'r';
+    const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
+                            : find_bytes(p, len, x->u.str.s, x->u.str.len);
+    ts_jinja_value t = ts_jinja_list_new(rt, 3);
+    t.flags |= TS_JV_TUPLE;
+    ts_jinja_value empty = ts_jinja_string_ref("", 0);
+    if (!hit) {
+        ts_jinja_list_push(rt, t, right ? empty : s);
+        ts_jinja_list_push(rt, t, empty);
+        ts_jinja_list_push(rt, t, right ? s : empty);
+    } else {
+        size_t at = (size_t)(hit - p);
+        ts_jinja_list_push(rt, t, ts_jinja_string_ref(p, at));
+        ts_jinja_list_push(rt, t, *x);
+        ts_jinja_list_push(rt, t,
+                           ts_jinja_string_ref(p + at + x->u.str.len, len - at - x->u.str.len));
+    }
+    return t;
+}
+
+/* Python has it, so getattr finds it; it makes bytes, which a template has no use for. */
+static ts_jinja_value str_unsupported(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                      const ts_jinja_args *a)
+{
+    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "str.%s() is not supported", m);
+}
+
+/* items, keys, values: views, which the filters and tests tell from lists. */
+static ts_jinja_value dict_view(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                const ts_jinja_args *a)
+{
+    ts_jinja_dict *d = self.u.dict;
+    ts_jinja_value out = ts_jinja_list_new(rt, d->n);
+    out.flags |= m[0] == 'i'   ? TS_JV_VIEW_ITEMS
+                 : m[0] == 'k' ? TS_JV_VIEW_KEYS
+                               : TS_JV_VIEW_VALUES;
+    for (size_t i = 0; i < d->n; i++)
+        ts_jinja_list_push(rt, out,
+                           m[0] == 'i'   ? new_tuple(rt, d->keys[i], d->values[i])
+                           : m[0] == 'k' ? d->keys[i]
+                                         : d->values[i]);
+    return out;
+}
+
+static ts_jinja_value dict_get(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                               const ts_jinja_args *a)
+{
+    const ts_jinja_value *k = arg(a, 0, NULL);
+    if (!k) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "get expected at least 1 argument, got 0");
+    ts_jinja_value *v = ts_jinja_dict_get(self, *k);
+    return v ? *v : arg_or(a, 1, NULL, ts_jinja_none());
+}
+
+static ts_jinja_value dict_copy(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                const ts_jinja_args *a)
+{
+    ts_jinja_dict *d = self.u.dict;
+    ts_jinja_value out = ts_jinja_dict_new(rt, d->n);
+    for (size_t i = 0; i < d->n; i++)
+        ts_jinja_dict_set(rt, out, d->keys[i], d->values[i]);
+    return out;
+}
+
+static ts_jinja_value list_copy(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                const ts_jinja_args *a)
+{
+    ts_jinja_list *l = self.u.list;
+    ts_jinja_value out = ts_jinja_list_new(rt, l->n);
+    for (size_t i = 0; i < l->n; i++)
+        ts_jinja_list_push(rt, out, l->items[i]);
+    return out;
+}
+
+/* index, count */
+static ts_jinja_value list_find(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                const ts_jinja_args *a)
+{
+    ts_jinja_list *l = self.u.list;
+    const ts_jinja_value *x = arg(a, 0, NULL);
+    if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
+    int64_t n = 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (ts_jinja_equal(l->items[i], *x)) {
+            if (m[0] == 'i') return ts_jinja_int((int64_t)i);
+            n++;
+        }
+    if (m[0] == 'i') ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "value is not in list");
+    return ts_jinja_int(n);
+}
+
+/* The methods getattr binds, per kind, in strcmp order; each ends with {NULL, NULL}. */
+static const method_entry str_methods[] = {
+    {"capitalize", str_capitalize},
+    {"casefold", str_lower},
+    {"center", str_pad},
+    {"count", str_count},
+    {"encode", str_unsupported},
+    {"endswith", str_affix},
+    {"find", str_find},
+    {"format", str_format_method},
+    {"index", str_find},
+    {"isalnum", str_is},
+    {"isalpha", str_is},
+    {"isdecimal", str_is},
+    {"isdigit", str_is},
+    {"islower", str_is},
+    {"isnumeric", str_is},
+    {"isspace", str_is},
+    {"isupper", str_is},
+    {"join", str_join},
+    {"ljust", str_pad},
+    {"lower", str_lower},
+    {"lstrip", str_lstrip},
+    {"partition", str_partition},
+    {"removeprefix", str_remove_affix},
+    {"removesuffix", str_remove_affix},
+    {"replace", str_replace},
+    {"rfind", str_find},
+    {"rindex", str_find},
+    {"rjust", str_pad},
+    {"rpartition", str_partition},
+    {"rsplit", str_rsplit},
+    {"rstrip", str_rstrip},
+    {"split", str_split},
+    {"splitlines", str_splitlines},
+    {"startswith", str_affix},
+    {"strip", str_strip},
+    {"swapcase", str_swapcase},
+    {"title", str_title},
+    {"upper", str_upper},
+    {"zfill", str_pad},
+    {NULL, NULL},
+};
+static const method_entry dict_methods[] = {
+    {"copy", dict_copy}, {"get", dict_get},     {"items", dict_view},
+    {"keys", dict_view}, {"values", dict_view}, {NULL, NULL},
+};
+static const method_entry list_methods[] = {
+    {"copy", list_copy}, {"count", list_find}, {"index", list_find}, {NULL, NULL}};
+
+static const method_entry *find_method(const method_entry *t, const char *name)
+{
+    for (; t->name; t++)
+        if (strcmp(t->name, name) == 0) return t;
+    return NULL;
+}
+
+static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
+                                 const ts_jinja_args *a)
+{
+    const method_entry *e = find_method(str_methods, m);
+    if (!e) ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "str.%s() is not supported", m);
+    return e->fn(rt, s, m, a);
+}
+
+static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
+                                  const ts_jinja_args *a)
+{
+    if (self.kind == TS_JV_STRING) return str_method(rt, self, m, a);
+    if (self.kind == TS_JV_DICT && (self.flags & TS_JV_LOOP)) {
+        if (a->n_pos == 0)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no items for cycling given");
+        ts_jinja_value *i0 = ts_jinja_dict_get_str(self, "index0");
+        return a->pos[(size_t)i0->u.i % a->n_pos];
+    }
+    const method_entry *e = self.kind == TS_JV_DICT   ? find_method(dict_methods, m)
+                            : self.kind == TS_JV_LIST ? find_method(list_methods, m)
+                                                      : NULL;
+    if (e) return e->fn(rt, self, m, a);
+    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "method %s() is not supported on %s", m,
+                   ts_jinja_kind_name(self));
+}
+
+/* --------------------------------------------------------------------------- attributes */
 
 static ts_jinja_value bound(ts_jinja_rt *rt, ts_jinja_value self, const char *name)
 {
@@ -613,7 +1025,7 @@ ts_jinja_value ts_jinja_getattr(ts_jinja_rt *rt, ts_jinja_value obj, const char 
     case TS_JV_DICT:
         if (obj.flags & TS_JV_LOOP && strcmp(name, "cycle") == 0) return bound(rt, obj, name);
         /* Python getattr first: d.items is the method even when the dict has an "items" key. */
-        if (!(obj.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) && in_list(dict_methods, name))
+        if (!(obj.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) && find_method(dict_methods, name))
             return bound(rt, obj, name);
         {
             ts_jinja_value *v = ts_jinja_dict_get_str(obj, name);
@@ -621,10 +1033,10 @@ ts_jinja_value ts_jinja_getattr(ts_jinja_rt *rt, ts_jinja_value obj, const char 
             break;
         }
     case TS_JV_STRING:
-        if (in_list(str_methods, name)) return bound(rt, obj, name);
+        if (find_method(str_methods, name)) return bound(rt, obj, name);
         break;
     case TS_JV_LIST:
-        if (in_list(list_methods, name)) return bound(rt, obj, name);
+        if (find_method(list_methods, name)) return bound(rt, obj, name);
         break;
     default:
         break;
@@ -730,305 +1142,104 @@ bool ts_jinja_contains(ts_jinja_rt *rt, ts_jinja_value h, ts_jinja_value n)
     }
 }
 
-/* ------------------------------------------------------------------------------ methods */
-
-static ts_jinja_value str_method(ts_jinja_rt *rt, ts_jinja_value s, const char *m,
-                                 const ts_jinja_args *a)
-{
-    const char *p = s.u.str.s;
-    size_t len = s.u.str.len;
-    if (!strcmp(m, "strip")) return strip(s, chars_arg(rt, a), true, true);
-    if (!strcmp(m, "lstrip")) return strip(s, chars_arg(rt, a), true, false);
-    if (!strcmp(m, "rstrip")) return strip(s, chars_arg(rt, a), false, true);
-    if (!strcmp(m, "split")) return split(rt, s, a, false);
-    if (!strcmp(m, "rsplit")) return split(rt, s, a, true);
-    if (!strcmp(m, "startswith") || !strcmp(m, "endswith")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
-        if (a->n_pos > 1)
-            ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "%s(): start/end arguments are not supported",
-                           m);
-        return ts_jinja_bool(affix_match(rt, s, *x, m[0] == 'e'));
-    }
-    if (!strcmp(m, "upper")) return change_case(rt, s, CASE_UPPER);
-    if (!strcmp(m, "lower") || !strcmp(m, "casefold")) return change_case(rt, s, CASE_LOWER);
-    if (!strcmp(m, "title")) return change_case(rt, s, CASE_TITLE_PY);
-    if (!strcmp(m, "capitalize")) return change_case(rt, s, CASE_CAPITALIZE);
-    if (!strcmp(m, "swapcase")) {
-        ts_jinja_buf b = {0};
-        size_t i = 0;
-        while (i < len) {
-            int32_t c = next_cp(p, len, &i);
-            utf8proc_category_t k = utf8proc_category(c);
-            if (k == UTF8PROC_CATEGORY_LU)
-                add_mapped(rt, &b, c, TS_JINJA_LOWER);
-            else if (k == UTF8PROC_CATEGORY_LL)
-                add_mapped(rt, &b, c, TS_JINJA_UPPER);
-            else
-                add_cp(rt, &b, c);
-        }
-        return ts_jinja_buf_value(rt, &b);
-    }
-    if (!strcmp(m, "replace")) {
-        const ts_jinja_value *o = arg(a, 0, NULL), *n = arg(a, 1, NULL);
-        if (!o || !n)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "replace() takes at least 2 arguments");
-        int64_t count = want_int(rt, arg_or(a, 2, "count", ts_jinja_int(-1)), "count");
-        return replace(rt, s, want_str(rt, *o, "replace old"), want_str(rt, *n, "replace new"),
-                       count);
-    }
-    if (!strcmp(m, "find") || !strcmp(m, "rfind") || !strcmp(m, "index") || !strcmp(m, "rindex")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes at least 1 argument", m);
-        want_str(rt, *x, m);
-        bool right = m[0] == 'r';
-        const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
-                                : find_bytes(p, len, x->u.str.s, x->u.str.len);
-        if (!hit) {
-            if (strstr(m, "index"))
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "substring not found");
-            return ts_jinja_int(-1);
-        }
-        return ts_jinja_int((int64_t)ts_jinja_utf8_length(p, (size_t)(hit - p)));
-    }
-    if (!strcmp(m, "count")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "count() takes at least 1 argument");
-        want_str(rt, *x, "count argument");
-        if (x->u.str.len == 0) return ts_jinja_int((int64_t)ts_jinja_utf8_length(p, len) + 1);
-        int64_t n = 0;
-        size_t i = 0;
-        const char *hit;
-        while ((hit = find_bytes(p + i, len - i, x->u.str.s, x->u.str.len))) {
-            n++;
-            i = (size_t)(hit - p) + x->u.str.len;
-        }
-        return ts_jinja_int(n);
-    }
-    if (!strcmp(m, "join")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "join() takes exactly one argument");
-        ts_jinja_value l = ts_jinja_iterate(rt, *x);
-        for (size_t i = 0; i < l.u.list->n; i++)
-            if (l.u.list->items[i].kind != TS_JV_STRING)
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
-                               "sequence item %zu: expected str instance, %s found", i,
-                               ts_jinja_kind_name(l.u.list->items[i]));
-        return join(rt, s, l);
-    }
-    if (!strcmp(m, "format")) return str_format(rt, s, a);
-    if (!strcmp(m, "splitlines")) return splitlines(rt, s, arg_bool(a, 0, "keepends", false));
-    if (!strncmp(m, "is", 2)) {
-        size_t i = 0;
-        bool any = false, ok = len > 0, has_cased = false;
-        while (i < len) {
-            int32_t c = next_cp(p, len, &i);
-            any = true;
-            if (!strcmp(m, "isdigit") || !strcmp(m, "isdecimal"))
-                ok = ok && is_digit(c);
-            else if (!strcmp(m, "isnumeric"))
-                ok = ok && is_numeric(c);
-            else if (!strcmp(m, "isalpha"))
-                ok = ok && is_alpha(c);
-            else if (!strcmp(m, "isalnum"))
-                ok = ok && (is_alpha(c) || is_numeric(c));
-            else if (!strcmp(m, "isspace"))
-                ok = ok && py_space(c);
-            else if (!strcmp(m, "isupper") || !strcmp(m, "islower")) {
-                utf8proc_category_t k = utf8proc_category(c);
-                if (is_cased(c)) {
-                    has_cased = true;
-                    if (m[2] == 'u' ? k == UTF8PROC_CATEGORY_LL : k == UTF8PROC_CATEGORY_LU)
-                        ok = false;
-                }
-            }
-        }
-        if (!strcmp(m, "isupper") || !strcmp(m, "islower")) ok = ok && has_cased;
-        return ts_jinja_bool(any && ok);
-    }
-    if (!strcmp(m, "zfill") || !strcmp(m, "center") || !strcmp(m, "ljust") || !strcmp(m, "rjust")) {
-        int64_t width = want_int(rt, arg_or(a, 0, "width", ts_jinja_int(0)), "width");
-        ts_jinja_value fillv = arg_or(a, 1, "fillchar", ts_jinja_string_ref(" ", 1));
-        want_str(rt, fillv, "fillchar");
-        int64_t n = (int64_t)ts_jinja_utf8_length(p, len);
-        if (width <= n) return s;
-        if (width > (int64_t)rt->limits.max_output)
-            ts_jinja_throw(rt, TS_ERR_RANGE, "width too large");
-        int64_t pad = width - n, left = 0;
-        if (!strcmp(m, "center"))
-            left = pad / 2 + (pad & width & 1);
-        else if (!strcmp(m, "rjust") || !strcmp(m, "zfill"))
-            left = pad;
-        ts_jinja_buf b = {0};
-        bool sign = !strcmp(m, "zfill") && len && (p[0] == '-' || p[0] == '+');
-        if (sign) ts_jinja_buf_addc(rt, &b, p[0]);
-        for (int64_t i = 0; i < left; i++)
-            ts_jinja_buf_add(rt, &b, m[0] == 'z' ? "0" : fillv.u.str.s,
-                             m[0] == 'z' ? 1 : fillv.u.str.len);
-        ts_jinja_buf_add(rt, &b, p + sign, len - sign);
-        for (int64_t i = left; i < pad; i++)
-            ts_jinja_buf_add(rt, &b, fillv.u.str.s, fillv.u.str.len);
-        return ts_jinja_buf_value(rt, &b);
-    }
-    if (!strcmp(m, "removeprefix") || !strcmp(m, "removesuffix")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
-        bool suffix = m[6] == 's';
-        if (!affix_match(rt, s, *x, suffix)) return s;
-        return ts_jinja_string_ref(suffix ? p : p + x->u.str.len, len - x->u.str.len);
-    }
-    if (!strcmp(m, "partition") || !strcmp(m, "rpartition")) {
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
-        want_str(rt, *x, "separator");
-        bool right = m[0] == 'r';
-        const char *hit = right ? rfind_bytes(p, len, x->u.str.s, x->u.str.len)
-                                : find_bytes(p, len, x->u.str.s, x->u.str.len);
-        ts_jinja_value t = ts_jinja_list_new(rt, 3);
-        t.flags |= TS_JV_TUPLE;
-        ts_jinja_value empty = ts_jinja_string_ref("", 0);
-        if (!hit) {
-            ts_jinja_list_push(rt, t, right ? empty : s);
-            ts_jinja_list_push(rt, t, empty);
-            ts_jinja_list_push(rt, t, right ? s : empty);
-        } else {
-            size_t at = (size_t)(hit - p);
-            ts_jinja_list_push(rt, t, ts_jinja_string_ref(p, at));
-            ts_jinja_list_push(rt, t, *x);
-            ts_jinja_list_push(rt, t,
-                               ts_jinja_string_ref(p + at + x->u.str.len, len - at - x->u.str.len));
-        }
-        return t;
-    }
-    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "str.%s() is not supported", m);
-}
-
-static ts_jinja_value call_method(ts_jinja_rt *rt, ts_jinja_value self, const char *m,
-                                  const ts_jinja_args *a)
-{
-    if (self.kind == TS_JV_STRING) return str_method(rt, self, m, a);
-    if (self.kind == TS_JV_DICT && (self.flags & TS_JV_LOOP)) {
-        if (a->n_pos == 0)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no items for cycling given");
-        ts_jinja_value *i0 = ts_jinja_dict_get_str(self, "index0");
-        return a->pos[(size_t)i0->u.i % a->n_pos];
-    }
-    if (self.kind == TS_JV_DICT) {
-        ts_jinja_dict *d = self.u.dict;
-        if (!strcmp(m, "items") || !strcmp(m, "keys") || !strcmp(m, "values")) {
-            ts_jinja_value out = ts_jinja_list_new(rt, d->n);
-            out.flags |= m[0] == 'i'   ? TS_JV_VIEW_ITEMS
-                         : m[0] == 'k' ? TS_JV_VIEW_KEYS
-                                       : TS_JV_VIEW_VALUES;
-            for (size_t i = 0; i < d->n; i++)
-                ts_jinja_list_push(rt, out,
-                                   m[0] == 'i'   ? new_tuple(rt, d->keys[i], d->values[i])
-                                   : m[0] == 'k' ? d->keys[i]
-                                                 : d->values[i]);
-            return out;
-        }
-        if (!strcmp(m, "get")) {
-            const ts_jinja_value *k = arg(a, 0, NULL);
-            if (!k)
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
-                               "get expected at least 1 argument, got 0");
-            ts_jinja_value *v = ts_jinja_dict_get(self, *k);
-            return v ? *v : arg_or(a, 1, NULL, ts_jinja_none());
-        }
-        if (!strcmp(m, "copy")) {
-            ts_jinja_value out = ts_jinja_dict_new(rt, d->n);
-            for (size_t i = 0; i < d->n; i++)
-                ts_jinja_dict_set(rt, out, d->keys[i], d->values[i]);
-            return out;
-        }
-    }
-    if (self.kind == TS_JV_LIST) {
-        ts_jinja_list *l = self.u.list;
-        if (!strcmp(m, "copy")) {
-            ts_jinja_value out = ts_jinja_list_new(rt, l->n);
-            for (size_t i = 0; i < l->n; i++)
-                ts_jinja_list_push(rt, out, l->items[i]);
-            return out;
-        }
-        const ts_jinja_value *x = arg(a, 0, NULL);
-        if (!x) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%s() takes exactly one argument", m);
-        int64_t n = 0;
-        for (size_t i = 0; i < l->n; i++)
-            if (ts_jinja_equal(l->items[i], *x)) {
-                if (m[0] == 'i') return ts_jinja_int((int64_t)i);
-                n++;
-            }
-        if (m[0] == 'i') ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "value is not in list");
-        return ts_jinja_int(n);
-    }
-    ts_jinja_throw(rt, TS_ERR_UNSUPPORTED, "method %s() is not supported on %s", m,
-                   ts_jinja_kind_name(self));
-}
-
 /* ------------------------------------------------------------------------------ globals */
 
-static const char *const globals[] = {"range",           "namespace",    "dict",
-                                      "raise_exception", "strftime_now", NULL};
+/* One function per global; name is the name called, which dict/namespace read and quote. */
+typedef ts_jinja_value (*global_fn)(ts_jinja_rt *rt, const char *name, const ts_jinja_args *a);
+
+static ts_jinja_value global_range(ts_jinja_rt *rt, const char *name, const ts_jinja_args *a)
+{
+    if (a->n_pos < 1 || a->n_pos > 3)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range expected 1 to 3 arguments");
+    int64_t start = 0, stop, step = 1;
+    if (a->n_pos == 1)
+        stop = want_int(rt, a->pos[0], "range argument");
+    else {
+        start = want_int(rt, a->pos[0], "range argument");
+        stop = want_int(rt, a->pos[1], "range argument");
+        if (a->n_pos == 3) step = want_int(rt, a->pos[2], "range argument");
+    }
+    if (step == 0)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range() arg 3 must not be zero");
+    double count = step > 0 ? ceil(((double)stop - (double)start) / (double)step)
+                            : ceil(((double)start - (double)stop) / (double)-step);
+    if (count > MAX_RANGE)
+        ts_jinja_throw(rt, TS_ERR_RANGE, "range too big (more than %d items)", MAX_RANGE);
+    ts_jinja_value out = ts_jinja_list_new(rt, count > 0 ? (size_t)count : 0);
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
+        ts_jinja_list_push(rt, out, ts_jinja_int(i));
+    return out;
+}
+
+/* dict, namespace */
+static ts_jinja_value global_dict(ts_jinja_rt *rt, const char *name, const ts_jinja_args *a)
+{
+    ts_jinja_value d = ts_jinja_dict_new(rt, a->n_kw);
+    if (name[0] == 'n') d.flags |= TS_JV_NAMESPACE;
+    for (size_t i = 0; i < a->n_pos; i++) {
+        if (a->pos[i].kind != TS_JV_DICT)
+            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
+                           "%s() positional argument must be a mapping", name);
+        for (size_t k = 0; k < a->pos[i].u.dict->n; k++)
+            ts_jinja_dict_set(rt, d, a->pos[i].u.dict->keys[k], a->pos[i].u.dict->values[k]);
+    }
+    for (size_t i = 0; i < a->n_kw; i++)
+        ts_jinja_dict_set(rt, d, ts_jinja_cstring(rt, a->kw_names[i]), a->kw[i]);
+    return d;
+}
+
+static ts_jinja_value global_raise_exception(ts_jinja_rt *rt, const char *name,
+                                             const ts_jinja_args *a)
+{
+    ts_jinja_value msg = str_of(rt, arg_or(a, 0, "message", ts_jinja_string_ref("", 0)));
+    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%.*s", (int)msg.u.str.len, msg.u.str.s);
+}
+
+static ts_jinja_value global_strftime_now(ts_jinja_rt *rt, const char *name,
+                                          const ts_jinja_args *a)
+{
+    ts_jinja_value fmt =
+        want_str(rt, arg_or(a, 0, "format", ts_jinja_string_ref("", 0)), "strftime_now format");
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    char f[256], out[512];
+    snprintf(f, sizeof(f), "%.*s", (int)fmt.u.str.len, fmt.u.str.s);
+    size_t n = strftime(out, sizeof(out), f, &tm);
+    return ts_jinja_string(rt, out, n);
+}
+
+/* Every global a template can name, in strcmp order. */
+typedef struct global_entry {
+    const char *name;
+    global_fn fn;
+} global_entry;
+
+static const global_entry globals[] = {
+    {"dict", global_dict},
+    {"namespace", global_dict},
+    {"raise_exception", global_raise_exception},
+    {"range", global_range},
+    {"strftime_now", global_strftime_now},
+};
+
+static const global_entry *find_global(const char *name)
+{
+    for (size_t i = 0; i < sizeof(globals) / sizeof(globals[0]); i++)
+        if (strcmp(globals[i].name, name) == 0) return &globals[i];
+    return NULL;
+}
 
 bool ts_jinja_is_global(const char *name)
 {
-    return in_list(globals, name);
+    return find_global(name) != NULL;
 }
 
 static ts_jinja_value call_global(ts_jinja_rt *rt, const char *name, const ts_jinja_args *a)
 {
-    if (!strcmp(name, "range")) {
-        if (a->n_pos < 1 || a->n_pos > 3)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range expected 1 to 3 arguments");
-        int64_t start = 0, stop, step = 1;
-        if (a->n_pos == 1)
-            stop = want_int(rt, a->pos[0], "range argument");
-        else {
-            start = want_int(rt, a->pos[0], "range argument");
-            stop = want_int(rt, a->pos[1], "range argument");
-            if (a->n_pos == 3) step = want_int(rt, a->pos[2], "range argument");
-        }
-        if (step == 0)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "range() arg 3 must not be zero");
-        double count = step > 0 ? ceil(((double)stop - (double)start) / (double)step)
-                                : ceil(((double)start - (double)stop) / (double)-step);
-        if (count > MAX_RANGE)
-            ts_jinja_throw(rt, TS_ERR_RANGE, "range too big (more than %d items)", MAX_RANGE);
-        ts_jinja_value out = ts_jinja_list_new(rt, count > 0 ? (size_t)count : 0);
-        for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step)
-            ts_jinja_list_push(rt, out, ts_jinja_int(i));
-        return out;
-    }
-    if (!strcmp(name, "namespace") || !strcmp(name, "dict")) {
-        ts_jinja_value d = ts_jinja_dict_new(rt, a->n_kw);
-        if (name[0] == 'n') d.flags |= TS_JV_NAMESPACE;
-        for (size_t i = 0; i < a->n_pos; i++) {
-            if (a->pos[i].kind != TS_JV_DICT)
-                ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
-                               "%s() positional argument must be a mapping", name);
-            for (size_t k = 0; k < a->pos[i].u.dict->n; k++)
-                ts_jinja_dict_set(rt, d, a->pos[i].u.dict->keys[k], a->pos[i].u.dict->values[k]);
-        }
-        for (size_t i = 0; i < a->n_kw; i++)
-            ts_jinja_dict_set(rt, d, ts_jinja_cstring(rt, a->kw_names[i]), a->kw[i]);
-        return d;
-    }
-    if (!strcmp(name, "raise_exception")) {
-        ts_jinja_value msg = str_of(rt, arg_or(a, 0, "message", ts_jinja_string_ref("", 0)));
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "%.*s", (int)msg.u.str.len, msg.u.str.s);
-    }
-    if (!strcmp(name, "strftime_now")) {
-        ts_jinja_value fmt =
-            want_str(rt, arg_or(a, 0, "format", ts_jinja_string_ref("", 0)), "strftime_now format");
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        char f[256], out[512];
-        snprintf(f, sizeof(f), "%.*s", (int)fmt.u.str.len, fmt.u.str.s);
-        size_t n = strftime(out, sizeof(out), f, &tm);
-        return ts_jinja_string(rt, out, n);
-    }
-    ts_jinja_throw(rt, TS_ERR_INTERNAL, "unknown global %s", name);
+    const global_entry *g = find_global(name);
+    if (!g) ts_jinja_throw(rt, TS_ERR_INTERNAL, "unknown global %s", name);
+    return g->fn(rt, name, a);
 }
 
 ts_jinja_value ts_jinja_call_builtin(ts_jinja_rt *rt, ts_jinja_value fn, const ts_jinja_args *args)
@@ -1039,17 +1250,9 @@ ts_jinja_value ts_jinja_call_builtin(ts_jinja_rt *rt, ts_jinja_value fn, const t
 
 /* -------------------------------------------------------------------------------- tests */
 
-static const char *const test_names[] = {
-    "defined",  "undefined", "none",    "string", "number",      "integer", "float", "mapping",
-    "iterable", "sequence",  "boolean", "true",   "false",       "even",    "odd",   "divisibleby",
-    "in",       "eq",        "equalto", "==",     "ne",          "!=",      "lt",    "lessthan",
-    "<",        "le",        "<=",      "gt",     "greaterthan", ">",       "ge",    ">=",
-    "sameas",   "callable",  "lower",   "upper",  "escaped",     NULL};
-
-bool ts_jinja_is_test(const char *name)
-{
-    return in_list(test_names, name);
-}
+/* One function per test; name is the name the template used, which the errors quote. */
+typedef bool (*test_fn)(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                        const ts_jinja_args *a);
 
 static const ts_jinja_value *need(ts_jinja_rt *rt, const ts_jinja_args *a, size_t i,
                                   const char *what)
@@ -1079,75 +1282,241 @@ static bool mod_is_zero(ts_jinja_rt *rt, ts_jinja_value v, ts_jinja_value d)
     return fmod(x, y) == 0;
 }
 
+static bool test_defined(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                         const ts_jinja_args *a)
+{
+    return v.kind != TS_JV_UNDEFINED;
+}
+
+static bool test_undefined(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                           const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_UNDEFINED;
+}
+
+static bool test_none(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_NONE;
+}
+
+static bool test_string(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                        const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_STRING;
+}
+
+static bool test_number(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                        const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_INT || v.kind == TS_JV_FLOAT || v.kind == TS_JV_BOOL;
+}
+
+static bool test_integer(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                         const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_INT;
+}
+
+static bool test_float(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_FLOAT;
+}
+
+static bool test_mapping(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                         const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_DICT && !(v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP));
+}
+
+/* jinja2's Undefined is iterable (empty) and passes the sequence test too. */
+static bool test_iterable(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                          const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_LIST || v.kind == TS_JV_DICT || v.kind == TS_JV_STRING ||
+           v.kind == TS_JV_UNDEFINED;
+}
+
+static bool test_sequence(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                          const ts_jinja_args *a)
+{
+    if (v.kind == TS_JV_LIST && (v.flags & (TS_JV_ITERATOR | TS_JV_VIEW))) return false;
+    return v.kind == TS_JV_LIST || v.kind == TS_JV_DICT || v.kind == TS_JV_STRING ||
+           v.kind == TS_JV_UNDEFINED;
+}
+
+static bool test_boolean(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                         const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_BOOL;
+}
+
+static bool test_true(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_BOOL && v.u.b;
+}
+
+static bool test_false(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_BOOL && !v.u.b;
+}
+
+static bool test_callable(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                          const ts_jinja_args *a)
+{
+    return v.kind == TS_JV_CALLABLE;
+}
+
+static bool test_escaped(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                         const ts_jinja_args *a)
+{
+    return false;
+}
+
+/* jinja2 tests `value % n == 0` with Python's %, so floats pass through: 2.5 is not even. */
+static bool test_even(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return mod_is_zero(rt, v, ts_jinja_int(2));
+}
+
+static bool test_odd(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return !mod_is_zero(rt, v, ts_jinja_int(2));
+}
+
+static bool test_divisibleby(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                             const ts_jinja_args *a)
+{
+    return mod_is_zero(rt, v, *need(rt, a, 0, "divisibleby"));
+}
+
+/* jinja2: str(value).islower() */
+static bool test_lower(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return str_method(rt, str_of(rt, v), "islower", a).u.b;
+}
+
+static bool test_upper(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return str_method(rt, str_of(rt, v), "isupper", a).u.b;
+}
+
+static bool test_in(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return ts_jinja_contains(rt, *need(rt, a, 0, "in"), v);
+}
+
+static bool test_sameas(ts_jinja_rt *rt, const char *name, ts_jinja_value v,
+                        const ts_jinja_args *a)
+{
+    const ts_jinja_value *o = need(rt, a, 0, "sameas");
+    ts_jinja_kind k = (ts_jinja_kind)v.kind;
+    if (k != o->kind) return false;
+    if (k == TS_JV_NONE || k == TS_JV_UNDEFINED) return true;
+    if (k == TS_JV_BOOL) return v.u.b == o->u.b;
+    if (k == TS_JV_LIST) return v.u.list == o->u.list;
+    if (k == TS_JV_DICT) return v.u.dict == o->u.dict;
+    return ts_jinja_equal(v, *o);
+}
+
+/* The comparisons: eq, ne, lt, le, gt, ge and their aliases; a missing operand is reported
+ * under the name the template used. */
+static bool test_eq(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return ts_jinja_equal(v, *need(rt, a, 0, name));
+}
+
+static bool test_ne(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return !ts_jinja_equal(v, *need(rt, a, 0, name));
+}
+
+static bool test_lt(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return ts_jinja_compare(rt, v, *need(rt, a, 0, name)) < 0;
+}
+
+static bool test_le(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return ts_jinja_compare(rt, v, *need(rt, a, 0, name)) <= 0;
+}
+
+static bool test_gt(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return ts_jinja_compare(rt, v, *need(rt, a, 0, name)) > 0;
+}
+
+static bool test_ge(ts_jinja_rt *rt, const char *name, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return ts_jinja_compare(rt, v, *need(rt, a, 0, name)) >= 0;
+}
+
+/* Every test the parser accepts, in strcmp order; aliases share a function. */
+typedef struct test_entry {
+    const char *name;
+    test_fn fn;
+} test_entry;
+
+static const test_entry tests[] = {
+    {"!=", test_ne},
+    {"<", test_lt},
+    {"<=", test_le},
+    {"==", test_eq},
+    {">", test_gt},
+    {">=", test_ge},
+    {"boolean", test_boolean},
+    {"callable", test_callable},
+    {"defined", test_defined},
+    {"divisibleby", test_divisibleby},
+    {"eq", test_eq},
+    {"equalto", test_eq},
+    {"escaped", test_escaped},
+    {"even", test_even},
+    {"false", test_false},
+    {"float", test_float},
+    {"ge", test_ge},
+    {"greaterthan", test_gt},
+    {"gt", test_gt},
+    {"in", test_in},
+    {"integer", test_integer},
+    {"iterable", test_iterable},
+    {"le", test_le},
+    {"lessthan", test_lt},
+    {"lower", test_lower},
+    {"lt", test_lt},
+    {"mapping", test_mapping},
+    {"ne", test_ne},
+    {"none", test_none},
+    {"number", test_number},
+    {"odd", test_odd},
+    {"sameas", test_sameas},
+    {"sequence", test_sequence},
+    {"string", test_string},
+    {"true", test_true},
+    {"undefined", test_undefined},
+    {"upper", test_upper},
+};
+
+static const test_entry *find_test(const char *name)
+{
+    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+        if (strcmp(tests[i].name, name) == 0) return &tests[i];
+    return NULL;
+}
+
+bool ts_jinja_is_test(const char *name)
+{
+    return find_test(name) != NULL;
+}
+
 bool ts_jinja_test(ts_jinja_rt *rt, const char *t, ts_jinja_value v, const ts_jinja_args *a)
 {
-    ts_jinja_kind k = (ts_jinja_kind)v.kind;
-    if (!strcmp(t, "defined")) return k != TS_JV_UNDEFINED;
-    if (!strcmp(t, "undefined")) return k == TS_JV_UNDEFINED;
-    if (!strcmp(t, "none")) return k == TS_JV_NONE;
-    if (!strcmp(t, "string")) return k == TS_JV_STRING;
-    if (!strcmp(t, "number")) return k == TS_JV_INT || k == TS_JV_FLOAT || k == TS_JV_BOOL;
-    if (!strcmp(t, "integer")) return k == TS_JV_INT;
-    if (!strcmp(t, "float")) return k == TS_JV_FLOAT;
-    if (!strcmp(t, "mapping"))
-        return k == TS_JV_DICT && !(v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP));
-    /* jinja2's Undefined is iterable (empty) and passes the sequence test too. */
-    if (!strcmp(t, "iterable"))
-        return k == TS_JV_LIST || k == TS_JV_DICT || k == TS_JV_STRING || k == TS_JV_UNDEFINED;
-    if (!strcmp(t, "sequence") && k == TS_JV_LIST && (v.flags & (TS_JV_ITERATOR | TS_JV_VIEW)))
-        return false;
-    if (!strcmp(t, "sequence"))
-        return k == TS_JV_LIST || k == TS_JV_DICT || k == TS_JV_STRING || k == TS_JV_UNDEFINED;
-    if (!strcmp(t, "boolean")) return k == TS_JV_BOOL;
-    if (!strcmp(t, "true")) return k == TS_JV_BOOL && v.u.b;
-    if (!strcmp(t, "false")) return k == TS_JV_BOOL && !v.u.b;
-    if (!strcmp(t, "callable")) return k == TS_JV_CALLABLE;
-    if (!strcmp(t, "escaped")) return false;
-    /* jinja2 tests `value % n == 0` with Python's %, so floats pass through: 2.5 is not even. */
-    if (!strcmp(t, "even") || !strcmp(t, "odd") || !strcmp(t, "divisibleby")) {
-        ts_jinja_value d = t[0] == 'd' ? *need(rt, a, 0, "divisibleby") : ts_jinja_int(2);
-        bool zero = mod_is_zero(rt, v, d);
-        return t[0] == 'o' ? !zero : zero;
-    }
-    if (!strcmp(t, "lower") || !strcmp(t, "upper")) {
-        /* jinja2: str(value).islower() */
-        ts_jinja_value r = str_method(rt, str_of(rt, v), t[0] == 'l' ? "islower" : "isupper", a);
-        return r.u.b;
-    }
-    if (!strcmp(t, "in")) return ts_jinja_contains(rt, *need(rt, a, 0, "in"), v);
-    if (!strcmp(t, "sameas")) {
-        const ts_jinja_value *o = need(rt, a, 0, "sameas");
-        if (k != o->kind) return false;
-        if (k == TS_JV_NONE || k == TS_JV_UNDEFINED) return true;
-        if (k == TS_JV_BOOL) return v.u.b == o->u.b;
-        if (k == TS_JV_LIST) return v.u.list == o->u.list;
-        if (k == TS_JV_DICT) return v.u.dict == o->u.dict;
-        return ts_jinja_equal(v, *o);
-    }
-    const ts_jinja_value *o = need(rt, a, 0, t);
-    if (!strcmp(t, "eq") || !strcmp(t, "equalto") || !strcmp(t, "==")) return ts_jinja_equal(v, *o);
-    if (!strcmp(t, "ne") || !strcmp(t, "!=")) return !ts_jinja_equal(v, *o);
-    int c = ts_jinja_compare(rt, v, *o);
-    if (!strcmp(t, "lt") || !strcmp(t, "lessthan") || !strcmp(t, "<")) return c < 0;
-    if (!strcmp(t, "le") || !strcmp(t, "<=")) return c <= 0;
-    if (!strcmp(t, "gt") || !strcmp(t, "greaterthan") || !strcmp(t, ">")) return c > 0;
-    return c >= 0;
+    const test_entry *te = find_test(t);
+    /* The parser and select() accept only the names above. */
+    if (!te) ts_jinja_throw(rt, TS_ERR_INTERNAL, "test '%s' has no implementation", t);
+    return te->fn(rt, t, v, a);
 }
 
 /* ------------------------------------------------------------------------------ filters */
-
-static const char *const filter_names[] = {
-    "abs",        "attr",      "batch",      "capitalize", "center",  "count",  "d",      "default",
-    "dictsort",   "e",         "escape",     "first",      "float",   "format", "indent", "int",
-    "items",      "join",      "last",       "length",     "list",    "lower",  "map",    "max",
-    "min",        "reject",    "rejectattr", "replace",    "reverse", "round",  "safe",   "select",
-    "selectattr", "sort",      "string",     "sum",        "title",   "tojson", "trim",   "unique",
-    "upper",      "wordcount", NULL};
-
-bool ts_jinja_is_filter(const char *name)
-{
-    return in_list(filter_names, name);
-}
 
 /* jinja2's attribute getter: "a.b.0" walks items and attributes; digits index. */
 static ts_jinja_value get_path(ts_jinja_rt *rt, ts_jinja_value v, ts_jinja_value path)
@@ -1393,298 +1762,472 @@ static ts_jinja_value arith_add(ts_jinja_rt *rt, ts_jinja_value a, ts_jinja_valu
     return ts_jinja_int(r);
 }
 
-static ts_jinja_value apply_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
-                                   const ts_jinja_args *a)
+/* One function per filter, v the piped value; the table after them maps names to them. */
+typedef ts_jinja_value (*filter_fn)(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a);
+
+/* FILTER_GENERATOR: a generator function in jinja2, run through lazy_filter. FILTER_SKIPS_FALSE:
+ * its body starts with `if value:` (map, select and the like), so a false input that is not
+ * iterable gives an empty generator without running it. */
+enum { FILTER_GENERATOR = 1, FILTER_SKIPS_FALSE = 2 };
+
+typedef struct filter_entry {
+    const char *name;
+    filter_fn fn;
+    unsigned flags;
+} filter_entry;
+
+static const filter_entry *find_filter(const char *name);
+
+static ts_jinja_value filter_default(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
 {
-    if (!strcmp(f, "default") || !strcmp(f, "d")) {
-        bool boolean = arg_bool(a, 1, "boolean", false);
-        bool use_default = v.kind == TS_JV_UNDEFINED || (boolean && !ts_jinja_truthy(v));
-        return use_default ? arg_or(a, 0, "default_value", ts_jinja_string_ref("", 0)) : v;
+    bool boolean = arg_bool(a, 1, "boolean", false);
+    bool use_default = v.kind == TS_JV_UNDEFINED || (boolean && !ts_jinja_truthy(v));
+    return use_default ? arg_or(a, 0, "default_value", ts_jinja_string_ref("", 0)) : v;
+}
+
+static ts_jinja_value filter_length(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    switch (v.kind) {
+    case TS_JV_STRING:
+        return ts_jinja_int((int64_t)ts_jinja_utf8_length(v.u.str.s, v.u.str.len));
+    case TS_JV_LIST:
+        return ts_jinja_int((int64_t)v.u.list->n);
+    case TS_JV_DICT:
+        if (v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) break;
+        return ts_jinja_int((int64_t)v.u.dict->n);
+    case TS_JV_UNDEFINED:
+        return ts_jinja_int(0);
+    default:
+        break;
     }
-    if (!strcmp(f, "length") || !strcmp(f, "count")) {
-        switch (v.kind) {
-        case TS_JV_STRING:
-            return ts_jinja_int((int64_t)ts_jinja_utf8_length(v.u.str.s, v.u.str.len));
-        case TS_JV_LIST:
-            return ts_jinja_int((int64_t)v.u.list->n);
-        case TS_JV_DICT:
-            if (v.flags & (TS_JV_NAMESPACE | TS_JV_LOOP)) break;
-            return ts_jinja_int((int64_t)v.u.dict->n);
-        case TS_JV_UNDEFINED:
-            return ts_jinja_int(0);
-        default:
-            break;
-        }
-        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "object of type '%s' has no len()",
-                       ts_jinja_kind_name(v));
+    ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "object of type '%s' has no len()",
+                   ts_jinja_kind_name(v));
+}
+
+/* string, and safe: Markup(value) is a string here. */
+static ts_jinja_value filter_string(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return str_of(rt, v);
+}
+
+static ts_jinja_value filter_escape(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return html_escape(rt, v);
+}
+
+static ts_jinja_value filter_tojson(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_json_style st = {.indent = -1};
+    st.ensure_ascii = arg_bool(a, 0, "ensure_ascii", false);
+    ts_jinja_value ind = arg_or(a, 1, "indent", ts_jinja_none());
+    ts_jinja_buf ib = {0};
+    if (ind.kind == TS_JV_STRING) {
+        ts_jinja_buf_add(rt, &ib, ind.u.str.s, ind.u.str.len);
+        st.indent_str = ib.data ? ib.data : "";
+    } else if (ind.kind != TS_JV_NONE) {
+        st.indent = (int)want_int(rt, ind, "indent");
+        if (st.indent < 0) st.indent = 0;
+        if (st.indent > 64) ts_jinja_throw(rt, TS_ERR_RANGE, "tojson indent too large");
     }
-    if (!strcmp(f, "safe")) return str_of(rt, v); /* Markup(value) */
-    if (!strcmp(f, "escape") || !strcmp(f, "e")) return html_escape(rt, v);
-    if (!strcmp(f, "string")) return str_of(rt, v);
-    if (!strcmp(f, "tojson")) {
-        ts_jinja_json_style st = {.indent = -1};
-        st.ensure_ascii = arg_bool(a, 0, "ensure_ascii", false);
-        ts_jinja_value ind = arg_or(a, 1, "indent", ts_jinja_none());
-        ts_jinja_buf ib = {0};
-        if (ind.kind == TS_JV_STRING) {
-            ts_jinja_buf_add(rt, &ib, ind.u.str.s, ind.u.str.len);
-            st.indent_str = ib.data ? ib.data : "";
-        } else if (ind.kind != TS_JV_NONE) {
-            st.indent = (int)want_int(rt, ind, "indent");
-            if (st.indent < 0) st.indent = 0;
-            if (st.indent > 64) ts_jinja_throw(rt, TS_ERR_RANGE, "tojson indent too large");
-        }
-        ts_jinja_value seps = arg_or(a, 2, "separators", ts_jinja_none());
-        if (seps.kind == TS_JV_LIST && seps.u.list->n == 2) {
-            st.item_sep =
-                ts_jinja_string(rt, want_str(rt, seps.u.list->items[0], "separator").u.str.s,
-                                seps.u.list->items[0].u.str.len)
-                    .u.str.s;
-            st.key_sep =
-                ts_jinja_string(rt, want_str(rt, seps.u.list->items[1], "separator").u.str.s,
-                                seps.u.list->items[1].u.str.len)
-                    .u.str.s;
-        } else if (seps.kind != TS_JV_NONE) {
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT,
-                           "tojson separators must be a pair of strings");
-        }
-        st.sort_keys = arg_bool(a, 3, "sort_keys", false);
+    ts_jinja_value seps = arg_or(a, 2, "separators", ts_jinja_none());
+    if (seps.kind == TS_JV_LIST && seps.u.list->n == 2) {
+        st.item_sep = ts_jinja_string(rt, want_str(rt, seps.u.list->items[0], "separator").u.str.s,
+                                      seps.u.list->items[0].u.str.len)
+                          .u.str.s;
+        st.key_sep = ts_jinja_string(rt, want_str(rt, seps.u.list->items[1], "separator").u.str.s,
+                                     seps.u.list->items[1].u.str.len)
+                         .u.str.s;
+    } else if (seps.kind != TS_JV_NONE) {
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "tojson separators must be a pair of strings");
+    }
+    st.sort_keys = arg_bool(a, 3, "sort_keys", false);
+    ts_jinja_buf b = {0};
+    ts_jinja_to_json(rt, &b, v, &st);
+    return ts_jinja_buf_value(rt, &b);
+}
+
+static ts_jinja_value filter_trim(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_value s = str_of(rt, v);
+    return strip(s, chars_arg(rt, a), true, true);
+}
+
+static ts_jinja_value filter_upper(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return change_case(rt, str_of(rt, v), CASE_UPPER);
+}
+
+static ts_jinja_value filter_lower(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return change_case(rt, str_of(rt, v), CASE_LOWER);
+}
+
+static ts_jinja_value filter_capitalize(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return change_case(rt, str_of(rt, v), CASE_CAPITALIZE);
+}
+
+static ts_jinja_value filter_title(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return jinja_title(rt, str_of(rt, v));
+}
+
+static ts_jinja_value filter_replace(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_value s = str_of(rt, v);
+    const ts_jinja_value *o = arg(a, 0, "old"), *n = arg(a, 1, "new");
+    if (!o || !n) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "replace needs old and new");
+    ts_jinja_value cnt = arg_or(a, 2, "count", ts_jinja_none());
+    return replace(rt, s, str_of(rt, *o), str_of(rt, *n),
+                   cnt.kind == TS_JV_NONE ? -1 : want_int(rt, cnt, "count"));
+}
+
+static ts_jinja_value filter_join(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_value sep = str_of(rt, arg_or(a, 0, "d", ts_jinja_string_ref("", 0)));
+    const ts_jinja_value *attr = arg(a, 1, "attribute");
+    ts_jinja_value l = ts_jinja_iterate(rt, v);
+    if (attr && attr->kind != TS_JV_NONE) {
+        ts_jinja_value m = ts_jinja_list_new(rt, l.u.list->n);
+        for (size_t i = 0; i < l.u.list->n; i++)
+            ts_jinja_list_push(rt, m, get_path(rt, l.u.list->items[i], *attr));
+        l = m;
+    }
+    return join(rt, sep, l);
+}
+
+static ts_jinja_value filter_first(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_value l = ts_jinja_iterate(rt, v);
+    return l.u.list->n ? l.u.list->items[0] : ts_jinja_undefined(NULL);
+}
+
+static ts_jinja_value filter_last(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_value l = ts_jinja_iterate(rt, v);
+    return l.u.list->n ? l.u.list->items[l.u.list->n - 1] : ts_jinja_undefined(NULL);
+}
+
+static ts_jinja_value filter_list(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return copy_list(rt, ts_jinja_iterate(rt, v));
+}
+
+static ts_jinja_value filter_items(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    if (v.kind == TS_JV_UNDEFINED) return ts_jinja_list_new(rt, 0);
+    if (v.kind != TS_JV_DICT)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "can only get item pairs from a mapping");
+    return call_method(rt, v, "items", a);
+}
+
+/* int()/float() of an undefined raise jinja2's UndefinedError, which the filters let through;
+ * checked before the arguments are looked at. */
+static ts_jinja_value filter_int(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    if (v.kind == TS_JV_UNDEFINED) ts_jinja_throw_undefined(rt, v);
+    return to_int(rt, v, arg_or(a, 0, "default", ts_jinja_int(0)));
+}
+
+static ts_jinja_value filter_float(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    if (v.kind == TS_JV_UNDEFINED) ts_jinja_throw_undefined(rt, v);
+    return to_float(rt, v, arg_or(a, 0, "default", ts_jinja_float(0.0)));
+}
+
+static ts_jinja_value filter_abs(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    if (v.kind == TS_JV_FLOAT) return ts_jinja_float(fabs(v.u.f));
+    int64_t x = want_int(rt, v, "abs operand");
+    if (x == INT64_MIN) ts_jinja_throw(rt, TS_ERR_RANGE, "integer overflow");
+    return ts_jinja_int(x < 0 ? -x : x);
+}
+
+static ts_jinja_value filter_round(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    int64_t prec = want_int(rt, arg_or(a, 0, "precision", ts_jinja_int(0)), "precision");
+    ts_jinja_value method = arg_or(a, 1, "method", ts_jinja_string_ref("common", 6));
+    want_str(rt, method, "round method");
+    double x = v.kind == TS_JV_FLOAT ? v.u.f : (double)want_int(rt, v, "round operand");
+    double scale = pow(10.0, (double)prec), r;
+    if (method.u.str.len == 4 && !memcmp(method.u.str.s, "ceil", 4))
+        r = ceil(x * scale) / scale;
+    else if (method.u.str.len == 5 && !memcmp(method.u.str.s, "floor", 5))
+        r = floor(x * scale) / scale;
+    else if (method.u.str.len == 6 && !memcmp(method.u.str.s, "common", 6)) {
+        if (v.kind != TS_JV_FLOAT) /* Python: round(int, n) is an int; round(True) is 1 */
+            return ts_jinja_int(v.kind == TS_JV_BOOL ? v.u.b : v.u.i);
+        r = nearbyint(x * scale) / scale; /* round-half-even, like Python's round() */
+    } else
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "method must be common, ceil or floor");
+    return ts_jinja_float(r);
+}
+
+static ts_jinja_value filter_wordcount(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_value s = str_of(rt, v);
+    int64_t n = 0;
+    bool in_word = false;
+    size_t i = 0;
+    while (i < s.u.str.len) {
+        int32_t c = next_cp(s.u.str.s, s.u.str.len, &i);
+        bool w = c == '_' || is_alpha(c) || is_numeric(c);
+        if (w && !in_word) n++;
+        in_word = w;
+    }
+    return ts_jinja_int(n);
+}
+
+static ts_jinja_value filter_reverse(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    if (v.kind == TS_JV_STRING) {
+        ts_jinja_value l = ts_jinja_iterate(rt, v);
         ts_jinja_buf b = {0};
-        ts_jinja_to_json(rt, &b, v, &st);
+        for (size_t i = l.u.list->n; i-- > 0;)
+            ts_jinja_str(rt, &b, l.u.list->items[i]);
         return ts_jinja_buf_value(rt, &b);
     }
-    if (!strcmp(f, "trim")) {
-        ts_jinja_value s = str_of(rt, v);
-        return strip(s, chars_arg(rt, a), true, true);
-    }
-    if (!strcmp(f, "upper")) return change_case(rt, str_of(rt, v), CASE_UPPER);
-    if (!strcmp(f, "lower")) return change_case(rt, str_of(rt, v), CASE_LOWER);
-    if (!strcmp(f, "capitalize")) return change_case(rt, str_of(rt, v), CASE_CAPITALIZE);
-    if (!strcmp(f, "title")) return jinja_title(rt, str_of(rt, v));
-    if (!strcmp(f, "replace")) {
-        ts_jinja_value s = str_of(rt, v);
-        const ts_jinja_value *o = arg(a, 0, "old"), *n = arg(a, 1, "new");
-        if (!o || !n) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "replace needs old and new");
-        ts_jinja_value cnt = arg_or(a, 2, "count", ts_jinja_none());
-        return replace(rt, s, str_of(rt, *o), str_of(rt, *n),
-                       cnt.kind == TS_JV_NONE ? -1 : want_int(rt, cnt, "count"));
-    }
-    if (!strcmp(f, "join")) {
-        ts_jinja_value sep = str_of(rt, arg_or(a, 0, "d", ts_jinja_string_ref("", 0)));
-        const ts_jinja_value *attr = arg(a, 1, "attribute");
-        ts_jinja_value l = ts_jinja_iterate(rt, v);
-        if (attr && attr->kind != TS_JV_NONE) {
-            ts_jinja_value m = ts_jinja_list_new(rt, l.u.list->n);
-            for (size_t i = 0; i < l.u.list->n; i++)
-                ts_jinja_list_push(rt, m, get_path(rt, l.u.list->items[i], *attr));
-            l = m;
-        }
-        return join(rt, sep, l);
-    }
-    if (!strcmp(f, "first")) {
-        ts_jinja_value l = ts_jinja_iterate(rt, v);
-        return l.u.list->n ? l.u.list->items[0] : ts_jinja_undefined(NULL);
-    }
-    if (!strcmp(f, "last")) {
-        ts_jinja_value l = ts_jinja_iterate(rt, v);
-        return l.u.list->n ? l.u.list->items[l.u.list->n - 1] : ts_jinja_undefined(NULL);
-    }
-    if (!strcmp(f, "list")) return copy_list(rt, ts_jinja_iterate(rt, v));
-    if (!strcmp(f, "items")) {
-        if (v.kind == TS_JV_UNDEFINED) return ts_jinja_list_new(rt, 0);
-        if (v.kind != TS_JV_DICT)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "can only get item pairs from a mapping");
-        return call_method(rt, v, "items", a);
-    }
-    /* int()/float() of an undefined raise jinja2's UndefinedError, which the filters let through.
-     */
-    if ((!strcmp(f, "int") || !strcmp(f, "float")) && v.kind == TS_JV_UNDEFINED)
-        ts_jinja_throw_undefined(rt, v);
-    if (!strcmp(f, "int")) return to_int(rt, v, arg_or(a, 0, "default", ts_jinja_int(0)));
-    if (!strcmp(f, "float")) return to_float(rt, v, arg_or(a, 0, "default", ts_jinja_float(0.0)));
-    if (!strcmp(f, "abs")) {
-        if (v.kind == TS_JV_FLOAT) return ts_jinja_float(fabs(v.u.f));
-        int64_t x = want_int(rt, v, "abs operand");
-        if (x == INT64_MIN) ts_jinja_throw(rt, TS_ERR_RANGE, "integer overflow");
-        return ts_jinja_int(x < 0 ? -x : x);
-    }
-    if (!strcmp(f, "round")) {
-        int64_t prec = want_int(rt, arg_or(a, 0, "precision", ts_jinja_int(0)), "precision");
-        ts_jinja_value method = arg_or(a, 1, "method", ts_jinja_string_ref("common", 6));
-        want_str(rt, method, "round method");
-        double x = v.kind == TS_JV_FLOAT ? v.u.f : (double)want_int(rt, v, "round operand");
-        double scale = pow(10.0, (double)prec), r;
-        if (method.u.str.len == 4 && !memcmp(method.u.str.s, "ceil", 4))
-            r = ceil(x * scale) / scale;
-        else if (method.u.str.len == 5 && !memcmp(method.u.str.s, "floor", 5))
-            r = floor(x * scale) / scale;
-        else if (method.u.str.len == 6 && !memcmp(method.u.str.s, "common", 6)) {
-            if (v.kind != TS_JV_FLOAT) /* Python: round(int, n) is an int; round(True) is 1 */
-                return ts_jinja_int(v.kind == TS_JV_BOOL ? v.u.b : v.u.i);
-            r = nearbyint(x * scale) / scale; /* round-half-even, like Python's round() */
-        } else
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "method must be common, ceil or floor");
-        return ts_jinja_float(r);
-    }
-    if (!strcmp(f, "wordcount")) {
-        ts_jinja_value s = str_of(rt, v);
-        int64_t n = 0;
-        bool in_word = false;
-        size_t i = 0;
-        while (i < s.u.str.len) {
-            int32_t c = next_cp(s.u.str.s, s.u.str.len, &i);
-            bool w = c == '_' || is_alpha(c) || is_numeric(c);
-            if (w && !in_word) n++;
-            in_word = w;
-        }
-        return ts_jinja_int(n);
-    }
-    if (!strcmp(f, "reverse")) {
-        if (v.kind == TS_JV_STRING) {
-            ts_jinja_value l = ts_jinja_iterate(rt, v);
-            ts_jinja_buf b = {0};
-            for (size_t i = l.u.list->n; i-- > 0;)
-                ts_jinja_str(rt, &b, l.u.list->items[i]);
-            return ts_jinja_buf_value(rt, &b);
-        }
-        ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, l.u.list->n);
-        for (size_t i = l.u.list->n; i-- > 0;)
-            ts_jinja_list_push(rt, out, l.u.list->items[i]);
-        return out;
-    }
-    if (!strcmp(f, "select") || !strcmp(f, "reject"))
-        return select_items(rt, v, a, false, f[0] == 's');
-    if (!strcmp(f, "selectattr") || !strcmp(f, "rejectattr"))
-        return select_items(rt, v, a, true, f[0] == 's');
-    if (!strcmp(f, "map")) {
-        ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, l.u.list->n);
-        const ts_jinja_value *attr = arg(a, a->n_pos, "attribute");
-        if (attr) {
-            ts_jinja_value def = arg_or(a, a->n_pos, "default", ts_jinja_undefined(NULL));
-            for (size_t i = 0; i < l.u.list->n; i++) {
-                ts_jinja_value x = get_path(rt, l.u.list->items[i], *attr);
-                ts_jinja_list_push(
-                    rt, out, x.kind == TS_JV_UNDEFINED && def.kind != TS_JV_UNDEFINED ? def : x);
-            }
-            return out;
-        }
-        if (a->n_pos < 1)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "map needs a filter name or attribute=");
-        ts_jinja_value fname = want_str(rt, a->pos[0], "filter name");
-        char name[64];
-        snprintf(name, sizeof(name), "%.*s", (int)fname.u.str.len, fname.u.str.s);
-        if (!ts_jinja_is_filter(name))
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no filter named '%s'", name);
-        ts_jinja_args fa = {.pos = a->pos + 1,
-                            .n_pos = a->n_pos - 1,
-                            .kw_names = a->kw_names,
-                            .kw = a->kw,
-                            .n_kw = a->n_kw};
-        for (size_t i = 0; i < l.u.list->n; i++)
-            ts_jinja_list_push(rt, out, apply_filter(rt, name, l.u.list->items[i], &fa));
-        return out;
-    }
-    if (!strcmp(f, "unique")) {
-        bool cs = arg_bool(a, 0, "case_sensitive", false);
-        const ts_jinja_value *attr = arg(a, 1, "attribute");
-        ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, 0),
-                       seen = ts_jinja_list_new(rt, 0);
+    ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, l.u.list->n);
+    for (size_t i = l.u.list->n; i-- > 0;)
+        ts_jinja_list_push(rt, out, l.u.list->items[i]);
+    return out;
+}
+
+static ts_jinja_value filter_select(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return select_items(rt, v, a, false, true);
+}
+
+static ts_jinja_value filter_reject(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return select_items(rt, v, a, false, false);
+}
+
+static ts_jinja_value filter_selectattr(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return select_items(rt, v, a, true, true);
+}
+
+static ts_jinja_value filter_rejectattr(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return select_items(rt, v, a, true, false);
+}
+
+static ts_jinja_value filter_map(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, l.u.list->n);
+    const ts_jinja_value *attr = arg(a, a->n_pos, "attribute");
+    if (attr) {
+        ts_jinja_value def = arg_or(a, a->n_pos, "default", ts_jinja_undefined(NULL));
         for (size_t i = 0; i < l.u.list->n; i++) {
-            ts_jinja_value key = l.u.list->items[i];
-            if (attr && attr->kind != TS_JV_NONE) key = get_path(rt, key, *attr);
-            key = fold_case(rt, key, cs);
-            if (ts_jinja_contains(rt, seen, key)) continue;
-            ts_jinja_list_push(rt, seen, key);
-            ts_jinja_list_push(rt, out, l.u.list->items[i]);
+            ts_jinja_value x = get_path(rt, l.u.list->items[i], *attr);
+            ts_jinja_list_push(rt, out,
+                               x.kind == TS_JV_UNDEFINED && def.kind != TS_JV_UNDEFINED ? def : x);
         }
         return out;
     }
-    if (!strcmp(f, "sort")) {
-        bool reverse = arg_bool(a, 0, "reverse", false),
-             cs = arg_bool(a, 1, "case_sensitive", false);
-        const ts_jinja_value *attr = arg(a, 2, "attribute");
-        ts_jinja_value out = copy_list(rt, ts_jinja_iterate(rt, v));
-        size_t n = out.u.list->n;
-        ts_jinja_value *keys = ts_jinja_alloc(rt, (n ? n : 1) * sizeof(*keys));
-        for (size_t i = 0; i < n; i++) {
-            ts_jinja_value key = out.u.list->items[i];
-            if (attr && attr->kind != TS_JV_NONE) key = get_path(rt, key, *attr);
-            keys[i] = fold_case(rt, key, cs);
-        }
-        sort_by(rt, out.u.list->items, keys, n, reverse);
-        return out;
+    if (a->n_pos < 1)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "map needs a filter name or attribute=");
+    ts_jinja_value fname = want_str(rt, a->pos[0], "filter name");
+    char name[64];
+    snprintf(name, sizeof(name), "%.*s", (int)fname.u.str.len, fname.u.str.s);
+    const filter_entry *fe = find_filter(name);
+    if (!fe) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "no filter named '%s'", name);
+    ts_jinja_args fa = {.pos = a->pos + 1,
+                        .n_pos = a->n_pos - 1,
+                        .kw_names = a->kw_names,
+                        .kw = a->kw,
+                        .n_kw = a->n_kw};
+    /* The filter's own function, not ts_jinja_filter: each call is eager, as in jinja2. */
+    for (size_t i = 0; i < l.u.list->n; i++)
+        ts_jinja_list_push(rt, out, fe->fn(rt, l.u.list->items[i], &fa));
+    return out;
+}
+
+static ts_jinja_value filter_unique(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    bool cs = arg_bool(a, 0, "case_sensitive", false);
+    const ts_jinja_value *attr = arg(a, 1, "attribute");
+    ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, 0),
+                   seen = ts_jinja_list_new(rt, 0);
+    for (size_t i = 0; i < l.u.list->n; i++) {
+        ts_jinja_value key = l.u.list->items[i];
+        if (attr && attr->kind != TS_JV_NONE) key = get_path(rt, key, *attr);
+        key = fold_case(rt, key, cs);
+        if (ts_jinja_contains(rt, seen, key)) continue;
+        ts_jinja_list_push(rt, seen, key);
+        ts_jinja_list_push(rt, out, l.u.list->items[i]);
     }
-    if (!strcmp(f, "dictsort")) {
-        if (v.kind != TS_JV_DICT)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "dictsort needs a mapping");
-        bool cs = arg_bool(a, 0, "case_sensitive", false);
-        ts_jinja_value by = arg_or(a, 1, "by", ts_jinja_string_ref("key", 3));
-        bool reverse = arg_bool(a, 2, "reverse", false);
-        bool by_value =
-            by.kind == TS_JV_STRING && by.u.str.len == 5 && !memcmp(by.u.str.s, "value", 5);
-        ts_jinja_value out = call_method(rt, v, "items", a);
-        out.flags = 0; /* sorted() makes a list of the view */
-        size_t n = out.u.list->n;
-        ts_jinja_value *keys = ts_jinja_alloc(rt, (n ? n : 1) * sizeof(*keys));
-        for (size_t i = 0; i < n; i++)
-            keys[i] = fold_case(rt, out.u.list->items[i].u.list->items[by_value ? 1 : 0], cs);
-        sort_by(rt, out.u.list->items, keys, n, reverse);
-        return out;
+    return out;
+}
+
+static ts_jinja_value filter_sort(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    bool reverse = arg_bool(a, 0, "reverse", false), cs = arg_bool(a, 1, "case_sensitive", false);
+    const ts_jinja_value *attr = arg(a, 2, "attribute");
+    ts_jinja_value out = copy_list(rt, ts_jinja_iterate(rt, v));
+    size_t n = out.u.list->n;
+    ts_jinja_value *keys = ts_jinja_alloc(rt, (n ? n : 1) * sizeof(*keys));
+    for (size_t i = 0; i < n; i++) {
+        ts_jinja_value key = out.u.list->items[i];
+        if (attr && attr->kind != TS_JV_NONE) key = get_path(rt, key, *attr);
+        keys[i] = fold_case(rt, key, cs);
     }
-    if (!strcmp(f, "min") || !strcmp(f, "max")) return min_max(rt, v, a, f[1] == 'a');
-    if (!strcmp(f, "sum")) {
-        const ts_jinja_value *attr = arg(a, 0, "attribute");
-        ts_jinja_value total = arg_or(a, 1, "start", ts_jinja_int(0));
-        ts_jinja_value l = ts_jinja_iterate(rt, v);
-        for (size_t i = 0; i < l.u.list->n; i++) {
-            ts_jinja_value x = l.u.list->items[i];
-            if (attr && attr->kind != TS_JV_NONE) x = get_path(rt, x, *attr);
-            total = arith_add(rt, total, x);
-        }
-        return total;
+    sort_by(rt, out.u.list->items, keys, n, reverse);
+    return out;
+}
+
+static ts_jinja_value filter_dictsort(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    if (v.kind != TS_JV_DICT)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "dictsort needs a mapping");
+    bool cs = arg_bool(a, 0, "case_sensitive", false);
+    ts_jinja_value by = arg_or(a, 1, "by", ts_jinja_string_ref("key", 3));
+    bool reverse = arg_bool(a, 2, "reverse", false);
+    bool by_value = by.kind == TS_JV_STRING && by.u.str.len == 5 && !memcmp(by.u.str.s, "value", 5);
+    ts_jinja_value out = call_method(rt, v, "items", a);
+    out.flags = 0; /* sorted() makes a list of the view */
+    size_t n = out.u.list->n;
+    ts_jinja_value *keys = ts_jinja_alloc(rt, (n ? n : 1) * sizeof(*keys));
+    for (size_t i = 0; i < n; i++)
+        keys[i] = fold_case(rt, out.u.list->items[i].u.list->items[by_value ? 1 : 0], cs);
+    sort_by(rt, out.u.list->items, keys, n, reverse);
+    return out;
+}
+
+static ts_jinja_value filter_min(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return min_max(rt, v, a, false);
+}
+
+static ts_jinja_value filter_max(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return min_max(rt, v, a, true);
+}
+
+static ts_jinja_value filter_sum(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    const ts_jinja_value *attr = arg(a, 0, "attribute");
+    ts_jinja_value total = arg_or(a, 1, "start", ts_jinja_int(0));
+    ts_jinja_value l = ts_jinja_iterate(rt, v);
+    for (size_t i = 0; i < l.u.list->n; i++) {
+        ts_jinja_value x = l.u.list->items[i];
+        if (attr && attr->kind != TS_JV_NONE) x = get_path(rt, x, *attr);
+        total = arith_add(rt, total, x);
     }
-    if (!strcmp(f, "batch")) {
-        int64_t size = want_int(rt, *need(rt, a, 0, "batch"), "batch size");
-        if (size <= 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "batch size must be positive");
-        const ts_jinja_value *fill = arg(a, 1, "fill_with");
-        ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, 0),
-                       cur = ts_jinja_list_new(rt, 0);
-        for (size_t i = 0; i < l.u.list->n; i++) {
-            ts_jinja_list_push(rt, cur, l.u.list->items[i]);
-            if ((int64_t)cur.u.list->n == size) {
-                ts_jinja_list_push(rt, out, cur);
-                cur = ts_jinja_list_new(rt, 0);
-            }
-        }
-        if (cur.u.list->n) {
-            while (fill && fill->kind != TS_JV_NONE && (int64_t)cur.u.list->n < size)
-                ts_jinja_list_push(rt, cur, *fill);
+    return total;
+}
+
+static ts_jinja_value filter_batch(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    int64_t size = want_int(rt, *need(rt, a, 0, "batch"), "batch size");
+    if (size <= 0) ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "batch size must be positive");
+    const ts_jinja_value *fill = arg(a, 1, "fill_with");
+    ts_jinja_value l = ts_jinja_iterate(rt, v), out = ts_jinja_list_new(rt, 0),
+                   cur = ts_jinja_list_new(rt, 0);
+    for (size_t i = 0; i < l.u.list->n; i++) {
+        ts_jinja_list_push(rt, cur, l.u.list->items[i]);
+        if ((int64_t)cur.u.list->n == size) {
             ts_jinja_list_push(rt, out, cur);
+            cur = ts_jinja_list_new(rt, 0);
         }
-        return out;
     }
-    if (!strcmp(f, "attr")) {
-        ts_jinja_value name = want_str(rt, *need(rt, a, 0, "attr"), "attribute name");
-        return ts_jinja_getattr(rt, v, ts_jinja_string(rt, name.u.str.s, name.u.str.len).u.str.s);
+    if (cur.u.list->n) {
+        while (fill && fill->kind != TS_JV_NONE && (int64_t)cur.u.list->n < size)
+            ts_jinja_list_push(rt, cur, *fill);
+        ts_jinja_list_push(rt, out, cur);
     }
-    if (!strcmp(f, "indent")) {
-        /* jinja2 appends "\n" to the value, which only strings survive. */
-        if (v.kind != TS_JV_STRING)
-            ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "indent needs a string, not %s",
-                           ts_jinja_kind_name(v));
-        return indent(rt, v, a);
+    return out;
+}
+
+static ts_jinja_value filter_attr(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_value name = want_str(rt, *need(rt, a, 0, "attr"), "attribute name");
+    return ts_jinja_getattr(rt, v, ts_jinja_string(rt, name.u.str.s, name.u.str.len).u.str.s);
+}
+
+static ts_jinja_value filter_indent(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    /* jinja2 appends "\n" to the value, which only strings survive. */
+    if (v.kind != TS_JV_STRING)
+        ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "indent needs a string, not %s",
+                       ts_jinja_kind_name(v));
+    return indent(rt, v, a);
+}
+
+static ts_jinja_value filter_center(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    ts_jinja_args ca = {.pos = a->pos, .n_pos = a->n_pos};
+    ts_jinja_value w = ts_jinja_int(80);
+    if (!a->n_pos) {
+        ca.pos = &w;
+        ca.n_pos = 1;
     }
-    if (!strcmp(f, "center")) {
-        ts_jinja_args ca = {.pos = a->pos, .n_pos = a->n_pos};
-        ts_jinja_value w = ts_jinja_int(80);
-        if (!a->n_pos) {
-            ca.pos = &w;
-            ca.n_pos = 1;
-        }
-        return str_method(rt, str_of(rt, v), "center", &ca);
-    }
-    if (!strcmp(f, "format")) return percent_format(rt, str_of(rt, v), a->pos, a->n_pos, false);
-    ts_jinja_throw(rt, TS_ERR_INTERNAL, "filter '%s' has no implementation", f);
+    return str_method(rt, str_of(rt, v), "center", &ca);
+}
+
+static ts_jinja_value filter_format(ts_jinja_rt *rt, ts_jinja_value v, const ts_jinja_args *a)
+{
+    return percent_format(rt, str_of(rt, v), a->pos, a->n_pos, false);
+}
+
+/* Every filter the parser accepts, in strcmp order; aliases share a function. */
+static const filter_entry filters[] = {
+    {"abs", filter_abs, 0},
+    {"attr", filter_attr, 0},
+    {"batch", filter_batch, FILTER_GENERATOR},
+    {"capitalize", filter_capitalize, 0},
+    {"center", filter_center, 0},
+    {"count", filter_length, 0},
+    {"d", filter_default, 0},
+    {"default", filter_default, 0},
+    {"dictsort", filter_dictsort, 0},
+    {"e", filter_escape, 0},
+    {"escape", filter_escape, 0},
+    {"first", filter_first, 0},
+    {"float", filter_float, 0},
+    {"format", filter_format, 0},
+    {"indent", filter_indent, 0},
+    {"int", filter_int, 0},
+    {"items", filter_items, FILTER_GENERATOR},
+    {"join", filter_join, 0},
+    {"last", filter_last, 0},
+    {"length", filter_length, 0},
+    {"list", filter_list, 0},
+    {"lower", filter_lower, 0},
+    {"map", filter_map, FILTER_GENERATOR | FILTER_SKIPS_FALSE},
+    {"max", filter_max, 0},
+    {"min", filter_min, 0},
+    {"reject", filter_reject, FILTER_GENERATOR | FILTER_SKIPS_FALSE},
+    {"rejectattr", filter_rejectattr, FILTER_GENERATOR | FILTER_SKIPS_FALSE},
+    {"replace", filter_replace, 0},
+    {"reverse", filter_reverse, 0},
+    {"round", filter_round, 0},
+    {"safe", filter_string, 0},
+    {"select", filter_select, FILTER_GENERATOR | FILTER_SKIPS_FALSE},
+    {"selectattr", filter_selectattr, FILTER_GENERATOR | FILTER_SKIPS_FALSE},
+    {"sort", filter_sort, 0},
+    {"string", filter_string, 0},
+    {"sum", filter_sum, 0},
+    {"title", filter_title, 0},
+    {"tojson", filter_tojson, 0},
+    {"trim", filter_trim, 0},
+    {"unique", filter_unique, FILTER_GENERATOR},
+    {"upper", filter_upper, 0},
+    {"wordcount", filter_wordcount, 0},
+};
+
+/* A linear scan: the table is small and a lookup costs what the strcmp chain it replaced did. */
+static const filter_entry *find_filter(const char *name)
+{
+    for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
+        if (strcmp(filters[i].name, name) == 0) return &filters[i];
+    return NULL;
+}
+
+bool ts_jinja_is_filter(const char *name)
+{
+    return find_filter(name) != NULL;
 }
 
 ts_jinja_value ts_jinja_percent_format(ts_jinja_rt *rt, ts_jinja_value fmt, ts_jinja_value args)
@@ -1704,10 +2247,10 @@ ts_jinja_value ts_jinja_percent_format(ts_jinja_rt *rt, ts_jinja_value fmt, ts_j
  * surface then, or never (`{% if x | select(...) %}` is true and raises nothing). The filter
  * runs now; a failure becomes a generator that rethrows it when iterated. map/select/… skip a
  * false input without iterating it (`if value:`). */
-static ts_jinja_value lazy_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
+static ts_jinja_value lazy_filter(ts_jinja_rt *rt, const filter_entry *fe, ts_jinja_value v,
                                   const ts_jinja_args *a)
 {
-    bool guarded = strcmp(f, "unique") != 0 && strcmp(f, "batch") != 0 && strcmp(f, "items") != 0;
+    bool guarded = fe->flags & FILTER_SKIPS_FALSE;
     bool iterable = v.kind == TS_JV_LIST || v.kind == TS_JV_DICT || v.kind == TS_JV_STRING ||
                     v.kind == TS_JV_UNDEFINED;
     if (guarded && !iterable && !ts_jinja_truthy(v)) {
@@ -1722,7 +2265,7 @@ static ts_jinja_value lazy_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value
     ts_jinja_value volatile result = {0};
     rt->jump = &here;
     if (setjmp(here) == 0) {
-        result = apply_filter(rt, f, v, a);
+        result = fe->fn(rt, v, a);
         rt->jump = outer;
     } else {
         rt->jump = outer;
@@ -1741,19 +2284,20 @@ static ts_jinja_value lazy_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value
     return r;
 }
 
-static const char *const generator_filters[] = {
-    "map", "select", "reject", "selectattr", "rejectattr", "batch", "unique", "items", NULL};
-
 ts_jinja_value ts_jinja_filter(ts_jinja_rt *rt, const char *f, ts_jinja_value v,
                                const ts_jinja_args *a)
 {
+    const filter_entry *fe = find_filter(f);
+    /* The parser accepts only the names in the table. */
+    if (!fe) ts_jinja_throw(rt, TS_ERR_INTERNAL, "filter '%s' has no implementation", f);
     bool generator_in = v.kind == TS_JV_LIST && (v.flags & TS_JV_ITERATOR);
-    if (generator_in && (!strcmp(f, "length") || !strcmp(f, "count")))
+    if (generator_in && fe->fn == filter_length) /* length, count */
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "object of type 'generator' has no len()");
-    if (generator_in && !strcmp(f, "last"))
+    if (generator_in && fe->fn == filter_last)
         ts_jinja_throw(rt, TS_ERR_INVALID_ARGUMENT, "'generator' object is not reversible");
-    if (in_list(generator_filters, f)) return lazy_filter(rt, f, v, a);
-    ts_jinja_value r = apply_filter(rt, f, v, a);
-    if (r.kind == TS_JV_LIST && !strcmp(f, "reverse")) r.flags = generator_in ? 0 : TS_JV_ITERATOR;
+    if (fe->flags & FILTER_GENERATOR) return lazy_filter(rt, fe, v, a);
+    ts_jinja_value r = fe->fn(rt, v, a);
+    if (r.kind == TS_JV_LIST && fe->fn == filter_reverse)
+        r.flags = generator_in ? 0 : TS_JV_ITERATOR;
     return r;
 }
