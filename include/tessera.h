@@ -953,6 +953,7 @@ typedef struct ts_server_options {
     int64_t prefill_chunk;        /* prompt tokens prefilled between two decode steps */
     size_t encoder_cache_bytes;   /* the image encoder's cache */
     const char *kv_cache;         /* NULL/"f32" or "bf16" */
+    const char *quantize;         /* NULL, or "q8"/"q4": as ts_model_options (not with bundle_dir) */
     const char *cpu_level;        /* as ts_context_options */
     const char *compute;
     ts_log_level log_level;

@@ -37,5 +37,19 @@ check "compare prints the quantization" grep -q "^quantized q8: 22 matrices" "$o
 check "compare prints the logit error" grep -Eq "^prefill_logits +FAIL max \|diff\| 0\.[0-9]+" "$out"
 check "q8 keeps Llama's greedy tokens" grep -Eq "^generated_ids +ok" "$out"
 
+# serve --quantize: the server answers with the quantized model, as run does with it.
+port=$((20000 + RANDOM % 20000))
+"$bin" serve -m "$m" --quantize q8 --port $port --slots 1 --threads 1 2>"$out.serve" &
+srv=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
+served=$(curl -s "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' \
+    -d '{"prompt":"Hello","max_tokens":4,"temperature":0,"ignore_eos":true}' | grep -o '"text":"[^"]*"')
+kill $srv; wait $srv 2>/dev/null
+ran=$("$bin" run -m "$m" --quantize q8 -p "Hello" --raw --max-tokens 4 --temperature 0 --ignore-eos --json 2>/dev/null | grep -o '"text":"[^"]*"')
+check "serve --quantize q8 answers as run --quantize q8 does" test -n "$served" -a "$served" = "$ran"
+"$bin" serve -m "$m" --quantize q8 --bundle /nonexistent --port $port >"$out" 2>&1
+check "serve --quantize with --bundle is refused" grep -q "does not apply to a bundle" "$out"
+rm -f "$out.serve"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -49,6 +49,7 @@ static void usage(void)
            "  --threads N                model threads (default: every core)\n"
            "  --media-threads N          image encoder threads (default: as --threads)\n"
            "  --kv-cache f32|bf16        KV cache element type\n"
+           "  --quantize q8|q4           quantize the language model's matrices at load (as for run)\n"
            "  --cpu LEVEL, --compute f32|bf16|bf16x2   as for run\n"
            "  --name NAME                the model id reported by /v1/models (default: the folder name)\n"
            "  --bundle DIR               run through this StableHLO bundle of the model (tessera export): its\n"
@@ -126,6 +127,7 @@ int cmd_serve(int argc, char **argv)
         else if (ts_cli_match(argc, argv, &i, "--allowed-origins", &v)) text = &o.allowed_origins;
         else if (ts_cli_match(argc, argv, &i, "--media-root", &v)) text = &o.media_root;
         else if (ts_cli_match(argc, argv, &i, "--kv-cache", &v)) text = &o.kv_cache;
+        else if (ts_cli_match(argc, argv, &i, "--quantize", &v)) text = &o.quantize;
         else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) text = &o.cpu_level;
         else if (ts_cli_match(argc, argv, &i, "--compute", &v)) text = &o.compute;
         else if (ts_cli_match(argc, argv, &i, "--name", &v)) text = &o.model_name;

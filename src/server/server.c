@@ -296,9 +296,12 @@ static ts_status load(srv_server *s, ts_error *err)
     const char *text_dir = o->synthetic ? o->tokenizer_dir : o->model_dir;
     if (!text_dir || (o->synthetic && o->model_dir))
         return fail_start(err, TS_ERR_INVALID_ARGUMENT, "serve: give a model folder, or a synthetic preset with a tokenizer folder");
-    ts_model_options mo = {.kv_cache = o->kv_cache};
+    if (o->quantize && o->bundle_dir)
+        return fail_start(err, TS_ERR_INVALID_ARGUMENT, "serve: --quantize does not apply to a bundle (its modules take the checkpoint's weights)");
+    ts_model_options mo = {.kv_cache = o->kv_cache, .quantize = o->quantize};
     st = o->synthetic ? ts_model_create_synthetic(s->ctx, o->synthetic, TS_DTYPE_BF16, &s->model, err)
                       : ts_model_load(s->ctx, o->model_dir, &mo, &s->model, err);
+    if (!st && o->synthetic && o->quantize) st = ts_model_quantize(s->model, o->quantize, err);
     if (st) return st;
     if ((st = ts_tokenizer_load(text_dir, &s->tok, err))) return st;
     st = ts_chat_template_load(text_dir, NULL, &s->tmpl, err);
