@@ -33,22 +33,14 @@ export UBSAN_OPTIONS=print_stacktrace=1
 failed=0
 
 # start NAME ARGS...: sets PORT_NAME and PID_NAME.
+source "$ROOT/tests/server/launch.sh"
 start() {
-    local name=$1 port=
+    local name=$1
     shift
-    : >"$TMP/$name.err"
-    "$BIN" serve --port 0 "$@" 2>"$TMP/$name.err" &
-    local pid=$!
-    PIDS+=("$pid")
-    for _ in $(seq 600); do
-        port=$(sed -n 's/^tessera serve: listening on http:\/\/127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$TMP/$name.err")
-        [ -n "$port" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    [ -n "$port" ] || { echo "FAIL: server $name did not start: $(cat "$TMP/$name.err")"; exit 1; }
-    printf -v "PORT_$name" %s "$port"
-    printf -v "PID_$name" %s "$pid"
+    launch_server "$TMP/$name.err" "$@"
+    PIDS+=("$LAUNCHED_PID")
+    printf -v "PORT_$name" %s "$LAUNCHED_PORT"
+    printf -v "PID_$name" %s "$LAUNCHED_PID"
 }
 
 stop() {

@@ -57,26 +57,16 @@ export ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=16
 export UBSAN_OPTIONS=print_stacktrace=1
 
 # start_server NAME ARGS...: starts `tessera serve --port 0 ARGS`; sets PORT[NAME] and SPID[NAME].
+source "$ROOT/tests/server/launch.sh"
 start_server() {
     local name=$1
     shift
-    "$BIN" serve --port 0 "$@" 2>"$TMP/$name.err" &
-    local pid=$! port=
-    echo "$pid" >"$TMP/$name.pid"
     SERVERS+=("$name")
-    for _ in $(seq 600); do
-        port=$(sed -n 's/^tessera serve: listening on http:\/\/127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$TMP/$name.err")
-        [ -n "$port" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    if [ -z "$port" ]; then
-        echo "FAIL: server $name did not start: $(cat "$TMP/$name.err")" >&2
-        exit 1
-    fi
-    PORT[$name]=$port
-    SPID[$name]=$pid
-    echo "server $name: pid $pid, port $port ($*)"
+    launch_server "$TMP/$name.err" "$@"
+    echo "$LAUNCHED_PID" >"$TMP/$name.pid"
+    PORT[$name]=$LAUNCHED_PORT
+    SPID[$name]=$LAUNCHED_PID
+    echo "server $name: pid $LAUNCHED_PID, port $LAUNCHED_PORT ($*)"
 }
 
 # stop_server NAME: SIGTERM, then the exit status (0) and stderr (no sanitizer report).

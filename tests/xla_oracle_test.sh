@@ -7,23 +7,8 @@
 # inputs and through the chain), batched decode of 3 ragged slots = each alone; qwen2 again with
 # its BF16 weights.
 # Needs .venv (scripts/install-deps; `make test` installs it): without it the test fails.
-set -u
-bin=${TS_BIN:?TS_BIN not set}
-root=${TS_ROOT:?TS_ROOT not set}
-build=${TS_BUILD:?TS_BUILD not set}
-py=$root/.venv/bin/python
-if ! "$py" -c "import jax, jaxlib, ml_dtypes" 2>/dev/null; then
-    echo "FAIL: the compiler oracles are not installed in $root/.venv (run scripts/install-deps; make test does)"
-    exit 1
-fi
-work=$(mktemp -d "$build/xla-oracle.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fix=$root/tests/fixtures
-pass=0 fail=0
-check() { # description, condition…
-    local what=$1; shift
-    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
+ORACLE_IMPORTS="jax, jaxlib, ml_dtypes" ORACLE_NAME=xla-oracle
+. "${TS_ROOT:?TS_ROOT not set}/tests/oracle/compiler_oracle_prologue.sh"
 
 xla_case() { # case, model folder, export flags…
     local case=$1 model=$2; shift 2

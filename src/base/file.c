@@ -1,5 +1,6 @@
 /* file.c — whole-file reads and read-only mappings. */
 #include "base/file.h"
+#include "base/sha256.h"
 #include "base/error.h"
 
 #include <errno.h>
@@ -83,4 +84,15 @@ void ts_mapping_close(ts_mapping *map)
     if (map->data) munmap((void *)map->data, map->size);
     map->data = NULL;
     map->size = 0;
+}
+
+ts_status ts_file_sha256(const char *path, char out[65], ts_error *err)
+{
+    char *data;
+    size_t len;
+    ts_status st = ts_file_read(path, &data, &len, err);
+    if (st != TS_OK) return st;
+    ts_sha256_hex(data, len, out);
+    free(data);
+    return TS_OK;
 }

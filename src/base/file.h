@@ -10,6 +10,8 @@
 
 ts_status ts_file_read(const char *path, char **data, size_t *len, ts_error *err);
 bool ts_file_exists(const char *path);
+/* The SHA-256 of a whole file, as 64 lowercase hex digits. */
+ts_status ts_file_sha256(const char *path, char out[65], ts_error *err);
 /* dir + "/" + name into buf; an error if it does not fit. */
 ts_status ts_path_join(char *buf, size_t cap, const char *dir, const char *name, ts_error *err);
 

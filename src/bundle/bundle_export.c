@@ -44,14 +44,9 @@ static ts_status write_file(const char *path, const char *text, ts_error *err)
 
 ts_status ts_bundle_config_digest(const char *model_dir, char out[65], ts_error *err)
 {
-    char path[1024], *text;
-    size_t len;
+    char path[1024];
     ts_status st = ts_path_join(path, sizeof(path), model_dir, "config.json", err);
-    if (st == TS_OK) st = ts_file_read(path, &text, &len, err);
-    if (st != TS_OK) return st;
-    ts_sha256_hex(text, len, out);
-    free(text);
-    return TS_OK;
+    return st == TS_OK ? ts_file_sha256(path, out, err) : st;
 }
 
 static const char *entry_file(ts_entry e)

@@ -3,7 +3,6 @@
 
 #include "base/error.h"
 #include "base/file.h"
-#include "base/sha256.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -99,17 +98,6 @@ static int run_capture(char *const *argv, char *out, size_t cap)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-static ts_status file_digest(const char *path, char out[65], ts_error *err)
-{
-    char *data;
-    size_t len;
-    ts_status st = ts_file_read(path, &data, &len, err);
-    if (st != TS_OK) return st;
-    ts_sha256_hex(data, len, out);
-    free(data);
-    return TS_OK;
-}
-
 ts_status ts_portable_write(const char *bundle_dir, const char *python, ts_manifest *m, ts_error *err)
 {
     int n = ts_manifest_module_count(m);
@@ -144,7 +132,7 @@ ts_status ts_portable_write(const char *bundle_dir, const char *python, ts_manif
             st = ts_error_set(err, TS_ERR_FORMAT, "--portable: %s did not report the serializer's version", python);
         else snprintf(m->portable.producer, sizeof(m->portable.producer), "%.63s", line);
     }
-    for (int i = 0; i < n && st == TS_OK; i++) st = file_digest(paths[2 * i + 1], m->portable.sha256[i], err);
+    for (int i = 0; i < n && st == TS_OK; i++) st = ts_file_sha256(paths[2 * i + 1], m->portable.sha256[i], err);
     if (st == TS_OK) snprintf(m->portable.target, sizeof(m->portable.target), "%s", TS_PORTABLE_TARGET);
     free(argv);
     free(paths);
@@ -159,7 +147,7 @@ ts_status ts_portable_check(const char *bundle_dir, const ts_manifest *m, ts_err
         char artifact[256], path[1200], digest[65];
         ts_portable_file(ts_manifest_module_file(m, i), artifact, sizeof(artifact));
         snprintf(path, sizeof(path), "%s/%s", bundle_dir, artifact);
-        ts_status st = file_digest(path, digest, err);
+        ts_status st = ts_file_sha256(path, digest, err);
         if (st != TS_OK) return ts_error_set(err, st, "portable artifact %s: missing or unreadable", artifact);
         if (strcmp(digest, m->portable.sha256[i]) != 0)
             return ts_error_set(err, TS_ERR_FORMAT, "portable artifact %s: its SHA-256 %.16s… is not the manifest's %.16s…", artifact,

@@ -10,23 +10,8 @@
 # finish; $work, $py, $root, $fix.
 # Needs .venv (scripts/install-deps; `make test` installs it): without it the test fails, it does
 # not skip. Bundles and .vmfb files live in the build folder and are removed at the end.
-set -u
-bin=${TS_BIN:?TS_BIN not set}
-root=${TS_ROOT:?TS_ROOT not set}
-build=${TS_BUILD:?TS_BUILD not set}
-py=$root/.venv/bin/python
-if ! "$py" -c "import iree.runtime, iree.compiler, ml_dtypes" 2>/dev/null; then
-    echo "FAIL: the compiler oracles are not installed in $root/.venv (run scripts/install-deps; make test does)"
-    exit 1
-fi
-work=$(mktemp -d "$build/iree-oracle.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-fix=$root/tests/fixtures
-pass=0 fail=0
-check() { # description, condition…
-    local what=$1; shift
-    if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
-}
+ORACLE_IMPORTS="iree.runtime, iree.compiler, ml_dtypes" ORACLE_NAME=iree-oracle
+. "${TS_ROOT:?TS_ROOT not set}/tests/oracle/compiler_oracle_prologue.sh"
 ids() { sed -n 's/.*"generated_ids":\[\([0-9,]*\)\].*/\1/p'; }
 
 # bundle name, model case, export flags…: exported with the freshly built tessera, compiled once.

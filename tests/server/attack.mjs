@@ -9,7 +9,7 @@
 import net from 'node:net';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { a, env, runCases, sleep, waitMetrics } from './lib.mjs';
+import { a, env, http as libHttp, runCases, sleep, waitMetrics } from './lib.mjs';
 
 const VL_PORT = Number(env('TS_VL_PORT'));
 const PORT = Number(env('TS_PORT')), KEY_PORT = Number(env('TS_KEY_PORT')), TIGHT = Number(env('TS_TIGHT_PORT'));
@@ -19,21 +19,8 @@ const rssMB = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${
 // lib.mjs's http with a time limit: a request the server never answers is a failed assertion
 // here, not a hung suite. A transport error is { status: 'error CODE' }.
 async function http(port, method, route, body, headers = {}, ms = 20000) {
-    const init = { method, headers: { ...headers }, signal: AbortSignal.timeout(ms) };
-    if (body !== undefined) {
-        init.body = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
-        if (!init.headers['Content-Type']) init.headers['Content-Type'] = 'application/json';
-    }
     try {
-        const r = await fetch(`http://127.0.0.1:${port}${route}`, init);
-        const text = await r.text();
-        let json;
-        try {
-            json = JSON.parse(text);
-        } catch {
-            json = undefined;
-        }
-        return { status: r.status, headers: r.headers, text, json };
+        return await libHttp(port, method, route, body, headers, ms);
     } catch (e) {
         return { status: `error ${e.cause?.code || e.name}`, headers: new Headers(), text: '', json: undefined };
     }

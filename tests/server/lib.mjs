@@ -58,9 +58,11 @@ export async function client(port, apiKey = 'unused') {
     return new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey, maxRetries: 0, timeout: 600000 });
 }
 
-// A request with plain fetch: { status, headers, text, json (undefined when not JSON) }.
-export async function http(port, method, route, body, headers = {}) {
+// A request with plain fetch: { status, headers, text, json (undefined when not JSON) }; with ms,
+// aborted after that many milliseconds.
+export async function http(port, method, route, body, headers = {}, ms = undefined) {
     const init = { method, headers: { ...headers } };
+    if (ms !== undefined) init.signal = AbortSignal.timeout(ms);
     if (body !== undefined) {
         init.body = typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body);
         if (!init.headers['Content-Type']) init.headers['Content-Type'] = 'application/json';
