@@ -144,20 +144,15 @@ const ts_tensor_info *ts_checkpoint_find(const ts_checkpoint *ckpt, const char *
 
 /* ---------------------------------------------------------------- model folder */
 
-typedef enum ts_family {
-    TS_FAMILY_QWEN2 = 0,
-    TS_FAMILY_QWEN3,
-    TS_FAMILY_LLAMA,
-    TS_FAMILY_QWEN2_VL,
-    TS_FAMILY_QWEN2_5_VL,
-    TS_FAMILY_QWEN3_VL,
-    TS_FAMILY_QWEN3_VL_MOE,
-    TS_FAMILY_LLAVA,
-    TS_FAMILY_GEMMA3,
-    TS_FAMILY_COUNT
-} ts_family;
+/* A model family: everything Tessera knows about one kind of checkpoint (config keys, weights,
+ * processor, tower, prompt rules, positions), described once in src/models/<family>/. Opaque;
+ * families are static and never freed. */
+typedef struct ts_family_desc ts_family_desc;
+typedef const ts_family_desc *ts_family;
 
-const char *ts_family_name(ts_family family); /* the Hugging Face model_type */
+const char *ts_family_name(ts_family family); /* the Hugging Face model_type; "unknown family" for NULL */
+/* The family that reads config.json's model_type `model_type`; NULL when Tessera has none. */
+ts_family ts_family_find(const char *model_type);
 
 enum { TS_MODALITY_TEXT = 1u << 0, TS_MODALITY_IMAGE = 1u << 1, TS_MODALITY_AUDIO = 1u << 2 };
 

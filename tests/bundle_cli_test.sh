@@ -62,7 +62,7 @@ grep -q "no vision.main entries" "$work/nov.err"
 check "the refusal says why" test $? -eq 0
 "$bin" export -m "$model" -o "$work/novl" --vision-patches 64 >/dev/null 2>"$work/novl.err"
 check "vision buckets for a text model are refused" test $? -eq 1
-grep -q "Qwen2-VL, Qwen3-VL and LLaVA towers only" "$work/novl.err"
+grep -q "towers of qwen2_vl, qwen3_vl, qwen3_vl_moe, llava only" "$work/novl.err"
 check "the refusal says which towers export" test $? -eq 0
 "$bin" export -m "$vl" -o "$work/bad" --vision-patches 256,64 >/dev/null 2>&1
 check "descending vision buckets are refused" test $? -eq 1

@@ -29,8 +29,8 @@
 #include "bundle/portable.h"
 #include "cpu/executor.h"
 #include "export/reader.h"
-#include "models/qwen2_vl_vision.h"
-#include "models/qwen3_vl_vision.h"
+#include "models/qwen2_vl/qwen2_vl_vision.h"
+#include "models/qwen3_vl/qwen3_vl_vision.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -14,7 +14,8 @@
 #include "base/error.h"
 #include "engine/model.h"
 #include "engine/vision.h"
-#include "models/mrope_index.h"
+#include "models/family.h"
+#include "models/vision_grid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -86,7 +87,7 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
         if (!(hid[l] = malloc(sizeof(float) * (size_t)(n * hidden)))) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "compare: out of memory");
     for (int64_t i = 0; st == TS_OK && i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
 
-    /* Vision and positions (Qwen-VL references). */
+    /* Vision and positions. */
     const ts_tensor_info *pixels = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
     const ts_tensor_info *embeds_ref = ts_checkpoint_find(ref, "image_embeds"), *pos_ref = ts_checkpoint_find(ref, "position_ids");
     ts_vision *vision = ts_model_vision(m);
@@ -97,7 +98,7 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
         grids[g] = (ts_vision_grid){v[0], v[1], v[2]};
     }
     if (st == TS_OK && vision && pixels && !grid && embeds_ref && pixels->n_dims == 4) {
-        /* LLaVA: [images, 3, S, S], one fixed-size tower call for all of them. */
+        /* Fixed-size images [images, 3, S, S], one tower call for all of them. */
         ts_pixel_values pv = {.data = (float *)pixels->data, .n_dims = 4};
         for (int d = 0; d < 4; d++) pv.shape[d] = pixels->shape[d];
         int64_t rows;
@@ -120,8 +121,11 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
     int64_t delta = 0;
     bool mrope = pos_ref && pos_ref->n_dims == 3;
     if (st == TS_OK && mrope) {
-        st = ts_mrope_index(ids, n, (int32_t)cfg->image_token_id, grids, n_images, cfg->vision.spatial_merge_size,
-                            cfg->family == TS_FAMILY_QWEN2_5_VL ? cfg->vision.tokens_per_second : 0, positions, &delta, err);
+        ts_pixel_values by_grid[16] = {{0}};
+        for (int g = 0; g < n_images && g < 16; g++) memcpy(by_grid[g].grid_thw, &grids[g], sizeof(by_grid[g].grid_thw));
+        st = cfg->family->positions ? cfg->family->positions(cfg, ids, (size_t)n, by_grid, n_images, positions, &delta, err)
+                                    : ts_error_set(err, TS_ERR_FORMAT, "compare: the reference has 3-axis positions, %s has none",
+                                                   ts_family_name(cfg->family));
         int64_t wrong = 0;
         for (int64_t i = 0; st == TS_OK && i < 3 * n; i++) wrong += positions[i] != ((const int64_t *)pos_ref->data)[i];
         const ts_tensor_info *d = ts_checkpoint_find(ref, "rope_deltas");
@@ -138,7 +142,6 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
         int64_t next = 0;
         for (int64_t i = 0; st == TS_OK && image && i < n; i++)
             if (ids[i] == cfg->image_token_id) memcpy(inputs + i * hidden, image + (next++) * hidden, sizeof(float) * (size_t)hidden);
-        /* Gemma3 scales text rows by sqrt(hidden) in the reference's LM input; not built yet. */
         if (st == TS_OK && (image || !n_images)) compare_floats(&s, "lm_inputs_embeds", inputs, inputs_ref);
         memcpy(inputs, inputs_ref->data, sizeof(float) * (size_t)(n * hidden));
     }

@@ -1,13 +1,12 @@
 /* prompt.c — image placeholders of a rendered chat prompt expanded into the tokens each image
  * becomes, at the text level as the Hugging Face processors do (so tokenization around them is
- * the reference's):
- *   Qwen2-VL, Qwen2.5-VL, Qwen3-VL: <|image_pad|> → <|image_pad|> × tokens (t·h·w / merge²);
- *   LLaVA: <image> → <image> × tokens (the tower's patch count);
- *   Gemma3: <start_of_image> → "\n\n" <start_of_image> <image_soft_token> × tokens <end_of_image> "\n\n".
+ * the reference's), by the family's rule (ts_image_prompt):
+ *   REPEAT:  <image> → <image> × tokens (the tokens the tower's rows fill);
+ *   WRAPPED: <start> → "\n\n" <start> <image> × tokens <end> "\n\n".
  * The token strings come from the tokenizer by the config's ids, never from literals.
  */
 #include "base/error.h"
-#include "tessera.h"
+#include "models/family.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +45,14 @@ ts_status ts_prompt_expand_images(const ts_model_config *cfg, const ts_tokenizer
                                   const int64_t *tokens_per_image, int n_images, char **out, size_t *out_len, ts_error *err)
 {
     *out = NULL;
-    bool gemma = cfg->family == TS_FAMILY_GEMMA3;
+    if (!cfg->family || cfg->family->image_prompt == TS_IMAGE_PROMPT_NONE)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: prompts with images are not supported for this model", ts_family_name(cfg->family));
+    bool wrapped = cfg->family->image_prompt == TS_IMAGE_PROMPT_WRAPPED;
     const char *image = token_text(tok, cfg->image_token_id, "image", err);
-    const char *boi = gemma ? token_text(tok, cfg->vision_start_token_id, "start-of-image", err) : NULL;
-    const char *eoi = gemma ? token_text(tok, cfg->vision_end_token_id, "end-of-image", err) : NULL;
-    if (!image || (gemma && (!boi || !eoi))) return err ? err->status : TS_ERR_FORMAT;
-    const char *placeholder = gemma ? boi : image;
+    const char *boi = wrapped ? token_text(tok, cfg->vision_start_token_id, "start-of-image", err) : NULL;
+    const char *eoi = wrapped ? token_text(tok, cfg->vision_end_token_id, "end-of-image", err) : NULL;
+    if (!image || (wrapped && (!boi || !eoi))) return err ? err->status : TS_ERR_FORMAT;
+    const char *placeholder = wrapped ? boi : image;
     size_t p_len = strlen(placeholder), i_len = strlen(image);
     text t = {0};
     put(&t, "", 0);
@@ -70,9 +71,9 @@ ts_status ts_prompt_expand_images(const ts_model_config *cfg, const ts_tokenizer
         }
         put(&t, at, (size_t)(hit - at));
         if (seen < n_images) {
-            if (gemma) put(&t, "\n\n", 2), put(&t, boi, strlen(boi));
+            if (wrapped) put(&t, "\n\n", 2), put(&t, boi, strlen(boi));
             for (int64_t k = 0; k < tokens_per_image[seen]; k++) put(&t, image, i_len);
-            if (gemma) put(&t, eoi, strlen(eoi)), put(&t, "\n\n", 2);
+            if (wrapped) put(&t, eoi, strlen(eoi)), put(&t, "\n\n", 2);
         }
         seen++;
         at = hit + p_len;

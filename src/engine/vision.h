@@ -6,7 +6,7 @@
 #ifndef TS_ENGINE_VISION_H
 #define TS_ENGINE_VISION_H
 
-#include "models/qwen2_vl_vision.h"
+#include "models/decoder.h"
 #include "tessera.h"
 
 #include "engine/encoder_cache.h"

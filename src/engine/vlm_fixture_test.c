@@ -118,10 +118,10 @@ static void test_cross_image_isolation(void)
         CHECK_INT_EQ(ts_image_load(pngs[i], NULL, &img, &err), TS_OK);
         int w = img.width, h = img.height;
         uint8_t *rgb = img.rgb;
-        CHECK_INT_EQ(ts_preprocess_image(&pc, TS_FAMILY_QWEN2_VL, rgb, w, h, NULL, &first[i], &err), TS_OK);
+        CHECK_INT_EQ(ts_preprocess_image(&pc, ts_family_find("qwen2_vl"), rgb, w, h, NULL, &first[i], &err), TS_OK);
         if (i == 1)
             for (size_t k = 0; k < (size_t)w * (size_t)h * 3; k++) rgb[k] = (uint8_t)(255 - rgb[k]); /* a different image B */
-        CHECK_INT_EQ(ts_preprocess_image(&pc, TS_FAMILY_QWEN2_VL, rgb, w, h, NULL, &second[i], &err), TS_OK);
+        CHECK_INT_EQ(ts_preprocess_image(&pc, ts_family_find("qwen2_vl"), rgb, w, h, NULL, &second[i], &err), TS_OK);
         ts_image_free(&img);
     }
     float *a, *b;
@@ -160,7 +160,7 @@ static void test_cross_image_isolation(void)
     ts_image img;
     ts_image_budget budget = {.max_pixels = 28 * 28 * 16};
     CHECK_INT_EQ(ts_image_load(pngs[0], NULL, &img, &err), TS_OK);
-    CHECK_INT_EQ(ts_preprocess_image(&pc, TS_FAMILY_QWEN2_VL, img.rgb, img.width, img.height, &budget, &small, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&pc, ts_family_find("qwen2_vl"), img.rgb, img.width, img.height, &budget, &small, &err), TS_OK);
     float *c4;
     int64_t r4;
     CHECK_INT_EQ(ts_vision_encode(v, &small, 1, &c4, &r4, &err), TS_OK);

@@ -55,7 +55,7 @@ static void test_text_fixtures(void)
 {
     ts_model_config c;
     if (load_fixture("qwen2", &c)) {
-        CHECK_INT_EQ(c.family, TS_FAMILY_QWEN2);
+        CHECK_STR_EQ(ts_family_name(c.family), "qwen2");
         CHECK_STR_EQ(c.architecture, "Qwen2ForCausalLM");
         check_qwen_lm(&c.text);
         CHECK_INT_EQ(c.text.head_dim, 16);
@@ -74,13 +74,13 @@ static void test_text_fixtures(void)
         CHECK_INT_EQ(c.image_token_id, -1);
     }
     if (load_fixture("qwen3", &c)) {
-        CHECK_INT_EQ(c.family, TS_FAMILY_QWEN3);
+        CHECK_STR_EQ(ts_family_name(c.family), "qwen3");
         check_qwen_lm(&c.text);
         CHECK_INT_EQ(c.text.head_dim, 32);
         CHECK(!c.text.attention_bias);
     }
     if (load_fixture("llama", &c)) {
-        CHECK_INT_EQ(c.family, TS_FAMILY_LLAMA);
+        CHECK_STR_EQ(ts_family_name(c.family), "llama");
         CHECK_INT_EQ(c.text.num_key_value_heads, 2);
         CHECK_INT_EQ(c.text.head_dim, 16);
         CHECK_INT_EQ(c.text.max_position_embeddings, 131072);
@@ -107,7 +107,7 @@ static void test_qwen_vl_fixtures(void)
             CHECK(!"qwen2_vl fixture loads");
             continue;
         }
-        CHECK_INT_EQ(c.family, TS_FAMILY_QWEN2_VL);
+        CHECK_STR_EQ(ts_family_name(c.family), "qwen2_vl");
         check_qwen_lm(&c.text);
         CHECK_INT_EQ(c.text.mrope_section[0], 2);
         CHECK_INT_EQ(c.text.mrope_section[1], 3);
@@ -133,7 +133,7 @@ static void test_qwen_vl_fixtures(void)
         CHECK_INT_EQ(c.vision_end_token_id, 1290);
     }
     if (load_fixture("qwen2_5_vl", &c)) {
-        CHECK_INT_EQ(c.family, TS_FAMILY_QWEN2_5_VL);
+        CHECK_STR_EQ(ts_family_name(c.family), "qwen2_5_vl");
         check_qwen_lm(&c.text);
         CHECK_INT_EQ(c.vision.depth, 4);
         CHECK_INT_EQ(c.vision.hidden_size, 48);
@@ -146,7 +146,7 @@ static void test_qwen_vl_fixtures(void)
         CHECK_STR_EQ(c.vision.hidden_act, "silu");
     }
     if (load_fixture("qwen3_vl", &c)) {
-        CHECK_INT_EQ(c.family, TS_FAMILY_QWEN3_VL);
+        CHECK_STR_EQ(ts_family_name(c.family), "qwen3_vl");
         check_qwen_lm(&c.text);
         CHECK_STR_EQ(c.text.model_type, "qwen3_vl_text");
         CHECK_INT_EQ(c.text.head_dim, 32);
@@ -167,7 +167,7 @@ static void test_qwen_vl_fixtures(void)
         CHECK_INT_EQ(c.eos_token_ids[0], 1282);
     }
     if (load_fixture("qwen3_vl_moe", &c)) {
-        CHECK_INT_EQ(c.family, TS_FAMILY_QWEN3_VL_MOE);
+        CHECK_STR_EQ(ts_family_name(c.family), "qwen3_vl_moe");
         CHECK_INT_EQ(c.text.num_experts, 4);
         CHECK_INT_EQ(c.text.num_experts_per_tok, 2);
         CHECK_INT_EQ(c.text.moe_intermediate_size, 48);
@@ -180,7 +180,7 @@ static void test_llava_gemma3_fixtures(void)
 {
     ts_model_config c;
     if (load_fixture("llava", &c)) {
-        CHECK_INT_EQ(c.family, TS_FAMILY_LLAVA);
+        CHECK_STR_EQ(ts_family_name(c.family), "llava");
         CHECK_STR_EQ(c.text.model_type, "llama");
         CHECK_INT_EQ(c.text.hidden_size, 64);
         CHECK_INT_EQ(c.text.num_key_value_heads, 4);
@@ -211,7 +211,7 @@ static void test_llava_gemma3_fixtures(void)
         CHECK_STR_EQ(c.vision.hidden_act, "gelu_pytorch_tanh");
     }
     if (load_fixture("gemma3", &c)) {
-        CHECK_INT_EQ(c.family, TS_FAMILY_GEMMA3);
+        CHECK_STR_EQ(ts_family_name(c.family), "gemma3");
         CHECK_STR_EQ(c.text.model_type, "gemma3_text");
         CHECK_INT_EQ(c.text.num_hidden_layers, 4);
         CHECK_INT_EQ(c.text.head_dim, 32);
@@ -267,7 +267,7 @@ static void test_published_defaults(void)
     const char *gemma = "{\"model_type\":\"gemma3_text\",\"hidden_size\":1152,"
                         "\"num_hidden_layers\":26,\"intermediate_size\":6912}";
     CHECK_INT_EQ(parse(gemma, &c, &err), TS_OK);
-    CHECK_INT_EQ(c.family, TS_FAMILY_GEMMA3);
+    CHECK_STR_EQ(ts_family_name(c.family), "gemma3");
     CHECK(!c.has_vision);
     CHECK_INT_EQ(c.modalities, TS_MODALITY_TEXT);
     CHECK_INT_EQ(c.text.vocab_size, 262208);
@@ -425,9 +425,14 @@ static void test_errors(void)
                       "\"vision_config\":{}}",
                       TS_ERR_UNSUPPORTED, "text_config.dense layers in an MoE model");
 
-    for (int f = 0; f < TS_FAMILY_COUNT; f++) CHECK(strcmp(ts_family_name((ts_family)f), "unknown family") != 0);
-    CHECK_STR_EQ(ts_family_name(TS_FAMILY_QWEN2_5_VL), "qwen2_5_vl");
-    CHECK_STR_EQ(ts_family_name(TS_FAMILY_GEMMA3), "gemma3");
+    static const char *const all_types[] = {"qwen2", "qwen3", "llama", "qwen2_vl", "qwen2_5_vl",
+                                            "qwen3_vl", "qwen3_vl_moe", "llava", "gemma3", "gemma3_text"};
+    for (size_t f = 0; f < sizeof(all_types) / sizeof(all_types[0]); f++) CHECK(strcmp(ts_family_name(ts_family_find(all_types[f])), "unknown family") != 0);
+    CHECK(ts_family_find("mistral") == NULL);
+    CHECK_STR_EQ(ts_family_name(NULL), "unknown family");
+    CHECK(ts_family_find("gemma3_text") == ts_family_find("gemma3"));
+    CHECK_STR_EQ(ts_family_name(ts_family_find("qwen2_5_vl")), "qwen2_5_vl");
+    CHECK_STR_EQ(ts_family_name(ts_family_find("gemma3")), "gemma3");
 
     CHECK_INT_EQ(ts_model_config_load("/nonexistent-dir", &c, &err), TS_ERR_NOT_FOUND);
     CHECK_CONTAINS(err.message, "/nonexistent-dir/config.json");

@@ -58,8 +58,10 @@ static void center_crop(const uint8_t *src, int width, int height, uint8_t *dst,
 }
 
 ts_status ts_clip_preprocess(const ts_preprocessor_config *cfg, const uint8_t *rgb, int width,
-                             int height, ts_pixel_values *out, ts_error *err)
+                             int height, const ts_image_budget *budget, ts_pixel_values *out,
+                             ts_error *err)
 {
+    (void)budget; /* a fixed-size processor: its size is the tower's */
     int64_t rw = width, rh = height;
     if (cfg->do_resize) {
         if (cfg->resample != TS_RESAMPLE_BILINEAR && cfg->resample != TS_RESAMPLE_BICUBIC)

@@ -18,6 +18,7 @@ void ts_clip_shortest_edge_size(int width, int height, int shortest_edge, int64_
                                 int64_t *out_height);
 
 ts_status ts_clip_preprocess(const ts_preprocessor_config *cfg, const uint8_t *rgb, int width,
-                             int height, ts_pixel_values *out, ts_error *err);
+                             int height, const ts_image_budget *budget, ts_pixel_values *out,
+                             ts_error *err);
 
 #endif

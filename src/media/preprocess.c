@@ -1,11 +1,11 @@
-/* preprocess.c — ts_preprocess_image: picks the image processor for a family and config.
+/* preprocess.c — ts_preprocess_image: the family's image processor, for a config that names it.
  *
  * The config's image_processor_type names the algorithm (as AutoImageProcessor does); the family
- * only has to agree with it, so a Qwen-VL model handed a CLIP config is an error, not a guess.
+ * lists the classes it accepts, so a model handed another family's processor config is an error,
+ * not a guess.
  */
 #include "base/error.h"
-#include "media/clip_processor.h"
-#include "media/qwen_vl_processor.h"
+#include "models/family.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,29 +34,11 @@ ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family famil
             err, TS_ERR_INVALID_ARGUMENT,
             "preprocess image: pixel budget min %lld, max %lld must not be negative",
             (long long)budget->min_pixels, (long long)budget->max_pixels);
-    bool ok;
-    switch (family) {
-    case TS_FAMILY_QWEN2_VL:
-    case TS_FAMILY_QWEN2_5_VL:
-    case TS_FAMILY_QWEN3_VL:
-    case TS_FAMILY_QWEN3_VL_MOE:
-        ok = type_is(cfg, "Qwen2VLImageProcessor");
-        if (ok) return ts_qwen_vl_preprocess(cfg, rgb, width, height, budget, out, err);
-        break;
-    case TS_FAMILY_LLAVA:
-        ok = type_is(cfg, "CLIPImageProcessor") || type_is(cfg, "SiglipImageProcessor");
-        if (ok) return ts_clip_preprocess(cfg, rgb, width, height, out, err);
-        break;
-    case TS_FAMILY_GEMMA3:
-        ok = type_is(cfg, "Gemma3ImageProcessor") || type_is(cfg, "SiglipImageProcessor");
-        if (ok) return ts_clip_preprocess(cfg, rgb, width, height, out, err);
-        break;
-    default:
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "preprocess image: family %s takes no images",
-                            ts_family_name(family));
-    }
-    return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                        "preprocess image: image_processor_type \"%s\" is not supported for %s",
+    if (!family || !family->preprocess)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "preprocess image: family %s takes no images", ts_family_name(family));
+    for (const char *const *type = family->image_processors; type && *type; type++)
+        if (type_is(cfg, *type)) return family->preprocess(cfg, rgb, width, height, budget, out, err);
+    return ts_error_set(err, TS_ERR_UNSUPPORTED, "preprocess image: image_processor_type \"%s\" is not supported for %s",
                         cfg->image_processor_type, ts_family_name(family));
 }
 

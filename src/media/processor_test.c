@@ -7,7 +7,7 @@
  * Exit 77 (skip) when PIL is missing; the cases that need no oracle still run.
  */
 #include "media/clip_processor.h"
-#include "media/qwen_vl_processor.h"
+#include "models/qwen2_vl/qwen_vl_processor.h"
 
 #include "check.h"
 #include "pil_oracle.h"
@@ -33,18 +33,18 @@ static ts_preprocessor_config load_config(const char *fixture)
 
 typedef struct fixture_case {
     const char *name;
-    ts_family family;
+    const char *family;
     const char *images[2];
 } fixture_case;
 
 static const fixture_case fixtures[] = {
-    {"qwen2_vl", TS_FAMILY_QWEN2_VL, {"chelsea.png"}},
-    {"qwen2_5_vl", TS_FAMILY_QWEN2_5_VL, {"chelsea.png"}},
-    {"qwen2_vl-two-images", TS_FAMILY_QWEN2_VL, {"chelsea.png", "coffee.png"}},
-    {"qwen3_vl", TS_FAMILY_QWEN3_VL, {"chelsea.png"}},
-    {"llava", TS_FAMILY_LLAVA, {"chelsea.png"}},
-    {"llava_siglip", TS_FAMILY_LLAVA, {"chelsea.png"}},
-    {"gemma3", TS_FAMILY_GEMMA3, {"chelsea.png"}},
+    {"qwen2_vl", "qwen2_vl", {"chelsea.png"}},
+    {"qwen2_5_vl", "qwen2_5_vl", {"chelsea.png"}},
+    {"qwen2_vl-two-images", "qwen2_vl", {"chelsea.png", "coffee.png"}},
+    {"qwen3_vl", "qwen3_vl", {"chelsea.png"}},
+    {"llava", "llava", {"chelsea.png"}},
+    {"llava_siglip", "llava", {"chelsea.png"}},
+    {"gemma3", "gemma3", {"chelsea.png"}},
 };
 
 static void check_fixture(const fixture_case *fc)
@@ -59,7 +59,7 @@ static void check_fixture(const fixture_case *fc)
     const ts_tensor_info *want = ts_checkpoint_find(ref, "pixel_values");
     const ts_tensor_info *grid = ts_checkpoint_find(ref, "image_grid_thw");
     CHECK(want && want->dtype == TS_DTYPE_F32);
-    bool qwen = fc->family != TS_FAMILY_LLAVA && fc->family != TS_FAMILY_GEMMA3;
+    bool qwen = strcmp(fc->family, "llava") != 0 && strcmp(fc->family, "gemma3") != 0;
     CHECK(!qwen || (grid && grid->dtype == TS_DTYPE_I64));
     int64_t rows = 0, max_rows = want ? want->shape[0] : 0;
     size_t offset = 0; /* floats consumed from the reference */
@@ -72,7 +72,7 @@ static void check_fixture(const fixture_case *fc)
         CHECK(rgb != NULL);
         if (!rgb) break;
         ts_pixel_values pv;
-        ts_status st = ts_preprocess_image(&cfg, fc->family, rgb, w, h, NULL, &pv, &err);
+        ts_status st = ts_preprocess_image(&cfg, ts_family_find(fc->family), rgb, w, h, NULL, &pv, &err);
         if (st) fprintf(stderr, "  %s: %s\n", fc->name, err.message);
         CHECK_INT_EQ(st, TS_OK);
         free(rgb);
@@ -240,7 +240,7 @@ static void test_patch_order(void)
         }
     ts_pixel_values pv;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, S, S, NULL, &pv, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, ts_family_find("qwen2_vl"), rgb, S, S, NULL, &pv, &err), TS_OK);
     if (!pv.data) return;
     CHECK_INT_EQ(pv.grid_thw[0], 1);
     CHECK_INT_EQ(pv.grid_thw[1], 4);
@@ -273,7 +273,7 @@ static void test_budget(void)
     ts_error err = {0};
     /* A budget of 16 merged tokens instead of the config's 64. */
     ts_image_budget small = {0, 28 * 28 * 16};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &small, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, ts_family_find("qwen2_vl"), rgb, W, H, &small, &pv, &err),
                  TS_OK);
     int64_t oh, ow;
     CHECK_INT_EQ(ts_qwen_smart_resize(H, W, 28, cfg.min_pixels, small.max_pixels, &oh, &ow, &err),
@@ -288,7 +288,7 @@ static void test_budget(void)
     /* A larger minimum scales the image up: beta = sqrt(313600 / 135300), sides
      * ceil(300·beta/28)·28 = 476 and ceil(451·beta/28)·28 = 700, i.e. 17x25 merged tokens. */
     ts_image_budget big = {28 * 28 * 400, 28 * 28 * 1000};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &big, &pv, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, ts_family_find("qwen2_vl"), rgb, W, H, &big, &pv, &err), TS_OK);
     CHECK_INT_EQ(pv.resized_height, 476);
     CHECK_INT_EQ(pv.resized_width, 700);
     CHECK_INT_EQ(pv.n_tokens, 425);
@@ -296,21 +296,21 @@ static void test_budget(void)
     ts_pixel_values_free(&pv);
     /* Zero fields take the config's values: the same as no budget. */
     ts_image_budget none = {0, 0};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &none, &pv, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, ts_family_find("qwen2_vl"), rgb, W, H, &none, &pv, &err), TS_OK);
     CHECK_INT_EQ(pv.grid_thw[1], 12);
     CHECK_INT_EQ(pv.grid_thw[2], 18);
     ts_pixel_values_free(&pv);
     /* Impossible budgets. */
     ts_image_budget crossed = {28 * 28 * 100, 28 * 28 * 10};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &crossed, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, ts_family_find("qwen2_vl"), rgb, W, H, &crossed, &pv, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "need 0 < min <= max");
     ts_image_budget negative = {-1, 0};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &negative, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, ts_family_find("qwen2_vl"), rgb, W, H, &negative, &pv, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "must not be negative");
     ts_image_budget huge = {(int64_t)1 << 40, (int64_t)1 << 41};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_QWEN2_VL, rgb, W, H, &huge, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, ts_family_find("qwen2_vl"), rgb, W, H, &huge, &pv, &err),
                  TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "lower min_pixels");
     CHECK(pv.data == NULL);
@@ -323,31 +323,31 @@ static void test_errors(void)
     uint8_t px[3 * 201] = {0};
     ts_pixel_values pv;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, px, 0, 1, NULL, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, ts_family_find("qwen2_vl"), px, 0, 1, NULL, &pv, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "0x1");
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, px, 201, 1, NULL, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, ts_family_find("qwen2_vl"), px, 201, 1, NULL, &pv, &err),
                  TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "aspect ratio");
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2, px, 1, 1, NULL, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, ts_family_find("qwen2"), px, 1, 1, NULL, &pv, &err),
                  TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "takes no images");
-    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_QWEN2_VL, px, 1, 1, NULL, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&clip, ts_family_find("qwen2_vl"), px, 1, 1, NULL, &pv, &err),
                  TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "CLIPImageProcessor");
     /* A 224-px short edge on a 5000x1 strip would be 1.1 million pixels wide: refused, with the
      * sizes in the message. */
     static uint8_t strip[5000 * 3];
     clip.size_shortest_edge = 224;
-    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_LLAVA, strip, 5000, 1, NULL, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&clip, ts_family_find("llava"), strip, 5000, 1, NULL, &pv, &err),
                  TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "5000x1 would resize to 1120000x224");
     clip.resample = 1;
-    CHECK_INT_EQ(ts_preprocess_image(&clip, TS_FAMILY_LLAVA, px, 1, 1, NULL, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&clip, ts_family_find("llava"), px, 1, 1, NULL, &pv, &err),
                  TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "resample 1");
     /* A 200:1 image is allowed (the limit is strict) and reaches the min_pixels branch. */
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, px, 200, 1, NULL, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, ts_family_find("qwen2_vl"), px, 200, 1, NULL, &pv, &err),
                  TS_OK);
     CHECK_INT_EQ(pv.grid_thw[1], 2);
     CHECK_INT_EQ(pv.grid_thw[2], 58);
@@ -355,11 +355,11 @@ static void test_errors(void)
     /* Without do_resize the image must already be a multiple of patch_size·merge_size. */
     static uint8_t square[57 * 56 * 3];
     qwen.do_resize = false;
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, square, 56, 56, NULL, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, ts_family_find("qwen2_vl"), square, 56, 56, NULL, &pv, &err),
                  TS_OK);
     CHECK_INT_EQ(pv.shape[0], 16);
     ts_pixel_values_free(&pv);
-    CHECK_INT_EQ(ts_preprocess_image(&qwen, TS_FAMILY_QWEN2_VL, square, 57, 56, NULL, &pv, &err),
+    CHECK_INT_EQ(ts_preprocess_image(&qwen, ts_family_find("qwen2_vl"), square, 57, 56, NULL, &pv, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "not a multiple of patch_size·merge_size = 28");
 }
@@ -385,7 +385,7 @@ static void test_clip_sizes(void)
     uint8_t px[6] = {10, 20, 30, 40, 50, 60};
     ts_pixel_values pv;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_preprocess_image(&cfg, TS_FAMILY_LLAVA, px, 2, 1, NULL, &pv, &err), TS_OK);
+    CHECK_INT_EQ(ts_preprocess_image(&cfg, ts_family_find("llava"), px, 2, 1, NULL, &pv, &err), TS_OK);
     if (!pv.data) return;
     CHECK_INT_EQ(pv.shape[2], 3);
     CHECK_INT_EQ(pv.shape[3], 4);
@@ -396,7 +396,7 @@ static void test_clip_sizes(void)
 
 typedef struct sweep_job {
     ts_preprocessor_config cfg;
-    ts_family family;
+    const char *family;
     int width, height;
     uint32_t seed;
 } sweep_job;
@@ -416,7 +416,7 @@ static uint8_t *noise_image(int w, int h, uint32_t seed)
 static void write_params(FILE *m, const sweep_job *j)
 {
     const ts_preprocessor_config *c = &j->cfg;
-    if (j->family == TS_FAMILY_LLAVA || j->family == TS_FAMILY_GEMMA3)
+    if (strcmp(j->family, "llava") == 0 || strcmp(j->family, "gemma3") == 0)
         fprintf(m, "clip %lld %lld %lld %lld %lld %d", (long long)c->size_shortest_edge,
                 (long long)c->size_height, (long long)c->size_width,
                 c->do_center_crop ? (long long)c->crop_height : 0LL,
@@ -448,13 +448,13 @@ static void test_pipeline_sweep(void)
     wide_gemma.size_height = 40, wide_gemma.size_width = 70;
     const struct {
         const ts_preprocessor_config *cfg;
-        ts_family family;
-    } kinds[] = {{&qwen, TS_FAMILY_QWEN2_VL},       {&qwen3, TS_FAMILY_QWEN3_VL},
-                 {&odd_qwen, TS_FAMILY_QWEN2_5_VL}, {&small_budget, TS_FAMILY_QWEN2_VL},
-                 {&clip, TS_FAMILY_LLAVA},          {&pad_clip, TS_FAMILY_LLAVA},
-                 {&odd_clip, TS_FAMILY_LLAVA},      {&big_clip, TS_FAMILY_LLAVA},
-                 {&siglip, TS_FAMILY_LLAVA},        {&gemma, TS_FAMILY_GEMMA3},
-                 {&wide_gemma, TS_FAMILY_GEMMA3}};
+        const char *family;
+    } kinds[] = {{&qwen, "qwen2_vl"},       {&qwen3, "qwen3_vl"},
+                 {&odd_qwen, "qwen2_5_vl"}, {&small_budget, "qwen2_vl"},
+                 {&clip, "llava"},          {&pad_clip, "llava"},
+                 {&odd_clip, "llava"},      {&big_clip, "llava"},
+                 {&siglip, "llava"},        {&gemma, "gemma3"},
+                 {&wide_gemma, "gemma3"}};
     static const int sizes[][2] = {{13, 900}, {900, 13},   {64, 64}, {333, 777}, {150, 1},
                                    {29, 29},  {1000, 700}, {56, 56}, {57, 111},  {7, 5}};
     enum { n_kinds = sizeof(kinds) / sizeof(kinds[0]), n_sizes = sizeof(sizes) / sizeof(sizes[0]) };
@@ -486,7 +486,7 @@ static void test_pipeline_sweep(void)
         uint8_t *rgb = noise_image(jobs[i].width, jobs[i].height, jobs[i].seed);
         ts_pixel_values pv;
         ts_error err = {0};
-        ts_status st = ts_preprocess_image(&jobs[i].cfg, jobs[i].family, rgb, jobs[i].width,
+        ts_status st = ts_preprocess_image(&jobs[i].cfg, ts_family_find(jobs[i].family), rgb, jobs[i].width,
                                            jobs[i].height, NULL, &pv, &err);
         free(rgb);
         if (st) fprintf(stderr, "  job %d: %s\n", i, err.message);

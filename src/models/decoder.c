@@ -14,6 +14,7 @@
  *                    if i < K:  h[visual_pos_masks] += deepstack_visual_embeds[i]
  */
 #include "models/decoder.h"
+#include "models/family.h"
 #include "models/weights.h"
 
 #include <math.h>
@@ -497,55 +498,18 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
     const ts_text_config *t = &cfg->text;
     memset(spec, 0, sizeof(*spec));
     spec->prefix = "model.";
-    switch (cfg->family) {
-    case TS_FAMILY_QWEN2: spec->qkv_bias = true; break;
-    case TS_FAMILY_QWEN3: spec->qk_norm = true; break;
-    case TS_FAMILY_LLAMA: spec->qkv_bias = t->attention_bias; break;
-    /* The VLMs' language models: Qwen2 layers (Qwen2-VL, Qwen2.5-VL), Qwen3 layers (Qwen3-VL),
-     * all with M-RoPE. Qwen3-VL's DeepStack only touches image positions, so text-only prompts
-     * are exact without it. */
-    case TS_FAMILY_QWEN2_VL:
-    case TS_FAMILY_QWEN2_5_VL: spec->qkv_bias = true; break;
-    case TS_FAMILY_QWEN3_VL:
-        spec->qk_norm = true;
-        spec->prefix = "model.language_model.";
-        /* DeepStack: the tower's k-th side output is added after LM layer k. */
-        if (cfg->has_vision) spec->n_deepstack = cfg->vision.n_deepstack_visual_indexes;
-        break;
-    /* Qwen3-VL-MoE: Qwen3-VL's layers with a sparse MoE block as every layer's MLP (the config
-     * refuses dense layers in between). Its router renormalises the top-k probabilities whatever
-     * norm_topk_prob says (Qwen3VLMoeTextTopKRouter never reads it). */
-    case TS_FAMILY_QWEN3_VL_MOE:
-        spec->qk_norm = true;
-        spec->prefix = "model.language_model.";
-        spec->experts = t->num_experts;
-        spec->experts_per_token = t->num_experts_per_tok;
-        spec->moe_inter = t->moe_intermediate_size;
-        spec->norm_topk_prob = true;
-        if (cfg->has_vision) spec->n_deepstack = cfg->vision.n_deepstack_visual_indexes;
-        if (spec->experts < 1 || spec->experts_per_token < 1 ||
-            spec->experts_per_token > spec->experts || spec->experts_per_token > 64 ||
-            spec->moe_inter < 1)
-            return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                                "config.json: %lld experts, %lld per token, moe_intermediate_size "
-                                "%lld (1 ≤ per token ≤ min(64, experts))",
-                                (long long)spec->experts, (long long)spec->experts_per_token,
-                                (long long)spec->moe_inter);
-        break;
-    /* LLaVA's language model is a LlamaForCausalLM stored whole under language_model. (its
-     * own lm_head included), with 1-D positions. */
-    case TS_FAMILY_LLAVA:
-        spec->qkv_bias = t->attention_bias;
-        spec->prefix = "language_model.model.";
-        break;
-    default:
-        return ts_error_set(
-            err, TS_ERR_UNSUPPORTED,
-            "%s: the text decoder for this family is not built yet (supported: qwen2, qwen3, "
-            "llama, qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, llava)",
-            ts_family_name(cfg->family));
+    spec->lm_head = t->tie_word_embeddings ? NULL : "lm_head.weight";
+    if (!cfg->family || !cfg->family->decoder) {
+        char built[256] = "";
+        int count = 0;
+        const ts_family_desc *const *all = ts_family_all(&count);
+        for (int i = 0; i < count; i++)
+            if (all[i]->decoder) snprintf(built + strlen(built), sizeof(built) - strlen(built), "%s%s", built[0] ? ", " : "", all[i]->name);
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: the text decoder for this family is not built yet (supported: %s)",
+                            ts_family_name(cfg->family), built);
     }
-    spec->lm_head = t->tie_word_embeddings ? NULL : cfg->family == TS_FAMILY_LLAVA ? "language_model.lm_head.weight" : "lm_head.weight";
+    ts_status st = cfg->family->decoder(cfg, spec, err);
+    if (st != TS_OK) return st;
     spec->vocab = t->vocab_size;
     spec->hidden = t->hidden_size;
     spec->layers = t->num_hidden_layers;

@@ -29,47 +29,30 @@
  */
 #include "models/vision_entry.h"
 #include "base/error.h"
-#include "models/clip_vision.h"
-#include "models/qwen2_vl_vision.h"
-#include "models/qwen3_vl_vision.h"
+#include "models/family.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const ts_tower_ops *entry_ops(const ts_model_config *cfg, ts_error *err)
+{
+    const ts_tower_ops *ops = cfg->has_vision && cfg->family && cfg->family->tower ? cfg->family->tower : NULL;
+    if (ops && ops->entry_geometry && ops->entry_build) return ops;
+    char exported[256] = "";
+    int count = 0;
+    const ts_family_desc *const *all = ts_family_all(&count);
+    for (int i = 0; i < count; i++)
+        if (all[i]->tower && all[i]->tower->entry_build)
+            snprintf(exported + strlen(exported), sizeof(exported) - strlen(exported), "%s%s", exported[0] ? ", " : "", all[i]->name);
+    ts_error_set(err, TS_ERR_UNSUPPORTED, "vision.main: bundle entries exist for the towers of %s only (this is %s)", exported,
+                 ts_family_name(cfg->family));
+    return NULL;
+}
 
 ts_status ts_vision_entry_geometry_of(const ts_model_config *cfg, ts_vision_entry_geometry *out, ts_error *err)
 {
-    ts_status st;
-    if (cfg->family == TS_FAMILY_LLAVA) {
-        ts_clip_vision_spec s;
-        if ((st = ts_clip_vision_spec_init(cfg, &s, err)) != TS_OK) return st;
-        *out = (ts_vision_entry_geometry){"fixed_image", s.patch, 1, 1, s.width, s.depth, s.lm_hidden, s.grid * s.grid, 0, 0};
-        return TS_OK;
-    }
-    if (cfg->family == TS_FAMILY_QWEN3_VL || cfg->family == TS_FAMILY_QWEN3_VL_MOE) {
-        ts_qwen3_vl_vision_spec s;
-        if ((st = ts_qwen3_vl_vision_spec_init(cfg, &s, err)) != TS_OK) return st;
-        *out = (ts_vision_entry_geometry){"patch_rows_deepstack", s.patch, s.temporal, s.merge, s.width, s.depth, s.out_hidden, 0,
-                                          s.n_deepstack, s.n_positions};
-        return TS_OK;
-    }
-    if (cfg->family != TS_FAMILY_QWEN2_VL)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "vision.main: bundle entries exist for Qwen2-VL, Qwen3-VL and LLaVA towers only (this is %s)",
-                            ts_family_name(cfg->family));
-    ts_qwen2_vl_vision_spec s;
-    if ((st = ts_qwen2_vl_vision_spec_init(cfg, &s, err)) != TS_OK) return st;
-    *out = (ts_vision_entry_geometry){"patch_rows", s.patch, s.temporal, s.merge, s.width, s.depth, s.out_hidden, 0, 0, 0};
-    return TS_OK;
-}
-
-static ts_status build_llava(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *source, int64_t n_patches,
-                             ts_error *err)
-{
-    ts_clip_vision_spec spec;
-    ts_status st = ts_clip_vision_spec_init(cfg, &spec, err);
-    if (st == TS_OK && n_patches != spec.grid * spec.grid)
-        st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                          "vision.main: LLaVA's tower takes one %lld×%lld image, %lld patches: that is its only bucket (not %lld)",
-                          (long long)spec.image, (long long)spec.image, (long long)(spec.grid * spec.grid), (long long)n_patches);
-    if (st == TS_OK) st = ts_clip_vision_build(g, &spec, source, false, err);
-    return st;
+    const ts_tower_ops *ops = entry_ops(cfg, err);
+    return ops ? ops->entry_geometry(cfg, out, err) : TS_ERR_UNSUPPORTED;
 }
 
 ts_status ts_vision_entry_build(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *source, int64_t n_patches,
@@ -77,20 +60,9 @@ ts_status ts_vision_entry_build(ts_graph *g, const ts_model_config *cfg, const t
 {
     ts_vision_entry_geometry geometry;
     ts_status st = ts_vision_entry_geometry_of(cfg, &geometry, err);
-    if (st != TS_OK) return st;
-    if (cfg->family == TS_FAMILY_LLAVA) return build_llava(g, cfg, source, n_patches, err);
-    if (geometry.deepstack > 0 || cfg->family == TS_FAMILY_QWEN3_VL || cfg->family == TS_FAMILY_QWEN3_VL_MOE) {
-        ts_qwen3_vl_vision_spec spec;
-        st = ts_qwen3_vl_vision_spec_init(cfg, &spec, err);
-        if (st == TS_OK && spec.n_deepstack < 1)
-            st = ts_error_set(err, TS_ERR_UNSUPPORTED, "vision.main: this Qwen3-VL tower declares no deepstack_visual_indexes");
-        if (st == TS_OK) st = ts_qwen3_vl_vision_build(g, &spec, source, n_patches, false, err);
-    } else {
-        ts_qwen2_vl_vision_spec spec;
-        st = ts_qwen2_vl_vision_spec_init(cfg, &spec, err);
-        if (st == TS_OK) st = ts_qwen2_vl_vision_build(g, &spec, source, n_patches, false, err);
-    }
-    if (st != TS_OK) return st;
+    if (st == TS_OK) st = cfg->family->tower->entry_build(g, cfg, source, n_patches, err);
+    /* A fixed-size image is the whole bucket: nothing to mask. */
+    if (st != TS_OK || geometry.image_patches > 0) return st;
     int n_out = g->n_outputs;
     ts_value outs[2] = {g->outputs[0], n_out > 1 ? g->outputs[1] : TS_NO_VALUE};
     ts_graph_set_stage(g, "count");

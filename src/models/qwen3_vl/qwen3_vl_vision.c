@@ -19,9 +19,10 @@
  * host in the reference's order; this file is compiled as ISO C, where GCC does not contract
  * a·b + c into one rounding (-ffp-contract=off), so every product rounds as torch's does.
  */
-#include "models/qwen3_vl_vision.h"
-#include "models/qwen2_vl_vision.h"
-#include "models/qwen_vision_block.h"
+#include "models/qwen3_vl/qwen3_vl_vision.h"
+#include "models/family.h"
+#include "models/qwen2_vl/qwen2_vl_vision.h"
+#include "models/qwen2_vl/qwen_vision_block.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -240,8 +241,7 @@ ts_status ts_qwen3_vl_vision_spec_init(const ts_model_config *cfg, ts_qwen3_vl_v
 {
     const ts_vision_config *v = &cfg->vision;
     memset(spec, 0, sizeof(*spec));
-    if ((cfg->family != TS_FAMILY_QWEN3_VL && cfg->family != TS_FAMILY_QWEN3_VL_MOE) ||
-        !cfg->has_vision)
+    if ((!ts_family_is(cfg->family, "qwen3_vl") && !ts_family_is(cfg->family, "qwen3_vl_moe")) || !cfg->has_vision)
         return ts_error_set(
             err, TS_ERR_UNSUPPORTED,
             "%s: not a Qwen3-VL vision tower (this builder takes qwen3_vl, qwen3_vl_moe)",

@@ -12,15 +12,13 @@
  * attention except in fullatt_block_indexes, RMSNorm for norm1/norm2/ln_q, and a SiLU-gated MLP
  * with biases (the gated_mlp composite has no biases, so it is written with linear ops).
  */
-#include "models/qwen2_vl_vision.h"
-#include "models/qwen_vision_block.h"
+#include "models/qwen2_vl/qwen2_vl_vision.h"
+#include "models/family.h"
+#include "models/qwen2_vl/qwen_vision_block.h"
 
 #include <string.h>
 
-static bool is_qwen2_5(const ts_qwen2_vl_vision_spec *s)
-{
-    return s->family == TS_FAMILY_QWEN2_5_VL;
-}
+static bool is_qwen2_5(const ts_qwen2_vl_vision_spec *s) { return s->windowed; }
 
 /* Moves merge units (groups of n_rows / n_units consecutive rows) by `index` (i32[n_units]):
  * gather puts unit index[k] at slot k (into window order); scatter puts slot k at unit index[k]
@@ -232,10 +230,10 @@ ts_status ts_qwen2_vl_vision_spec_init(const ts_model_config *cfg, ts_qwen2_vl_v
 {
     const ts_vision_config *v = &cfg->vision;
     memset(spec, 0, sizeof(*spec));
-    if ((cfg->family != TS_FAMILY_QWEN2_VL && cfg->family != TS_FAMILY_QWEN2_5_VL) || !cfg->has_vision)
+    if ((!ts_family_is(cfg->family, "qwen2_vl") && !ts_family_is(cfg->family, "qwen2_5_vl")) || !cfg->has_vision)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: not a Qwen2-VL or Qwen2.5-VL vision tower (this builder takes qwen2_vl, qwen2_5_vl)",
                             ts_family_name(cfg->family));
-    spec->family = cfg->family;
+    spec->windowed = ts_family_is(cfg->family, "qwen2_5_vl");
     spec->prefix = "visual.";
     spec->depth = v->depth;
     spec->width = v->hidden_size;
@@ -254,7 +252,7 @@ ts_status ts_qwen2_vl_vision_spec_init(const ts_model_config *cfg, ts_qwen2_vl_v
     if (st != TS_OK) return st;
     st = ts_qwen_vision_activation(v->hidden_act, &spec->activation, err);
     if (st != TS_OK) return st;
-    if (spec->family == TS_FAMILY_QWEN2_5_VL) {
+    if (spec->windowed) {
         /* get_window_index: vit_merger_window_size = window_size // spatial_merge_size // patch_size. */
         spec->window = v->window_size / spec->merge / spec->patch;
         if (spec->window < 1)

@@ -11,7 +11,8 @@
  *   f = hidden_states[vision_feature_layer], minus row 0 for strategy "default"
  *   image_embeds = linear_2(act(linear_1(f)))
  */
-#include "models/clip_vision.h"
+#include "models/llava/clip_vision.h"
+#include "models/family.h"
 #include "models/weights.h"
 
 #include "graph/decompose.h"
@@ -210,7 +211,7 @@ ts_status ts_clip_vision_spec_init(const ts_model_config *cfg, ts_clip_vision_sp
 {
     const ts_vision_config *v = &cfg->vision;
     memset(spec, 0, sizeof(*spec));
-    if (cfg->family != TS_FAMILY_LLAVA || !cfg->has_vision)
+    if (!ts_family_is(cfg->family, "llava") || !cfg->has_vision)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: not a LLaVA vision tower (this builder takes llava)", ts_family_name(cfg->family));
     if (strcmp(v->model_type, "clip_vision_model") == 0) spec->kind = TS_VIT_CLIP;
     else if (strcmp(v->model_type, "siglip_vision_model") == 0) spec->kind = TS_VIT_SIGLIP;

@@ -8,7 +8,7 @@
  * output, and printed as StableHLO and read back it runs to the same bits. The grid layout
  * helpers are checked against hand-computed values; a bad checkpoint fails naming the tensor.
  */
-#include "models/qwen2_vl_vision.h"
+#include "models/qwen2_vl/qwen2_vl_vision.h"
 #include "check.h"
 #include "fixture_compare.h"
 #include "cpu/executor.h"
@@ -186,7 +186,7 @@ static bool fixture_open(fixture *f, const char *name, const char *weights_file)
     }
     f->positions = malloc(sizeof(int32_t) * 2 * (size_t)rows);
     f->segments = malloc(sizeof(int32_t) * (size_t)rows);
-    if (f->spec.family == TS_FAMILY_QWEN2_5_VL) {
+    if (f->spec.windowed) {
         f->windows = malloc(sizeof(int32_t) * (size_t)rows);
         f->window_index = malloc(sizeof(int32_t) * (size_t)(rows / (f->spec.merge * f->spec.merge)));
         ts_qwen2_5_vl_vision_layout(grids, n_grids, f->spec.merge, f->spec.window, f->positions, f->segments, f->windows,
@@ -238,7 +238,7 @@ static void check_case(const char *name, const char *weights_file)
 
     /* Stages in the order the tower computes them (graph outputs: image_embeds, patch_embed,
      * blocks_input, blocks, merger output): the first past tolerance is the culprit. */
-    bool windowed = f.spec.family == TS_FAMILY_QWEN2_5_VL;
+    bool windowed = f.spec.windowed;
     int depth = (int)f.spec.depth, n_stages = depth + 4;
     char first_bad[64] = "";
     for (int s = 0; s < n_stages; s++) {

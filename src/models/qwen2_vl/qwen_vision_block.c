@@ -3,7 +3,7 @@
  * towers differ only in their norm (LayerNorm or RMSNorm) and MLP (plain or gated), chosen by
  * ts_qwen_vision_dims.
  */
-#include "models/qwen_vision_block.h"
+#include "models/qwen2_vl/qwen_vision_block.h"
 #include "models/weights.h"
 
 #include "graph/decompose.h"

@@ -44,7 +44,7 @@
 #include "models/vision_grid.h"
 
 typedef struct ts_qwen2_vl_vision_spec {
-    ts_family family;          /* TS_FAMILY_QWEN2_VL or TS_FAMILY_QWEN2_5_VL */
+    bool windowed;             /* Qwen2.5-VL: window attention, RMSNorm, gated MLP */
     const char *prefix;        /* "visual." */
     int64_t depth, width, heads, head_dim, inter, out_hidden;
     int64_t in_channels, temporal, patch, merge;

@@ -15,7 +15,7 @@
  * refused while the DeepStack injection is not built. Host helpers (linspace, taps) are checked
  * against hand-computed values; a bad checkpoint fails naming the tensor.
  */
-#include "models/qwen3_vl_vision.h"
+#include "models/qwen3_vl/qwen3_vl_vision.h"
 #include "check.h"
 #include "fixture_compare.h"
 #include "cpu/executor.h"
@@ -25,7 +25,7 @@
 #include "export/printer.h"
 #include "export/reader.h"
 #include "graph/decompose.h"
-#include "models/qwen2_vl_vision.h"
+#include "models/qwen2_vl/qwen2_vl_vision.h"
 
 #include <math.h>
 
@@ -536,9 +536,9 @@ static void test_cross_image_isolation(void)
     ts_pixel_values pv[2] = {{0}, {0}};
     ts_image_budget small = {.min_pixels = 32 * 32, .max_pixels = 32 * 32 * 30};
     bool ready = loaded &&
-                 preprocess("qwen3_vl", TS_FAMILY_QWEN3_VL, "tests/fixtures/qwen3_vl/chelsea.png",
+                 preprocess("qwen3_vl", ts_family_find("qwen3_vl"), "tests/fixtures/qwen3_vl/chelsea.png",
                             NULL, &pv[0]) &&
-                 preprocess("qwen3_vl", TS_FAMILY_QWEN3_VL,
+                 preprocess("qwen3_vl", ts_family_find("qwen3_vl"),
                             "tests/fixtures/qwen2_vl-two-images/coffee.png", &small, &pv[1]);
     CHECK(ready);
     ts_vision *v = NULL;
@@ -601,7 +601,7 @@ static void test_image_paths(void)
     CHECK(ts_model_vision(m) != NULL);
     CHECK_INT_EQ(ts_model_supported_modalities(ts_model_get_config(m)), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     ts_pixel_values pv = {0};
-    CHECK(preprocess("qwen3_vl", TS_FAMILY_QWEN3_VL, "tests/fixtures/qwen3_vl/chelsea.png", NULL,
+    CHECK(preprocess("qwen3_vl", ts_family_find("qwen3_vl"), "tests/fixtures/qwen3_vl/chelsea.png", NULL,
                      &pv));
     int64_t tokens = ts_model_image_tokens(m, &pv);
     CHECK_INT_EQ(tokens, 54);
@@ -688,7 +688,7 @@ static void test_bad_checkpoint(void)
     CHECK_INT_EQ(ts_qwen3_vl_vision_spec_init(&cfg, &spec, &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "names block 1 twice");
     cfg = f.cfg;
-    cfg.family = TS_FAMILY_QWEN2_VL;
+    cfg.family = ts_family_find("qwen2_vl");
     CHECK_INT_EQ(ts_qwen3_vl_vision_spec_init(&cfg, &spec, &err), TS_ERR_UNSUPPORTED);
     fixture_close(&f);
 }

@@ -1,5 +1,5 @@
 /* mrope_index.c — M-RoPE positions for a prompt with images (see mrope_index.h). */
-#include "models/mrope_index.h"
+#include "models/qwen2_vl/mrope_index.h"
 #include "base/error.h"
 
 ts_status ts_mrope_index(const int32_t *ids, int64_t n, int32_t image_token_id, const ts_vision_grid *grids, int n_grids,

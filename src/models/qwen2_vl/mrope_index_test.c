@@ -1,7 +1,7 @@
 /* mrope_index_test.c — get_rope_index's positions and rope deltas for every Qwen-VL fixture
  * (one image, two images, Qwen2.5-VL's scaled temporal ids, Qwen3-VL, text only), and the errors
  * for mismatched placeholders and grids. */
-#include "models/mrope_index.h"
+#include "models/qwen2_vl/mrope_index.h"
 #include "check.h"
 
 static void check_fixture(const char *name, int64_t tokens_per_second)

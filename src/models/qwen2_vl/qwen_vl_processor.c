@@ -4,7 +4,7 @@
  * note reference-semantics.md §1, §2). One image is one frame repeated to temporal_patch_size, so
  * the temporal copies are identical and are all written from the same normalised plane.
  */
-#include "media/qwen_vl_processor.h"
+#include "models/qwen2_vl/qwen_vl_processor.h"
 
 #include "base/error.h"
 #include "media/pixel_normalize.h"

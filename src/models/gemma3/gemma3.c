@@ -1,0 +1,94 @@
+/* gemma3.c — the Gemma3 family (Gemma3ForConditionalGeneration, and Gemma3ForCausalLM as
+ * gemma3_text): config keys for sliding-window layers, logit soft-capping and the local rope,
+ * a SigLIP vision_config, the Gemma3 image processor, and its prompt rule (the start-of-image
+ * placeholder becomes "\n\n", start, the image soft token × count, end, "\n\n"). The decoder and
+ * the tower are not built yet, so a Gemma3 checkpoint loads as config only and advertises no
+ * modality.
+ */
+#include "base/error.h"
+#include "loader/config_keys.h"
+#include "media/clip_processor.h"
+#include "models/family.h"
+
+#include <string.h>
+
+/* Gemma3TextConfig: published Gemma3 configs omit most of these. */
+static const ts_text_defaults gemma3_text = {"gemma3_text", 262208, 2304, 9216, 26, 8, 4, 256, 131072,
+                                             1e-6, 1000000.0, "gelu_pytorch_tanh", true, false, false};
+
+/* Newer files list layer_types instead of sliding_window_pattern; accept them when they
+ * follow a period (every p-th layer full), which is all the architecture describes. */
+static ts_status read_layer_types(const ts_json_reader *r, const cJSON *obj, ts_text_config *t)
+{
+    const cJSON *types = ts_json_member(obj, "layer_types");
+    if (!types) return TS_OK;
+    if (!cJSON_IsArray(types)) return ts_json_wrong_type(r, "layer_types", "a list of strings");
+    int64_t pattern = 0, i = 0;
+    for (const cJSON *v = types->child; v; v = v->next, i++) {
+        if (!cJSON_IsString(v)) return ts_json_wrong_type(r, "layer_types", "a list of strings");
+        if (strcmp(v->valuestring, "full_attention") == 0) {
+            if (pattern == 0) pattern = i + 1;
+        } else if (strcmp(v->valuestring, "sliding_attention") != 0) {
+            return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
+                                "%s: %slayer_types[%lld]: \"%s\" is not supported", r->origin,
+                                r->prefix, (long long)i, v->valuestring);
+        }
+    }
+    if (pattern == 0) pattern = i + 1;
+    i = 0;
+    for (const cJSON *v = types->child; v; v = v->next, i++) {
+        bool full = strcmp(v->valuestring, "full_attention") == 0;
+        if (full != ((i + 1) % pattern == 0))
+            return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
+                                "%s: %slayer_types: layers are not every %lld-th full attention",
+                                r->origin, r->prefix, (long long)pattern);
+    }
+    t->sliding_window_pattern = pattern;
+    return TS_OK;
+}
+
+static ts_status read_text(const ts_json_reader *r, const cJSON *obj, ts_text_config *t)
+{
+    TS_TRY(ts_json_int(r, obj, "sliding_window", 4096, &t->sliding_window));
+    TS_TRY(ts_json_int(r, obj, "sliding_window_pattern", 6, &t->sliding_window_pattern));
+    TS_TRY(read_layer_types(r, obj, t));
+    TS_TRY(ts_json_double(r, obj, "query_pre_attn_scalar", 256, &t->query_pre_attn_scalar));
+    TS_TRY(ts_json_double(r, obj, "final_logit_softcapping", 0, &t->final_logit_softcapping));
+    TS_TRY(ts_json_double(r, obj, "attn_logit_softcapping", 0, &t->attn_logit_softcapping));
+    /* rope_parameters.sliding_attention.rope_theta (read with the common rope keys) wins over
+     * the older rope_local_base_freq. */
+    if (t->rope_local_base_freq == 0)
+        TS_TRY(ts_json_double(r, obj, "rope_local_base_freq", 10000.0, &t->rope_local_base_freq));
+    return TS_OK;
+}
+
+static ts_status read_vision(const ts_json_reader *r, const cJSON *v, ts_model_config *c)
+{
+    return ts_config_vit_vision(r, v, "gemma3", false, c->text.hidden_size, &c->vision);
+}
+
+static ts_status read_media_ids(const ts_json_reader *r, const cJSON *root, ts_model_config *c)
+{
+    TS_TRY(ts_json_int(r, root, "image_token_index", 262144, &c->image_token_id));
+    TS_TRY(ts_json_int(r, root, "image_token_id", c->image_token_id, &c->image_token_id));
+    TS_TRY(ts_json_int(r, root, "boi_token_index", 255999, &c->vision_start_token_id));
+    TS_TRY(ts_json_int(r, root, "eoi_token_index", 256000, &c->vision_end_token_id));
+    TS_TRY(ts_config_dim(r, root, "mm_tokens_per_image", 256, &c->mm_tokens_per_image));
+    return TS_OK;
+}
+
+static const char *const processors[] = {"Gemma3ImageProcessor", "SiglipImageProcessor", NULL};
+
+const ts_family_desc ts_gemma3_family = {
+    .name = "gemma3",
+    .layouts = (const ts_config_layout[]){{"gemma3", &gemma3_text, TS_LAYOUT_NESTED | TS_LAYOUT_VISION},
+                                          {"gemma3_text", &gemma3_text, 0},
+                                          {NULL, NULL, 0}},
+    .read_text = read_text,
+    .read_vision = read_vision,
+    .read_media_ids = read_media_ids,
+    .image_processors = processors,
+    .preprocess = ts_clip_preprocess,
+    .image_prompt = TS_IMAGE_PROMPT_WRAPPED,
+    .position_rows = 1,
+};

@@ -1,0 +1,174 @@
+/* llava.c — the LLaVA family (LlavaForConditionalGeneration): a Llama language model stored
+ * whole under language_model. (its own lm_head included) with 1-D positions, a CLIP or SigLIP
+ * tower whose chosen hidden state goes through a two-layer projector, the CLIP/SigLIP image
+ * processor, and <image> repeated once per image token.
+ */
+#include "base/error.h"
+#include "loader/config_keys.h"
+#include "media/clip_processor.h"
+#include "models/family.h"
+#include "models/llava/clip_vision.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* LlamaConfig as LLaVA's text_config: published files list a few keys, the rest default. */
+static const ts_text_defaults llava_llama_text = {"llama", 32000, 4096, 11008, 32, 32, TS_CONFIG_REQUIRED, 0, 2048, 1e-6, 10000.0,
+                                                  "silu", false, false, false};
+
+static ts_status read_text(const ts_json_reader *r, const cJSON *text, ts_text_config *t)
+{
+    (void)text;
+    if (strcmp(t->model_type, "llama") != 0)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: text_config.model_type \"%s\" is not supported for llava (supported: llama)",
+                            r->origin, t->model_type);
+    return TS_OK;
+}
+
+static ts_status read_vision(const ts_json_reader *r, const cJSON *v, ts_model_config *c)
+{
+    return ts_config_vit_vision(r, v, "llava", true, c->text.hidden_size, &c->vision);
+}
+
+static ts_status read_media_ids(const ts_json_reader *r, const cJSON *root, ts_model_config *c)
+{
+    TS_TRY(ts_json_int(r, root, "image_token_index", 32000, &c->image_token_id));
+    TS_TRY(ts_json_int(r, root, "image_token_id", c->image_token_id, &c->image_token_id));
+    if (cJSON_IsArray(ts_json_member(root, "vision_feature_layer")))
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: vision_feature_layer: a list of layers is not supported", r->origin);
+    TS_TRY(ts_json_int(r, root, "vision_feature_layer", -2, &c->vision_feature_layer));
+    TS_TRY(ts_json_string(r, root, "vision_feature_select_strategy", "default", c->vision_feature_select_strategy,
+                          sizeof(c->vision_feature_select_strategy)));
+    if (strcmp(c->vision_feature_select_strategy, "default") != 0 && strcmp(c->vision_feature_select_strategy, "full") != 0)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
+                            "%s: vision_feature_select_strategy \"%s\" is not supported (supported: default, full)", r->origin,
+                            c->vision_feature_select_strategy);
+    /* A layer index counts from the embeddings (0) to the last block (depth). */
+    if (c->vision_feature_layer < -(c->vision.depth + 1) || c->vision_feature_layer > c->vision.depth)
+        return ts_error_set(r->err, TS_ERR_RANGE, "%s: vision_feature_layer %lld is outside the %lld-block tower", r->origin,
+                            (long long)c->vision_feature_layer, (long long)c->vision.depth);
+    TS_TRY(ts_json_string(r, root, "projector_hidden_act", "gelu", c->projector_hidden_act, sizeof(c->projector_hidden_act)));
+    return TS_OK;
+}
+
+static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err)
+{
+    (void)err;
+    spec->qkv_bias = cfg->text.attention_bias;
+    spec->prefix = "language_model.model.";
+    if (spec->lm_head) spec->lm_head = "language_model.lm_head.weight";
+    return TS_OK;
+}
+
+/* ---------------------------------------------------------------- tower */
+
+static ts_status tower_create(const ts_model_config *cfg, void **spec, ts_error *err)
+{
+    ts_clip_vision_spec *s = malloc(sizeof(*s));
+    if (!s) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+    ts_status st = ts_clip_vision_spec_init(cfg, s, err);
+    if (st != TS_OK) free(s), s = NULL;
+    *spec = s;
+    return st;
+}
+
+/* One fixed-size image per graph, whatever n_patches says: the engine keys it as 1. */
+static ts_status tower_build(ts_graph *g, const void *spec, const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+{
+    (void)n_patches;
+    return ts_clip_vision_build(g, spec, weights, false, err);
+}
+
+static int64_t tower_smallest(const void *spec) { return (void)spec, 1; }
+static int tower_levels(const void *spec) { return (void)spec, 1; }
+static int64_t tower_width(const void *spec) { return ((const ts_clip_vision_spec *)spec)->lm_hidden; }
+
+static int64_t tower_image_tokens(const void *spec, const ts_pixel_values *pv)
+{
+    const ts_clip_vision_spec *s = spec;
+    return pv->n_dims == 4 ? pv->shape[0] * s->tokens : s->tokens;
+}
+
+static int64_t tower_image_rows(const void *spec, const ts_pixel_values *p)
+{
+    const ts_clip_vision_spec *s = spec;
+    return p->n_dims == 4 && p->shape[0] >= 1 && p->shape[0] <= TS_MAX_IMAGES ? p->shape[0] * s->tokens : 0;
+}
+
+/* Every image is [C, S, S] (a ts_pixel_values may hold several, [k, C, S, S]), run one at a time
+ * through the fixed-size graph; its rows follow the previous image's. */
+static ts_status tower_encode(const void *spec, ts_tower_runner *runner, const ts_pixel_values *images, int n_images, float **embeds,
+                              int64_t *n_rows, ts_error *err)
+{
+    const ts_clip_vision_spec *s = spec;
+    *embeds = NULL;
+    if (n_images < 1 || n_images > TS_MAX_IMAGES)
+        return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..%d allowed)", n_images, TS_MAX_IMAGES);
+    int64_t count = 0, pixels = s->in_channels * s->image * s->image;
+    for (int i = 0; i < n_images; i++) {
+        const ts_pixel_values *p = &images[i];
+        if (p->n_dims != 4 || p->shape[0] < 1 || p->shape[1] != s->in_channels || p->shape[2] != s->image || p->shape[3] != s->image)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [k, %lld, %lld, %lld] pixel values for this tower", i,
+                                (long long)s->in_channels, (long long)s->image, (long long)s->image);
+        count += p->shape[0];
+    }
+    if (count > TS_MAX_IMAGES)
+        return ts_error_set(err, TS_ERR_RANGE, "vision: %lld images (1..%d allowed)", (long long)count, TS_MAX_IMAGES);
+    size_t per_image = (size_t)(s->tokens * s->lm_hidden);
+    float *out = malloc(sizeof(float) * per_image * (size_t)count);
+    if (!out) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld images", (long long)count);
+    ts_status st = TS_OK;
+    int64_t done = 0;
+    for (int i = 0; st == TS_OK && i < n_images; i++)
+        for (int64_t j = 0; st == TS_OK && j < images[i].shape[0]; j++, done++) {
+            void *input = images[i].data + j * pixels;
+            const void *outs[1];
+            st = ts_tower_run(runner, 1, &input, 1, outs, err);
+            if (st == TS_OK) memcpy(out + (size_t)done * per_image, outs[0], sizeof(float) * per_image);
+        }
+    if (st != TS_OK) {
+        free(out);
+        return st;
+    }
+    *embeds = out;
+    *n_rows = count * s->tokens;
+    return TS_OK;
+}
+
+static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out, ts_error *err)
+{
+    ts_clip_vision_spec s;
+    TS_TRY(ts_clip_vision_spec_init(cfg, &s, err));
+    *out = (ts_vision_entry_geometry){"fixed_image", s.patch, 1, 1, s.width, s.depth, s.lm_hidden, s.grid * s.grid, 0, 0};
+    return TS_OK;
+}
+
+static ts_status entry_build(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+{
+    ts_clip_vision_spec s;
+    TS_TRY(ts_clip_vision_spec_init(cfg, &s, err));
+    if (n_patches != s.grid * s.grid)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "vision.main: LLaVA's tower takes one %lld×%lld image, %lld patches: that is its only bucket (not %lld)",
+                            (long long)s.image, (long long)s.image, (long long)(s.grid * s.grid), (long long)n_patches);
+    return ts_clip_vision_build(g, &s, weights, false, err);
+}
+
+static const ts_tower_ops tower = {tower_create, tower_build,  tower_smallest, tower_levels,   tower_width,
+                                   tower_image_tokens, tower_image_rows, tower_encode, entry_geometry, entry_build};
+
+static const char *const processors[] = {"CLIPImageProcessor", "SiglipImageProcessor", NULL};
+
+const ts_family_desc ts_llava_family = {
+    .name = "llava",
+    .layouts = (const ts_config_layout[]){{"llava", &llava_llama_text, TS_LAYOUT_NESTED | TS_LAYOUT_VISION}, {NULL, NULL, 0}},
+    .read_text = read_text,
+    .read_vision = read_vision,
+    .read_media_ids = read_media_ids,
+    .decoder = decoder,
+    .image_processors = processors,
+    .preprocess = ts_clip_preprocess,
+    .tower = &tower,
+    .image_prompt = TS_IMAGE_PROMPT_REPEAT,
+    .position_rows = 1,
+};
