@@ -85,8 +85,13 @@ for level in portable avx2 avx512 avx512_bf16; do
     expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos \
         --max-tokens 16 --temperature 0 --cpu "$level"
 done
-expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos \
-    --max-tokens 16 --temperature 0 --kv-cache bf16 --compute bf16x2
+if grep -qE "avx512_bf16|amx" <("$BIN" --version); then
+    expect_exit 0 '"generated_ids":'"$IDS" run -m "$MODEL" -p "$PROMPT" --raw --json --ignore-eos \
+        --max-tokens 16 --temperature 0 --kv-cache bf16 --compute bf16x2
+else # no bf16 units: refused by name, never run another way
+    expect_exit 1 "" run -m "$MODEL" -p "$PROMPT" --kv-cache bf16 --compute bf16x2
+    grep -qF "needs AVX512_BF16 or AMX" "$TMP/err" && ok || fail "--compute bf16x2 without bf16 units should be refused"
+fi
 expect_exit 1 "" run -m "$MODEL" -p "$PROMPT" --cpu avx9
 grep -qF "unknown cpu level 'avx9'" "$TMP/err" && ok || fail "--cpu avx9 should be refused by name"
 

@@ -61,6 +61,11 @@ ts_status ts_context_create(const ts_context_options *options, ts_context **out,
     const char *level = options ? options->cpu_level : NULL;
     if ((!level || strcmp(level, "auto") == 0) && getenv("TESSERA_CPU") && *getenv("TESSERA_CPU")) level = getenv("TESSERA_CPU");
     ts_status st = parse_cpu_level(level, &ctx->cpu_features, err);
+    /* bf16 products run on the CPU's bf16 units (oneDNN on AMX, or VDPBF16PS): without them the
+     * first many-row matmul would fail, so say it now. */
+    if (st == TS_OK && ctx->compute_bf16 && !(ts_cpu_features() & (TS_CPU_AVX512_BF16 | TS_CPU_AMX_BF16)))
+        st = ts_error_set(err, TS_ERR_UNSUPPORTED, "compute '%s' needs AVX512_BF16 or AMX, which this CPU lacks (cpu: %s)", compute,
+                          ts_cpu_features_string(ts_cpu_features()));
     if (st != TS_OK) {
         free(ctx);
         return st;

@@ -1,10 +1,9 @@
 /* capabilities.c — the one predicate for what a model can be served with.
  *
  * A modality is supported only when every stage for it is built: text needs the family's decoder;
- * images need, besides, the media decoders (always built), the family's processor, tower and
- * prompt assembly and language-model side — which ts_vision_has_image_prefill answers (Qwen2-VL,
- * Qwen2.5-VL, LLaVA today; each tested end to end against its fixtures in vlm_fixture_test).
- * Qwen3-VL has its tower but not the DeepStack injection, so it stays text only. Everything that
+ * images need, besides, the media decoders (always built) and the family's processor, tower,
+ * prompt rule and side inputs — which ts_family_image_path answers from the descriptor's hooks
+ * (each family with an image path is tested end to end against its fixtures). Everything that
  * advertises modalities (inspect, the server's /v1/models) asks this function.
  */
 #include "engine/vision.h"

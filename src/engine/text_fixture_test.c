@@ -337,6 +337,11 @@ static void bf16_compute_case(const char *compute, bool tokens_must_match, doubl
     ts_context *bctx;
     ts_error err;
     ts_context_options o = {.n_threads = 2, .compute = compute};
+    if (!(ts_cpu_features() & (TS_CPU_AVX512_BF16 | TS_CPU_AMX_BF16))) {
+        CHECK_INT_EQ(ts_context_create(&o, &bctx, &err), TS_ERR_UNSUPPORTED);
+        fprintf(stderr, "  %s compute: refused on this CPU (%s)\n", compute, err.message);
+        return;
+    }
     CHECK_INT_EQ(ts_context_create(&o, &bctx, &err), TS_OK);
     for (int c = 0; c < 3; c++) {
         char weights[160];

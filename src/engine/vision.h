@@ -1,6 +1,5 @@
-/* vision.h — a model's vision tower and the multimodal prefill built on it (Qwen2-VL,
- * Qwen2.5-VL, LLaVA with a CLIP or SigLIP tower; Qwen3-VL's, whose DeepStack rows the prefill
- * hands to the language model). Owned by the model (ts_model_load creates it when
+/* vision.h — a model's vision tower (its family's, models/tower.h) and the multimodal prefill
+ * built on it; a tower with DeepStack levels has them handed to the language model. Owned by the model (ts_model_load creates it when
  * ts_vision_has_tower); borrows the model's weight source. Not thread-safe, like the model.
  */
 #ifndef TS_ENGINE_VISION_H
@@ -18,12 +17,12 @@ typedef struct ts_vision ts_vision;
 
 /* Whether this build has a tower for the config's family (and the config declares one). */
 bool ts_vision_has_tower(const ts_model_config *cfg);
-/* Whether a prompt with images can be prefilled: a tower and everything after it (Qwen3-VL: with
+/* Whether a prompt with images can be prefilled: a tower and everything after it (DeepStack: with
  * its DeepStack rows, through ts_vision_prefill). The capability predicate
  * (ts_model_supported_modalities) asks this. */
 bool ts_vision_has_image_prefill(const ts_model_config *cfg);
-/* How many image tokens the prompt needs for these pixel values (Qwen: t·h·w / merge², from the
- * processor; LLaVA: the tower's patch count, per image). */
+/* How many image tokens the prompt needs for these pixel values (the tower's count: patch rows /
+ * merge² as the processor says, or a fixed count per image). */
 int64_t ts_vision_image_tokens(const ts_vision *v, const ts_pixel_values *pv);
 
 /* Checks every tower weight (a one-merge-unit graph) before returning. */
@@ -34,7 +33,7 @@ ts_encoder_cache *ts_vision_cache(ts_vision *v);
 /* image_embeds of the images, in order (each image from the encoder cache when it holds it): *embeds owned (free), [*n_rows][out_hidden]. */
 ts_status ts_vision_encode(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, int64_t *n_rows,
                            ts_error *err);
-/* K: the DeepStack levels the tower gives (Qwen3-VL: len(deepstack_visual_indexes); else 0). */
+/* K: the DeepStack levels the tower gives (len(deepstack_visual_indexes); 0 without DeepStack). */
 int ts_vision_deepstack_levels(const ts_vision *v);
 /* As ts_vision_encode (the same *embeds, bit for bit), and the DeepStack rows: *deepstack owned
  * (free), f32[*k][*n_rows][out_hidden] with *k = ts_vision_deepstack_levels(v); level i (in the
@@ -45,8 +44,8 @@ ts_status ts_vision_encode_deepstack(ts_vision *v, const ts_pixel_values *images
                                      int *k, int64_t *n_rows, ts_error *err);
 /* The language model's inputs for an expanded prompt whose image rows (image_rows of them, from
  * ts_vision_encode or a bundle's vision.main) are given: token embeddings f32[n][hidden] with the
- * image rows at the image tokens, in order, and positions — M-RoPE [3][n] and its delta for Qwen
- * (ts_vision_mrope), the arange [n] and delta 0 for LLaVA. A count mismatch is an error; so is a
+ * image rows at the image tokens, in order, and positions — the family's (M-RoPE [3][n] and its
+ * delta, ts_vision_mrope), else the arange [n] and delta 0. A count mismatch is an error; so is a
  * tower with DeepStack levels (TS_ERR_UNSUPPORTED: these rows alone are not its prefill). */
 ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
                              int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
