@@ -683,8 +683,8 @@ ts_status ts_model_prefill_images(ts_model *m, ts_sequence *seq, const int32_t *
 {
     if (!m->vision)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(m->config.family));
-    /* ts_vision_prefill refuses a tower whose language-model side is not built (Qwen3-VL:
-     * DeepStack), before running it. */
+    /* ts_vision_prefill refuses a tower whose language-model side is not built, before running
+     * it. */
     return ts_vision_prefill(m->vision, m, seq, ids, n, images, n_images, logits, err);
 }
 

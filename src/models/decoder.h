@@ -1,5 +1,6 @@
-/* decoder.h — the decoder-only language model as a graph (Qwen2, Qwen3, Llama; later the text
- * half of every VLM), built once per step shape.
+/* decoder.h — the decoder-only language model as a graph (every family's, the text half of every
+ * VLM included; the family's descriptor sets the options of ts_decoder_spec), built once per step
+ * shape.
  *
  * A step runs B sequences at once: sequence b feeds n_tokens[b] tokens starting at absolute
  * position start[b] of its own KV cache (capacity rows). Prefill is B = 1 with the prompt;
@@ -48,21 +49,21 @@ typedef struct ts_decoder_spec {
     int64_t vocab, hidden, layers, q_heads, kv_heads, head_dim, inter;
     int rotary_dim;
     double rms_eps;
-    bool qkv_bias;           /* Qwen2 */
-    bool qk_norm;            /* Qwen3: RMSNorm over head_dim on q and k before rope */
+    bool qkv_bias;           /* biases on the q/k/v projections */
+    bool qk_norm;            /* RMSNorm over head_dim on q and k before rope */
     ts_activation activation;
     float inv_freq[512];     /* rotary_dim/2 entries, computed as the reference does (f32) */
-    /* M-RoPE (Qwen2-VL family): positions are i32[3, N] (t, h, w) and each rotary column takes its
-     * angle from one axis: in runs of mrope_section (Qwen2-VL, Qwen2.5-VL) or interleaved
-     * t,h,w,t,h,w… within 3·section (Qwen3-VL). */
+    /* M-RoPE: positions are i32[3, N] (t, h, w) and each rotary column takes its angle from one
+     * axis: in runs of mrope_section, or interleaved t,h,w,t,h,w… within 3·section
+     * (mrope_interleaved). */
     bool mrope;
     int32_t rope_axis[512];
-    /* Sparse MoE MLP in every layer (Qwen3-VL-MoE) when experts > 0: router mlp.gate [E, H],
+    /* Sparse MoE MLP in every layer when experts > 0: router mlp.gate [E, H],
      * experts mlp.experts.gate_up_proj [E, H, 2·moe_inter] and down_proj [E, moe_inter, H]. */
     int64_t experts, experts_per_token, moe_inter;
     bool norm_topk_prob;
-    /* DeepStack (Qwen3-VL): the layers after which the tower's side features are added at the
-     * image rows, ascending (Qwen3VLTextModel: 0 … K−1, K = len(deepstack_visual_indexes)).
+    /* DeepStack: the layers after which the tower's side features are added at the image rows,
+     * ascending (0 … K−1, K = len(deepstack_visual_indexes), as Qwen3VLTextModel does).
      * n_deepstack 0: the model has none. */
     int n_deepstack;
     int32_t deepstack_layers[TS_MAX_DEEPSTACK];
