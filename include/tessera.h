@@ -187,6 +187,11 @@ typedef struct ts_text_config {
     int64_t num_experts_per_tok;
     int64_t moe_intermediate_size;
     bool norm_topk_prob;
+    /* Layers whose MLP is dense (intermediate_size) in an MoE model: those listed in
+     * mlp_only_layers, and those with (layer + 1) % decoder_sparse_step != 0. */
+    int64_t decoder_sparse_step;
+    int64_t mlp_only_layers[256];
+    int n_mlp_only_layers;
     /* Gemma3 */
     int64_t sliding_window;
     int64_t sliding_window_pattern;

@@ -15,10 +15,9 @@ expect() { # name, haystack, needle
 declare -A family=([gemma3]=gemma3 [llama]=llama [llava]=llava [llava_siglip]=llava [qwen2]=qwen2
   [qwen2_5_vl]=qwen2_5_vl [qwen2_vl]=qwen2_vl [qwen2_vl-text-only]=qwen2_vl
   [qwen2_vl-two-images]=qwen2_vl [qwen3]=qwen3 [qwen3_vl]=qwen3_vl [qwen3_vl_moe]=qwen3_vl_moe
-  [gemma3_text]=gemma3)
-# Fixtures made for configurations the loader does not take yet (issue 13): refused by name, exit 1.
-declare -A refused=([qwen3_moe]='model_type "qwen3_moe" is not supported'
-  [qwen3_vl_moe-sparse-step]='dense layers in an MoE model (decoder_sparse_step 2, 1 mlp_only_layers) are not supported')
+  [gemma3_text]=gemma3 [qwen3_moe]=qwen3_moe [qwen3_vl_moe-sparse-step]=qwen3_vl_moe)
+# Fixtures made for configurations the loader does not take: refused by name, exit 1 (none now).
+declare -A refused=()
 declare -A params=([gemma3]=397680 [llama]=215488 [llava]=407248 [llava_siglip]=407104
   [qwen2]=215872 [qwen2_5_vl]=416048 [qwen2_vl]=406640 [qwen3]=252544 [qwen3_vl]=554320
   [qwen3_vl_moe]=573520)

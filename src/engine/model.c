@@ -12,6 +12,7 @@
  * them outlives the call, so a decode step cannot read one.
  */
 #include "engine/model.h"
+#include "engine/derived_weights.h"
 #include "base/context.h"
 #include "base/error.h"
 #include "cpu/executor.h"
@@ -44,6 +45,7 @@ struct ts_model {
     ts_context *ctx;
     ts_model_config config;
     ts_checkpoint *checkpoint;      /* a loaded model's weights … */
+    ts_derived_weights *derived;     /* … found there, or derived by the family (stacked experts) … */
     ts_synthetic_weights *synthetic; /* … or a benchmark model's */
     ts_weight_source weights;
     ts_quantized_weights *quantized; /* after ts_model_quantize: serves `weights`, wraps base_weights */
@@ -66,12 +68,6 @@ struct ts_sequence {
     int64_t rope_delta; /* M-RoPE: position of the next token = length + rope_delta (0 for text) */
     uint8_t *cache; /* [layers][k|v][capacity][kv_heads][head_dim] of the model's kv_dtype */
 };
-
-static const ts_tensor_info *find_in_checkpoint(void *self, const char *name, int rank, const int64_t *dims)
-{
-    (void)rank, (void)dims;
-    return ts_checkpoint_find(self, name);
-}
 
 /* Builds a one-token graph: every weight is checked (or, synthetic, created) by name, shape
  * and dtype before the model is handed out. */
@@ -117,7 +113,8 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     ts_status st = ts_model_config_load(dir, &m->config, err);
     if (st == TS_OK) st = ts_decoder_spec_init(&m->config, &m->spec, err);
     if (st == TS_OK) st = ts_checkpoint_open(options && options->weights ? options->weights : dir, &m->checkpoint, err);
-    m->weights = (ts_weight_source){find_in_checkpoint, m->checkpoint};
+    if (st == TS_OK) st = ts_derived_weights_create(m->checkpoint, m->config.family, &m->derived, err);
+    m->weights = (ts_weight_source){ts_derived_weights_find, m->derived};
     ts_quant_config qc;
     if (st == TS_OK) st = ts_quant_config_load(dir, &qc, err);
     if (st == TS_OK && qc.method != TS_QUANT_NONE) st = use_packed(m, &qc, err);
@@ -181,6 +178,7 @@ void ts_model_destroy(ts_model *m)
     ts_vision_destroy(m->vision);
     ts_quantized_weights_destroy(m->quantized);
     ts_packed_weights_destroy(m->packed);
+    ts_derived_weights_destroy(m->derived);
     ts_checkpoint_close(m->checkpoint);
     ts_synthetic_weights_destroy(m->synthetic);
     free(m);
@@ -446,7 +444,7 @@ static void **output_slots(const ts_model *m, int n_seqs, bool hidden, const voi
 {
     size_t layers = (size_t)m->spec.layers;
     size_t count = 1 + 2 * (size_t)n_seqs * layers +
-                   (hidden ? layers + 1 + (m->spec.experts ? layers : 0) : 0);
+                   (hidden ? layers + 1 + (size_t)ts_decoder_sparse_layers(&m->spec) : 0);
     *outputs = calloc(count, sizeof(void *));
     return (void **)*outputs;
 }
@@ -644,9 +642,10 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
         for (int64_t l = 0; l <= m->spec.layers; l++)
             memcpy(out->hidden[l], outs[first_hidden + (size_t)l], sizeof(float) * n * (size_t)m->spec.hidden);
         size_t first_router = first_hidden + (size_t)m->spec.layers + 1;
-        for (int64_t l = 0; m->spec.experts && out->router_probs && l < m->spec.layers; l++)
-            memcpy(out->router_probs[l], outs[first_router + (size_t)l],
-                   sizeof(float) * n * (size_t)m->spec.experts);
+        /* The sparse layers' router outputs come in layer order; dense layers have none. */
+        for (int l = 0, k = 0; out->router_probs && l < m->spec.layers; l++)
+            if (ts_decoder_layer_sparse(&m->spec, l))
+                memcpy(out->router_probs[l], outs[first_router + (size_t)k++], sizeof(float) * n * (size_t)m->spec.experts);
     }
     free(outs);
     return st;

@@ -15,7 +15,8 @@ typedef struct ts_diagnostic_prefill {
     const float *embeddings;
     const int32_t *positions;
     /* Optional (MoE models): router_probs[l] [n, experts] for l = 0 … layers-1, the softmax of
-     * layer l's router logits; caller-owned. */
+     * layer l's router logits, written for the sparse layers only (a dense layer has no router;
+     * its entry may be NULL); caller-owned. */
     float **router_probs;
     /* Optional, with embeddings: a DeepStack payload as ts_model_prefill_embeddings_deepstack
      * takes (validated the same way); hidden[l] is then the state after layer l−1's DeepStack

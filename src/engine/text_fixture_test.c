@@ -132,6 +132,8 @@ static void check_case(const char *name, bool bf16)
 static void test_qwen2(void) { check_case("qwen2", false), check_case("qwen2", true); }
 static void test_qwen3(void) { check_case("qwen3", false), check_case("qwen3", true); }
 static void test_llama(void) { check_case("llama", false), check_case("llama", true); }
+/* Qwen3-MoE: one matrix per expert in the checkpoint, stacked by the family at load. */
+static void test_qwen3_moe(void) { check_case("qwen3_moe", false), check_case("qwen3_moe", true); }
 /* A text-only prompt to a VLM takes the ordinary token path (M-RoPE with t = h = w). */
 static void test_qwen2_vl_text_only(void) { check_case("qwen2_vl-text-only", false); }
 
@@ -411,6 +413,7 @@ int main(void)
     RUN(test_qwen2);
     RUN(test_qwen3);
     RUN(test_llama);
+    RUN(test_qwen3_moe);
     RUN(test_qwen2_vl_text_only);
     RUN(test_vlm_language_side);
     RUN(test_qwen3_vl_first_layer);

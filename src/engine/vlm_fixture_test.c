@@ -101,6 +101,8 @@ static void test_qwen3_vl(void)
     static const char *const one[] = {"chelsea.png"};
     run_case("qwen3_vl", one, 1);
     run_case("qwen3_vl_moe", one, 1);
+    /* Dense MLP layers between the sparse ones (decoder_sparse_step 2, mlp_only_layers [3]). */
+    run_case("qwen3_vl_moe-sparse-step", one, 1);
 }
 
 /* Cross-image isolation: encoding (A, B) and (A, B′) gives bit-identical rows for A. */

@@ -173,6 +173,22 @@ static void test_qwen_vl_fixtures(void)
         CHECK_INT_EQ(c.text.moe_intermediate_size, 48);
         CHECK(c.text.norm_topk_prob);
         CHECK_STR_EQ(c.vision.model_type, "qwen3_vl_moe");
+        CHECK_INT_EQ(c.text.decoder_sparse_step, 1);
+        CHECK_INT_EQ(c.text.n_mlp_only_layers, 0);
+    }
+    /* Dense layers between sparse ones: layer 3 listed, layers 0 and 2 by the step. */
+    if (load_fixture("qwen3_vl_moe-sparse-step", &c)) {
+        CHECK_STR_EQ(ts_family_name(c.family), "qwen3_vl_moe");
+        CHECK_INT_EQ(c.text.decoder_sparse_step, 2);
+        CHECK_INT_EQ(c.text.n_mlp_only_layers, 1);
+        CHECK_INT_EQ(c.text.mlp_only_layers[0], 3);
+    }
+    if (load_fixture("qwen3_moe", &c)) {
+        CHECK_STR_EQ(ts_family_name(c.family), "qwen3_moe");
+        CHECK_INT_EQ(c.text.num_experts, 4);
+        CHECK_INT_EQ(c.text.head_dim, 32);
+        CHECK(c.text.norm_topk_prob);
+        CHECK(!c.has_vision);
     }
 }
 
@@ -356,7 +372,7 @@ static void test_errors(void)
     ts_error err = {0};
     CHECK_INT_EQ(parse("{\"model_type\":\"mistral\"}", &c, &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "cfg.json: model_type \"mistral\" is not supported");
-    CHECK_CONTAINS(err.message, "supported: qwen2, qwen3, llama, qwen2_vl, qwen2_5_vl, qwen3_vl, "
+    CHECK_CONTAINS(err.message, "supported: qwen2, qwen3, qwen3_moe, llama, qwen2_vl, qwen2_5_vl, qwen3_vl, "
                                 "qwen3_vl_moe, llava, gemma3, gemma3_text");
 
     EXPECT_PARSE_FAIL("{\"hidden_size\":64}", TS_ERR_NOT_FOUND, "model_type: missing");
@@ -421,9 +437,13 @@ static void test_errors(void)
     EXPECT_PARSE_FAIL("{\"model_type\":\"qwen3_vl_moe\",\"text_config\":{\"vocab_size\":100,"
                       "\"hidden_size\":64,\"intermediate_size\":128,\"num_hidden_layers\":2,"
                       "\"num_attention_heads\":4,\"head_dim\":16,\"rope_scaling\":{\"mrope_section\":"
-                      "[2,3,3]},\"num_experts\":4,\"num_experts_per_tok\":2,\"mlp_only_layers\":[0]},"
+                      "[2,3,3]},\"num_experts\":4,\"num_experts_per_tok\":2,\"mlp_only_layers\":[2]},"
                       "\"vision_config\":{}}",
-                      TS_ERR_UNSUPPORTED, "text_config.dense layers in an MoE model");
+                      TS_ERR_RANGE, "text_config.mlp_only_layers[0] = 2 is outside the 2 layers");
+    EXPECT_PARSE_FAIL("{\"model_type\":\"qwen3_moe\",\"vocab_size\":100,\"hidden_size\":64,"
+                      "\"intermediate_size\":128,\"num_hidden_layers\":2,\"num_attention_heads\":4,"
+                      "\"num_key_value_heads\":2,\"decoder_sparse_step\":0}",
+                      TS_ERR_RANGE, "decoder_sparse_step 0, expected ≥ 1");
 
     static const char *const all_types[] = {"qwen2", "qwen3", "llama", "qwen2_vl", "qwen2_5_vl",
                                             "qwen3_vl", "qwen3_vl_moe", "llava", "gemma3", "gemma3_text"};

@@ -102,7 +102,7 @@ ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, cons
         lw->k_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.k_norm.weight", l) : TS_NO_VALUE;
         lw->o = mat_weight(b, H, HQ * D, "self_attn.o_proj.weight", l);
         lw->post_norm = vec_weight(b, H, "post_attention_layernorm.weight", l);
-        if (spec->experts) {
+        if (ts_decoder_layer_sparse(spec, l)) {
             int64_t E = spec->experts, I = spec->moe_inter, gate_up[3] = {E, H, 2 * I},
                     down[3] = {E, I, H};
             lw->router = mat_weight(b, E, H, "mlp.gate.weight", l);
@@ -111,6 +111,7 @@ ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, cons
             lw->experts_down =
                 weight(b, 3, down, "%slayers.%d.mlp.experts.down_proj", spec->prefix, l);
         } else {
+            lw->router = lw->experts_gate_up = lw->experts_down = TS_NO_VALUE;
             lw->gate = mat_weight(b, spec->inter, H, "mlp.gate_proj.weight", l);
             lw->up = mat_weight(b, spec->inter, H, "mlp.up_proj.weight", l);
             lw->down = mat_weight(b, H, spec->inter, "mlp.down_proj.weight", l);
@@ -159,11 +160,20 @@ void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value p
 static ts_value mlp(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_layer_weights *lw,
                     ts_value x)
 {
-    if (spec->experts)
+    if (lw->router != TS_NO_VALUE)
         return ts_graph_moe_mlp(g, x, lw->router, lw->experts_gate_up, lw->experts_down,
                                 (int)spec->experts_per_token, spec->norm_topk_prob,
                                 spec->activation);
     return ts_graph_gated_mlp(g, x, lw->gate, lw->up, lw->down, spec->activation);
+}
+
+bool ts_decoder_layer_sparse(const ts_decoder_spec *spec, int l) { return spec->experts > 0 && !spec->dense_mlp[l]; }
+
+int ts_decoder_sparse_layers(const ts_decoder_spec *spec)
+{
+    int n = 0;
+    for (int l = 0; l < spec->layers; l++) n += ts_decoder_layer_sparse(spec, l);
+    return n;
 }
 
 /* h[positions[j]] += features[i][j] for every j: StableHLO scatter, add region, rows as windows. */

@@ -62,12 +62,18 @@ typedef struct ts_decoder_spec {
      * experts mlp.experts.gate_up_proj [E, H, 2·moe_inter] and down_proj [E, moe_inter, H]. */
     int64_t experts, experts_per_token, moe_inter;
     bool norm_topk_prob;
+    /* With experts: the layers whose MLP is dense (gate/up/down of inter) instead. */
+    bool dense_mlp[256];
     /* DeepStack: the layers after which the tower's side features are added at the image rows,
      * ascending (0 … K−1, K = len(deepstack_visual_indexes), as Qwen3VLTextModel does).
      * n_deepstack 0: the model has none. */
     int n_deepstack;
     int32_t deepstack_layers[TS_MAX_DEEPSTACK];
 } ts_decoder_spec;
+
+/* Whether layer l runs the sparse MoE block; the count of such layers. */
+bool ts_decoder_layer_sparse(const ts_decoder_spec *spec, int l);
+int ts_decoder_sparse_layers(const ts_decoder_spec *spec);
 
 typedef struct ts_step_shape {
     int n_seqs;

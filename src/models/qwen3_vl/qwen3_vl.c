@@ -9,6 +9,7 @@
 #include "models/qwen2/qwen2.h"
 #include "models/qwen2_vl/qwen_vl.h"
 #include "models/qwen2_vl/qwen_vl_processor.h"
+#include "models/qwen3/qwen3_moe.h"
 #include "models/qwen3_vl/qwen3_vl_vision.h"
 
 #include <stdlib.h>
@@ -28,36 +29,13 @@ static ts_status read_text(const ts_json_reader *r, const cJSON *text, ts_text_c
     return ts_qwen2_reject_sliding(r, text);
 }
 
-static ts_status read_moe(const ts_json_reader *r, const cJSON *obj, ts_text_config *t)
-{
-    /* Qwen3VLMoeTextConfig defaults */
-    TS_TRY(ts_json_int(r, obj, "num_experts", 60, &t->num_experts));
-    TS_TRY(ts_json_int(r, obj, "num_experts_per_tok", 4, &t->num_experts_per_tok));
-    TS_TRY(ts_json_int(r, obj, "moe_intermediate_size", 1408, &t->moe_intermediate_size));
-    TS_TRY(ts_json_bool(r, obj, "norm_topk_prob", true, &t->norm_topk_prob));
-    if (t->num_experts <= 0 || t->num_experts_per_tok <= 0 || t->num_experts_per_tok > t->num_experts)
-        return ts_error_set(r->err, TS_ERR_RANGE,
-                            "%s: %snum_experts_per_tok %lld must be in 1..num_experts (%lld)",
-                            r->origin, r->prefix, (long long)t->num_experts_per_tok,
-                            (long long)t->num_experts);
-    /* Dense layers between sparse ones have no field in ts_text_config: refuse them. */
-    int64_t step;
-    TS_TRY(ts_json_int(r, obj, "decoder_sparse_step", 1, &step));
-    int64_t dense[16];
-    int n_dense = 0;
-    TS_TRY(ts_json_int_list(r, obj, "mlp_only_layers", false, dense, 16, &n_dense));
-    if (step != 1 || n_dense != 0)
-        return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
-                            "%s: %sdense layers in an MoE model (decoder_sparse_step %lld, %d "
-                            "mlp_only_layers) are not supported",
-                            r->origin, r->prefix, (long long)step, n_dense);
-    return TS_OK;
-}
+/* Qwen3VLMoeTextConfig defaults */
+static const ts_qwen3_moe_defaults moe_keys = {60, 4, 1408, true};
 
 static ts_status read_text_moe(const ts_json_reader *r, const cJSON *text, ts_text_config *t)
 {
     TS_TRY(read_text(r, text, t));
-    return read_moe(r, text, t);
+    return ts_qwen3_read_moe(r, text, &moe_keys, t);
 }
 
 static ts_status read_qwen3_vl_vision(const ts_json_reader *r, const cJSON *v, const char *type,
@@ -100,23 +78,12 @@ static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_e
     return TS_OK;
 }
 
-/* Every layer's MLP is a sparse MoE block (the config refuses dense layers in between). Its router
- * renormalises the top-k probabilities whatever norm_topk_prob says (Qwen3VLMoeTextTopKRouter
- * never reads it). */
+/* The MoE layers' router renormalises the top-k probabilities whatever norm_topk_prob says
+ * (Qwen3VLMoeTextTopKRouter never reads it). */
 static ts_status decoder_moe(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err)
 {
-    const ts_text_config *t = &cfg->text;
     TS_TRY(decoder(cfg, spec, err));
-    spec->experts = t->num_experts;
-    spec->experts_per_token = t->num_experts_per_tok;
-    spec->moe_inter = t->moe_intermediate_size;
-    spec->norm_topk_prob = true;
-    if (spec->experts < 1 || spec->experts_per_token < 1 || spec->experts_per_token > spec->experts || spec->experts_per_token > 64 ||
-        spec->moe_inter < 1)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "config.json: %lld experts, %lld per token, moe_intermediate_size %lld (1 ≤ per token ≤ min(64, experts))",
-                            (long long)spec->experts, (long long)spec->experts_per_token, (long long)spec->moe_inter);
-    return TS_OK;
+    return ts_qwen3_moe_decoder(cfg, true, spec, err);
 }
 
 static ts_status positions(const ts_model_config *cfg, const int32_t *ids, size_t n, const ts_pixel_values *images, int n_images,
