@@ -606,7 +606,9 @@ ts_status ts_model_embed_tokens(const ts_model *m, const int32_t *tokens, size_t
                 uint32_t bits = (uint32_t)((const uint16_t *)t->data)[at] << 16;
                 memcpy(&v, &bits, 4);
             } else v = ts_f16_to_f32_scalar(((const uint16_t *)t->data)[at]);
-            out[i * (size_t)h + (size_t)j] = v;
+            /* Scaled as the graph's embedding is (families with embed_scale), before any image row
+             * replaces a token's. */
+            out[i * (size_t)h + (size_t)j] = m->spec.embed_scale != 0 ? v * (float)m->spec.embed_scale : v;
         }
     return TS_OK;
 }

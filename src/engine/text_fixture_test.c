@@ -134,6 +134,9 @@ static void test_qwen3(void) { check_case("qwen3", false), check_case("qwen3", t
 static void test_llama(void) { check_case("llama", false), check_case("llama", true); }
 /* Qwen3-MoE: one matrix per expert in the checkpoint, stacked by the family at load. */
 static void test_qwen3_moe(void) { check_case("qwen3_moe", false), check_case("qwen3_moe", true); }
+/* Gemma3 text: scaled embeddings, (1 + w) norms around attention and MLP, and sliding-window
+ * layers (window 8) interleaved with global ones, on a prompt longer than the window. */
+static void test_gemma3_text(void) { check_case("gemma3_text", false), check_case("gemma3_text", true); }
 /* A text-only prompt to a VLM takes the ordinary token path (M-RoPE with t = h = w). */
 static void test_qwen2_vl_text_only(void) { check_case("qwen2_vl-text-only", false); }
 
@@ -414,6 +417,7 @@ int main(void)
     RUN(test_qwen3);
     RUN(test_llama);
     RUN(test_qwen3_moe);
+    RUN(test_gemma3_text);
     RUN(test_qwen2_vl_text_only);
     RUN(test_vlm_language_side);
     RUN(test_qwen3_vl_first_layer);

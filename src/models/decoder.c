@@ -102,6 +102,8 @@ ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, cons
         lw->k_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.k_norm.weight", l) : TS_NO_VALUE;
         lw->o = mat_weight(b, H, HQ * D, "self_attn.o_proj.weight", l);
         lw->post_norm = vec_weight(b, H, "post_attention_layernorm.weight", l);
+        lw->pre_ff_norm = spec->sandwich_norms ? vec_weight(b, H, "pre_feedforward_layernorm.weight", l) : TS_NO_VALUE;
+        lw->post_ff_norm = spec->sandwich_norms ? vec_weight(b, H, "post_feedforward_layernorm.weight", l) : TS_NO_VALUE;
         if (ts_decoder_layer_sparse(spec, l)) {
             int64_t E = spec->experts, I = spec->moe_inter, gate_up[3] = {E, H, 2 * I},
                     down[3] = {E, I, H};
@@ -123,13 +125,24 @@ ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, cons
     return b->status;
 }
 
-void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions, ts_value *cos, ts_value *sin)
+static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *inv_freq, ts_value positions, ts_value *cos,
+                       ts_value *sin);
+
+void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions, ts_value cos[2], ts_value sin[2])
+{
+    rope_table(g, spec, spec->inv_freq, positions, &cos[0], &sin[0]);
+    cos[1] = sin[1] = TS_NO_VALUE;
+    if (spec->local_rope) rope_table(g, spec, spec->local_inv_freq, positions, &cos[1], &sin[1]);
+}
+
+static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *inv_freq, ts_value positions, ts_value *cos,
+                       ts_value *sin)
 {
     const ts_type pt = *ts_graph_type(g, positions);
     int64_t n = pt.dims[pt.rank - 1];
     int64_t half = spec->rotary_dim / 2;
     int64_t d2[2] = {n, half}, zero = 0, one = 1;
-    ts_value inv = ts_graph_constant(g, ts_type_make(TS_DTYPE_F32, 1, &half), spec->inv_freq);
+    ts_value inv = ts_graph_constant(g, ts_type_make(TS_DTYPE_F32, 1, &half), inv_freq);
     ts_value inv2 = ts_graph_broadcast_in_dim(g, inv, 2, d2, &one);
     ts_value angle;
     if (pt.rank == 1) {
@@ -189,15 +202,49 @@ static ts_value deepstack_add(ts_graph *g, const ts_decoder_spec *spec,
     return ts_graph_scatter_add(g, h, ds->positions, update, &window, &inserted, &to_operand, 1);
 }
 
+ts_value ts_decoder_embed(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value ids)
+{
+    ts_value h = ts_graph_embedding(g, w->embed, ids);
+    if (spec->embed_scale == 0) return h;
+    const ts_type t = *ts_graph_type(g, h);
+    return ts_graph_binary(g, TS_OP_MULTIPLY, h,
+                           ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, (float)spec->embed_scale), t.rank, t.dims, NULL));
+}
+
+/* Keys at or before window_start + i − window are hidden from query row i: [lq, lk] 0 / −inf. */
+static ts_value window_bias(ts_graph *g, const ts_decoder_spec *spec, ts_value window_start, int64_t lq, int64_t lk)
+{
+    int64_t md[2] = {lq, lk};
+    ts_type it = ts_type_make(TS_DTYPE_I32, 2, md);
+    ts_value row = ts_graph_iota(g, it, 0), col = ts_graph_iota(g, it, 1);
+    ts_value first = ts_graph_binary(g, TS_OP_ADD, row, ts_graph_broadcast_in_dim(g, window_start, 2, md, NULL));
+    ts_value edge = ts_graph_binary(g, TS_OP_SUBTRACT, first,
+                                    ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, (int32_t)spec->sliding_window), 2, md, NULL));
+    ts_value inside = ts_graph_compare(g, TS_COMPARE_GT, col, edge);
+    return ts_graph_select(g, inside, ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), 2, md, NULL),
+                           ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, -INFINITY), 2, md, NULL));
+}
+
+ts_value ts_decoder_attention(ts_graph *g, const ts_decoder_spec *spec, int l, ts_value q, ts_value k, ts_value v, ts_value bias,
+                              ts_value q_start, ts_value window_start)
+{
+    if (spec->local_layer[l] && spec->sliding_window > 0) {
+        ts_value wb = window_bias(g, spec, window_start, ts_graph_type(g, q)->dims[0], ts_graph_type(g, k)->dims[0]);
+        bias = bias == TS_NO_VALUE ? wb : ts_graph_binary(g, TS_OP_ADD, bias, wb);
+    }
+    double scale = spec->attn_scale > 0 ? spec->attn_scale : 1.0 / sqrt((double)spec->head_dim);
+    return ts_graph_attention(g, q, k, v, bias, q_start, scale, spec->attn_softcap);
+}
+
 ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h,
-                           ts_value cos, ts_value sin, const ts_decoder_attend *attend, ts_value *hidden)
+                           const ts_value cos[2], const ts_value sin[2], const ts_decoder_attend *attend, ts_value *hidden)
 {
     return ts_decoder_layers_deepstack(g, spec, w, h, cos, sin, attend, NULL, hidden);
 }
 
 ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
-                                     const ts_decoder_weights *w, ts_value h, ts_value cos,
-                                     ts_value sin, const ts_decoder_attend *attend,
+                                     const ts_decoder_weights *w, ts_value h, const ts_value cos[2],
+                                     const ts_value sin[2], const ts_decoder_attend *attend,
                                      const ts_decoder_deepstack *deepstack, ts_value *hidden)
 {
     int next_deepstack = 0; /* index into spec->deepstack_layers (ascending) */
@@ -207,22 +254,26 @@ ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
     for (int l = 0; l < spec->layers; l++) {
         const ts_decoder_layer_weights *lw = &w->layers[l];
         ts_graph_set_stage(g, "layer.%d.attn", l);
-        ts_value x = ts_graph_rms_norm(g, h, lw->in_norm, spec->rms_eps, 0);
+        double off = spec->norm_offset;
+        ts_value x = ts_graph_rms_norm(g, h, lw->in_norm, spec->rms_eps, off);
         ts_value q = heads(g, ts_graph_linear(g, x, lw->q, lw->q_bias), n, HQ, D);
         ts_value k = heads(g, ts_graph_linear(g, x, lw->k, lw->k_bias), n, HKV, D);
         ts_value v = heads(g, ts_graph_linear(g, x, lw->v, lw->v_bias), n, HKV, D);
         if (spec->qk_norm) {
-            q = ts_graph_rms_norm(g, q, lw->q_norm, spec->rms_eps, 0);
-            k = ts_graph_rms_norm(g, k, lw->k_norm, spec->rms_eps, 0);
+            q = ts_graph_rms_norm(g, q, lw->q_norm, spec->rms_eps, off);
+            k = ts_graph_rms_norm(g, k, lw->k_norm, spec->rms_eps, off);
         }
-        q = ts_graph_rope(g, q, cos, sin, spec->rotary_dim, false);
-        k = ts_graph_rope(g, k, cos, sin, spec->rotary_dim, false);
+        int table = spec->local_rope && spec->local_layer[l];
+        q = ts_graph_rope(g, q, cos[table], sin[table], spec->rotary_dim, false);
+        k = ts_graph_rope(g, k, cos[table], sin[table], spec->rotary_dim, false);
         ts_value attn = attend->fn(attend->self, g, l, q, k, v);
         int64_t flat[2] = {n, HQ * D};
         attn = ts_graph_linear(g, ts_graph_reshape(g, attn, 2, flat), lw->o, TS_NO_VALUE);
+        if (spec->sandwich_norms) attn = ts_graph_rms_norm(g, attn, lw->post_norm, spec->rms_eps, off);
         h = ts_graph_binary(g, TS_OP_ADD, h, attn);
         ts_graph_set_stage(g, "layer.%d.mlp", l);
-        ts_value m = mlp(g, spec, lw, ts_graph_rms_norm(g, h, lw->post_norm, spec->rms_eps, 0));
+        ts_value m = mlp(g, spec, lw, ts_graph_rms_norm(g, h, spec->sandwich_norms ? lw->pre_ff_norm : lw->post_norm, spec->rms_eps, off));
+        if (spec->sandwich_norms) m = ts_graph_rms_norm(g, m, lw->post_ff_norm, spec->rms_eps, off);
         h = ts_graph_binary(g, TS_OP_ADD, h, m);
         if (deepstack && next_deepstack < spec->n_deepstack &&
             spec->deepstack_layers[next_deepstack] == l) {
@@ -237,7 +288,11 @@ ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
 ts_value ts_decoder_logits(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h)
 {
     ts_graph_set_stage(g, "lm_head");
-    return ts_graph_linear(g, ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, 0), w->lm_head, TS_NO_VALUE);
+    ts_value logits = ts_graph_linear(g, ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, spec->norm_offset), w->lm_head, TS_NO_VALUE);
+    if (spec->final_softcap <= 0) return logits;
+    const ts_type t = *ts_graph_type(g, logits);
+    ts_value cap = ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, (float)spec->final_softcap), t.rank, t.dims, NULL);
+    return ts_graph_binary(g, TS_OP_MULTIPLY, ts_graph_unary(g, TS_OP_TANH, ts_graph_binary(g, TS_OP_DIVIDE, logits, cap)), cap);
 }
 
 /* ---------------------------------------------------------------- the CPU step */
@@ -250,7 +305,7 @@ typedef struct {
     const ts_value *seq_start;
     ts_value *caches; /* [(s * layers + l) * 2 + {k, v}] */
     ts_dtype kv_dtype;
-    double scale;
+    const ts_decoder_spec *spec;
 } step_attend;
 
 static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_value k, ts_value v)
@@ -268,7 +323,8 @@ static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_va
         ts_value *kc = &a->caches[(s * a->layers + l) * 2], *vc = kc + 1;
         *kc = ts_graph_dynamic_update_slice(g, *kc, rows(g, k, a->offset[s], rows_s), at);
         *vc = ts_graph_dynamic_update_slice(g, *vc, rows(g, v, a->offset[s], rows_s), at);
-        per_seq[s] = ts_graph_attention(g, rows(g, q, a->offset[s], rows_s), *kc, *vc, TS_NO_VALUE, a->seq_start[s], a->scale, 0);
+        per_seq[s] = ts_decoder_attention(g, a->spec, l, rows(g, q, a->offset[s], rows_s), *kc, *vc, TS_NO_VALUE, a->seq_start[s],
+                                          a->seq_start[s]);
     }
     return a->shape->n_seqs == 1 ? per_seq[0] : ts_graph_concatenate(g, per_seq, a->shape->n_seqs, 0);
 }
@@ -438,11 +494,11 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     for (int s = 0; s < shape->n_seqs; s++) seq_start[s] = element(g, starts, s);
 
     ts_graph_set_stage(g, "rope");
-    ts_value cos, sin;
-    ts_decoder_rope_tables(g, spec, positions, &cos, &sin);
+    ts_value cos[2], sin[2];
+    ts_decoder_rope_tables(g, spec, positions, cos, sin);
     ts_graph_set_stage(g, "embed_tokens");
-    ts_value h = shape->from_embeddings ? tokens : ts_graph_embedding(g, w->embed, tokens);
-    step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, 1.0 / sqrt((double)spec->head_dim)};
+    ts_value h = shape->from_embeddings ? tokens : ts_decoder_embed(g, spec, w, tokens);
+    step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, spec};
     ts_decoder_attend attend = {step_attention, &sa};
     ts_value *hidden = outs + 1 + n_caches;
     h = ts_decoder_layers_deepstack(g, spec, w, h, cos, sin, &attend,
@@ -459,7 +515,7 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     int n_out = 1 + (int)n_caches;
     if (shape->hidden_states) {
         /* The reference's last hidden state is after the final norm (BaseModelOutput). */
-        hidden[spec->layers] = ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, 0);
+        hidden[spec->layers] = ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, spec->norm_offset);
         n_out += (int)spec->layers + 1;
         n_out += router_probs(g, outs + n_out);
     }
@@ -562,7 +618,16 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
         }
     }
     if (strcmp(t->rope_type, "llama3") == 0) llama3_inv_freq(t, spec->rotary_dim, spec->inv_freq);
+    else if (strcmp(t->rope_type, "linear") == 0)
+        for (int i = 0; i < spec->rotary_dim / 2; i++) spec->inv_freq[i] /= (float)t->rope_factor; /* positions / factor */
     else if (strcmp(t->rope_type, "default") != 0 && t->rope_type[0])
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: rope_type \"%s\" is not implemented yet (default, llama3 are)", t->rope_type);
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: rope_type \"%s\" is not implemented yet (default, linear, llama3 are)",
+                            t->rope_type);
+    if (spec->local_rope_theta > 0) {
+        spec->local_rope = true;
+        default_inv_freq(spec->local_rope_theta, spec->rotary_dim, spec->local_inv_freq);
+    }
+    if (spec->sliding_window < 0 || spec->sliding_window > INT32_MAX)
+        return ts_error_set(err, TS_ERR_RANGE, "config.json: sliding_window %lld", (long long)spec->sliding_window);
     return TS_OK;
 }

@@ -64,6 +64,21 @@ typedef struct ts_decoder_spec {
     bool norm_topk_prob;
     /* With experts: the layers whose MLP is dense (gate/up/down of inter) instead. */
     bool dense_mlp[256];
+    /* Gemma-style options (all off at 0/false):
+     *   embed_scale     token embeddings × this (√hidden), before anything is merged in;
+     *   norm_offset     every RMSNorm scales by (offset + weight);
+     *   sandwich_norms  post_attention_layernorm on the attention output before the residual add,
+     *                   pre_/post_feedforward_layernorm around the MLP;
+     *   attn_scale      q·k scale (0: 1/√head_dim); attn_softcap, final_softcap: tanh(x/c)·c;
+     *   local_layer[l]  layer l attends only to the sliding_window keys before and at each query,
+     *                   with its own rotary table local_inv_freq. */
+    double embed_scale, norm_offset, attn_scale, attn_softcap, final_softcap;
+    bool sandwich_norms;
+    int64_t sliding_window;
+    bool local_layer[256];
+    double local_rope_theta; /* > 0: local layers' default rotary base (sets local_rope) */
+    bool local_rope;
+    float local_inv_freq[512];
     /* DeepStack: the layers after which the tower's side features are added at the image rows,
      * ascending (0 … K−1, K = len(deepstack_visual_indexes), as Qwen3VLTextModel does).
      * n_deepstack 0: the model has none. */
@@ -91,6 +106,7 @@ typedef struct ts_step_shape {
 
 typedef struct ts_decoder_layer_weights {
     ts_value in_norm, q, k, v, q_bias, k_bias, v_bias, q_norm, k_norm, o, post_norm, gate, up, down;
+    ts_value pre_ff_norm, post_ff_norm; /* sandwich norms */
     ts_value router, experts_gate_up, experts_down; /* MoE layers (then gate, up, down are unset) */
 } ts_decoder_layer_weights;
 
@@ -112,12 +128,20 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
 ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *source,
                                   ts_decoder_weights *w, ts_error *err);
 /* cos/sin [N, rotary/2] for positions i32[N] (or i32[3, N] under M-RoPE), in f32 as the rotary
- * embedding module does. */
-void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions, ts_value *cos, ts_value *sin);
+ * embedding module does: [0] for every layer, [1] for local layers (TS_NO_VALUE without
+ * spec->local_rope). */
+void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions, ts_value cos[2], ts_value sin[2]);
+/* The token embeddings of ids (× spec->embed_scale when set). */
+ts_value ts_decoder_embed(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value ids);
+/* Layer l's attention with the spec's scale and soft-cap, the causal mask from q_start (or
+ * TS_NO_VALUE: bias alone masks), bias (or TS_NO_VALUE), and for a local layer the sliding window
+ * measured from window_start, the absolute position of q's first row. */
+ts_value ts_decoder_attention(ts_graph *g, const ts_decoder_spec *spec, int l, ts_value q, ts_value k, ts_value v, ts_value bias,
+                              ts_value q_start, ts_value window_start);
 /* The layer stack over the residual stream h [N, H]; hidden (optional, layers + 1 entries)
  * receives the input of every layer and the last layer's output. */
 ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h,
-                           ts_value cos, ts_value sin, const ts_decoder_attend *attend, ts_value *hidden);
+                           const ts_value cos[2], const ts_value sin[2], const ts_decoder_attend *attend, ts_value *hidden);
 
 /* DeepStack inputs of a layer stack (see the top of this file). */
 typedef struct ts_decoder_deepstack {
@@ -128,8 +152,8 @@ typedef struct ts_decoder_deepstack {
 /* ts_decoder_layers with the DeepStack residual add after each of spec->deepstack_layers; hidden
  * then holds the states after the add (the next layer's input). */
 ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
-                                     const ts_decoder_weights *w, ts_value h, ts_value cos,
-                                     ts_value sin, const ts_decoder_attend *attend,
+                                     const ts_decoder_weights *w, ts_value h, const ts_value cos[2],
+                                     const ts_value sin[2], const ts_decoder_attend *attend,
                                      const ts_decoder_deepstack *deepstack, ts_value *hidden);
 
 /* The DeepStack inputs of one run, as bound to a program. */

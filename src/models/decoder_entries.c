@@ -76,7 +76,8 @@ static ts_value prefill_attention(void *self, ts_graph *g, int l, ts_value q, ts
     a->k_layers[l] = cache_rows(g, k, a->length, a->lp, a->capacity);
     a->v_layers[l] = cache_rows(g, v, a->length, a->lp, a->capacity);
     ts_value start = a->bias == TS_NO_VALUE ? ts_graph_constant_i32(g, 0) : TS_NO_VALUE;
-    return ts_graph_attention(g, q, k, v, a->bias, start, 1.0 / sqrt((double)a->spec->head_dim), 0);
+    ts_value window_start = a->spec->local_layer[l] ? ts_graph_constant_i32(g, 0) : TS_NO_VALUE;
+    return ts_decoder_attention(g, a->spec, l, q, k, v, a->bias, start, window_start);
 }
 
 /* [C, Hkv, D] × layers → [layers, C, Hkv, D] */
@@ -123,14 +124,14 @@ static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, const t
         /* Token prefill is text: 0 … Lp-1, on all three M-RoPE axes. */
         positions = ts_graph_iota(g, pos_type, pos_type.rank - 1);
         ts_graph_set_stage(g, "embed_tokens");
-        h = ts_graph_embedding(g, w->embed, tokens);
+        h = ts_decoder_embed(g, spec, w, tokens);
     }
     ts_value length = ts_graph_parameter(g, "length", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 0, NULL));
     ts_decoder_deepstack ds = {TS_NO_VALUE, TS_NO_VALUE};
     if (deepstack) ds = deepstack_inputs(g, spec, ts_entry_visual_capacity(shape));
     ts_graph_set_stage(g, "rope");
-    ts_value cos, sin;
-    ts_decoder_rope_tables(g, spec, positions, &cos, &sin);
+    ts_value cos[2], sin[2];
+    ts_decoder_rope_tables(g, spec, positions, cos, sin);
     ts_value *kv = malloc(sizeof(ts_value) * (size_t)(2 * spec->layers));
     if (!kv) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
     prefill_attend pa = {spec, bias, length, lp, c, kv, kv + spec->layers};
@@ -183,7 +184,7 @@ static ts_value decode_attention(void *self, ts_graph *g, int l, ts_value q, ts_
         a->k_all = ts_graph_dynamic_update_slice(g, a->k_all, ts_graph_reshape(g, ts_graph_slice(g, k, s0, s1, NULL), 5, row), at);
         a->v_all = ts_graph_dynamic_update_slice(g, a->v_all, ts_graph_reshape(g, ts_graph_slice(g, v, s0, s1, NULL), 5, row), at);
         ts_value kc = slot_layer(g, a->k_all, b, l, c, h, d), vc = slot_layer(g, a->v_all, b, l, c, h, d);
-        outs[b] = ts_graph_attention(g, ts_graph_slice(g, q, s0, q1, NULL), kc, vc, TS_NO_VALUE, len, 1.0 / sqrt((double)d), 0);
+        outs[b] = ts_decoder_attention(g, a->spec, l, ts_graph_slice(g, q, s0, q1, NULL), kc, vc, TS_NO_VALUE, len, len);
     }
     ts_value out = a->slots == 1 ? outs[0] : ts_graph_concatenate(g, outs, (int)a->slots, 0);
     free(outs);
@@ -206,13 +207,13 @@ static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, const ts
     ts_value k_all = ts_graph_parameter(g, "k", TS_PARAM_STATE, kt);
     ts_value v_all = ts_graph_parameter(g, "v", TS_PARAM_STATE, kt);
     ts_graph_set_stage(g, "rope");
-    ts_value cos, sin;
+    ts_value cos[2], sin[2];
     /* The rotary position is positions + rope_delta, on every M-RoPE axis. */
     int64_t one = 1;
     ts_value delta_b = spec->mrope ? ts_graph_broadcast_in_dim(g, delta, 2, pd, &one) : delta;
-    ts_decoder_rope_tables(g, spec, ts_graph_binary(g, TS_OP_ADD, positions, delta_b), &cos, &sin);
+    ts_decoder_rope_tables(g, spec, ts_graph_binary(g, TS_OP_ADD, positions, delta_b), cos, sin);
     ts_graph_set_stage(g, "embed_tokens");
-    ts_value h = ts_graph_embedding(g, w->embed, tokens);
+    ts_value h = ts_decoder_embed(g, spec, w, tokens);
     decode_attend da = {spec, b, c, k_all, v_all, cache_len};
     ts_decoder_attend attend = {decode_attention, &da};
     h = ts_decoder_layers(g, spec, w, h, cos, sin, &attend, NULL);

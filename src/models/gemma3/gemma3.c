@@ -1,15 +1,16 @@
 /* gemma3.c — the Gemma3 family (Gemma3ForConditionalGeneration, and Gemma3ForCausalLM as
  * gemma3_text): config keys for sliding-window layers, logit soft-capping and the local rope,
  * a SigLIP vision_config, the Gemma3 image processor, and its prompt rule (the start-of-image
- * placeholder becomes "\n\n", start, the image soft token × count, end, "\n\n"). The decoder and
- * the tower are not built yet, so a Gemma3 checkpoint loads as config only and advertises no
- * modality.
+ * placeholder becomes "\n\n", start, the image soft token × count, end, "\n\n"). The language model
+ * runs; the SigLIP tower and its projector are not built yet, so a Gemma3 VLM advertises text
+ * only.
  */
 #include "base/error.h"
 #include "loader/config_keys.h"
 #include "media/clip_processor.h"
 #include "models/family.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Gemma3TextConfig: published Gemma3 configs omit most of these. */
@@ -52,6 +53,10 @@ static ts_status read_text(const ts_json_reader *r, const cJSON *obj, ts_text_co
     TS_TRY(ts_json_int(r, obj, "sliding_window", 4096, &t->sliding_window));
     TS_TRY(ts_json_int(r, obj, "sliding_window_pattern", 6, &t->sliding_window_pattern));
     TS_TRY(read_layer_types(r, obj, t));
+    bool bidirectional = false;
+    TS_TRY(ts_json_bool(r, obj, "use_bidirectional_attention", false, &bidirectional));
+    if (bidirectional)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: %suse_bidirectional_attention: true is not supported", r->origin, r->prefix);
     TS_TRY(ts_json_double(r, obj, "query_pre_attn_scalar", 256, &t->query_pre_attn_scalar));
     TS_TRY(ts_json_double(r, obj, "final_logit_softcapping", 0, &t->final_logit_softcapping));
     TS_TRY(ts_json_double(r, obj, "attn_logit_softcapping", 0, &t->attn_logit_softcapping));
@@ -77,6 +82,34 @@ static ts_status read_media_ids(const ts_json_reader *r, const cJSON *root, ts_m
     return TS_OK;
 }
 
+/* Gemma3 layers: q/k norms, RMSNorm scaling by (1 + weight) everywhere, norms around both the
+ * attention output and the MLP, token embeddings × √hidden, q·k scaled by
+ * query_pre_attn_scalar^−½; every sliding_window_pattern-th layer is global (rope_theta and its
+ * scaling), the others attend to the last sliding_window keys with rope_local_base_freq. */
+static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err)
+{
+    const ts_text_config *t = &cfg->text;
+    if (cfg->has_vision) spec->prefix = "language_model.model.";
+    spec->qk_norm = true;
+    spec->embed_scale = (float)sqrt((double)t->hidden_size);
+    spec->norm_offset = 1.0;
+    spec->sandwich_norms = true;
+    if (t->query_pre_attn_scalar <= 0)
+        return ts_error_set(err, TS_ERR_RANGE, "config.json: query_pre_attn_scalar %g", t->query_pre_attn_scalar);
+    spec->attn_scale = pow(t->query_pre_attn_scalar, -0.5);
+    spec->attn_softcap = t->attn_logit_softcapping > 0 ? t->attn_logit_softcapping : 0;
+    spec->final_softcap = t->final_logit_softcapping > 0 ? t->final_logit_softcapping : 0;
+    int64_t pattern = t->sliding_window_pattern;
+    if (pattern < 1 || t->sliding_window < 1)
+        return ts_error_set(err, TS_ERR_RANGE, "config.json: sliding_window %lld, sliding_window_pattern %lld (both ≥ 1)",
+                            (long long)t->sliding_window, (long long)pattern);
+    spec->sliding_window = t->sliding_window;
+    int max_layers = (int)(sizeof(spec->local_layer) / sizeof(spec->local_layer[0]));
+    for (int64_t l = 0; l < t->num_hidden_layers && l < max_layers; l++) spec->local_layer[l] = (l + 1) % pattern != 0;
+    spec->local_rope_theta = t->rope_local_base_freq;
+    return TS_OK;
+}
+
 static const char *const processors[] = {"Gemma3ImageProcessor", "SiglipImageProcessor", NULL};
 
 const ts_family_desc ts_gemma3_family = {
@@ -87,6 +120,7 @@ const ts_family_desc ts_gemma3_family = {
     .read_text = read_text,
     .read_vision = read_vision,
     .read_media_ids = read_media_ids,
+    .decoder = decoder,
     .image_processors = processors,
     .preprocess = ts_clip_preprocess,
     .image_prompt = TS_IMAGE_PROMPT_WRAPPED,
