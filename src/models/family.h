@@ -71,6 +71,13 @@ typedef enum ts_image_prompt {
                                 the image token × count, end, "\n\n" */
 } ts_image_prompt;
 
+/* How a prompt's image tokens attend to each other in prefill. */
+typedef enum ts_image_attention {
+    TS_IMAGE_ATTENTION_CAUSAL = 0,    /* like text */
+    TS_IMAGE_ATTENTION_BIDIRECTIONAL, /* every token of an image sees the whole image (the run of
+                                         image tokens it belongs to), text stays causal */
+} ts_image_attention;
+
 struct ts_family_desc {
     const char *name; /* the Hugging Face model_type the family is known by */
     const ts_config_layout *layouts; /* terminated by a NULL model_type */
@@ -99,6 +106,7 @@ struct ts_family_desc {
 
     const ts_tower_ops *tower;
     ts_image_prompt image_prompt;
+    ts_image_attention image_attention;
 
     /* positions [position_rows][n] and the rope delta of a prompt whose image tokens stand for
      * `images` (NULL: 1-D positions, position_rows 1). */

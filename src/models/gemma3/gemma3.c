@@ -1,16 +1,19 @@
 /* gemma3.c — the Gemma3 family (Gemma3ForConditionalGeneration, and Gemma3ForCausalLM as
  * gemma3_text): config keys for sliding-window layers, logit soft-capping and the local rope,
  * a SigLIP vision_config, the Gemma3 image processor, and its prompt rule (the start-of-image
- * placeholder becomes "\n\n", start, the image soft token × count, end, "\n\n"). The language model
- * runs; the SigLIP tower and its projector are not built yet, so a Gemma3 VLM advertises text
- * only.
+ * placeholder becomes "\n\n", start, the image soft token × count, end, "\n\n"). The tower is
+ * SigLIP with the average-pool projector (models/clip_vision.h); image tokens attend to each other
+ * bidirectionally within their image during prefill (not built yet: the image path is refused
+ * until it is).
  */
 #include "base/error.h"
 #include "loader/config_keys.h"
 #include "media/clip_processor.h"
+#include "models/clip_vision.h"
 #include "models/family.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Gemma3TextConfig: published Gemma3 configs omit most of these. */
@@ -110,6 +113,31 @@ static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_e
     return TS_OK;
 }
 
+/* ---------------------------------------------------------------- tower */
+
+static ts_status tower_create(const ts_model_config *cfg, void **spec, ts_error *err)
+{
+    ts_clip_vision_spec *s = malloc(sizeof(*s));
+    if (!s) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+    ts_status st = ts_clip_vision_pool_spec_init(cfg, s, err);
+    if (st != TS_OK) free(s), s = NULL;
+    *spec = s;
+    return st;
+}
+
+/* SigLIP, then the average-pool projector: every image its mm_tokens_per_image rows. The bundle
+ * entry is not exported yet. */
+static const ts_tower_ops tower = {tower_create,
+                                   ts_clip_tower_build,
+                                   ts_clip_tower_smallest,
+                                   ts_clip_tower_levels,
+                                   ts_clip_tower_width,
+                                   ts_clip_tower_image_tokens,
+                                   ts_clip_tower_image_rows,
+                                   ts_clip_tower_encode,
+                                   NULL,
+                                   NULL};
+
 static const char *const processors[] = {"Gemma3ImageProcessor", "SiglipImageProcessor", NULL};
 
 const ts_family_desc ts_gemma3_family = {
@@ -123,6 +151,8 @@ const ts_family_desc ts_gemma3_family = {
     .decoder = decoder,
     .image_processors = processors,
     .preprocess = ts_clip_preprocess,
+    .tower = &tower,
     .image_prompt = TS_IMAGE_PROMPT_WRAPPED,
+    .image_attention = TS_IMAGE_ATTENTION_BIDIRECTIONAL,
     .position_rows = 1,
 };

@@ -7,7 +7,7 @@
  * printed as StableHLO and read back it runs to the same bits. The spec follows the config
  * (feature layer, strategy, token count); a bad checkpoint fails naming the tensor.
  */
-#include "models/llava/clip_vision.h"
+#include "models/clip_vision.h"
 #include "check.h"
 #include "fixture_compare.h"
 #include "cpu/executor.h"

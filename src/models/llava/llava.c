@@ -7,7 +7,7 @@
 #include "loader/config_keys.h"
 #include "media/clip_processor.h"
 #include "models/family.h"
-#include "models/llava/clip_vision.h"
+#include "models/clip_vision.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,69 +72,6 @@ static ts_status tower_create(const ts_model_config *cfg, void **spec, ts_error 
     return st;
 }
 
-/* One fixed-size image per graph, whatever n_patches says: the engine keys it as 1. */
-static ts_status tower_build(ts_graph *g, const void *spec, const ts_weight_source *weights, int64_t n_patches, ts_error *err)
-{
-    (void)n_patches;
-    return ts_clip_vision_build(g, spec, weights, false, err);
-}
-
-static int64_t tower_smallest(const void *spec) { return (void)spec, 1; }
-static int tower_levels(const void *spec) { return (void)spec, 1; }
-static int64_t tower_width(const void *spec) { return ((const ts_clip_vision_spec *)spec)->lm_hidden; }
-
-static int64_t tower_image_tokens(const void *spec, const ts_pixel_values *pv)
-{
-    const ts_clip_vision_spec *s = spec;
-    return pv->n_dims == 4 ? pv->shape[0] * s->tokens : s->tokens;
-}
-
-static int64_t tower_image_rows(const void *spec, const ts_pixel_values *p)
-{
-    const ts_clip_vision_spec *s = spec;
-    return p->n_dims == 4 && p->shape[0] >= 1 && p->shape[0] <= TS_MAX_IMAGES ? p->shape[0] * s->tokens : 0;
-}
-
-/* Every image is [C, S, S] (a ts_pixel_values may hold several, [k, C, S, S]), run one at a time
- * through the fixed-size graph; its rows follow the previous image's. */
-static ts_status tower_encode(const void *spec, ts_tower_runner *runner, const ts_pixel_values *images, int n_images, float **embeds,
-                              int64_t *n_rows, ts_error *err)
-{
-    const ts_clip_vision_spec *s = spec;
-    *embeds = NULL;
-    if (n_images < 1 || n_images > TS_MAX_IMAGES)
-        return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..%d allowed)", n_images, TS_MAX_IMAGES);
-    int64_t count = 0, pixels = s->in_channels * s->image * s->image;
-    for (int i = 0; i < n_images; i++) {
-        const ts_pixel_values *p = &images[i];
-        if (p->n_dims != 4 || p->shape[0] < 1 || p->shape[1] != s->in_channels || p->shape[2] != s->image || p->shape[3] != s->image)
-            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [k, %lld, %lld, %lld] pixel values for this tower", i,
-                                (long long)s->in_channels, (long long)s->image, (long long)s->image);
-        count += p->shape[0];
-    }
-    if (count > TS_MAX_IMAGES)
-        return ts_error_set(err, TS_ERR_RANGE, "vision: %lld images (1..%d allowed)", (long long)count, TS_MAX_IMAGES);
-    size_t per_image = (size_t)(s->tokens * s->lm_hidden);
-    float *out = malloc(sizeof(float) * per_image * (size_t)count);
-    if (!out) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld images", (long long)count);
-    ts_status st = TS_OK;
-    int64_t done = 0;
-    for (int i = 0; st == TS_OK && i < n_images; i++)
-        for (int64_t j = 0; st == TS_OK && j < images[i].shape[0]; j++, done++) {
-            void *input = images[i].data + j * pixels;
-            const void *outs[1];
-            st = ts_tower_run(runner, 1, &input, 1, outs, err);
-            if (st == TS_OK) memcpy(out + (size_t)done * per_image, outs[0], sizeof(float) * per_image);
-        }
-    if (st != TS_OK) {
-        free(out);
-        return st;
-    }
-    *embeds = out;
-    *n_rows = count * s->tokens;
-    return TS_OK;
-}
-
 static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out, ts_error *err)
 {
     ts_clip_vision_spec s;
@@ -154,8 +91,10 @@ static ts_status entry_build(ts_graph *g, const ts_model_config *cfg, const ts_w
     return ts_clip_vision_build(g, &s, weights, false, err);
 }
 
-static const ts_tower_ops tower = {tower_create, tower_build,  tower_smallest, tower_levels,   tower_width,
-                                   tower_image_tokens, tower_image_rows, tower_encode, entry_geometry, entry_build};
+static const ts_tower_ops tower = {tower_create,           ts_clip_tower_build,      ts_clip_tower_smallest,
+                                   ts_clip_tower_levels,   ts_clip_tower_width,      ts_clip_tower_image_tokens,
+                                   ts_clip_tower_image_rows, ts_clip_tower_encode,  entry_geometry,
+                                   entry_build};
 
 static const char *const processors[] = {"CLIPImageProcessor", "SiglipImageProcessor", NULL};
 

@@ -1,6 +1,6 @@
-/* clip_vision.c — LLaVA's vision tower and projector as a graph, in the order of
- * LlavaModel.get_image_features (transformers, modeling_llava.py) over CLIPVisionTransformer
- * (modeling_clip.py) or SiglipVisionTransformer (modeling_siglip.py):
+/* clip_vision.c — a CLIP or SigLIP tower and its projector as a graph (see clip_vision.h), in the
+ * order of LlavaModel.get_image_features (transformers, modeling_llava.py) over
+ * CLIPVisionTransformer (modeling_clip.py) or SiglipVisionTransformer (modeling_siglip.py):
  *
  *   x = patch rows of pixel_values · patch_embedding (+ bias: SigLIP)
  *   x = [class_embedding; x] (CLIP) + position_embedding
@@ -10,8 +10,12 @@
  *                                                    = hidden_states[k]
  *   f = hidden_states[vision_feature_layer], minus row 0 for strategy "default"
  *   image_embeds = linear_2(act(linear_1(f)))
+ * or, pooling (Gemma3Model.get_image_features):
+ *   f = post_layernorm(x after every block)
+ *   image_embeds = rms_norm_1p(avg_pool(f)) · mm_input_projection_weight
  */
-#include "models/llava/clip_vision.h"
+#include "models/clip_vision.h"
+#include "base/error.h"
 #include "models/family.h"
 #include "models/weights.h"
 
@@ -20,6 +24,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -116,6 +121,21 @@ static ts_value patch_rows(ts_graph *g, const ts_clip_vision_spec *s, ts_value p
     return ts_graph_reshape(g, ts_graph_transpose(g, ts_graph_reshape(g, pixels, 5, split), perm), 2, rows);
 }
 
+/* [grid², D] patches → average pools of k×k (k = grid / side) in raster order → [side², D], then
+ * RMSNorm with (1 + w) over D and · W [D, LM hidden] (a matmul, not nn.Linear's transposed one). */
+static ts_value pool_project(ts_graph *g, const ts_clip_vision_spec *s, ts_value h, ts_value soft_w, ts_value proj_w)
+{
+    int64_t side = s->pool_side, k = s->grid / side, d = s->width;
+    int64_t split[5] = {side, k, side, k, d}, flat[2] = {side * side, d};
+    ts_dims over = {2, {1, 3}};
+    ts_value sum = ts_graph_reduce(g, TS_OP_REDUCE_SUM, ts_graph_reshape(g, h, 5, split), &over);
+    ts_value x = ts_graph_reshape(g, sum, 2, flat);
+    ts_value mean = ts_graph_binary(g, TS_OP_DIVIDE, x, ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, (float)(k * k)), 2, flat, NULL));
+    ts_value normed = ts_graph_rms_norm(g, mean, soft_w, s->norm_eps, 1.0);
+    ts_dims none = {0, {0}}, lc = {1, {1}}, rc = {1, {0}};
+    return ts_graph_dot_general(g, normed, f32(g, proj_w), &none, &none, &lc, &rc);
+}
+
 ts_status ts_clip_vision_build(ts_graph *g, const ts_clip_vision_spec *spec, const ts_weight_source *weights, bool diagnostics,
                                ts_error *err)
 {
@@ -147,11 +167,21 @@ ts_status ts_clip_vision_build(ts_graph *g, const ts_clip_vision_spec *spec, con
         load_block(b, i, &bw[i]);
     }
     ts_graph_set_stage(g, "vision.projector");
-    int64_t l1[2] = {spec->lm_hidden, d}, l2[2] = {spec->lm_hidden, spec->lm_hidden};
-    ts_value l1_w = weight_as(b, 2, l1, 2, l1, "%slinear_1.weight", spec->projector);
-    ts_value l1_b = weight_as(b, 1, &spec->lm_hidden, 1, &spec->lm_hidden, "%slinear_1.bias", spec->projector);
-    ts_value l2_w = weight_as(b, 2, l2, 2, l2, "%slinear_2.weight", spec->projector);
-    ts_value l2_b = weight_as(b, 1, &spec->lm_hidden, 1, &spec->lm_hidden, "%slinear_2.bias", spec->projector);
+    bool pool = spec->projector_kind == TS_VIT_PROJECT_POOL;
+    int64_t l1[2] = {spec->lm_hidden, d}, l2[2] = {spec->lm_hidden, spec->lm_hidden}, proj[2] = {d, spec->lm_hidden};
+    ts_value l1_w = TS_NO_VALUE, l1_b = TS_NO_VALUE, l2_w = TS_NO_VALUE, l2_b = TS_NO_VALUE;
+    ts_value post_w = TS_NO_VALUE, post_b = TS_NO_VALUE, soft_w = TS_NO_VALUE, proj_w = TS_NO_VALUE;
+    if (pool) {
+        post_w = vec(b, d, "post_layernorm.weight", -1);
+        post_b = vec(b, d, "post_layernorm.bias", -1);
+        soft_w = weight_as(b, 1, &d, 1, &d, "%smm_soft_emb_norm.weight", spec->projector);
+        proj_w = weight_as(b, 2, proj, 2, proj, "%smm_input_projection_weight", spec->projector);
+    } else {
+        l1_w = weight_as(b, 2, l1, 2, l1, "%slinear_1.weight", spec->projector);
+        l1_b = weight_as(b, 1, &spec->lm_hidden, 1, &spec->lm_hidden, "%slinear_1.bias", spec->projector);
+        l2_w = weight_as(b, 2, l2, 2, l2, "%slinear_2.weight", spec->projector);
+        l2_b = weight_as(b, 1, &spec->lm_hidden, 1, &spec->lm_hidden, "%slinear_2.bias", spec->projector);
+    }
     if (b->status != TS_OK) return b->status;
 
     ts_graph_set_stage(g, "vision.inputs");
@@ -182,6 +212,11 @@ ts_status ts_clip_vision_build(ts_graph *g, const ts_clip_vision_spec *spec, con
         if (i + 1 == spec->feature_layer) feature = h;
     }
     ts_graph_set_stage(g, "vision.projector");
+    if (pool) {
+        outs[0] = pool_project(g, spec, ts_graph_layer_norm(g, h, post_w, post_b, spec->norm_eps), soft_w, proj_w);
+        ts_graph_set_outputs(g, outs, diagnostics ? (int)(3 + spec->depth) : 1);
+        return ts_graph_status(g, err);
+    }
     if (spec->drop_first) {
         int64_t start[2] = {1, 0}, limit[2] = {spec->positions, d};
         feature = ts_graph_slice(g, feature, start, limit, NULL);
@@ -207,12 +242,12 @@ static ts_status activation(const char *name, const char *setting, ts_activation
     return TS_OK;
 }
 
-ts_status ts_clip_vision_spec_init(const ts_model_config *cfg, ts_clip_vision_spec *spec, ts_error *err)
+static ts_status spec_init(const ts_model_config *cfg, ts_vit_projector projector, ts_clip_vision_spec *spec, ts_error *err)
 {
     const ts_vision_config *v = &cfg->vision;
     memset(spec, 0, sizeof(*spec));
-    if (!ts_family_is(cfg->family, "llava") || !cfg->has_vision)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: not a LLaVA vision tower (this builder takes llava)", ts_family_name(cfg->family));
+    spec->projector_kind = projector;
+    if (!cfg->has_vision) return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: the config declares no vision tower", ts_family_name(cfg->family));
     if (strcmp(v->model_type, "clip_vision_model") == 0) spec->kind = TS_VIT_CLIP;
     else if (strcmp(v->model_type, "siglip_vision_model") == 0) spec->kind = TS_VIT_SIGLIP;
     else
@@ -236,6 +271,7 @@ ts_status ts_clip_vision_spec_init(const ts_model_config *cfg, ts_clip_vision_sp
         spec->lm_hidden < 1)
         return ts_error_set(err, TS_ERR_FORMAT, "config.json: vision_config (depth %lld, image %lld, patch %lld) does not describe a tower",
                             (long long)spec->depth, (long long)spec->image, (long long)spec->patch);
+    if (spec->projector_kind == TS_VIT_PROJECT_POOL) return activation(v->hidden_act, "vision_config.hidden_act", &spec->activation, err);
     /* hidden_states has depth + 1 entries; a negative layer counts from the end, as in Python. */
     int64_t layer = cfg->vision_feature_layer;
     spec->feature_layer = layer < 0 ? spec->depth + 1 + layer : layer;
@@ -253,3 +289,90 @@ ts_status ts_clip_vision_spec_init(const ts_model_config *cfg, ts_clip_vision_sp
     if (st == TS_OK) st = activation(cfg->projector_hidden_act, "projector_hidden_act", &spec->projector_activation, err);
     return st;
 }
+
+ts_status ts_clip_vision_spec_init(const ts_model_config *cfg, ts_clip_vision_spec *spec, ts_error *err)
+{
+    return spec_init(cfg, TS_VIT_PROJECT_MLP, spec, err);
+}
+
+ts_status ts_clip_vision_pool_spec_init(const ts_model_config *cfg, ts_clip_vision_spec *spec, ts_error *err)
+{
+    ts_status st = spec_init(cfg, TS_VIT_PROJECT_POOL, spec, err);
+    if (st != TS_OK) return st;
+    int64_t side = 0;
+    while ((side + 1) * (side + 1) <= cfg->mm_tokens_per_image) side++;
+    if (side < 1 || side * side != cfg->mm_tokens_per_image || spec->grid % side)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "config.json: mm_tokens_per_image %lld is not a square whose side divides the %lld×%lld patch grid",
+                            (long long)cfg->mm_tokens_per_image, (long long)spec->grid, (long long)spec->grid);
+    spec->pool_side = side;
+    spec->tokens = side * side;
+    spec->feature_layer = spec->depth;
+    return TS_OK;
+}
+
+/* ---------------------------------------------------------------- as a family's tower */
+
+/* One fixed-size image per graph, whatever n_patches says: the engine keys it as 1. */
+ts_status ts_clip_tower_build(ts_graph *g, const void *spec, const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+{
+    (void)n_patches;
+    return ts_clip_vision_build(g, spec, weights, false, err);
+}
+
+int64_t ts_clip_tower_smallest(const void *spec) { return (void)spec, 1; }
+int ts_clip_tower_levels(const void *spec) { return (void)spec, 1; }
+int64_t ts_clip_tower_width(const void *spec) { return ((const ts_clip_vision_spec *)spec)->lm_hidden; }
+
+int64_t ts_clip_tower_image_tokens(const void *spec, const ts_pixel_values *pv)
+{
+    const ts_clip_vision_spec *s = spec;
+    return pv->n_dims == 4 ? pv->shape[0] * s->tokens : s->tokens;
+}
+
+int64_t ts_clip_tower_image_rows(const void *spec, const ts_pixel_values *p)
+{
+    const ts_clip_vision_spec *s = spec;
+    return p->n_dims == 4 && p->shape[0] >= 1 && p->shape[0] <= TS_MAX_IMAGES ? p->shape[0] * s->tokens : 0;
+}
+
+/* Every image is [C, S, S] (a ts_pixel_values may hold several, [k, C, S, S]), run one at a time
+ * through the fixed-size graph; its rows follow the previous image's. */
+ts_status ts_clip_tower_encode(const void *spec, ts_tower_runner *runner, const ts_pixel_values *images, int n_images, float **embeds,
+                              int64_t *n_rows, ts_error *err)
+{
+    const ts_clip_vision_spec *s = spec;
+    *embeds = NULL;
+    if (n_images < 1 || n_images > TS_MAX_IMAGES)
+        return ts_error_set(err, TS_ERR_RANGE, "vision: %d images (1..%d allowed)", n_images, TS_MAX_IMAGES);
+    int64_t count = 0, pixels = s->in_channels * s->image * s->image;
+    for (int i = 0; i < n_images; i++) {
+        const ts_pixel_values *p = &images[i];
+        if (p->n_dims != 4 || p->shape[0] < 1 || p->shape[1] != s->in_channels || p->shape[2] != s->image || p->shape[3] != s->image)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "vision: image %d is not [k, %lld, %lld, %lld] pixel values for this tower", i,
+                                (long long)s->in_channels, (long long)s->image, (long long)s->image);
+        count += p->shape[0];
+    }
+    if (count > TS_MAX_IMAGES)
+        return ts_error_set(err, TS_ERR_RANGE, "vision: %lld images (1..%d allowed)", (long long)count, TS_MAX_IMAGES);
+    size_t per_image = (size_t)(s->tokens * s->lm_hidden);
+    float *out = malloc(sizeof(float) * per_image * (size_t)count);
+    if (!out) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory for %lld images", (long long)count);
+    ts_status st = TS_OK;
+    int64_t done = 0;
+    for (int i = 0; st == TS_OK && i < n_images; i++)
+        for (int64_t j = 0; st == TS_OK && j < images[i].shape[0]; j++, done++) {
+            void *input = images[i].data + j * pixels;
+            const void *outs[1];
+            st = ts_tower_run(runner, 1, &input, 1, outs, err);
+            if (st == TS_OK) memcpy(out + (size_t)done * per_image, outs[0], sizeof(float) * per_image);
+        }
+    if (st != TS_OK) {
+        free(out);
+        return st;
+    }
+    *embeds = out;
+    *n_rows = count * s->tokens;
+    return TS_OK;
+}
+
