@@ -22,7 +22,8 @@ struct ts_derived_weights {
     size_t bytes;
 };
 
-ts_status ts_derived_weights_create(const ts_checkpoint *ckpt, ts_family family, ts_derived_weights **out, ts_error *err)
+ts_status ts_derived_weights_create(const ts_checkpoint *ckpt, ts_family family,
+                                    ts_derived_weights **out, ts_error *err)
 {
     *out = calloc(1, sizeof(**out));
     if (!*out) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "weights: out of memory");
@@ -43,9 +44,13 @@ void ts_derived_weights_destroy(ts_derived_weights *d)
     free(d);
 }
 
-size_t ts_derived_weights_bytes(const ts_derived_weights *d) { return d ? d->bytes : 0; }
+size_t ts_derived_weights_bytes(const ts_derived_weights *d)
+{
+    return d ? d->bytes : 0;
+}
 
-const ts_tensor_info *ts_derived_weights_find(void *self, const char *name, int rank, const int64_t *dims)
+const ts_tensor_info *ts_derived_weights_find(void *self, const char *name, int rank,
+                                              const int64_t *dims)
 {
     (void)rank, (void)dims;
     ts_derived_weights *d = self;
@@ -53,12 +58,14 @@ const ts_tensor_info *ts_derived_weights_find(void *self, const char *name, int 
     if (t || !d->family || !d->family->derive_weight) return t;
     pthread_mutex_lock(&d->lock);
     derived *e = d->list;
-    while (e && strcmp(e->name, name) != 0) e = e->next;
+    while (e && strcmp(e->name, name) != 0)
+        e = e->next;
     if (!e) {
         size_t len = strlen(name);
         ts_tensor_info info = {0};
         void *data = NULL;
-        if (d->family->derive_weight(d->ckpt, name, &info, &data) && (e = malloc(sizeof(*e) + len + 1))) {
+        if (d->family->derive_weight(d->ckpt, name, &info, &data) &&
+            (e = malloc(sizeof(*e) + len + 1))) {
             memcpy(e->name, name, len + 1);
             e->info = info, e->info.name = e->name, e->data = data;
             e->next = d->list, d->list = e;

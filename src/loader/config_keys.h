@@ -16,11 +16,12 @@
     } while (0)
 
 /* A positive integer; def TS_CONFIG_REQUIRED (-1) makes the key required. */
-ts_status ts_config_dim(const ts_json_reader *r, const cJSON *obj, const char *key, int64_t def, int64_t *out);
+ts_status ts_config_dim(const ts_json_reader *r, const cJSON *obj, const char *key, int64_t def,
+                        int64_t *out);
 /* A CLIP or SigLIP vision_config (CLIPVisionConfig / SiglipVisionConfig defaults); allow_clip
  * false refuses clip_vision_model, naming the family. out_hidden_size is the LM width. */
-ts_status ts_config_vit_vision(const ts_json_reader *r, const cJSON *v, const char *family, bool allow_clip,
-                               int64_t lm_hidden, ts_vision_config *o);
+ts_status ts_config_vit_vision(const ts_json_reader *r, const cJSON *v, const char *family,
+                               bool allow_clip, int64_t lm_hidden, ts_vision_config *o);
 /* M-RoPE is required: mrope_section present and summing to head_dim / 2. */
 ts_status ts_config_require_mrope(const ts_json_reader *r, const ts_text_config *t);
 /* Validates the tower dims every vision_config shares (heads divide the width, block index lists

@@ -35,10 +35,13 @@ ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family famil
             "preprocess image: pixel budget min %lld, max %lld must not be negative",
             (long long)budget->min_pixels, (long long)budget->max_pixels);
     if (!family || !family->preprocess)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "preprocess image: family %s takes no images", ts_family_name(family));
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "preprocess image: family %s takes no images",
+                            ts_family_name(family));
     for (const char *const *type = family->image_processors; type && *type; type++)
-        if (type_is(cfg, *type)) return family->preprocess(cfg, rgb, width, height, budget, out, err);
-    return ts_error_set(err, TS_ERR_UNSUPPORTED, "preprocess image: image_processor_type \"%s\" is not supported for %s",
+        if (type_is(cfg, *type))
+            return family->preprocess(cfg, rgb, width, height, budget, out, err);
+    return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                        "preprocess image: image_processor_type \"%s\" is not supported for %s",
                         cfg->image_processor_type, ts_family_name(family));
 }
 

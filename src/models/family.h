@@ -67,8 +67,8 @@ typedef struct ts_config_layout {
 typedef enum ts_image_prompt {
     TS_IMAGE_PROMPT_NONE = 0,
     TS_IMAGE_PROMPT_REPEAT,  /* the image token, repeated once per image token */
-    TS_IMAGE_PROMPT_WRAPPED, /* the start-of-image token is the placeholder; it becomes "\n\n" start,
-                                the image token × count, end, "\n\n" */
+    TS_IMAGE_PROMPT_WRAPPED, /* the start-of-image token is the placeholder; it becomes "\n\n"
+                                start, the image token × count, end, "\n\n" */
 } ts_image_prompt;
 
 /* How a prompt's image tokens attend to each other in prefill. */
@@ -79,7 +79,7 @@ typedef enum ts_image_attention {
 } ts_image_attention;
 
 struct ts_family_desc {
-    const char *name; /* the Hugging Face model_type the family is known by */
+    const char *name;                /* the Hugging Face model_type the family is known by */
     const ts_config_layout *layouts; /* terminated by a NULL model_type */
 
     /* config.json: the family's own keys, read after the common ones (r's prefix is the text
@@ -92,7 +92,8 @@ struct ts_family_desc {
      * matrix per expert for a stacked [E, …] tensor): fills *info and *data (malloc'd, the caller
      * frees; info->name is left for the caller) from ckpt. false when `name` is not such a tensor
      * or its parts are missing or disagree (the graph builder then reports it missing). */
-    bool (*derive_weight)(const ts_checkpoint *ckpt, const char *name, ts_tensor_info *info, void **data);
+    bool (*derive_weight)(const ts_checkpoint *ckpt, const char *name, ts_tensor_info *info,
+                          void **data);
 
     /* The decoder's family options; spec is zeroed with prefix "model." and lm_head
      * "lm_head.weight" (NULL when tied) before the call. */
@@ -101,8 +102,9 @@ struct ts_family_desc {
     /* Image processing: accepted image_processor_type classes (NULL-terminated; the "…Fast"
      * twin of each is accepted too) and the processor they all map to. */
     const char *const *image_processors;
-    ts_status (*preprocess)(const ts_preprocessor_config *cfg, const uint8_t *rgb, int width, int height,
-                            const ts_image_budget *budget, ts_pixel_values *out, ts_error *err);
+    ts_status (*preprocess)(const ts_preprocessor_config *cfg, const uint8_t *rgb, int width,
+                            int height, const ts_image_budget *budget, ts_pixel_values *out,
+                            ts_error *err);
 
     const ts_tower_ops *tower;
     ts_image_prompt image_prompt;
@@ -111,8 +113,9 @@ struct ts_family_desc {
     /* positions [position_rows][n] and the rope delta of a prompt whose image tokens stand for
      * `images` (NULL: 1-D positions, position_rows 1). */
     int position_rows;
-    ts_status (*positions)(const ts_model_config *cfg, const int32_t *ids, size_t n, const ts_pixel_values *images,
-                           int n_images, int32_t *positions, int64_t *delta, ts_error *err);
+    ts_status (*positions)(const ts_model_config *cfg, const int32_t *ids, size_t n,
+                           const ts_pixel_values *images, int n_images, int32_t *positions,
+                           int64_t *delta, ts_error *err);
 };
 
 /* The registry (src/models/registry.c). */

@@ -6,12 +6,14 @@
 #include <pthread.h>
 #include <string.h>
 
-extern const ts_family_desc ts_qwen2_family, ts_qwen3_family, ts_qwen3_moe_family, ts_llama_family, ts_qwen2_vl_family, ts_qwen2_5_vl_family,
-    ts_qwen3_vl_family, ts_qwen3_vl_moe_family, ts_llava_family, ts_gemma3_family;
+extern const ts_family_desc ts_qwen2_family, ts_qwen3_family, ts_qwen3_moe_family, ts_llama_family,
+    ts_qwen2_vl_family, ts_qwen2_5_vl_family, ts_qwen3_vl_family, ts_qwen3_vl_moe_family,
+    ts_llava_family, ts_gemma3_family;
 
 static const ts_family_desc *const families[] = {
-    &ts_qwen2_family,    &ts_qwen3_family,        &ts_qwen3_moe_family, &ts_llama_family, &ts_qwen2_vl_family, &ts_qwen2_5_vl_family,
-    &ts_qwen3_vl_family, &ts_qwen3_vl_moe_family, &ts_llava_family, &ts_gemma3_family,
+    &ts_qwen2_family,    &ts_qwen3_family,      &ts_qwen3_moe_family, &ts_llama_family,
+    &ts_qwen2_vl_family, &ts_qwen2_5_vl_family, &ts_qwen3_vl_family,  &ts_qwen3_vl_moe_family,
+    &ts_llava_family,    &ts_gemma3_family,
 };
 enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
 
@@ -32,11 +34,20 @@ const ts_family_desc *ts_family_layout(const char *model_type, const ts_config_l
     return NULL;
 }
 
-ts_family ts_family_find(const char *model_type) { return ts_family_layout(model_type, NULL); }
+ts_family ts_family_find(const char *model_type)
+{
+    return ts_family_layout(model_type, NULL);
+}
 
-const char *ts_family_name(ts_family family) { return family ? family->name : "unknown family"; }
+const char *ts_family_name(ts_family family)
+{
+    return family ? family->name : "unknown family";
+}
 
-bool ts_family_is(const ts_family_desc *family, const char *name) { return family && strcmp(family->name, name) == 0; }
+bool ts_family_is(const ts_family_desc *family, const char *name)
+{
+    return family && strcmp(family->name, name) == 0;
+}
 
 static char model_types[512];
 static pthread_once_t model_types_once = PTHREAD_ONCE_INIT;
@@ -63,6 +74,7 @@ bool ts_family_image_path(const ts_model_config *cfg)
 {
     const ts_family_desc *f = cfg->family;
     /* Bidirectional image blocks are not built in the prefill yet. */
-    return f && cfg->has_vision && f->read_vision && f->decoder && f->preprocess && f->tower && f->image_prompt != TS_IMAGE_PROMPT_NONE &&
+    return f && cfg->has_vision && f->read_vision && f->decoder && f->preprocess && f->tower &&
+           f->image_prompt != TS_IMAGE_PROMPT_NONE &&
            f->image_attention == TS_IMAGE_ATTENTION_CAUSAL;
 }

@@ -17,8 +17,9 @@
 #include <string.h>
 
 /* Gemma3TextConfig: published Gemma3 configs omit most of these. */
-static const ts_text_defaults gemma3_text = {"gemma3_text", 262208, 2304, 9216, 26, 8, 4, 256, 131072,
-                                             1e-6, 1000000.0, "gelu_pytorch_tanh", true, false, false};
+static const ts_text_defaults gemma3_text = {
+    "gemma3_text",       262208, 2304,  9216, 26, 8, 4, 256, 131072, 1e-6, 1000000.0,
+    "gelu_pytorch_tanh", true,   false, false};
 
 /* Newer files list layer_types instead of sliding_window_pattern; accept them when they
  * follow a period (every p-th layer full), which is all the architecture describes. */
@@ -59,7 +60,9 @@ static ts_status read_text(const ts_json_reader *r, const cJSON *obj, ts_text_co
     bool bidirectional = false;
     TS_TRY(ts_json_bool(r, obj, "use_bidirectional_attention", false, &bidirectional));
     if (bidirectional)
-        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: %suse_bidirectional_attention: true is not supported", r->origin, r->prefix);
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
+                            "%s: %suse_bidirectional_attention: true is not supported", r->origin,
+                            r->prefix);
     TS_TRY(ts_json_double(r, obj, "query_pre_attn_scalar", 256, &t->query_pre_attn_scalar));
     TS_TRY(ts_json_double(r, obj, "final_logit_softcapping", 0, &t->final_logit_softcapping));
     TS_TRY(ts_json_double(r, obj, "attn_logit_softcapping", 0, &t->attn_logit_softcapping));
@@ -98,36 +101,36 @@ static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_e
     spec->norm_offset = 1.0;
     spec->sandwich_norms = true;
     if (t->query_pre_attn_scalar <= 0)
-        return ts_error_set(err, TS_ERR_RANGE, "config.json: query_pre_attn_scalar %g", t->query_pre_attn_scalar);
+        return ts_error_set(err, TS_ERR_RANGE, "config.json: query_pre_attn_scalar %g",
+                            t->query_pre_attn_scalar);
     spec->attn_scale = pow(t->query_pre_attn_scalar, -0.5);
     spec->attn_softcap = t->attn_logit_softcapping > 0 ? t->attn_logit_softcapping : 0;
     spec->final_softcap = t->final_logit_softcapping > 0 ? t->final_logit_softcapping : 0;
     int64_t pattern = t->sliding_window_pattern;
     if (pattern < 1 || t->sliding_window < 1)
-        return ts_error_set(err, TS_ERR_RANGE, "config.json: sliding_window %lld, sliding_window_pattern %lld (both ≥ 1)",
-                            (long long)t->sliding_window, (long long)pattern);
+        return ts_error_set(
+            err, TS_ERR_RANGE,
+            "config.json: sliding_window %lld, sliding_window_pattern %lld (both ≥ 1)",
+            (long long)t->sliding_window, (long long)pattern);
     spec->sliding_window = t->sliding_window;
     int max_layers = (int)(sizeof(spec->local_layer) / sizeof(spec->local_layer[0]));
-    for (int64_t l = 0; l < t->num_hidden_layers && l < max_layers; l++) spec->local_layer[l] = (l + 1) % pattern != 0;
+    for (int64_t l = 0; l < t->num_hidden_layers && l < max_layers; l++)
+        spec->local_layer[l] = (l + 1) % pattern != 0;
     spec->local_rope_theta = t->rope_local_base_freq;
     return TS_OK;
 }
 
 /* ---------------------------------------------------------------- tower */
 
-static ts_status tower_create(const ts_model_config *cfg, void **spec, ts_error *err)
+static ts_status tower_init(const ts_model_config *cfg, void *spec, ts_error *err)
 {
-    ts_clip_vision_spec *s = malloc(sizeof(*s));
-    if (!s) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
-    ts_status st = ts_clip_vision_pool_spec_init(cfg, s, err);
-    if (st != TS_OK) free(s), s = NULL;
-    *spec = s;
-    return st;
+    return ts_clip_vision_pool_spec_init(cfg, spec, err);
 }
 
 /* SigLIP, then the average-pool projector: every image its mm_tokens_per_image rows. The bundle
  * entry is not exported yet. */
-static const ts_tower_ops tower = {tower_create,
+static const ts_tower_ops tower = {sizeof(ts_clip_vision_spec),
+                                   tower_init,
                                    ts_clip_tower_build,
                                    ts_clip_tower_smallest,
                                    ts_clip_tower_levels,
@@ -142,9 +145,10 @@ static const char *const processors[] = {"Gemma3ImageProcessor", "SiglipImagePro
 
 const ts_family_desc ts_gemma3_family = {
     .name = "gemma3",
-    .layouts = (const ts_config_layout[]){{"gemma3", &gemma3_text, TS_LAYOUT_NESTED | TS_LAYOUT_VISION},
-                                          {"gemma3_text", &gemma3_text, 0},
-                                          {NULL, NULL, 0}},
+    .layouts =
+        (const ts_config_layout[]){{"gemma3", &gemma3_text, TS_LAYOUT_NESTED | TS_LAYOUT_VISION},
+                                   {"gemma3_text", &gemma3_text, 0},
+                                   {NULL, NULL, 0}},
     .read_text = read_text,
     .read_vision = read_vision,
     .read_media_ids = read_media_ids,

@@ -2,8 +2,21 @@
 #include "models/family.h"
 
 /* LlamaConfig, stated in full at the top level */
-static const ts_text_defaults llama_text = {"llama", TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED,
-                                            TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, 0, 2048, 1e-6, 10000.0, "silu", false, false, false};
+static const ts_text_defaults llama_text = {"llama",
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            0,
+                                            2048,
+                                            1e-6,
+                                            10000.0,
+                                            "silu",
+                                            false,
+                                            false,
+                                            false};
 
 static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err)
 {

@@ -13,15 +13,18 @@
 #include <string.h>
 
 /* LlamaConfig as LLaVA's text_config: published files list a few keys, the rest default. */
-static const ts_text_defaults llava_llama_text = {"llama", 32000, 4096, 11008, 32, 32, TS_CONFIG_REQUIRED, 0, 2048, 1e-6, 10000.0,
-                                                  "silu", false, false, false};
+static const ts_text_defaults llava_llama_text = {
+    "llama", 32000,   4096,   11008, 32,    32,   TS_CONFIG_REQUIRED, 0, 2048,
+    1e-6,    10000.0, "silu", false, false, false};
 
 static ts_status read_text(const ts_json_reader *r, const cJSON *text, ts_text_config *t)
 {
     (void)text;
     if (strcmp(t->model_type, "llama") != 0)
-        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: text_config.model_type \"%s\" is not supported for llava (supported: llama)",
-                            r->origin, t->model_type);
+        return ts_error_set(
+            r->err, TS_ERR_UNSUPPORTED,
+            "%s: text_config.model_type \"%s\" is not supported for llava (supported: llama)",
+            r->origin, t->model_type);
     return TS_OK;
 }
 
@@ -35,19 +38,27 @@ static ts_status read_media_ids(const ts_json_reader *r, const cJSON *root, ts_m
     TS_TRY(ts_json_int(r, root, "image_token_index", 32000, &c->image_token_id));
     TS_TRY(ts_json_int(r, root, "image_token_id", c->image_token_id, &c->image_token_id));
     if (cJSON_IsArray(ts_json_member(root, "vision_feature_layer")))
-        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: vision_feature_layer: a list of layers is not supported", r->origin);
-    TS_TRY(ts_json_int(r, root, "vision_feature_layer", -2, &c->vision_feature_layer));
-    TS_TRY(ts_json_string(r, root, "vision_feature_select_strategy", "default", c->vision_feature_select_strategy,
-                          sizeof(c->vision_feature_select_strategy)));
-    if (strcmp(c->vision_feature_select_strategy, "default") != 0 && strcmp(c->vision_feature_select_strategy, "full") != 0)
         return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
-                            "%s: vision_feature_select_strategy \"%s\" is not supported (supported: default, full)", r->origin,
-                            c->vision_feature_select_strategy);
+                            "%s: vision_feature_layer: a list of layers is not supported",
+                            r->origin);
+    TS_TRY(ts_json_int(r, root, "vision_feature_layer", -2, &c->vision_feature_layer));
+    TS_TRY(ts_json_string(r, root, "vision_feature_select_strategy", "default",
+                          c->vision_feature_select_strategy,
+                          sizeof(c->vision_feature_select_strategy)));
+    if (strcmp(c->vision_feature_select_strategy, "default") != 0 &&
+        strcmp(c->vision_feature_select_strategy, "full") != 0)
+        return ts_error_set(
+            r->err, TS_ERR_UNSUPPORTED,
+            "%s: vision_feature_select_strategy \"%s\" is not supported (supported: default, full)",
+            r->origin, c->vision_feature_select_strategy);
     /* A layer index counts from the embeddings (0) to the last block (depth). */
-    if (c->vision_feature_layer < -(c->vision.depth + 1) || c->vision_feature_layer > c->vision.depth)
-        return ts_error_set(r->err, TS_ERR_RANGE, "%s: vision_feature_layer %lld is outside the %lld-block tower", r->origin,
-                            (long long)c->vision_feature_layer, (long long)c->vision.depth);
-    TS_TRY(ts_json_string(r, root, "projector_hidden_act", "gelu", c->projector_hidden_act, sizeof(c->projector_hidden_act)));
+    if (c->vision_feature_layer < -(c->vision.depth + 1) ||
+        c->vision_feature_layer > c->vision.depth)
+        return ts_error_set(
+            r->err, TS_ERR_RANGE, "%s: vision_feature_layer %lld is outside the %lld-block tower",
+            r->origin, (long long)c->vision_feature_layer, (long long)c->vision.depth);
+    TS_TRY(ts_json_string(r, root, "projector_hidden_act", "gelu", c->projector_hidden_act,
+                          sizeof(c->projector_hidden_act)));
     return TS_OK;
 }
 
@@ -62,45 +73,54 @@ static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_e
 
 /* ---------------------------------------------------------------- tower */
 
-static ts_status tower_create(const ts_model_config *cfg, void **spec, ts_error *err)
+static ts_status tower_init(const ts_model_config *cfg, void *spec, ts_error *err)
 {
-    ts_clip_vision_spec *s = malloc(sizeof(*s));
-    if (!s) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
-    ts_status st = ts_clip_vision_spec_init(cfg, s, err);
-    if (st != TS_OK) free(s), s = NULL;
-    *spec = s;
-    return st;
+    return ts_clip_vision_spec_init(cfg, spec, err);
 }
 
-static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out, ts_error *err)
+static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out,
+                                ts_error *err)
 {
     ts_clip_vision_spec s;
     TS_TRY(ts_clip_vision_spec_init(cfg, &s, err));
-    *out = (ts_vision_entry_geometry){"fixed_image", s.patch, 1, 1, s.width, s.depth, s.lm_hidden, s.grid * s.grid, 0, 0};
+    *out = (ts_vision_entry_geometry){"fixed_image", s.patch,         1, 1, s.width, s.depth,
+                                      s.lm_hidden,   s.grid * s.grid, 0, 0};
     return TS_OK;
 }
 
-static ts_status entry_build(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+static ts_status entry_build(ts_graph *g, const ts_model_config *cfg,
+                             const ts_weight_source *weights, int64_t n_patches, ts_error *err)
 {
     ts_clip_vision_spec s;
     TS_TRY(ts_clip_vision_spec_init(cfg, &s, err));
     if (n_patches != s.grid * s.grid)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                            "vision.main: LLaVA's tower takes one %lld×%lld image, %lld patches: that is its only bucket (not %lld)",
-                            (long long)s.image, (long long)s.image, (long long)(s.grid * s.grid), (long long)n_patches);
+                            "vision.main: LLaVA's tower takes one %lld×%lld image, %lld patches: "
+                            "that is its only bucket (not %lld)",
+                            (long long)s.image, (long long)s.image, (long long)(s.grid * s.grid),
+                            (long long)n_patches);
     return ts_clip_vision_build(g, &s, weights, false, err);
 }
 
-static const ts_tower_ops tower = {tower_create,           ts_clip_tower_build,      ts_clip_tower_smallest,
-                                   ts_clip_tower_levels,   ts_clip_tower_width,      ts_clip_tower_image_tokens,
-                                   ts_clip_tower_image_rows, ts_clip_tower_encode,  entry_geometry,
+static const ts_tower_ops tower = {sizeof(ts_clip_vision_spec),
+                                   tower_init,
+                                   ts_clip_tower_build,
+                                   ts_clip_tower_smallest,
+                                   ts_clip_tower_levels,
+                                   ts_clip_tower_width,
+                                   ts_clip_tower_image_tokens,
+                                   ts_clip_tower_image_rows,
+                                   ts_clip_tower_encode,
+                                   entry_geometry,
                                    entry_build};
 
 static const char *const processors[] = {"CLIPImageProcessor", "SiglipImageProcessor", NULL};
 
 const ts_family_desc ts_llava_family = {
     .name = "llava",
-    .layouts = (const ts_config_layout[]){{"llava", &llava_llama_text, TS_LAYOUT_NESTED | TS_LAYOUT_VISION}, {NULL, NULL, 0}},
+    .layouts =
+        (const ts_config_layout[]){
+            {"llava", &llava_llama_text, TS_LAYOUT_NESTED | TS_LAYOUT_VISION}, {NULL, NULL, 0}},
     .read_text = read_text,
     .read_vision = read_vision,
     .read_media_ids = read_media_ids,

@@ -4,14 +4,30 @@
 #include "loader/config_keys.h"
 
 /* Qwen2Config */
-static const ts_text_defaults qwen2_text = {"qwen2", TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED,
-                                            TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, 0, 32768, 1e-6, 10000.0, "silu", false, true, true};
+static const ts_text_defaults qwen2_text = {"qwen2",
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            0,
+                                            32768,
+                                            1e-6,
+                                            10000.0,
+                                            "silu",
+                                            false,
+                                            true,
+                                            true};
 
 ts_status ts_qwen2_reject_sliding(const ts_json_reader *r, const cJSON *text)
 {
     bool use = false;
     TS_TRY(ts_json_bool(r, text, "use_sliding_window", false, &use));
-    if (use) return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: %suse_sliding_window: true is not supported", r->origin, r->prefix);
+    if (use)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
+                            "%s: %suse_sliding_window: true is not supported", r->origin,
+                            r->prefix);
     return TS_OK;
 }
 

@@ -14,13 +14,37 @@
 #include <stdlib.h>
 
 /* Qwen2VLTextConfig */
-static const ts_text_defaults qwen2_vl_text = {"qwen2_vl", TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED,
-                                               TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, 0, 32768, 1e-5, 1000000.0,
-                                               "silu", false, true, true};
+static const ts_text_defaults qwen2_vl_text = {"qwen2_vl",
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               0,
+                                               32768,
+                                               1e-5,
+                                               1000000.0,
+                                               "silu",
+                                               false,
+                                               true,
+                                               true};
 /* Qwen2_5_VLTextConfig */
-static const ts_text_defaults qwen2_5_vl_text = {"qwen2_5_vl", TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED,
-                                                 TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, 0, 32768, 1e-6, 1000000.0,
-                                                 "silu", false, true, true};
+static const ts_text_defaults qwen2_5_vl_text = {"qwen2_5_vl",
+                                                 TS_CONFIG_REQUIRED,
+                                                 TS_CONFIG_REQUIRED,
+                                                 TS_CONFIG_REQUIRED,
+                                                 TS_CONFIG_REQUIRED,
+                                                 TS_CONFIG_REQUIRED,
+                                                 TS_CONFIG_REQUIRED,
+                                                 0,
+                                                 32768,
+                                                 1e-6,
+                                                 1000000.0,
+                                                 "silu",
+                                                 false,
+                                                 true,
+                                                 true};
 
 static ts_status read_text(const ts_json_reader *r, const cJSON *text, ts_text_config *t)
 {
@@ -45,7 +69,8 @@ static ts_status read_qwen2_vl_vision(const ts_json_reader *r, const cJSON *v, t
     return TS_OK;
 }
 
-static ts_status read_qwen2_5_vl_vision(const ts_json_reader *r, const cJSON *v, ts_vision_config *o)
+static ts_status read_qwen2_5_vl_vision(const ts_json_reader *r, const cJSON *v,
+                                        ts_vision_config *o)
 {
     TS_TRY(ts_json_string(r, v, "model_type", "qwen2_5_vl", o->model_type, sizeof(o->model_type)));
     TS_TRY(ts_config_dim(r, v, "depth", TS_CONFIG_REQUIRED, &o->depth));
@@ -57,7 +82,7 @@ static ts_status read_qwen2_5_vl_vision(const ts_json_reader *r, const cJSON *v,
     /* Qwen2_5_VLVisionConfig default; scales the temporal M-RoPE ids (reference-semantics §5.3). */
     TS_TRY(ts_config_dim(r, v, "tokens_per_second", 4, &o->tokens_per_second));
     TS_TRY(ts_json_int_list(r, v, "fullatt_block_indexes", false, o->fullatt_block_indexes, 16,
-                         &o->n_fullatt_block_indexes));
+                            &o->n_fullatt_block_indexes));
     TS_TRY(ts_json_string(r, v, "hidden_act", "silu", o->hidden_act, sizeof(o->hidden_act)));
     o->layer_norm_eps = 1e-6;
     return TS_OK;
@@ -82,31 +107,30 @@ static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_e
     return TS_OK;
 }
 
-static ts_status positions_2(const ts_model_config *cfg, const int32_t *ids, size_t n, const ts_pixel_values *images, int n_images,
-                             int32_t *positions, int64_t *delta, ts_error *err)
+static ts_status positions_2(const ts_model_config *cfg, const int32_t *ids, size_t n,
+                             const ts_pixel_values *images, int n_images, int32_t *positions,
+                             int64_t *delta, ts_error *err)
 {
     return ts_qwen_vl_positions(cfg, ids, n, images, n_images, 0, positions, delta, err);
 }
 
-static ts_status positions_2_5(const ts_model_config *cfg, const int32_t *ids, size_t n, const ts_pixel_values *images,
-                               int n_images, int32_t *positions, int64_t *delta, ts_error *err)
+static ts_status positions_2_5(const ts_model_config *cfg, const int32_t *ids, size_t n,
+                               const ts_pixel_values *images, int n_images, int32_t *positions,
+                               int64_t *delta, ts_error *err)
 {
-    return ts_qwen_vl_positions(cfg, ids, n, images, n_images, cfg->vision.tokens_per_second, positions, delta, err);
+    return ts_qwen_vl_positions(cfg, ids, n, images, n_images, cfg->vision.tokens_per_second,
+                                positions, delta, err);
 }
 
 /* ---------------------------------------------------------------- tower */
 
-static ts_status tower_create(const ts_model_config *cfg, void **spec, ts_error *err)
+static ts_status tower_init(const ts_model_config *cfg, void *spec, ts_error *err)
 {
-    ts_qwen2_vl_vision_spec *s = malloc(sizeof(*s));
-    if (!s) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
-    ts_status st = ts_qwen2_vl_vision_spec_init(cfg, s, err);
-    if (st != TS_OK) free(s), s = NULL;
-    *spec = s;
-    return st;
+    return ts_qwen2_vl_vision_spec_init(cfg, spec, err);
 }
 
-static ts_status tower_build(ts_graph *g, const void *spec, const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+static ts_status tower_build(ts_graph *g, const void *spec, const ts_weight_source *weights,
+                             int64_t n_patches, ts_error *err)
 {
     return ts_qwen2_vl_vision_build(g, spec, weights, n_patches, false, err);
 }
@@ -117,48 +141,82 @@ static int64_t tower_smallest(const void *spec)
     return s->merge * s->merge;
 }
 
-static int tower_levels(const void *spec) { return (void)spec, 1; }
-static int64_t tower_width(const void *spec) { return ((const ts_qwen2_vl_vision_spec *)spec)->out_hidden; }
-static int64_t tower_image_tokens(const void *spec, const ts_pixel_values *pv) { return (void)spec, ts_qwen_vl_image_tokens(pv); }
+static int tower_levels(const void *spec)
+{
+    return (void)spec, 1;
+}
+static int64_t tower_width(const void *spec)
+{
+    return ((const ts_qwen2_vl_vision_spec *)spec)->out_hidden;
+}
+static int64_t tower_image_tokens(const void *spec, const ts_pixel_values *pv)
+{
+    return (void)spec, ts_qwen_vl_image_tokens(pv);
+}
 static int64_t tower_image_rows(const void *spec, const ts_pixel_values *pv)
 {
     return ts_qwen_vl_image_rows(((const ts_qwen2_vl_vision_spec *)spec)->merge, pv);
 }
 
-static ts_status tower_encode(const void *spec, ts_tower_runner *runner, const ts_pixel_values *images, int n_images, float **out,
+static ts_status tower_encode(const void *spec, ts_tower_runner *runner,
+                              const ts_pixel_values *images, int n_images, float **out,
                               int64_t *rows, ts_error *err)
 {
     const ts_qwen2_vl_vision_spec *s = spec;
-    ts_qwen_vl_tower tower = {s->patch_dim, s->merge, s->out_hidden, 1, s->windowed ? s->window : 0, NULL, s};
+    ts_qwen_vl_tower tower = {s->patch_dim, s->merge, s->out_hidden, 1, s->windowed ? s->window : 0,
+                              NULL,         s};
     return ts_qwen_vl_encode(&tower, runner, images, n_images, out, rows, err);
 }
 
-static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out, ts_error *err)
+static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out,
+                                ts_error *err)
 {
     ts_qwen2_vl_vision_spec s;
     TS_TRY(ts_qwen2_vl_vision_spec_init(cfg, &s, err));
-    *out = (ts_vision_entry_geometry){"patch_rows", s.patch, s.temporal, s.merge, s.width, s.depth, s.out_hidden, 0, 0, 0};
+    *out = (ts_vision_entry_geometry){"patch_rows", s.patch,      s.temporal, s.merge, s.width,
+                                      s.depth,      s.out_hidden, 0,          0,       0};
     return TS_OK;
 }
 
-static ts_status entry_build(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+static ts_status entry_build(ts_graph *g, const ts_model_config *cfg,
+                             const ts_weight_source *weights, int64_t n_patches, ts_error *err)
 {
     ts_qwen2_vl_vision_spec s;
     TS_TRY(ts_qwen2_vl_vision_spec_init(cfg, &s, err));
     return ts_qwen2_vl_vision_build(g, &s, weights, n_patches, false, err);
 }
 
-static const ts_tower_ops tower = {tower_create, tower_build,  tower_smallest, tower_levels,   tower_width,
-                                   tower_image_tokens, tower_image_rows, tower_encode, entry_geometry, entry_build};
+static const ts_tower_ops tower = {sizeof(ts_qwen2_vl_vision_spec),
+                                   tower_init,
+                                   tower_build,
+                                   tower_smallest,
+                                   tower_levels,
+                                   tower_width,
+                                   tower_image_tokens,
+                                   tower_image_rows,
+                                   tower_encode,
+                                   entry_geometry,
+                                   entry_build};
 /* Qwen2.5-VL's tower has no bundle entry yet: its window layout is not a vision.main input. */
-static const ts_tower_ops tower_2_5 = {tower_create, tower_build, tower_smallest, tower_levels, tower_width,
-                                       tower_image_tokens, tower_image_rows, tower_encode, NULL, NULL};
+static const ts_tower_ops tower_2_5 = {sizeof(ts_qwen2_vl_vision_spec),
+                                       tower_init,
+                                       tower_build,
+                                       tower_smallest,
+                                       tower_levels,
+                                       tower_width,
+                                       tower_image_tokens,
+                                       tower_image_rows,
+                                       tower_encode,
+                                       NULL,
+                                       NULL};
 
 static const char *const processors[] = {"Qwen2VLImageProcessor", NULL};
 
 const ts_family_desc ts_qwen2_vl_family = {
     .name = "qwen2_vl",
-    .layouts = (const ts_config_layout[]){{"qwen2_vl", &qwen2_vl_text, TS_LAYOUT_MAY_NEST | TS_LAYOUT_VISION}, {NULL, NULL, 0}},
+    .layouts =
+        (const ts_config_layout[]){
+            {"qwen2_vl", &qwen2_vl_text, TS_LAYOUT_MAY_NEST | TS_LAYOUT_VISION}, {NULL, NULL, 0}},
     .read_text = read_text,
     .read_vision = read_vision_2,
     .read_media_ids = ts_qwen_vl_read_media_ids,
@@ -173,7 +231,9 @@ const ts_family_desc ts_qwen2_vl_family = {
 
 const ts_family_desc ts_qwen2_5_vl_family = {
     .name = "qwen2_5_vl",
-    .layouts = (const ts_config_layout[]){{"qwen2_5_vl", &qwen2_5_vl_text, TS_LAYOUT_MAY_NEST | TS_LAYOUT_VISION}, {NULL, NULL, 0}},
+    .layouts = (const ts_config_layout[]){{"qwen2_5_vl", &qwen2_5_vl_text,
+                                           TS_LAYOUT_MAY_NEST | TS_LAYOUT_VISION},
+                                          {NULL, NULL, 0}},
     .read_text = read_text,
     .read_vision = read_vision_2_5,
     .read_media_ids = ts_qwen_vl_read_media_ids,

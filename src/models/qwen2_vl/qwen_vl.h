@@ -10,13 +10,16 @@
 #include "models/vision_grid.h"
 
 /* patch_size (default `patch`), temporal_patch_size, spatial_merge_size, in_chans/in_channels. */
-ts_status ts_qwen_vl_read_patching(const ts_json_reader *r, const cJSON *v, int64_t patch, ts_vision_config *o);
+ts_status ts_qwen_vl_read_patching(const ts_json_reader *r, const cJSON *v, int64_t patch,
+                                   ts_vision_config *o);
 /* image_token_id, video_token_id, vision_start_token_id, vision_end_token_id. */
 ts_status ts_qwen_vl_read_media_ids(const ts_json_reader *r, const cJSON *root, ts_model_config *c);
 /* The M-RoPE positions [3][n] and delta of a prompt (ts_mrope_index over the images' grids);
  * tokens_per_second as ts_mrope_index takes it. */
-ts_status ts_qwen_vl_positions(const ts_model_config *cfg, const int32_t *ids, size_t n, const ts_pixel_values *images,
-                               int n_images, int64_t tokens_per_second, int32_t *positions, int64_t *delta, ts_error *err);
+ts_status ts_qwen_vl_positions(const ts_model_config *cfg, const int32_t *ids, size_t n,
+                               const ts_pixel_values *images, int n_images,
+                               int64_t tokens_per_second, int32_t *positions, int64_t *delta,
+                               ts_error *err);
 
 /* A patch-row tower as its family's ops see it. */
 typedef struct ts_qwen_vl_tower {
@@ -24,8 +27,8 @@ typedef struct ts_qwen_vl_tower {
     int levels;     /* 1 + DeepStack levels */
     int64_t window; /* > 0: window attention (Qwen2.5-VL), windows and window_index inputs */
     /* Non-NULL: the position-table taps (pos_index i32[4, N], pos_weight f32[4, N]) are inputs. */
-    void (*taps)(const void *spec, const ts_vision_grid *grids, int n_grids, int64_t rows, int32_t *pos_index,
-                 float *pos_weight);
+    void (*taps)(const void *spec, const ts_vision_grid *grids, int n_grids, int64_t rows,
+                 int32_t *pos_index, float *pos_weight);
     const void *spec;
 } ts_qwen_vl_tower;
 
@@ -33,7 +36,8 @@ typedef struct ts_qwen_vl_tower {
 int64_t ts_qwen_vl_image_tokens(const ts_pixel_values *pv);
 int64_t ts_qwen_vl_image_rows(int64_t merge, const ts_pixel_values *pv);
 /* All images through one graph of N = Σ t·h·w rows: *out [levels][rows][out_hidden]. */
-ts_status ts_qwen_vl_encode(const ts_qwen_vl_tower *tower, ts_tower_runner *runner, const ts_pixel_values *images, int n_images,
-                            float **out, int64_t *rows, ts_error *err);
+ts_status ts_qwen_vl_encode(const ts_qwen_vl_tower *tower, ts_tower_runner *runner,
+                            const ts_pixel_values *images, int n_images, float **out, int64_t *rows,
+                            ts_error *err);
 
 #endif

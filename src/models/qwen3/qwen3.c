@@ -2,8 +2,21 @@
 #include "models/family.h"
 
 /* Qwen3Config (head_dim defaults to 128 there, not hidden / heads) */
-static const ts_text_defaults qwen3_text = {"qwen3", TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED,
-                                            TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, 128, 32768, 1e-6, 10000.0, "silu", false, false, false};
+static const ts_text_defaults qwen3_text = {"qwen3",
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            TS_CONFIG_REQUIRED,
+                                            128,
+                                            32768,
+                                            1e-6,
+                                            10000.0,
+                                            "silu",
+                                            false,
+                                            false,
+                                            false};
 
 static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err)
 {

@@ -16,9 +16,11 @@ typedef struct ts_qwen3_moe_defaults {
     bool norm_topk_prob;
 } ts_qwen3_moe_defaults;
 
-ts_status ts_qwen3_read_moe(const ts_json_reader *r, const cJSON *text, const ts_qwen3_moe_defaults *d, ts_text_config *t);
+ts_status ts_qwen3_read_moe(const ts_json_reader *r, const cJSON *text,
+                            const ts_qwen3_moe_defaults *d, ts_text_config *t);
 /* experts, per token, expert width, which layers are dense; always_normalize: the router
  * renormalises the top-k whatever norm_topk_prob says. */
-ts_status ts_qwen3_moe_decoder(const ts_model_config *cfg, bool always_normalize, ts_decoder_spec *spec, ts_error *err);
+ts_status ts_qwen3_moe_decoder(const ts_model_config *cfg, bool always_normalize,
+                               ts_decoder_spec *spec, ts_error *err);
 
 #endif

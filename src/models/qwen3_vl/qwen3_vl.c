@@ -15,13 +15,37 @@
 #include <stdlib.h>
 
 /* Qwen3VLTextConfig */
-static const ts_text_defaults qwen3_vl_text = {"qwen3_vl_text", TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED,
-                                               TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, 128, 128000, 1e-6, 5000000.0,
-                                               "silu", false, false, false};
+static const ts_text_defaults qwen3_vl_text = {"qwen3_vl_text",
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               TS_CONFIG_REQUIRED,
+                                               128,
+                                               128000,
+                                               1e-6,
+                                               5000000.0,
+                                               "silu",
+                                               false,
+                                               false,
+                                               false};
 /* Qwen3VLMoeTextConfig */
-static const ts_text_defaults qwen3_vl_moe_text = {"qwen3_vl_moe_text", TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED,
-                                                   TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, TS_CONFIG_REQUIRED, 128, 128000, 1e-6,
-                                                   5000000.0, "silu", false, false, false};
+static const ts_text_defaults qwen3_vl_moe_text = {"qwen3_vl_moe_text",
+                                                   TS_CONFIG_REQUIRED,
+                                                   TS_CONFIG_REQUIRED,
+                                                   TS_CONFIG_REQUIRED,
+                                                   TS_CONFIG_REQUIRED,
+                                                   TS_CONFIG_REQUIRED,
+                                                   TS_CONFIG_REQUIRED,
+                                                   128,
+                                                   128000,
+                                                   1e-6,
+                                                   5000000.0,
+                                                   "silu",
+                                                   false,
+                                                   false,
+                                                   false};
 
 static ts_status read_text(const ts_json_reader *r, const cJSON *text, ts_text_config *t)
 {
@@ -47,10 +71,12 @@ static ts_status read_qwen3_vl_vision(const ts_json_reader *r, const cJSON *v, c
     TS_TRY(ts_config_dim(r, v, "intermediate_size", TS_CONFIG_REQUIRED, &o->intermediate_size));
     TS_TRY(ts_config_dim(r, v, "num_heads", TS_CONFIG_REQUIRED, &o->num_heads));
     TS_TRY(ts_config_dim(r, v, "out_hidden_size", TS_CONFIG_REQUIRED, &o->out_hidden_size));
-    TS_TRY(ts_config_dim(r, v, "num_position_embeddings", TS_CONFIG_REQUIRED, &o->num_position_embeddings));
-    TS_TRY(ts_json_int_list(r, v, "deepstack_visual_indexes", false, o->deepstack_visual_indexes, 16,
-                         &o->n_deepstack_visual_indexes));
-    TS_TRY(ts_json_string(r, v, "hidden_act", "gelu_pytorch_tanh", o->hidden_act, sizeof(o->hidden_act)));
+    TS_TRY(ts_config_dim(r, v, "num_position_embeddings", TS_CONFIG_REQUIRED,
+                         &o->num_position_embeddings));
+    TS_TRY(ts_json_int_list(r, v, "deepstack_visual_indexes", false, o->deepstack_visual_indexes,
+                            16, &o->n_deepstack_visual_indexes));
+    TS_TRY(ts_json_string(r, v, "hidden_act", "gelu_pytorch_tanh", o->hidden_act,
+                          sizeof(o->hidden_act)));
     o->layer_norm_eps = 1e-6;
     return TS_OK;
 }
@@ -86,25 +112,22 @@ static ts_status decoder_moe(const ts_model_config *cfg, ts_decoder_spec *spec, 
     return ts_qwen3_moe_decoder(cfg, true, spec, err);
 }
 
-static ts_status positions(const ts_model_config *cfg, const int32_t *ids, size_t n, const ts_pixel_values *images, int n_images,
-                           int32_t *out, int64_t *delta, ts_error *err)
+static ts_status positions(const ts_model_config *cfg, const int32_t *ids, size_t n,
+                           const ts_pixel_values *images, int n_images, int32_t *out,
+                           int64_t *delta, ts_error *err)
 {
     return ts_qwen_vl_positions(cfg, ids, n, images, n_images, 0, out, delta, err);
 }
 
 /* ---------------------------------------------------------------- tower */
 
-static ts_status tower_create(const ts_model_config *cfg, void **spec, ts_error *err)
+static ts_status tower_init(const ts_model_config *cfg, void *spec, ts_error *err)
 {
-    ts_qwen3_vl_vision_spec *s = malloc(sizeof(*s));
-    if (!s) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
-    ts_status st = ts_qwen3_vl_vision_spec_init(cfg, s, err);
-    if (st != TS_OK) free(s), s = NULL;
-    *spec = s;
-    return st;
+    return ts_qwen3_vl_vision_spec_init(cfg, spec, err);
 }
 
-static ts_status tower_build(ts_graph *g, const void *spec, const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+static ts_status tower_build(ts_graph *g, const void *spec, const ts_weight_source *weights,
+                             int64_t n_patches, ts_error *err)
 {
     return ts_qwen3_vl_vision_build(g, spec, weights, n_patches, false, err);
 }
@@ -115,54 +138,82 @@ static int64_t tower_smallest(const void *spec)
     return s->merge * s->merge;
 }
 
-static int tower_levels(const void *spec) { return 1 + ((const ts_qwen3_vl_vision_spec *)spec)->n_deepstack; }
-static int64_t tower_width(const void *spec) { return ((const ts_qwen3_vl_vision_spec *)spec)->out_hidden; }
-static int64_t tower_image_tokens(const void *spec, const ts_pixel_values *pv) { return (void)spec, ts_qwen_vl_image_tokens(pv); }
+static int tower_levels(const void *spec)
+{
+    return 1 + ((const ts_qwen3_vl_vision_spec *)spec)->n_deepstack;
+}
+static int64_t tower_width(const void *spec)
+{
+    return ((const ts_qwen3_vl_vision_spec *)spec)->out_hidden;
+}
+static int64_t tower_image_tokens(const void *spec, const ts_pixel_values *pv)
+{
+    return (void)spec, ts_qwen_vl_image_tokens(pv);
+}
 static int64_t tower_image_rows(const void *spec, const ts_pixel_values *pv)
 {
     return ts_qwen_vl_image_rows(((const ts_qwen3_vl_vision_spec *)spec)->merge, pv);
 }
 
-static void taps(const void *spec, const ts_vision_grid *grids, int n_grids, int64_t rows, int32_t *index, float *weight)
+static void taps(const void *spec, const ts_vision_grid *grids, int n_grids, int64_t rows,
+                 int32_t *index, float *weight)
 {
     ts_qwen3_vl_vision_pos_taps(spec, grids, n_grids, rows, index, weight);
 }
 
-static ts_status tower_encode(const void *spec, ts_tower_runner *runner, const ts_pixel_values *images, int n_images, float **out,
+static ts_status tower_encode(const void *spec, ts_tower_runner *runner,
+                              const ts_pixel_values *images, int n_images, float **out,
                               int64_t *rows, ts_error *err)
 {
     const ts_qwen3_vl_vision_spec *s = spec;
-    ts_qwen_vl_tower tower = {s->patch_dim, s->merge, s->out_hidden, 1 + s->n_deepstack, 0, taps, s};
+    ts_qwen_vl_tower tower = {s->patch_dim, s->merge, s->out_hidden, 1 + s->n_deepstack, 0,
+                              taps,         s};
     return ts_qwen_vl_encode(&tower, runner, images, n_images, out, rows, err);
 }
 
-static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out, ts_error *err)
+static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out,
+                                ts_error *err)
 {
     ts_qwen3_vl_vision_spec s;
     TS_TRY(ts_qwen3_vl_vision_spec_init(cfg, &s, err));
-    *out = (ts_vision_entry_geometry){"patch_rows_deepstack", s.patch, s.temporal, s.merge, s.width, s.depth, s.out_hidden, 0,
-                                      s.n_deepstack, s.n_positions};
+    *out = (ts_vision_entry_geometry){
+        "patch_rows_deepstack", s.patch, s.temporal,    s.merge,      s.width, s.depth,
+        s.out_hidden,           0,       s.n_deepstack, s.n_positions};
     return TS_OK;
 }
 
-static ts_status entry_build(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+static ts_status entry_build(ts_graph *g, const ts_model_config *cfg,
+                             const ts_weight_source *weights, int64_t n_patches, ts_error *err)
 {
     ts_qwen3_vl_vision_spec s;
     TS_TRY(ts_qwen3_vl_vision_spec_init(cfg, &s, err));
     if (s.n_deepstack < 1)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "vision.main: this Qwen3-VL tower declares no deepstack_visual_indexes");
+        return ts_error_set(
+            err, TS_ERR_UNSUPPORTED,
+            "vision.main: this Qwen3-VL tower declares no deepstack_visual_indexes");
     return ts_qwen3_vl_vision_build(g, &s, weights, n_patches, false, err);
 }
 
-static const ts_tower_ops tower = {tower_create, tower_build,  tower_smallest, tower_levels,   tower_width,
-                                   tower_image_tokens, tower_image_rows, tower_encode, entry_geometry, entry_build};
+static const ts_tower_ops tower = {sizeof(ts_qwen3_vl_vision_spec),
+                                   tower_init,
+                                   tower_build,
+                                   tower_smallest,
+                                   tower_levels,
+                                   tower_width,
+                                   tower_image_tokens,
+                                   tower_image_rows,
+                                   tower_encode,
+                                   entry_geometry,
+                                   entry_build};
 
 static const char *const processors[] = {"Qwen2VLImageProcessor", NULL};
 
 const ts_family_desc ts_qwen3_vl_family = {
     .name = "qwen3_vl",
-    .layouts = (const ts_config_layout[]){{"qwen3_vl", &qwen3_vl_text, TS_LAYOUT_NESTED | TS_LAYOUT_TEXT_REQUIRED | TS_LAYOUT_VISION},
-                                          {NULL, NULL, 0}},
+    .layouts =
+        (const ts_config_layout[]){{"qwen3_vl", &qwen3_vl_text,
+                                    TS_LAYOUT_NESTED | TS_LAYOUT_TEXT_REQUIRED | TS_LAYOUT_VISION},
+                                   {NULL, NULL, 0}},
     .read_text = read_text,
     .read_vision = read_vision,
     .read_media_ids = ts_qwen_vl_read_media_ids,
@@ -177,9 +228,10 @@ const ts_family_desc ts_qwen3_vl_family = {
 
 const ts_family_desc ts_qwen3_vl_moe_family = {
     .name = "qwen3_vl_moe",
-    .layouts = (const ts_config_layout[]){{"qwen3_vl_moe", &qwen3_vl_moe_text,
-                                           TS_LAYOUT_NESTED | TS_LAYOUT_TEXT_REQUIRED | TS_LAYOUT_VISION},
-                                          {NULL, NULL, 0}},
+    .layouts =
+        (const ts_config_layout[]){{"qwen3_vl_moe", &qwen3_vl_moe_text,
+                                    TS_LAYOUT_NESTED | TS_LAYOUT_TEXT_REQUIRED | TS_LAYOUT_VISION},
+                                   {NULL, NULL, 0}},
     .read_text = read_text_moe,
     .read_vision = read_vision_moe,
     .read_media_ids = ts_qwen_vl_read_media_ids,
