@@ -6,6 +6,7 @@
  * numbers; and every way a bundle or a call can be wrong is rejected with its own message. */
 #include "base/context.h"
 #include "base/file.h"
+#include "bundle/bundle.h"
 #include "bundle/manifest.h"
 #include "engine/model.h"
 #include "engine/vision.h"

@@ -8,7 +8,9 @@
  */
 #include "engine/generate.h"
 #include "base/error.h"
+#include "engine/sampler.h"
 #include "engine/stop_matcher.h"
+#include "text/detokenizer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -239,8 +241,6 @@ ts_status ts_completion_next(ts_completion *c, float *logits, int32_t *id, bool 
     *done = c->done;
     return st;
 }
-
-size_t ts_completion_tokens(const ts_completion *c) { return c->g.n_ids; }
 
 /* End of generation: whatever the detokenizer and the matcher still hold is released (a stop
  * string may still complete in the detokenizer's tail; held-back text that never became a stop
