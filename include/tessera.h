@@ -1,11 +1,27 @@
-/* tessera.h — the public API of the Tessera engine.
+/* tessera.h — the public API of the Tessera engine: what a program embedding it needs to load a
+ * model (or a synthetic one), tokenize, render chat templates, decode and preprocess images,
+ * prefill, decode and generate (one request, or many batched by the caller), export and run
+ * StableHLO bundles, and serve the OpenAI-compatible HTTP API. The CLI (src/cli) and the server
+ * (src/server) are built on this header alone (plus src/base's small helpers): CMakeLists.txt
+ * gives them no other include path, and the api_boundary test checks it. Engine internals
+ * (samplers, detokenizers, bundle entry calls, graphs, kernels) live in headers under src/.
  *
  * Contract: every fallible call returns a ts_status and takes a `ts_error *` last (may be NULL);
  * on failure the error holds a message that says what went wrong and where (file, key, tensor,
- * byte offset or line:column). Objects come in create/destroy pairs; every returned pointer is
- * documented as owned (free with the named call) or borrowed (valid until the named event).
- * Nothing here keeps hidden global state: a ts_context carries logging and threads.
- * src/cli and src/server include only this header.
+ * byte offset or line:column). Every returned pointer is documented as owned (released with the
+ * named call) or borrowed (valid until the named event). Nothing here keeps hidden global state:
+ * a ts_context carries logging and threads.
+ *
+ * Lifetimes, one rule per kind:
+ *   - an opaque object is made by X_create, or by a verb naming its source (X_load from a folder,
+ *     X_compile from text, ts_model_create_synthetic), and released by X_destroy;
+ *   - an object that keeps files mapped (ts_checkpoint, ts_bundle) is made by X_open and
+ *     released by X_close;
+ *   - a result struct the caller holds by value (ts_image, ts_pixel_values, ts_generation) is
+ *     emptied by X_free, which frees what it owns and zeroes it; structs that own nothing
+ *     (configs, options, parameters) need no call, and X_default fills them with defaults;
+ *   - owned plain buffers and strings (ids, text, embeddings) are released with free().
+ * Every X_destroy, X_close and X_free accepts NULL.
  */
 #ifndef TESSERA_H
 #define TESSERA_H
@@ -462,8 +478,11 @@ ts_status ts_prompt_expand_images(const ts_model_config *cfg, const ts_tokenizer
 
 /* ---------------------------------------------------------------- models and sequences */
 
-/* A loaded language model: config, mapped weights, and the compiled step programs.
- * Text families today (qwen2, qwen3, llama). Not thread-safe: one call at a time per model. */
+/* A loaded model: config, mapped weights, the compiled step programs and, for a VLM, its image
+ * tower. Every family whose language model is built loads: the text ones (qwen2, qwen3, llama)
+ * and the VLMs (Qwen2-VL, Qwen2.5-VL, Qwen3-VL(-MoE), LLaVA); ts_model_supported_modalities says
+ * which inputs a config's model takes. Not thread-safe: one call at a time per model (a
+ * ts_image_encoder runs the tower beside it). */
 typedef struct ts_model ts_model;
 
 typedef struct ts_model_options {
@@ -477,7 +496,8 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
                         ts_model **out, ts_error *err);
 void ts_model_destroy(ts_model *model);
 /* A model of a published shape with random weights, made in memory (benchmarks; no download).
- * Presets: "qwen2.5-0.5b", "qwen2-1.5b", "llama-3.2-1b"; dtype F32 or BF16. */
+ * Presets: "qwen2.5-0.5b", "qwen2-1.5b", "llama-3.2-1b" and "qwen2-vl-2b" (with its image tower);
+ * dtype F32, BF16 or F16. An unknown preset is TS_ERR_NOT_FOUND listing them. */
 ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtype dtype,
                                     ts_model **out, ts_error *err);
 /* The synthetic preset's weights (those of ts_model_create_synthetic, bit for bit) written as a
@@ -708,11 +728,12 @@ typedef struct ts_generation {
 } ts_generation;
 
 /* Generates after `prompt` (n ≥ 1) in seq (which may already hold earlier turns). On success
- * *out is filled and owned by the caller: free with ts_generation_fini. On error *out is empty
- * and seq holds whatever was prefilled/decoded. */
+ * *out is filled and owned by the caller: empty it with ts_generation_free. On error *out is
+ * empty and seq holds whatever was prefilled/decoded. */
 ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                       const ts_generate_params *params, ts_generation *out, ts_error *err);
-void ts_generation_fini(ts_generation *generation);
+/* Frees the ids and text and zeroes *generation; NULL and empty results are fine. */
+void ts_generation_free(ts_generation *generation);
 /* ts_generate for a prompt with images: prompt is the expanded prompt (ts_prompt_expand_images),
  * prefilled with ts_model_prefill_images. */
 ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
@@ -732,7 +753,7 @@ void ts_completion_destroy(ts_completion *completion);
 /* Samples from logits (changed in place), records the id, emits its text through on_token.
  * *done: generation ends with this id (EOS, stop string, max_tokens, callback said stop). */
 ts_status ts_completion_next(ts_completion *completion, float *logits, int32_t *id, bool *done, ts_error *err);
-/* Flushes (final on_token with id -1) and moves the result into *out (ts_generation_fini). The
+/* Flushes (final on_token with id -1) and moves the result into *out (ts_generation_free). The
  * times are left zero: the caller ran the model. */
 ts_status ts_completion_finish(ts_completion *completion, ts_generation *out, ts_error *err);
 
@@ -895,15 +916,17 @@ void ts_server_options_default(ts_server_options *options);
 
 typedef struct ts_server ts_server;
 /* Loads the model and starts listening; returns once requests can be served. Owned;
- * ts_server_stop. */
-ts_status ts_server_start(const ts_server_options *options, ts_server **out, ts_error *err);
+ * ts_server_destroy (ts_server_request_stop and ts_server_wait are how a caller waits for a
+ * signal first). */
+ts_status ts_server_create(const ts_server_options *options, ts_server **out, ts_error *err);
 int ts_server_port(const ts_server *server);
 int ts_server_slots(const ts_server *server);
 /* Blocks until ts_server_request_stop (from any thread). */
 void ts_server_wait(ts_server *server);
 void ts_server_request_stop(ts_server *server);
-/* Fails what is still waiting with 503, joins every thread, frees everything. */
-void ts_server_stop(ts_server *server);
+/* Stops serving (whether or not a stop was requested): fails what is still waiting with 503,
+ * joins every thread, frees everything. */
+void ts_server_destroy(ts_server *server);
 
 #ifdef __cplusplus
 }

@@ -3,9 +3,9 @@
  * A modality is supported only when every stage for it is built: text needs the family's decoder;
  * images need, besides, the media decoders (always built), the family's processor, tower and
  * prompt assembly and language-model side — which ts_vision_has_image_prefill answers (Qwen2-VL,
- * Qwen2.5-VL, LLaVA today; each tested end to end against its fixtures in vlm_fixture_test).
- * Qwen3-VL has its tower but not the DeepStack injection, so it stays text only. Everything that
- * advertises modalities (inspect, the server's /v1/models) asks this function.
+ * Qwen2.5-VL, LLaVA, and Qwen3-VL(-MoE) with its DeepStack rows; each tested end to end against
+ * its fixtures). Gemma3's config parses but its decoder is not built, so it serves nothing.
+ * Everything that advertises modalities (inspect, the server's /v1/models) asks this function.
  */
 #include "engine/vision.h"
 #include "models/decoder.h"
