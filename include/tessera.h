@@ -1,11 +1,27 @@
-/* tessera.h — the public API of the Tessera engine.
+/* tessera.h — the public API of the Tessera engine: what a program embedding it needs to load a
+ * model (or a synthetic one), tokenize, render chat templates, decode and preprocess images,
+ * prefill, decode and generate (one request, or many batched by the caller), export and run
+ * StableHLO bundles, and serve the OpenAI-compatible HTTP API. The CLI (src/cli) and the server
+ * (src/server) are built on this header alone (plus src/base's small helpers): CMakeLists.txt
+ * gives them no other include path, and the api_boundary test checks it. Engine internals
+ * (samplers, detokenizers, bundle entry calls, graphs, kernels) live in headers under src/.
  *
  * Contract: every fallible call returns a ts_status and takes a `ts_error *` last (may be NULL);
  * on failure the error holds a message that says what went wrong and where (file, key, tensor,
- * byte offset or line:column). Objects come in create/destroy pairs; every returned pointer is
- * documented as owned (free with the named call) or borrowed (valid until the named event).
- * Nothing here keeps hidden global state: a ts_context carries logging and threads.
- * src/cli and src/server include only this header.
+ * byte offset or line:column). Every returned pointer is documented as owned (released with the
+ * named call) or borrowed (valid until the named event). Nothing here keeps hidden global state:
+ * a ts_context carries logging and threads.
+ *
+ * Lifetimes, one rule per kind:
+ *   - an opaque object is made by X_create, or by a verb naming its source (X_load from a folder,
+ *     X_compile from text, ts_model_create_synthetic), and released by X_destroy;
+ *   - an object that keeps files mapped (ts_checkpoint, ts_bundle) is made by X_open and
+ *     released by X_close;
+ *   - a result struct the caller holds by value (ts_image, ts_pixel_values, ts_generation) is
+ *     emptied by X_free, which frees what it owns and zeroes it; structs that own nothing
+ *     (configs, options, parameters) need no call, and X_default fills them with defaults;
+ *   - owned plain buffers and strings (ids, text, embeddings) are released with free().
+ * Every X_destroy, X_close and X_free accepts NULL.
  */
 #ifndef TESSERA_H
 #define TESSERA_H
@@ -413,20 +429,6 @@ bool ts_tokenizer_is_special(const ts_tokenizer *tok, int32_t id);
  * "unk_token"); NULL when unset. Borrowed, valid while tok lives. */
 const char *ts_tokenizer_special_token(const ts_tokenizer *tok, const char *role);
 
-/* Streaming detokenizer: feed ids one at a time, get only text that is complete UTF-8; the pieces
- * concatenate to ts_tokenizer_decode of the same ids (for ids that came from encoding text). One
- * per sequence and thread; finish resets it for reuse. */
-typedef struct ts_detokenizer ts_detokenizer;
-ts_status ts_detokenizer_create(const ts_tokenizer *tok, bool skip_special_tokens,
-                                ts_detokenizer **out, ts_error *err);
-void ts_detokenizer_destroy(ts_detokenizer *detok);
-/* *piece is borrowed, valid until the next call on detok; may be empty. */
-ts_status ts_detokenizer_push(ts_detokenizer *detok, int32_t id, const char **piece,
-                              size_t *piece_len, ts_error *err);
-/* Whatever is still held back (an incomplete UTF-8 tail is emitted as U+FFFD, as HF does). */
-ts_status ts_detokenizer_finish(ts_detokenizer *detok, const char **piece, size_t *piece_len,
-                                ts_error *err);
-
 /* ---------------------------------------------------------------- chat templates */
 
 typedef struct ts_chat_template ts_chat_template;
@@ -476,8 +478,11 @@ ts_status ts_prompt_expand_images(const ts_model_config *cfg, const ts_tokenizer
 
 /* ---------------------------------------------------------------- models and sequences */
 
-/* A loaded language model: config, mapped weights, and the compiled step programs.
- * Text families today (qwen2, qwen3, llama). Not thread-safe: one call at a time per model. */
+/* A loaded model: config, mapped weights, the compiled step programs and, for a VLM, its image
+ * tower. Every family whose language model is built loads: the text ones (qwen2, qwen3, llama)
+ * and the VLMs (Qwen2-VL, Qwen2.5-VL, Qwen3-VL(-MoE), LLaVA); ts_model_supported_modalities says
+ * which inputs a config's model takes. Not thread-safe: one call at a time per model (a
+ * ts_image_encoder runs the tower beside it). */
 typedef struct ts_model ts_model;
 
 typedef struct ts_model_options {
@@ -491,7 +496,8 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
                         ts_model **out, ts_error *err);
 void ts_model_destroy(ts_model *model);
 /* A model of a published shape with random weights, made in memory (benchmarks; no download).
- * Presets: "qwen2.5-0.5b", "qwen2-1.5b", "llama-3.2-1b"; dtype F32 or BF16. */
+ * Presets: "qwen2.5-0.5b", "qwen2-1.5b", "llama-3.2-1b" and "qwen2-vl-2b" (with its image tower);
+ * dtype F32, BF16 or F16. An unknown preset is TS_ERR_NOT_FOUND listing them. */
 ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtype dtype,
                                     ts_model **out, ts_error *err);
 /* The synthetic preset's weights (those of ts_model_create_synthetic, bit for bit) written as a
@@ -513,8 +519,6 @@ ts_status ts_model_quantize(ts_model *model, const char *format, ts_error *err);
 /* "q8: 22 matrices, 1.2 M weights, 1.3 MB; weight error ‖W − W_q‖/‖W‖ 0.31% overall, worst
  * 0.35% (name)", or "" when not quantized. Borrowed, valid until the next ts_model_quantize. */
 const char *ts_model_quantization_summary(const ts_model *model);
-/* Fills cfg with a preset's published config.json values. */
-ts_status ts_model_config_preset(const char *preset, ts_model_config *cfg, ts_error *err);
 const ts_model_config *ts_model_get_config(const ts_model *model);
 int64_t ts_model_vocab_size(const ts_model *model);
 
@@ -636,8 +640,9 @@ ts_status ts_model_decode(ts_model *model, ts_sequence *const *seqs, const int32
 
 /* ---------------------------------------------------------------- generation */
 
-/* Sampling turns one step's logits into a token. ts_sampler_apply changes the logits in place in
- * this order, the order Hugging Face's logits processors and vLLM's sampler use:
+/* Sampling turns one step's logits into a token (inside ts_generate and ts_completion_next). The
+ * logits are changed in place in this order, the order Hugging Face's logits processors and
+ * vLLM's sampler use:
  *   1. repetition_penalty over every id seen in the prompt or generated so far (HF's
  *      RepetitionPenaltyLogitsProcessor: logit > 0 → logit / p, else logit · p);
  *   2. frequency_penalty · count + presence_penalty · (count > 0) subtracted, counting the
@@ -646,7 +651,7 @@ ts_status ts_model_decode(ts_model *model, ts_sequence *const *seqs, const int32
  *   4. divided by temperature;
  *   5. top-k, 6. top-p (nucleus, over the top-k survivors renormalized), 7. min-p (relative to the
  *      most likely survivor): removed tokens become -INFINITY;
- * and ts_sampler_sample then takes the softmax of the survivors and draws one.
+ * and then the softmax of the survivors is taken and one token drawn.
  * temperature 0 is greedy: steps 4–7 are skipped and the argmax is taken (ties → lowest id).
  * Filters never remove the most likely token, so a step always has a candidate unless every
  * logit is -INFINITY (an error). */
@@ -663,31 +668,13 @@ typedef struct ts_sampling_params {
     float repetition_penalty; /* 1 = off; > 0 */
     float presence_penalty;   /* 0 = off; OpenAI range [-2, 2], not enforced */
     float frequency_penalty;  /* 0 = off */
-    const ts_logit_bias *logit_bias; /* borrowed for the call; ts_sampler_create copies it */
+    const ts_logit_bias *logit_bias; /* borrowed as params is; the sampler copies it */
     size_t n_logit_bias;
     uint64_t seed;            /* the sampler's PRNG starts here: same seed, same draws */
 } ts_sampling_params;
 
 /* Greedy, every filter and penalty off, seed 0. */
 void ts_sampling_params_default(ts_sampling_params *params);
-
-/* A sampler: its parameters, its own PRNG state (xoshiro256**, nothing global), the token
- * history the penalties read, and scratch for vocab_size candidates. One sequence at a time.
- * Owned; free with ts_sampler_destroy. Parameters out of range or logit-bias ids outside
- * [0, vocab_size) are TS_ERR_RANGE. */
-typedef struct ts_sampler ts_sampler;
-ts_status ts_sampler_create(const ts_sampling_params *params, int64_t vocab_size,
-                            ts_sampler **out, ts_error *err);
-void ts_sampler_destroy(ts_sampler *sampler);
-/* Forgets the history and records `prompt` (for repetition_penalty). The PRNG is not reseeded. */
-ts_status ts_sampler_set_prompt(ts_sampler *sampler, const int32_t *prompt, size_t n,
-                                ts_error *err);
-/* Records a generated token (for every penalty). Out-of-vocabulary ids are TS_ERR_RANGE. */
-ts_status ts_sampler_accept(ts_sampler *sampler, int32_t id, ts_error *err);
-/* Steps 1–7 above on logits[vocab_size], in place. */
-ts_status ts_sampler_apply(ts_sampler *sampler, float *logits, ts_error *err);
-/* ts_sampler_apply, then draws a token into *id. Does not record it: call ts_sampler_accept. */
-ts_status ts_sampler_sample(ts_sampler *sampler, float *logits, int32_t *id, ts_error *err);
 
 /* Generation of one sequence: prefill the prompt, then sample → decode until a stop condition.
  *   - EOS: a sampled id in eos_ids ends with "stop"; the id is kept in the result, its text is
@@ -741,11 +728,12 @@ typedef struct ts_generation {
 } ts_generation;
 
 /* Generates after `prompt` (n ≥ 1) in seq (which may already hold earlier turns). On success
- * *out is filled and owned by the caller: free with ts_generation_fini. On error *out is empty
- * and seq holds whatever was prefilled/decoded. */
+ * *out is filled and owned by the caller: empty it with ts_generation_free. On error *out is
+ * empty and seq holds whatever was prefilled/decoded. */
 ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                       const ts_generate_params *params, ts_generation *out, ts_error *err);
-void ts_generation_fini(ts_generation *generation);
+/* Frees the ids and text and zeroes *generation; NULL and empty results are fine. */
+void ts_generation_free(ts_generation *generation);
 /* ts_generate for a prompt with images: prompt is the expanded prompt (ts_prompt_expand_images),
  * prefilled with ts_model_prefill_images. */
 ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
@@ -765,9 +753,7 @@ void ts_completion_destroy(ts_completion *completion);
 /* Samples from logits (changed in place), records the id, emits its text through on_token.
  * *done: generation ends with this id (EOS, stop string, max_tokens, callback said stop). */
 ts_status ts_completion_next(ts_completion *completion, float *logits, int32_t *id, bool *done, ts_error *err);
-/* Ids generated so far. */
-size_t ts_completion_tokens(const ts_completion *completion);
-/* Flushes (final on_token with id -1) and moves the result into *out (ts_generation_fini). The
+/* Flushes (final on_token with id -1) and moves the result into *out (ts_generation_free). The
  * times are left zero: the caller ran the model. */
 ts_status ts_completion_finish(ts_completion *completion, ts_generation *out, ts_error *err);
 
@@ -819,33 +805,6 @@ int ts_bundle_bucket_count(const ts_bundle *bundle);
 void ts_bundle_bucket(const ts_bundle *bundle, int bucket, int64_t *capacity, int64_t *prefill_capacity,
                       int64_t *slots);
 
-/* Admission: the smallest bucket whose prefill capacity holds the (expanded) prompt and whose
- * capacity holds prompt + max_new_tokens; otherwise TS_ERR_RANGE with the numbers. Never
- * truncates. */
-ts_status ts_bundle_admit(const ts_bundle *bundle, int64_t prompt_tokens, int64_t max_new_tokens, int *bucket,
-                          ts_error *err);
-
-/* One argument of an entry call: name and type must match the manifest's descriptor. */
-typedef struct ts_tensor_arg {
-    const char *name;
-    ts_dtype dtype;
-    int rank;
-    int64_t dims[TS_MAX_DIMS];
-    const void *data;
-    size_t n_bytes;
-} ts_tensor_arg;
-
-/* Runs entry ("prefill.main", …) of a bucket with the non-weight arguments in manifest order.
- * Arguments are validated (name, dtype, shape, byte length, value ranges) here and again by the
- * entry before it computes. outputs[k]: borrowed, valid until the next call on this bundle.
- * decode.main's k and v are donated (tf.aliasing_output in the module): the call writes the new
- * caches into the buffers given as k and v (writable, sharing no byte with another argument),
- * and outputs[1], outputs[2] are those buffers. */
-ts_status ts_bundle_run(ts_bundle *bundle, int bucket, const char *entry, const ts_tensor_arg *args, int n_args,
-                        const void **outputs, ts_error *err);
-/* Vocabulary and per-sequence KV cache geometry, from the manifest. */
-ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *layers, int64_t *kv_heads,
-                             int64_t *head_dim, ts_error *err);
 /* Rows of the positions arguments: 1, or 3 (t, h, w) for M-RoPE models. */
 int ts_bundle_position_rows(const ts_bundle *bundle);
 /* The DeepStack layers of a bundle with prefill_embeddings_deepstack.main (borrowed, *n_layers
@@ -870,12 +829,6 @@ ts_status ts_bundle_encode_images_deepstack(ts_bundle *bundle, const ts_pixel_va
                                             float **deepstack, int *levels, int64_t *rows, ts_error *err);
 /* K of the bundle's vision.main deepstack result (0 when it has none). */
 int ts_bundle_vision_deepstack_levels(const ts_bundle *bundle);
-/* One patch-row vision.main call on vision bucket `bucket` with the non-weight arguments in
- * manifest order (pixel_values, positions, segments[, pos_index, pos_weight], count), validated
- * against the manifest with their values, then against the module with the values again (see
- * src/models/vision_entry.c for the contract and the padding filler). outputs borrowed. */
-ts_status ts_bundle_run_vision(ts_bundle *bundle, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs,
-                               ts_error *err);
 /* ts_generate_images through the bundle: the images through vision.main, the merged embeddings
  * and positions from `model` (its embedding table and image-token rules), then
  * prefill_embeddings.main and decode.main with the request's rope delta. A model with DeepStack
@@ -895,9 +848,6 @@ ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const in
 typedef struct ts_bundle_slots ts_bundle_slots;
 ts_status ts_bundle_slots_create(ts_bundle *bundle, int bucket, ts_bundle_slots **out, ts_error *err);
 void ts_bundle_slots_destroy(ts_bundle_slots *slots);
-int ts_bundle_slots_count(const ts_bundle_slots *slots);
-int64_t ts_bundle_slots_capacity(const ts_bundle_slots *slots);
-int64_t ts_bundle_slots_prefill_capacity(const ts_bundle_slots *slots);
 int64_t ts_bundle_slots_length(const ts_bundle_slots *slots, int slot);
 void ts_bundle_slots_reset(ts_bundle_slots *slots, int slot);
 ts_status ts_bundle_slots_prefill(ts_bundle_slots *slots, int slot, const int32_t *ids, size_t n, float *logits, ts_error *err);
@@ -966,15 +916,17 @@ void ts_server_options_default(ts_server_options *options);
 
 typedef struct ts_server ts_server;
 /* Loads the model and starts listening; returns once requests can be served. Owned;
- * ts_server_stop. */
-ts_status ts_server_start(const ts_server_options *options, ts_server **out, ts_error *err);
+ * ts_server_destroy (ts_server_request_stop and ts_server_wait are how a caller waits for a
+ * signal first). */
+ts_status ts_server_create(const ts_server_options *options, ts_server **out, ts_error *err);
 int ts_server_port(const ts_server *server);
 int ts_server_slots(const ts_server *server);
 /* Blocks until ts_server_request_stop (from any thread). */
 void ts_server_wait(ts_server *server);
 void ts_server_request_stop(ts_server *server);
-/* Fails what is still waiting with 503, joins every thread, frees everything. */
-void ts_server_stop(ts_server *server);
+/* Stops serving (whether or not a stop was requested): fails what is still waiting with 503,
+ * joins every thread, frees everything. */
+void ts_server_destroy(ts_server *server);
 
 #ifdef __cplusplus
 }

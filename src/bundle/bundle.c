@@ -23,6 +23,7 @@
  * ts_bundle_encode_images_deepstack also returns Qwen3-VL's DeepStack rows. LLaVA's fixed-size
  * images run one per call.
  */
+#include "bundle/bundle.h"
 #include "base/error.h"
 #include "base/file.h"
 #include "bundle/manifest.h"

@@ -10,6 +10,7 @@
 #include "base/sha256.h"
 #include "bundle/manifest.h"
 #include "bundle/portable.h"
+#include "engine/synthetic.h"
 #include "export/printer.h"
 #include "models/decoder_entries.h"
 #include "models/vision_entry.h"

@@ -15,6 +15,7 @@
  * whose DeepStack levels are not the entry's is refused.
  */
 #include "base/error.h"
+#include "bundle/bundle.h"
 #include "engine/generate.h"
 #include "engine/model.h"
 #include "engine/vision.h"

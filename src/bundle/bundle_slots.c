@@ -12,8 +12,8 @@
  * reaches another slot. Every call goes through ts_bundle_run: validated here and again by the
  * entry.
  */
+#include "bundle/bundle.h"
 #include "base/error.h"
-#include "tessera.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * numbers; and every way a bundle or a call can be wrong is rejected with its own message. */
 #include "base/context.h"
 #include "base/file.h"
+#include "bundle/bundle.h"
 #include "bundle/manifest.h"
 #include "engine/model.h"
 #include "engine/vision.h"
@@ -766,7 +767,7 @@ static void test_qwen2_vl_text_only_through_bundle(void)
     int same = 0;
     for (size_t i = 0; i < out.n_ids; i++) same += out.ids[i] == (int32_t)((const int64_t *)gen->data)[i];
     CHECK_INT_EQ(same, gen->shape[0]);
-    ts_generation_fini(&out);
+    ts_generation_free(&out);
 out:
     ts_checkpoint_close(ref);
     ts_bundle_close(b);
@@ -1053,7 +1054,7 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
     CHECK(plain_diff > logit_tol);
     CHECK_INT_EQ((int64_t)out.n_ids, n_new);
     CHECK_INT_EQ(same, n_new);
-    ts_generation_fini(&out);
+    ts_generation_free(&out);
     free(rows), free(features), free(emb), free(logits), free(positions);
 out:
     ts_bundle_slots_destroy(slots);

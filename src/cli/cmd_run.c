@@ -530,7 +530,7 @@ static int run(options *o)
     if (!o->seed_given && !o->json && p.sampling.temperature > 0)
         fprintf(stderr, "tessera run: seed %llu\n", o->seed);
     print_timings(&g);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
     session_close(&s);
     return TS_EXIT_OK;
 }

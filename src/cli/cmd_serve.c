@@ -183,15 +183,15 @@ int cmd_serve(int argc, char **argv)
 
     ts_server *server;
     ts_error err = {0};
-    if (ts_server_start(&o, &server, &err) != TS_OK) return ts_cli_fail("serve", &err);
+    if (ts_server_create(&o, &server, &err) != TS_OK) return ts_cli_fail("serve", &err);
     fprintf(stderr, "tessera serve: listening on http://%s:%d (%d slots)\n", o.host, ts_server_port(server), ts_server_slots(server));
     pthread_t waiter;
     if (pthread_create(&waiter, NULL, wait_signal, server) != 0) {
-        ts_server_stop(server);
+        ts_server_destroy(server);
         return ts_cli_fail("serve", &(ts_error){TS_ERR_INTERNAL, "cannot start the signal thread"});
     }
     ts_server_wait(server);
-    ts_server_stop(server);
+    ts_server_destroy(server);
     pthread_join(waiter, NULL);
     fprintf(stderr, "tessera serve: stopped\n");
     return TS_EXIT_OK;

@@ -8,7 +8,9 @@
  */
 #include "engine/generate.h"
 #include "base/error.h"
+#include "engine/sampler.h"
 #include "engine/stop_matcher.h"
+#include "text/detokenizer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -42,7 +44,7 @@ int ts_generation_eos_ids(const ts_generation_config *generation, const ts_model
     return n;
 }
 
-void ts_generation_fini(ts_generation *g)
+void ts_generation_free(ts_generation *g)
 {
     if (!g) return;
     free(g->ids);
@@ -174,7 +176,7 @@ void ts_completion_destroy(ts_completion *c)
     ts_sampler_destroy(c->sampler);
     ts_stop_matcher_fini(&c->stops);
     ts_detokenizer_destroy(c->detok);
-    ts_generation_fini(&c->g);
+    ts_generation_free(&c->g);
     free(c);
 }
 
@@ -240,8 +242,6 @@ ts_status ts_completion_next(ts_completion *c, float *logits, int32_t *id, bool 
     return st;
 }
 
-size_t ts_completion_tokens(const ts_completion *c) { return c->g.n_ids; }
-
 /* End of generation: whatever the detokenizer and the matcher still hold is released (a stop
  * string may still complete in the detokenizer's tail; held-back text that never became a stop
  * string is real text after all), then the final callback gets it in one piece. */
@@ -297,7 +297,7 @@ static ts_status generate(const ts_step_backend *b, const int32_t *prompt, size_
     free(logits);
     ts_completion_destroy(c);
     if (st) {
-        ts_generation_fini(out);
+        ts_generation_free(out);
         ts_error_prefix(err, "generate: "); /* err may be NULL: keep st, not its answer */
         return st;
     }

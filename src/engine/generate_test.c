@@ -299,7 +299,7 @@ static void test_greedy_matches_fixture(fixture *f)
     CHECK_INT_EQ(g.prompt_tokens, f->n_prompt);
     CHECK_STR_EQ(g.text, "");
     CHECK(g.prompt_ms >= 0 && g.generation_ms > 0);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
 }
 
 static void test_max_tokens_and_capacity_give_length(fixture *f)
@@ -314,14 +314,14 @@ static void test_max_tokens_and_capacity_give_length(fixture *f)
     CHECK_INT_EQ(g.n_ids, 5);
     CHECK(g.n_ids == 5 && memcmp(g.ids, f->greedy, 5 * sizeof(int32_t)) == 0);
     CHECK_INT_EQ(g.finish_reason, TS_FINISH_LENGTH);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
 
     /* Room for 4 decodes after the prompt: the 5th token is sampled, then the cache is full. */
     p.max_tokens = 16;
     CHECK_INT_EQ(run_generate(f, (int64_t)f->n_prompt + 4, &p, NULL, &g, &err), TS_OK);
     CHECK_INT_EQ(g.n_ids, 5);
     CHECK_INT_EQ(g.finish_reason, TS_FINISH_LENGTH);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
 
     /* A prompt that does not fit is the model's error, prefixed. */
     CHECK_INT_EQ(run_generate(f, 8, &p, NULL, &g, &err), TS_ERR_RANGE);
@@ -349,7 +349,7 @@ static void test_eos_stops(fixture *f)
     CHECK_INT_EQ(g.n_ids, 3);
     CHECK(g.n_ids == 3 && memcmp(g.ids, f->greedy, 3 * sizeof(int32_t)) == 0);
     CHECK_INT_EQ(g.finish_reason, TS_FINISH_STOP);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
 
     /* ignore_eos bans it instead: the third token differs and generation runs to the end. */
     p.ignore_eos = true;
@@ -358,7 +358,7 @@ static void test_eos_stops(fixture *f)
     CHECK(g.n_ids == 16 && memcmp(g.ids, f->greedy, 2 * sizeof(int32_t)) == 0 && g.ids[2] != f->greedy[2]);
     for (size_t i = 0; i < g.n_ids; i++) CHECK(g.ids[i] != f->greedy[2]);
     CHECK_INT_EQ(g.finish_reason, TS_FINISH_LENGTH);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
 }
 
 static void test_sampling_is_seeded(fixture *f)
@@ -376,9 +376,9 @@ static void test_sampling_is_seeded(fixture *f)
     CHECK(a.n_ids == 16 && b.n_ids == 16 && c.n_ids == 16);
     CHECK(memcmp(a.ids, b.ids, 16 * sizeof(int32_t)) == 0);
     CHECK(memcmp(a.ids, c.ids, 16 * sizeof(int32_t)) != 0);
-    ts_generation_fini(&a);
-    ts_generation_fini(&b);
-    ts_generation_fini(&c);
+    ts_generation_free(&a);
+    ts_generation_free(&b);
+    ts_generation_free(&c);
 }
 
 /* A stand-in detokenizer: id 14 → "[14]"; finish adds `tail`. */
@@ -446,7 +446,7 @@ static void test_stop_strings_in_the_loop(fixture *f)
     CHECK_STR_EQ(rec.pieces[1], "[1"); /* "4]" held back: it starts the stop string */
     CHECK_STR_EQ(rec.pieces[2], "");
     CHECK_STR_EQ(rec.pieces[3], "");
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
 
     /* "[976]" ends the 16 tokens and could start "[976]!": held back, released at the end
      * together with the stream's tail. */
@@ -471,7 +471,7 @@ static void test_stop_strings_in_the_loop(fixture *f)
     for (int i = 0; i < 16; i++) snprintf(want + strlen(want), sizeof(want) - strlen(want), "[%d]", f->greedy[i]);
     strcat(want, "~");
     CHECK_STR_EQ(g.text, want);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
 
     /* The stream's tail can itself complete a stop string. */
     bs.tail = "!";
@@ -479,7 +479,7 @@ static void test_stop_strings_in_the_loop(fixture *f)
     CHECK_INT_EQ(g.finish_reason, TS_FINISH_STOP);
     want[strlen(want) - 1 - strlen(last)] = '\0';
     CHECK_STR_EQ(g.text, want);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
     bs.tail = NULL;
 
     /* A callback returning false ends generation after that token. */
@@ -489,7 +489,7 @@ static void test_stop_strings_in_the_loop(fixture *f)
     CHECK_INT_EQ(run_generate(f, 64, &p, &stream, &g, &err), TS_OK);
     CHECK_INT_EQ(g.n_ids, 4);
     CHECK_INT_EQ(g.finish_reason, TS_FINISH_STOP);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
 
     /* Stop strings without any text to match are refused. */
     p.stop = stops, p.n_stop = 2;
@@ -511,7 +511,7 @@ static void test_generate_without_tokenizer(fixture *f)
     CHECK_INT_EQ(ts_generate(f->model, seq, f->prompt, f->n_prompt, &p, &g, &err), TS_OK);
     CHECK(g.n_ids == 3 && memcmp(g.ids, f->greedy, 3 * sizeof(int32_t)) == 0);
     CHECK_INT_EQ(ts_sequence_length(seq), (int64_t)f->n_prompt + 2);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
     ts_sequence_destroy(seq);
 }
 

@@ -7,6 +7,7 @@
  * entries. A step costs O(vocab): top-k and top-p are quickselects (top-p on probability
  * mass), nothing sorts the vocabulary, and each survivor's exp is computed once.
  */
+#include "engine/sampler.h"
 #include "base/error.h"
 
 #include <math.h>

@@ -2,7 +2,7 @@
  * limit, top-k / top-p / min-p candidate sets, the exact effect of each penalty and of logit
  * bias, the order of operations, seeding, empirical frequencies of a known distribution, and
  * parameter errors. Every random draw uses a fixed seed, so nothing here can flake. */
-#include "tessera.h"
+#include "engine/sampler.h"
 #include "check.h"
 
 #include <math.h>

@@ -21,6 +21,9 @@ size_t ts_synthetic_weights_count(const ts_synthetic_weights *w);
 const ts_tensor_info *ts_synthetic_weights_at(const ts_synthetic_weights *w, size_t i);
 /* The published config.json text a preset stands for (static), or NULL for an unknown name. */
 const char *ts_synthetic_preset_json(const char *preset);
+/* Fills cfg with a preset's published config.json values (ts_synthetic_preset_json parsed);
+ * TS_ERR_NOT_FOUND listing the presets for an unknown name. */
+ts_status ts_model_config_preset(const char *preset, ts_model_config *cfg, ts_error *err);
 /* Writes DIR/config.json (config_json as given) and DIR/model.safetensors holding every tensor
  * of w, sorted by name, the header padded to 8 bytes: the same bytes for the same store. DIR is
  * created if missing. Errors: TS_ERR_IO naming the path, TS_ERR_OUT_OF_MEMORY. */

@@ -112,7 +112,7 @@ static void finish(scheduler *sc, slot *sl)
     }
     srv_job_finish(sl->job, g.finish_reason, sl->job->n_ids, g.n_ids);
     srv_metrics_tokens(sc->s->metrics, (int64_t)sl->job->n_ids, (int64_t)g.n_ids);
-    ts_generation_fini(&g);
+    ts_generation_free(&g);
     release(sc, sl);
 }
 

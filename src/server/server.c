@@ -345,7 +345,7 @@ static ts_status load(srv_server *s, ts_error *err)
     return TS_OK;
 }
 
-ts_status ts_server_start(const srv_options *options, srv_server **out, ts_error *err)
+ts_status ts_server_create(const srv_options *options, srv_server **out, ts_error *err)
 {
     *out = NULL;
     srv_server *s = calloc(1, sizeof(*s));
@@ -370,7 +370,7 @@ ts_status ts_server_start(const srv_options *options, srv_server **out, ts_error
     }
     if (!st) st = srv_http_start(s, err);
     if (st) {
-        ts_server_stop(s);
+        ts_server_destroy(s);
         return st;
     }
     *out = s;
@@ -406,7 +406,7 @@ static void fail_queue(srv_queue *q)
     q->items = NULL;
 }
 
-void ts_server_stop(srv_server *s)
+void ts_server_destroy(srv_server *s)
 {
     if (!s) return;
     srv_http_quiesce(s);

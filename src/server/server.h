@@ -10,7 +10,8 @@
  *       chunks between batched decode steps over every decoding slot, drops cancelled jobs
  *
  * A completion counts against `queue` from the end of its body (reserved) until it takes a slot;
- * more than that is a 429, answered before its body is parsed. The life of the server (start, wait, stop) is public: ts_server_* in tessera.h.
+ * more than that is a 429, answered before its body is parsed. The life of the server (create,
+ * wait, destroy) is public: ts_server_* in tessera.h.
  */
 #ifndef TS_SERVER_SERVER_H
 #define TS_SERVER_SERVER_H

@@ -13,6 +13,7 @@
  * the next character boundary (still valid UTF-8) and differs from the full decode there. Ids
  * produced by encoding text never do this.
  */
+#include "text/detokenizer.h"
 #include "base/error.h"
 #include "text/textbuf.h"
 

@@ -1,7 +1,7 @@
 /* detokenizer_test.c — streaming decode: never a partial UTF-8 sequence, and the pieces always
  * concatenate to the full decode (checked over the whole tokenizer corpus). */
 #include "check.h"
-#include "tessera.h"
+#include "text/detokenizer.h"
 #include "text/utf8.h"
 
 #include <cjson/cJSON.h>

@@ -1,0 +1,55 @@
+/* bundle.h — the bundle runtime beneath the public bundle API: entry calls, admission, and the
+ * geometry the slots and the generation loop read.
+ *
+ * Internal: library users run a bundle through ts_bundle_generate(_images) or its
+ * ts_bundle_slots (tessera.h); the entry-level calls here are how those are built
+ * (bundle_slots.c, bundle_generate.c) and how the unit tests hold each entry to its manifest.
+ * Every call validates its arguments against the manifest here and again inside the entry
+ * (bundle.c), so a caller that bypasses one layer still meets the other.
+ */
+#ifndef TS_BUNDLE_BUNDLE_H
+#define TS_BUNDLE_BUNDLE_H
+
+#include "tessera.h"
+
+/* Admission: the smallest bucket whose prefill capacity holds the (expanded) prompt and whose
+ * capacity holds prompt + max_new_tokens; otherwise TS_ERR_RANGE with the numbers. Never
+ * truncates. */
+ts_status ts_bundle_admit(const ts_bundle *bundle, int64_t prompt_tokens, int64_t max_new_tokens, int *bucket,
+                          ts_error *err);
+
+/* One argument of an entry call: name and type must match the manifest's descriptor. */
+typedef struct ts_tensor_arg {
+    const char *name;
+    ts_dtype dtype;
+    int rank;
+    int64_t dims[TS_MAX_DIMS];
+    const void *data;
+    size_t n_bytes;
+} ts_tensor_arg;
+
+/* Runs entry ("prefill.main", …) of a bucket with the non-weight arguments in manifest order.
+ * Arguments are validated (name, dtype, shape, byte length, value ranges) here and again by the
+ * entry before it computes. outputs[k]: borrowed, valid until the next call on this bundle.
+ * decode.main's k and v are donated (tf.aliasing_output in the module): the call writes the new
+ * caches into the buffers given as k and v (writable, sharing no byte with another argument),
+ * and outputs[1], outputs[2] are those buffers. */
+ts_status ts_bundle_run(ts_bundle *bundle, int bucket, const char *entry, const ts_tensor_arg *args, int n_args,
+                        const void **outputs, ts_error *err);
+/* Vocabulary and per-sequence KV cache geometry, from the manifest. */
+ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *layers, int64_t *kv_heads,
+                             int64_t *head_dim, ts_error *err);
+/* One patch-row vision.main call on vision bucket `bucket` with the non-weight arguments in
+ * manifest order (pixel_values, positions, segments[, pos_index, pos_weight], count), validated
+ * against the manifest with their values, then against the module with the values again (see
+ * src/models/vision_entry.c for the contract and the padding filler). outputs borrowed. */
+ts_status ts_bundle_run_vision(ts_bundle *bundle, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs,
+                               ts_error *err);
+
+/* A bucket's slots: how many, tokens per slot, and the longest prompt one prefill takes (the
+ * bucket's numbers, as ts_bundle_bucket gives them). */
+int ts_bundle_slots_count(const ts_bundle_slots *slots);
+int64_t ts_bundle_slots_capacity(const ts_bundle_slots *slots);
+int64_t ts_bundle_slots_prefill_capacity(const ts_bundle_slots *slots);
+
+#endif
