@@ -7,7 +7,7 @@
  * decode and streaming, so out-of-range ids and broken byte runs are exercised too.
  */
 #include "tessera.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>

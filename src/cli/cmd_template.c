@@ -2,6 +2,7 @@
  * file (or a JSON-lines batch of them) and print exactly the text, with no newline added. */
 #include "cli.h"
 #include "commands.h"
+#include "base/text_escape.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -65,36 +66,6 @@ static char *read_path(const char *path, size_t *len)
     char *text = read_all(f, len);
     if (f != stdin) fclose(f);
     return text;
-}
-
-static void print_json_string(const char *s)
-{
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", stdout);
-            break;
-        case '\\':
-            fputs("\\\\", stdout);
-            break;
-        case '\n':
-            fputs("\\n", stdout);
-            break;
-        case '\r':
-            fputs("\\r", stdout);
-            break;
-        case '\t':
-            fputs("\\t", stdout);
-            break;
-        default:
-            if (*p < 0x20)
-                printf("\\u%04x", *p);
-            else
-                putchar(*p);
-        }
-    }
-    putchar('"');
 }
 
 static bool blank(const char *s)
@@ -231,7 +202,7 @@ int cmd_template(int argc, char **argv)
                     fputs("null\n", stdout);
                     rc = TS_EXIT_RUNTIME;
                 } else {
-                    print_json_string(out);
+                    ts_json_fquote(stdout, out, strlen(out), TS_JSON_ESC_NRT);
                     putchar('\n');
                 }
                 free(out);

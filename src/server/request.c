@@ -8,7 +8,7 @@
  */
 #include "server/request.h"
 #include "server/json_strings.h"
-#include "server/utf8_clean.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -75,7 +75,7 @@ char *srv_error_json(const srv_error *err)
 {
     if (!err) return NULL;
     /* Messages quote the request's own fields, which need not be valid UTF-8. */
-    char *message = srv_utf8_clean(err->message, strlen(err->message)), *param = srv_utf8_clean(err->param, strlen(err->param));
+    char *message = ts_utf8_clean(err->message, strlen(err->message)), *param = ts_utf8_clean(err->param, strlen(err->param));
     cJSON *doc = cJSON_CreateObject();
     cJSON *e = cJSON_AddObjectToObject(doc, "error");
     bool ok = message && param && e && cJSON_AddStringToObject(e, "message", message) &&

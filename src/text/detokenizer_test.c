@@ -2,7 +2,7 @@
  * concatenate to the full decode (checked over the whole tokenizer corpus). */
 #include "check.h"
 #include "tessera.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <unistd.h>
@@ -29,8 +29,8 @@ static char *stream(const ts_tokenizer *tok, const int32_t *ids, size_t n, bool 
     ts_detokenizer *d;
     ts_error err = {0};
     if (ts_detokenizer_create(tok, skip, &d, &err)) return NULL;
-    ts_bytes all = {0};
-    ts_bytes_append(&all, "", 0);
+    ts_buf all = {0};
+    ts_buf_append(&all, "", 0);
     for (size_t i = 0; i <= n; i++) {
         const char *piece;
         size_t len;
@@ -40,7 +40,7 @@ static char *stream(const ts_tokenizer *tok, const int32_t *ids, size_t n, bool 
         if (st) break;
         if (ts_utf8_validate((const uint8_t *)piece, len) != len) (*bad_pieces)++;
         if (len) (*nonempty)++;
-        ts_bytes_append(&all, piece, len);
+        ts_buf_append(&all, piece, len);
     }
     ts_detokenizer_destroy(d);
     return all.data;
@@ -63,7 +63,7 @@ static void test_emoji_split_byte_level(void)
     CHECK(n >= 4);
     ts_detokenizer *d;
     CHECK_INT_EQ(ts_detokenizer_create(tok, false, &d, &err), TS_OK);
-    ts_bytes all = {0};
+    ts_buf all = {0};
     int emoji_pieces = 0;
     for (size_t i = 0; i < n; i++) {
         const char *piece;
@@ -71,15 +71,15 @@ static void test_emoji_split_byte_level(void)
         CHECK_INT_EQ(ts_detokenizer_push(d, ids[i], &piece, &len, &err), TS_OK);
         CHECK_INT_EQ(ts_utf8_validate((const uint8_t *)piece, len), len);
         if (memmem(piece, len, "\xF0\x9F\x8E\x89", 4)) emoji_pieces++;
-        ts_bytes_append(&all, piece, len);
+        ts_buf_append(&all, piece, len);
     }
     const char *piece;
     size_t len;
     CHECK_INT_EQ(ts_detokenizer_finish(d, &piece, &len, &err), TS_OK);
-    ts_bytes_append(&all, piece, len);
+    ts_buf_append(&all, piece, len);
     CHECK_INT_EQ(emoji_pieces, 1); /* held back until complete, then emitted whole */
     CHECK_STR_EQ(all.data, text);
-    ts_bytes_free(&all);
+    ts_buf_fini(&all);
     ts_detokenizer_destroy(d);
     free(ids);
     ts_tokenizer_destroy(tok);
