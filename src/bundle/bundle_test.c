@@ -128,7 +128,7 @@ static void generation_matches_engine(const char *name)
     for (int i = 0; i < n; i++) tokens[i] = (int32_t)((const int64_t *)ids64->data)[i];
 
     ts_model *m;
-    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
     const ts_model_config *cfg = ts_model_get_config(m);
     int64_t V = ts_model_vocab_size(m);
     ts_sequence *seq;
@@ -162,7 +162,7 @@ static void generation_matches_engine(const char *name)
         CHECK_INT_EQ(ts_bundle_run(b, bucket, "decode.main", dec, 6, outs, &err), TS_OK);
         in_place += outs[1] == (const void *)k && outs[2] == (const void *)v; /* donated: the caches were updated in place */
         logits = outs[0];
-        CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
     }
     fprintf(stderr, "  %s: bundle greedy tokens %s the engine's and the reference's; max |logit diff| %.2g\n", name,
             same ? "equal" : "DIFFER FROM", worst);
@@ -225,7 +225,7 @@ static void test_golden_and_round_trip(void)
         ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 16, .slots = 2,
                                .vision_patches = vision ? vision_patches : NULL, .n_vision_patches = vision ? 1 : 0};
         ts_error err;
-        CHECK_INT_EQ(ts_bundle_export(dir, out, &o, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_bundle_export(dir, out, &o, &err), TS_OK);
         /* Only the Qwen3-VL models declare DeepStack: they alone have the fifth file. */
         bool deepstack = strncmp(cases[c], "qwen3_vl", 8) == 0;
         char extra[256];
@@ -243,7 +243,7 @@ static void test_golden_and_round_trip(void)
                 ts_graph *graph;
                 char *again = NULL;
                 size_t len;
-                CHECK_INT_EQ(ts_stablehlo_read(ours, strlen(ours), files[f], &graph, &err), TS_OK);
+                REQUIRE_INT_EQ(ts_stablehlo_read(ours, strlen(ours), files[f], &graph, &err), TS_OK);
                 char name[64] = "";
                 sscanf(ours, "module @%63s", name);
                 CHECK_INT_EQ(ts_stablehlo_print(graph, name, &again, &len, &err), TS_OK);
@@ -263,7 +263,7 @@ static void test_admission(void)
     snprintf(bundle, sizeof(bundle), "%s/qwen2", tmp);
     ts_error err;
     ts_bundle *b;
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
     int bucket = -1;
     CHECK_INT_EQ(ts_bundle_admit(b, 23, 9, &bucket, &err), TS_OK);
     CHECK_INT_EQ(bucket, 0);
@@ -314,7 +314,7 @@ static void replace_in_file(const char *path, const char *from, const char *to)
 {
     char *t = read_text(path);
     char *hit = t ? strstr(t, from) : NULL;
-    CHECK(hit != NULL);
+    REQUIRE(hit != NULL);
     if (!hit) return free(t);
     FILE *f = fopen(path, "wb");
     fwrite(t, 1, (size_t)(hit - t), f);
@@ -360,7 +360,7 @@ static void test_bad_bundles(void)
     char *json = read_text(path);
     char *at = strstr(json, "\"module\":\t\"c32/prefill.mlir\"");
     char *tok = at ? strstr(at, "\"shape\":\t[32]") : NULL;
-    CHECK(tok != NULL);
+    REQUIRE(tok != NULL);
     if (tok) memcpy(tok, "\"shape\":\t[16]", 13);
     write_text(path, json);
     free(json);
@@ -467,7 +467,7 @@ static void test_bad_calls(void)
     snprintf(bundle, sizeof(bundle), "%s/qwen2", tmp);
     ts_error err;
     ts_bundle *b;
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
     int32_t tokens[32] = {0}, n = 5, zero = 0, big = 32;
     const void *outs[3];
     ts_tensor_arg ok[2] = {arg_i32("tokens", tokens, 1, 32), arg_i32("length", &n, 0, 0)};
@@ -560,7 +560,7 @@ static void test_vision_entries(void)
     ts_bundle_options o = {.capacities = caps, .n_capacities = 1, .prefill_capacity = 32, .slots = 1,
                            .vision_patches = patches, .n_vision_patches = 2};
     ts_error err;
-    CHECK_INT_EQ(ts_bundle_export(model, bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(model, bundle, &o, &err), TS_OK);
     ts_bundle *b = NULL;
     if (ts_bundle_open(ctx, bundle, model, &b, &err) != TS_OK) {
         fprintf(stderr, "open: %s\n", err.message);
@@ -571,7 +571,7 @@ static void test_vision_entries(void)
     CHECK_INT_EQ(ts_bundle_vision_buckets(b, &listed), 2);
     CHECK_INT_EQ(listed[1], 512);
     ts_checkpoint *ref;
-    CHECK_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-two-images/reference.safetensors", &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-two-images/reference.safetensors", &ref, &err), TS_OK);
     const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *want = ts_checkpoint_find(ref, "image_embeds");
     int64_t half = pv->shape[0] / 2, dim = pv->shape[1], hidden = want->shape[1];
     ts_pixel_values images[3];
@@ -583,7 +583,7 @@ static void test_vision_entries(void)
     for (int n_images = 2; n_images >= 1; n_images--) {
         float *embeds = NULL;
         int64_t rows = 0;
-        CHECK_INT_EQ(ts_bundle_encode_images(b, images, n_images, &embeds, &rows, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_bundle_encode_images(b, images, n_images, &embeds, &rows, &err), TS_OK);
         CHECK_INT_EQ(rows, n_images * want->shape[0] / 2);
         float worst = embeds ? max_diff(embeds, ref_rows, rows * hidden) : INFINITY;
         fprintf(stderr, "vision.main %d image(s): max |ours - ref| = %g (tolerance %g)\n", n_images, worst, tolerance);
@@ -604,8 +604,8 @@ static void test_vision_entries(void)
     char text_only[160];
     snprintf(text_only, sizeof(text_only), "%s/qwen2_vl_text", tmp);
     o.n_vision_patches = 0;
-    CHECK_INT_EQ(ts_bundle_export(model, text_only, &o, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_open(ctx, text_only, model, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(model, text_only, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, text_only, model, &b, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), 0);
     CHECK_INT_EQ(ts_bundle_encode_images(b, images, 1, &embeds, &rows, &err), TS_ERR_UNSUPPORTED);
     ts_bundle_close(b);
@@ -619,17 +619,17 @@ static void test_vision_entries(void)
     replace_in_file(path, "\"patches\":\t512", "\"patches\":\t128");
     reseal(copy);
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    CHECK(strstr(err.message, "vision bucket 1: 128 patches (buckets ascend") != NULL);
+    REQUIRE(strstr(err.message, "vision bucket 1: 128 patches (buckets ascend") != NULL);
     replace_in_file(path, "\"patches\":\t128", "\"patches\":\t1024");
     reseal(copy);
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    CHECK(strstr(err.message, "vision.main must take pixel_values f32[1024, D]") != NULL);
+    REQUIRE(strstr(err.message, "vision.main must take pixel_values f32[1024, D]") != NULL);
 
     /* An edited vision module breaks the identity. */
     snprintf(path, sizeof(path), "%s/vision/p256.mlir", bundle);
     replace_in_file(path, "stablehlo.add", "stablehlo.subtract");
     CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
-    CHECK(strstr(err.message, "identity") != NULL);
+    REQUIRE(strstr(err.message, "identity") != NULL);
 }
 
 /* A Qwen2-VL fixture end to end through the bundle: its pixel values through vision.main, the
@@ -679,7 +679,7 @@ static void vlm_through_bundle(const char *name, const int64_t *patches, int n_p
     float *image = NULL, *emb = calloc((size_t)(lp * H), sizeof(float)), *bias = malloc(sizeof(float) * (size_t)(lp * lp));
     int32_t *mrope = malloc(sizeof(int32_t) * 3 * (size_t)n), *positions = calloc(3 * (size_t)lp, sizeof(int32_t));
     int64_t image_rows = 0, delta = 0;
-    CHECK_INT_EQ(ts_bundle_encode_images(b, images, n_images, &image, &image_rows, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_encode_images(b, images, n_images, &image, &image_rows, &err), TS_OK);
     CHECK_INT_EQ(ts_vision_assemble(ts_model_vision(m), m, ids, (size_t)n, images, n_images, image, image_rows, emb, mrope, &delta, &err),
                  TS_OK);
     const ts_tensor_info *deltas = ts_checkpoint_find(ref, "rope_deltas");
@@ -748,9 +748,9 @@ static void test_qwen2_vl_text_only_through_bundle(void)
     ts_error err;
     ts_bundle *b = NULL;
     ts_checkpoint *ref = NULL;
-    CHECK_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
-    CHECK_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-text-only/reference.safetensors", &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-text-only/reference.safetensors", &ref, &err), TS_OK);
     if (!b || !ref) goto out;
     CHECK_INT_EQ(ts_bundle_position_rows(b), 3);
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
@@ -787,10 +787,10 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
     ts_sequence *seq = NULL;
     float *engine = NULL, *k = NULL, *v = NULL;
     CHECK(export_case("qwen3_vl_moe", bundle));
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     CHECK_INT_EQ(
         ts_checkpoint_open("tests/fixtures/qwen3_vl_moe/reference.safetensors", &ref, &err), TS_OK);
-    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
     if (!b || !ref || !m) goto out;
     CHECK_INT_EQ(ts_bundle_position_rows(b), 3);
     const ts_model_config *cfg = ts_model_get_config(m);
@@ -840,7 +840,7 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
                                 arg_f32("v", v, 5, kd)};
         CHECK_INT_EQ(ts_bundle_run(b, bucket, "decode.main", dec, 6, outs, &err), TS_OK);
         CHECK(outs[1] == (const void *)k && outs[2] == (const void *)v); /* donated: updated in place */
-        CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
     }
     fprintf(stderr,
             "  qwen3_vl_moe (%d text tokens): bundle greedy tokens %s the engine's; max |logit "
@@ -878,11 +878,11 @@ static void test_slots(void)
     ts_error err;
     ts_bundle *b = NULL;
     ts_bundle_slots *solo = NULL, *shared = NULL;
-    CHECK_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     if (!b) return;
-    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &solo, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &shared, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &solo, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &shared, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_slots_count(shared), 3);
     int64_t vocab, layers, heads, hd;
     ts_bundle_kv_shape(b, &vocab, &layers, &heads, &hd, &err);
@@ -915,7 +915,7 @@ static void test_slots(void)
         }
         active[0] = na < STEPS && (step < LATE || step > LATE + 1), active[2] = nc > 0 && nc < STEPS;
         tokens[0] = got_a[na - 1], tokens[2] = nc ? got_c[nc - 1] : 0;
-        CHECK_INT_EQ(ts_bundle_slots_decode(shared, tokens, active, logits, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_bundle_slots_decode(shared, tokens, active, logits, &err), TS_OK);
         if (active[0]) got_a[na++] = argmax_of(logits, vocab);
         if (active[2]) got_c[nc++] = argmax_of(logits + 2 * vocab, vocab);
     }
@@ -998,13 +998,13 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
     int32_t *positions = malloc(sizeof(int32_t) * 3 * (size_t)n), visual[96];
     int levels = 0;
     int64_t n_rows = 0, delta = 0, n_visual = 0;
-    CHECK_INT_EQ(ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
     if (with_vision) {
         /* The same rows through vision.main: against the reference and against the engine's tower. */
         float *b_rows = NULL, *b_features = NULL;
         int b_levels = 0;
         int64_t b_n = 0;
-        CHECK_INT_EQ(ts_bundle_encode_images_deepstack(b, &image, 1, &b_rows, &b_features, &b_levels, &b_n, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_bundle_encode_images_deepstack(b, &image, 1, &b_rows, &b_features, &b_levels, &b_n, &err), TS_OK);
         CHECK_INT_EQ(b_levels, 2);
         CHECK_INT_EQ(b_n, n_rows);
         const ts_tensor_info *want_rows[3] = {ts_checkpoint_find(ref, "image_embeds"), ts_checkpoint_find(ref, "deepstack_0"),
@@ -1033,7 +1033,7 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
         if (ids[i] == cfg->image_token_id) visual[n_visual++] = i;
     CHECK_INT_EQ(n_visual, n_rows);
     ts_deepstack ds = {visual, n_visual, features, layers, n_layers};
-    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, emb, (size_t)n, H, positions, delta, &ds, logits, &err), TS_OK);
     float logit_diff = max_diff(logits, last->data, V), logit_tol = tolerance_of(last->data, V);
     /* Without its DeepStack rows the same prompt is another computation: the entry is not a no-op. */
@@ -1094,7 +1094,7 @@ static void test_qwen3_vl_vision_refusals(void)
     int levels = -1, refusals = 0;
     int64_t n_rows = 0;
     CHECK_INT_EQ(ts_bundle_encode_images_deepstack(b, two, 2, &rows, &features, &levels, &n_rows, &err), TS_ERR_RANGE); refusals++;
-    CHECK(strstr(err.message, "432 patches do not fit the bundle's vision buckets (256)") != NULL);
+    REQUIRE(strstr(err.message, "432 patches do not fit the bundle's vision buckets (256)") != NULL);
     CHECK(rows == NULL && features == NULL && levels == 0);
     CHECK_INT_EQ(ts_bundle_encode_images(b, two, 2, &rows, &n_rows, &err), TS_ERR_RANGE); refusals++;
 
@@ -1117,28 +1117,28 @@ static void test_qwen3_vl_vision_refusals(void)
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_OK);
     weight[2 * N + 240] = 0.5f; /* a padding row's tap */
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
-    CHECK(strstr(err.message, "row 240 is padding (at or past count = 216): its taps must be the filler pos_index 0, pos_weight 0") != NULL);
+    REQUIRE(strstr(err.message, "row 240 is padding (at or past count = 216): its taps must be the filler pos_index 0, pos_weight 0") != NULL);
     weight[2 * N + 240] = 0.0f;
     index[3 * N + 255] = 7;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
-    CHECK(strstr(err.message, "row 255 is padding") != NULL);
+    REQUIRE(strstr(err.message, "row 255 is padding") != NULL);
     index[3 * N + 255] = 0;
     index[N + 3] = 64; /* the fixture's table has 8² = 64 rows */
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
-    CHECK(strstr(err.message, "pos_index[1][3] = 64 is outside the position table 0..63") != NULL);
+    REQUIRE(strstr(err.message, "pos_index[1][3] = 64 is outside the position table 0..63") != NULL);
     index[N + 3] = 5;
     weight[10] = NAN;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
-    CHECK(strstr(err.message, "pos_weight[0][10] is NaN") != NULL);
+    REQUIRE(strstr(err.message, "pos_weight[0][10] is NaN") != NULL);
     weight[10] = 0.25f;
     count = 218;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
-    CHECK(strstr(err.message, "count = 218 is not a multiple of 4") != NULL);
+    REQUIRE(strstr(err.message, "count = 218 is not a multiple of 4") != NULL);
     count = COUNT;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 5, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
     args[3].name = "pos_weight";
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
-    CHECK(strstr(err.message, "argument 3 is 'pos_weight', expected 'pos_index'") != NULL);
+    REQUIRE(strstr(err.message, "argument 3 is 'pos_weight', expected 'pos_index'") != NULL);
     args[3].name = "pos_index";
     args[4].dims[1] = 128;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
@@ -1157,12 +1157,12 @@ static void test_qwen3_vl_vision_refusals(void)
     replace_in_file(path, "\"deepstack_levels\":\t2", "\"deepstack_levels\":\t1");
     reseal(copy);
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    CHECK(strstr(err.message, "vision.main gives 1 DeepStack levels, the bundle's prefill_embeddings_deepstack.main takes 2") != NULL);
+    REQUIRE(strstr(err.message, "vision.main gives 1 DeepStack levels, the bundle's prefill_embeddings_deepstack.main takes 2") != NULL);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", copy, bundle, copy);
     CHECK(system(cmd) == 0);
     replace_in_file(path, "\"deepstack_levels\":\t2,\n", "");
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    CHECK(strstr(err.message, "vision.deepstack_levels") != NULL);
+    REQUIRE(strstr(err.message, "vision.deepstack_levels") != NULL);
 out:
     ts_checkpoint_close(ref);
     ts_bundle_close(b);
@@ -1186,8 +1186,8 @@ static void test_deepstack_leaves_ordinary_modules(void)
     int64_t cap = 32;
     ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 16, .slots = 2};
     ts_error err;
-    CHECK_INT_EQ(ts_bundle_export("tests/fixtures/qwen3_vl/model", with, &o, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_export(model, without, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export("tests/fixtures/qwen3_vl/model", with, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(model, without, &o, &err), TS_OK);
     static const char *const files[] = {"c32/prefill.mlir", "c32/prefill_embeddings.mlir", "c32/decode.mlir"};
     int same = 0;
     for (int f = 0; f < 3; f++) {
@@ -1211,7 +1211,7 @@ static void test_deepstack_leaves_ordinary_modules(void)
     CHECK_INT_EQ(same, 3);
     /* The bundle without the entry refuses it by name, listing what it has. */
     ts_bundle *b = NULL;
-    CHECK_INT_EQ(ts_bundle_open(ctx, without, model, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, without, model, &b, &err), TS_OK);
     if (b) {
         const void *outs[3];
         CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings_deepstack.main", NULL, 0, outs, &err), TS_ERR_NOT_FOUND);
@@ -1272,7 +1272,7 @@ static void test_deepstack_bad_calls(void)
     ts_bundle *b = NULL;
     ts_bundle_slots *slots = NULL;
     ts_error err;
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     if (!b) return;
     CHECK_INT_EQ(ts_bundle_visual_capacity(b, 0), 16);
     ds_call *c = malloc(sizeof(*c));
@@ -1329,7 +1329,7 @@ static void test_deepstack_bad_calls(void)
     c->args[6].name = "count";
     expect_ds_refusal(b, c, "argument 6 is 'count', expected 'visual_count'"), refusals++;
     /* The slots API pads the compact payload itself and holds it to the bundle's layers and Nv_max. */
-    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
     int n_layers = 0;
     const int32_t *layers = ts_bundle_deepstack_layers(b, &n_layers);
     int32_t wrong_layers[2] = {0, 2}, many[17], pos[3 * 8];

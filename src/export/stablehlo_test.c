@@ -199,11 +199,11 @@ static void check_round_trip(ts_graph *g, const char *name, bool fused, int int_
         return;
     }
     char *text = print_graph(g, name);
-    CHECK(text != NULL);
+    REQUIRE(text != NULL);
     if (!text) return;
     dump(name, text);
     ts_graph *back = read_graph(text, &err);
-    CHECK(back != NULL);
+    REQUIRE(back != NULL);
     if (!back) {
         fprintf(stderr, "%s: read: %s\n", name, err.message);
         free(text);
@@ -530,7 +530,7 @@ static void test_decompositions_match_fused(void)
         const ts_node *c = ts_graph_node(g, g->outputs[k]);
         /* the k-th composite line names its decomposition */
         at = strstr(at, "decomposition = @");
-        CHECK(at != NULL);
+        REQUIRE(at != NULL);
         if (!at) break;
         at += strlen("decomposition = @");
         char symbol[64] = {0};
@@ -548,7 +548,7 @@ static void test_decompositions_match_fused(void)
         char *module = malloc(cap);
         snprintf(module, cap, "module @d {\n  func.func public @main(%.*s%s", (int)body, fn, privates);
         ts_graph *d = read_graph(module, &err);
-        CHECK(d != NULL);
+        REQUIRE(d != NULL);
         if (!d) {
             fprintf(stderr, "%s: %s\n", symbol, err.message);
             free(module);
@@ -557,7 +557,7 @@ static void test_decompositions_match_fused(void)
         void *dparams[8];
         for (int i = 0; i < c->n_inputs; i++) dparams[i] = params[ts_graph_node(g, c->inputs[i])->attrs.parameter.index];
         void **ref = evaluate(d, dparams, false);
-        CHECK(ref != NULL);
+        REQUIRE(ref != NULL);
         const ts_type *t = ts_graph_type(g, g->outputs[k]);
         double scale = 0, diff = 0;
         for (int64_t i = 0; ref && i < ts_type_elements(t); i++) {
@@ -588,7 +588,7 @@ static void check_text(ts_graph *g, const char *name, const char *want)
     if (text) dump(name, text);
     ts_error err;
     ts_graph *back = text ? read_graph(text, &err) : NULL;
-    CHECK(back != NULL);
+    REQUIRE(back != NULL);
     char *again = back ? print_graph(back, name) : NULL;
     CHECK_STR_EQ(again, want);
     free(again);
@@ -610,7 +610,7 @@ static void test_text_add(void)
     const char *head = "module @\"qwen2 0.5b\" {\n";
     CHECK(quoted && strncmp(quoted, head, strlen(head)) == 0);
     ts_graph *back = quoted ? read_graph(quoted, &err) : NULL;
-    CHECK(back != NULL);
+    REQUIRE(back != NULL);
     ts_graph_destroy(back);
     free(quoted);
     check_text(g, "add",
@@ -652,7 +652,7 @@ static void test_text_donation(void)
     check_text(g, "donation", want);
     char *text = print_graph(g, "donation");
     ts_graph *back = text ? read_graph(text, &err) : NULL;
-    CHECK(back != NULL);
+    REQUIRE(back != NULL);
     int donated = 0;
     for (int32_t i = 0; back && i < back->n_nodes; i++)
         if (back->nodes[i].op == TS_OP_PARAMETER && ts_graph_parameter_alias(back, i) >= 0)
@@ -784,7 +784,7 @@ static void test_read_variations(void)
         "}";
     ts_error err;
     ts_graph *g = read_graph(text, &err);
-    CHECK(g != NULL);
+    REQUIRE(g != NULL);
     if (!g) {
         fprintf(stderr, "%s\n", err.message);
         return;
@@ -814,7 +814,7 @@ static void test_read_variations(void)
         "  }\n"
         "}\n";
     g = read_graph(composite, &err);
-    CHECK(g != NULL);
+    REQUIRE(g != NULL);
     if (!g) fprintf(stderr, "%s\n", err.message);
     CHECK(g && g->n_nodes == 3 && g->nodes[2].op == TS_OP_LINEAR);
     ts_graph_destroy(g);
@@ -1036,10 +1036,10 @@ static void qwen2_round_trip(const char *weights_folder)
     ts_graph_create(&g, &err);
     CHECK(ts_decoder_build(g, &spec, &weights, &shape, &err) == TS_OK);
     char *text = print_graph(g, "qwen2");
-    CHECK(text != NULL);
+    REQUIRE(text != NULL);
     if (text) dump(weights_folder, text);
     ts_graph *back = text ? read_graph(text, &err) : NULL;
-    CHECK(back != NULL);
+    REQUIRE(back != NULL);
     if (!back) fprintf(stderr, "qwen2 read: %s\n", err.message);
     char *again = back ? print_graph(back, "qwen2") : NULL;
     CHECK(again && strcmp(text, again) == 0);

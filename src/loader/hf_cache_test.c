@@ -29,7 +29,7 @@ static void make_dirs(const char *path)
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
+    REQUIRE(f != NULL);
     if (f) {
         fputs(text, f);
         fclose(f);
@@ -73,7 +73,7 @@ static void expect_error(const char *id, const char *needle)
     char out[2048];
     ts_error err = {0};
     CHECK(ts_model_path_resolve(id, out, sizeof(out), &err) != TS_OK);
-    CHECK(strstr(err.message, needle) != NULL);
+    REQUIRE(strstr(err.message, needle) != NULL);
     if (!strstr(err.message, needle)) fprintf(stderr, "%s: '%s' lacks '%s'\n", id, err.message, needle);
 }
 

@@ -347,11 +347,11 @@ static void test_every_dtype_round_trips(void)
         write_st(path, header, n_bytes, data);
         ts_checkpoint *ckpt = NULL;
         ts_error err = {0};
-        CHECK_INT_EQ(ts_checkpoint_open(path, &ckpt, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_checkpoint_open(path, &ckpt, &err), TS_OK);
         if (!ckpt) continue;
         CHECK_INT_EQ(ts_checkpoint_tensor_count(ckpt), 1);
         const ts_tensor_info *t = ts_checkpoint_find(ckpt, "t");
-        CHECK(t != NULL);
+        REQUIRE(t != NULL);
         if (t) {
             CHECK_INT_EQ(t->dtype, d);
             CHECK_INT_EQ(t->n_dims, 2);
@@ -382,7 +382,7 @@ static void test_zero_size_and_scalar(void)
              16, NULL);
     ts_checkpoint *ckpt = NULL;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_checkpoint_open(path, &ckpt, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(path, &ckpt, &err), TS_OK);
     if (!ckpt) return;
     CHECK_INT_EQ(ts_checkpoint_tensor_count(ckpt), 4);
     const ts_tensor_info *e = ts_checkpoint_find(ckpt, "empty");
@@ -409,7 +409,7 @@ static void test_memory_parser_and_metadata(void)
     memcpy(buf + 8, header, hlen);
     ts_safetensors_header h;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_safetensors_parse(buf, 8 + hlen + 8, "mem", &h, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_safetensors_parse(buf, 8 + hlen + 8, "mem", &h, &err), TS_OK);
     CHECK_INT_EQ(h.n_entries, 2);
     CHECK_INT_EQ(h.n_metadata, 2);
     CHECK_INT_EQ(h.data_start, 8 + hlen);
@@ -440,14 +440,14 @@ static void test_fixture_checkpoint(void)
     snprintf(dir, sizeof(dir), "%s/tests/fixtures/qwen2/model", root ? root : ".");
     ts_checkpoint *ckpt = NULL;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_checkpoint_open(dir, &ckpt, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(dir, &ckpt, &err), TS_OK);
     if (!ckpt) {
         fprintf(stderr, "%s\n", err.message);
         return;
     }
     CHECK_INT_EQ(ts_checkpoint_tensor_count(ckpt), 38);
     const ts_tensor_info *embed = ts_checkpoint_find(ckpt, "model.embed_tokens.weight");
-    CHECK(embed != NULL);
+    REQUIRE(embed != NULL);
     if (embed) {
         CHECK_INT_EQ(embed->dtype, TS_DTYPE_F32);
         CHECK_INT_EQ(embed->n_dims, 2);
@@ -478,7 +478,7 @@ static void test_sharded_checkpoint(void)
     write_text(dir, "model.safetensors.index.json", shard_index);
     ts_checkpoint *ckpt = NULL;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_checkpoint_open(dir, &ckpt, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(dir, &ckpt, &err), TS_OK);
     if (!ckpt) {
         fprintf(stderr, "%s\n", err.message);
         return;
@@ -507,10 +507,10 @@ static void test_sharded_checkpoint(void)
     snprintf(path, sizeof(path), "%s/model.safetensors", dir);
     write_st(path, "{\"only\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1, NULL);
     write_text(dir, "model.safetensors.index.json", shard_index);
-    CHECK_INT_EQ(ts_checkpoint_open(dir, &ckpt, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(dir, &ckpt, &err), TS_OK);
     if (ckpt) {
         CHECK_INT_EQ(ts_checkpoint_tensor_count(ckpt), 1);
-        CHECK(ts_checkpoint_find(ckpt, "only") != NULL);
+        REQUIRE(ts_checkpoint_find(ckpt, "only") != NULL);
         ts_checkpoint_close(ckpt);
     }
 }

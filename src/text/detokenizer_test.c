@@ -51,18 +51,18 @@ static void test_emoji_split_byte_level(void)
     char dir[512];
     snprintf(dir, sizeof(dir), "%s/tests/fixtures/qwen2/model", root());
     ts_tokenizer *tok = load(dir);
-    CHECK(tok != NULL);
+    REQUIRE(tok != NULL);
     if (!tok) return;
     const char text[] = "a\xF0\x9F\x8E\x89"
                         "b";
     int32_t *ids;
     size_t n;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &err), TS_OK);
     /* The tiny fixture vocabulary has no emoji merge: the 4 bytes are several tokens. */
     CHECK(n >= 4);
     ts_detokenizer *d;
-    CHECK_INT_EQ(ts_detokenizer_create(tok, false, &d, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_detokenizer_create(tok, false, &d, &err), TS_OK);
     ts_buf all = {0};
     int emoji_pieces = 0;
     for (size_t i = 0; i < n; i++) {
@@ -97,7 +97,7 @@ static void test_byte_fallback_split(void)
     sprintf(o, "}},\"decoder\":{\"type\":\"Sequence\",\"decoders\":[{\"type\":\"ByteFallback\"},"
                "{\"type\":\"Fuse\"}]}}");
     char dir[] = "/tmp/ts_detok_test_XXXXXX", path[512];
-    CHECK(mkdtemp(dir) != NULL);
+    REQUIRE(mkdtemp(dir) != NULL);
     snprintf(path, sizeof(path), "%s/tokenizer.json", dir);
     FILE *f = fopen(path, "w");
     fputs(json, f);
@@ -105,14 +105,14 @@ static void test_byte_fallback_split(void)
     ts_tokenizer *tok = load(dir);
     unlink(path);
     rmdir(dir);
-    CHECK(tok != NULL);
+    REQUIRE(tok != NULL);
     if (!tok) return;
     int32_t *ids;
     size_t n;
     ts_error err = {0};
     const char text[] = "a\xF0\x9F\x98\x80"
                         "a";
-    CHECK_INT_EQ(ts_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &err), TS_OK);
     CHECK_INT_EQ(n, 6);
     int bad = 0, nonempty = 0;
     char *all = stream(tok, ids, n, false, &bad, &nonempty);
@@ -134,7 +134,7 @@ static void test_byte_fallback_split(void)
     free(all);
     char *full;
     size_t full_len;
-    CHECK_INT_EQ(ts_tokenizer_decode(tok, spoiled, 3, false, &full, &full_len, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_decode(tok, spoiled, 3, false, &full, &full_len, &err), TS_OK);
     CHECK_STR_EQ(full, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
     free(full);
     free(ids);
@@ -149,7 +149,7 @@ static void check_corpus(const char *dir)
     char path[512];
     snprintf(path, sizeof(path), "%s/tests/corpus/tokenizer_corpus.jsonl", root());
     FILE *f = fopen(path, "r");
-    CHECK(f != NULL);
+    REQUIRE(f != NULL);
     if (!f) {
         ts_tokenizer_destroy(tok);
         return;
@@ -173,7 +173,7 @@ static void check_corpus(const char *dir)
         for (int skip = 0; skip < 2; skip++) {
             char *full;
             size_t full_len;
-            CHECK_INT_EQ(ts_tokenizer_decode(tok, ids, n, skip, &full, &full_len, &err), TS_OK);
+            REQUIRE_INT_EQ(ts_tokenizer_decode(tok, ids, n, skip, &full, &full_len, &err), TS_OK);
             int nonempty = 0;
             char *all = stream(tok, ids, n, skip, &bad_pieces, &nonempty);
             if (!all || strcmp(all, full) != 0) {
