@@ -86,7 +86,10 @@ bool ts_buf_printf(ts_buf *b, const char *fmt, ...)
 
 char *ts_buf_take(ts_buf *b, size_t *len)
 {
-    if (!ts_buf_reserve(b, 0)) return NULL;
+    if (!ts_buf_reserve(b, 0)) {
+        ts_buf_fini(b); /* the caller gets nothing to free */
+        return NULL;
+    }
     char *data = b->data;
     data[b->len] = '\0'; /* also when only reserved */
     if (len) *len = b->len;

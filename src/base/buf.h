@@ -29,8 +29,8 @@ bool ts_buf_append(ts_buf *b, const void *p, size_t n);
 bool ts_buf_puts(ts_buf *b, const char *s);
 bool ts_buf_putc(ts_buf *b, char c);
 bool ts_buf_printf(ts_buf *b, const char *fmt, ...) TS_PRINTF(2, 3);
-/* The text (never NULL unless out of memory; owned by the caller, free()); the buffer is left
- * empty. *len, when given, receives its length. */
+/* The text (owned by the caller, free()) and the buffer left empty; *len, when given, receives
+ * its length. NULL when out of memory now or before (`failed`): the buffer is then freed. */
 char *ts_buf_take(ts_buf *b, size_t *len);
 
 #endif

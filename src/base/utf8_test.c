@@ -73,7 +73,11 @@ static void test_sequence_and_clean(void)
     CHECK_INT_EQ(ts_utf8_sequence((const uint8_t *)"", 0), 0);
 
     clean_is("caf\xC3\xA9", 5, "caf\xC3\xA9");
-    clean_is("a\xF0\x9F\x8E" "b", 5, "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" "b");
+    clean_is("a\xF0\x9F\x8E"
+             "b",
+             5,
+             "a\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
+             "b");
     clean_is("\xFF", 1, "\xEF\xBF\xBD");
     clean_is("", 0, "");
     clean_is("x\0y", 3, "x"); /* NUL kept; the C string simply ends there */

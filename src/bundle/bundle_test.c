@@ -243,7 +243,8 @@ static void test_golden_and_round_trip(void)
                 ts_graph *graph;
                 char *again = NULL;
                 size_t len;
-                REQUIRE_INT_EQ(ts_stablehlo_read(ours, strlen(ours), files[f], &graph, &err), TS_OK);
+                REQUIRE_INT_EQ(ts_stablehlo_read(ours, strlen(ours), files[f], &graph, &err),
+                               TS_OK);
                 char name[64] = "";
                 sscanf(ours, "module @%63s", name);
                 CHECK_INT_EQ(ts_stablehlo_print(graph, name, &again, &len, &err), TS_OK);
@@ -314,7 +315,7 @@ static void replace_in_file(const char *path, const char *from, const char *to)
 {
     char *t = read_text(path);
     char *hit = t ? strstr(t, from) : NULL;
-    REQUIRE(hit != NULL);
+    CHECK(hit != NULL);
     if (!hit) return free(t);
     FILE *f = fopen(path, "wb");
     fwrite(t, 1, (size_t)(hit - t), f);
@@ -571,7 +572,9 @@ static void test_vision_entries(void)
     CHECK_INT_EQ(ts_bundle_vision_buckets(b, &listed), 2);
     CHECK_INT_EQ(listed[1], 512);
     ts_checkpoint *ref;
-    REQUIRE_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-two-images/reference.safetensors", &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(
+        ts_checkpoint_open("tests/fixtures/qwen2_vl-two-images/reference.safetensors", &ref, &err),
+        TS_OK);
     const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *want = ts_checkpoint_find(ref, "image_embeds");
     int64_t half = pv->shape[0] / 2, dim = pv->shape[1], hidden = want->shape[1];
     ts_pixel_values images[3];
@@ -619,17 +622,17 @@ static void test_vision_entries(void)
     replace_in_file(path, "\"patches\":\t512", "\"patches\":\t128");
     reseal(copy);
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    REQUIRE(strstr(err.message, "vision bucket 1: 128 patches (buckets ascend") != NULL);
+    CHECK(strstr(err.message, "vision bucket 1: 128 patches (buckets ascend") != NULL);
     replace_in_file(path, "\"patches\":\t128", "\"patches\":\t1024");
     reseal(copy);
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    REQUIRE(strstr(err.message, "vision.main must take pixel_values f32[1024, D]") != NULL);
+    CHECK(strstr(err.message, "vision.main must take pixel_values f32[1024, D]") != NULL);
 
     /* An edited vision module breaks the identity. */
     snprintf(path, sizeof(path), "%s/vision/p256.mlir", bundle);
     replace_in_file(path, "stablehlo.add", "stablehlo.subtract");
     CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
-    REQUIRE(strstr(err.message, "identity") != NULL);
+    CHECK(strstr(err.message, "identity") != NULL);
 }
 
 /* A Qwen2-VL fixture end to end through the bundle: its pixel values through vision.main, the
@@ -750,7 +753,9 @@ static void test_qwen2_vl_text_only_through_bundle(void)
     ts_checkpoint *ref = NULL;
     REQUIRE_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
     REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
-    REQUIRE_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-text-only/reference.safetensors", &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(
+        ts_checkpoint_open("tests/fixtures/qwen2_vl-text-only/reference.safetensors", &ref, &err),
+        TS_OK);
     if (!b || !ref) goto out;
     CHECK_INT_EQ(ts_bundle_position_rows(b), 3);
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
@@ -790,7 +795,7 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
     REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     CHECK_INT_EQ(
         ts_checkpoint_open("tests/fixtures/qwen3_vl_moe/reference.safetensors", &ref, &err), TS_OK);
-    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
     if (!b || !ref || !m) goto out;
     CHECK_INT_EQ(ts_bundle_position_rows(b), 3);
     const ts_model_config *cfg = ts_model_get_config(m);
@@ -879,7 +884,7 @@ static void test_slots(void)
     ts_bundle *b = NULL;
     ts_bundle_slots *solo = NULL, *shared = NULL;
     REQUIRE_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
-    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     if (!b) return;
     REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &solo, &err), TS_OK);
     REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &shared, &err), TS_OK);
@@ -998,13 +1003,16 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
     int32_t *positions = malloc(sizeof(int32_t) * 3 * (size_t)n), visual[96];
     int levels = 0;
     int64_t n_rows = 0, delta = 0, n_visual = 0;
-    REQUIRE_INT_EQ(ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
+    REQUIRE_INT_EQ(
+        ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
     if (with_vision) {
         /* The same rows through vision.main: against the reference and against the engine's tower. */
         float *b_rows = NULL, *b_features = NULL;
         int b_levels = 0;
         int64_t b_n = 0;
-        REQUIRE_INT_EQ(ts_bundle_encode_images_deepstack(b, &image, 1, &b_rows, &b_features, &b_levels, &b_n, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_bundle_encode_images_deepstack(b, &image, 1, &b_rows, &b_features,
+                                                         &b_levels, &b_n, &err),
+                       TS_OK);
         CHECK_INT_EQ(b_levels, 2);
         CHECK_INT_EQ(b_n, n_rows);
         const ts_tensor_info *want_rows[3] = {ts_checkpoint_find(ref, "image_embeds"), ts_checkpoint_find(ref, "deepstack_0"),
@@ -1094,7 +1102,8 @@ static void test_qwen3_vl_vision_refusals(void)
     int levels = -1, refusals = 0;
     int64_t n_rows = 0;
     CHECK_INT_EQ(ts_bundle_encode_images_deepstack(b, two, 2, &rows, &features, &levels, &n_rows, &err), TS_ERR_RANGE); refusals++;
-    REQUIRE(strstr(err.message, "432 patches do not fit the bundle's vision buckets (256)") != NULL);
+    CHECK(strstr(err.message, "432 patches do not fit the bundle's vision buckets (256)") !=
+            NULL);
     CHECK(rows == NULL && features == NULL && levels == 0);
     CHECK_INT_EQ(ts_bundle_encode_images(b, two, 2, &rows, &n_rows, &err), TS_ERR_RANGE); refusals++;
 
@@ -1117,28 +1126,30 @@ static void test_qwen3_vl_vision_refusals(void)
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_OK);
     weight[2 * N + 240] = 0.5f; /* a padding row's tap */
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
-    REQUIRE(strstr(err.message, "row 240 is padding (at or past count = 216): its taps must be the filler pos_index 0, pos_weight 0") != NULL);
+    CHECK(strstr(err.message, "row 240 is padding (at or past count = 216): its taps must be the "
+                                "filler pos_index 0, pos_weight 0") != NULL);
     weight[2 * N + 240] = 0.0f;
     index[3 * N + 255] = 7;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
-    REQUIRE(strstr(err.message, "row 255 is padding") != NULL);
+    CHECK(strstr(err.message, "row 255 is padding") != NULL);
     index[3 * N + 255] = 0;
     index[N + 3] = 64; /* the fixture's table has 8² = 64 rows */
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
-    REQUIRE(strstr(err.message, "pos_index[1][3] = 64 is outside the position table 0..63") != NULL);
+    CHECK(strstr(err.message, "pos_index[1][3] = 64 is outside the position table 0..63") !=
+            NULL);
     index[N + 3] = 5;
     weight[10] = NAN;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
-    REQUIRE(strstr(err.message, "pos_weight[0][10] is NaN") != NULL);
+    CHECK(strstr(err.message, "pos_weight[0][10] is NaN") != NULL);
     weight[10] = 0.25f;
     count = 218;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
-    REQUIRE(strstr(err.message, "count = 218 is not a multiple of 4") != NULL);
+    CHECK(strstr(err.message, "count = 218 is not a multiple of 4") != NULL);
     count = COUNT;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 5, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
     args[3].name = "pos_weight";
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
-    REQUIRE(strstr(err.message, "argument 3 is 'pos_weight', expected 'pos_index'") != NULL);
+    CHECK(strstr(err.message, "argument 3 is 'pos_weight', expected 'pos_index'") != NULL);
     args[3].name = "pos_index";
     args[4].dims[1] = 128;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
@@ -1157,12 +1168,13 @@ static void test_qwen3_vl_vision_refusals(void)
     replace_in_file(path, "\"deepstack_levels\":\t2", "\"deepstack_levels\":\t1");
     reseal(copy);
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    REQUIRE(strstr(err.message, "vision.main gives 1 DeepStack levels, the bundle's prefill_embeddings_deepstack.main takes 2") != NULL);
+    CHECK(strstr(err.message, "vision.main gives 1 DeepStack levels, the bundle's "
+                                "prefill_embeddings_deepstack.main takes 2") != NULL);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", copy, bundle, copy);
     CHECK(system(cmd) == 0);
     replace_in_file(path, "\"deepstack_levels\":\t2,\n", "");
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    REQUIRE(strstr(err.message, "vision.deepstack_levels") != NULL);
+    CHECK(strstr(err.message, "vision.deepstack_levels") != NULL);
 out:
     ts_checkpoint_close(ref);
     ts_bundle_close(b);
@@ -1272,7 +1284,7 @@ static void test_deepstack_bad_calls(void)
     ts_bundle *b = NULL;
     ts_bundle_slots *slots = NULL;
     ts_error err;
-    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     if (!b) return;
     CHECK_INT_EQ(ts_bundle_visual_capacity(b, 0), 16);
     ds_call *c = malloc(sizeof(*c));

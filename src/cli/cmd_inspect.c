@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #include "commands.h"
+#include "base/error.h"
 #include "base/text_escape.h"
 
 #include <inttypes.h>

@@ -12,6 +12,7 @@
  */
 #include "cli.h"
 #include "commands.h"
+#include "base/error.h"
 #include "base/text_escape.h"
 
 #include <errno.h>
@@ -309,8 +310,8 @@ static ts_status load_images(const options *o, const ts_model *model, ts_pixel_v
         /* A merged token covers (patch·merge)² pixels; smart_resize keeps h·w within max_pixels. */
         long long side = pc.patch_size * pc.merge_size;
         if (side < 1) {
-            st = err->status = TS_ERR_UNSUPPORTED;
-            snprintf(err->message, sizeof(err->message), "--image-max-tokens: %s has no Qwen-VL patching (fixed-size images)", o->dir);
+            st = ts_error_set(err, TS_ERR_UNSUPPORTED, "--image-max-tokens: %s has no Qwen-VL patching (fixed-size images)",
+                              o->dir);
         }
         long long cap = o->image_max_tokens * side * side;
         if (st == TS_OK && cap < budget.max_pixels) budget.max_pixels = cap;
@@ -417,15 +418,13 @@ static int run(options *o)
     if (!st) st = ts_tokenizer_load(o->dir, &s.tok, &err);
     if (!st && ts_model_quantization_summary(s.model)[0]) fprintf(stderr, "tessera run: weights %s\n", ts_model_quantization_summary(s.model));
     if (!st && o->n_images && !(ts_model_supported_modalities(ts_model_get_config(s.model)) & TS_MODALITY_IMAGE)) {
-        err.status = st = TS_ERR_UNSUPPORTED;
-        snprintf(err.message, sizeof(err.message), "%s: images are not supported for this model",
-                 ts_family_name(ts_model_get_config(s.model)->family));
+        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model",
+                          ts_family_name(ts_model_get_config(s.model)->family));
     }
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
     if (!st) st = prompt_ids(o, s.model, s.tok, s.images, &s.ids, &n_ids, &err);
     if (!st && n_ids == 0) {
-        err.status = st = TS_ERR_INVALID_ARGUMENT;
-        snprintf(err.message, sizeof(err.message), "the prompt encodes to no tokens");
+        st = ts_error_set(&err, TS_ERR_INVALID_ARGUMENT, "the prompt encodes to no tokens");
     }
     if (st) {
         session_close(&s);

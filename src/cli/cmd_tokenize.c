@@ -59,7 +59,8 @@ static long parse_json_string(const char *line, char *out)
             if (!ts_hex4(p, &cp)) return -1;
             p += 4;
             if (cp >= 0xD800 && cp < 0xDC00) {
-                if (p[0] != '\\' || p[1] != 'u' || !ts_hex4(p + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+                if (p[0] != '\\' || p[1] != 'u' || !ts_hex4(p + 2, &lo) || lo < 0xDC00 ||
+                    lo > 0xDFFF)
                     return -1; /* a lone surrogate is not text */
                 p += 6;
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);

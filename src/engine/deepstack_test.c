@@ -782,7 +782,7 @@ static void test_graph_first_middle_last_layers(void)
     char *text;
     size_t len;
     CHECK_INT_EQ(ts_stablehlo_print(g, "deepstack", &text, &len, &err), TS_OK);
-    REQUIRE(strstr(text, "stablehlo.scatter") != NULL);
+    CHECK(strstr(text, "stablehlo.scatter") != NULL);
     ts_graph *back;
     REQUIRE_INT_EQ(ts_stablehlo_read(text, len, "deepstack", &back, &err), TS_OK);
     ts_program *back_prog;

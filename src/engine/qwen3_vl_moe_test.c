@@ -245,7 +245,8 @@ static void test_batched_decode_matches_single(void)
         CHECK_INT_EQ(ts_model_prefill(m, s, prompts[b], (size_t)lens[b], out, &err), TS_OK);
         for (int i = 0; i + 1 < STEPS; i++) {
             tokens[b][i] = ts_argmax_masked(out + i * v, v, NULL, 0);
-            REQUIRE_INT_EQ(ts_model_decode(m, &s, &tokens[b][i], 1, out + (i + 1) * v, &err), TS_OK);
+            REQUIRE_INT_EQ(ts_model_decode(m, &s, &tokens[b][i], 1, out + (i + 1) * v, &err),
+                           TS_OK);
         }
         ts_sequence_destroy(s);
     }

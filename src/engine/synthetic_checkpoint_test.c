@@ -16,7 +16,8 @@ static void test_round_trip(void)
     ts_error err;
     char *json;
     size_t len;
-    REQUIRE_INT_EQ(ts_file_read("tests/fixtures/qwen2/model/config.json", &json, &len, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_file_read("tests/fixtures/qwen2/model/config.json", &json, &len, &err),
+                   TS_OK);
     ts_model_config cfg;
     ts_decoder_spec spec;
     REQUIRE_INT_EQ(ts_model_config_parse(json, len, "config.json", &cfg, &err), TS_OK);
@@ -92,7 +93,7 @@ static void test_round_trip(void)
 
     /* An unknown preset names the presets. */
     CHECK_INT_EQ(ts_model_write_synthetic_checkpoint(ctx, "qwen9-1t", TS_DTYPE_BF16, a, &err), TS_ERR_NOT_FOUND);
-    REQUIRE(strstr(err.message, "qwen2.5-0.5b") != NULL);
+    CHECK(strstr(err.message, "qwen2.5-0.5b") != NULL);
     ts_context_destroy(ctx);
 
     for (int d = 0; d < 2; d++)

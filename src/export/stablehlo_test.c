@@ -199,11 +199,11 @@ static void check_round_trip(ts_graph *g, const char *name, bool fused, int int_
         return;
     }
     char *text = print_graph(g, name);
-    REQUIRE(text != NULL);
+    CHECK(text != NULL);
     if (!text) return;
     dump(name, text);
     ts_graph *back = read_graph(text, &err);
-    REQUIRE(back != NULL);
+    CHECK(back != NULL);
     if (!back) {
         fprintf(stderr, "%s: read: %s\n", name, err.message);
         free(text);
@@ -530,7 +530,7 @@ static void test_decompositions_match_fused(void)
         const ts_node *c = ts_graph_node(g, g->outputs[k]);
         /* the k-th composite line names its decomposition */
         at = strstr(at, "decomposition = @");
-        REQUIRE(at != NULL);
+        CHECK(at != NULL);
         if (!at) break;
         at += strlen("decomposition = @");
         char symbol[64] = {0};
@@ -548,7 +548,7 @@ static void test_decompositions_match_fused(void)
         char *module = malloc(cap);
         snprintf(module, cap, "module @d {\n  func.func public @main(%.*s%s", (int)body, fn, privates);
         ts_graph *d = read_graph(module, &err);
-        REQUIRE(d != NULL);
+        CHECK(d != NULL);
         if (!d) {
             fprintf(stderr, "%s: %s\n", symbol, err.message);
             free(module);
@@ -784,7 +784,7 @@ static void test_read_variations(void)
         "}";
     ts_error err;
     ts_graph *g = read_graph(text, &err);
-    REQUIRE(g != NULL);
+    CHECK(g != NULL);
     if (!g) {
         fprintf(stderr, "%s\n", err.message);
         return;
@@ -814,7 +814,7 @@ static void test_read_variations(void)
         "  }\n"
         "}\n";
     g = read_graph(composite, &err);
-    REQUIRE(g != NULL);
+    CHECK(g != NULL);
     if (!g) fprintf(stderr, "%s\n", err.message);
     CHECK(g && g->n_nodes == 3 && g->nodes[2].op == TS_OP_LINEAR);
     ts_graph_destroy(g);
@@ -1039,7 +1039,7 @@ static void qwen2_round_trip(const char *weights_folder)
     REQUIRE(text != NULL);
     if (text) dump(weights_folder, text);
     ts_graph *back = text ? read_graph(text, &err) : NULL;
-    REQUIRE(back != NULL);
+    CHECK(back != NULL);
     if (!back) fprintf(stderr, "qwen2 read: %s\n", err.message);
     char *again = back ? print_graph(back, "qwen2") : NULL;
     CHECK(again && strcmp(text, again) == 0);

@@ -30,7 +30,8 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_generation
         return ts_error_set(err, TS_ERR_FORMAT, "%s: expected a JSON object at the top level", origin);
     TS_TRY(ts_json_int(&r, root, "bos_token_id", -1, &g->bos_token_id));
     TS_TRY(ts_json_int(&r, root, "pad_token_id", -1, &g->pad_token_id));
-    TS_TRY(ts_json_int_list(&r, root, "eos_token_id", true, g->eos_token_ids, 8, &g->n_eos_token_ids));
+    TS_TRY(
+        ts_json_int_list(&r, root, "eos_token_id", true, g->eos_token_ids, 8, &g->n_eos_token_ids));
     TS_TRY(ts_json_bool(&r, root, "do_sample", false, &g->do_sample));
     TS_TRY(ts_json_double(&r, root, "temperature", 1.0, &g->temperature));
     TS_TRY(ts_json_double(&r, root, "top_p", 1.0, &g->top_p));

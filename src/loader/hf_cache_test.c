@@ -73,7 +73,7 @@ static void expect_error(const char *id, const char *needle)
     char out[2048];
     ts_error err = {0};
     CHECK(ts_model_path_resolve(id, out, sizeof(out), &err) != TS_OK);
-    REQUIRE(strstr(err.message, needle) != NULL);
+    CHECK(strstr(err.message, needle) != NULL);
     if (!strstr(err.message, needle)) fprintf(stderr, "%s: '%s' lacks '%s'\n", id, err.message, needle);
 }
 

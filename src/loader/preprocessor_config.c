@@ -125,8 +125,9 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_preprocess
     if (!cJSON_IsObject(root))
         return ts_error_set(err, TS_ERR_FORMAT, "%s: expected a JSON object at the top level", origin);
     TS_TRY(ts_json_string(&r, root, "image_processor_type", "", p->image_processor_type,
-                       sizeof(p->image_processor_type)));
-    TS_TRY(ts_json_string(&r, root, "processor_class", "", p->processor_class, sizeof(p->processor_class)));
+                          sizeof(p->image_processor_type)));
+    TS_TRY(ts_json_string(&r, root, "processor_class", "", p->processor_class,
+                          sizeof(p->processor_class)));
     processor_kind kind = kind_of(p->image_processor_type);
     set_defaults(kind, p);
 
@@ -155,11 +156,13 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_preprocess
 
     if (kind == KIND_QWEN2_VL) {
         /* size.{shortest,longest}_edge are pixel counts here; explicit min/max_pixels win. */
-        TS_TRY(read_box(&r, root, "size", &p->size_height, &p->size_width, &p->min_pixels, &p->max_pixels));
+        TS_TRY(read_box(&r, root, "size", &p->size_height, &p->size_width, &p->min_pixels,
+                        &p->max_pixels));
         TS_TRY(ts_json_int(&r, root, "min_pixels", p->min_pixels, &p->min_pixels));
         TS_TRY(ts_json_int(&r, root, "max_pixels", p->max_pixels, &p->max_pixels));
         TS_TRY(ts_json_int(&r, root, "patch_size", p->patch_size, &p->patch_size));
-        TS_TRY(ts_json_int(&r, root, "temporal_patch_size", p->temporal_patch_size, &p->temporal_patch_size));
+        TS_TRY(ts_json_int(&r, root, "temporal_patch_size", p->temporal_patch_size,
+                           &p->temporal_patch_size));
         TS_TRY(ts_json_int(&r, root, "merge_size", p->merge_size, &p->merge_size));
         if (p->min_pixels <= 0 || p->max_pixels < p->min_pixels || p->patch_size <= 0 ||
             p->temporal_patch_size <= 0 || p->merge_size <= 0)
@@ -173,7 +176,7 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_preprocess
             p->size_height = p->size_width = p->size_shortest_edge = 0;
         }
         TS_TRY(read_box(&r, root, "size", &p->size_height, &p->size_width, &p->size_shortest_edge,
-                     &p->size_longest_edge));
+                        &p->size_longest_edge));
         if (!ts_json_absent(root, "crop_size")) p->crop_height = p->crop_width = 0;
         TS_TRY(read_box(&r, root, "crop_size", &p->crop_height, &p->crop_width, NULL, NULL));
         TS_TRY(ts_json_int(&r, root, "patch_size", 0, &p->patch_size));

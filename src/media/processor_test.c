@@ -54,7 +54,7 @@ static void check_fixture(const fixture_case *fc)
     snprintf(path, sizeof(path), "%s/tests/fixtures/%s/reference.safetensors", root(), fc->name);
     ts_checkpoint *ref = NULL;
     ts_error err = {0};
-    REQUIRE_INT_EQ(ts_checkpoint_open(path, &ref, &err), TS_OK);
+    CHECK_INT_EQ(ts_checkpoint_open(path, &ref, &err), TS_OK);
     if (!ref) return;
     const ts_tensor_info *want = ts_checkpoint_find(ref, "pixel_values");
     const ts_tensor_info *grid = ts_checkpoint_find(ref, "image_grid_thw");
@@ -69,7 +69,7 @@ static void check_fixture(const fixture_case *fc)
         snprintf(path, sizeof(path), "%s/tests/fixtures/%s/%s", root(), fc->name, fc->images[i]);
         int w = 0, h = 0;
         uint8_t *rgb = oracle_decode(&O, path, &w, &h);
-        REQUIRE(rgb != NULL);
+        CHECK(rgb != NULL);
         if (!rgb) break;
         ts_pixel_values pv;
         ts_status st = ts_preprocess_image(&cfg, fc->family, rgb, w, h, NULL, &pv, &err);
@@ -172,7 +172,7 @@ static void test_smart_resize_sweep(void)
     char path[128], cmd[8192];
     snprintf(path, sizeof(path), "%s/smart_resize.txt", O.dir);
     FILE *f = fopen(path, "w");
-    REQUIRE(f != NULL);
+    CHECK(f != NULL);
     if (!f) return;
     uint32_t s = 7;
     for (int i = 0; i < n; i++) {
@@ -195,7 +195,7 @@ static void test_smart_resize_sweep(void)
     fclose(f);
     int len = snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' smart_resize '%s'", O.script, path);
     FILE *p = len < (int)sizeof(cmd) ? popen(cmd, "r") : NULL;
-    REQUIRE(p != NULL);
+    CHECK(p != NULL);
     if (!p) return;
     int mismatches = 0, errors = 0;
     for (int i = 0; i < n; i++) {
@@ -462,7 +462,7 @@ static void test_pipeline_sweep(void)
     char path[160], manifest[128], cmd[8192];
     snprintf(manifest, sizeof(manifest), "%s/process.txt", O.dir);
     FILE *m = fopen(manifest, "w");
-    REQUIRE(m != NULL);
+    CHECK(m != NULL);
     if (!m) return;
     int n = 0;
     for (int k = 0; k < n_kinds; k++)

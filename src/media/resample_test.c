@@ -100,7 +100,7 @@ static void test_photos(void)
         snprintf(path, sizeof(path), "%s/tests/fixtures/%s", root, names[i]);
         int w = 0, h = 0;
         uint8_t *rgb = oracle_decode(&O, path, &w, &h);
-        REQUIRE(rgb != NULL);
+        CHECK(rgb != NULL);
         if (!rgb) continue;
         oracle_job jobs[2 * sizeof(targets) / sizeof(targets[0])];
         int n = 0;

@@ -51,7 +51,7 @@ static void test_emoji_split_byte_level(void)
     char dir[512];
     snprintf(dir, sizeof(dir), "%s/tests/fixtures/qwen2/model", root());
     ts_tokenizer *tok = load(dir);
-    REQUIRE(tok != NULL);
+    CHECK(tok != NULL);
     if (!tok) return;
     const char text[] = "a\xF0\x9F\x8E\x89"
                         "b";
@@ -105,7 +105,7 @@ static void test_byte_fallback_split(void)
     ts_tokenizer *tok = load(dir);
     unlink(path);
     rmdir(dir);
-    REQUIRE(tok != NULL);
+    CHECK(tok != NULL);
     if (!tok) return;
     int32_t *ids;
     size_t n;
@@ -149,7 +149,7 @@ static void check_corpus(const char *dir)
     char path[512];
     snprintf(path, sizeof(path), "%s/tests/corpus/tokenizer_corpus.jsonl", root());
     FILE *f = fopen(path, "r");
-    REQUIRE(f != NULL);
+    CHECK(f != NULL);
     if (!f) {
         ts_tokenizer_destroy(tok);
         return;

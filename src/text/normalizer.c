@@ -176,8 +176,8 @@ static ts_status nfc_append(const uint8_t *s, size_t len, int flags, ts_buf *out
                                           (utf8proc_option_t)flags);
         if (n < 0)
             return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "normalizer: %s", utf8proc_errmsg(n));
-        bool ok = ts_buf_append(out, s + copied, start - copied) &&
-                  ts_buf_append(out, mapped, (size_t)n);
+        bool ok =
+            ts_buf_append(out, s + copied, start - copied) && ts_buf_append(out, mapped, (size_t)n);
         free(mapped);
         if (!ok) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "normalizer: out of memory");
         copied = i = end;
@@ -266,8 +266,8 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_buf *o
     return ok ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "normalizer: out of memory");
 }
 
-ts_status ts_normalizer_apply(const ts_normalizer *norm, const char *text, size_t len,
-                              ts_buf *out, ts_error *err)
+ts_status ts_normalizer_apply(const ts_normalizer *norm, const char *text, size_t len, ts_buf *out,
+                              ts_error *err)
 {
     if (!norm || norm->n_steps == 0) {
         return ts_buf_append(out, text, len)
