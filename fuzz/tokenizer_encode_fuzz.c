@@ -7,8 +7,8 @@
  * decode and streaming, so out-of-range ids and broken byte runs are exercised too.
  */
 #include "tessera.h"
+#include "base/utf8.h"
 #include "text/detokenizer.h"
-#include "text/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +46,8 @@ static void stream(const int32_t *raw, size_t n_ids, bool exact)
     check(ts_utf8_validate((const uint8_t *)full, full_len) == full_len, "decode is UTF-8");
     ts_detokenizer *d;
     check(ts_detokenizer_create(tok, false, &d, &err) == TS_OK, "detokenizer");
-    ts_bytes all = {0};
-    ts_bytes_append(&all, "", 0);
+    ts_buf all = {0};
+    ts_buf_append(&all, "", 0);
     for (size_t i = 0; i <= n_ids; i++) {
         const char *piece;
         size_t len;
@@ -55,11 +55,11 @@ static void stream(const int32_t *raw, size_t n_ids, bool exact)
                        : ts_detokenizer_finish(d, &piece, &len, &err);
         check(st == TS_OK, "push");
         check(ts_utf8_validate((const uint8_t *)piece, len) == len, "piece is UTF-8");
-        ts_bytes_append(&all, piece, len);
+        ts_buf_append(&all, piece, len);
     }
     if (exact)
         check(all.len == full_len && memcmp(all.data, full, full_len) == 0, "stream == decode");
-    ts_bytes_free(&all);
+    ts_buf_fini(&all);
     ts_detokenizer_destroy(d);
     free(full);
 }

@@ -1,8 +1,7 @@
-# Test registration. Unit tests are the *_test.c files beside the code (src/<area>/x_test.c) and
-# in tests/unit; each becomes an executable and a ctest case. Script tests (tests/*.sh) drive the
+# Test registration. Unit tests are the *_test.c files beside the code (src/<area>/x_test.c); each
+# becomes an executable and a ctest case. Script tests (tests/*.sh) drive the
 # built CLI against oracles and fixtures; they get the binary and the repository root.
-file(GLOB_RECURSE TS_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/*_test.c
-     ${CMAKE_SOURCE_DIR}/tests/unit/*_test.c)
+file(GLOB_RECURSE TS_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/*_test.c)
 foreach(src ${TS_UNIT_TESTS})
   get_filename_component(name ${src} NAME_WE)
   add_executable(${name} ${src})

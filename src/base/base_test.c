@@ -83,7 +83,7 @@ static void test_pool(void)
     for (int n = 1; n <= 4; n++) {
         ts_pool *pool;
         ts_error err;
-        CHECK_INT_EQ(ts_pool_create(n, &pool, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_pool_create(n, &pool, &err), TS_OK);
         CHECK_INT_EQ(ts_pool_size(pool), n);
         for (int round = 0; round < 20; round++) {
             static pool_job job;
@@ -106,7 +106,7 @@ static void test_pool(void)
 static void test_files(void)
 {
     char dir[] = "/tmp/ts_base_test_XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    REQUIRE(mkdtemp(dir) != NULL);
     char path[512];
     ts_error err;
     CHECK_INT_EQ(ts_path_join(path, sizeof(path), dir, "a.txt", &err), TS_OK);
@@ -115,12 +115,12 @@ static void test_files(void)
     fclose(f);
     char *data;
     size_t len;
-    CHECK_INT_EQ(ts_file_read(path, &data, &len, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_file_read(path, &data, &len, &err), TS_OK);
     CHECK_INT_EQ(len, 3);
     CHECK_STR_EQ(data, "abc");
     free(data);
     ts_mapping map;
-    CHECK_INT_EQ(ts_mapping_open(path, &map, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_mapping_open(path, &map, &err), TS_OK);
     CHECK_INT_EQ(map.size, 3);
     CHECK(memcmp(map.data, "abc", 3) == 0);
     ts_mapping_close(&map);
@@ -152,7 +152,7 @@ static void test_context_cpu_level(void)
     ts_context *ctx;
     ts_error err;
     ts_context_options opt = {.n_threads = 2, .log_level = TS_LOG_WARN, .cpu_level = "portable"};
-    CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
     CHECK_INT_EQ(ts_context_cpu_features(ctx), 0);
     CHECK_INT_EQ(ts_context_threads(ctx), 2);
     ts_context_destroy(ctx);
@@ -162,16 +162,16 @@ static void test_context_cpu_level(void)
     char *saved = env ? strdup(env) : NULL;
     unsetenv("TESSERA_CPU");
     opt.cpu_level = NULL;
-    CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
     CHECK_INT_EQ(ts_context_cpu_features(ctx), ts_cpu_features());
     ts_context_destroy(ctx);
     setenv("TESSERA_CPU", "portable", 1);
-    CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
     CHECK_INT_EQ(ts_context_cpu_features(ctx), 0);
     ts_context_destroy(ctx);
     if (ts_cpu_features() & TS_CPU_AVX2) {
         opt.cpu_level = "avx2";
-        CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
         CHECK_INT_EQ(ts_context_cpu_features(ctx), TS_CPU_AVX2);
         ts_context_destroy(ctx);
         opt.cpu_level = NULL;
@@ -192,7 +192,7 @@ static void test_context_cpu_level(void)
     }
     if (ts_cpu_features() & TS_CPU_AVX512) {
         opt.cpu_level = "avx2";
-        CHECK_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_context_create(&opt, &ctx, &err), TS_OK);
         CHECK_INT_EQ(ts_context_cpu_features(ctx), TS_CPU_AVX2);
         ts_context_destroy(ctx);
     }

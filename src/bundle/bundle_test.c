@@ -129,7 +129,7 @@ static void generation_matches_engine(const char *name)
     for (int i = 0; i < n; i++) tokens[i] = (int32_t)((const int64_t *)ids64->data)[i];
 
     ts_model *m;
-    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
     const ts_model_config *cfg = ts_model_get_config(m);
     int64_t V = ts_model_vocab_size(m);
     ts_sequence *seq;
@@ -163,7 +163,7 @@ static void generation_matches_engine(const char *name)
         CHECK_INT_EQ(ts_bundle_run(b, bucket, "decode.main", dec, 6, outs, &err), TS_OK);
         in_place += outs[1] == (const void *)k && outs[2] == (const void *)v; /* donated: the caches were updated in place */
         logits = outs[0];
-        CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
     }
     fprintf(stderr, "  %s: bundle greedy tokens %s the engine's and the reference's; max |logit diff| %.2g\n", name,
             same ? "equal" : "DIFFER FROM", worst);
@@ -226,7 +226,7 @@ static void test_golden_and_round_trip(void)
         ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 16, .slots = 2,
                                .vision_patches = vision ? vision_patches : NULL, .n_vision_patches = vision ? 1 : 0};
         ts_error err;
-        CHECK_INT_EQ(ts_bundle_export(dir, out, &o, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_bundle_export(dir, out, &o, &err), TS_OK);
         /* Only the Qwen3-VL models declare DeepStack: they alone have the fifth file. */
         bool deepstack = strncmp(cases[c], "qwen3_vl", 8) == 0;
         char extra[256];
@@ -244,7 +244,8 @@ static void test_golden_and_round_trip(void)
                 ts_graph *graph;
                 char *again = NULL;
                 size_t len;
-                CHECK_INT_EQ(ts_stablehlo_read(ours, strlen(ours), files[f], &graph, &err), TS_OK);
+                REQUIRE_INT_EQ(ts_stablehlo_read(ours, strlen(ours), files[f], &graph, &err),
+                               TS_OK);
                 char name[64] = "";
                 sscanf(ours, "module @%63s", name);
                 CHECK_INT_EQ(ts_stablehlo_print(graph, name, &again, &len, &err), TS_OK);
@@ -264,7 +265,7 @@ static void test_admission(void)
     snprintf(bundle, sizeof(bundle), "%s/qwen2", tmp);
     ts_error err;
     ts_bundle *b;
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
     int bucket = -1;
     CHECK_INT_EQ(ts_bundle_admit(b, 23, 9, &bucket, &err), TS_OK);
     CHECK_INT_EQ(bucket, 0);
@@ -361,7 +362,7 @@ static void test_bad_bundles(void)
     char *json = read_text(path);
     char *at = strstr(json, "\"module\":\t\"c32/prefill.mlir\"");
     char *tok = at ? strstr(at, "\"shape\":\t[32]") : NULL;
-    CHECK(tok != NULL);
+    REQUIRE(tok != NULL);
     if (tok) memcpy(tok, "\"shape\":\t[16]", 13);
     write_text(path, json);
     free(json);
@@ -468,7 +469,7 @@ static void test_bad_calls(void)
     snprintf(bundle, sizeof(bundle), "%s/qwen2", tmp);
     ts_error err;
     ts_bundle *b;
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, "tests/fixtures/qwen2/model", &b, &err), TS_OK);
     int32_t tokens[32] = {0}, n = 5, zero = 0, big = 32;
     const void *outs[3];
     ts_tensor_arg ok[2] = {arg_i32("tokens", tokens, 1, 32), arg_i32("length", &n, 0, 0)};
@@ -561,7 +562,7 @@ static void test_vision_entries(void)
     ts_bundle_options o = {.capacities = caps, .n_capacities = 1, .prefill_capacity = 32, .slots = 1,
                            .vision_patches = patches, .n_vision_patches = 2};
     ts_error err;
-    CHECK_INT_EQ(ts_bundle_export(model, bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(model, bundle, &o, &err), TS_OK);
     ts_bundle *b = NULL;
     if (ts_bundle_open(ctx, bundle, model, &b, &err) != TS_OK) {
         fprintf(stderr, "open: %s\n", err.message);
@@ -572,7 +573,9 @@ static void test_vision_entries(void)
     CHECK_INT_EQ(ts_bundle_vision_buckets(b, &listed), 2);
     CHECK_INT_EQ(listed[1], 512);
     ts_checkpoint *ref;
-    CHECK_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-two-images/reference.safetensors", &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(
+        ts_checkpoint_open("tests/fixtures/qwen2_vl-two-images/reference.safetensors", &ref, &err),
+        TS_OK);
     const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *want = ts_checkpoint_find(ref, "image_embeds");
     int64_t half = pv->shape[0] / 2, dim = pv->shape[1], hidden = want->shape[1];
     ts_pixel_values images[3];
@@ -584,7 +587,7 @@ static void test_vision_entries(void)
     for (int n_images = 2; n_images >= 1; n_images--) {
         float *embeds = NULL;
         int64_t rows = 0;
-        CHECK_INT_EQ(ts_bundle_encode_images(b, images, n_images, &embeds, &rows, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_bundle_encode_images(b, images, n_images, &embeds, &rows, &err), TS_OK);
         CHECK_INT_EQ(rows, n_images * want->shape[0] / 2);
         float worst = embeds ? max_diff(embeds, ref_rows, rows * hidden) : INFINITY;
         fprintf(stderr, "vision.main %d image(s): max |ours - ref| = %g (tolerance %g)\n", n_images, worst, tolerance);
@@ -605,8 +608,8 @@ static void test_vision_entries(void)
     char text_only[160];
     snprintf(text_only, sizeof(text_only), "%s/qwen2_vl_text", tmp);
     o.n_vision_patches = 0;
-    CHECK_INT_EQ(ts_bundle_export(model, text_only, &o, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_open(ctx, text_only, model, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(model, text_only, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, text_only, model, &b, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), 0);
     CHECK_INT_EQ(ts_bundle_encode_images(b, images, 1, &embeds, &rows, &err), TS_ERR_UNSUPPORTED);
     ts_bundle_close(b);
@@ -680,7 +683,7 @@ static void vlm_through_bundle(const char *name, const int64_t *patches, int n_p
     float *image = NULL, *emb = calloc((size_t)(lp * H), sizeof(float)), *bias = malloc(sizeof(float) * (size_t)(lp * lp));
     int32_t *mrope = malloc(sizeof(int32_t) * 3 * (size_t)n), *positions = calloc(3 * (size_t)lp, sizeof(int32_t));
     int64_t image_rows = 0, delta = 0;
-    CHECK_INT_EQ(ts_bundle_encode_images(b, images, n_images, &image, &image_rows, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_encode_images(b, images, n_images, &image, &image_rows, &err), TS_OK);
     CHECK_INT_EQ(ts_vision_assemble(ts_model_vision(m), m, ids, (size_t)n, images, n_images, image, image_rows, emb, mrope, &delta, &err),
                  TS_OK);
     const ts_tensor_info *deltas = ts_checkpoint_find(ref, "rope_deltas");
@@ -749,9 +752,11 @@ static void test_qwen2_vl_text_only_through_bundle(void)
     ts_error err;
     ts_bundle *b = NULL;
     ts_checkpoint *ref = NULL;
-    CHECK_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
-    CHECK_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen2_vl-text-only/reference.safetensors", &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(
+        ts_checkpoint_open("tests/fixtures/qwen2_vl-text-only/reference.safetensors", &ref, &err),
+        TS_OK);
     if (!b || !ref) goto out;
     CHECK_INT_EQ(ts_bundle_position_rows(b), 3);
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
@@ -788,7 +793,7 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
     ts_sequence *seq = NULL;
     float *engine = NULL, *k = NULL, *v = NULL;
     CHECK(export_case("qwen3_vl_moe", bundle));
-    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     CHECK_INT_EQ(
         ts_checkpoint_open("tests/fixtures/qwen3_vl_moe/reference.safetensors", &ref, &err), TS_OK);
     CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
@@ -841,7 +846,7 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
                                 arg_f32("v", v, 5, kd)};
         CHECK_INT_EQ(ts_bundle_run(b, bucket, "decode.main", dec, 6, outs, &err), TS_OK);
         CHECK(outs[1] == (const void *)k && outs[2] == (const void *)v); /* donated: updated in place */
-        CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
     }
     fprintf(stderr,
             "  qwen3_vl_moe (%d text tokens): bundle greedy tokens %s the engine's; max |logit "
@@ -879,11 +884,11 @@ static void test_slots(void)
     ts_error err;
     ts_bundle *b = NULL;
     ts_bundle_slots *solo = NULL, *shared = NULL;
-    CHECK_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     if (!b) return;
-    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &solo, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &shared, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &solo, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &shared, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_slots_count(shared), 3);
     int64_t vocab, layers, heads, hd;
     ts_bundle_kv_shape(b, &vocab, &layers, &heads, &hd, &err);
@@ -916,7 +921,7 @@ static void test_slots(void)
         }
         active[0] = na < STEPS && (step < LATE || step > LATE + 1), active[2] = nc > 0 && nc < STEPS;
         tokens[0] = got_a[na - 1], tokens[2] = nc ? got_c[nc - 1] : 0;
-        CHECK_INT_EQ(ts_bundle_slots_decode(shared, tokens, active, logits, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_bundle_slots_decode(shared, tokens, active, logits, &err), TS_OK);
         if (active[0]) got_a[na++] = argmax_of(logits, vocab);
         if (active[2]) got_c[nc++] = argmax_of(logits + 2 * vocab, vocab);
     }
@@ -999,13 +1004,16 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
     int32_t *positions = malloc(sizeof(int32_t) * 3 * (size_t)n), visual[96];
     int levels = 0;
     int64_t n_rows = 0, delta = 0, n_visual = 0;
-    CHECK_INT_EQ(ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
+    REQUIRE_INT_EQ(
+        ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
     if (with_vision) {
         /* The same rows through vision.main: against the reference and against the engine's tower. */
         float *b_rows = NULL, *b_features = NULL;
         int b_levels = 0;
         int64_t b_n = 0;
-        CHECK_INT_EQ(ts_bundle_encode_images_deepstack(b, &image, 1, &b_rows, &b_features, &b_levels, &b_n, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_bundle_encode_images_deepstack(b, &image, 1, &b_rows, &b_features,
+                                                         &b_levels, &b_n, &err),
+                       TS_OK);
         CHECK_INT_EQ(b_levels, 2);
         CHECK_INT_EQ(b_n, n_rows);
         const ts_tensor_info *want_rows[3] = {ts_checkpoint_find(ref, "image_embeds"), ts_checkpoint_find(ref, "deepstack_0"),
@@ -1034,7 +1042,7 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
         if (ids[i] == cfg->image_token_id) visual[n_visual++] = i;
     CHECK_INT_EQ(n_visual, n_rows);
     ts_deepstack ds = {visual, n_visual, features, layers, n_layers};
-    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, emb, (size_t)n, H, positions, delta, &ds, logits, &err), TS_OK);
     float logit_diff = max_diff(logits, last->data, V), logit_tol = tolerance_of(last->data, V);
     /* Without its DeepStack rows the same prompt is another computation: the entry is not a no-op. */
@@ -1095,7 +1103,8 @@ static void test_qwen3_vl_vision_refusals(void)
     int levels = -1, refusals = 0;
     int64_t n_rows = 0;
     CHECK_INT_EQ(ts_bundle_encode_images_deepstack(b, two, 2, &rows, &features, &levels, &n_rows, &err), TS_ERR_RANGE); refusals++;
-    CHECK(strstr(err.message, "432 patches do not fit the bundle's vision buckets (256)") != NULL);
+    CHECK(strstr(err.message, "432 patches do not fit the bundle's vision buckets (256)") !=
+            NULL);
     CHECK(rows == NULL && features == NULL && levels == 0);
     CHECK_INT_EQ(ts_bundle_encode_images(b, two, 2, &rows, &n_rows, &err), TS_ERR_RANGE); refusals++;
 
@@ -1118,7 +1127,8 @@ static void test_qwen3_vl_vision_refusals(void)
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_OK);
     weight[2 * N + 240] = 0.5f; /* a padding row's tap */
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
-    CHECK(strstr(err.message, "row 240 is padding (at or past count = 216): its taps must be the filler pos_index 0, pos_weight 0") != NULL);
+    CHECK(strstr(err.message, "row 240 is padding (at or past count = 216): its taps must be the "
+                                "filler pos_index 0, pos_weight 0") != NULL);
     weight[2 * N + 240] = 0.0f;
     index[3 * N + 255] = 7;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT); refusals++;
@@ -1126,7 +1136,8 @@ static void test_qwen3_vl_vision_refusals(void)
     index[3 * N + 255] = 0;
     index[N + 3] = 64; /* the fixture's table has 8² = 64 rows */
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
-    CHECK(strstr(err.message, "pos_index[1][3] = 64 is outside the position table 0..63") != NULL);
+    CHECK(strstr(err.message, "pos_index[1][3] = 64 is outside the position table 0..63") !=
+            NULL);
     index[N + 3] = 5;
     weight[10] = NAN;
     CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE); refusals++;
@@ -1158,7 +1169,8 @@ static void test_qwen3_vl_vision_refusals(void)
     replace_in_file(path, "\"deepstack_levels\":\t2", "\"deepstack_levels\":\t1");
     reseal(copy);
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    CHECK(strstr(err.message, "vision.main gives 1 DeepStack levels, the bundle's prefill_embeddings_deepstack.main takes 2") != NULL);
+    CHECK(strstr(err.message, "vision.main gives 1 DeepStack levels, the bundle's "
+                                "prefill_embeddings_deepstack.main takes 2") != NULL);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", copy, bundle, copy);
     CHECK(system(cmd) == 0);
     replace_in_file(path, "\"deepstack_levels\":\t2,\n", "");
@@ -1187,8 +1199,8 @@ static void test_deepstack_leaves_ordinary_modules(void)
     int64_t cap = 32;
     ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 16, .slots = 2};
     ts_error err;
-    CHECK_INT_EQ(ts_bundle_export("tests/fixtures/qwen3_vl/model", with, &o, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_export(model, without, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export("tests/fixtures/qwen3_vl/model", with, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_export(model, without, &o, &err), TS_OK);
     static const char *const files[] = {"c32/prefill.mlir", "c32/prefill_embeddings.mlir", "c32/decode.mlir"};
     int same = 0;
     for (int f = 0; f < 3; f++) {
@@ -1212,7 +1224,7 @@ static void test_deepstack_leaves_ordinary_modules(void)
     CHECK_INT_EQ(same, 3);
     /* The bundle without the entry refuses it by name, listing what it has. */
     ts_bundle *b = NULL;
-    CHECK_INT_EQ(ts_bundle_open(ctx, without, model, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, without, model, &b, &err), TS_OK);
     if (b) {
         const void *outs[3];
         CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings_deepstack.main", NULL, 0, outs, &err), TS_ERR_NOT_FOUND);
@@ -1330,7 +1342,7 @@ static void test_deepstack_bad_calls(void)
     c->args[6].name = "count";
     expect_ds_refusal(b, c, "argument 6 is 'count', expected 'visual_count'"), refusals++;
     /* The slots API pads the compact payload itself and holds it to the bundle's layers and Nv_max. */
-    CHECK_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
     int n_layers = 0;
     const int32_t *layers = ts_bundle_deepstack_layers(b, &n_layers);
     int32_t wrong_layers[2] = {0, 2}, many[17], pos[3 * 8];

@@ -6,6 +6,8 @@
  */
 #include "cli.h"
 #include "commands.h"
+#include "base/error.h"
+#include "base/text_escape.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,11 +41,7 @@ static ts_status summarize(const ts_checkpoint *ckpt, summary *s, ts_error *err)
     memset(s, 0, sizeof(*s));
     s->n_tensors = ts_checkpoint_tensor_count(ckpt);
     const char **files = calloc(s->n_tensors ? s->n_tensors : 1, sizeof(*files));
-    if (!files) {
-        err->status = TS_ERR_OUT_OF_MEMORY;
-        snprintf(err->message, sizeof(err->message), "out of memory");
-        return err->status;
-    }
+    if (!files) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
     for (size_t i = 0; i < s->n_tensors; i++) {
         const ts_tensor_info *t = ts_checkpoint_tensor_at(ckpt, i);
         s->dtype_tensors[t->dtype]++;
@@ -117,17 +115,8 @@ static void print_text(const char *dir, const ts_model_config *c, const summary 
     printf("files:         %zu, %" PRIu64 " bytes\n", s->n_files, s->file_bytes);
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') printf("\\%c", ch);
-        else if (ch < 0x20) printf("\\u%04x", ch);
-        else putchar(ch);
-    }
-    putchar('"');
-}
+/* Only '"' and '\\' short, every other control byte as \u00xx: the form this output always had. */
+static void json_string(const char *s) { ts_json_fquote(stdout, s, strlen(s), 0); }
 
 static void print_json(const char *dir, const ts_model_config *c, const summary *s)
 {

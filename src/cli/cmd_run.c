@@ -12,6 +12,8 @@
  */
 #include "cli.h"
 #include "commands.h"
+#include "base/error.h"
+#include "base/text_escape.h"
 
 #include <errno.h>
 #include <math.h>
@@ -222,90 +224,37 @@ static void sampling_from(const options *o, const ts_generation_config *gc, ts_s
 /* ------------------------------------------------------------------ text → prompt ids
  * The only part that needs the tokenizer and the chat template. */
 
-typedef struct buffer {
-    char *data;
-    size_t len, cap;
-    bool failed;
-} buffer;
+/* The chat context is JSON: \n \r \t short, other controls and DEL as \u00xx. */
+#define JSON_STYLE (TS_JSON_ESC_NRT | TS_JSON_ESC_DEL)
 
-static void put(buffer *b, const char *s, size_t n)
-{
-    if (b->failed) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = (b->len + n + 1) * 2;
-        char *d = realloc(b->data, cap);
-        if (!d) {
-            b->failed = true;
-            return;
-        }
-        b->data = d, b->cap = cap;
-    }
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-static void put_str(buffer *b, const char *s) { put(b, s, strlen(s)); }
-
-/* A JSON string literal; bytes ≥ 0x80 pass through (the text is UTF-8). */
-static void put_json_string(buffer *b, const char *s, size_t n)
-{
-    put(b, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        char esc[8];
-        if (c == '"' || c == '\\') {
-            esc[0] = '\\', esc[1] = (char)c;
-            put(b, esc, 2);
-        } else if (c == '\n') {
-            put(b, "\\n", 2);
-        } else if (c == '\t') {
-            put(b, "\\t", 2);
-        } else if (c == '\r') {
-            put(b, "\\r", 2);
-        } else if (c < 0x20 || c == 0x7f) {
-            snprintf(esc, sizeof(esc), "\\u%04x", c);
-            put(b, esc, 6);
-        } else {
-            put(b, (const char *)&s[i], 1);
-        }
-    }
-    put(b, "\"", 1);
-}
-
-static ts_status oom(ts_error *err)
-{
-    err->status = TS_ERR_OUT_OF_MEMORY;
-    snprintf(err->message, sizeof(err->message), "out of memory");
-    return err->status;
-}
+static ts_status oom(ts_error *err) { return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory"); }
 
 /* Renders the chat template for one user message. *out owned, free(). */
 static ts_status render_chat(const ts_chat_template *tmpl, const ts_tokenizer *tok, const char *text,
                              int n_images, char **out, ts_error *err)
 {
-    buffer ctxj = {0};
-    put_str(&ctxj, "{\"messages\":[{\"role\":\"user\",\"content\":");
+    ts_buf ctxj = {0};
+    ts_buf_puts(&ctxj, "{\"messages\":[{\"role\":\"user\",\"content\":");
     if (n_images) { /* content parts: the images first, then the text */
-        put_str(&ctxj, "[");
-        for (int i = 0; i < n_images; i++) put_str(&ctxj, "{\"type\":\"image\"},");
-        put_str(&ctxj, "{\"type\":\"text\",\"text\":");
-        put_json_string(&ctxj, text, strlen(text));
-        put_str(&ctxj, "}]");
+        ts_buf_puts(&ctxj, "[");
+        for (int i = 0; i < n_images; i++) ts_buf_puts(&ctxj, "{\"type\":\"image\"},");
+        ts_buf_puts(&ctxj, "{\"type\":\"text\",\"text\":");
+        ts_json_quote(&ctxj, text, strlen(text), JSON_STYLE);
+        ts_buf_puts(&ctxj, "}]");
     } else {
-        put_json_string(&ctxj, text, strlen(text));
+        ts_json_quote(&ctxj, text, strlen(text), JSON_STYLE);
     }
-    put_str(&ctxj, "}],\"add_generation_prompt\":true");
+    ts_buf_puts(&ctxj, "}],\"add_generation_prompt\":true");
     static const char *roles[] = {"bos_token", "eos_token", "pad_token", "unk_token"};
     for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
         const char *t = ts_tokenizer_special_token(tok, roles[i]);
         if (!t) continue;
-        put_str(&ctxj, ",\"");
-        put_str(&ctxj, roles[i]);
-        put_str(&ctxj, "\":");
-        put_json_string(&ctxj, t, strlen(t));
+        ts_buf_puts(&ctxj, ",\"");
+        ts_buf_puts(&ctxj, roles[i]);
+        ts_buf_puts(&ctxj, "\":");
+        ts_json_quote(&ctxj, t, strlen(t), JSON_STYLE);
     }
-    put_str(&ctxj, "}");
+    ts_buf_puts(&ctxj, "}");
     if (ctxj.failed) {
         free(ctxj.data);
         return oom(err);
@@ -361,8 +310,8 @@ static ts_status load_images(const options *o, const ts_model *model, ts_pixel_v
         /* A merged token covers (patch·merge)² pixels; smart_resize keeps h·w within max_pixels. */
         long long side = pc.patch_size * pc.merge_size;
         if (side < 1) {
-            st = err->status = TS_ERR_UNSUPPORTED;
-            snprintf(err->message, sizeof(err->message), "--image-max-tokens: %s has no Qwen-VL patching (fixed-size images)", o->dir);
+            st = ts_error_set(err, TS_ERR_UNSUPPORTED, "--image-max-tokens: %s has no Qwen-VL patching (fixed-size images)",
+                              o->dir);
         }
         long long cap = o->image_max_tokens * side * side;
         if (st == TS_OK && cap < budget.max_pixels) budget.max_pixels = cap;
@@ -394,20 +343,20 @@ static bool stream_piece(void *user, int32_t id, const char *text, size_t len)
 
 static void print_json(const ts_generation *g, unsigned long long seed)
 {
-    buffer b = {0};
+    ts_buf b = {0};
     char num[64];
     snprintf(num, sizeof(num), "{\"prompt_tokens\":%zu,\"generated_ids\":[", g->prompt_tokens);
-    put_str(&b, num);
+    ts_buf_puts(&b, num);
     for (size_t i = 0; i < g->n_ids; i++) {
         snprintf(num, sizeof(num), "%s%d", i ? "," : "", g->ids[i]);
-        put_str(&b, num);
+        ts_buf_puts(&b, num);
     }
-    put_str(&b, "],\"text\":");
-    put_json_string(&b, g->text, g->text_len);
-    put_str(&b, ",\"finish_reason\":\"");
-    put_str(&b, ts_finish_reason_name(g->finish_reason));
+    ts_buf_puts(&b, "],\"text\":");
+    ts_json_quote(&b, g->text, g->text_len, JSON_STYLE);
+    ts_buf_puts(&b, ",\"finish_reason\":\"");
+    ts_buf_puts(&b, ts_finish_reason_name(g->finish_reason));
     snprintf(num, sizeof(num), "\",\"seed\":%llu", seed);
-    put_str(&b, num);
+    ts_buf_puts(&b, num);
     char timings[256];
     snprintf(timings, sizeof(timings),
              ",\"timings\":{\"prompt_ms\":%.3f,\"generation_ms\":%.3f,\"generated_tokens\":%zu,"
@@ -415,7 +364,7 @@ static void print_json(const ts_generation *g, unsigned long long seed)
              g->prompt_ms, g->generation_ms, g->n_ids,
              g->prompt_ms > 0 ? (double)g->prompt_tokens * 1e3 / g->prompt_ms : 0.0,
              g->generation_ms > 0 ? (double)g->n_ids * 1e3 / g->generation_ms : 0.0);
-    put_str(&b, timings);
+    ts_buf_puts(&b, timings);
     if (!b.failed) fputs(b.data, stdout);
     free(b.data);
 }
@@ -469,15 +418,13 @@ static int run(options *o)
     if (!st) st = ts_tokenizer_load(o->dir, &s.tok, &err);
     if (!st && ts_model_quantization_summary(s.model)[0]) fprintf(stderr, "tessera run: weights %s\n", ts_model_quantization_summary(s.model));
     if (!st && o->n_images && !(ts_model_supported_modalities(ts_model_get_config(s.model)) & TS_MODALITY_IMAGE)) {
-        err.status = st = TS_ERR_UNSUPPORTED;
-        snprintf(err.message, sizeof(err.message), "%s: images are not supported for this model",
-                 ts_family_name(ts_model_get_config(s.model)->family));
+        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model",
+                          ts_family_name(ts_model_get_config(s.model)->family));
     }
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
     if (!st) st = prompt_ids(o, s.model, s.tok, s.images, &s.ids, &n_ids, &err);
     if (!st && n_ids == 0) {
-        err.status = st = TS_ERR_INVALID_ARGUMENT;
-        snprintf(err.message, sizeof(err.message), "the prompt encodes to no tokens");
+        st = ts_error_set(&err, TS_ERR_INVALID_ARGUMENT, "the prompt encodes to no tokens");
     }
     if (st) {
         session_close(&s);

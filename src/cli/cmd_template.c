@@ -2,6 +2,8 @@
  * file (or a JSON-lines batch of them) and print exactly the text, with no newline added. */
 #include "cli.h"
 #include "commands.h"
+#include "base/buf.h"
+#include "base/text_escape.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -37,25 +39,12 @@ static void help(FILE *out)
 
 static char *read_all(FILE *f, size_t *len)
 {
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) return NULL;
+    ts_buf b = {0};
+    char chunk[4096];
     size_t got;
-    while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (cap - n - 1 == 0) {
-            char *grown = realloc(buf, cap * 2);
-            if (!grown) {
-                free(buf);
-                return NULL;
-            }
-            buf = grown;
-            cap *= 2;
-        }
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        ts_buf_append(&b, chunk, got);
+    return ts_buf_take(&b, len);
 }
 
 static char *read_path(const char *path, size_t *len)
@@ -65,36 +54,6 @@ static char *read_path(const char *path, size_t *len)
     char *text = read_all(f, len);
     if (f != stdin) fclose(f);
     return text;
-}
-
-static void print_json_string(const char *s)
-{
-    putchar('"');
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", stdout);
-            break;
-        case '\\':
-            fputs("\\\\", stdout);
-            break;
-        case '\n':
-            fputs("\\n", stdout);
-            break;
-        case '\r':
-            fputs("\\r", stdout);
-            break;
-        case '\t':
-            fputs("\\t", stdout);
-            break;
-        default:
-            if (*p < 0x20)
-                printf("\\u%04x", *p);
-            else
-                putchar(*p);
-        }
-    }
-    putchar('"');
 }
 
 static bool blank(const char *s)
@@ -231,7 +190,7 @@ int cmd_template(int argc, char **argv)
                     fputs("null\n", stdout);
                     rc = TS_EXIT_RUNTIME;
                 } else {
-                    print_json_string(out);
+                    ts_json_fquote(stdout, out, strlen(out), TS_JSON_ESC_NRT);
                     putchar('\n');
                 }
                 free(out);

@@ -6,49 +6,14 @@
  */
 #include "cli.h"
 #include "commands.h"
+#include "base/text_escape.h"
+#include "base/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ JSON line helpers */
-
-static size_t put_utf8(unsigned cp, char *out)
-{
-    if (cp < 0x80) return out[0] = (char)cp, 1;
-    if (cp < 0x800)
-        return out[0] = (char)(0xC0 | (cp >> 6)), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-static int hex4(const char *s, unsigned *out)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = s[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (unsigned)(c - 'A' + 10);
-        else
-            return 0;
-    }
-    *out = v;
-    return 1;
-}
 
 /* Decodes one JSON string literal (the whole line, surrounding spaces allowed) in place into
  * out (at least as long as the line). Returns the byte length or -1. */
@@ -91,17 +56,18 @@ static long parse_json_string(const char *line, char *out)
             break;
         case 'u': {
             unsigned cp, lo;
-            if (!hex4(p, &cp)) return -1;
+            if (!ts_hex4(p, &cp)) return -1;
             p += 4;
             if (cp >= 0xD800 && cp < 0xDC00) {
-                if (p[0] != '\\' || p[1] != 'u' || !hex4(p + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+                if (p[0] != '\\' || p[1] != 'u' || !ts_hex4(p + 2, &lo) || lo < 0xDC00 ||
+                    lo > 0xDFFF)
                     return -1; /* a lone surrogate is not text */
                 p += 6;
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
             } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                 return -1;
             }
-            n += put_utf8(cp, out + n);
+            n += ts_utf8_encode(cp, out + n);
             break;
         }
         default:
@@ -111,37 +77,6 @@ static long parse_json_string(const char *line, char *out)
     while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
         p++;
     return *p ? -1 : (long)n;
-}
-
-static void print_json_string(const char *s, size_t len, FILE *out)
-{
-    fputc('"', out);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"':
-            fputs("\\\"", out);
-            break;
-        case '\\':
-            fputs("\\\\", out);
-            break;
-        case '\n':
-            fputs("\\n", out);
-            break;
-        case '\r':
-            fputs("\\r", out);
-            break;
-        case '\t':
-            fputs("\\t", out);
-            break;
-        default:
-            if (c < 0x20)
-                fprintf(out, "\\u%04x", c);
-            else
-                fputc(c, out);
-        }
-    }
-    fputc('"', out);
 }
 
 static char *read_line(FILE *in, size_t *cap, char **buf)
@@ -342,7 +277,7 @@ static int detokenize_jsonl(const ts_tokenizer *tok, const char *path, bool skip
             rc = TS_EXIT_RUNTIME;
             continue;
         }
-        print_json_string(text, len, stdout);
+        ts_json_fquote(stdout, text, len, TS_JSON_ESC_NRT);
         putchar('\n');
         free(text);
     }

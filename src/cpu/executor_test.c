@@ -284,7 +284,7 @@ static void test_planner_reuses_and_updates_state_in_place(void)
     ts_value outs[2] = {y, updated};
     ts_graph_set_outputs(g, outs, 2);
     ts_program *prog;
-    CHECK_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
     size_t one = 64 * 64 * 4;
     CHECK(ts_program_workspace_bytes(prog) <= 3 * one);
     float *xv = calloc(64 * 64, 4), *cv = calloc(64 * 64, 4);
@@ -322,7 +322,7 @@ static void test_update_waits_for_aliases(void)
     ts_value outs[2] = {late, upd};
     ts_graph_set_outputs(g, outs, 2);
     ts_program *prog;
-    CHECK_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
     float av[4] = {1, 2, 3, 4};
     void *params[1] = {av};
     const void *res[2];
@@ -357,7 +357,7 @@ static void test_slice_views_and_donated_cache(void)
                             late_read ? ts_graph_binary(g, TS_OP_ADD, cache, cache) : column};
         ts_graph_set_outputs(g, outs, 4);
         ts_program *prog;
-        CHECK_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
         CHECK_INT_EQ(ts_program_output_in_place(prog, 2, 1), !late_read);
         CHECK(!ts_program_output_in_place(prog, 2, 0) && !ts_program_output_in_place(prog, 0, 1));
         float rv[2] = {7, 8}, cv[32];
@@ -387,7 +387,7 @@ static void test_unbound_parameter_is_an_error(void)
     ts_value y = ts_graph_unary(g, TS_OP_NEGATE, x);
     ts_graph_set_outputs(g, &y, 1);
     ts_program *prog;
-    CHECK_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
     void *params[1] = {NULL};
     const void *res[1];
     CHECK_INT_EQ(ts_program_run(prog, params, res, &err), TS_ERR_INVALID_ARGUMENT);
@@ -411,7 +411,7 @@ static void bf16_compute_linear(const char *cpu_level)
         CHECK(strstr(err.message, "AVX512_BF16") != NULL);
         return;
     }
-    CHECK_INT_EQ(ts_context_create(&o, &ctx, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_context_create(&o, &ctx, &err), TS_OK);
     builder b;
     start(&b, 99);
     ts_value x = param(&b, "x", T(TS_DTYPE_F32, 2, 37, 200, 0), 0);

@@ -218,7 +218,7 @@ static void test_fixture_whole_prompt(void)
     CHECK_INT_EQ(f.nv, 54);
     ts_error err;
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(f.m, f.n + f.n_new, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, f.n + f.n_new, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)(f.n * f.vocab)),
           **hid = malloc(sizeof(float *) * (size_t)(f.layers + 1));
     float *want = malloc(sizeof(float) * (size_t)(f.n * f.h));
@@ -269,7 +269,7 @@ static void test_fixture_public_call_payload_freed(void)
     CHECK(fixture_open(&f));
     ts_error err;
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(f.m, f.n + f.n_new, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, f.n + f.n_new, &seq, &err), TS_OK);
     int32_t *visual = malloc(sizeof(int32_t) * (size_t)f.nv),
             *levels = malloc(sizeof(int32_t) * (size_t)f.k);
     float *features = malloc(sizeof(float) * (size_t)(f.k * f.nv * f.h)),
@@ -318,7 +318,7 @@ static void test_fixture_chunked(void)
     CHECK(fixture_open(&f));
     ts_error err;
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(f.m, f.n + f.n_new, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, f.n + f.n_new, &seq, &err), TS_OK);
     enum { CHUNK = 7 };
     float *logits = malloc(sizeof(float) * (size_t)(f.n * f.vocab)),
           **hid = malloc(sizeof(float *) * (size_t)(f.layers + 1));
@@ -396,7 +396,7 @@ static void test_fixture_without_features_diverges(void)
     CHECK(fixture_open(&f));
     ts_error err;
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(f.m, f.n, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, f.n, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)f.vocab);
     const float *ref = ref_floats(&f, "prefill_last_logits");
     ts_deepstack dropped = {NULL, 0, NULL, f.levels, f.k};
@@ -677,11 +677,11 @@ static void test_graph_first_middle_last_layers(void)
 {
     ts_error err;
     ts_model *m;
-    CHECK_INT_EQ(ts_model_load(ctx, FIXTURE "/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, FIXTURE "/model", NULL, &m, &err), TS_OK);
     plain_model pm;
     CHECK(plain_model_open(&pm, m));
     ts_decoder_spec spec;
-    CHECK_INT_EQ(ts_decoder_spec_init(pm.cfg, &spec, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_decoder_spec_init(pm.cfg, &spec, &err), TS_OK);
     spec.n_deepstack = 3;
     int32_t targets[3] = {0, 1, 2};
     memcpy(spec.deepstack_layers, targets, sizeof(targets));
@@ -699,13 +699,13 @@ static void test_graph_first_middle_last_layers(void)
     ts_graph *g;
     ts_graph_create(&g, &err);
     ts_weight_source src = {find_in, pm.ck};
-    CHECK_INT_EQ(ts_decoder_build(g, &spec, &src, &shape, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_decoder_build(g, &spec, &src, &shape, &err), TS_OK);
     int scatters = 0;
     for (int32_t i = 0; i < g->n_nodes; i++)
         scatters += g->nodes[i].op == TS_OP_SCATTER_ADD;
     CHECK_INT_EQ(scatters, 3);
     ts_program *prog;
-    CHECK_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_program_create(g, ctx, &prog, &err), TS_OK);
     void **params = calloc((size_t)g->n_parameters, sizeof(void *));
     int32_t first = ts_decoder_first_input(g), starts[1] = {0};
     for (int32_t i = 0; i < g->n_nodes; i++)
@@ -751,9 +751,9 @@ static void test_graph_first_middle_last_layers(void)
     ts_graph_create(&plain_g, &err);
     ts_step_shape plain_shape = shape;
     plain_shape.n_visual = 0;
-    CHECK_INT_EQ(ts_decoder_build(plain_g, &spec, &src, &plain_shape, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_decoder_build(plain_g, &spec, &src, &plain_shape, &err), TS_OK);
     ts_program *plain_prog;
-    CHECK_INT_EQ(ts_program_create(plain_g, ctx, &plain_prog, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_program_create(plain_g, ctx, &plain_prog, &err), TS_OK);
     float *caches2 = calloc(cache_floats * 2 * (size_t)pm.layers, sizeof(float));
     k = first;
     params[k++] = c.embeds, params[k++] = c.pos, params[k++] = starts;
@@ -784,9 +784,9 @@ static void test_graph_first_middle_last_layers(void)
     CHECK_INT_EQ(ts_stablehlo_print(g, "deepstack", &text, &len, &err), TS_OK);
     CHECK(strstr(text, "stablehlo.scatter") != NULL);
     ts_graph *back;
-    CHECK_INT_EQ(ts_stablehlo_read(text, len, "deepstack", &back, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_stablehlo_read(text, len, "deepstack", &back, &err), TS_OK);
     ts_program *back_prog;
-    CHECK_INT_EQ(ts_program_create(back, ctx, &back_prog, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_program_create(back, ctx, &back_prog, &err), TS_OK);
     memset(caches2, 0, cache_floats * 2 * (size_t)pm.layers * sizeof(float));
     k = first;
     params[k++] = c.embeds, params[k++] = c.pos, params[k++] = starts, params[k++] = c.visual,
@@ -814,7 +814,7 @@ static void test_engine_random_features(void)
 {
     ts_error err;
     ts_model *m;
-    CHECK_INT_EQ(ts_model_load(ctx, FIXTURE "/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, FIXTURE "/model", NULL, &m, &err), TS_OK);
     plain_model pm;
     CHECK(plain_model_open(&pm, m));
     int k;
@@ -828,7 +828,7 @@ static void test_engine_random_features(void)
     plain_forward(&pm, c.embeds, c.n, c.pos, targets, k, c.visual, c.nv, c.features, want.hidden,
                   want.keys, want.values, want.logits);
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(m, c.n, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, c.n, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)(c.n * pm.vocab)),
           **hid = malloc(sizeof(float *) * (size_t)(pm.layers + 1));
     for (int64_t l = 0; l <= pm.layers; l++)
@@ -894,7 +894,7 @@ static void test_refusals(void)
     CHECK(fixture_open(&f));
     ts_error err;
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(f.m, f.n + 8, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, f.n + 8, &seq, &err), TS_OK);
     size_t n = (size_t)f.n;
     ts_deepstack good = fixture_payload(&f), ds;
     int32_t vis[64];
@@ -971,7 +971,7 @@ static void test_refusals(void)
 
     /* Zero visual rows: bit-identical to the plain embeddings prefill, logits and cache. */
     ts_sequence *plain;
-    CHECK_INT_EQ(ts_sequence_create(f.m, f.n + 8, &plain, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, f.n + 8, &plain, &err), TS_OK);
     float *a = malloc(sizeof(float) * (size_t)f.vocab),
           *b = malloc(sizeof(float) * (size_t)f.vocab);
     ts_deepstack empty = {NULL, 0, NULL, f.levels, f.k};
@@ -1000,7 +1000,7 @@ static void test_refusals(void)
 
     /* A model without DeepStack (Qwen2-VL) takes only the empty payload. */
     ts_model *m;
-    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2_vl/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2_vl/model", NULL, &m, &err), TS_OK);
     int none = -1;
     CHECK(ts_model_deepstack_layers(m, &none) == NULL);
     CHECK_INT_EQ(none, 0);
@@ -1036,15 +1036,15 @@ static void test_boundary_check(void)
     ts_error err;
     ts_model_config cfg;
     ts_decoder_spec spec;
-    CHECK_INT_EQ(ts_model_config_load(FIXTURE "/model", &cfg, &err), TS_OK);
-    CHECK_INT_EQ(ts_decoder_spec_init(&cfg, &spec, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_config_load(FIXTURE "/model", &cfg, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_decoder_spec_init(&cfg, &spec, &err), TS_OK);
     CHECK_INT_EQ(spec.n_deepstack, 2);
     ts_step_shape shape = {
         .n_seqs = 1, .n_tokens = {6}, .capacity = 8, .from_embeddings = true, .n_visual = 2};
     int32_t pos[3] = {1, 4, 4}, layers[2] = {0, 1}, bad_layers[2] = {0, 3};
     float feat[2 * 2 * 64 + 1] = {0};
     ts_decoder_deepstack_inputs in = {pos, 2, feat, 2 * 2 * 64, layers, 2}, x;
-    CHECK_INT_EQ(ts_decoder_check_deepstack(&spec, &shape, &in, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_decoder_check_deepstack(&spec, &shape, &in, &err), TS_OK);
     x = in, x.n_positions = 3;
     CHECK_INT_EQ(ts_decoder_check_deepstack(&spec, &shape, &x, &err), TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "deepstack: visual_positions has 3 entries, the program 2");
@@ -1141,9 +1141,9 @@ static void test_modules_unchanged_without_declaration(void)
     ts_model_config cfg;
     ts_decoder_spec with, without;
     ts_checkpoint *ck;
-    CHECK_INT_EQ(ts_model_config_load(FIXTURE "/model", &cfg, &err), TS_OK);
-    CHECK_INT_EQ(ts_decoder_spec_init(&cfg, &with, &err), TS_OK);
-    CHECK_INT_EQ(ts_checkpoint_open(FIXTURE "/model", &ck, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_config_load(FIXTURE "/model", &cfg, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_decoder_spec_init(&cfg, &with, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(FIXTURE "/model", &ck, &err), TS_OK);
     without = with;
     without.n_deepstack = 0;
     memset(without.deepstack_layers, 0, sizeof(without.deepstack_layers));
@@ -1199,10 +1199,10 @@ static void test_other_steps_bit_identical(void)
     CHECK(fixture_open(&f));
     ts_error err;
     ts_model *fresh;
-    CHECK_INT_EQ(ts_model_load(ctx, FIXTURE "/model", NULL, &fresh, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, FIXTURE "/model", NULL, &fresh, &err), TS_OK);
     ts_sequence *used, *clean;
-    CHECK_INT_EQ(ts_sequence_create(f.m, f.n + 8, &used, &err), TS_OK);
-    CHECK_INT_EQ(ts_sequence_create(fresh, f.n + 8, &clean, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, f.n + 8, &used, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(fresh, f.n + 8, &clean, &err), TS_OK);
     float *a = malloc(sizeof(float) * (size_t)f.vocab),
           *b = malloc(sizeof(float) * (size_t)f.vocab);
     ts_deepstack ds = fixture_payload(&f);
@@ -1218,8 +1218,8 @@ static void test_other_steps_bit_identical(void)
     bool same = memcmp(a, b, sizeof(float) * (size_t)f.vocab) == 0;
     for (int i = 0; i < 6; i++) {
         int32_t next = ts_argmax_masked(a, f.vocab, NULL, 0);
-        CHECK_INT_EQ(ts_model_decode(f.m, &used, &next, 1, a, &err), TS_OK);
-        CHECK_INT_EQ(ts_model_decode(fresh, &clean, &next, 1, b, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_decode(f.m, &used, &next, 1, a, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_decode(fresh, &clean, &next, 1, b, &err), TS_OK);
         same &= memcmp(a, b, sizeof(float) * (size_t)f.vocab) == 0;
     }
     CHECK(same);
@@ -1233,8 +1233,8 @@ static void test_other_steps_bit_identical(void)
     bool same_emb = memcmp(a, b, sizeof(float) * (size_t)f.vocab) == 0;
     for (int i = 0; i < 6; i++) {
         int32_t next = ts_argmax_masked(a, f.vocab, NULL, 0);
-        CHECK_INT_EQ(ts_model_decode(f.m, &used, &next, 1, a, &err), TS_OK);
-        CHECK_INT_EQ(ts_model_decode(fresh, &clean, &next, 1, b, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_decode(f.m, &used, &next, 1, a, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_decode(fresh, &clean, &next, 1, b, &err), TS_OK);
         same_emb &= memcmp(a, b, sizeof(float) * (size_t)f.vocab) == 0;
     }
     CHECK(same_emb);

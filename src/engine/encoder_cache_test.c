@@ -24,7 +24,7 @@ static void test_lru(void)
     for (int i = 0; i < 4; i++)
         key_of((float)i, k[i]);
     /* Room for three entries of 1000 floats (plus their headers), not four. */
-    CHECK_INT_EQ(ts_encoder_cache_create(3 * 4000 + 3 * 64 + 100, &c, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_encoder_cache_create(3 * 4000 + 3 * 64 + 100, &c, &err), TS_OK);
     CHECK(!ts_encoder_cache_get(c, k[0], out, 1000));
     for (int i = 0; i < 3; i++)
         ts_encoder_cache_put(c, k[i], rows, 1000);

@@ -57,7 +57,7 @@ static void test_stop_in_one_piece(void)
     ts_stop_matcher m;
     collected c = {0};
     ts_error err;
-    CHECK_INT_EQ(ts_stop_matcher_init(&m, stops, 1, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_stop_matcher_init(&m, stops, 1, &err), TS_OK);
     push(&m, &c, "hello STOP world", "hello ");
     CHECK(m.stopped);
     CHECK_INT_EQ(m.matched, 0);
@@ -73,7 +73,7 @@ static void test_stop_split_across_pieces(void)
     ts_stop_matcher m;
     collected c = {0};
     ts_error err;
-    CHECK_INT_EQ(ts_stop_matcher_init(&m, stops, 1, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_stop_matcher_init(&m, stops, 1, &err), TS_OK);
     push(&m, &c, "ab", "ab");
     push(&m, &c, "cS", "c"); /* "S" could start STOP: held back */
     CHECK(!m.stopped);
@@ -91,7 +91,7 @@ static void test_false_start_is_released(void)
     ts_stop_matcher m;
     collected c = {0};
     ts_error err;
-    CHECK_INT_EQ(ts_stop_matcher_init(&m, stops, 1, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_stop_matcher_init(&m, stops, 1, &err), TS_OK);
     push(&m, &c, "xST", "x");
     push(&m, &c, "OX", "STOX");
     push(&m, &c, " S", " ");
@@ -107,7 +107,7 @@ static void test_earliest_of_several_stops(void)
     ts_stop_matcher m;
     collected c = {0};
     ts_error err;
-    CHECK_INT_EQ(ts_stop_matcher_init(&m, stops, 3, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_stop_matcher_init(&m, stops, 3, &err), TS_OK);
     push(&m, &c, "hel", "he"); /* "l" may start "lo w" */
     push(&m, &c, "lo world", "l");
     CHECK_INT_EQ(m.matched, 1);
@@ -116,7 +116,7 @@ static void test_earliest_of_several_stops(void)
 
     /* Self-overlapping stop: "aa" then "aab" holds "aa", then finds the stop at offset 2. */
     collected d = {0};
-    CHECK_INT_EQ(ts_stop_matcher_init(&m, stops, 3, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_stop_matcher_init(&m, stops, 3, &err), TS_OK);
     push(&m, &d, "aa", "");
     push(&m, &d, "aab", "aa");
     CHECK_INT_EQ(m.matched, 2);
@@ -128,7 +128,7 @@ static void test_matcher_without_stops_and_errors(void)
     ts_stop_matcher m;
     collected c = {0};
     ts_error err;
-    CHECK_INT_EQ(ts_stop_matcher_init(&m, NULL, 0, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_stop_matcher_init(&m, NULL, 0, &err), TS_OK);
     push(&m, &c, "anything", "anything");
     push(&m, &c, "", "");
     finish(&m, &c, "");
@@ -328,7 +328,7 @@ static void test_max_tokens_and_capacity_give_length(fixture *f)
     CHECK_CONTAINS(err.message, "generate: ");
     CHECK(g.ids == NULL && g.n_ids == 0);
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(f->model, 8, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f->model, 8, &seq, &err), TS_OK);
     CHECK_INT_EQ(ts_generate(f->model, seq, f->prompt, f->n_prompt, &p, &g, NULL), TS_ERR_RANGE);
     ts_sequence_destroy(seq);
     p.max_tokens = 0;
@@ -506,7 +506,7 @@ static void test_generate_without_tokenizer(fixture *f)
     p.max_tokens = 3;
     ts_sequence *seq;
     ts_error err;
-    CHECK_INT_EQ(ts_sequence_create(f->model, 64, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f->model, 64, &seq, &err), TS_OK);
     ts_generation g;
     CHECK_INT_EQ(ts_generate(f->model, seq, f->prompt, f->n_prompt, &p, &g, &err), TS_OK);
     CHECK(g.n_ids == 3 && memcmp(g.ids, f->greedy, 3 * sizeof(int32_t)) == 0);

@@ -17,8 +17,8 @@ static void load_image(ts_model *m, const char *dir, const char *png, ts_pixel_v
     ts_error err;
     ts_preprocessor_config pc;
     ts_image img;
-    CHECK_INT_EQ(ts_preprocessor_config_load(dir, &pc, &err), TS_OK);
-    CHECK_INT_EQ(ts_image_load(png, NULL, &img, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_preprocessor_config_load(dir, &pc, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_load(png, NULL, &img, &err), TS_OK);
     CHECK_INT_EQ(ts_preprocess_image(&pc, ts_model_get_config(m)->family, img.rgb, img.width, img.height, NULL, out, &err), TS_OK);
     ts_image_free(&img);
 }
@@ -64,7 +64,7 @@ static void chunked_greedy(ts_model *m, const int32_t *ids, size_t n, const floa
     const ts_model_config *cfg = ts_model_get_config(m);
     int64_t v = ts_model_vocab_size(m), hidden = cfg->text.hidden_size;
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(m, (int64_t)n + 16, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, (int64_t)n + 16, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)v);
     int32_t *slice = malloc(sizeof(int32_t) * 3 * chunk);
     for (size_t at = 0; at < n; at += chunk) {
@@ -89,9 +89,9 @@ static void test_fixture(const char *name, const char *const *pngs, int n_images
     ts_error err;
     ts_model *m;
     ts_checkpoint *ref;
-    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
     snprintf(path, sizeof(path), "tests/fixtures/%s/reference.safetensors", name);
-    CHECK_INT_EQ(ts_checkpoint_open(path, &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(path, &ref, &err), TS_OK);
     ts_pixel_values images[2];
     for (int i = 0; i < n_images; i++) {
         snprintf(path, sizeof(path), "tests/fixtures/%s/%s", name, pngs[i]);
@@ -102,16 +102,16 @@ static void test_fixture(const char *name, const char *const *pngs, int n_images
     /* The model's own tower: the rows every other path must reproduce. */
     float *want;
     int64_t want_rows;
-    CHECK_INT_EQ(ts_model_encode_images(m, images, n_images, &want, &want_rows, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_encode_images(m, images, n_images, &want, &want_rows, &err), TS_OK);
     ts_image_encoder *enc;
-    CHECK_INT_EQ(ts_image_encoder_create(m, media_ctx, 0, &enc, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_encoder_create(m, media_ctx, 0, &enc, &err), TS_OK);
 
     /* Encoding on another thread while this one decodes: both contexts busy at once. */
     encode_job job = {enc, images, n_images, want, want_rows, width, 0};
     pthread_t t;
     pthread_create(&t, NULL, encode_many, &job);
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(m, 64, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, 64, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)ts_model_vocab_size(m));
     int32_t tok = 5;
     CHECK_INT_EQ(ts_model_prefill(m, seq, &tok, 1, logits, &err), TS_OK);
@@ -124,9 +124,9 @@ static void test_fixture(const char *name, const char *const *pngs, int n_images
     if (n_images == 2) {
         float *a, *b, *both;
         int64_t na, nb, nboth;
-        CHECK_INT_EQ(ts_image_encoder_encode(enc, &images[0], 1, &a, &na, &err), TS_OK);
-        CHECK_INT_EQ(ts_image_encoder_encode(enc, &images[1], 1, &b, &nb, &err), TS_OK);
-        CHECK_INT_EQ(ts_image_encoder_encode(enc, images, 2, &both, &nboth, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_image_encoder_encode(enc, &images[0], 1, &a, &na, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_image_encoder_encode(enc, &images[1], 1, &b, &nb, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_image_encoder_encode(enc, images, 2, &both, &nboth, &err), TS_OK);
         CHECK_INT_EQ(nboth, na + nb);
         CHECK(!memcmp(both, a, sizeof(float) * (size_t)(na * width)));
         /* The second image's rows sit at another offset of the packed rows, so their sums may
@@ -143,11 +143,11 @@ static void test_fixture(const char *name, const char *const *pngs, int n_images
     ts_image_encoder_destroy(enc);
 
     /* With a cache: the second encode of the same images is served from it, unchanged. */
-    CHECK_INT_EQ(ts_image_encoder_create(m, media_ctx, (size_t)16 << 20, &enc, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_encoder_create(m, media_ctx, (size_t)16 << 20, &enc, &err), TS_OK);
     float *first, *second;
     int64_t r1, r2, hits, misses;
-    CHECK_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &first, &r1, &err), TS_OK);
-    CHECK_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &second, &r2, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &first, &r1, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &second, &r2, &err), TS_OK);
     ts_image_encoder_cache_stats(enc, &hits, &misses);
     CHECK_INT_EQ(hits, n_images);
     CHECK_INT_EQ(misses, n_images);
@@ -171,7 +171,7 @@ static void test_fixture(const char *name, const char *const *pngs, int n_images
     chunked_greedy(m, ids, n, inputs, positions, rows, delta, 7, chunked, got);
     free(inputs), free(positions);
     CHECK(!memcmp(got, want_tokens, sizeof(got)));
-    CHECK_INT_EQ(ts_sequence_create(m, (int64_t)n, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, (int64_t)n, &seq, &err), TS_OK);
     CHECK_INT_EQ(ts_model_prefill_images(m, seq, ids, n, images, n_images, whole, &err), TS_OK);
     double worst = 0, scale = 1;
     for (int64_t i = 0; i < v; i++) {
@@ -210,7 +210,7 @@ static void test_text_model_has_no_encoder(void)
     ts_error err;
     ts_model *m;
     ts_image_encoder *enc = (void *)1;
-    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
     CHECK_INT_EQ(ts_image_encoder_create(m, media_ctx, 0, &enc, &err), TS_ERR_UNSUPPORTED);
     CHECK(enc == NULL);
     CHECK_CONTAINS(err.message, "images are not supported");

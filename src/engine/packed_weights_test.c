@@ -153,7 +153,7 @@ static void greedy(ts_model *m, const int32_t *ids, int64_t n, float *logits, in
     const ts_model_config *cfg = ts_model_get_config(m);
     int64_t vocab = ts_model_vocab_size(m);
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(m, n + 16, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, n + 16, &seq, &err), TS_OK);
     CHECK_INT_EQ(ts_model_prefill(m, seq, ids, (size_t)n, logits, &err), TS_OK);
     float *step = malloc(sizeof(float) * (size_t)vocab);
     memcpy(step, logits, sizeof(float) * (size_t)vocab);
@@ -178,7 +178,7 @@ static void check_format(const char *fixture, format fmt)
     snprintf(src, sizeof(src), "tests/fixtures/%s/model", fixture);
     ts_error err;
     ts_checkpoint *ck;
-    CHECK_INT_EQ(ts_checkpoint_open(src, &ck, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(src, &ck, &err), TS_OK);
     CHECK(mkdtemp(pdir) && mkdtemp(ddir));
     size_t n = ts_checkpoint_tensor_count(ck);
     out_tensor *packed = calloc(n * 4, sizeof(out_tensor)), *plain = calloc(n, sizeof(out_tensor));
@@ -218,7 +218,7 @@ static void check_format(const char *fixture, format fmt)
     } else if (loaded != TS_OK) {
         fprintf(stderr, "%s: %s\n", format_names[fmt], err.message);
     }
-    CHECK_INT_EQ(ts_model_load(ctx, ddir, NULL, &d, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, ddir, NULL, &d, &err), TS_OK);
     if (q && d) {
         /* The served tensors dequantize to exactly the matrices the packer meant. */
         bool exact = true;
@@ -291,7 +291,7 @@ static void test_desc_act_refused(void) { check_format("qwen2", GPTQ4_DESC_ACT);
 static void expect_refused(const char *qconfig, const char *what)
 {
     char dir[] = "/tmp/ts_refuse_XXXXXX", path[300];
-    CHECK(mkdtemp(dir) != NULL);
+    REQUIRE(mkdtemp(dir) != NULL);
     CHECK(write_config("qwen2", dir, qconfig));
     ts_error err;
     ts_model *m = NULL;
@@ -316,7 +316,7 @@ static void test_refusals(void)
                    "checkpoint_format 'marlin' is not supported");
     /* A GPTQ config over a float checkpoint: no .qweight to unpack. */
     char dir[] = "/tmp/ts_refuse_XXXXXX", path[300];
-    CHECK(mkdtemp(dir) != NULL);
+    REQUIRE(mkdtemp(dir) != NULL);
     CHECK(write_config("qwen2", dir, ", \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32}"));
     ts_error err;
     ts_model *m = NULL;

@@ -85,7 +85,7 @@ static void check_fixture(const char *name, const char *format, double bound, bo
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)n);
     for (int64_t i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(m, n + n_new, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, n + n_new, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)(n * vocab));
     int64_t layers = cfg->text.num_hidden_layers;
     float **hid = malloc(sizeof(float *) * (size_t)(layers + 1));
@@ -102,7 +102,7 @@ static void check_fixture(const char *name, const char *format, double bound, bo
         int32_t tok = ts_argmax_masked(last, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids);
         if (tok == (int32_t)((const int64_t *)gen->data)[i] && agree == i) agree++;
         if (i + 1 < n_new) {
-            CHECK_INT_EQ(ts_model_decode(m, &seq, &tok, 1, step, &err), TS_OK);
+            REQUIRE_INT_EQ(ts_model_decode(m, &seq, &tok, 1, step, &err), TS_OK);
             last = step;
         }
     }
@@ -235,7 +235,7 @@ static void greedy(ts_model *m, const int32_t *ids, int64_t n, int64_t n_new, fl
     const ts_model_config *cfg = ts_model_get_config(m);
     int64_t vocab = ts_model_vocab_size(m), layers = cfg->text.num_hidden_layers;
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(m, n + n_new, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, n + n_new, &seq, &err), TS_OK);
     float **hid = malloc(sizeof(float *) * (size_t)(layers + 1));
     for (int64_t l = 0; l <= layers; l++) hid[l] = malloc(sizeof(float) * (size_t)(n * cfg->text.hidden_size));
     ts_diagnostic_prefill diag = {.logits = prefill_logits, .hidden = hid};
@@ -244,7 +244,7 @@ static void greedy(ts_model *m, const int32_t *ids, int64_t n, int64_t n_new, fl
     for (int64_t i = 0; i < n_new; i++) {
         tokens[i] = ts_argmax_masked(last, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids);
         if (i + 1 < n_new) {
-            CHECK_INT_EQ(ts_model_decode(m, &seq, &tokens[i], 1, step, &err), TS_OK);
+            REQUIRE_INT_EQ(ts_model_decode(m, &seq, &tokens[i], 1, step, &err), TS_OK);
             last = step;
         }
     }
@@ -263,15 +263,15 @@ static void check_against_dequantized(const char *name, const char *format)
     snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
     ts_error err;
     ts_checkpoint *src, *ref;
-    CHECK(mkdtemp(tmp) != NULL);
+    REQUIRE(mkdtemp(tmp) != NULL);
     snprintf(weights, sizeof(weights), "%s/model.safetensors", tmp);
-    CHECK_INT_EQ(ts_checkpoint_open(dir, &src, &err), TS_OK);
-    CHECK_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(dir, &src, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
     CHECK(write_dequantized(src, format[1] == '8' ? 8 : 4, weights));
     CHECK(untied_config(name, tmp));
     ts_model *q, *d;
     ts_model_options opt = {.weights = weights};
-    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &q, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &q, &err), TS_OK);
     CHECK_INT_EQ(ts_model_quantize(q, format, &err), TS_OK);
     if (ts_model_load(ctx, tmp, &opt, &d, &err) != TS_OK) {
         fprintf(stderr, "dequantized %s: %s\n", name, err.message);
@@ -317,8 +317,8 @@ static void test_deterministic_and_refusals(void)
 {
     ts_error err;
     ts_model *a, *b;
-    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &a, &err), TS_OK);
-    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &a, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &b, &err), TS_OK);
     CHECK_INT_EQ(ts_model_quantize(a, "q5", &err), TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "q5");
     CHECK_STR_EQ(ts_model_quantization_summary(a), "");

@@ -398,7 +398,7 @@ static void test_parameter_errors(void)
     CHECK_CONTAINS(err.message, "logit_bias[0] id 10 outside 0..9");
     CHECK(s == NULL);
     ts_sampling_params_default(&p);
-    CHECK_INT_EQ(ts_sampler_create(&p, 10, &s, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sampler_create(&p, 10, &s, &err), TS_OK);
     const int32_t prompt[2] = {3, 11};
     CHECK_INT_EQ(ts_sampler_set_prompt(s, prompt, 2, &err), TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "prompt[1]: sampler: token 11 outside the vocabulary (0..9)");

@@ -1,8 +1,8 @@
 /* stop_matcher.c — stop strings over streamed text; the contract is in stop_matcher.h.
  *
- * Invariant between calls: buf[released..len) holds no complete stop string and is the longest
+ * Invariant between calls: text[released..len) holds no complete stop string and is the longest
  * tail of the text so far that is a proper prefix of some stop string. Any stop occurrence that
- * is still open starts inside that tail, so searching buf from `released` after appending a
+ * is still open starts inside that tail, so searching text from `released` after appending a
  * piece finds every stop string the piece completes.
  */
 #include "engine/stop_matcher.h"
@@ -44,7 +44,7 @@ void ts_stop_matcher_fini(ts_stop_matcher *m)
     for (int i = 0; m->stop && i < m->n_stop; i++) free(m->stop[i]);
     free(m->stop);
     free(m->stop_len);
-    free(m->buf);
+    ts_buf_fini(&m->text);
     memset(m, 0, sizeof(*m));
     m->matched = -1;
 }
@@ -87,30 +87,22 @@ ts_status ts_stop_matcher_push(ts_stop_matcher *m, const char *piece, size_t len
     *out_len = 0;
     if (m->stopped) return TS_OK;
     /* Drop what the last call handed out. */
-    if (m->released) memmove(m->buf, m->buf + m->released, m->len - m->released);
-    m->len -= m->released;
+    if (m->released) memmove(m->text.data, m->text.data + m->released, m->text.len - m->released);
+    m->text.len -= m->released;
     m->released = 0;
-    if (m->len + len + 1 > m->cap) {
-        size_t cap = (m->len + len + 1) * 2;
-        char *b = realloc(m->buf, cap);
-        if (!b) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "stop strings: out of memory");
-        m->buf = b;
-        m->cap = cap;
-    }
-    if (len) memcpy(m->buf + m->len, piece, len);
-    m->len += len;
-    m->buf[m->len] = '\0';
+    if (!ts_buf_append(&m->text, piece, len))
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "stop strings: out of memory");
     size_t at = 0;
     int which = -1;
-    if (find_stop(m, m->buf, m->len, &at, &which)) {
+    if (find_stop(m, m->text.data, m->text.len, &at, &which)) {
         m->stopped = true;
         m->matched = which;
         m->released = at;
-        m->len = at;
+        m->text.len = at;
     } else {
-        m->released = m->len - open_tail(m, m->buf, m->len);
+        m->released = m->text.len - open_tail(m, m->text.data, m->text.len);
     }
-    *out = m->buf;
+    *out = m->text.data;
     *out_len = m->released;
     return TS_OK;
 }
@@ -119,8 +111,8 @@ void ts_stop_matcher_finish(ts_stop_matcher *m, const char **out, size_t *out_le
 {
     *out = "";
     *out_len = 0;
-    if (m->stopped || !m->buf) return;
-    *out = m->buf + m->released;
-    *out_len = m->len - m->released;
-    m->released = m->len;
+    if (m->stopped || !m->text.data) return;
+    *out = m->text.data + m->released;
+    *out_len = m->text.len - m->released;
+    m->released = m->text.len;
 }

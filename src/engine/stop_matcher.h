@@ -11,6 +11,7 @@
 #ifndef TS_ENGINE_STOP_MATCHER_H
 #define TS_ENGINE_STOP_MATCHER_H
 
+#include "base/buf.h"
 #include "tessera.h"
 
 typedef struct ts_stop_matcher {
@@ -18,9 +19,8 @@ typedef struct ts_stop_matcher {
     size_t *stop_len;
     int n_stop;
     size_t longest;   /* longest stop string, bounds the held-back tail */
-    char *buf;        /* released prefix (from the last call) + held-back tail */
-    size_t released;  /* bytes at the front of buf handed out by the last call */
-    size_t len, cap;
+    ts_buf text;      /* released prefix (from the last call) + held-back tail */
+    size_t released;  /* bytes at the front of text handed out by the last call */
     bool stopped;
     int matched;      /* index of the stop string that matched, -1 while none */
 } ts_stop_matcher;

@@ -16,13 +16,14 @@ static void test_round_trip(void)
     ts_error err;
     char *json;
     size_t len;
-    CHECK_INT_EQ(ts_file_read("tests/fixtures/qwen2/model/config.json", &json, &len, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_file_read("tests/fixtures/qwen2/model/config.json", &json, &len, &err),
+                   TS_OK);
     ts_model_config cfg;
     ts_decoder_spec spec;
-    CHECK_INT_EQ(ts_model_config_parse(json, len, "config.json", &cfg, &err), TS_OK);
-    CHECK_INT_EQ(ts_decoder_spec_init(&cfg, &spec, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_config_parse(json, len, "config.json", &cfg, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_decoder_spec_init(&cfg, &spec, &err), TS_OK);
     ts_synthetic_weights *w;
-    CHECK_INT_EQ(ts_synthetic_weights_create(TS_DTYPE_BF16, 0x7e55e7a, &w, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_synthetic_weights_create(TS_DTYPE_BF16, 0x7e55e7a, &w, &err), TS_OK);
     ts_weight_source src = {ts_synthetic_weights_find, w};
     ts_graph *g;
     ts_graph_create(&g, &err);
@@ -66,8 +67,8 @@ static void test_round_trip(void)
         size_t nx, ny;
         snprintf(pa, sizeof(pa), "%s/%s", a, files[f]);
         snprintf(pb, sizeof(pb), "%s/%s", b, files[f]);
-        CHECK_INT_EQ(ts_file_read(pa, &x, &nx, &err), TS_OK);
-        CHECK_INT_EQ(ts_file_read(pb, &y, &ny, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_file_read(pa, &x, &nx, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_file_read(pb, &y, &ny, &err), TS_OK);
         CHECK(nx == ny && memcmp(x, y, nx) == 0);
         if (f == 1) CHECK_INT_EQ(((unsigned char)x[0] | (unsigned char)x[1] << 8) % 8, 0); /* header length: a multiple of 8 */
         free(x), free(y);
@@ -76,11 +77,11 @@ static void test_round_trip(void)
     /* The folder is a model: it loads and its first prefill gives finite logits. */
     ts_context *ctx;
     ts_context_options o = {.n_threads = 1, .log_level = TS_LOG_WARN};
-    CHECK_INT_EQ(ts_context_create(&o, &ctx, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_context_create(&o, &ctx, &err), TS_OK);
     ts_model *m;
-    CHECK_INT_EQ(ts_model_load(ctx, a, NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, a, NULL, &m, &err), TS_OK);
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(m, 8, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, 8, &seq, &err), TS_OK);
     float logits[1344];
     int32_t ids[3] = {5, 17, 900};
     CHECK_INT_EQ(ts_model_prefill(m, seq, ids, 3, logits, &err), TS_OK);

@@ -50,7 +50,7 @@ static void check_case(const char *name, bool bf16)
         return;
     }
     ts_checkpoint *ref;
-    CHECK_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
     const ts_tensor_info *ids64 = ref_tensor(ref, "input_ids");
     int64_t n = ids64->shape[1], vocab = ts_model_vocab_size(m);
     const ts_model_config *cfg = ts_model_get_config(m);
@@ -59,7 +59,7 @@ static void check_case(const char *name, bool bf16)
     for (int64_t i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
 
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(m, n + 16, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, n + 16, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)(n * vocab));
     float **hid = malloc(sizeof(float *) * (size_t)(layers + 1));
     for (int64_t l = 0; l <= layers; l++) hid[l] = malloc(sizeof(float) * (size_t)(n * hidden));
@@ -111,7 +111,7 @@ static void check_case(const char *name, bool bf16)
             tokens_ok = false;
         }
         if (i + 1 < n_new) {
-            CHECK_INT_EQ(ts_model_decode(m, &seq, &want, 1, step, &err), TS_OK);
+            REQUIRE_INT_EQ(ts_model_decode(m, &seq, &want, 1, step, &err), TS_OK);
             last = step;
         }
     }
@@ -152,8 +152,8 @@ static void check_vlm_language(const char *name)
     ts_error err;
     ts_model *m;
     ts_checkpoint *ref;
-    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
-    CHECK_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
     const ts_tensor_info *emb = ts_checkpoint_find(ref, "lm_inputs_embeds"), *pos64 = ts_checkpoint_find(ref, "position_ids");
     const ts_tensor_info *delta64 = ts_checkpoint_find(ref, "rope_deltas"), *gen = ts_checkpoint_find(ref, "generated_ids");
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids");
@@ -206,8 +206,8 @@ static void test_qwen3_vl_first_layer(void)
     ts_error err;
     ts_model *m;
     ts_checkpoint *ref;
-    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen3_vl/model", NULL, &m, &err), TS_OK);
-    CHECK_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen3_vl/reference.safetensors", &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen3_vl/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open("tests/fixtures/qwen3_vl/reference.safetensors", &ref, &err), TS_OK);
     const ts_tensor_info *emb = ts_checkpoint_find(ref, "lm_inputs_embeds"), *pos64 = ts_checkpoint_find(ref, "position_ids");
     int64_t n = emb->shape[1], h = ts_model_get_config(m)->text.hidden_size, layers = ts_model_get_config(m)->text.num_hidden_layers;
     int32_t *positions = malloc(sizeof(int32_t) * (size_t)(3 * n));
@@ -260,7 +260,7 @@ static void test_batched_decode_matches_single(void)
 {
     ts_error err;
     ts_model *m;
-    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen3/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen3/model", NULL, &m, &err), TS_OK);
     enum { B = 4, STEPS = 12, CAP = 64 };
     static const int32_t prompts[B][9] = {{1281, 872, 198}, {54, 1247, 264, 557, 371}, {9, 14}, {1281, 395, 380, 517, 198, 77, 88, 99, 100}};
     static const int lens[B] = {3, 5, 2, 9};
@@ -347,7 +347,7 @@ static void bf16_compute_case(const char *compute, bool tokens_must_match, doubl
         fprintf(stderr, "  %s compute: refused on this CPU (%s)\n", compute, err.message);
         return;
     }
-    CHECK_INT_EQ(ts_context_create(&o, &bctx, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_context_create(&o, &bctx, &err), TS_OK);
     for (int c = 0; c < 3; c++) {
         char weights[160];
         snprintf(weights, sizeof(weights), "tests/fixtures/%s/model-bf16/model.safetensors", text_cases[c]);
@@ -388,7 +388,7 @@ static void test_step_errors_leave_sequences_unchanged(void)
 {
     ts_error err;
     ts_model *m;
-    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
     ts_sequence *s;
     ts_sequence_create(m, 4, &s, &err);
     float logits[1344];

@@ -23,11 +23,11 @@ static void run_case(const char *name, const char *const *pngs, int n_images)
     ts_chat_template *tmpl;
     ts_preprocessor_config pc;
     ts_checkpoint *ref;
-    CHECK_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
-    CHECK_INT_EQ(ts_tokenizer_load(dir, &tok, &err), TS_OK);
-    CHECK_INT_EQ(ts_chat_template_load(dir, NULL, &tmpl, &err), TS_OK);
-    CHECK_INT_EQ(ts_preprocessor_config_load(dir, &pc, &err), TS_OK);
-    CHECK_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_load(dir, &tok, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_chat_template_load(dir, NULL, &tmpl, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_preprocessor_config_load(dir, &pc, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
     const ts_model_config *cfg = ts_model_get_config(m);
     ts_pixel_values images[4];
     int64_t counts[4];
@@ -35,7 +35,7 @@ static void run_case(const char *name, const char *const *pngs, int n_images)
         char png[160];
         snprintf(png, sizeof(png), "tests/fixtures/%s/%s", name, pngs[i]);
         ts_image img;
-        CHECK_INT_EQ(ts_image_load(png, NULL, &img, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_image_load(png, NULL, &img, &err), TS_OK);
         CHECK_INT_EQ(ts_preprocess_image(&pc, cfg->family, img.rgb, img.width, img.height, NULL, &images[i], &err), TS_OK);
         counts[i] = ts_model_image_tokens(m, &images[i]);
         CHECK(counts[i] > 0);
@@ -53,7 +53,7 @@ static void run_case(const char *name, const char *const *pngs, int n_images)
     CHECK_INT_EQ(ts_prompt_expand_images(cfg, tok, prompt, strlen(prompt), counts, n_images, &expanded, &len, &err), TS_OK);
     int32_t *ids;
     size_t n;
-    CHECK_INT_EQ(ts_tokenizer_encode(tok, expanded, len, true, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode(tok, expanded, len, true, &ids, &n, &err), TS_OK);
     const ts_tensor_info *want_ids = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
     bool same_ids = (int64_t)n == want_ids->shape[1];
     for (size_t i = 0; same_ids && i < n; i++) same_ids = ids[i] == ((const int64_t *)want_ids->data)[i];
@@ -111,13 +111,13 @@ static void test_cross_image_isolation(void)
     ts_error err;
     ts_model *m;
     ts_preprocessor_config pc;
-    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2_vl-two-images/model", NULL, &m, &err), TS_OK);
-    CHECK_INT_EQ(ts_preprocessor_config_load("tests/fixtures/qwen2_vl-two-images/model", &pc, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2_vl-two-images/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_preprocessor_config_load("tests/fixtures/qwen2_vl-two-images/model", &pc, &err), TS_OK);
     const char *pngs[2] = {"tests/fixtures/qwen2_vl-two-images/chelsea.png", "tests/fixtures/qwen2_vl-two-images/coffee.png"};
     ts_pixel_values first[2], second[2];
     for (int i = 0; i < 2; i++) {
         ts_image img;
-        CHECK_INT_EQ(ts_image_load(pngs[i], NULL, &img, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_image_load(pngs[i], NULL, &img, &err), TS_OK);
         int w = img.width, h = img.height;
         uint8_t *rgb = img.rgb;
         CHECK_INT_EQ(ts_preprocess_image(&pc, ts_family_find("qwen2_vl"), rgb, w, h, NULL, &first[i], &err), TS_OK);
@@ -131,8 +131,8 @@ static void test_cross_image_isolation(void)
     ts_vision *v = ts_model_vision(m);
     ts_encoder_cache *cache = ts_vision_cache(v);
     ts_encoder_cache_resize(cache, 0); /* the tower itself, not the cache, must keep A apart */
-    CHECK_INT_EQ(ts_vision_encode(v, first, 2, &a, &rows_a, &err), TS_OK);
-    CHECK_INT_EQ(ts_vision_encode(v, second, 2, &b, &rows_b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_vision_encode(v, first, 2, &a, &rows_a, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_vision_encode(v, second, 2, &b, &rows_b, &err), TS_OK);
     CHECK_INT_EQ(ts_encoder_cache_get_stats(cache).hits, 0);
     int64_t h = ts_model_get_config(m)->text.hidden_size, a_rows = first[0].n_tokens;
     CHECK(memcmp(a, b, sizeof(float) * (size_t)(a_rows * h)) == 0);                             /* image A untouched */
@@ -143,14 +143,14 @@ static void test_cross_image_isolation(void)
     ts_encoder_cache_resize(cache, (size_t)64 << 20);
     float *c1, *c2, *c3;
     int64_t r1, r2, r3;
-    CHECK_INT_EQ(ts_vision_encode(v, first, 2, &c1, &r1, &err), TS_OK);
-    CHECK_INT_EQ(ts_vision_encode(v, first, 2, &c2, &r2, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_vision_encode(v, first, 2, &c1, &r1, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_vision_encode(v, first, 2, &c2, &r2, &err), TS_OK);
     ts_encoder_cache_stats st = ts_encoder_cache_get_stats(cache);
     CHECK_INT_EQ(st.hits, 2);
     CHECK_INT_EQ(st.entries, 2);
     CHECK(r1 == rows_a && r2 == rows_a && memcmp(c1, a, sizeof(float) * (size_t)(rows_a * h)) == 0 &&
           memcmp(c2, a, sizeof(float) * (size_t)(rows_a * h)) == 0);
-    CHECK_INT_EQ(ts_vision_encode(v, second, 2, &c3, &r3, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_vision_encode(v, second, 2, &c3, &r3, &err), TS_OK);
     CHECK_INT_EQ(ts_encoder_cache_get_stats(cache).hits, 3);
     CHECK_INT_EQ(ts_encoder_cache_get_stats(cache).entries, 3);
     CHECK(memcmp(c3, b, sizeof(float) * (size_t)(a_rows * h)) == 0);
@@ -161,11 +161,11 @@ static void test_cross_image_isolation(void)
     ts_pixel_values small;
     ts_image img;
     ts_image_budget budget = {.max_pixels = 28 * 28 * 16};
-    CHECK_INT_EQ(ts_image_load(pngs[0], NULL, &img, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_load(pngs[0], NULL, &img, &err), TS_OK);
     CHECK_INT_EQ(ts_preprocess_image(&pc, ts_family_find("qwen2_vl"), img.rgb, img.width, img.height, &budget, &small, &err), TS_OK);
     float *c4;
     int64_t r4;
-    CHECK_INT_EQ(ts_vision_encode(v, &small, 1, &c4, &r4, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_vision_encode(v, &small, 1, &c4, &r4, &err), TS_OK);
     CHECK_INT_EQ(ts_encoder_cache_get_stats(cache).hits, 3);
     CHECK(r4 == small.n_tokens && r4 < a_rows);
     free(c1), free(c2), free(c3), free(c4), free(a), free(b);

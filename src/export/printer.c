@@ -15,9 +15,9 @@
 
 /* ------------------------------------------------------------------ functions */
 
-static void put_type(ts_strbuf *b, const ts_type *t) { ts_shlo_print_type(b, t); }
+static void put_type(ts_buf *b, const ts_type *t) { ts_shlo_print_type(b, t); }
 
-static void put_scalar_type(ts_strbuf *b, ts_dtype dtype)
+static void put_scalar_type(ts_buf *b, ts_dtype dtype)
 {
     ts_type t = ts_type_make(dtype, 0, NULL);
     put_type(b, &t);
@@ -30,7 +30,7 @@ typedef struct decomposition {
 } decomposition;
 
 typedef struct printer {
-    ts_strbuf *out;
+    ts_buf *out;
     ts_status status;
     ts_error *err;
     /* decompositions emitted so far (main only) */
@@ -41,7 +41,7 @@ typedef struct printer {
 
 typedef struct function {
     const ts_graph *g;
-    ts_strbuf *b;
+    ts_buf *b;
     int32_t *ids; /* parameters: argument index; others: SSA number */
     int next_value, next_arg;
 } function;
@@ -49,15 +49,15 @@ typedef struct function {
 static void put_value(function *f, ts_value v)
 {
     const ts_node *n = &f->g->nodes[v];
-    if (n->op == TS_OP_PARAMETER) ts_strbuf_printf(f->b, "%%arg%d", f->ids[v]);
-    else if (n->op == TS_OP_ARGMAX) ts_strbuf_printf(f->b, "%%%d#1", f->ids[v]);
-    else ts_strbuf_printf(f->b, "%%%d", f->ids[v]);
+    if (n->op == TS_OP_PARAMETER) ts_buf_printf(f->b, "%%arg%d", f->ids[v]);
+    else if (n->op == TS_OP_ARGMAX) ts_buf_printf(f->b, "%%%d#1", f->ids[v]);
+    else ts_buf_printf(f->b, "%%%d", f->ids[v]);
 }
 
 static void put_operands(function *f, const ts_node *n, int first, int count)
 {
     for (int i = 0; i < count; i++) {
-        if (i) ts_strbuf_put(f->b, ", ");
+        if (i) ts_buf_puts(f->b, ", ");
         put_value(f, n->inputs[first + i]);
     }
 }
@@ -65,39 +65,39 @@ static void put_operands(function *f, const ts_node *n, int first, int count)
 /* "(T0, T1) -> R" */
 static void put_functional_type(function *f, const ts_node *n)
 {
-    ts_strbuf_put(f->b, "(");
+    ts_buf_puts(f->b, "(");
     for (int i = 0; i < n->n_inputs; i++) {
-        if (i) ts_strbuf_put(f->b, ", ");
+        if (i) ts_buf_puts(f->b, ", ");
         put_type(f->b, ts_graph_type(f->g, n->inputs[i]));
     }
-    ts_strbuf_put(f->b, ") -> ");
+    ts_buf_puts(f->b, ") -> ");
     put_type(f->b, &n->type);
 }
 
-static void put_dims(ts_strbuf *b, const int64_t *v, int n)
+static void put_dims(ts_buf *b, const int64_t *v, int n)
 {
-    ts_strbuf_put(b, "[");
-    for (int i = 0; i < n; i++) ts_strbuf_printf(b, i ? ", %lld" : "%lld", (long long)v[i]);
-    ts_strbuf_put(b, "]");
+    ts_buf_puts(b, "[");
+    for (int i = 0; i < n; i++) ts_buf_printf(b, i ? ", %lld" : "%lld", (long long)v[i]);
+    ts_buf_puts(b, "]");
 }
 
-static void put_array(ts_strbuf *b, const ts_dims *d)
+static void put_array(ts_buf *b, const ts_dims *d)
 {
-    ts_strbuf_put(b, "array<i64");
-    for (int i = 0; i < d->n; i++) ts_strbuf_printf(b, "%s%lld", i ? ", " : ": ", (long long)d->v[i]);
-    ts_strbuf_put(b, ">");
+    ts_buf_puts(b, "array<i64");
+    for (int i = 0; i < d->n; i++) ts_buf_printf(b, "%s%lld", i ? ", " : ": ", (long long)d->v[i]);
+    ts_buf_puts(b, ">");
 }
 
 /* MLIR strings: quote and backslash escaped, other control bytes as \XX. */
-static void put_string(ts_strbuf *b, const char *s)
+static void put_string(ts_buf *b, const char *s)
 {
-    ts_strbuf_put(b, "\"");
+    ts_buf_puts(b, "\"");
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') ts_strbuf_printf(b, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f) ts_strbuf_printf(b, "\\%02X", *p);
-        else ts_strbuf_putn(b, (const char *)p, 1);
+        if (*p == '"' || *p == '\\') ts_buf_printf(b, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f) ts_buf_printf(b, "\\%02X", *p);
+        else ts_buf_append(b, (const char *)p, 1);
     }
-    ts_strbuf_put(b, "\"");
+    ts_buf_puts(b, "\"");
 }
 
 static int new_value(function *f, ts_value v)
@@ -114,25 +114,25 @@ static int helper_constant(function *f, ts_op reduction, ts_dtype dtype)
     ts_shlo_identity(reduction, dtype, scalar);
     int id = new_value(f, TS_NO_VALUE);
     ts_type t = ts_type_make(dtype, 0, NULL);
-    ts_strbuf_printf(f->b, "    %%%d = stablehlo.constant ", id);
+    ts_buf_printf(f->b, "    %%%d = stablehlo.constant ", id);
     ts_shlo_print_dense(f->b, &t, scalar);
-    ts_strbuf_put(f->b, " : ");
+    ts_buf_puts(f->b, " : ");
     put_type(f->b, &t);
-    ts_strbuf_put(f->b, "\n");
+    ts_buf_puts(f->b, "\n");
     return id;
 }
 
-static void put_gather_dims(ts_strbuf *b, const char *key, const ts_dims *d, bool *first)
+static void put_gather_dims(ts_buf *b, const char *key, const ts_dims *d, bool *first)
 {
     if (d->n == 0) return; /* MLIR omits empty lists */
-    ts_strbuf_printf(b, "%s%s = ", *first ? "" : ", ", key);
+    ts_buf_printf(b, "%s%s = ", *first ? "" : ", ", key);
     put_dims(b, d->v, d->n);
     *first = false;
 }
 
-static void put_index_vector_dim(ts_strbuf *b, int dim, bool first)
+static void put_index_vector_dim(ts_buf *b, int dim, bool first)
 {
-    if (dim) ts_strbuf_printf(b, "%sindex_vector_dim = %d", first ? "" : ", ", dim);
+    if (dim) ts_buf_printf(b, "%sindex_vector_dim = %d", first ? "" : ", ", dim);
 }
 
 static void print_reduce(function *f, ts_value v, const ts_node *n)
@@ -140,18 +140,18 @@ static void print_reduce(function *f, ts_value v, const ts_node *n)
     const ts_type *x = ts_graph_type(f->g, n->inputs[0]);
     int init = helper_constant(f, n->op, x->dtype);
     int id = new_value(f, v);
-    ts_strbuf_printf(f->b, "    %%%d = \"stablehlo.reduce\"(", id);
+    ts_buf_printf(f->b, "    %%%d = \"stablehlo.reduce\"(", id);
     put_value(f, n->inputs[0]);
-    ts_strbuf_printf(f->b, ", %%%d) <{dimensions = ", init);
+    ts_buf_printf(f->b, ", %%%d) <{dimensions = ", init);
     put_array(f->b, &n->attrs.reduce.dimensions);
-    ts_strbuf_put(f->b, "}> ");
+    ts_buf_puts(f->b, "}> ");
     ts_shlo_print_region(f->b, n->op == TS_OP_REDUCE_SUM ? TS_SHLO_REGION_ADD : TS_SHLO_REGION_MAX, x->dtype, "    ",
                          &f->next_arg, &f->next_value);
-    ts_strbuf_put(f->b, " : (");
+    ts_buf_puts(f->b, " : (");
     put_type(f->b, x);
-    ts_strbuf_put(f->b, ", ");
+    ts_buf_puts(f->b, ", ");
     put_scalar_type(f->b, x->dtype);
-    ts_strbuf_put(f->b, ") -> ");
+    ts_buf_puts(f->b, ") -> ");
     put_type(f->b, &n->type);
 }
 
@@ -161,30 +161,30 @@ static void print_argmax(function *f, ts_value v, const ts_node *n)
     ts_type index_type = *x;
     index_type.dtype = TS_DTYPE_I32;
     int iota = new_value(f, TS_NO_VALUE);
-    ts_strbuf_printf(f->b, "    %%%d = stablehlo.iota dim = %d : ", iota, n->attrs.argmax.dimension);
+    ts_buf_printf(f->b, "    %%%d = stablehlo.iota dim = %d : ", iota, n->attrs.argmax.dimension);
     put_type(f->b, &index_type);
-    ts_strbuf_put(f->b, "\n");
+    ts_buf_puts(f->b, "\n");
     int init_value = helper_constant(f, TS_OP_ARGMAX, x->dtype);
     int init_index = helper_constant(f, TS_OP_REDUCE_SUM, TS_DTYPE_I32);
     int id = new_value(f, v);
-    ts_strbuf_printf(f->b, "    %%%d:2 = \"stablehlo.reduce\"(", id);
+    ts_buf_printf(f->b, "    %%%d:2 = \"stablehlo.reduce\"(", id);
     put_value(f, n->inputs[0]);
-    ts_strbuf_printf(f->b, ", %%%d, %%%d, %%%d) <{dimensions = array<i64: %d>}> ", iota, init_value, init_index,
+    ts_buf_printf(f->b, ", %%%d, %%%d, %%%d) <{dimensions = array<i64: %d>}> ", iota, init_value, init_index,
                      n->attrs.argmax.dimension);
     ts_shlo_print_region(f->b, TS_SHLO_REGION_ARGMAX, x->dtype, "    ", &f->next_arg, &f->next_value);
-    ts_strbuf_put(f->b, " : (");
+    ts_buf_puts(f->b, " : (");
     put_type(f->b, x);
-    ts_strbuf_put(f->b, ", ");
+    ts_buf_puts(f->b, ", ");
     put_type(f->b, &index_type);
-    ts_strbuf_put(f->b, ", ");
+    ts_buf_puts(f->b, ", ");
     put_scalar_type(f->b, x->dtype);
-    ts_strbuf_put(f->b, ", tensor<i32>) -> (");
+    ts_buf_puts(f->b, ", tensor<i32>) -> (");
     ts_type value_type = n->type;
     value_type.dtype = x->dtype;
     put_type(f->b, &value_type);
-    ts_strbuf_put(f->b, ", ");
+    ts_buf_puts(f->b, ", ");
     put_type(f->b, &n->type);
-    ts_strbuf_put(f->b, ")");
+    ts_buf_puts(f->b, ")");
 }
 
 static bool decompose_symbol(printer *p, const ts_node *n, const ts_graph *g, char *symbol, size_t cap);
@@ -194,55 +194,55 @@ static void print_composite(printer *p, function *f, ts_value v, const ts_node *
     char symbol[64];
     if (!decompose_symbol(p, n, f->g, symbol, sizeof(symbol))) return;
     const ts_attrs *a = &n->attrs;
-    ts_strbuf_printf(f->b, "    %%%d = stablehlo.composite \"%s\" ", new_value(f, v), ts_op_get_info(n->op)->stablehlo);
+    ts_buf_printf(f->b, "    %%%d = stablehlo.composite \"%s\" ", new_value(f, v), ts_op_get_info(n->op)->stablehlo);
     put_operands(f, n, 0, n->n_inputs);
-    ts_strbuf_put(f->b, " {");
+    ts_buf_puts(f->b, " {");
     /* Keys in sorted order, as MLIR prints a dictionary. */
     switch (n->op) {
     case TS_OP_RMS_NORM:
-        ts_strbuf_put(f->b, "composite_attributes = {eps = ");
+        ts_buf_puts(f->b, "composite_attributes = {eps = ");
         ts_shlo_print_f64(f->b, a->norm.eps);
-        ts_strbuf_put(f->b, " : f64, weight_offset = ");
+        ts_buf_puts(f->b, " : f64, weight_offset = ");
         ts_shlo_print_f64(f->b, a->norm.weight_offset);
-        ts_strbuf_put(f->b, " : f64}, ");
+        ts_buf_puts(f->b, " : f64}, ");
         break;
     case TS_OP_LAYER_NORM:
-        ts_strbuf_put(f->b, "composite_attributes = {eps = ");
+        ts_buf_puts(f->b, "composite_attributes = {eps = ");
         ts_shlo_print_f64(f->b, a->norm.eps);
-        ts_strbuf_put(f->b, " : f64}, ");
+        ts_buf_puts(f->b, " : f64}, ");
         break;
     case TS_OP_ROPE:
-        ts_strbuf_printf(f->b, "composite_attributes = {interleaved = %s, rotary_dim = %d : i64}, ",
+        ts_buf_printf(f->b, "composite_attributes = {interleaved = %s, rotary_dim = %d : i64}, ",
                          a->rope.interleaved ? "true" : "false", a->rope.rotary_dim);
         break;
     case TS_OP_ATTENTION:
-        ts_strbuf_printf(f->b, "composite_attributes = {causal = %s, has_bias = %s, scale = ",
+        ts_buf_printf(f->b, "composite_attributes = {causal = %s, has_bias = %s, scale = ",
                          a->attention.causal ? "true" : "false", a->attention.has_bias ? "true" : "false");
         ts_shlo_print_f64(f->b, a->attention.scale);
-        ts_strbuf_put(f->b, " : f64, softcap = ");
+        ts_buf_puts(f->b, " : f64, softcap = ");
         ts_shlo_print_f64(f->b, a->attention.softcap);
-        ts_strbuf_put(f->b, " : f64}, ");
+        ts_buf_puts(f->b, " : f64}, ");
         break;
     case TS_OP_GATED_MLP:
-        ts_strbuf_printf(f->b, "composite_attributes = {activation = \"%s\"}, ",
+        ts_buf_printf(f->b, "composite_attributes = {activation = \"%s\"}, ",
                          ts_shlo_activation_name(a->mlp.activation));
         break;
     case TS_OP_MOE_MLP:
-        ts_strbuf_printf(
+        ts_buf_printf(
             f->b,
             "composite_attributes = {activation = \"%s\", normalize = %s, top_k = %d : i64}, ",
             ts_shlo_activation_name(a->moe.activation), a->moe.normalize ? "true" : "false",
             a->moe.top_k);
         break;
     case TS_OP_QLINEAR:
-        ts_strbuf_printf(f->b,
+        ts_buf_printf(f->b,
                          "composite_attributes = {bits = %d : i64, block = %lld : i64, has_bias = %s, has_zero = %s}, ",
                          a->qlinear.bits, (long long)a->qlinear.block, a->qlinear.has_bias ? "true" : "false",
                          a->qlinear.has_zero ? "true" : "false");
         break;
     default: break;
     }
-    ts_strbuf_printf(f->b, "decomposition = @%s} : ", symbol);
+    ts_buf_printf(f->b, "decomposition = @%s} : ", symbol);
     put_functional_type(f, n);
 }
 
@@ -251,7 +251,7 @@ static void print_node(printer *p, function *f, ts_value v)
     const ts_node *n = &f->g->nodes[v];
     const ts_attrs *a = &n->attrs;
     const char *name = ts_op_get_info(n->op)->stablehlo;
-    ts_strbuf *b = f->b;
+    ts_buf *b = f->b;
     if (ts_op_get_info(n->op)->composite) {
         print_composite(p, f, v, n);
     } else if (n->op == TS_OP_REDUCE_SUM || n->op == TS_OP_REDUCE_MAX) {
@@ -259,152 +259,152 @@ static void print_node(printer *p, function *f, ts_value v)
     } else if (n->op == TS_OP_ARGMAX) {
         print_argmax(f, v, n);
     } else {
-        if (n->op == TS_OP_GATHER || n->op == TS_OP_SCATTER_ADD) ts_strbuf_printf(b, "    %%%d = \"%s\"(", new_value(f, v), name);
-        else ts_strbuf_printf(b, "    %%%d = %s ", new_value(f, v), name);
+        if (n->op == TS_OP_GATHER || n->op == TS_OP_SCATTER_ADD) ts_buf_printf(b, "    %%%d = \"%s\"(", new_value(f, v), name);
+        else ts_buf_printf(b, "    %%%d = %s ", new_value(f, v), name);
         switch (n->op) {
         case TS_OP_CONSTANT:
             ts_shlo_print_dense(b, &n->type, a->constant.data);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_type(b, &n->type);
             break;
         case TS_OP_IOTA:
-            ts_strbuf_printf(b, "dim = %d : ", a->iota.dimension);
+            ts_buf_printf(b, "dim = %d : ", a->iota.dimension);
             put_type(b, &n->type);
             break;
         case TS_OP_CONVERT:
         case TS_OP_RESHAPE:
             put_operands(f, n, 0, 1);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_functional_type(f, n);
             break;
         case TS_OP_COMPARE: {
             const ts_type *t = ts_graph_type(f->g, n->inputs[0]);
-            ts_strbuf_printf(b, " %s, ", ts_compare_name(a->compare.direction));
+            ts_buf_printf(b, " %s, ", ts_compare_name(a->compare.direction));
             put_operands(f, n, 0, 2);
-            ts_strbuf_printf(b, ",  %s : ", ts_shlo_compare_type(t->dtype));
+            ts_buf_printf(b, ",  %s : ", ts_shlo_compare_type(t->dtype));
             put_functional_type(f, n);
             break;
         }
         case TS_OP_SELECT: {
             const ts_type *pt = ts_graph_type(f->g, n->inputs[0]);
             put_operands(f, n, 0, 3);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_type(b, pt);
-            ts_strbuf_put(b, ", ");
+            ts_buf_puts(b, ", ");
             put_type(b, &n->type);
             break;
         }
         case TS_OP_BROADCAST_IN_DIM:
             put_operands(f, n, 0, 1);
-            ts_strbuf_put(b, ", dims = ");
+            ts_buf_puts(b, ", dims = ");
             put_dims(b, a->broadcast.dims.v, a->broadcast.dims.n);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_functional_type(f, n);
             break;
         case TS_OP_TRANSPOSE:
             put_operands(f, n, 0, 1);
-            ts_strbuf_put(b, ", dims = ");
+            ts_buf_puts(b, ", dims = ");
             put_dims(b, a->transpose.permutation.v, a->transpose.permutation.n);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_functional_type(f, n);
             break;
         case TS_OP_SLICE:
             put_operands(f, n, 0, 1);
-            ts_strbuf_put(b, " [");
+            ts_buf_puts(b, " [");
             for (int i = 0; i < a->slice.start.n; i++) {
-                ts_strbuf_printf(b, "%s%lld:%lld", i ? ", " : "", (long long)a->slice.start.v[i], (long long)a->slice.limit.v[i]);
-                if (a->slice.strides.v[i] != 1) ts_strbuf_printf(b, ":%lld", (long long)a->slice.strides.v[i]);
+                ts_buf_printf(b, "%s%lld:%lld", i ? ", " : "", (long long)a->slice.start.v[i], (long long)a->slice.limit.v[i]);
+                if (a->slice.strides.v[i] != 1) ts_buf_printf(b, ":%lld", (long long)a->slice.strides.v[i]);
             }
-            ts_strbuf_put(b, "] : ");
+            ts_buf_puts(b, "] : ");
             put_functional_type(f, n);
             break;
         case TS_OP_DYNAMIC_SLICE:
             put_operands(f, n, 0, n->n_inputs);
-            ts_strbuf_put(b, ", sizes = ");
+            ts_buf_puts(b, ", sizes = ");
             put_dims(b, a->dynamic_slice.sizes.v, a->dynamic_slice.sizes.n);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_functional_type(f, n);
             break;
         case TS_OP_DYNAMIC_UPDATE_SLICE:
             put_operands(f, n, 0, n->n_inputs);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_functional_type(f, n);
             break;
         case TS_OP_CONCATENATE:
             put_operands(f, n, 0, n->n_inputs);
-            ts_strbuf_printf(b, ", dim = %d : ", a->concatenate.dimension);
+            ts_buf_printf(b, ", dim = %d : ", a->concatenate.dimension);
             put_functional_type(f, n);
             break;
         case TS_OP_PAD:
             put_operands(f, n, 0, 2);
-            ts_strbuf_put(b, ", low = ");
+            ts_buf_puts(b, ", low = ");
             put_dims(b, a->pad.low.v, a->pad.low.n);
-            ts_strbuf_put(b, ", high = ");
+            ts_buf_puts(b, ", high = ");
             put_dims(b, a->pad.high.v, a->pad.high.n);
-            ts_strbuf_put(b, ", interior = ");
+            ts_buf_puts(b, ", interior = ");
             put_dims(b, a->pad.interior.v, a->pad.interior.n);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_functional_type(f, n);
             break;
         case TS_OP_GATHER: {
             bool first = true;
             put_operands(f, n, 0, 2);
-            ts_strbuf_put(b, ") <{dimension_numbers = #stablehlo.gather<");
+            ts_buf_puts(b, ") <{dimension_numbers = #stablehlo.gather<");
             put_gather_dims(b, "offset_dims", &a->gather.offset_dims, &first);
             put_gather_dims(b, "collapsed_slice_dims", &a->gather.collapsed_slice_dims, &first);
             put_gather_dims(b, "start_index_map", &a->gather.start_index_map, &first);
             put_index_vector_dim(b, a->gather.index_vector_dim, first);
-            ts_strbuf_put(b, ">, slice_sizes = ");
+            ts_buf_puts(b, ">, slice_sizes = ");
             put_array(b, &a->gather.slice_sizes);
-            ts_strbuf_put(b, "}> : ");
+            ts_buf_puts(b, "}> : ");
             put_functional_type(f, n);
             break;
         }
         case TS_OP_SCATTER_ADD: {
             bool first = true;
             put_operands(f, n, 0, 3);
-            ts_strbuf_put(b, ") <{scatter_dimension_numbers = #stablehlo.scatter<");
+            ts_buf_puts(b, ") <{scatter_dimension_numbers = #stablehlo.scatter<");
             put_gather_dims(b, "update_window_dims", &a->scatter.update_window_dims, &first);
             put_gather_dims(b, "inserted_window_dims", &a->scatter.inserted_window_dims, &first);
             put_gather_dims(b, "scatter_dims_to_operand_dims", &a->scatter.scatter_dims_to_operand_dims, &first);
             put_index_vector_dim(b, a->scatter.index_vector_dim, first);
-            ts_strbuf_put(b, ">}> ");
+            ts_buf_puts(b, ">}> ");
             ts_shlo_print_region(b, TS_SHLO_REGION_ADD, n->type.dtype, "    ", &f->next_arg, &f->next_value);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_functional_type(f, n);
             break;
         }
         case TS_OP_DOT_GENERAL:
             put_operands(f, n, 0, 2);
             if (a->dot.lhs_batch.n) {
-                ts_strbuf_put(b, ", batching_dims = ");
+                ts_buf_puts(b, ", batching_dims = ");
                 put_dims(b, a->dot.lhs_batch.v, a->dot.lhs_batch.n);
-                ts_strbuf_put(b, " x ");
+                ts_buf_puts(b, " x ");
                 put_dims(b, a->dot.rhs_batch.v, a->dot.rhs_batch.n);
             }
             if (a->dot.lhs_contract.n) {
-                ts_strbuf_put(b, ", contracting_dims = ");
+                ts_buf_puts(b, ", contracting_dims = ");
                 put_dims(b, a->dot.lhs_contract.v, a->dot.lhs_contract.n);
-                ts_strbuf_put(b, " x ");
+                ts_buf_puts(b, " x ");
                 put_dims(b, a->dot.rhs_contract.v, a->dot.rhs_contract.n);
             }
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_functional_type(f, n);
             break;
         default:
             /* elementwise: "%a, %b : T" */
             put_operands(f, n, 0, n->n_inputs);
-            ts_strbuf_put(b, " : ");
+            ts_buf_puts(b, " : ");
             put_type(b, &n->type);
             break;
         }
     }
     if (n->name) {
-        ts_strbuf_put(b, " loc(");
+        ts_buf_puts(b, " loc(");
         put_string(b, n->name);
-        ts_strbuf_put(b, ")");
+        ts_buf_puts(b, ")");
     }
-    ts_strbuf_put(b, "\n");
+    ts_buf_puts(b, "\n");
 }
 
 static const char *role_name(ts_param_role role)
@@ -418,7 +418,7 @@ static const char *role_name(ts_param_role role)
 }
 
 /* Writes "(%arg0: T {…}, …) -> (R, …) {\n …body… }\n" for g. */
-static void print_function(printer *p, const ts_graph *g, ts_strbuf *b, bool with_names)
+static void print_function(printer *p, const ts_graph *g, ts_buf *b, bool with_names)
 {
     function f = {.g = g, .b = b};
     f.ids = calloc((size_t)(g->n_nodes ? g->n_nodes : 1), sizeof(int32_t));
@@ -436,48 +436,48 @@ static void print_function(printer *p, const ts_graph *g, ts_strbuf *b, bool wit
         if (idx >= 0 && idx < g->n_parameters) params[idx] = n;
         f.ids[i] = idx;
     }
-    ts_strbuf_put(b, "(");
+    ts_buf_puts(b, "(");
     for (int32_t i = 0; i < g->n_parameters; i++) {
         if (!params[i]) continue;
-        ts_strbuf_printf(b, "%s%%arg%d: ", i ? ", " : "", (int)i);
+        ts_buf_printf(b, "%s%%arg%d: ", i ? ", " : "", (int)i);
         put_type(b, &params[i]->type);
         if (with_names) {
-            ts_strbuf_put(b, " {tessera.name = ");
+            ts_buf_puts(b, " {tessera.name = ");
             put_string(b, params[i]->name ? params[i]->name : "");
-            ts_strbuf_printf(b, ", tessera.role = \"%s\"", role_name(params[i]->attrs.parameter.role));
+            ts_buf_printf(b, ", tessera.role = \"%s\"", role_name(params[i]->attrs.parameter.role));
             /* A donated buffer: the attribute XLA (jax's donate_argnums) and IREE read as
              * "result N may be written over this argument". */
             if (params[i]->attrs.parameter.output_alias)
-                ts_strbuf_printf(b, ", tf.aliasing_output = %d : i32", params[i]->attrs.parameter.output_alias - 1);
-            ts_strbuf_put(b, "}");
+                ts_buf_printf(b, ", tf.aliasing_output = %d : i32", params[i]->attrs.parameter.output_alias - 1);
+            ts_buf_puts(b, "}");
         }
     }
-    ts_strbuf_put(b, ")");
+    ts_buf_puts(b, ")");
     if (g->n_outputs == 1) {
-        ts_strbuf_put(b, " -> ");
+        ts_buf_puts(b, " -> ");
         put_type(b, ts_graph_type(g, g->outputs[0]));
     } else if (g->n_outputs > 1) {
-        ts_strbuf_put(b, " -> (");
+        ts_buf_puts(b, " -> (");
         for (int32_t i = 0; i < g->n_outputs; i++) {
-            if (i) ts_strbuf_put(b, ", ");
+            if (i) ts_buf_puts(b, ", ");
             put_type(b, ts_graph_type(g, g->outputs[i]));
         }
-        ts_strbuf_put(b, ")");
+        ts_buf_puts(b, ")");
     }
-    ts_strbuf_put(b, " {\n");
+    ts_buf_puts(b, " {\n");
     f.next_arg = g->n_parameters;
     for (int32_t i = 0; i < g->n_nodes && p->status == TS_OK; i++)
         if (g->nodes[i].op != TS_OP_PARAMETER) print_node(p, &f, i);
-    ts_strbuf_put(b, "    return");
+    ts_buf_puts(b, "    return");
     for (int32_t i = 0; i < g->n_outputs; i++) {
-        ts_strbuf_put(b, i ? ", " : " ");
+        ts_buf_puts(b, i ? ", " : " ");
         put_value(&f, g->outputs[i]);
     }
     for (int32_t i = 0; i < g->n_outputs; i++) {
-        ts_strbuf_put(b, i ? ", " : " : ");
+        ts_buf_puts(b, i ? ", " : " : ");
         put_type(b, ts_graph_type(g, g->outputs[i]));
     }
-    ts_strbuf_put(b, "\n  }\n");
+    ts_buf_puts(b, "\n  }\n");
     free(f.ids);
     free(params);
 }
@@ -537,19 +537,19 @@ static bool decompose_symbol(printer *p, const ts_node *n, const ts_graph *src, 
     if (p->status != TS_OK) return false;
     p->status = decomposition_graph(n, src, &g, p->err);
     if (p->status != TS_OK) return false;
-    ts_strbuf body;
-    ts_strbuf_init(&body);
+    ts_buf body;
+    ts_buf_init(&body);
     print_function(p, g, &body, false);
     ts_graph_destroy(g);
     if (body.failed) {
-        ts_strbuf_fini(&body);
+        ts_buf_fini(&body);
         p->status = ts_error_set(p->err, TS_ERR_OUT_OF_MEMORY, "stablehlo: out of memory");
         return false;
     }
     const char *op_name = ts_op_get_info(n->op)->stablehlo;
     for (int i = 0; i < p->n_decomps; i++)
         if (p->decomps[i].op == n->op && strcmp(p->decomps[i].signature_and_body, body.data) == 0) {
-            ts_strbuf_fini(&body);
+            ts_buf_fini(&body);
             snprintf(symbol, cap, "%s.%d", op_name, p->decomps[i].number);
             return true;
         }
@@ -557,7 +557,7 @@ static bool decompose_symbol(printer *p, const ts_node *n, const ts_graph *src, 
         int cap = p->cap_decomps ? p->cap_decomps * 2 : 16;
         decomposition *d = realloc(p->decomps, sizeof(*d) * (size_t)cap);
         if (!d) {
-            ts_strbuf_fini(&body);
+            ts_buf_fini(&body);
             p->status = ts_error_set(p->err, TS_ERR_OUT_OF_MEMORY, "stablehlo: out of memory");
             return false;
         }
@@ -567,12 +567,12 @@ static bool decompose_symbol(printer *p, const ts_node *n, const ts_graph *src, 
     decomposition *d = &p->decomps[p->n_decomps++];
     d->op = n->op;
     d->number = p->per_op[n->op]++;
-    d->signature_and_body = ts_strbuf_take(&body, NULL);
+    d->signature_and_body = ts_buf_take(&body, NULL);
     snprintf(symbol, cap, "%s.%d", op_name, d->number);
     return true;
 }
 
-ts_status ts_shlo_print_decomposition(const ts_graph *src, ts_value composite, ts_strbuf *out, ts_error *err)
+ts_status ts_shlo_print_decomposition(const ts_graph *src, ts_value composite, ts_buf *out, ts_error *err)
 {
     ts_graph *g;
     ts_status st = decomposition_graph(ts_graph_node(src, composite), src, &g, err);
@@ -582,7 +582,7 @@ ts_status ts_shlo_print_decomposition(const ts_graph *src, ts_value composite, t
     return st;
 }
 
-ts_status ts_shlo_print_function(const ts_graph *g, ts_strbuf *out, ts_error *err)
+ts_status ts_shlo_print_function(const ts_graph *g, ts_buf *out, ts_error *err)
 {
     printer p = {.status = TS_OK, .err = err};
     print_function(&p, g, out, false);
@@ -614,30 +614,30 @@ ts_status ts_stablehlo_print(const ts_graph *g, const char *module_name, char **
         if (!ts_type_element_name(g->nodes[i].type.dtype))
             return ts_error_set(err, TS_ERR_UNSUPPORTED, "stablehlo: value %d has a dtype StableHLO text cannot carry", (int)i);
     printer p = {.status = TS_OK, .err = err};
-    ts_strbuf out;
-    ts_strbuf_init(&out);
+    ts_buf out;
+    ts_buf_init(&out);
     p.out = &out;
-    ts_strbuf_put(&out, "module @");
-    if (bare_identifier(module_name ? module_name : "")) ts_strbuf_put(&out, module_name);
+    ts_buf_puts(&out, "module @");
+    if (bare_identifier(module_name ? module_name : "")) ts_buf_puts(&out, module_name);
     else put_string(&out, module_name ? module_name : "");
-    ts_strbuf_put(&out, " {\n  func.func public @main");
+    ts_buf_puts(&out, " {\n  func.func public @main");
     print_function(&p, g, &out, true);
     for (int i = 0; i < p.n_decomps; i++) {
         const decomposition *d = &p.decomps[i];
-        ts_strbuf_printf(&out, "  func.func private @%s.%d", ts_op_get_info(d->op)->stablehlo, d->number);
-        ts_strbuf_put(&out, d->signature_and_body);
+        ts_buf_printf(&out, "  func.func private @%s.%d", ts_op_get_info(d->op)->stablehlo, d->number);
+        ts_buf_puts(&out, d->signature_and_body);
     }
-    ts_strbuf_put(&out, "}\n");
+    ts_buf_puts(&out, "}\n");
     for (int i = 0; i < p.n_decomps; i++) free(p.decomps[i].signature_and_body);
     free(p.decomps);
     if (p.status != TS_OK) {
-        ts_strbuf_fini(&out);
+        ts_buf_fini(&out);
         return p.status;
     }
     if (out.failed) {
-        ts_strbuf_fini(&out);
+        ts_buf_fini(&out);
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "stablehlo: out of memory");
     }
-    *text = ts_strbuf_take(&out, len);
+    *text = ts_buf_take(&out, len);
     return TS_OK;
 }

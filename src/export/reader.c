@@ -9,6 +9,7 @@
  * would index out of range.
  */
 #include "export/reader.h"
+#include "base/text_escape.h"
 #include "export/stablehlo_internal.h"
 
 #include <ctype.h>
@@ -227,14 +228,6 @@ static bool parse_int(reader *r, int64_t *out, int64_t lo, int64_t hi, const cha
     return true;
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* "…" with MLIR escapes (\" \\ \n \t \XX); the result in the arena, at most 4095 bytes. */
 static bool parse_string(reader *r, const char **out)
 {
@@ -257,8 +250,8 @@ static bool parse_string(reader *r, const char **out)
             if (e == '"' || e == '\\') c = e;
             else if (e == 'n') c = '\n';
             else if (e == 't') c = '\t';
-            else if (r->pos < r->len && hex_value(e) >= 0 && hex_value(r->text[r->pos]) >= 0)
-                c = (char)(hex_value(e) * 16 + hex_value(r->text[r->pos++]));
+            else if (r->pos < r->len && ts_hex_value(e) >= 0 && ts_hex_value(r->text[r->pos]) >= 0)
+                c = (char)(ts_hex_value(e) * 16 + ts_hex_value(r->text[r->pos++]));
             else return syntax(r, r->pos - 2, "bad escape in string");
         }
         if (c == 0) return syntax(r, r->pos - 1, "NUL byte in string");
@@ -748,7 +741,7 @@ static bool parse_literal(reader *r, literal *lit)
         r->pos += 2;
         lit->hex = r->text + r->pos;
         while (r->pos < r->len && isalnum((unsigned char)r->text[r->pos])) {
-            if (hex_value(r->text[r->pos]) < 0) return syntax(r, r->pos, "bad hex digit '%c' in constant", r->text[r->pos]);
+            if (ts_hex_value(r->text[r->pos]) < 0) return syntax(r, r->pos, "bad hex digit '%c' in constant", r->text[r->pos]);
             r->pos++;
         }
         lit->hex_len = (size_t)(r->text + r->pos - lit->hex);
@@ -817,7 +810,7 @@ static bool literal_bytes(reader *r, literal *lit, const ts_type *t, void **out)
         if (t->dtype == TS_DTYPE_BOOL) return syntax(r, lit->pos, "i1 constants are true/false, not hex");
         if (lit->hex_len > 2 * size) return syntax(r, lit->pos, "hex constant 0x%.*s does not fit %s", (int)(lit->hex_len > 32 ? 32 : lit->hex_len), lit->hex, type_str(t, b));
         uint64_t v = 0;
-        for (size_t i = 0; i < lit->hex_len; i++) v = v << 4 | (uint64_t)hex_value(lit->hex[i]);
+        for (size_t i = 0; i < lit->hex_len; i++) v = v << 4 | (uint64_t)ts_hex_value(lit->hex[i]);
         for (int64_t i = 0; i < n; i++)
             for (size_t k = 0; k < size; k++) p[(size_t)i * size + k] = (unsigned char)(v >> (8 * k));
         return true;
@@ -829,7 +822,7 @@ static bool literal_bytes(reader *r, literal *lit, const ts_type *t, void **out)
             return syntax(r, lit->pos, "hex blob holds %zu digits; %s needs %zu", lit->hex_len, type_str(t, b), 2 * bytes);
         for (size_t i = 0; i < bytes; i++) {
             size_t k = have == bytes ? i : i % size;
-            p[i] = (unsigned char)(hex_value(lit->hex[2 * k]) * 16 + hex_value(lit->hex[2 * k + 1]));
+            p[i] = (unsigned char)(ts_hex_value(lit->hex[2 * k]) * 16 + ts_hex_value(lit->hex[2 * k + 1]));
         }
         return true;
     }
@@ -1017,12 +1010,12 @@ static bool region_equal(const region *a, const region *b)
 /* Is `rg` the region the printer writes for (kind, dtype)? */
 static bool region_is(reader *r, const region *rg, ts_shlo_region kind, ts_dtype dtype)
 {
-    ts_strbuf b;
-    ts_strbuf_init(&b);
+    ts_buf b;
+    ts_buf_init(&b);
     int next_arg = 0, next_value = 0;
     ts_shlo_print_region(&b, kind, dtype, "", &next_arg, &next_value);
     if (b.failed) {
-        ts_strbuf_fini(&b);
+        ts_buf_fini(&b);
         return oom(r);
     }
     reader sub = {.text = b.data, .len = b.len, .origin = "canonical region", .status = TS_OK};
@@ -1039,7 +1032,7 @@ static bool region_is(reader *r, const region *rg, ts_shlo_region kind, ts_dtype
     } else {
         oom(r);
     }
-    ts_strbuf_fini(&b);
+    ts_buf_fini(&b);
     return same;
 }
 
@@ -2186,9 +2179,9 @@ done:
  * would make the fused op Tessera runs differ from what the text means. */
 static bool check_symbols(reader *r)
 {
-    ts_strbuf want, have;
-    ts_strbuf_init(&want);
-    ts_strbuf_init(&have);
+    ts_buf want, have;
+    ts_buf_init(&want);
+    ts_buf_init(&have);
     bool ok = true;
     for (int i = 0; ok && i < r->n_uses; i++) {
         const symbol_use *u = &r->uses[i];
@@ -2216,8 +2209,8 @@ static bool check_symbols(reader *r)
             break;
         }
     }
-    ts_strbuf_fini(&want);
-    ts_strbuf_fini(&have);
+    ts_buf_fini(&want);
+    ts_buf_fini(&have);
     return ok;
 }
 

@@ -17,13 +17,13 @@ const char *ts_shlo_compare_type(ts_dtype dtype)
     return dtype == TS_DTYPE_U8 || dtype == TS_DTYPE_BOOL ? "UNSIGNED" : "SIGNED";
 }
 
-void ts_shlo_print_type(ts_strbuf *b, const ts_type *t)
+void ts_shlo_print_type(ts_buf *b, const ts_type *t)
 {
     char buf[160];
-    ts_strbuf_put(b, ts_type_format(t, buf, sizeof(buf)));
+    ts_buf_puts(b, ts_type_format(t, buf, sizeof(buf)));
 }
 
-static void put_scalar_type(ts_strbuf *b, ts_dtype dtype)
+static void put_scalar_type(ts_buf *b, ts_dtype dtype)
 {
     ts_type t = ts_type_make(dtype, 0, NULL);
     ts_shlo_print_type(b, &t);
@@ -44,29 +44,29 @@ static int64_t load_int(ts_dtype dtype, const void *data, int64_t i)
 }
 
 /* Integer and i1 tensors as nested decimal lists ([[1, 2], [3, 4]]). */
-static void put_int_elements(ts_strbuf *b, const ts_type *t, const void *data, int64_t n)
+static void put_int_elements(ts_buf *b, const ts_type *t, const void *data, int64_t n)
 {
     int64_t block[TS_MAX_DIMS];
     int64_t acc = 1;
     for (int d = t->rank - 1; d >= 0; d--) block[d] = acc *= t->dims[d];
     for (int64_t k = 0; k < n; k++) {
-        if (k) ts_strbuf_put(b, ", ");
+        if (k) ts_buf_puts(b, ", ");
         for (int d = 0; d < t->rank; d++)
-            if (k % block[d] == 0) ts_strbuf_put(b, "[");
+            if (k % block[d] == 0) ts_buf_puts(b, "[");
         int64_t v = load_int(t->dtype, data, k);
-        if (t->dtype == TS_DTYPE_BOOL) ts_strbuf_put(b, v ? "true" : "false");
-        else ts_strbuf_printf(b, "%lld", (long long)v);
+        if (t->dtype == TS_DTYPE_BOOL) ts_buf_puts(b, v ? "true" : "false");
+        else ts_buf_printf(b, "%lld", (long long)v);
         for (int d = t->rank - 1; d >= 0; d--)
-            if ((k + 1) % block[d] == 0) ts_strbuf_put(b, "]");
+            if ((k + 1) % block[d] == 0) ts_buf_puts(b, "]");
     }
 }
 
-void ts_shlo_print_dense(ts_strbuf *b, const ts_type *t, const void *data)
+void ts_shlo_print_dense(ts_buf *b, const ts_type *t, const void *data)
 {
     int64_t n = ts_type_elements(t);
-    ts_strbuf_put(b, "dense<");
+    ts_buf_puts(b, "dense<");
     if (n == 0) {
-        ts_strbuf_put(b, ">");
+        ts_buf_puts(b, ">");
         return;
     }
     if (is_float(t->dtype)) {
@@ -74,12 +74,12 @@ void ts_shlo_print_dense(ts_strbuf *b, const ts_type *t, const void *data)
         const unsigned char *p = data;
         if (t->rank == 0) {
             /* A scalar is its bit pattern as one hex number (most significant byte first). */
-            ts_strbuf_put(b, "0x");
-            for (size_t i = size; i-- > 0;) ts_strbuf_printf(b, "%02X", p[i]);
+            ts_buf_puts(b, "0x");
+            for (size_t i = size; i-- > 0;) ts_buf_printf(b, "%02X", p[i]);
         } else {
             /* Tensors: the raw little-endian bytes, MLIR's hex blob. */
             size_t bytes = (size_t)n * size;
-            ts_strbuf_put(b, "\"0x");
+            ts_buf_puts(b, "\"0x");
             static const char hex[] = "0123456789ABCDEF";
             char chunk[512];
             size_t at = 0;
@@ -87,17 +87,17 @@ void ts_shlo_print_dense(ts_strbuf *b, const ts_type *t, const void *data)
                 chunk[at++] = hex[p[i] >> 4];
                 chunk[at++] = hex[p[i] & 15];
                 if (at == sizeof(chunk)) {
-                    ts_strbuf_putn(b, chunk, at);
+                    ts_buf_append(b, chunk, at);
                     at = 0;
                 }
             }
-            ts_strbuf_putn(b, chunk, at);
-            ts_strbuf_put(b, "\"");
+            ts_buf_append(b, chunk, at);
+            ts_buf_puts(b, "\"");
         }
     } else {
         put_int_elements(b, t, data, n);
     }
-    ts_strbuf_put(b, ">");
+    ts_buf_puts(b, ">");
 }
 
 void ts_shlo_identity(ts_op reduction, ts_dtype dtype, void *scalar)
@@ -117,12 +117,12 @@ void ts_shlo_identity(ts_op reduction, ts_dtype dtype, void *scalar)
     }
 }
 
-void ts_shlo_print_f64(ts_strbuf *b, double v)
+void ts_shlo_print_f64(ts_buf *b, double v)
 {
     if (!isfinite(v)) {
         uint64_t bits;
         memcpy(&bits, &v, 8);
-        ts_strbuf_printf(b, "0x%016llX", (unsigned long long)bits);
+        ts_buf_printf(b, "0x%016llX", (unsigned long long)bits);
         return;
     }
     /* The shortest %g that reads back exactly; MLIR float literals need a '.' before any exponent. */
@@ -136,10 +136,10 @@ void ts_shlo_print_f64(ts_strbuf *b, double v)
         char out[72];
         if (e) snprintf(out, sizeof(out), "%.*s.0%s", (int)(e - buf), buf, e);
         else snprintf(out, sizeof(out), "%s.0", buf);
-        ts_strbuf_put(b, out);
+        ts_buf_puts(b, out);
         return;
     }
-    ts_strbuf_put(b, buf);
+    ts_buf_puts(b, buf);
 }
 
 const char *ts_shlo_activation_name(ts_activation act)
@@ -149,36 +149,36 @@ const char *ts_shlo_activation_name(ts_activation act)
     return (unsigned)act < TS_ACT_COUNT ? names[act] : NULL;
 }
 
-static void region_compare(ts_strbuf *b, const char *indent, int v, const char *dir, const char *lhs,
+static void region_compare(ts_buf *b, const char *indent, int v, const char *dir, const char *lhs,
                            const char *rhs, ts_dtype dtype)
 {
-    ts_strbuf_printf(b, "%s  %%%d = stablehlo.compare  %s, %s, %s,  %s : (", indent, v, dir, lhs, rhs,
+    ts_buf_printf(b, "%s  %%%d = stablehlo.compare  %s, %s, %s,  %s : (", indent, v, dir, lhs, rhs,
                      ts_shlo_compare_type(dtype));
     put_scalar_type(b, dtype);
-    ts_strbuf_put(b, ", ");
+    ts_buf_puts(b, ", ");
     put_scalar_type(b, dtype);
-    ts_strbuf_put(b, ") -> tensor<i1>\n");
+    ts_buf_puts(b, ") -> tensor<i1>\n");
 }
 
-void ts_shlo_print_region(ts_strbuf *b, ts_shlo_region kind, ts_dtype dtype, const char *indent,
+void ts_shlo_print_region(ts_buf *b, ts_shlo_region kind, ts_dtype dtype, const char *indent,
                           int *next_arg, int *next_value)
 {
     const char *el = ts_type_element_name(dtype);
-    ts_strbuf_put(b, "({\n");
+    ts_buf_puts(b, "({\n");
     if (kind != TS_SHLO_REGION_ARGMAX) {
         int a = (*next_arg)++, c = (*next_arg)++, v = (*next_value)++;
-        ts_strbuf_printf(b, "%s^bb0(%%arg%d: tensor<%s>, %%arg%d: tensor<%s>):\n", indent, a, el, c, el);
-        ts_strbuf_printf(b, "%s  %%%d = stablehlo.%s %%arg%d, %%arg%d : tensor<%s>\n", indent, v,
+        ts_buf_printf(b, "%s^bb0(%%arg%d: tensor<%s>, %%arg%d: tensor<%s>):\n", indent, a, el, c, el);
+        ts_buf_printf(b, "%s  %%%d = stablehlo.%s %%arg%d, %%arg%d : tensor<%s>\n", indent, v,
                          kind == TS_SHLO_REGION_ADD ? "add" : "maximum", a, c, el);
-        ts_strbuf_printf(b, "%s  stablehlo.return %%%d : tensor<%s>\n", indent, v, el);
-        ts_strbuf_printf(b, "%s})", indent);
+        ts_buf_printf(b, "%s  stablehlo.return %%%d : tensor<%s>\n", indent, v, el);
+        ts_buf_printf(b, "%s})", indent);
         return;
     }
     /* Block arguments: accumulated (value, index), then incoming (value, index). The rule is
      * symmetric in the two pairs, so the result does not depend on the reduction order. */
     int av = *next_arg, ai = av + 1, bv = av + 2, bi = av + 3;
     *next_arg += 4;
-    ts_strbuf_printf(b, "%s^bb0(%%arg%d: tensor<%s>, %%arg%d: tensor<i32>, %%arg%d: tensor<%s>, %%arg%d: tensor<i32>):\n",
+    ts_buf_printf(b, "%s^bb0(%%arg%d: tensor<%s>, %%arg%d: tensor<i32>, %%arg%d: tensor<%s>, %%arg%d: tensor<i32>):\n",
                      indent, av, el, ai, bv, el, bi);
     char a[24], ai_[24], bb[24], bi_[24];
     snprintf(a, sizeof(a), "%%arg%d", av);
@@ -193,16 +193,16 @@ void ts_shlo_print_region(ts_strbuf *b, ts_shlo_region kind, ts_dtype dtype, con
     region_compare(b, indent, v0 + 1, "NE", a, a, dtype);               /* a is NaN */
     region_compare(b, indent, v0 + 2, "NE", bb, bb, dtype);             /* b is NaN */
     region_compare(b, indent, v0 + 3, "GT", r[1], r[2], TS_DTYPE_BOOL); /* only a is NaN */
-    ts_strbuf_printf(b, "%s  %s = stablehlo.or %s, %s : tensor<i1>\n", indent, r[4], r[0], r[3]);
+    ts_buf_printf(b, "%s  %s = stablehlo.or %s, %s : tensor<i1>\n", indent, r[4], r[0], r[3]);
     region_compare(b, indent, v0 + 5, "EQ", a, bb, dtype);
-    ts_strbuf_printf(b, "%s  %s = stablehlo.and %s, %s : tensor<i1>\n", indent, r[6], r[1], r[2]);
-    ts_strbuf_printf(b, "%s  %s = stablehlo.or %s, %s : tensor<i1>\n", indent, r[7], r[5], r[6]); /* tie */
+    ts_buf_printf(b, "%s  %s = stablehlo.and %s, %s : tensor<i1>\n", indent, r[6], r[1], r[2]);
+    ts_buf_printf(b, "%s  %s = stablehlo.or %s, %s : tensor<i1>\n", indent, r[7], r[5], r[6]); /* tie */
     region_compare(b, indent, v0 + 8, "LT", ai_, bi_, TS_DTYPE_I32);
-    ts_strbuf_printf(b, "%s  %s = stablehlo.and %s, %s : tensor<i1>\n", indent, r[9], r[7], r[8]);
-    ts_strbuf_printf(b, "%s  %s = stablehlo.or %s, %s : tensor<i1>\n", indent, r[10], r[4], r[9]); /* a wins */
-    ts_strbuf_printf(b, "%s  %s = stablehlo.select %s, %s, %s : tensor<i1>, tensor<%s>\n", indent, r[11], r[10], a, bb, el);
-    ts_strbuf_printf(b, "%s  %s = stablehlo.select %s, %s, %s : tensor<i1>, tensor<i32>\n", indent, r[12], r[10], ai_, bi_);
-    ts_strbuf_printf(b, "%s  stablehlo.return %s, %s : tensor<%s>, tensor<i32>\n", indent, r[11], r[12], el);
-    ts_strbuf_printf(b, "%s})", indent);
+    ts_buf_printf(b, "%s  %s = stablehlo.and %s, %s : tensor<i1>\n", indent, r[9], r[7], r[8]);
+    ts_buf_printf(b, "%s  %s = stablehlo.or %s, %s : tensor<i1>\n", indent, r[10], r[4], r[9]); /* a wins */
+    ts_buf_printf(b, "%s  %s = stablehlo.select %s, %s, %s : tensor<i1>, tensor<%s>\n", indent, r[11], r[10], a, bb, el);
+    ts_buf_printf(b, "%s  %s = stablehlo.select %s, %s, %s : tensor<i1>, tensor<i32>\n", indent, r[12], r[10], ai_, bi_);
+    ts_buf_printf(b, "%s  stablehlo.return %s, %s : tensor<%s>, tensor<i32>\n", indent, r[11], r[12], el);
+    ts_buf_printf(b, "%s})", indent);
 }
 

@@ -8,7 +8,7 @@
 #ifndef TS_EXPORT_STABLEHLO_INTERNAL_H
 #define TS_EXPORT_STABLEHLO_INTERNAL_H
 
-#include "export/strbuf.h"
+#include "base/buf.h"
 #include "graph/graph.h"
 
 typedef enum ts_shlo_region {
@@ -18,24 +18,24 @@ typedef enum ts_shlo_region {
 } ts_shlo_region;
 
 /* "tensor<2x3xf32>" */
-void ts_shlo_print_type(ts_strbuf *b, const ts_type *type);
+void ts_shlo_print_type(ts_buf *b, const ts_type *type);
 /* compare_type for operands of `dtype`: FLOAT, SIGNED or UNSIGNED (i1 and ui8). */
 const char *ts_shlo_compare_type(ts_dtype dtype);
 /* Writes `dense<…>` for a constant of `type` holding `data`. */
-void ts_shlo_print_dense(ts_strbuf *b, const ts_type *type, const void *data);
+void ts_shlo_print_dense(ts_buf *b, const ts_type *type, const void *data);
 /* The init value of a reduction (0 for sums; the lowest value for max and argmax). */
 void ts_shlo_identity(ts_op reduction, ts_dtype dtype, void *scalar);
 /* Writes a region, from "({" to "})", for scalars of `dtype` (ARGMAX adds i32 indices).
  * Block arguments are %arg<*next_arg>…, values %<*next_value>…; both counters advance. */
-void ts_shlo_print_region(ts_strbuf *b, ts_shlo_region kind, ts_dtype dtype, const char *indent,
+void ts_shlo_print_region(ts_buf *b, ts_shlo_region kind, ts_dtype dtype, const char *indent,
                           int *next_arg, int *next_value);
 /* A double as an MLIR float literal that reads back to the same bits. */
-void ts_shlo_print_f64(ts_strbuf *b, double v);
+void ts_shlo_print_f64(ts_buf *b, double v);
 const char *ts_shlo_activation_name(ts_activation act);
 
 /* A function's "(%arg0: T, …) -> R {…}\n" without argument names (graphs of primitives). */
-ts_status ts_shlo_print_function(const ts_graph *g, ts_strbuf *out, ts_error *err);
+ts_status ts_shlo_print_function(const ts_graph *g, ts_buf *out, ts_error *err);
 /* The same for the decomposition of the composite node `composite` of `src` (printer.c). */
-ts_status ts_shlo_print_decomposition(const ts_graph *src, ts_value composite, ts_strbuf *out, ts_error *err);
+ts_status ts_shlo_print_decomposition(const ts_graph *src, ts_value composite, ts_buf *out, ts_error *err);
 
 #endif

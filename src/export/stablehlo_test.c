@@ -557,7 +557,7 @@ static void test_decompositions_match_fused(void)
         void *dparams[8];
         for (int i = 0; i < c->n_inputs; i++) dparams[i] = params[ts_graph_node(g, c->inputs[i])->attrs.parameter.index];
         void **ref = evaluate(d, dparams, false);
-        CHECK(ref != NULL);
+        REQUIRE(ref != NULL);
         const ts_type *t = ts_graph_type(g, g->outputs[k]);
         double scale = 0, diff = 0;
         for (int64_t i = 0; ref && i < ts_type_elements(t); i++) {
@@ -588,7 +588,7 @@ static void check_text(ts_graph *g, const char *name, const char *want)
     if (text) dump(name, text);
     ts_error err;
     ts_graph *back = text ? read_graph(text, &err) : NULL;
-    CHECK(back != NULL);
+    REQUIRE(back != NULL);
     char *again = back ? print_graph(back, name) : NULL;
     CHECK_STR_EQ(again, want);
     free(again);
@@ -610,7 +610,7 @@ static void test_text_add(void)
     const char *head = "module @\"qwen2 0.5b\" {\n";
     CHECK(quoted && strncmp(quoted, head, strlen(head)) == 0);
     ts_graph *back = quoted ? read_graph(quoted, &err) : NULL;
-    CHECK(back != NULL);
+    REQUIRE(back != NULL);
     ts_graph_destroy(back);
     free(quoted);
     check_text(g, "add",
@@ -652,7 +652,7 @@ static void test_text_donation(void)
     check_text(g, "donation", want);
     char *text = print_graph(g, "donation");
     ts_graph *back = text ? read_graph(text, &err) : NULL;
-    CHECK(back != NULL);
+    REQUIRE(back != NULL);
     int donated = 0;
     for (int32_t i = 0; back && i < back->n_nodes; i++)
         if (back->nodes[i].op == TS_OP_PARAMETER && ts_graph_parameter_alias(back, i) >= 0)
@@ -1036,7 +1036,7 @@ static void qwen2_round_trip(const char *weights_folder)
     ts_graph_create(&g, &err);
     CHECK(ts_decoder_build(g, &spec, &weights, &shape, &err) == TS_OK);
     char *text = print_graph(g, "qwen2");
-    CHECK(text != NULL);
+    REQUIRE(text != NULL);
     if (text) dump(weights_folder, text);
     ts_graph *back = text ? read_graph(text, &err) : NULL;
     CHECK(back != NULL);

@@ -7,13 +7,9 @@
 #ifndef TS_LOADER_CONFIG_KEYS_H
 #define TS_LOADER_CONFIG_KEYS_H
 
+#include "base/error.h"
 #include "loader/json_fields.h"
 
-#define TS_TRY(x)                                                                                  \
-    do {                                                                                           \
-        ts_status ts_try_status_ = (x);                                                            \
-        if (ts_try_status_) return ts_try_status_;                                                 \
-    } while (0)
 
 /* A positive integer; def TS_CONFIG_REQUIRED (-1) makes the key required. */
 ts_status ts_config_dim(const ts_json_reader *r, const cJSON *obj, const char *key, int64_t def,

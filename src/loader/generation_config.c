@@ -11,12 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        ts_status try_status_ = (x);                                                               \
-        if (try_status_) return try_status_;                                                       \
-    } while (0)
-
 static void set_defaults(ts_generation_config *g)
 {
     memset(g, 0, sizeof(*g));
@@ -34,15 +28,16 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_generation
     ts_json_reader r = {origin, "", err};
     if (!cJSON_IsObject(root))
         return ts_error_set(err, TS_ERR_FORMAT, "%s: expected a JSON object at the top level", origin);
-    TRY(ts_json_int(&r, root, "bos_token_id", -1, &g->bos_token_id));
-    TRY(ts_json_int(&r, root, "pad_token_id", -1, &g->pad_token_id));
-    TRY(ts_json_int_list(&r, root, "eos_token_id", true, g->eos_token_ids, 8, &g->n_eos_token_ids));
-    TRY(ts_json_bool(&r, root, "do_sample", false, &g->do_sample));
-    TRY(ts_json_double(&r, root, "temperature", 1.0, &g->temperature));
-    TRY(ts_json_double(&r, root, "top_p", 1.0, &g->top_p));
-    TRY(ts_json_int(&r, root, "top_k", 50, &g->top_k));
-    TRY(ts_json_double(&r, root, "repetition_penalty", 1.0, &g->repetition_penalty));
-    TRY(ts_json_int(&r, root, "max_new_tokens", 0, &g->max_new_tokens));
+    TS_TRY(ts_json_int(&r, root, "bos_token_id", -1, &g->bos_token_id));
+    TS_TRY(ts_json_int(&r, root, "pad_token_id", -1, &g->pad_token_id));
+    TS_TRY(
+        ts_json_int_list(&r, root, "eos_token_id", true, g->eos_token_ids, 8, &g->n_eos_token_ids));
+    TS_TRY(ts_json_bool(&r, root, "do_sample", false, &g->do_sample));
+    TS_TRY(ts_json_double(&r, root, "temperature", 1.0, &g->temperature));
+    TS_TRY(ts_json_double(&r, root, "top_p", 1.0, &g->top_p));
+    TS_TRY(ts_json_int(&r, root, "top_k", 50, &g->top_k));
+    TS_TRY(ts_json_double(&r, root, "repetition_penalty", 1.0, &g->repetition_penalty));
+    TS_TRY(ts_json_int(&r, root, "max_new_tokens", 0, &g->max_new_tokens));
     if (g->temperature < 0 || g->top_p < 0 || g->top_p > 1 || g->top_k < 0 ||
         g->repetition_penalty <= 0 || g->max_new_tokens < 0)
         return ts_error_set(err, TS_ERR_RANGE,
@@ -57,11 +52,11 @@ ts_status ts_generation_config_load(const char *dir, ts_generation_config *out, 
 {
     set_defaults(out);
     char path[4096];
-    TRY(ts_path_join(path, sizeof(path), dir, "generation_config.json", err));
+    TS_TRY(ts_path_join(path, sizeof(path), dir, "generation_config.json", err));
     if (!ts_file_exists(path)) return TS_OK;
     char *text = NULL;
     size_t len = 0;
-    TRY(ts_file_read(path, &text, &len, err));
+    TS_TRY(ts_file_read(path, &text, &len, err));
     cJSON *root = NULL;
     ts_status st = ts_json_parse_text(text, len, path, &root, err);
     if (!st) st = parse_root(root, path, out, err);

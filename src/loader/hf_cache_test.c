@@ -29,7 +29,7 @@ static void make_dirs(const char *path)
 static void write_file(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
-    CHECK(f != NULL);
+    REQUIRE(f != NULL);
     if (f) {
         fputs(text, f);
         fclose(f);

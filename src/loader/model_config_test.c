@@ -481,7 +481,7 @@ static void test_generation_config(void)
     ts_generation_config g;
     ts_error err = {0};
     fixture_dir(dir, sizeof(dir), "qwen2_vl");
-    CHECK_INT_EQ(ts_generation_config_load(dir, &g, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_generation_config_load(dir, &g, &err), TS_OK);
     CHECK(g.do_sample);
     CHECK(g.temperature == 0.1);
     CHECK(g.top_p == 0.001);
@@ -494,7 +494,7 @@ static void test_generation_config(void)
     CHECK_INT_EQ(g.pad_token_id, 1280);
 
     fixture_dir(dir, sizeof(dir), "llava");
-    CHECK_INT_EQ(ts_generation_config_load(dir, &g, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_generation_config_load(dir, &g, &err), TS_OK);
     CHECK_INT_EQ(g.n_eos_token_ids, 1); /* a bare integer */
     CHECK_INT_EQ(g.eos_token_ids[0], 1282);
     CHECK(!g.do_sample);
@@ -502,7 +502,7 @@ static void test_generation_config(void)
     CHECK_INT_EQ(g.top_k, 50);
 
     /* No file: greedy defaults, no EOS. */
-    CHECK_INT_EQ(ts_generation_config_load(tmp_dir, &g, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_generation_config_load(tmp_dir, &g, &err), TS_OK);
     CHECK_INT_EQ(g.n_eos_token_ids, 0);
     CHECK(!g.do_sample);
     CHECK_INT_EQ(g.bos_token_id, -1);
@@ -521,7 +521,7 @@ static void test_preprocessor_config(void)
     ts_preprocessor_config p;
     ts_error err = {0};
     fixture_dir(dir, sizeof(dir), "qwen2_vl");
-    CHECK_INT_EQ(ts_preprocessor_config_load(dir, &p, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_preprocessor_config_load(dir, &p, &err), TS_OK);
     CHECK_STR_EQ(p.image_processor_type, "Qwen2VLImageProcessor");
     CHECK_STR_EQ(p.processor_class, "Qwen2VLProcessor");
     CHECK_INT_EQ(p.min_pixels, 3136);
@@ -534,14 +534,14 @@ static void test_preprocessor_config(void)
     CHECK(fabs(p.rescale_factor - 1.0 / 255.0) < 1e-12);
 
     fixture_dir(dir, sizeof(dir), "qwen3_vl");
-    CHECK_INT_EQ(ts_preprocessor_config_load(dir, &p, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_preprocessor_config_load(dir, &p, &err), TS_OK);
     CHECK_INT_EQ(p.min_pixels, 4096); /* from size.shortest_edge */
     CHECK_INT_EQ(p.max_pixels, 65536);
     CHECK_INT_EQ(p.patch_size, 16);
     CHECK(p.image_mean[1] == 0.5);
 
     fixture_dir(dir, sizeof(dir), "llava");
-    CHECK_INT_EQ(ts_preprocessor_config_load(dir, &p, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_preprocessor_config_load(dir, &p, &err), TS_OK);
     CHECK_INT_EQ(p.size_shortest_edge, 56);
     CHECK_INT_EQ(p.size_height, 0);
     CHECK(p.do_center_crop);
@@ -551,7 +551,7 @@ static void test_preprocessor_config(void)
     CHECK_INT_EQ(p.min_pixels, 0);
 
     fixture_dir(dir, sizeof(dir), "gemma3");
-    CHECK_INT_EQ(ts_preprocessor_config_load(dir, &p, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_preprocessor_config_load(dir, &p, &err), TS_OK);
     CHECK_STR_EQ(p.processor_class, "Gemma3Processor");
     CHECK_INT_EQ(p.size_height, 56);
     CHECK_INT_EQ(p.size_width, 56);

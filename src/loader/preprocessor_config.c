@@ -14,12 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        ts_status try_status_ = (x);                                                               \
-        if (try_status_) return try_status_;                                                       \
-    } while (0)
-
 static const double openai_clip_mean[3] = {0.48145466, 0.4578275, 0.40821073};
 static const double openai_clip_std[3] = {0.26862954, 0.26130258, 0.27577711};
 static const double half[3] = {0.5, 0.5, 0.5};
@@ -88,7 +82,7 @@ static ts_status read_triple(const ts_json_reader *r, const cJSON *root, const c
     if (ts_json_absent(root, key)) return required ? ts_json_missing(r, key) : TS_OK;
     double v[3];
     int n = 0;
-    TRY(ts_json_double_list(r, root, key, v, 3, &n));
+    TS_TRY(ts_json_double_list(r, root, key, v, 3, &n));
     if (n != 3) return ts_json_wrong_type(r, key, "three numbers (one per RGB channel)");
     memcpy(out, v, sizeof(v));
     return TS_OK;
@@ -105,18 +99,18 @@ static ts_status read_box(const ts_json_reader *parent, const cJSON *root, const
     /* A bare integer is the old spelling of a square size. */
     if (cJSON_IsNumber(box)) {
         int64_t edge;
-        TRY(ts_json_int(parent, root, key, 0, &edge));
+        TS_TRY(ts_json_int(parent, root, key, 0, &edge));
         *height = *width = edge;
         return TS_OK;
     }
     if (!cJSON_IsObject(box)) return ts_json_wrong_type(parent, key, "an object");
     bool has_hw = !ts_json_absent(box, "height") || !ts_json_absent(box, "width");
     if (has_hw) {
-        TRY(ts_json_int_required(&r, box, "height", height));
-        TRY(ts_json_int_required(&r, box, "width", width));
+        TS_TRY(ts_json_int_required(&r, box, "height", height));
+        TS_TRY(ts_json_int_required(&r, box, "width", width));
     }
-    if (shortest) TRY(ts_json_int(&r, box, "shortest_edge", *shortest, shortest));
-    if (longest) TRY(ts_json_int(&r, box, "longest_edge", *longest, longest));
+    if (shortest) TS_TRY(ts_json_int(&r, box, "shortest_edge", *shortest, shortest));
+    if (longest) TS_TRY(ts_json_int(&r, box, "longest_edge", *longest, longest));
     if (has_hw && shortest && !ts_json_absent(box, "shortest_edge"))
         return ts_error_set(r.err, TS_ERR_FORMAT,
                             "%s: %s: give either height/width or shortest_edge, not both", r.origin,
@@ -130,43 +124,46 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_preprocess
     ts_json_reader r = {origin, "", err};
     if (!cJSON_IsObject(root))
         return ts_error_set(err, TS_ERR_FORMAT, "%s: expected a JSON object at the top level", origin);
-    TRY(ts_json_string(&r, root, "image_processor_type", "", p->image_processor_type,
-                       sizeof(p->image_processor_type)));
-    TRY(ts_json_string(&r, root, "processor_class", "", p->processor_class, sizeof(p->processor_class)));
+    TS_TRY(ts_json_string(&r, root, "image_processor_type", "", p->image_processor_type,
+                          sizeof(p->image_processor_type)));
+    TS_TRY(ts_json_string(&r, root, "processor_class", "", p->processor_class,
+                          sizeof(p->processor_class)));
     processor_kind kind = kind_of(p->image_processor_type);
     set_defaults(kind, p);
 
-    TRY(read_triple(&r, root, "image_mean", kind == KIND_OTHER, p->image_mean));
-    TRY(read_triple(&r, root, "image_std", kind == KIND_OTHER, p->image_std));
+    TS_TRY(read_triple(&r, root, "image_mean", kind == KIND_OTHER, p->image_mean));
+    TS_TRY(read_triple(&r, root, "image_std", kind == KIND_OTHER, p->image_std));
     for (int c = 0; c < 3; c++)
         if (!(p->image_std[c] > 0))
             return ts_error_set(err, TS_ERR_RANGE, "%s: image_std[%d] is %g, expected > 0", origin, c,
                                 p->image_std[c]);
-    TRY(ts_json_bool(&r, root, "do_resize", p->do_resize, &p->do_resize));
-    TRY(ts_json_bool(&r, root, "do_rescale", p->do_rescale, &p->do_rescale));
-    TRY(ts_json_double(&r, root, "rescale_factor", p->rescale_factor, &p->rescale_factor));
-    TRY(ts_json_bool(&r, root, "do_normalize", p->do_normalize, &p->do_normalize));
-    TRY(ts_json_bool(&r, root, "do_center_crop", p->do_center_crop, &p->do_center_crop));
-    TRY(ts_json_bool(&r, root, "do_convert_rgb", p->do_convert_rgb, &p->do_convert_rgb));
+    TS_TRY(ts_json_bool(&r, root, "do_resize", p->do_resize, &p->do_resize));
+    TS_TRY(ts_json_bool(&r, root, "do_rescale", p->do_rescale, &p->do_rescale));
+    TS_TRY(ts_json_double(&r, root, "rescale_factor", p->rescale_factor, &p->rescale_factor));
+    TS_TRY(ts_json_bool(&r, root, "do_normalize", p->do_normalize, &p->do_normalize));
+    TS_TRY(ts_json_bool(&r, root, "do_center_crop", p->do_center_crop, &p->do_center_crop));
+    TS_TRY(ts_json_bool(&r, root, "do_convert_rgb", p->do_convert_rgb, &p->do_convert_rgb));
     int64_t resample;
-    TRY(ts_json_int(&r, root, "resample", p->resample, &resample));
+    TS_TRY(ts_json_int(&r, root, "resample", p->resample, &resample));
     if (resample < 0 || resample > 5)
         return ts_error_set(err, TS_ERR_RANGE, "%s: resample %lld is not a PIL filter (0-5)", origin,
                             (long long)resample);
     p->resample = (int)resample;
     bool pan_and_scan = false;
-    TRY(ts_json_bool(&r, root, "do_pan_and_scan", false, &pan_and_scan));
+    TS_TRY(ts_json_bool(&r, root, "do_pan_and_scan", false, &pan_and_scan));
     if (pan_and_scan)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: do_pan_and_scan: true is not supported", origin);
 
     if (kind == KIND_QWEN2_VL) {
         /* size.{shortest,longest}_edge are pixel counts here; explicit min/max_pixels win. */
-        TRY(read_box(&r, root, "size", &p->size_height, &p->size_width, &p->min_pixels, &p->max_pixels));
-        TRY(ts_json_int(&r, root, "min_pixels", p->min_pixels, &p->min_pixels));
-        TRY(ts_json_int(&r, root, "max_pixels", p->max_pixels, &p->max_pixels));
-        TRY(ts_json_int(&r, root, "patch_size", p->patch_size, &p->patch_size));
-        TRY(ts_json_int(&r, root, "temporal_patch_size", p->temporal_patch_size, &p->temporal_patch_size));
-        TRY(ts_json_int(&r, root, "merge_size", p->merge_size, &p->merge_size));
+        TS_TRY(read_box(&r, root, "size", &p->size_height, &p->size_width, &p->min_pixels,
+                        &p->max_pixels));
+        TS_TRY(ts_json_int(&r, root, "min_pixels", p->min_pixels, &p->min_pixels));
+        TS_TRY(ts_json_int(&r, root, "max_pixels", p->max_pixels, &p->max_pixels));
+        TS_TRY(ts_json_int(&r, root, "patch_size", p->patch_size, &p->patch_size));
+        TS_TRY(ts_json_int(&r, root, "temporal_patch_size", p->temporal_patch_size,
+                           &p->temporal_patch_size));
+        TS_TRY(ts_json_int(&r, root, "merge_size", p->merge_size, &p->merge_size));
         if (p->min_pixels <= 0 || p->max_pixels < p->min_pixels || p->patch_size <= 0 ||
             p->temporal_patch_size <= 0 || p->merge_size <= 0)
             return ts_error_set(err, TS_ERR_RANGE,
@@ -178,11 +175,11 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_preprocess
             /* The file's size replaces the class default entirely, not key by key. */
             p->size_height = p->size_width = p->size_shortest_edge = 0;
         }
-        TRY(read_box(&r, root, "size", &p->size_height, &p->size_width, &p->size_shortest_edge,
-                     &p->size_longest_edge));
+        TS_TRY(read_box(&r, root, "size", &p->size_height, &p->size_width, &p->size_shortest_edge,
+                        &p->size_longest_edge));
         if (!ts_json_absent(root, "crop_size")) p->crop_height = p->crop_width = 0;
-        TRY(read_box(&r, root, "crop_size", &p->crop_height, &p->crop_width, NULL, NULL));
-        TRY(ts_json_int(&r, root, "patch_size", 0, &p->patch_size));
+        TS_TRY(read_box(&r, root, "crop_size", &p->crop_height, &p->crop_width, NULL, NULL));
+        TS_TRY(ts_json_int(&r, root, "patch_size", 0, &p->patch_size));
     }
     return TS_OK;
 }
@@ -191,12 +188,12 @@ ts_status ts_preprocessor_config_load(const char *dir, ts_preprocessor_config *o
 {
     memset(out, 0, sizeof(*out));
     char path[4096];
-    TRY(ts_path_join(path, sizeof(path), dir, "preprocessor_config.json", err));
+    TS_TRY(ts_path_join(path, sizeof(path), dir, "preprocessor_config.json", err));
     if (!ts_file_exists(path))
         return ts_error_set(err, TS_ERR_NOT_FOUND, "%s: no such file", path);
     char *text = NULL;
     size_t len = 0;
-    TRY(ts_file_read(path, &text, &len, err));
+    TS_TRY(ts_file_read(path, &text, &len, err));
     cJSON *root = NULL;
     ts_status st = ts_json_parse_text(text, len, path, &root, err);
     if (!st) st = parse_root(root, path, out, err);

@@ -8,12 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        ts_status try_status_ = (x);                                                               \
-        if (try_status_) return try_status_;                                                       \
-    } while (0)
-
 const char *ts_quant_method_name(ts_quant_method m)
 {
     return m == TS_QUANT_GPTQ ? "gptq" : m == TS_QUANT_AWQ ? "awq" : "none";
@@ -27,13 +21,13 @@ static ts_status parse(const cJSON *root, const char *origin, ts_quant_config *q
     if (!cJSON_IsObject(qc)) return ts_json_wrong_type(&(ts_json_reader){origin, "", err}, "quantization_config", "an object");
     char method[32], format[32], version[32];
     int64_t bits;
-    TRY(ts_json_string(&r, qc, "quant_method", "", method, sizeof(method)));
-    TRY(ts_json_int(&r, qc, "bits", 0, &bits));
-    TRY(ts_json_int(&r, qc, "group_size", -1, &q->group_size));
+    TS_TRY(ts_json_string(&r, qc, "quant_method", "", method, sizeof(method)));
+    TS_TRY(ts_json_int(&r, qc, "bits", 0, &bits));
+    TS_TRY(ts_json_int(&r, qc, "group_size", -1, &q->group_size));
     if (strcmp(method, "gptq") == 0) {
         q->method = TS_QUANT_GPTQ;
-        TRY(ts_json_bool(&r, qc, "desc_act", false, &q->desc_act));
-        TRY(ts_json_string(&r, qc, "checkpoint_format", "gptq", format, sizeof(format)));
+        TS_TRY(ts_json_bool(&r, qc, "desc_act", false, &q->desc_act));
+        TS_TRY(ts_json_string(&r, qc, "checkpoint_format", "gptq", format, sizeof(format)));
         if (strcmp(format, "gptq") && strcmp(format, "gptq_v2"))
             return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: quantization_config.checkpoint_format '%s' is not supported (gptq, gptq_v2)", origin, format);
         q->zeros_minus_one = strcmp(format, "gptq") == 0;
@@ -42,8 +36,8 @@ static ts_status parse(const cJSON *root, const char *origin, ts_quant_config *q
     } else if (strcmp(method, "awq") == 0) {
         q->method = TS_QUANT_AWQ;
         bool zero_point;
-        TRY(ts_json_string(&r, qc, "version", "gemm", version, sizeof(version)));
-        TRY(ts_json_bool(&r, qc, "zero_point", true, &zero_point));
+        TS_TRY(ts_json_string(&r, qc, "version", "gemm", version, sizeof(version)));
+        TS_TRY(ts_json_bool(&r, qc, "zero_point", true, &zero_point));
         if (strcasecmp(version, "gemm"))
             return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: AWQ version '%s' is not supported (gemm)", origin, version);
         if (!zero_point) return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: AWQ without zero points is not supported", origin);
@@ -61,10 +55,10 @@ ts_status ts_quant_config_load(const char *dir, ts_quant_config *out, ts_error *
 {
     memset(out, 0, sizeof(*out));
     char path[4096];
-    TRY(ts_path_join(path, sizeof(path), dir, "config.json", err));
+    TS_TRY(ts_path_join(path, sizeof(path), dir, "config.json", err));
     char *text = NULL;
     size_t len = 0;
-    TRY(ts_file_read(path, &text, &len, err));
+    TS_TRY(ts_file_read(path, &text, &len, err));
     cJSON *root = NULL;
     ts_status st = ts_json_parse_text(text, len, path, &root, err);
     if (!st) st = parse(root, path, out, err);

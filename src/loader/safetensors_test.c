@@ -351,7 +351,7 @@ static void test_every_dtype_round_trips(void)
         if (!ckpt) continue;
         CHECK_INT_EQ(ts_checkpoint_tensor_count(ckpt), 1);
         const ts_tensor_info *t = ts_checkpoint_find(ckpt, "t");
-        CHECK(t != NULL);
+        REQUIRE(t != NULL);
         if (t) {
             CHECK_INT_EQ(t->dtype, d);
             CHECK_INT_EQ(t->n_dims, 2);
@@ -409,7 +409,7 @@ static void test_memory_parser_and_metadata(void)
     memcpy(buf + 8, header, hlen);
     ts_safetensors_header h;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_safetensors_parse(buf, 8 + hlen + 8, "mem", &h, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_safetensors_parse(buf, 8 + hlen + 8, "mem", &h, &err), TS_OK);
     CHECK_INT_EQ(h.n_entries, 2);
     CHECK_INT_EQ(h.n_metadata, 2);
     CHECK_INT_EQ(h.data_start, 8 + hlen);
@@ -447,7 +447,7 @@ static void test_fixture_checkpoint(void)
     }
     CHECK_INT_EQ(ts_checkpoint_tensor_count(ckpt), 38);
     const ts_tensor_info *embed = ts_checkpoint_find(ckpt, "model.embed_tokens.weight");
-    CHECK(embed != NULL);
+    REQUIRE(embed != NULL);
     if (embed) {
         CHECK_INT_EQ(embed->dtype, TS_DTYPE_F32);
         CHECK_INT_EQ(embed->n_dims, 2);
@@ -507,7 +507,7 @@ static void test_sharded_checkpoint(void)
     snprintf(path, sizeof(path), "%s/model.safetensors", dir);
     write_st(path, "{\"only\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1, NULL);
     write_text(dir, "model.safetensors.index.json", shard_index);
-    CHECK_INT_EQ(ts_checkpoint_open(dir, &ckpt, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(dir, &ckpt, &err), TS_OK);
     if (ckpt) {
         CHECK_INT_EQ(ts_checkpoint_tensor_count(ckpt), 1);
         CHECK(ts_checkpoint_find(ckpt, "only") != NULL);

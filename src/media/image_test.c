@@ -285,7 +285,7 @@ static void test_committed_files(void)
 
     char path[4096];
     snprintf(path, sizeof(path), "%s/tests/fixtures/qwen2_vl/chelsea.png", root());
-    CHECK_INT_EQ(ts_image_load(path, NULL, &img, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_load(path, NULL, &img, &err), TS_OK);
     CHECK(img.width == 451 && img.height == 300);
     ts_image_free(&img);
     ts_image_free(&img); /* twice is fine */
@@ -346,7 +346,7 @@ static void test_limits(void)
     ts_image img;
     ts_error err;
     pixels.max_pixels = 135300; /* exactly at the limit is allowed */
-    CHECK_INT_EQ(ts_image_decode(png, len, &pixels, &img, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_decode(png, len, &pixels, &img, &err), TS_OK);
     ts_image_free(&img);
     ts_image_limits negative = {.max_pixels = -1};
     expect_failure("negative", png, len, &negative, TS_ERR_INVALID_ARGUMENT,
@@ -579,7 +579,7 @@ static void test_against_pil(void)
     char path[4200];
     snprintf(path, sizeof(path), "%s/cases.txt", dir);
     FILE *list = fopen(path, "r");
-    CHECK(list != NULL);
+    REQUIRE(list != NULL);
     int n_cases = 0;
     char name[256];
     int width, height;

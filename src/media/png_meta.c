@@ -1,5 +1,6 @@
 /* png_meta.c — eXIf, "Raw profile type exif" and XMP orientation from PNG chunks. */
 #include "media/png_meta.h"
+#include "base/text_escape.h"
 
 #include "media/exif.h"
 
@@ -84,14 +85,6 @@ static void text_replace(text *slot, text value)
     *slot = value;
 }
 
-static int hex_digit(uint8_t c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* PIL: bytes.fromhex("".join(value.split("\n")[3:])), i.e. skip three lines ("", "exif",
  * the length), then hex with whitespace ignored. Invalid hex gives no EXIF. */
 static int raw_profile_orientation(const text *t)
@@ -111,7 +104,7 @@ static int raw_profile_orientation(const text *t)
             ok = high < 0; /* fromhex allows space only between byte pairs */
             continue;
         }
-        int d = hex_digit(*p);
+        int d = ts_hex_value(*p);
         if (d < 0) {
             ok = 0;
         } else if (high < 0) {

@@ -3,6 +3,7 @@
  * Lock order: a job's mutex, then the exchange's. The connection side takes only the exchange's.
  */
 #include "server/exchange.h"
+#include "base/buf.h"
 #include "server/response.h"
 
 #include <errno.h>
@@ -31,8 +32,8 @@ struct srv_exchange {
     int status;         /* 0: the client left before it, nothing to send */
     char *reply;        /* a whole body (owned until taken), or … */
     bool stream;        /* … a stream of pieces: */
-    char *out;
-    size_t out_len, out_at, out_cap;
+    ts_buf out;         /* pieces not yet read by the connection, from out_at on */
+    size_t out_at;
     bool ended, failed; /* every piece is in `out`; the stream broke off */
     bool direct;        /* the client half-closed before its answer: the worker writes it itself */
     bool probed;        /* its input ended and a 102 went out to see whether it still reads */
@@ -50,7 +51,7 @@ static void release(srv_exchange *ex)
     pthread_mutex_destroy(&ex->mu);
     free(ex->body);
     free(ex->reply);
-    free(ex->out);
+    ts_buf_fini(&ex->out);
     free(ex);
 }
 
@@ -195,17 +196,8 @@ static bool put(srv_exchange *ex, char *piece)
         free(piece);
         return ok;
     }
-    if (ok && ex->out_len + n > ex->out_cap) {
-        size_t cap = (ex->out_len + n) * 2;
-        char *grown = realloc(ex->out, cap);
-        if (grown) ex->out = grown, ex->out_cap = cap;
-        else ok = false;
-    }
-    if (ok) {
-        memcpy(ex->out + ex->out_len, piece, n);
-        ex->out_len += n;
-        wake_locked(ex);
-    }
+    if (ok) ok = ts_buf_append(&ex->out, piece, n);
+    if (ok) wake_locked(ex);
     pthread_mutex_unlock(&ex->mu);
     free(piece);
     return ok;
@@ -359,11 +351,11 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
     (void)pos;
     pthread_mutex_lock(&ex->mu);
     ssize_t n;
-    if (ex->out_at < ex->out_len) {
-        size_t k = ex->out_len - ex->out_at < max ? ex->out_len - ex->out_at : max;
-        memcpy(buf, ex->out + ex->out_at, k);
+    if (ex->out_at < ex->out.len) {
+        size_t k = ex->out.len - ex->out_at < max ? ex->out.len - ex->out_at : max;
+        memcpy(buf, ex->out.data + ex->out_at, k);
         ex->out_at += k;
-        if (ex->out_at == ex->out_len) ex->out_at = ex->out_len = 0;
+        if (ex->out_at == ex->out.len) ex->out_at = ex->out.len = 0;
         n = (ssize_t)k;
     } else if (ex->ended) {
         n = ex->failed ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;

@@ -14,6 +14,7 @@
  * Limits: --max-connections in all, --max-connections-per-ip each, libmicrohttpd's idle timeout,
  * and the header and body timeouts of conn_guard.c.
  */
+#include "base/error.h"
 #include "server/conn_guard.h"
 #include "server/exchange.h"
 #include "server/guard.h"
@@ -291,28 +292,21 @@ ts_status srv_http_start(srv_server *s, ts_error *err)
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s->opt.port)};
     const char *host = s->opt.host ? s->opt.host : "127.0.0.1";
     if (inet_pton(AF_INET, host, &addr.sin_addr) != 1) {
-        if (err) err->status = TS_ERR_INVALID_ARGUMENT, snprintf(err->message, sizeof(err->message), "--host %s: not an IPv4 address", host);
-        return TS_ERR_INVALID_ARGUMENT;
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "--host %s: not an IPv4 address", host);
     }
     const srv_options *o = &s->opt;
     if (o->max_connections < 1 || o->max_connections_per_ip < 0 || o->header_timeout_s < 1 || o->body_timeout_s < 1 || o->idle_timeout_s < 1) {
-        if (err)
-            err->status = TS_ERR_RANGE, snprintf(err->message, sizeof(err->message),
-                                                 "--max-connections and the timeouts must be at least 1 (--max-connections-per-ip: 0 or more)");
-        return TS_ERR_RANGE;
+        return ts_error_set(err, TS_ERR_RANGE,
+                            "--max-connections and the timeouts must be at least 1 (--max-connections-per-ip: 0 or more)");
     }
     struct rlimit fds;
     if (!getrlimit(RLIMIT_NOFILE, &fds) && fds.rlim_cur != RLIM_INFINITY && (rlim_t)o->max_connections + FD_RESERVE > fds.rlim_cur) {
-        if (err)
-            err->status = TS_ERR_RANGE,
-            snprintf(err->message, sizeof(err->message),
-                     "--max-connections %d needs %d file descriptors, and this process may open %llu (raise ulimit -n, or lower it)",
-                     o->max_connections, o->max_connections + FD_RESERVE, (unsigned long long)fds.rlim_cur);
-        return TS_ERR_RANGE;
+        return ts_error_set(err, TS_ERR_RANGE,
+                            "--max-connections %d needs %d file descriptors, and this process may open %llu (raise ulimit -n, or lower it)",
+                            o->max_connections, o->max_connections + FD_RESERVE, (unsigned long long)fds.rlim_cur);
     }
     if (!(s->guard = srv_conn_guard_create(o->header_timeout_s, o->body_timeout_s, o->idle_timeout_s))) {
-        if (err) err->status = TS_ERR_INTERNAL, snprintf(err->message, sizeof(err->message), "cannot start the connection timer");
-        return TS_ERR_INTERNAL;
+        return ts_error_set(err, TS_ERR_INTERNAL, "cannot start the connection timer");
     }
     unsigned threads = HTTP_THREADS;
     s->httpd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG, 0, NULL,
@@ -324,10 +318,7 @@ ts_status srv_http_start(srv_server *s, ts_error *err)
     if (!s->httpd) {
         srv_conn_guard_destroy(s->guard);
         s->guard = NULL;
-        if (err)
-            err->status = TS_ERR_IO,
-            snprintf(err->message, sizeof(err->message), "cannot listen on %s:%d (in use, or not allowed)", host, s->opt.port);
-        return TS_ERR_IO;
+        return ts_error_set(err, TS_ERR_IO, "cannot listen on %s:%d (in use, or not allowed)", host, s->opt.port);
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->httpd, MHD_DAEMON_INFO_BIND_PORT);
     s->port = info ? info->port : s->opt.port;

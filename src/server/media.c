@@ -97,7 +97,7 @@ int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err)
     if (!job->pixels) return srv_fail(err, 500, "", "out of memory");
     job->n_pixels = r->n_images;
     const ts_model_config *cfg = ts_model_get_config(s->model);
-    int64_t counts[64];
+    int64_t counts[SRV_MAX_IMAGES];
     for (int i = 0; i < r->n_images; i++) {
         ts_image img;
         ts_error e = {0};

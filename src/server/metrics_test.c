@@ -291,7 +291,7 @@ static void test_empty(void)
 {
     srv_metrics *m = srv_metrics_create();
     char *text = srv_metrics_render(m);
-    CHECK(text != NULL);
+    REQUIRE(text != NULL);
     CHECK_EXPOSITION(text);
     CHECK(strncmp(text, "# HELP tessera_requests_total ", 30) == 0);
     CHECK_LINE(text, "# TYPE tessera_requests_total counter");

@@ -7,109 +7,26 @@
  * down with srv_request_free, so a caller never sees half a request.
  */
 #include "server/request.h"
+#include "server/image_url.h"
 #include "server/json_strings.h"
-#include "server/utf8_clean.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 enum {
     MAX_STOP_BYTES = 1024,
     MAX_TOP_LOGPROBS = 20,
-    CLIP = 48, /* bytes of user text quoted in an error message */
 };
 /* max_tokens and the pixel budget: larger values are mistakes, and keep int arithmetic safe. */
 #define MAX_COUNT 2147483648.0
 
-/* ---------------------------------------------------------------- errors */
-
-/* A message cut by the buffer must still be valid UTF-8: the error JSON carries it verbatim. */
-static void drop_partial_utf8(char *s)
-{
-    size_t n = strlen(s), i = n;
-    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
-        i--;
-    if (i == 0) return;
-    unsigned char lead = (unsigned char)s[i - 1];
-    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-    if (n - (i - 1) < need) s[i - 1] = '\0';
-}
-
-int srv_fail(srv_error *err, int status, const char *param, const char *fmt, ...)
-{
-    if (!err) return -1;
-    err->status = status;
-    if (snprintf(err->param, sizeof err->param, "%s", param ? param : "") >= (int)sizeof err->param)
-        drop_partial_utf8(err->param);
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
-    va_end(ap);
-    if (n >= (int)sizeof err->message) drop_partial_utf8(err->message);
-    return -1;
-}
-
-static const char *error_type(int status)
-{
-    switch (status) {
-    case 401:
-        return "authentication_error";
-    case 429:
-        return "rate_limit_error";
-    default:
-        return status >= 500 ? "server_error" : "invalid_request_error";
-    }
-}
-
-char *srv_error_json(const srv_error *err)
-{
-    if (!err) return NULL;
-    /* Messages quote the request's own fields, which need not be valid UTF-8. */
-    char *message = srv_utf8_clean(err->message, strlen(err->message)), *param = srv_utf8_clean(err->param, strlen(err->param));
-    cJSON *doc = cJSON_CreateObject();
-    cJSON *e = cJSON_AddObjectToObject(doc, "error");
-    bool ok = message && param && e && cJSON_AddStringToObject(e, "message", message) &&
-              cJSON_AddStringToObject(e, "type", error_type(err->status)) &&
-              (param[0] ? cJSON_AddStringToObject(e, "param", param) != NULL : cJSON_AddNullToObject(e, "param") != NULL) &&
-              cJSON_AddNullToObject(e, "code");
-    char *printed = ok ? cJSON_PrintUnformatted(doc) : NULL;
-    cJSON_Delete(doc);
-    free(message), free(param);
-    /* The contract says free(): copy out of cJSON's allocator, which may be hooked. */
-    char *out = printed ? strdup(printed) : NULL;
-    cJSON_free(printed);
-    return out;
-}
-
 static int out_of_memory(srv_error *err)
 {
     return srv_fail(err, 500, "", "out of memory");
-}
-
-/* Copies s (n bytes) into buf for quoting, cut at a UTF-8 boundary with "..." when too long. */
-static const char *clip(char *buf, size_t size, const char *s, size_t n)
-{
-    if (n < size) {
-        memcpy(buf, s, n);
-        buf[n] = '\0';
-        return buf;
-    }
-    size_t keep = size - 4;
-    while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
-        keep--;
-    memcpy(buf, s, keep);
-    memcpy(buf + keep, "...", 4);
-    return buf;
 }
 
 /* ---------------------------------------------------------------- typed fields */
@@ -309,8 +226,8 @@ static int parse_logit_bias(parser *p, const cJSON *root)
     const cJSON *item;
     cJSON_ArrayForEach(item, v)
     {
-        char key[CLIP];
-        clip(key, sizeof key, item->string, strlen(item->string));
+        char key[SRV_CLIP];
+        srv_clip(key, sizeof key, item->string, strlen(item->string));
         int64_t id;
         if (!parse_token_id(item->string, &id))
             return srv_fail(p->err, 400, "logit_bias", "logit_bias: key \"%s\" is not a token id",
@@ -415,216 +332,6 @@ static int parse_common(parser *p, const cJSON *root)
 
 /* ---------------------------------------------------------------- images */
 
-static bool has_prefix(const char *s, const char *prefix)
-{
-    return strncasecmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static int base64_value(unsigned char c)
-{
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-}
-
-/* Strict standard base64: no whitespace or URL-safe letters, padding optional but exact. The
- * letters are checked and the decoded size computed before anything is allocated, so a bad or
- * oversized image costs one scan. */
-static int decode_base64(parser *p, const char *s, const char *where, const char *param,
-                         uint8_t **out, size_t *out_len)
-{
-    size_t n = strlen(s), data = n;
-    while (data > 0 && s[data - 1] == '=')
-        data--;
-    for (size_t i = 0; i < data; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (base64_value(c) >= 0) continue;
-        if (c == '=')
-            return srv_fail(p->err, 400, param,
-                            "%s: bad base64 padding: '=' at offset %zu of the data", where, i);
-        char shown[8];
-        snprintf(shown, sizeof shown, c >= 0x21 && c < 0x7F ? "'%c'" : "\\x%02X", c);
-        return srv_fail(p->err, 400, param,
-                        "%s: invalid base64 character %s at offset %zu of the data", where, shown,
-                        i);
-    }
-    size_t pad = n - data;
-    if (pad > 2 || (pad && n % 4 != 0) || data % 4 == 1)
-        return srv_fail(
-            p->err, 400, param,
-            "%s: bad base64 padding or length (%zu characters, %zu of them '=' at the end)", where,
-            n, pad);
-    size_t len = data / 4 * 3 + (data % 4 ? data % 4 - 1 : 0);
-    if (len == 0) return srv_fail(p->err, 400, param, "%s: image data is empty", where);
-    if (len > p->limits->max_image_bytes)
-        return srv_fail(p->err, 400, param, "%s: image is %zu bytes, at most %zu", where, len,
-                        p->limits->max_image_bytes);
-    uint8_t *bytes = malloc(len);
-    if (!bytes) return out_of_memory(p->err);
-    uint32_t acc = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < data; i++) {
-        acc = acc << 6 | (uint32_t)base64_value((unsigned char)s[i]);
-        if (i % 4 == 3) {
-            bytes[k++] = (uint8_t)(acc >> 16);
-            bytes[k++] = (uint8_t)(acc >> 8);
-            bytes[k++] = (uint8_t)acc;
-            acc = 0;
-        }
-    }
-    if (data % 4 == 2) {
-        bytes[k++] = (uint8_t)(acc >> 4);
-    } else if (data % 4 == 3) {
-        bytes[k++] = (uint8_t)(acc >> 10);
-        bytes[k++] = (uint8_t)(acc >> 2);
-    }
-    *out = bytes;
-    *out_len = k;
-    return 0;
-}
-
-static int load_data_url(parser *p, const char *url, const char *where, const char *param,
-                         uint8_t **out, size_t *out_len)
-{
-    const char *meta = url + strlen("data:");
-    const char *comma = strchr(meta, ',');
-    size_t mime_len = strcspn(meta, ";,");
-    char shown[CLIP];
-    if (mime_len <= strlen("image/") || !has_prefix(meta, "image/"))
-        return srv_fail(p->err, 400, param, "%s: the data: URL is not an image (data:%s)", where,
-                        clip(shown, sizeof shown, meta, mime_len));
-    /* RFC 2397: ";base64" is the last parameter, right before the comma. */
-    size_t meta_len = comma ? (size_t)(comma - meta) : 0;
-    if (!comma || meta_len < 7 || strncasecmp(comma - 7, ";base64", 7) != 0)
-        return srv_fail(p->err, 400, param,
-                        "%s: the data: URL must be base64 (data:<image type>;base64,<data>)",
-                        where);
-    return decode_base64(p, comma + 1, where, param, out, out_len);
-}
-
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-/* The path of file://[localhost]/path, percent-decoded; owned. Query and fragment are dropped
- * as URL syntax says (a '?' or '#' in a file name must be written %3F, %23). */
-static int file_url_path(parser *p, const char *url, const char *where, const char *param,
-                         char **out)
-{
-    const char *rest = url + strlen("file://");
-    size_t host = strcspn(rest, "/");
-    char shown[CLIP];
-    if (host && !(host == 9 && strncasecmp(rest, "localhost", 9) == 0))
-        return srv_fail(p->err, 400, param,
-                        "%s: file:// URL names the host \"%s\"; only local files (file:///path) "
-                        "are read",
-                        where, clip(shown, sizeof shown, rest, host));
-    const char *path = rest + host;
-    size_t n = strcspn(path, "?#");
-    if (n == 0) return srv_fail(p->err, 400, param, "%s: file:// URL has no path", where);
-    char *decoded = malloc(n + 1);
-    if (!decoded) return out_of_memory(p->err);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (path[i] != '%') {
-            decoded[k++] = path[i];
-            continue;
-        }
-        int hi = i + 2 < n ? hex_value(path[i + 1]) : -1;
-        int lo = hi >= 0 ? hex_value(path[i + 2]) : -1;
-        if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-            free(decoded);
-            return srv_fail(p->err, 400, param,
-                            "%s: file:// URL has a bad percent escape at offset %zu of the path",
-                            where, i);
-        }
-        decoded[k++] = (char)(hi << 4 | lo);
-        i += 2;
-    }
-    decoded[k] = '\0';
-    *out = decoded;
-    return 0;
-}
-
-/* Reads a file:// image only when its real path (symlinks resolved) lies strictly under the
- * real media root. A missing file and one outside the root get the same answer, so the server
- * is no oracle for what exists elsewhere on the machine. */
-static int load_file_url(parser *p, const char *url, const char *where, const char *param,
-                         uint8_t **out, size_t *out_len)
-{
-    if (!p->limits->media_root)
-        return srv_fail(p->err, 400, param,
-                        "%s: file:// image URLs are refused: this server has no media root; send "
-                        "the image as a data: URL",
-                        where);
-    char *path = NULL;
-    if (file_url_path(p, url, where, param, &path)) return -1;
-    char *root = realpath(p->limits->media_root, NULL);
-    if (!root) {
-        free(path);
-        return srv_fail(p->err, 500, "", "the media root cannot be resolved: %s", strerror(errno));
-    }
-    char *real = realpath(path, NULL);
-    free(path);
-    size_t root_len = strcmp(root, "/") == 0 ? 0 : strlen(root);
-    bool inside = real && strncmp(real, root, root_len) == 0 && real[root_len] == '/' &&
-                  real[root_len + 1] != '\0';
-    free(root);
-    char shown[CLIP];
-    clip(shown, sizeof shown, url, strlen(url));
-    if (!inside) {
-        free(real);
-        return srv_fail(p->err, 400, param, "%s: %s is not a file under the media root", where,
-                        shown);
-    }
-    /* O_NOFOLLOW: the checked path must be the file opened, not a link swapped in since. */
-    int fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    free(real);
-    if (fd < 0)
-        return srv_fail(p->err, 400, param, "%s: cannot open %s: %s", where, shown,
-                        strerror(errno));
-    struct stat st;
-    int rc = 0;
-    uint8_t *bytes = NULL;
-    if (fstat(fd, &st) != 0) {
-        rc = srv_fail(p->err, 400, param, "%s: cannot stat %s: %s", where, shown, strerror(errno));
-    } else if (!S_ISREG(st.st_mode)) {
-        rc = srv_fail(p->err, 400, param, "%s: %s is not a regular file", where, shown);
-    } else if (st.st_size == 0) {
-        rc = srv_fail(p->err, 400, param, "%s: image file %s is empty", where, shown);
-    } else if ((uintmax_t)st.st_size > p->limits->max_image_bytes) {
-        rc = srv_fail(p->err, 400, param, "%s: image file %s is %lld bytes, at most %zu", where,
-                      shown, (long long)st.st_size, p->limits->max_image_bytes);
-    } else if (!(bytes = malloc((size_t)st.st_size))) {
-        rc = out_of_memory(p->err);
-    } else {
-        size_t got = 0, want = (size_t)st.st_size;
-        while (got < want) {
-            ssize_t r = read(fd, bytes + got, want - got);
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) break;
-            got += (size_t)r;
-        }
-        if (got < want) {
-            rc = srv_fail(p->err, 400, param, "%s: could not read all of %s", where, shown);
-        } else {
-            *out = bytes;
-            *out_len = want;
-            bytes = NULL;
-        }
-    }
-    free(bytes);
-    close(fd);
-    return rc;
-}
-
 static int load_image(parser *p, const char *url, int i, int j, const char *param)
 {
     srv_image_source *img = &p->req->images[p->req->n_images];
@@ -632,31 +339,7 @@ static int load_image(parser *p, const char *url, int i, int j, const char *para
     snprintf(where, sizeof where, "messages[%d].content[%d]", i, j);
     uint8_t *bytes = NULL;
     size_t len = 0;
-    int rc;
-    if (has_prefix(url, "data:")) {
-        rc = load_data_url(p, url, where, param, &bytes, &len);
-    } else if (has_prefix(url, "file://")) {
-        rc = load_file_url(p, url, where, param, &bytes, &len);
-    } else if (has_prefix(url, "http://") || has_prefix(url, "https://")) {
-        rc = srv_fail(p->err, 400, param,
-                      "%s: remote image URLs are not fetched by this server; send the image as a "
-                      "data: URL",
-                      where);
-    } else {
-        size_t scheme = strcspn(url, ":/?#");
-        char shown[CLIP];
-        if (url[scheme] == ':' && scheme > 0)
-            rc = srv_fail(p->err, 400, param,
-                          "%s: image URL scheme \"%s\" is not supported; send the image as a "
-                          "data: URL",
-                          where, clip(shown, sizeof shown, url, scheme));
-        else
-            rc = srv_fail(p->err, 400, param,
-                          "%s: the image URL is not a data: URL (nor file://); send the image as "
-                          "a data: URL",
-                          where);
-    }
-    if (rc) return -1;
+    if (srv_image_url_load(url, where, param, p->limits, &bytes, &len, p->err)) return -1;
     img->bytes = bytes;
     img->len = len;
     memcpy(img->where, where, sizeof where);
@@ -732,10 +415,10 @@ static int parse_part(parser *p, const cJSON *part, int i, int j, const char *ro
         if (!cJSON_AddStringToObject(out, "type", "image")) return out_of_memory(p->err);
         return 0;
     }
-    char shown[CLIP];
+    char shown[SRV_CLIP];
     return srv_fail(p->err, 400, param,
                     "%s: content part type \"%s\" is not supported by this server", where,
-                    clip(shown, sizeof shown, type->valuestring, strlen(type->valuestring)));
+                    srv_clip(shown, sizeof shown, type->valuestring, strlen(type->valuestring)));
 }
 
 static int parse_role(parser *p, const cJSON *msg, int i, const char **role)
@@ -755,9 +438,9 @@ static int parse_role(parser *p, const cJSON *msg, int i, const char **role)
                         "%s: \"%s\" messages are not supported by this server (no tool calling)",
                         param, s);
     } else {
-        char shown[CLIP];
+        char shown[SRV_CLIP];
         return srv_fail(p->err, 400, param, "%s: unknown role \"%s\"", param,
-                        clip(shown, sizeof shown, s, strlen(s)));
+                        srv_clip(shown, sizeof shown, s, strlen(s)));
     }
     return 0;
 }
@@ -837,11 +520,11 @@ static int parse_chat(parser *p, const cJSON *root)
         if (!cJSON_IsObject(format) || !cJSON_IsString(type))
             return type_error(p->err, "response_format", "an object with a string \"type\"");
         if (strcmp(type->valuestring, "text") != 0) {
-            char shown[CLIP];
+            char shown[SRV_CLIP];
             return srv_fail(
                 p->err, 400, "response_format",
                 "response_format: type \"%s\" is not supported by this server",
-                clip(shown, sizeof shown, type->valuestring, strlen(type->valuestring)));
+                srv_clip(shown, sizeof shown, type->valuestring, strlen(type->valuestring)));
         }
     }
 

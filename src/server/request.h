@@ -6,21 +6,16 @@
  * symlinks included; http(s) refused: no remote fetching) and returns 0. On any problem it
  * returns -1 with *err = {400, the field, a message saying what and where}; nothing is left
  * allocated. Unknown fields are ignored. Decoding the images themselves is the media stage's job.
+ * (The image URLs are resolved by image_url.c; the error object is error.h's.)
  * Everything a srv_request points to is owned by it: srv_request_free.
  */
 #ifndef TS_SERVER_REQUEST_H
 #define TS_SERVER_REQUEST_H
 
+#include "server/error.h"
 #include "tessera.h"
 
 typedef enum srv_endpoint { SRV_CHAT = 0, SRV_COMPLETIONS } srv_endpoint;
-
-/* An OpenAI error object: {"error": {"message", "type", "param", "code"}} with an HTTP status. */
-typedef struct srv_error {
-    int status;       /* 400, 401, 404, 413, 429, 500, 503 */
-    char param[64];   /* the offending field ("messages[1].content[0].image_url.url"), or "" */
-    char message[512];
-} srv_error;
 
 typedef struct srv_limits {
     const char *media_root;           /* file:// URLs must resolve under it; NULL refuses file:// */
@@ -64,10 +59,5 @@ typedef struct srv_request {
 int srv_request_parse(srv_endpoint endpoint, const char *body, size_t len, const srv_limits *limits, srv_request *out,
                       srv_error *err);
 void srv_request_free(srv_request *req);
-
-/* Sets *err and returns -1: `return srv_fail(err, 400, "stop", "…", …);` */
-int srv_fail(srv_error *err, int status, const char *param, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-/* The OpenAI error document for err. Owned, free(); NULL only when out of memory. */
-char *srv_error_json(const srv_error *err);
 
 #endif

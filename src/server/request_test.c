@@ -405,8 +405,8 @@ static char *in_root(const char *name)
 
 static void make_media(void)
 {
-    CHECK(mkdtemp(root_dir) != NULL);
-    CHECK(mkdtemp(outside_dir) != NULL);
+    REQUIRE(mkdtemp(root_dir) != NULL);
+    REQUIRE(mkdtemp(outside_dir) != NULL);
     char *p = in_root("a b.png");
     write_file(p, png, sizeof png);
     free(p);
@@ -808,9 +808,9 @@ static void test_error_json(void)
     CHECK_INT_EQ(srv_fail(&err, 400, "messages[0].role", "unknown role \"%s\"\n\\", "x\"y"), -1);
     CHECK_INT_EQ(err.status, 400);
     char *json = srv_error_json(&err);
-    CHECK(json != NULL);
+    REQUIRE(json != NULL);
     cJSON *doc = cJSON_Parse(json);
-    CHECK(doc != NULL);
+    REQUIRE(doc != NULL);
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
     CHECK(cJSON_IsObject(e));
     CHECK_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message")),

@@ -5,7 +5,7 @@
  * character) become U+FFFD in the string and stay exact in "bytes", as OpenAI does.
  */
 #include "server/response.h"
-#include "server/utf8_clean.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -30,7 +30,7 @@ static char *token_text(const srv_server *s, int32_t id, cJSON **bytes)
     if (ts_tokenizer_decode(s->tok, &id, 1, false, &raw, &len, NULL) != TS_OK) raw = NULL, len = 0;
     if (bytes && (*bytes = cJSON_CreateArray()))
         for (size_t i = 0; i < len; i++) cJSON_AddItemToArray(*bytes, cJSON_CreateNumber((unsigned char)raw[i]));
-    char *out = srv_utf8_clean(raw ? raw : "", len);
+    char *out = ts_utf8_clean(raw ? raw : "", len);
     free(raw);
     return out;
 }

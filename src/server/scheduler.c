@@ -182,8 +182,8 @@ static void prefill_chunk(scheduler *sc, slot *sl)
 
 static void decode_step(scheduler *sc)
 {
-    int32_t tokens[64];
-    bool active[64] = {false}, any = false;
+    int32_t tokens[SRV_MAX_SLOTS];
+    bool active[SRV_MAX_SLOTS] = {false}, any = false;
     for (int i = 0; i < sc->n_slots; i++)
         if (sc->slots[i].state == SLOT_DECODE) tokens[i] = sc->slots[i].next_id, active[i] = any = true;
     if (!any) return;
@@ -236,9 +236,9 @@ static ts_status engine_prefill(backend *b, int slot, const srv_job *job, size_t
 
 static ts_status engine_decode(backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err)
 {
-    ts_sequence *seqs[64] = {0};
-    int32_t ids[64] = {0};
-    int at[64], n = 0;
+    ts_sequence *seqs[SRV_MAX_SLOTS] = {0};
+    int32_t ids[SRV_MAX_SLOTS] = {0};
+    int at[SRV_MAX_SLOTS], n = 0;
     for (int i = 0; i < b->s->opt.slots; i++)
         if (active[i]) seqs[n] = b->seqs[i], ids[n] = tokens[i], at[n++] = i;
     ts_status st = ts_model_decode(b->s->model, seqs, ids, n, logits, err);
@@ -326,8 +326,8 @@ void *srv_scheduler_main(void *arg)
             pthread_mutex_unlock(&s->mu);
             break;
         }
-        srv_job *taken[64];
-        slot *into[64];
+        srv_job *taken[SRV_MAX_SLOTS];
+        slot *into[SRV_MAX_SLOTS];
         int n_taken = 0;
         for (int i = 0; i < sc.n_slots && s->ready_q.count; i++)
             if (sc.slots[i].state == SLOT_FREE && !sc.slots[i].job) {

@@ -1,8 +1,8 @@
 /* server.c — the server's life: loading the model once, starting the stages, admission into the
  * queue, the prompt of a request, and an orderly stop. See server.h for the stages. */
 #include "server/server.h"
+#include "base/error.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,20 +233,6 @@ int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
 
 /* ------------------------------------------------------------------ life */
 
-/* The server sees only tessera.h, so it fills its start-up errors itself. */
-static ts_status fail_start(ts_error *err, ts_status status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static ts_status fail_start(ts_error *err, ts_status status, const char *fmt, ...)
-{
-    if (err) {
-        err->status = status;
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof(err->message), fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
-
 static const char *folder_name(const char *dir)
 {
     size_t len = strlen(dir);
@@ -269,8 +255,15 @@ static ts_status open_bundle(srv_server *s, ts_error *err)
     int64_t capacity, prefill, slots;
     ts_bundle_bucket(s->bundle, bucket, &capacity, &prefill, &slots);
     if (o->slots && o->slots != slots)
-        return fail_start(err, TS_ERR_INVALID_ARGUMENT, "--slots %d: the bundle's largest bucket has %lld decode slots (export it with --slots %d)",
-                          o->slots, (long long)slots, o->slots);
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "--slots %d: the bundle's largest bucket has %lld decode slots (export "
+                            "it with --slots %d)",
+                            o->slots, (long long)slots, o->slots);
+    if (slots > SRV_MAX_SLOTS)
+        return ts_error_set(
+            err, TS_ERR_RANGE,
+            "the bundle's largest bucket has %lld decode slots, more than the %d a server runs",
+            (long long)slots, SRV_MAX_SLOTS);
     s->opt.slots = (int)slots, s->capacity = capacity, s->prefill_limit = prefill;
     if ((st = ts_bundle_slots_create(s->bundle, bucket, &s->bundle_slots, err))) return st;
     const int64_t *patches;
@@ -281,13 +274,23 @@ static ts_status open_bundle(srv_server *s, ts_error *err)
 static ts_status load(srv_server *s, ts_error *err)
 {
     const srv_options *o = &s->opt;
-    if (o->bundle_dir && !o->model_dir) return fail_start(err, TS_ERR_INVALID_ARGUMENT, "--bundle needs the model folder it was exported from (-m)");
+    if (o->bundle_dir && !o->model_dir)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "--bundle needs the model folder it was exported from (-m)");
     if (o->bundle_dir && o->capacity)
-        return fail_start(err, TS_ERR_INVALID_ARGUMENT, "--capacity does not apply to --bundle: the bundle's largest bucket sets it");
-    if (o->slots < 0 || o->slots > 64) return fail_start(err, TS_ERR_RANGE, "--slots %d outside 1..64", o->slots);
-    if (o->queue < 1) return fail_start(err, TS_ERR_RANGE, "--queue must be at least 1");
-    if (o->prepare_threads < 1) return fail_start(err, TS_ERR_RANGE, "--prepare-threads must be at least 1");
-    if (o->max_request_pixels < 1) return fail_start(err, TS_ERR_RANGE, "--max-request-pixels must be at least 1");
+        return ts_error_set(
+            err, TS_ERR_INVALID_ARGUMENT,
+            "--capacity does not apply to --bundle: the bundle's largest bucket sets it");
+    if (o->slots < 0 || o->slots > SRV_MAX_SLOTS)
+        return ts_error_set(err, TS_ERR_RANGE, "--slots %d outside 1..%d", o->slots, SRV_MAX_SLOTS);
+    if (o->max_images < 0 || o->max_images > SRV_MAX_IMAGES)
+        return ts_error_set(err, TS_ERR_RANGE, "--max-images %d outside 0..%d", o->max_images,
+                            SRV_MAX_IMAGES);
+    if (o->queue < 1) return ts_error_set(err, TS_ERR_RANGE, "--queue must be at least 1");
+    if (o->prepare_threads < 1)
+        return ts_error_set(err, TS_ERR_RANGE, "--prepare-threads must be at least 1");
+    if (o->max_request_pixels < 1)
+        return ts_error_set(err, TS_ERR_RANGE, "--max-request-pixels must be at least 1");
     ts_context_options co = {.n_threads = o->threads, .log_level = o->log_level, .cpu_level = o->cpu_level, .compute = o->compute};
     ts_status st = ts_context_create(&co, &s->ctx, err);
     if (st) return st;
@@ -295,9 +298,13 @@ static ts_status load(srv_server *s, ts_error *err)
     if ((st = ts_context_create(&co, &s->media_ctx, err))) return st;
     const char *text_dir = o->synthetic ? o->tokenizer_dir : o->model_dir;
     if (!text_dir || (o->synthetic && o->model_dir))
-        return fail_start(err, TS_ERR_INVALID_ARGUMENT, "serve: give a model folder, or a synthetic preset with a tokenizer folder");
+        return ts_error_set(
+            err, TS_ERR_INVALID_ARGUMENT,
+            "serve: give a model folder, or a synthetic preset with a tokenizer folder");
     if (o->quantize && o->bundle_dir)
-        return fail_start(err, TS_ERR_INVALID_ARGUMENT, "serve: --quantize does not apply to a bundle (its modules take the checkpoint's weights)");
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "serve: --quantize does not apply to a bundle (its modules take the "
+                            "checkpoint's weights)");
     ts_model_options mo = {.kv_cache = o->kv_cache, .quantize = o->quantize};
     st = o->synthetic ? ts_model_create_synthetic(s->ctx, o->synthetic, TS_DTYPE_BF16, &s->model, err)
                       : ts_model_load(s->ctx, o->model_dir, &mo, &s->model, err);
@@ -349,7 +356,7 @@ ts_status ts_server_create(const srv_options *options, srv_server **out, ts_erro
 {
     *out = NULL;
     srv_server *s = calloc(1, sizeof(*s));
-    if (!s) return fail_start(err, TS_ERR_OUT_OF_MEMORY, "server: out of memory");
+    if (!s) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "server: out of memory");
     s->opt = *options;
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->media_cv, NULL);
@@ -361,12 +368,14 @@ ts_status ts_server_create(const srv_options *options, srv_server **out, ts_erro
     atomic_init(&s->serial, 1);
     atomic_init(&s->in_flight, 0);
     ts_status st = load(s, err);
-    if (!st && !(s->metrics = srv_metrics_create())) st = fail_start(err, TS_ERR_OUT_OF_MEMORY, "server: out of memory");
+    if (!st && !(s->metrics = srv_metrics_create()))
+        st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "server: out of memory");
     if (!st) srv_metrics_set_slots(s->metrics, 0, s->opt.slots);
     if (!st) {
         s->sched_started = pthread_create(&s->sched_thread, NULL, srv_scheduler_main, s) == 0;
         s->media_started = pthread_create(&s->media_thread, NULL, srv_media_main, s) == 0;
-        if (!s->sched_started || !s->media_started) st = fail_start(err, TS_ERR_INTERNAL, "server: cannot start threads");
+        if (!s->sched_started || !s->media_started)
+            st = ts_error_set(err, TS_ERR_INTERNAL, "server: cannot start threads");
     }
     if (!st) st = srv_http_start(s, err);
     if (st) {

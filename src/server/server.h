@@ -23,6 +23,12 @@
 
 typedef ts_server_options srv_options;
 
+/* The scheduler keeps its per-step arrays (tokens, sequences, the jobs it takes) on the stack, one
+ * entry a slot, and the media stage one token count an image: these bound --slots and
+ * --max-images (the CLI's ranges say the same). */
+#define SRV_MAX_SLOTS 64
+#define SRV_MAX_IMAGES 64
+
 /* ---- shared by the stages */
 
 typedef ts_server srv_server;

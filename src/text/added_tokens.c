@@ -8,7 +8,7 @@
 #include "text/added_tokens.h"
 
 #include "base/error.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 #include <utf8proc.h>
 
@@ -189,10 +189,10 @@ ts_status ts_added_parse(const cJSON *json, const ts_normalizer *norm, ts_added 
         if (ts_utf8_validate((const uint8_t *)t->content, t->len) != t->len)
             return ts_error_set(err, TS_ERR_FORMAT, "added_tokens[%zu]: content is not UTF-8", i);
         if (t->normalized) {
-            ts_bytes form = {0};
+            ts_buf form = {0};
             ts_status st = ts_normalizer_apply(norm, t->content, t->len, &form, err);
             if (st) {
-                ts_bytes_free(&form);
+                ts_buf_fini(&form);
                 return ts_error_prefix(err, "added_tokens[%zu]: ", i);
             }
             added->match_forms[i] = form.data ? form.data : strdup("");

@@ -8,7 +8,7 @@
 #include "text/bpe.h"
 
 #include "base/error.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -164,7 +164,7 @@ static ts_status load_merges(ts_bpe *bpe, const cJSON *merges, ts_error *err)
     for (size_t i = 0; i < cap; i++)
         bpe->merges[i].key = EMPTY_KEY;
     bpe->merge_mask = cap - 1;
-    ts_bytes joined = {0};
+    ts_buf joined = {0};
     ts_status st = TS_OK;
     int rank = 0;
     const cJSON *m;
@@ -195,7 +195,7 @@ static ts_status load_merges(ts_bpe *bpe, const cJSON *merges, ts_error *err)
         int32_t ida = ts_strmap_get(&bpe->vocab, a, a_len);
         int32_t idb = ts_strmap_get(&bpe->vocab, b, b_len);
         joined.len = 0;
-        if (!ts_bytes_append(&joined, a, a_len) || !ts_bytes_append(&joined, b, b_len)) {
+        if (!ts_buf_append(&joined, a, a_len) || !ts_buf_append(&joined, b, b_len)) {
             st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "merges: out of memory");
             break;
         }
@@ -212,7 +212,7 @@ static ts_status load_merges(ts_bpe *bpe, const cJSON *merges, ts_error *err)
         note_meta_pairs(bpe, joined.data, joined.len);
         rank++;
     }
-    ts_bytes_free(&joined);
+    ts_buf_fini(&joined);
     return st;
 }
 

@@ -4,10 +4,11 @@
  * because Fuse, Strip and Metaspace care about token boundaries; the result is the concatenation.
  */
 #include "text/decoder.h"
+#include "base/text_escape.h"
 
 #include "base/error.h"
 #include "text/bpe.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 typedef enum kind {
     DEC_BYTE_LEVEL,
@@ -36,7 +37,7 @@ typedef struct range {
 } range;
 
 typedef struct token_list {
-    ts_bytes buf;
+    ts_buf buf;
     range *items;
     size_t n, cap;
 } token_list;
@@ -153,7 +154,7 @@ static bool list_push(token_list *l, const char *text, size_t len)
         l->cap = cap;
     }
     size_t offset = l->buf.len;
-    if (!ts_bytes_append(&l->buf, text, len)) return false;
+    if (!ts_buf_append(&l->buf, text, len)) return false;
     l->items[l->n++] = (range){offset, len};
     return true;
 }
@@ -161,28 +162,20 @@ static bool list_push(token_list *l, const char *text, size_t len)
 /* Appends to the last token (which must be the last thing in buf). */
 static bool list_extend(token_list *l, const char *text, size_t len)
 {
-    if (!ts_bytes_append(&l->buf, text, len)) return false;
+    if (!ts_buf_append(&l->buf, text, len)) return false;
     l->items[l->n - 1].len += len;
     return true;
 }
 
 static void list_free(token_list *l)
 {
-    ts_bytes_free(&l->buf);
+    ts_buf_fini(&l->buf);
     free(l->items);
 }
 
 #define TOKEN(l, i) ((l)->buf.data + (l)->items[i].offset)
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
-
-static bool flush_bytes(token_list *out, ts_bytes *pending)
+static bool flush_bytes(token_list *out, ts_buf *pending)
 {
     if (!pending->len) return true;
     bool ok;
@@ -204,7 +197,7 @@ static bool run_step(const step *s, const token_list *in, token_list *out)
     case DEC_BYTE_LEVEL: {
         /* All tokens become one string; a token with any character outside the byte alphabet
          * (an added token such as "<|im_end|>" written plainly) contributes its own bytes. */
-        ts_bytes raw = {0};
+        ts_buf raw = {0};
         bool ok = true;
         for (size_t i = 0; i < in->n && ok; i++) {
             const uint8_t *t = (const uint8_t *)TOKEN(in, i);
@@ -219,35 +212,35 @@ static bool run_step(const step *s, const token_list *in, token_list *out)
                     break;
                 }
                 uint8_t byte = (uint8_t)b;
-                ok = ts_bytes_append(&raw, &byte, 1);
+                ok = ts_buf_append(&raw, &byte, 1);
             }
             if (!mapped) {
                 raw.len = start;
-                ok = ts_bytes_append(&raw, t, len);
+                ok = ts_buf_append(&raw, t, len);
             }
         }
-        ts_bytes fixed = {0};
+        ts_buf fixed = {0};
         ok = ok && ts_utf8_lossy((const uint8_t *)(raw.data ? raw.data : ""), raw.len, &fixed) &&
              list_push(out, fixed.data ? fixed.data : "", fixed.len);
-        ts_bytes_free(&raw);
-        ts_bytes_free(&fixed);
+        ts_buf_fini(&raw);
+        ts_buf_fini(&fixed);
         return ok;
     }
     case DEC_BYTE_FALLBACK: {
-        ts_bytes pending = {0};
+        ts_buf pending = {0};
         bool ok = true;
         for (size_t i = 0; i < in->n && ok; i++) {
             const char *t = TOKEN(in, i);
             if (in->items[i].len == 6 && memcmp(t, "<0x", 3) == 0 && t[5] == '>' &&
-                hex_value(t[3]) >= 0 && hex_value(t[4]) >= 0) {
-                uint8_t b = (uint8_t)(hex_value(t[3]) * 16 + hex_value(t[4]));
-                ok = ts_bytes_append(&pending, &b, 1);
+                ts_hex_value(t[3]) >= 0 && ts_hex_value(t[4]) >= 0) {
+                uint8_t b = (uint8_t)(ts_hex_value(t[3]) * 16 + ts_hex_value(t[4]));
+                ok = ts_buf_append(&pending, &b, 1);
                 continue;
             }
             ok = flush_bytes(out, &pending) && list_push(out, t, in->items[i].len);
         }
         ok = ok && flush_bytes(out, &pending);
-        ts_bytes_free(&pending);
+        ts_buf_fini(&pending);
         return ok;
     }
     case DEC_REPLACE:
@@ -303,13 +296,13 @@ static bool run_step(const step *s, const token_list *in, token_list *out)
     return false;
 }
 
-ts_status ts_decoder_run(const ts_decoder *dec, const ts_token_ref *tokens, size_t n, ts_bytes *out,
+ts_status ts_decoder_run(const ts_decoder *dec, const ts_token_ref *tokens, size_t n, ts_buf *out,
                          ts_error *err)
 {
     if (!dec) {
         for (size_t i = 0; i < n; i++) {
-            if ((i && !ts_bytes_append(out, " ", 1)) ||
-                !ts_bytes_append(out, tokens[i].text, tokens[i].len))
+            if ((i && !ts_buf_append(out, " ", 1)) ||
+                !ts_buf_append(out, tokens[i].text, tokens[i].len))
                 return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");
         }
         return TS_OK;
@@ -327,7 +320,7 @@ ts_status ts_decoder_run(const ts_decoder *dec, const ts_token_ref *tokens, size
         b = t;
     }
     for (size_t i = 0; i < a.n && ok; i++)
-        ok = ts_bytes_append(out, TOKEN(&a, i), a.items[i].len);
+        ok = ts_buf_append(out, TOKEN(&a, i), a.items[i].len);
     list_free(&a);
     list_free(&b);
     return ok ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");

@@ -23,7 +23,7 @@ typedef struct ts_token_ref {
 
 ts_status ts_decoder_parse(const cJSON *json, ts_decoder **out, ts_error *err);
 void ts_decoder_destroy(ts_decoder *dec);
-ts_status ts_decoder_run(const ts_decoder *dec, const ts_token_ref *tokens, size_t n, ts_bytes *out,
+ts_status ts_decoder_run(const ts_decoder *dec, const ts_token_ref *tokens, size_t n, ts_buf *out,
                          ts_error *err);
 
 #endif

@@ -24,7 +24,7 @@ struct ts_detokenizer {
     size_t prefix_start, read_index;
     char *prefix_text; /* decode of ids[prefix_start, read_index) */
     size_t prefix_len;
-    ts_bytes piece;
+    ts_buf piece;
 };
 
 ts_status ts_detokenizer_create(const ts_tokenizer *tok, bool skip_special_tokens,
@@ -42,7 +42,7 @@ void ts_detokenizer_destroy(ts_detokenizer *detok)
     if (!detok) return;
     ts_ids_free(&detok->ids);
     free(detok->prefix_text);
-    ts_bytes_free(&detok->piece);
+    ts_buf_fini(&detok->piece);
     free(detok);
 }
 
@@ -50,7 +50,7 @@ static ts_status set_piece(ts_detokenizer *d, const char *text, size_t len, cons
                            size_t *piece_len, ts_error *err)
 {
     d->piece.len = 0;
-    if (!ts_bytes_append(&d->piece, text, len))
+    if (!ts_buf_append(&d->piece, text, len))
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "detokenizer: out of memory");
     *piece = d->piece.data;
     *piece_len = d->piece.len;

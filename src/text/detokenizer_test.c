@@ -1,8 +1,8 @@
 /* detokenizer_test.c — streaming decode: never a partial UTF-8 sequence, and the pieces always
  * concatenate to the full decode (checked over the whole tokenizer corpus). */
 #include "check.h"
+#include "base/utf8.h"
 #include "text/detokenizer.h"
-#include "text/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <unistd.h>
@@ -29,8 +29,8 @@ static char *stream(const ts_tokenizer *tok, const int32_t *ids, size_t n, bool 
     ts_detokenizer *d;
     ts_error err = {0};
     if (ts_detokenizer_create(tok, skip, &d, &err)) return NULL;
-    ts_bytes all = {0};
-    ts_bytes_append(&all, "", 0);
+    ts_buf all = {0};
+    ts_buf_append(&all, "", 0);
     for (size_t i = 0; i <= n; i++) {
         const char *piece;
         size_t len;
@@ -40,7 +40,7 @@ static char *stream(const ts_tokenizer *tok, const int32_t *ids, size_t n, bool 
         if (st) break;
         if (ts_utf8_validate((const uint8_t *)piece, len) != len) (*bad_pieces)++;
         if (len) (*nonempty)++;
-        ts_bytes_append(&all, piece, len);
+        ts_buf_append(&all, piece, len);
     }
     ts_detokenizer_destroy(d);
     return all.data;
@@ -58,12 +58,12 @@ static void test_emoji_split_byte_level(void)
     int32_t *ids;
     size_t n;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &err), TS_OK);
     /* The tiny fixture vocabulary has no emoji merge: the 4 bytes are several tokens. */
     CHECK(n >= 4);
     ts_detokenizer *d;
-    CHECK_INT_EQ(ts_detokenizer_create(tok, false, &d, &err), TS_OK);
-    ts_bytes all = {0};
+    REQUIRE_INT_EQ(ts_detokenizer_create(tok, false, &d, &err), TS_OK);
+    ts_buf all = {0};
     int emoji_pieces = 0;
     for (size_t i = 0; i < n; i++) {
         const char *piece;
@@ -71,15 +71,15 @@ static void test_emoji_split_byte_level(void)
         CHECK_INT_EQ(ts_detokenizer_push(d, ids[i], &piece, &len, &err), TS_OK);
         CHECK_INT_EQ(ts_utf8_validate((const uint8_t *)piece, len), len);
         if (memmem(piece, len, "\xF0\x9F\x8E\x89", 4)) emoji_pieces++;
-        ts_bytes_append(&all, piece, len);
+        ts_buf_append(&all, piece, len);
     }
     const char *piece;
     size_t len;
     CHECK_INT_EQ(ts_detokenizer_finish(d, &piece, &len, &err), TS_OK);
-    ts_bytes_append(&all, piece, len);
+    ts_buf_append(&all, piece, len);
     CHECK_INT_EQ(emoji_pieces, 1); /* held back until complete, then emitted whole */
     CHECK_STR_EQ(all.data, text);
-    ts_bytes_free(&all);
+    ts_buf_fini(&all);
     ts_detokenizer_destroy(d);
     free(ids);
     ts_tokenizer_destroy(tok);
@@ -97,7 +97,7 @@ static void test_byte_fallback_split(void)
     sprintf(o, "}},\"decoder\":{\"type\":\"Sequence\",\"decoders\":[{\"type\":\"ByteFallback\"},"
                "{\"type\":\"Fuse\"}]}}");
     char dir[] = "/tmp/ts_detok_test_XXXXXX", path[512];
-    CHECK(mkdtemp(dir) != NULL);
+    REQUIRE(mkdtemp(dir) != NULL);
     snprintf(path, sizeof(path), "%s/tokenizer.json", dir);
     FILE *f = fopen(path, "w");
     fputs(json, f);
@@ -112,7 +112,7 @@ static void test_byte_fallback_split(void)
     ts_error err = {0};
     const char text[] = "a\xF0\x9F\x98\x80"
                         "a";
-    CHECK_INT_EQ(ts_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode(tok, text, strlen(text), false, &ids, &n, &err), TS_OK);
     CHECK_INT_EQ(n, 6);
     int bad = 0, nonempty = 0;
     char *all = stream(tok, ids, n, false, &bad, &nonempty);
@@ -134,7 +134,7 @@ static void test_byte_fallback_split(void)
     free(all);
     char *full;
     size_t full_len;
-    CHECK_INT_EQ(ts_tokenizer_decode(tok, spoiled, 3, false, &full, &full_len, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_decode(tok, spoiled, 3, false, &full, &full_len, &err), TS_OK);
     CHECK_STR_EQ(full, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
     free(full);
     free(ids);
@@ -173,7 +173,7 @@ static void check_corpus(const char *dir)
         for (int skip = 0; skip < 2; skip++) {
             char *full;
             size_t full_len;
-            CHECK_INT_EQ(ts_tokenizer_decode(tok, ids, n, skip, &full, &full_len, &err), TS_OK);
+            REQUIRE_INT_EQ(ts_tokenizer_decode(tok, ids, n, skip, &full, &full_len, &err), TS_OK);
             int nonempty = 0;
             char *all = stream(tok, ids, n, skip, &bad_pieces, &nonempty);
             if (!all || strcmp(all, full) != 0) {

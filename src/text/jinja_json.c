@@ -1,6 +1,7 @@
 /* jinja_json.c — JSON text to values (as json.loads), values to json.dumps text. */
 #include "text/jinja_json.h"
-#include "text/utf8.h"
+#include "base/text_escape.h"
+#include "base/utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,36 +11,15 @@
 
 static void json_string(ts_jinja_rt *rt, ts_jinja_buf *out, const char *s, size_t len, bool ascii)
 {
+    /* json.dumps spells \b \f \n \r \t short; ensure_ascii escapes DEL too. */
+    unsigned flags = TS_JSON_ESC_NRT | TS_JSON_ESC_BF | (ascii ? TS_JSON_ESC_DEL : 0);
     ts_jinja_buf_addc(rt, out, '"');
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"':
-            ts_jinja_buf_add(rt, out, "\\\"", 2);
-            continue;
-        case '\\':
-            ts_jinja_buf_add(rt, out, "\\\\", 2);
-            continue;
-        case '\n':
-            ts_jinja_buf_add(rt, out, "\\n", 2);
-            continue;
-        case '\r':
-            ts_jinja_buf_add(rt, out, "\\r", 2);
-            continue;
-        case '\t':
-            ts_jinja_buf_add(rt, out, "\\t", 2);
-            continue;
-        case '\b':
-            ts_jinja_buf_add(rt, out, "\\b", 2);
-            continue;
-        case '\f':
-            ts_jinja_buf_add(rt, out, "\\f", 2);
-            continue;
-        default:
-            break;
-        }
-        if (c < 0x20 || (c == 0x7f && ascii)) {
-            ts_jinja_buf_addf(rt, out, "\\u%04x", c);
+        char esc[8];
+        size_t n_esc = ts_json_escape_byte(c, flags, esc);
+        if (n_esc) {
+            ts_jinja_buf_add(rt, out, esc, n_esc);
         } else if (c >= 0x80 && ascii) {
             uint32_t cp;
             size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
@@ -235,15 +215,9 @@ static unsigned json_hex4(json_reader *r)
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
         char c = r->s[r->pos++];
-        v <<= 4;
-        if (c >= '0' && c <= '9')
-            v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            v |= (unsigned)(c - 'A' + 10);
-        else
-            json_fail(r, "bad \\u escape");
+        int d = ts_hex_value(c);
+        if (d < 0) json_fail(r, "bad \\u escape");
+        v = v << 4 | (unsigned)d;
     }
     return v;
 }

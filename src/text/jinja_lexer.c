@@ -1,6 +1,6 @@
 /* jinja_lexer.c — template source to tokens, with jinja2's whitespace rules. */
 #include "text/jinja_lexer.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 #include <ctype.h>
 #include <errno.h>

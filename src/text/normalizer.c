@@ -2,7 +2,7 @@
 #include "text/normalizer.h"
 
 #include "base/error.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 #include <utf8proc.h>
 
@@ -145,7 +145,7 @@ static bool composition_inert(uint32_t cp)
  * text, CJK and emoji included, then never reaches it). A span starts one character early, since
  * the character before a combining mark may be the first half of a composition, and ends before
  * the next inert character, which blocks reordering and composition across it. */
-static ts_status nfc_append(const uint8_t *s, size_t len, int flags, ts_bytes *out, ts_error *err)
+static ts_status nfc_append(const uint8_t *s, size_t len, int flags, ts_buf *out, ts_error *err)
 {
     size_t copied = 0, i = 0;
     while (i < len) {
@@ -176,18 +176,18 @@ static ts_status nfc_append(const uint8_t *s, size_t len, int flags, ts_bytes *o
                                           (utf8proc_option_t)flags);
         if (n < 0)
             return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "normalizer: %s", utf8proc_errmsg(n));
-        bool ok = ts_bytes_append(out, s + copied, start - copied) &&
-                  ts_bytes_append(out, mapped, (size_t)n);
+        bool ok =
+            ts_buf_append(out, s + copied, start - copied) && ts_buf_append(out, mapped, (size_t)n);
         free(mapped);
         if (!ok) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "normalizer: out of memory");
         copied = i = end;
     }
-    if (!ts_bytes_append(out, s + copied, len - copied))
+    if (!ts_buf_append(out, s + copied, len - copied))
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "normalizer: out of memory");
     return TS_OK;
 }
 
-static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes *out, ts_error *err)
+static ts_status apply_step(const step *s, const char *in, size_t len, ts_buf *out, ts_error *err)
 {
     const uint8_t *u = (const uint8_t *)in;
     bool ok = true;
@@ -201,7 +201,7 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes 
             utf8proc_map(u, (utf8proc_ssize_t)len, &mapped, (utf8proc_option_t)s->utf8proc_flags);
         if (n < 0)
             return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "normalizer: %s", utf8proc_errmsg(n));
-        ok = ts_bytes_append(out, mapped, (size_t)n);
+        ok = ts_buf_append(out, mapped, (size_t)n);
         free(mapped);
         break;
     }
@@ -213,9 +213,9 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes 
             /* Rust's char::to_lowercase: simple mappings, plus the one unconditional
              * multi-character one, İ → i + combining dot above. */
             if (cp == 0x130)
-                ok = ts_bytes_append(out, "i\xCC\x87", 3);
+                ok = ts_buf_append(out, "i\xCC\x87", 3);
             else
-                ok = ts_bytes_append(
+                ok = ts_buf_append(
                     out, buf,
                     ts_utf8_encode((uint32_t)utf8proc_tolower((utf8proc_int32_t)cp), buf));
         }
@@ -227,20 +227,20 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes 
                                   ? memmem(in + i, len - i, s->pattern, s->pattern_len)
                                   : NULL;
             if (!hit) {
-                ok = ts_bytes_append(out, in + i, len - i);
+                ok = ts_buf_append(out, in + i, len - i);
                 break;
             }
             size_t at = (size_t)(hit - in);
-            ok = ts_bytes_append(out, in + i, at - i) &&
-                 ts_bytes_append(out, s->content, s->content_len);
+            ok = ts_buf_append(out, in + i, at - i) &&
+                 ts_buf_append(out, s->content, s->content_len);
             i = at + s->pattern_len;
         }
         break;
     }
     case STEP_PREPEND:
         /* Hugging Face leaves empty pieces empty. */
-        if (len) ok = ts_bytes_append(out, s->content, s->content_len);
-        ok = ok && ts_bytes_append(out, in, len);
+        if (len) ok = ts_buf_append(out, s->content, s->content_len);
+        ok = ok && ts_buf_append(out, in, len);
         break;
     case STEP_STRIP: {
         size_t b = 0, e = len;
@@ -259,37 +259,37 @@ static ts_status apply_step(const step *s, const char *in, size_t len, ts_bytes 
             if (!ts_utf8_is_whitespace(cp)) break;
             e -= k;
         }
-        ok = ts_bytes_append(out, in + b, e - b);
+        ok = ts_buf_append(out, in + b, e - b);
         break;
     }
     }
     return ok ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "normalizer: out of memory");
 }
 
-ts_status ts_normalizer_apply(const ts_normalizer *norm, const char *text, size_t len,
-                              ts_bytes *out, ts_error *err)
+ts_status ts_normalizer_apply(const ts_normalizer *norm, const char *text, size_t len, ts_buf *out,
+                              ts_error *err)
 {
     if (!norm || norm->n_steps == 0) {
-        return ts_bytes_append(out, text, len)
+        return ts_buf_append(out, text, len)
                    ? TS_OK
                    : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "normalizer: out of memory");
     }
     if (norm->n_steps == 1) return apply_step(&norm->steps[0], text, len, out, err);
     /* Multi-step chains ping-pong between two scratch buffers, then copy the last one out. */
-    ts_bytes a = {0}, b = {0};
+    ts_buf a = {0}, b = {0};
     ts_status st = TS_OK;
     const char *cur = text;
     size_t cur_len = len;
     for (size_t i = 0; i < norm->n_steps && !st; i++) {
-        ts_bytes *dst = (i % 2 == 0) ? &a : &b;
+        ts_buf *dst = (i % 2 == 0) ? &a : &b;
         dst->len = 0;
         st = apply_step(&norm->steps[i], cur, cur_len, dst, err);
         cur = dst->data ? dst->data : "";
         cur_len = dst->len;
     }
-    if (!st && !ts_bytes_append(out, cur, cur_len))
+    if (!st && !ts_buf_append(out, cur, cur_len))
         st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "normalizer: out of memory");
-    ts_bytes_free(&a);
-    ts_bytes_free(&b);
+    ts_buf_fini(&a);
+    ts_buf_fini(&b);
     return st;
 }

@@ -18,7 +18,7 @@ typedef struct ts_normalizer ts_normalizer;
 
 ts_status ts_normalizer_parse(const cJSON *json, ts_normalizer **out, ts_error *err);
 void ts_normalizer_destroy(ts_normalizer *norm);
-ts_status ts_normalizer_apply(const ts_normalizer *norm, const char *text, size_t len,
-                              ts_bytes *out, ts_error *err);
+ts_status ts_normalizer_apply(const ts_normalizer *norm, const char *text, size_t len, ts_buf *out,
+                              ts_error *err);
 
 #endif

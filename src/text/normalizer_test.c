@@ -12,9 +12,9 @@ static char *run(const char *json, const char *text)
     ts_error err = {0};
     CHECK_INT_EQ(ts_normalizer_parse(j, &norm, &err), TS_OK);
     cJSON_Delete(j);
-    ts_bytes out = {0};
+    ts_buf out = {0};
     CHECK_INT_EQ(ts_normalizer_apply(norm, text, strlen(text), &out, &err), TS_OK);
-    ts_bytes_append(&out, "", 0);
+    ts_buf_append(&out, "", 0);
     ts_normalizer_destroy(norm);
     return out.data;
 }

@@ -7,7 +7,7 @@
 #include "text/pretokenizer.h"
 
 #include "base/error.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -53,7 +53,7 @@ static const char gpt2_pattern[] =
 
 void ts_pieces_free(ts_pieces *pieces)
 {
-    ts_bytes_free(&pieces->buf);
+    ts_buf_fini(&pieces->buf);
     free(pieces->items);
     free(pieces->scratch);
     if (pieces->match_data) pcre2_match_data_free(pieces->match_data);
@@ -406,15 +406,15 @@ static ts_status metaspace(const step *s, ts_pieces *ps, const ts_piece *piece, 
                            (piece->len >= rep_len && memcmp(text, rep, rep_len) == 0);
     bool prepend = !starts_with_rep && (s->prepend == PREPEND_ALWAYS ||
                                         (s->prepend == PREPEND_FIRST && piece->at_start));
-    if (!ts_bytes_reserve(&ps->buf, piece->len * rep_len + rep_len))
+    if (!ts_buf_reserve(&ps->buf, piece->len * rep_len + rep_len))
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
-    if (prepend) ts_bytes_append(&ps->buf, rep, rep_len);
+    if (prepend) ts_buf_append(&ps->buf, rep, rep_len);
     for (uint32_t i = 0; i < piece->len; i++) {
         char c = ps->buf.data[piece->offset + i];
         if (c == ' ')
-            ts_bytes_append(&ps->buf, rep, rep_len);
+            ts_buf_append(&ps->buf, rep, rep_len);
         else
-            ts_bytes_append(&ps->buf, &c, 1);
+            ts_buf_append(&ps->buf, &c, 1);
     }
     ts_piece rewritten = {(uint32_t)new_offset, (uint32_t)(ps->buf.len - new_offset),
                           piece->at_start};
@@ -443,12 +443,12 @@ static ts_status run_step(const step *s, ts_pieces *ps, ts_error *err)
         if (s->kind == PRE_BYTE_LEVEL && s->add_prefix_space &&
             (piece.len == 0 || ps->buf.data[piece.offset] != ' ')) {
             size_t at = ps->buf.len;
-            if (!ts_bytes_reserve(&ps->buf, piece.len + 1)) {
+            if (!ts_buf_reserve(&ps->buf, piece.len + 1)) {
                 st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
                 break;
             }
-            ts_bytes_append(&ps->buf, " ", 1);
-            ts_bytes_append(&ps->buf, ps->buf.data + piece.offset, piece.len);
+            ts_buf_append(&ps->buf, " ", 1);
+            ts_buf_append(&ps->buf, ps->buf.data + piece.offset, piece.len);
             piece.offset = (uint32_t)at;
             piece.len += 1;
         }
@@ -491,7 +491,7 @@ ts_status ts_pretokenizer_run(const ts_pretokenizer *pre, const char *text, size
 {
     pieces->buf.len = 0;
     pieces->n = 0;
-    if (!ts_bytes_append(&pieces->buf, text, len))
+    if (!ts_buf_append(&pieces->buf, text, len))
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
     if (len == 0) return TS_OK;
     if (!push_piece(pieces, 0, (uint32_t)len, at_start))

@@ -20,7 +20,7 @@ typedef struct ts_piece {
 
 /* Caller-owned working state; reuse across calls, free with ts_pieces_free. */
 typedef struct ts_pieces {
-    ts_bytes buf;
+    ts_buf buf;
     ts_piece *items, *scratch;
     size_t n, cap, scratch_cap;
     void *match_data; /* pcre2_match_data, created lazily */

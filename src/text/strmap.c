@@ -52,7 +52,7 @@ bool ts_strmap_init(ts_strmap *map, size_t expected)
 void ts_strmap_fini(ts_strmap *map)
 {
     free(map->slots);
-    ts_bytes_free(&map->pool);
+    ts_buf_fini(&map->pool);
     memset(map, 0, sizeof(*map));
 }
 
@@ -97,7 +97,7 @@ bool ts_strmap_put(ts_strmap *map, const char *key, size_t len, int32_t value)
         return true;
     }
     size_t offset = map->pool.len;
-    if (!ts_bytes_append(&map->pool, key, len)) return false;
+    if (!ts_buf_append(&map->pool, key, len)) return false;
     s->hash = hash;
     s->len = (uint32_t)len;
     s->offset = (uint32_t)offset;

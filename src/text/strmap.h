@@ -20,7 +20,7 @@ typedef struct ts_strmap_slot {
 typedef struct ts_strmap {
     ts_strmap_slot *slots;
     size_t mask, count;
-    ts_bytes pool;
+    ts_buf pool;
 } ts_strmap;
 
 bool ts_strmap_init(ts_strmap *map, size_t expected);

@@ -16,7 +16,7 @@
 #include "text/normalizer.h"
 #include "text/postprocessor.h"
 #include "text/pretokenizer.h"
-#include "text/utf8.h"
+#include "base/utf8.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -36,7 +36,7 @@ struct ts_tokenizer {
     bool has_normalized_added;
     ts_strmap added_ids; /* added token content → id; wins over the model vocab */
     /* id → token text (NUL-terminated in pool), -1 offset for holes */
-    ts_bytes pool;
+    ts_buf pool;
     int64_t *token_offset;
     uint32_t *token_len;
     bool *special;
@@ -53,7 +53,7 @@ void ts_tokenizer_destroy(ts_tokenizer *tok)
     ts_added_destroy(tok->added);
     ts_decoder_destroy(tok->decoder);
     ts_strmap_fini(&tok->added_ids);
-    ts_bytes_free(&tok->pool);
+    ts_buf_fini(&tok->pool);
     free(tok->token_offset);
     free(tok->token_len);
     free(tok->special);
@@ -66,7 +66,7 @@ static ts_status set_token(ts_tokenizer *tok, int32_t id, const char *text, size
 {
     tok->token_offset[id] = (int64_t)tok->pool.len;
     tok->token_len[id] = (uint32_t)len;
-    if (!ts_bytes_append(&tok->pool, text, len) || !ts_bytes_append(&tok->pool, "", 1))
+    if (!ts_buf_append(&tok->pool, text, len) || !ts_buf_append(&tok->pool, "", 1))
         return TS_ERR_OUT_OF_MEMORY;
     return TS_OK;
 }
@@ -240,7 +240,7 @@ ts_status ts_tokenizer_load(const char *dir, ts_tokenizer **out, ts_error *err)
 
 typedef struct encode_state {
     ts_ids ids;
-    ts_bytes normalized;
+    ts_buf normalized;
     ts_splits raw_splits, norm_splits;
     ts_pieces pieces;
 } encode_state;
@@ -248,7 +248,7 @@ typedef struct encode_state {
 static void encode_state_free(encode_state *s)
 {
     ts_ids_free(&s->ids);
-    ts_bytes_free(&s->normalized);
+    ts_buf_fini(&s->normalized);
     free(s->raw_splits.items);
     free(s->norm_splits.items);
     ts_pieces_free(&s->pieces);
@@ -349,13 +349,13 @@ ts_status ts_tokenizer_decode(const ts_tokenizer *tok, const int32_t *ids, size_
         if (skip_special_tokens && tok->special[id]) continue;
         refs[n++] = (ts_token_ref){tok->pool.data + tok->token_offset[id], tok->token_len[id]};
     }
-    ts_bytes out = {0};
+    ts_buf out = {0};
     ts_status st = ts_decoder_run(tok->decoder, refs, n, &out, err);
     free(refs);
-    if (!st && !out.data && !ts_bytes_append(&out, "", 0))
+    if (!st && !out.data && !ts_buf_append(&out, "", 0))
         st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");
     if (st) {
-        ts_bytes_free(&out);
+        ts_buf_fini(&out);
         return st;
     }
     *text = out.data;

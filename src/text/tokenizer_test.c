@@ -102,7 +102,7 @@ static void check_decode(const ts_tokenizer *tok, const int32_t *ids, size_t n, 
     char *text;
     size_t len;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_tokenizer_decode(tok, ids, n, skip, &text, &len, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_decode(tok, ids, n, skip, &text, &len, &err), TS_OK);
     CHECK_STR_EQ(text, want);
     CHECK_INT_EQ(len, strlen(want));
     free(text);
@@ -135,7 +135,7 @@ static void check_fixture(const char *name)
     if (!tok) return;
     int32_t *ids;
     size_t n;
-    CHECK_INT_EQ(ts_tokenizer_encode(tok, prompt, strlen(prompt), true, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode(tok, prompt, strlen(prompt), true, &ids, &n, &err), TS_OK);
     CHECK_INT_EQ(n, cJSON_GetArraySize(want));
     bool same = n == (size_t)cJSON_GetArraySize(want);
     for (size_t i = 0; same && i < n; i++)
@@ -146,8 +146,8 @@ static void check_fixture(const char *name)
     /* Without the added BOS, decoding (specials kept) gives the prompt back. */
     char *text;
     size_t len;
-    CHECK_INT_EQ(ts_tokenizer_encode(tok, prompt, strlen(prompt), false, &ids, &n, &err), TS_OK);
-    CHECK_INT_EQ(ts_tokenizer_decode(tok, ids, n, false, &text, &len, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode(tok, prompt, strlen(prompt), false, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_decode(tok, ids, n, false, &text, &len, &err), TS_OK);
     CHECK_STR_EQ(text, prompt);
     free(text);
     free(ids);
@@ -157,7 +157,8 @@ static void check_fixture(const char *name)
     int32_t *gen_ids = malloc((size_t)n_gen * sizeof(int32_t));
     for (int i = 0; i < n_gen; i++)
         gen_ids[i] = cJSON_GetArrayItem(gen, i)->valueint;
-    CHECK_INT_EQ(ts_tokenizer_decode(tok, gen_ids, (size_t)n_gen, false, &text, &len, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_decode(tok, gen_ids, (size_t)n_gen, false, &text, &len, &err),
+                   TS_OK);
     CHECK_STR_EQ(text, cJSON_GetObjectItem(ref, "generated_text")->valuestring);
     free(text);
     free(gen_ids);
@@ -199,10 +200,10 @@ static void test_fixture_specials(void)
     /* A rendered chat: BOS added once, whether or not the template wrote it. */
     int32_t *ids = NULL;
     size_t n = 0;
-    CHECK_INT_EQ(ts_tokenizer_encode_chat(tok, "Hi", 2, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode_chat(tok, "Hi", 2, &ids, &n, &err), TS_OK);
     CHECK(n == 3 && ids[0] == 1280 && ids[1] == 39);
     free(ids);
-    CHECK_INT_EQ(ts_tokenizer_encode_chat(tok, "<|begin_of_text|>Hi", 19, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode_chat(tok, "<|begin_of_text|>Hi", 19, &ids, &n, &err), TS_OK);
     CHECK(n == 3 && ids[0] == 1280 && ids[1] == 39);
     free(ids);
     ts_tokenizer_destroy(tok);
@@ -384,7 +385,7 @@ static void test_invalid_utf8(void)
     snprintf(dir, sizeof(dir), "%s/tests/fixtures/qwen2/model", root());
     ts_tokenizer *tok;
     ts_error err = {0};
-    CHECK_INT_EQ(ts_tokenizer_load(dir, &tok, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_load(dir, &tok, &err), TS_OK);
     int32_t *ids = (int32_t *)1;
     size_t n = 7;
     const char bad[] = "caf\xC3\xA9 \xE2\x82 x";
@@ -398,7 +399,7 @@ static void test_invalid_utf8(void)
                  TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "byte offset 0");
     /* An embedded NUL is valid text. */
-    CHECK_INT_EQ(ts_tokenizer_encode(tok, "a\0b", 3, false, &ids, &n, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_encode(tok, "a\0b", 3, false, &ids, &n, &err), TS_OK);
     CHECK_INT_EQ(n, 3);
     free(ids);
     ts_tokenizer_destroy(tok);

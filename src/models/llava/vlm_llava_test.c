@@ -75,7 +75,7 @@ static void check_reference(const char *name)
     const ts_tensor_info *gen = ts_checkpoint_find(f.ref, "generated_ids"), *last = ts_checkpoint_find(f.ref, "prefill_last_logits");
     int64_t n_new = gen->shape[0];
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(f.m, (int64_t)f.n + n_new, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, (int64_t)f.n + n_new, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)f.vocab);
     CHECK_INT_EQ(ts_model_prefill_images(f.m, seq, f.ids, f.n, &f.image, 1, logits, &err), TS_OK);
     double worst = 0, scale = 1;
@@ -131,8 +131,8 @@ static void test_two_images(void)
     ts_pixel_values apart[2] = {f.image, f.image};
     float *a = malloc(sizeof(float) * (size_t)f.vocab), *b = malloc(sizeof(float) * (size_t)f.vocab);
     ts_sequence *s1, *s2;
-    CHECK_INT_EQ(ts_sequence_create(f.m, (int64_t)n, &s1, &err), TS_OK);
-    CHECK_INT_EQ(ts_sequence_create(f.m, (int64_t)n, &s2, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, (int64_t)n, &s1, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, (int64_t)n, &s2, &err), TS_OK);
     CHECK_INT_EQ(ts_model_prefill_images(f.m, s1, ids, n, &pair, 1, a, &err), TS_OK);
     CHECK_INT_EQ(ts_model_prefill_images(f.m, s2, ids, n, apart, 2, b, &err), TS_OK);
     CHECK(memcmp(a, b, sizeof(float) * (size_t)f.vocab) == 0);
@@ -154,7 +154,7 @@ static void test_bad_requests(void)
     }
     ts_error err;
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(f.m, 128, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, 128, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)f.vocab);
     /* One image token too few for the image's 16 rows. */
     size_t at = 0;

@@ -149,7 +149,7 @@ static void check_language_model(bool bf16)
     for (int64_t l = 0; l < layers; l++)
         router[l] = malloc(sizeof(float) * (size_t)(n * experts));
     ts_sequence *seq;
-    CHECK_INT_EQ(ts_sequence_create(m, n, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(m, n, &seq, &err), TS_OK);
     ts_diagnostic_prefill d = {.logits = logits,
                                .hidden = hid,
                                .embeddings = emb->data,
@@ -229,7 +229,7 @@ static void test_batched_decode_matches_single(void)
 {
     ts_error err;
     ts_model *m;
-    CHECK_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen3_vl_moe/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen3_vl_moe/model", NULL, &m, &err), TS_OK);
     enum { B = 3, STEPS = 8, CAP = 32 };
     static const int32_t prompts[B][6] = {
         {1281, 872, 198, 1107}, {54, 1247, 264, 557, 371, 13}, {9, 14}};
@@ -245,7 +245,8 @@ static void test_batched_decode_matches_single(void)
         CHECK_INT_EQ(ts_model_prefill(m, s, prompts[b], (size_t)lens[b], out, &err), TS_OK);
         for (int i = 0; i + 1 < STEPS; i++) {
             tokens[b][i] = ts_argmax_masked(out + i * v, v, NULL, 0);
-            CHECK_INT_EQ(ts_model_decode(m, &s, &tokens[b][i], 1, out + (i + 1) * v, &err), TS_OK);
+            REQUIRE_INT_EQ(ts_model_decode(m, &s, &tokens[b][i], 1, out + (i + 1) * v, &err),
+                           TS_OK);
         }
         ts_sequence_destroy(s);
     }
@@ -261,7 +262,7 @@ static void test_batched_decode_matches_single(void)
         int32_t next[B];
         for (int b = 0; b < B; b++)
             next[b] = tokens[b][i];
-        CHECK_INT_EQ(ts_model_decode(m, seqs, next, B, step, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_decode(m, seqs, next, B, step, &err), TS_OK);
         for (int b = 0; b < B; b++)
             memcpy(together + ((size_t)(b * STEPS + i + 1)) * (size_t)v, step + b * v,
                    sizeof(float) * (size_t)v);

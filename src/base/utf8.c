@@ -1,5 +1,8 @@
 /* utf8.c — strict UTF-8 checks and lossy repair (see utf8.h). */
-#include "text/utf8.h"
+#include "base/utf8.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 /* For a lead byte: sequence length and the allowed range of the second byte (Unicode table 3-7),
  * which is what rules out overlongs, surrogates and values above U+10FFFF. */
@@ -48,6 +51,14 @@ size_t ts_utf8_validate(const uint8_t *s, size_t len)
         i += k;
     }
     return len;
+}
+
+size_t ts_utf8_sequence(const uint8_t *s, size_t len)
+{
+    if (!len) return 0;
+    int need;
+    size_t k = valid_prefix(s, len, &need);
+    return need != 0 && (int)k == need ? k : 0;
 }
 
 size_t ts_utf8_decode(const uint8_t *s, size_t len, uint32_t *cp)
@@ -111,10 +122,10 @@ size_t ts_utf8_incomplete_tail(const uint8_t *s, size_t len)
     return 0;
 }
 
-bool ts_utf8_lossy(const uint8_t *s, size_t len, ts_bytes *out)
+bool ts_utf8_lossy(const uint8_t *s, size_t len, ts_buf *out)
 {
     static const char replacement[] = "\xEF\xBF\xBD";
-    if (!ts_bytes_reserve(out, len)) return false;
+    if (!ts_buf_reserve(out, len)) return false;
     size_t i = 0, run = 0;
     while (i < len) {
         int need = 1;
@@ -123,12 +134,12 @@ bool ts_utf8_lossy(const uint8_t *s, size_t len, ts_bytes *out)
             i += k;
             continue;
         }
-        if (!ts_bytes_append(out, s + run, i - run)) return false;
-        if (!ts_bytes_append(out, replacement, 3)) return false;
+        if (!ts_buf_append(out, s + run, i - run)) return false;
+        if (!ts_buf_append(out, replacement, 3)) return false;
         i += k ? k : 1;
         run = i;
     }
-    return ts_bytes_append(out, s + run, len - run);
+    return ts_buf_append(out, s + run, len - run);
 }
 
 bool ts_utf8_is_whitespace(uint32_t cp)
@@ -136,4 +147,21 @@ bool ts_utf8_is_whitespace(uint32_t cp)
     return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
            (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
            cp == 0x205F || cp == 0x3000;
+}
+
+char *ts_utf8_clean(const char *s, size_t len)
+{
+    char *out = malloc(len * 3 + 1); /* every byte may become the 3-byte U+FFFD */
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t k = ts_utf8_sequence((const uint8_t *)s + i, len - i);
+        if (k) {
+            memcpy(out + o, s + i, k), o += k, i += k;
+        } else {
+            memcpy(out + o, "\xEF\xBF\xBD", 3), o += 3, i++;
+        }
+    }
+    out[o] = '\0';
+    return out;
 }
