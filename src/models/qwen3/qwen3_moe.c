@@ -104,7 +104,9 @@ static const ts_tensor_info *expert_matrix(const ts_checkpoint *ckpt, const char
                                            ts_dtype dtype)
 {
     char name[512];
-    snprintf(name, sizeof(name), "%s.%lld.%s.weight", prefix, (long long)e, which);
+    int n = snprintf(name, sizeof(name), "%s.%lld.%s.weight", prefix, (long long)e, which);
+    if (n < 0 || (size_t)n >= sizeof(name))
+        return NULL; /* a name this long is in no checkpoint */
     const ts_tensor_info *t = ts_checkpoint_find(ckpt, name);
     if (!t || t->n_dims != 2 || (rows && t->shape[0] != rows) || (cols && t->shape[1] != cols) ||
         (e && t->dtype != dtype))
