@@ -537,18 +537,13 @@ void ts_sequence_reset(ts_sequence *seq);
  * leave the sequence unchanged. */
 ts_status ts_model_prefill(ts_model *model, ts_sequence *seq, const int32_t *tokens, size_t n,
                            float *logits, ts_error *err);
-/* Appends n rows of input embeddings (the token embeddings with image features in place, as
- * f32[n][hidden]) with their rotary positions (i32[3][n] for M-RoPE models, i32[n] otherwise;
- * NULL = length + i), and keeps rope_delta for the decode steps that follow (a token at cache
- * position p then uses p + rope_delta on every axis). Logits of the last row. */
-ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const float *embeddings, size_t n,
-                                      const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err);
 /* DeepStack side features for one prefill call (Qwen3-VL; Qwen3VLTextModel adds them after
  * decoder layer layer_indices[i] at the image rows, so every later layer's K/V sees them).
  * Positions count rows of THIS call: a prompt prefilled in chunks passes each chunk the visual
  * positions that fall inside it, minus the chunk's first row, and the matching rows of every
- * level. All borrowed, read only during the call: the engine keeps nothing of it afterwards
- * (decode steps add nothing; the payload may be freed as soon as the call returns).
+ * level (ts_mm_inputs_slice does this). All borrowed, read only during the call: the engine keeps
+ * nothing of it afterwards (decode steps add nothing; the payload may be freed as soon as the
+ * call returns).
  *   visual_positions  i32[n_visual]: sorted, unique, each in 0 … n−1
  *   layer_features    f32[n_layers][n_visual][hidden]: finite, level i added after layer
  *                     layer_indices[i] (row j at visual_positions[j])
@@ -564,26 +559,40 @@ typedef struct ts_deepstack {
     int n_layers;
 } ts_deepstack;
 
-/* ts_model_prefill_embeddings with DeepStack: the payload is validated before anything runs
- * (positions sorted, unique, inside the n rows; n_layers and layer_indices equal to the model's
- * DeepStack layers; every feature finite; no NULL where data is needed) and refused with
+/* What a prefill from embeddings may take beside the rows: one optional, typed payload. A model
+ * (or bundle) says which kind its image rows need (ts_model_side_inputs); whoever assembles an
+ * image prompt for it must pass that payload (ts_mm_inputs_build does): the prefill cannot tell
+ * image rows from text rows, and a text-only prompt legitimately has none. Later kinds add a
+ * member each. */
+typedef enum ts_side_kind { TS_SIDE_NONE = 0, TS_SIDE_DEEPSTACK } ts_side_kind;
+typedef struct ts_side_inputs {
+    ts_side_kind kind;
+    const ts_deepstack *deepstack; /* TS_SIDE_DEEPSTACK: the payload (borrowed) */
+} ts_side_inputs;
+
+/* Appends n rows of input embeddings (the token embeddings with image features in place, as
+ * f32[n][hidden]) with their rotary positions (i32[3][n] for M-RoPE models, i32[n] otherwise;
+ * NULL = length + i), and keeps rope_delta for the decode steps that follow (a token at cache
+ * position p then uses p + rope_delta on every axis). Logits of the last row.
+ * side: NULL (or kind TS_SIDE_NONE) = none. A DeepStack payload is validated before anything
+ * runs (positions sorted, unique, inside the n rows; n_layers and layer_indices equal to the
+ * model's DeepStack layers; every feature finite; no NULL where data is needed) and refused with
  * TS_ERR_INVALID_ARGUMENT or TS_ERR_RANGE naming the field, leaving the sequence unchanged. A
  * model without DeepStack accepts only an empty payload (n_visual 0, n_layers 0). With n_visual
- * 0 the result is bit-identical to ts_model_prefill_embeddings. Whoever assembles an image
- * prompt for a model that declares DeepStack must pass the image rows' payload: this function
- * cannot tell image rows from text rows, and a text-only prompt legitimately has none. */
-ts_status ts_model_prefill_embeddings_deepstack(ts_model *model, ts_sequence *seq,
-                                                const float *embeddings, size_t n,
-                                                const int32_t *positions, int64_t rope_delta,
-                                                const ts_deepstack *deepstack, float *logits,
-                                                ts_error *err);
-/* The model's DeepStack layers (borrowed, *n_layers entries; 0 and NULL for a model without). */
-const int32_t *ts_model_deepstack_layers(const ts_model *model, int *n_layers);
-/* Prefill of a prompt with images (Qwen2-VL, Qwen2.5-VL, LLaVA): ids are the expanded prompt
- * (see ts_prompt_expand_images), images the preprocessed pixel values in prompt order. Runs the
- * vision tower, places its rows at the image tokens, computes the M-RoPE positions and keeps
- * the rope delta for decoding (LLaVA: 1-D positions, no delta). TS_ERR_UNSUPPORTED for models
- * without a built image path (Qwen3-VL: its tower runs, its DeepStack injection is not built yet). */
+ * 0 the result is bit-identical to no side inputs. An unknown kind is refused. */
+ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const float *embeddings,
+                                      size_t n, const int32_t *positions, int64_t rope_delta,
+                                      const ts_side_inputs *side, float *logits, ts_error *err);
+/* The side inputs the model's image rows need: TS_SIDE_DEEPSTACK with its DeepStack layers
+ * (*layers borrowed, *n_layers entries), or TS_SIDE_NONE with NULL and 0. layers and n_layers
+ * may be NULL. */
+ts_side_kind ts_model_side_inputs(const ts_model *model, const int32_t **layers, int *n_layers);
+/* Prefill of a prompt with images (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, LLaVA): ids are the expanded
+ * prompt (see ts_prompt_expand_images), images the preprocessed pixel values in prompt order.
+ * Runs the vision tower, then ts_mm_inputs_build (image rows at the image tokens, M-RoPE positions
+ * and the rope delta kept for decoding — LLaVA: 1-D positions, no delta —, Qwen3-VL's DeepStack
+ * rows as the side inputs) and ts_model_prefill_embeddings. TS_ERR_UNSUPPORTED for models without
+ * an image tower. */
 ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32_t *ids, size_t n,
                                   const ts_pixel_values *images, int n_images, float *logits, ts_error *err);
 /* Compares the model with a reference file in the fixtures' format (tests/fixtures/README.md),
@@ -595,10 +604,26 @@ ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32
 typedef void (*ts_compare_report)(void *user, const char *stage, double max_abs_diff, double tolerance, bool ok);
 ts_status ts_model_compare(ts_model *model, const char *reference, ts_compare_report report, void *user,
                            char **first_divergent, ts_error *err);
-/* The vision tower alone: the rows the language model receives for these images, in order,
- * f32[*rows][hidden] (owned, free()). The server encodes images with this off its decode loop. */
-ts_status ts_model_encode_images(ts_model *model, const ts_pixel_values *images, int n_images, float **embeds,
-                                 int64_t *rows, ts_error *err);
+/* What an image tower makes of some images, in order: the rows the language model receives at
+ * the image tokens, f32[n_rows][hidden], and for a tower with DeepStack (Qwen3-VL) its levels,
+ * f32[deepstack_levels][n_rows][hidden] — level i is added after the language model's DeepStack
+ * layer i, row r at the r-th image token (NULL and 0 for towers without). Owned:
+ * ts_encoded_media_free. */
+typedef struct ts_encoded_media {
+    float *rows;
+    int64_t n_rows;
+    int64_t hidden; /* row width: the language model's hidden size */
+    float *deepstack;
+    int deepstack_levels;
+} ts_encoded_media;
+void ts_encoded_media_free(ts_encoded_media *media);
+/* Rows first … first + count − 1 of every level of `all` (one request's images out of a batched
+ * encode), copied into *out (owned). TS_ERR_RANGE when they are not all inside. */
+ts_status ts_encoded_media_slice(const ts_encoded_media *all, int64_t first, int64_t count,
+                                 ts_encoded_media *out, ts_error *err);
+/* The vision tower alone, into *out. The server encodes images with this off its decode loop. */
+ts_status ts_model_encode_images(ts_model *model, const ts_pixel_values *images, int n_images,
+                                 ts_encoded_media *out, ts_error *err);
 /* An image encoder for `model` that runs on its own context (its own threads), so a server can
  * encode images on another thread while the model decodes. It reads the model's mapped tower
  * weights (no second copy, no second language model) and keeps its own encoder cache of
@@ -607,27 +632,51 @@ typedef struct ts_image_encoder ts_image_encoder;
 ts_status ts_image_encoder_create(ts_model *model, ts_context *ctx, size_t cache_bytes, ts_image_encoder **out,
                                   ts_error *err);
 void ts_image_encoder_destroy(ts_image_encoder *encoder);
-/* As ts_model_encode_images. Images of several requests may go in one call: each image's rows
- * depend on that image alone. */
-ts_status ts_image_encoder_encode(ts_image_encoder *encoder, const ts_pixel_values *images, int n_images, float **embeds,
-                                  int64_t *rows, ts_error *err);
-/* As ts_image_encoder_encode, and the tower's DeepStack rows (Qwen3-VL): *deepstack owned,
- * f32[*levels][*rows][hidden] — level i is added after the language model's DeepStack layer i,
- * row r at the r-th image token (the payload of ts_model_prefill_embeddings_deepstack); *levels 0
- * and *deepstack NULL for towers without DeepStack. */
-ts_status ts_image_encoder_encode_deepstack(ts_image_encoder *encoder, const ts_pixel_values *images, int n_images, float **embeds,
-                                            float **deepstack, int *levels, int64_t *rows, ts_error *err);
+/* As ts_model_encode_images (main and DeepStack rows). Images of several requests may go in one
+ * call: each image's rows depend on that image alone. */
+ts_status ts_image_encoder_encode(ts_image_encoder *encoder, const ts_pixel_values *images,
+                                  int n_images, ts_encoded_media *out, ts_error *err);
 /* Running totals of the encoder cache: images served from it and images encoded. */
 void ts_image_encoder_cache_stats(const ts_image_encoder *encoder, int64_t *hits, int64_t *misses);
-/* What ts_model_prefill_images feeds the language model, from encoded image rows: the token
- * embeddings of the expanded prompt `ids` with image tokens replaced by `image` rows in order
- * (f32[n][hidden], owned), the rotary positions (i32[rows][n] with rows = 3 for M-RoPE models,
- * else 1; owned) and the rope delta. A caller may then prefill them in chunks with
- * ts_model_prefill_embeddings (each chunk its slice of every position row). TS_ERR_UNSUPPORTED
- * where ts_model_prefill_images is (Qwen3-VL: the rows alone would miss DeepStack). */
-ts_status ts_model_image_inputs(const ts_model *model, const int32_t *ids, size_t n, const ts_pixel_values *images,
-                                int n_images, const float *image, int64_t image_rows, float **inputs, int32_t **positions,
-                                int *position_rows, int64_t *rope_delta, ts_error *err);
+/* What a prefill of an expanded prompt with images needs (src/engine/mm_inputs.c):
+ *   embeddings     f32[n][hidden]: the token embeddings with the image tokens' rows replaced by
+ *                  the encoded rows, in order
+ *   positions      i32[position_rows][n]: M-RoPE (3 rows: t, h, w) for M-RoPE models, else the
+ *                  arange (1 row); rope_delta for the decode steps (0 for 1-D positions)
+ *   side_kind      the side inputs (ts_model_side_inputs's kind); for TS_SIDE_DEEPSTACK
+ *                  `deepstack` is the payload of the whole prompt: the image tokens' positions and
+ *                  the encoded DeepStack rows (layer_indices borrowed from the model)
+ * Owned (ts_mm_inputs_free); a model must outlive the inputs built for it. */
+typedef struct ts_mm_inputs {
+    size_t n;
+    int64_t hidden;
+    float *embeddings;
+    int32_t *positions;
+    int position_rows;
+    int64_t rope_delta;
+    ts_side_kind side_kind;
+    ts_deepstack deepstack;
+} ts_mm_inputs;
+/* The one assembly of a prompt with images, for every caller (the engine's image prefill, the
+ * bundle's, the server's media stage, compare): the inputs of the expanded prompt `ids` from
+ * its images' pixel values (their grids) and what a tower made of them (`media`, from
+ * ts_model_encode_images, ts_image_encoder_encode or ts_bundle_encode_images; NULL with no
+ * images, for a text prompt). Refused: a row count other than the prompt's image tokens
+ * (TS_ERR_INVALID_ARGUMENT), DeepStack levels other than the model's DeepStack layers
+ * (TS_ERR_UNSUPPORTED: main rows alone would make a wrong prefill), images for a model without an
+ * image tower (TS_ERR_UNSUPPORTED). */
+ts_status ts_mm_inputs_build(const ts_model *model, const int32_t *ids, size_t n,
+                             const ts_pixel_values *images, int n_images,
+                             const ts_encoded_media *media, ts_mm_inputs *out, ts_error *err);
+/* Rows at … at + count − 1 of `in` as inputs of their own (owned), for a prefill in chunks: each
+ * position row's slice, the rope delta, and the DeepStack rows that fall inside with their
+ * positions made relative to the chunk. */
+ts_status ts_mm_inputs_slice(const ts_mm_inputs *in, size_t at, size_t count, ts_mm_inputs *out,
+                             ts_error *err);
+/* The side inputs to pass with in's rows to ts_model_prefill_embeddings or
+ * ts_bundle_slots_prefill_embeddings (pointing into *in). */
+ts_side_inputs ts_mm_inputs_side(const ts_mm_inputs *in);
+void ts_mm_inputs_free(ts_mm_inputs *in);
 /* The image tokens a prompt needs for these pixel values (the count ts_prompt_expand_images
  * takes); 0 for a model without an image path. */
 int64_t ts_model_image_tokens(const ts_model *model, const ts_pixel_values *pixels);
@@ -807,30 +856,24 @@ void ts_bundle_bucket(const ts_bundle *bundle, int bucket, int64_t *capacity, in
 
 /* Rows of the positions arguments: 1, or 3 (t, h, w) for M-RoPE models. */
 int ts_bundle_position_rows(const ts_bundle *bundle);
-/* The DeepStack layers of a bundle with prefill_embeddings_deepstack.main (borrowed, *n_layers
- * entries; 0 and NULL for a bundle without), and a bucket's static maximum of image rows Nv_max
- * for it (its prefill capacity; 0 without DeepStack). */
-const int32_t *ts_bundle_deepstack_layers(const ts_bundle *bundle, int *n_layers);
+/* The side inputs the bundle's embedding prefill takes (ts_model_side_inputs's meaning):
+ * TS_SIDE_DEEPSTACK with its DeepStack layers when it has prefill_embeddings_deepstack.main, else
+ * TS_SIDE_NONE with NULL and 0. layers and n_layers may be NULL. A bucket's static maximum of
+ * image rows Nv_max for DeepStack is its visual capacity (its prefill capacity; 0 without). */
+ts_side_kind ts_bundle_side_inputs(const ts_bundle *bundle, const int32_t **layers, int *n_layers);
 int64_t ts_bundle_visual_capacity(const ts_bundle *bundle, int bucket);
 /* The vision.main patch buckets (ascending; *patches borrowed), 0 when the bundle has none. */
 int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
-/* ts_model_encode_images through the bundle's vision.main: Qwen2-VL patch rows are admitted to
- * the smallest patch bucket that holds them (TS_ERR_RANGE listing the buckets when none does) and
- * padded in a segment of their own; LLaVA images run one at a time at their fixed size. The rows
- * the language model receives come back f32[*rows][hidden] (owned, free()). TS_ERR_UNSUPPORTED
+/* ts_model_encode_images through the bundle's vision.main (src/bundle/bundle_vision.c): Qwen2-VL
+ * and Qwen3-VL patch rows are admitted to the smallest patch bucket that holds them (TS_ERR_RANGE
+ * listing the buckets when none does) and padded in a segment of their own; LLaVA images run one
+ * at a time at their fixed size. A Qwen3-VL vision.main (layout patch_rows_deepstack) also gives
+ * the DeepStack levels (prefill_embeddings_deepstack.main's layer_features). TS_ERR_UNSUPPORTED
  * for a bundle without vision entries. */
-ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *images, int n_images, float **embeds,
-                                  int64_t *rows, ts_error *err);
-/* ts_bundle_encode_images, and for a Qwen3-VL vision.main (layout patch_rows_deepstack) its
- * DeepStack rows: *deepstack owned (free), f32[*levels][*rows][hidden] — level k is added after
- * language-model decoder layer k at the image tokens (prefill_embeddings_deepstack.main's
- * layer_features). *deepstack NULL and *levels 0 for towers without DeepStack. */
-ts_status ts_bundle_encode_images_deepstack(ts_bundle *bundle, const ts_pixel_values *images, int n_images, float **embeds,
-                                            float **deepstack, int *levels, int64_t *rows, ts_error *err);
-/* K of the bundle's vision.main deepstack result (0 when it has none). */
-int ts_bundle_vision_deepstack_levels(const ts_bundle *bundle);
-/* ts_generate_images through the bundle: the images through vision.main, the merged embeddings
- * and positions from `model` (its embedding table and image-token rules), then
+ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *images, int n_images,
+                                  ts_encoded_media *out, ts_error *err);
+/* ts_generate_images through the bundle: the images through vision.main, the inputs from
+ * ts_mm_inputs_build with `model` (its embedding table and image-token rules), then
  * prefill_embeddings.main and decode.main with the request's rope delta. A model with DeepStack
  * (Qwen3-VL) takes prefill_embeddings_deepstack.main instead, its images (main and DeepStack rows)
  * encoded by the bundle's vision.main when it has one, else by the model's own tower;
@@ -851,16 +894,17 @@ void ts_bundle_slots_destroy(ts_bundle_slots *slots);
 int64_t ts_bundle_slots_length(const ts_bundle_slots *slots, int slot);
 void ts_bundle_slots_reset(ts_bundle_slots *slots, int slot);
 ts_status ts_bundle_slots_prefill(ts_bundle_slots *slots, int slot, const int32_t *ids, size_t n, float *logits, ts_error *err);
-/* embeddings f32[n][hidden], positions [position rows][n] (ts_bundle_position_rows). */
-ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *slots, int slot, const float *embeddings, size_t n, int64_t hidden,
-                                             const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err);
-/* As ts_bundle_slots_prefill_embeddings, through prefill_embeddings_deepstack.main: the payload
- * (positions rows of this prompt) is padded to the bucket's Nv_max with the filler (position 0,
- * zero features). Refused before anything runs: n_layers / layer_indices other than the
- * bundle's DeepStack layers, n_visual over Nv_max, NULL data; the entry checks the rest. */
-ts_status ts_bundle_slots_prefill_embeddings_deepstack(ts_bundle_slots *slots, int slot, const float *embeddings, size_t n,
-                                                       int64_t hidden, const int32_t *positions, int64_t rope_delta,
-                                                       const ts_deepstack *deepstack, float *logits, ts_error *err);
+/* embeddings f32[n][hidden], positions [position rows][n] (ts_bundle_position_rows); side NULL
+ * or TS_SIDE_NONE: prefill_embeddings.main. TS_SIDE_DEEPSTACK: prefill_embeddings_deepstack.main,
+ * the payload (positions rows of this prompt) padded to the bucket's Nv_max with the filler
+ * (position 0, zero features). Refused before anything runs: a bundle without that entry
+ * (TS_ERR_UNSUPPORTED), n_layers / layer_indices other than the bundle's DeepStack layers,
+ * n_visual over Nv_max, NULL data, an unknown kind; the entry checks the rest. */
+ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *slots, int slot,
+                                             const float *embeddings, size_t n, int64_t hidden,
+                                             const int32_t *positions, int64_t rope_delta,
+                                             const ts_side_inputs *side, float *logits,
+                                             ts_error *err);
 ts_status ts_bundle_slots_decode(ts_bundle_slots *slots, const int32_t *tokens, const bool *active, float *logits, ts_error *err);
 /* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */
 ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,

@@ -4,9 +4,10 @@
  * The request is admitted to the smallest bucket that holds prompt + max_tokens (never
  * truncated); the other slots stay empty.
  *
- * With images, the images run through vision.main, the model assembles the merged embeddings and
- * positions (its embedding table, image token, M-RoPE rules), and the prompt goes through
- * prefill_embeddings.main with a causal bias; decode adds the request's rope delta.
+ * With images, the images run through vision.main, ts_mm_inputs_build assembles the merged
+ * embeddings, positions and side inputs with the model (its embedding table, image token, M-RoPE
+ * rules), and the prompt goes through prefill_embeddings.main with a causal bias; decode adds the
+ * request's rope delta.
  *
  * A model with DeepStack (Qwen3-VL) goes through prefill_embeddings_deepstack.main: the tower's
  * DeepStack rows are added after their layers at the image tokens. The images go through the
@@ -18,7 +19,7 @@
 #include "bundle/bundle.h"
 #include "engine/generate.h"
 #include "engine/model.h"
-#include "engine/vision.h"
+#include "bundle/bundle_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ typedef struct {
     ts_bundle_slots *slots;
     const float *embeddings; /* f32[n][hidden] and positions [rows][n], or NULL */
     const int32_t *embedding_positions;
-    const ts_deepstack *deepstack; /* prefill_embeddings_deepstack.main's payload, or NULL */
+    const ts_side_inputs *side; /* with embeddings: their side inputs (DeepStack), or NULL */
     int64_t hidden, rope_delta, vocab;
     float *all_logits; /* decode.main's [slots][vocab] */
     int32_t *tokens;   /* [slots]: only slot 0's is used */
@@ -38,12 +39,10 @@ typedef struct {
 static ts_status bundle_prefill(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err)
 {
     bundle_step *s = self;
-    if (s->deepstack)
-        return ts_bundle_slots_prefill_embeddings_deepstack(s->slots, 0, s->embeddings, n, s->hidden, s->embedding_positions, s->rope_delta,
-                                                            s->deepstack, logits, err);
     if (s->embeddings)
-        return ts_bundle_slots_prefill_embeddings(s->slots, 0, s->embeddings, n, s->hidden, s->embedding_positions, s->rope_delta, logits,
-                                                  err);
+        return ts_bundle_slots_prefill_embeddings(s->slots, 0, s->embeddings, n, s->hidden,
+                                                  s->embedding_positions, s->rope_delta, s->side,
+                                                  logits, err);
     return ts_bundle_slots_prefill(s->slots, 0, prompt, n, logits, err);
 }
 
@@ -93,65 +92,47 @@ ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n,
     return generate(&s, bundle, prompt, n, params, out, err);
 }
 
-/* Qwen3-VL: the images through vision.main or the model's tower (main and DeepStack rows), the merged embeddings
- * and positions, the image tokens' rows as visual_positions, then prefill_embeddings_deepstack.main. */
-static ts_status generate_deepstack(ts_bundle *bundle, ts_model *model, ts_vision *v, const int32_t *prompt, size_t n,
-                                    const ts_pixel_values *images, int n_images, const ts_generate_params *params, ts_generation *out,
+/* The images through vision.main (a DeepStack model's bundle exported without vision buckets:
+ * the model's own tower), then ts_mm_inputs_build, then the prompt through the embedding entry
+ * with the side inputs the model's image rows need. */
+ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt,
+                                    size_t n, const ts_pixel_values *images, int n_images,
+                                    const ts_generate_params *params, ts_generation *out,
                                     ts_error *err)
 {
+    memset(out, 0, sizeof(*out));
     const ts_model_config *cfg = ts_model_get_config(model);
-    int n_layers = 0, levels = 0;
-    const int32_t *layers = ts_bundle_deepstack_layers(bundle, &n_layers);
-    if (!n_layers)
+    if (!ts_model_vision(model))
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model",
+                            ts_family_name(cfg->family));
+    int n_layers = 0;
+    bool deepstack = ts_model_side_inputs(model, NULL, NULL) == TS_SIDE_DEEPSTACK;
+    bool bundle_tower = ts_bundle_vision_buckets(bundle, NULL) > 0;
+    if (deepstack && ts_bundle_side_inputs(bundle, NULL, &n_layers) != TS_SIDE_DEEPSTACK)
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
                             "bundle: %s declares DeepStack, the bundle has no prefill_embeddings_deepstack.main (export it again)",
                             ts_family_name(cfg->family));
-    bool bundle_tower = ts_bundle_vision_buckets(bundle, NULL) > 0;
-    if (bundle_tower && ts_bundle_vision_deepstack_levels(bundle) != n_layers)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "bundle: its vision.main gives %d DeepStack levels for %s, the entry takes %d",
-                            ts_bundle_vision_deepstack_levels(bundle), ts_family_name(cfg->family), n_layers);
-    int64_t hidden = cfg->text.hidden_size, rows = 0, delta = 0, n_visual = 0;
-    float *image = NULL, *features = NULL, *inputs = malloc(sizeof(float) * (n ? n : 1) * (size_t)hidden);
-    int32_t *positions = malloc(sizeof(int32_t) * 3 * (n ? n : 1)), *visual = malloc(sizeof(int32_t) * (n ? n : 1));
-    ts_status st = inputs && positions && visual ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
-    if (st == TS_OK && bundle_tower)
-        st = ts_bundle_encode_images_deepstack(bundle, images, n_images, &image, &features, &levels, &rows, err);
-    else if (st == TS_OK)
-        st = ts_vision_encode_deepstack(v, images, n_images, &image, &features, &levels, &rows, err);
-    if (st == TS_OK && levels != n_layers)
-        st = ts_error_set(err, TS_ERR_FORMAT, "bundle: the tower gives %d DeepStack levels, the bundle's entry takes %d", levels, n_layers);
-    if (st == TS_OK) st = ts_vision_assemble_rows(v, model, prompt, n, images, n_images, image, rows, inputs, positions, &delta, err);
-    if (st == TS_OK && (ts_bundle_position_rows(bundle) == 3) != ts_vision_mrope(v))
+    if (deepstack && bundle_tower && ts_bundle_vision_levels(bundle) != n_layers)
+        return ts_error_set(
+            err, TS_ERR_UNSUPPORTED,
+            "bundle: its vision.main gives %d DeepStack levels for %s, the entry takes %d",
+            ts_bundle_vision_levels(bundle), ts_family_name(cfg->family), n_layers);
+    ts_encoded_media media;
+    ts_mm_inputs in = {0};
+    ts_status st = bundle_tower || !deepstack
+                       ? ts_bundle_encode_images(bundle, images, n_images, &media, err)
+                       : ts_model_encode_images(model, images, n_images, &media, err);
+    if (st == TS_OK) st = ts_mm_inputs_build(model, prompt, n, images, n_images, &media, &in, err);
+    ts_encoded_media_free(&media);
+    if (st == TS_OK && ts_bundle_position_rows(bundle) != in.position_rows)
         st = ts_error_set(err, TS_ERR_FORMAT, "bundle: its position mode does not match the model's");
-    for (size_t i = 0; st == TS_OK && i < n; i++)
-        if (prompt[i] == cfg->image_token_id) visual[n_visual++] = (int32_t)i; /* row r of the payload: the r-th image token */
-    if (st == TS_OK && n_visual != rows)
-        st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: %lld image tokens in the prompt, %lld image rows", (long long)n_visual,
-                          (long long)rows);
-    ts_deepstack ds = {visual, n_visual, features, layers, n_layers};
-    bundle_step s = {.embeddings = inputs, .embedding_positions = positions, .deepstack = &ds, .hidden = hidden, .rope_delta = delta};
+    ts_side_inputs side = ts_mm_inputs_side(&in);
+    bundle_step s = {.embeddings = in.embeddings,
+                     .embedding_positions = in.positions,
+                     .side = &side,
+                     .hidden = in.hidden,
+                     .rope_delta = in.rope_delta};
     if (st == TS_OK) st = generate(&s, bundle, prompt, n, params, out, err);
-    free(image), free(features), free(inputs), free(positions), free(visual);
-    return st;
-}
-
-ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n, const ts_pixel_values *images,
-                                    int n_images, const ts_generate_params *params, ts_generation *out, ts_error *err)
-{
-    memset(out, 0, sizeof(*out));
-    ts_vision *v = ts_model_vision(model);
-    if (!v) return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(ts_model_get_config(model)->family));
-    if (ts_vision_deepstack_levels(v) > 0) return generate_deepstack(bundle, model, v, prompt, n, images, n_images, params, out, err);
-    int64_t hidden = ts_model_get_config(model)->text.hidden_size, rows = 0, delta = 0;
-    float *image = NULL, *inputs = malloc(sizeof(float) * (n ? n : 1) * (size_t)hidden);
-    int32_t *positions = malloc(sizeof(int32_t) * 3 * (n ? n : 1));
-    ts_status st = inputs && positions ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
-    if (st == TS_OK) st = ts_bundle_encode_images(bundle, images, n_images, &image, &rows, err);
-    if (st == TS_OK) st = ts_vision_assemble(v, model, prompt, n, images, n_images, image, rows, inputs, positions, &delta, err);
-    if (st == TS_OK && (ts_bundle_position_rows(bundle) == 3) != ts_vision_mrope(v))
-        st = ts_error_set(err, TS_ERR_FORMAT, "bundle: its position mode does not match the model's");
-    bundle_step s = {.embeddings = inputs, .embedding_positions = positions, .hidden = hidden, .rope_delta = delta};
-    if (st == TS_OK) st = generate(&s, bundle, prompt, n, params, out, err);
-    free(image), free(inputs), free(positions);
+    ts_mm_inputs_free(&in);
     return st;
 }

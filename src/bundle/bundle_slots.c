@@ -1,7 +1,7 @@
 /* bundle_slots.c — the decode slots of one bundle bucket: every slot's KV cache, length and rope
  * delta, and the entries that fill and advance them.
  *
- *   empty --prefill (prefill.main, prefill_embeddings.main or
+ *   empty --prefill (prefill.main, prefill_embeddings.main or, with DeepStack side inputs,
  *         prefill_embeddings_deepstack.main)--> holds a sequence
  *         --decode (decode.main over every slot; inactive ones fed token 0 at position 0 on an
  *           empty cache: valid, results ignored)--> … --reset--> empty
@@ -128,8 +128,9 @@ ts_status ts_bundle_slots_prefill(ts_bundle_slots *s, int slot, const int32_t *i
 }
 
 /* prefill_embeddings.main's arguments padded to the prefill capacity Lp: rows, positions (padding
- * at 0) and a causal bias; with a DeepStack payload (ds non-NULL), prefill_embeddings_deepstack.main
- * with the payload padded to the bucket's Nv_max by the filler (position 0, zero features). */
+ * at 0) and a causal bias; with a DeepStack payload (ds non-NULL, checked),
+ * prefill_embeddings_deepstack.main with the payload padded to the bucket's Nv_max by the filler
+ * (position 0, zero features). */
 static ts_status prefill_embeddings(ts_bundle_slots *s, int slot, const float *embeddings, size_t n, int64_t hidden,
                                     const int32_t *positions, int64_t rope_delta, const ts_deepstack *ds, float *logits, ts_error *err)
 {
@@ -166,18 +167,13 @@ static ts_status prefill_embeddings(ts_bundle_slots *s, int slot, const float *e
     return st;
 }
 
-ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *s, int slot, const float *embeddings, size_t n, int64_t hidden,
-                                             const int32_t *positions, int64_t rope_delta, float *logits, ts_error *err)
-{
-    return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta, NULL, logits, err);
-}
-
-ts_status ts_bundle_slots_prefill_embeddings_deepstack(ts_bundle_slots *s, int slot, const float *embeddings, size_t n, int64_t hidden,
-                                                       const int32_t *positions, int64_t rope_delta, const ts_deepstack *ds, float *logits,
-                                                       ts_error *err)
+/* A DeepStack payload against the bundle: its entry exists, the layers are its layers, the rows
+ * fit the bucket's Nv_max; the entry checks the values. */
+static ts_status check_deepstack(const ts_bundle_slots *s, const ts_deepstack *ds, ts_error *err)
 {
     int n_layers = 0;
-    const int32_t *layers = ts_bundle_deepstack_layers(s->bundle, &n_layers);
+    const int32_t *layers = NULL;
+    ts_bundle_side_inputs(s->bundle, &layers, &n_layers);
     int64_t nv = ts_bundle_visual_capacity(s->bundle, s->bucket);
     if (!n_layers)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "bundle: no prefill_embeddings_deepstack.main (the model declares no DeepStack layers)");
@@ -195,7 +191,25 @@ ts_status ts_bundle_slots_prefill_embeddings_deepstack(ts_bundle_slots *s, int s
     if (ds->n_visual && (!ds->visual_positions || !ds->layer_features))
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: deepstack: %s is NULL",
                             !ds->visual_positions ? "visual_positions" : "layer_features");
-    return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta, ds, logits, err);
+    return TS_OK;
+}
+
+ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *s, int slot, const float *embeddings,
+                                             size_t n, int64_t hidden, const int32_t *positions,
+                                             int64_t rope_delta, const ts_side_inputs *side,
+                                             float *logits, ts_error *err)
+{
+    ts_side_kind kind = side ? side->kind : TS_SIDE_NONE;
+    if (kind == TS_SIDE_NONE)
+        return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta, NULL,
+                                  logits, err);
+    if (kind != TS_SIDE_DEEPSTACK)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: side inputs of unknown kind %d",
+                            (int)kind);
+    ts_status st = check_deepstack(s, side->deepstack, err);
+    if (st != TS_OK) return st;
+    return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta,
+                              side->deepstack, logits, err);
 }
 
 ts_status ts_bundle_slots_decode(ts_bundle_slots *s, const int32_t *tokens, const bool *active, float *logits, ts_error *err)

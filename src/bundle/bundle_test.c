@@ -7,6 +7,7 @@
 #include "base/context.h"
 #include "base/file.h"
 #include "bundle/bundle.h"
+#include "bundle/bundle_internal.h"
 #include "bundle/manifest.h"
 #include "engine/model.h"
 #include "engine/vision.h"
@@ -585,22 +586,23 @@ static void test_vision_entries(void)
     const float *ref_rows = want->data;
     float tolerance = tolerance_of(ref_rows, want->shape[0] * hidden);
     for (int n_images = 2; n_images >= 1; n_images--) {
-        float *embeds = NULL;
-        int64_t rows = 0;
-        REQUIRE_INT_EQ(ts_bundle_encode_images(b, images, n_images, &embeds, &rows, &err), TS_OK);
+        ts_encoded_media media;
+        REQUIRE_INT_EQ(ts_bundle_encode_images(b, images, n_images, &media, &err), TS_OK);
+        float *embeds = media.rows;
+        int64_t rows = media.n_rows;
         CHECK_INT_EQ(rows, n_images * want->shape[0] / 2);
+        CHECK(media.deepstack == NULL && media.deepstack_levels == 0 && media.hidden == hidden);
         float worst = embeds ? max_diff(embeds, ref_rows, rows * hidden) : INFINITY;
         fprintf(stderr, "vision.main %d image(s): max |ours - ref| = %g (tolerance %g)\n", n_images, worst, tolerance);
         CHECK(embeds && worst <= tolerance);
-        free(embeds);
+        ts_encoded_media_free(&media);
     }
-    float *embeds = NULL;
-    int64_t rows;
-    CHECK_INT_EQ(ts_bundle_encode_images(b, images, 3, &embeds, &rows, &err), TS_ERR_RANGE);
+    ts_encoded_media media;
+    CHECK_INT_EQ(ts_bundle_encode_images(b, images, 3, &media, &err), TS_ERR_RANGE);
     CHECK(strstr(err.message, "648 patches") && strstr(err.message, "256, 512"));
     ts_pixel_values wrong = images[0];
     wrong.grid_thw[2] = 17;
-    CHECK_INT_EQ(ts_bundle_encode_images(b, &wrong, 1, &embeds, &rows, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_bundle_encode_images(b, &wrong, 1, &media, &err), TS_ERR_INVALID_ARGUMENT);
     ts_bundle_close(b);
     ts_checkpoint_close(ref);
 
@@ -611,7 +613,7 @@ static void test_vision_entries(void)
     REQUIRE_INT_EQ(ts_bundle_export(model, text_only, &o, &err), TS_OK);
     REQUIRE_INT_EQ(ts_bundle_open(ctx, text_only, model, &b, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), 0);
-    CHECK_INT_EQ(ts_bundle_encode_images(b, images, 1, &embeds, &rows, &err), TS_ERR_UNSUPPORTED);
+    CHECK_INT_EQ(ts_bundle_encode_images(b, images, 1, &media, &err), TS_ERR_UNSUPPORTED);
     ts_bundle_close(b);
 
     /* A resealed manifest whose buckets do not match the modules' shapes, or do not ascend. */
@@ -680,12 +682,23 @@ static void vlm_through_bundle(const char *name, const int64_t *patches, int n_p
                                       .grid_thw = {g[3 * i], g[3 * i + 1], g[3 * i + 2]}};
         row += (int)rows;
     }
-    float *image = NULL, *emb = calloc((size_t)(lp * H), sizeof(float)), *bias = malloc(sizeof(float) * (size_t)(lp * lp));
+    float *emb = calloc((size_t)(lp * H), sizeof(float)),
+          *bias = malloc(sizeof(float) * (size_t)(lp * lp));
     int32_t *mrope = malloc(sizeof(int32_t) * 3 * (size_t)n), *positions = calloc(3 * (size_t)lp, sizeof(int32_t));
-    int64_t image_rows = 0, delta = 0;
-    REQUIRE_INT_EQ(ts_bundle_encode_images(b, images, n_images, &image, &image_rows, &err), TS_OK);
-    CHECK_INT_EQ(ts_vision_assemble(ts_model_vision(m), m, ids, (size_t)n, images, n_images, image, image_rows, emb, mrope, &delta, &err),
-                 TS_OK);
+    int64_t delta = 0;
+    ts_encoded_media media;
+    ts_mm_inputs mm = {0};
+    REQUIRE_INT_EQ(ts_bundle_encode_images(b, images, n_images, &media, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_mm_inputs_build(m, ids, (size_t)n, images, n_images, &media, &mm, &err), TS_OK);
+    CHECK_INT_EQ(mm.side_kind, TS_SIDE_NONE);
+    CHECK_INT_EQ(mm.position_rows, ts_bundle_position_rows(b));
+    if (mm.embeddings) {
+        memcpy(emb, mm.embeddings, sizeof(float) * (size_t)(n * H));
+        memcpy(mrope, mm.positions, sizeof(int32_t) * (size_t)(mm.position_rows * n));
+        delta = mm.rope_delta;
+    }
+    ts_encoded_media_free(&media);
+    ts_mm_inputs_free(&mm);
     const ts_tensor_info *deltas = ts_checkpoint_find(ref, "rope_deltas");
     CHECK_INT_EQ(delta, deltas ? ((const int64_t *)deltas->data)[0] : 0);
     int rows = ts_bundle_position_rows(b);
@@ -728,7 +741,7 @@ static void vlm_through_bundle(const char *name, const int64_t *patches, int n_p
     CHECK(emb_diff <= emb_tol);
     CHECK(logit_diff <= logit_tol);
     CHECK_INT_EQ(same, n_new);
-    free(image), free(emb), free(bias), free(mrope), free(positions), free(k), free(v);
+    free(emb), free(bias), free(mrope), free(positions), free(k), free(v);
 out:
     ts_checkpoint_close(ref);
     ts_model_destroy(m);
@@ -984,11 +997,13 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
         goto out;
     }
     int n_layers = 0, model_layers = 0;
-    const int32_t *layers = ts_bundle_deepstack_layers(b, &n_layers), *want = ts_model_deepstack_layers(m, &model_layers);
+    const int32_t *layers = NULL, *want = NULL;
+    CHECK_INT_EQ(ts_bundle_side_inputs(b, &layers, &n_layers), TS_SIDE_DEEPSTACK);
+    CHECK_INT_EQ(ts_model_side_inputs(m, &want, &model_layers), TS_SIDE_DEEPSTACK);
     CHECK(n_layers == 2 && model_layers == 2 && layers[0] == want[0] && layers[1] == want[1]);
     CHECK_INT_EQ(ts_bundle_visual_capacity(b, 0), 96);
     CHECK_INT_EQ(ts_bundle_vision_buckets(b, NULL), with_vision ? 1 : 0);
-    CHECK_INT_EQ(ts_bundle_vision_deepstack_levels(b), with_vision ? 2 : 0);
+    CHECK_INT_EQ(ts_bundle_vision_levels(b), with_vision ? 2 : 0);
     const ts_model_config *cfg = ts_model_get_config(m);
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
     const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
@@ -1008,12 +1023,11 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
         ts_vision_encode_deepstack(v, &image, 1, &rows, &features, &levels, &n_rows, &err), TS_OK);
     if (with_vision) {
         /* The same rows through vision.main: against the reference and against the engine's tower. */
-        float *b_rows = NULL, *b_features = NULL;
-        int b_levels = 0;
-        int64_t b_n = 0;
-        REQUIRE_INT_EQ(ts_bundle_encode_images_deepstack(b, &image, 1, &b_rows, &b_features,
-                                                         &b_levels, &b_n, &err),
-                       TS_OK);
+        ts_encoded_media b_media;
+        REQUIRE_INT_EQ(ts_bundle_encode_images(b, &image, 1, &b_media, &err), TS_OK);
+        float *b_rows = b_media.rows, *b_features = b_media.deepstack;
+        int b_levels = b_media.deepstack_levels;
+        int64_t b_n = b_media.n_rows;
         CHECK_INT_EQ(b_levels, 2);
         CHECK_INT_EQ(b_n, n_rows);
         const ts_tensor_info *want_rows[3] = {ts_checkpoint_find(ref, "image_embeds"), ts_checkpoint_find(ref, "deepstack_0"),
@@ -1037,17 +1051,37 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
             free(b_rows), free(b_features);
         }
     }
-    CHECK_INT_EQ(ts_vision_assemble_rows(v, m, ids, (size_t)n, &image, 1, rows, n_rows, emb, positions, &delta, &err), TS_OK);
+    ts_encoded_media media = {rows, n_rows, H, features, levels};
+    ts_mm_inputs mm = {0};
+    REQUIRE_INT_EQ(ts_mm_inputs_build(m, ids, (size_t)n, &image, 1, &media, &mm, &err), TS_OK);
+    if (mm.embeddings) {
+        memcpy(emb, mm.embeddings, sizeof(float) * (size_t)(n * H));
+        memcpy(positions, mm.positions, sizeof(int32_t) * 3 * (size_t)n);
+        delta = mm.rope_delta;
+    }
     for (int32_t i = 0; i < n; i++)
         if (ids[i] == cfg->image_token_id) visual[n_visual++] = i;
     CHECK_INT_EQ(n_visual, n_rows);
+    /* The built side inputs are this payload: the image tokens' positions and the tower's levels.
+     */
+    CHECK_INT_EQ(mm.side_kind, TS_SIDE_DEEPSTACK);
+    CHECK(mm.deepstack.n_visual == n_visual && mm.deepstack.n_layers == n_layers &&
+          !memcmp(mm.deepstack.visual_positions, visual, sizeof(int32_t) * (size_t)n_visual) &&
+          !memcmp(mm.deepstack.layer_features, features,
+                  sizeof(float) * (size_t)(n_layers * n_visual * H)));
+    ts_mm_inputs_free(&mm);
     ts_deepstack ds = {visual, n_visual, features, layers, n_layers};
+    ts_side_inputs side = {TS_SIDE_DEEPSTACK, &ds};
     REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
-    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, emb, (size_t)n, H, positions, delta, &ds, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, emb, (size_t)n, H, positions, delta,
+                                                    &side, logits, &err),
+                 TS_OK);
     float logit_diff = max_diff(logits, last->data, V), logit_tol = tolerance_of(last->data, V);
     /* Without its DeepStack rows the same prompt is another computation: the entry is not a no-op. */
     ts_bundle_slots_reset(slots, 0);
-    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, emb, (size_t)n, H, positions, delta, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, emb, (size_t)n, H, positions, delta,
+                                                    NULL, logits, &err),
+                 TS_OK);
     float plain_diff = max_diff(logits, last->data, V);
     ts_generate_params p = {.max_tokens = n_new, .ignore_eos = true};
     ts_sampling_params_default(&p.sampling);
@@ -1099,14 +1133,14 @@ static void test_qwen3_vl_vision_refusals(void)
     const int64_t *g = grid->data;
     ts_pixel_values image = {.data = (float *)pv->data, .n_dims = 2, .shape = {pv->shape[0], pv->shape[1]}, .grid_thw = {g[0], g[1], g[2]}};
     ts_pixel_values two[2] = {image, image};
-    float *rows = NULL, *features = NULL;
-    int levels = -1, refusals = 0;
-    int64_t n_rows = 0;
-    CHECK_INT_EQ(ts_bundle_encode_images_deepstack(b, two, 2, &rows, &features, &levels, &n_rows, &err), TS_ERR_RANGE); refusals++;
-    CHECK(strstr(err.message, "432 patches do not fit the bundle's vision buckets (256)") !=
-            NULL);
-    CHECK(rows == NULL && features == NULL && levels == 0);
-    CHECK_INT_EQ(ts_bundle_encode_images(b, two, 2, &rows, &n_rows, &err), TS_ERR_RANGE); refusals++;
+    ts_encoded_media media = {(float *)1, 1, 1, (float *)1, -1};
+    int refusals = 0;
+    CHECK_INT_EQ(ts_bundle_encode_images(b, two, 2, &media, &err), TS_ERR_RANGE);
+    refusals++;
+    CHECK(strstr(err.message, "432 patches do not fit the bundle's vision buckets (256)") != NULL);
+    CHECK(media.rows == NULL && media.deepstack == NULL && media.deepstack_levels == 0);
+    CHECK_INT_EQ(ts_bundle_encode_images(b, two, 2, &media, &err), TS_ERR_RANGE);
+    refusals++;
 
     /* Direct calls: a valid one (216 real rows of zero pixels, one frame), then one fault at a time. */
     enum { N = 256, D = 1536, COUNT = 216 };
@@ -1230,7 +1264,9 @@ static void test_deepstack_leaves_ordinary_modules(void)
         CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill_embeddings_deepstack.main", NULL, 0, outs, &err), TS_ERR_NOT_FOUND);
         CHECK(strstr(err.message, "no entry 'prefill_embeddings_deepstack.main' (entries: prefill.main, prefill_embeddings.main, decode.main)"));
         int n_layers = 1;
-        CHECK(ts_bundle_deepstack_layers(b, &n_layers) == NULL && n_layers == 0);
+        const int32_t *layers = (const int32_t *)&n_layers;
+        CHECK(ts_bundle_side_inputs(b, &layers, &n_layers) == TS_SIDE_NONE);
+        CHECK(layers == NULL && n_layers == 0);
     }
     ts_bundle_close(b);
 }
@@ -1344,29 +1380,48 @@ static void test_deepstack_bad_calls(void)
     /* The slots API pads the compact payload itself and holds it to the bundle's layers and Nv_max. */
     REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
     int n_layers = 0;
-    const int32_t *layers = ts_bundle_deepstack_layers(b, &n_layers);
+    const int32_t *layers = NULL;
+    CHECK_INT_EQ(ts_bundle_side_inputs(b, &layers, &n_layers), TS_SIDE_DEEPSTACK);
     int32_t wrong_layers[2] = {0, 2}, many[17], pos[3 * 8];
     for (int i = 0; i < 17; i++) many[i] = i;
     for (int i = 0; i < 24; i++) pos[i] = i % 8;
     float *logits = malloc(sizeof(float) * 1344), *feat = calloc(2 * 17 * 64, sizeof(float));
     ts_deepstack ds = {c->visual, 2, feat, wrong_layers, 2};
-    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    logits, &err),
+                 TS_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "layer_indices[1] = 2, the bundle's layer is 1")); refusals++;
     ds.layer_indices = layers, ds.n_layers = 1;
-    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    logits, &err),
+                 TS_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "layer_indices has 1 entries, the bundle's DeepStack layers 2")); refusals++;
     ds.n_layers = 2, ds.visual_positions = many, ds.n_visual = 17;
-    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_RANGE);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    logits, &err),
+                 TS_ERR_RANGE);
     CHECK(strstr(err.message, "17 image rows exceed the bucket's static maximum Nv_max = 16")); refusals++;
     ds.n_visual = 2, ds.visual_positions = NULL;
-    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    logits, &err),
+                 TS_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "visual_positions is NULL")); refusals++;
     ds.visual_positions = many, ds.n_visual = 9; /* rows 0 … 8 of an 8-row prompt: the entry says so */
-    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_ERR_RANGE);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    logits, &err),
+                 TS_ERR_RANGE);
     CHECK(strstr(err.message, "visual_count = 9 exceeds length = 8")); refusals++;
     CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), 0);
     ds.n_visual = 2;
-    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings_deepstack(slots, 0, c->emb, 8, 64, pos, 0, &ds, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    logits, &err),
+                 TS_OK);
     CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), 8);
     fprintf(stderr, "  prefill_embeddings_deepstack.main: %d bad payloads refused with their messages\n", refusals);
     free(logits), free(feat), free(c);

@@ -50,24 +50,23 @@ static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const 
     if (!pv.data) return TS_EXIT_RUNTIME;
     for (int64_t i = 0; i < rows * width; i++) pv.data[i] = (float)((i * 7919) % 255) / 255.0f - 0.5f;
     ts_error err;
-    float *embeds = NULL;
-    int64_t out_rows;
+    ts_encoded_media media;
     double t0 = now();
-    ts_status st = ts_model_encode_images(m, &pv, 1, &embeds, &out_rows, &err); /* builds the program */
+    ts_status st = ts_model_encode_images(m, &pv, 1, &media, &err); /* builds the program */
     double t_first = now() - t0;
-    free(embeds);
-    embeds = NULL;
+    ts_encoded_media_free(&media);
     /* Another image of the same shape: the program is reused, the encoder cache misses. */
     for (int64_t i = 0; i < rows * width; i += 97) pv.data[i] = -pv.data[i];
     t0 = now();
-    if (st == TS_OK) st = ts_model_encode_images(m, &pv, 1, &embeds, &out_rows, &err);
+    if (st == TS_OK) st = ts_model_encode_images(m, &pv, 1, &media, &err);
     double t = now() - t0;
-    free(embeds);
-    embeds = NULL;
+    ts_encoded_media_free(&media);
     t0 = now();
-    if (st == TS_OK) st = ts_model_encode_images(m, &pv, 1, &embeds, &out_rows, &err); /* the same image: a cache hit */
+    if (st == TS_OK)
+        st = ts_model_encode_images(m, &pv, 1, &media, &err); /* the same image: a cache hit */
     double t_hit = now() - t0;
-    free(embeds);
+    int64_t out_rows = media.n_rows;
+    ts_encoded_media_free(&media);
     free(pv.data);
     if (st != TS_OK) return ts_cli_fail("bench", &err);
     struct rusage ru;

@@ -5,6 +5,7 @@
  *   image_embeds        the vision tower on the reference's pixel_values and grids
  *   position_ids        M-RoPE positions from input_ids and the grids; rope_deltas
  *   lm_inputs_embeds    token embeddings with the image rows in place
+ *                       (positions and LM input from ts_mm_inputs_build, as every prefill path)
  *   hidden_state_l      every layer (from the reference's LM input, so a vision error does not
  *                       hide a language one), kv_key_l / kv_value_l, prefill_logits
  *   decode_logits[i]    greedy decoding with EOS masked, fed the reference's tokens;
@@ -14,8 +15,6 @@
 #include "base/error.h"
 #include "engine/model.h"
 #include "engine/vision.h"
-#include "models/family.h"
-#include "models/vision_grid.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -77,87 +76,86 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
         return ts_error_set(err, TS_ERR_FORMAT, "%s: no input_ids I64[1, L]: not a Tessera reference file", reference);
     }
     int64_t n = ids64->shape[1], hidden = cfg->text.hidden_size, vocab = ts_model_vocab_size(m), layers = cfg->text.num_hidden_layers;
-    int32_t *ids = malloc(sizeof(int32_t) * (size_t)n), *positions = malloc(sizeof(int32_t) * (size_t)(3 * n));
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)n);
     float *inputs = malloc(sizeof(float) * (size_t)(n * hidden)), *logits = malloc(sizeof(float) * (size_t)(n * vocab));
     float **hid = calloc((size_t)layers + 1, sizeof(float *));
     ts_sequence *seq = NULL;
-    float *image = NULL;
-    if (!ids || !positions || !inputs || !logits || !hid) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "compare: out of memory");
+    if (!ids || !inputs || !logits || !hid)
+        st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "compare: out of memory");
     for (int64_t l = 0; st == TS_OK && l <= layers; l++)
         if (!(hid[l] = malloc(sizeof(float) * (size_t)(n * hidden)))) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "compare: out of memory");
     for (int64_t i = 0; st == TS_OK && i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
 
-    /* Vision and positions. */
+    /* Vision: the tower on the reference's pixel values. */
     const ts_tensor_info *pixels = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
     const ts_tensor_info *embeds_ref = ts_checkpoint_find(ref, "image_embeds"), *pos_ref = ts_checkpoint_find(ref, "position_ids");
     ts_vision *vision = ts_model_vision(m);
     int n_images = grid ? (int)grid->shape[0] : 0;
-    ts_vision_grid grids[16];
-    for (int g = 0; g < n_images && g < 16; g++) {
-        const int64_t *v = (const int64_t *)grid->data + 3 * g;
-        grids[g] = (ts_vision_grid){v[0], v[1], v[2]};
-    }
-    if (st == TS_OK && vision && pixels && !grid && embeds_ref && pixels->n_dims == 4) {
+    ts_pixel_values pv[16];
+    ts_encoded_media media = {0};
+    if (st == TS_OK && vision && pixels && !grid && pixels->n_dims == 4) {
         /* Fixed-size images [images, 3, S, S], one tower call for all of them. */
-        ts_pixel_values pv = {.data = (float *)pixels->data, .n_dims = 4};
-        for (int d = 0; d < 4; d++) pv.shape[d] = pixels->shape[d];
-        int64_t rows;
-        st = ts_vision_encode(vision, &pv, 1, &image, &rows, err);
-        if (st == TS_OK) compare_floats(&s, "image_embeds", image, embeds_ref);
-        n_images = (int)pixels->shape[0];
-    } else if (st == TS_OK && vision && pixels && grid && embeds_ref && n_images <= 16) {
-        ts_pixel_values pv[16];
+        pv[0] = (ts_pixel_values){.data = (float *)pixels->data, .n_dims = 4};
+        for (int d = 0; d < 4; d++)
+            pv[0].shape[d] = pixels->shape[d];
+        st = ts_model_encode_images(m, pv, 1, &media, err);
+        if (st == TS_OK && embeds_ref) compare_floats(&s, "image_embeds", media.rows, embeds_ref);
+        n_images = 1;
+    } else if (st == TS_OK && vision && pixels && grid && n_images <= 16) {
         int64_t at = 0;
         for (int g = 0; g < n_images; g++) {
-            int64_t rows = grids[g].t * grids[g].h * grids[g].w;
-            pv[g] = (ts_pixel_values){.data = (float *)pixels->data + at * pixels->shape[1], .n_dims = 2, .shape = {rows, pixels->shape[1]},
-                                      .grid_thw = {grids[g].t, grids[g].h, grids[g].w}};
+            const int64_t *v = (const int64_t *)grid->data + 3 * g;
+            int64_t rows = v[0] * v[1] * v[2];
+            pv[g] = (ts_pixel_values){.data = (float *)pixels->data + at * pixels->shape[1],
+                                      .n_dims = 2,
+                                      .shape = {rows, pixels->shape[1]},
+                                      .grid_thw = {v[0], v[1], v[2]}};
             at += rows;
         }
-        int64_t rows;
-        st = ts_vision_encode(vision, pv, n_images, &image, &rows, err);
-        if (st == TS_OK) compare_floats(&s, "image_embeds", image, embeds_ref);
+        st = ts_model_encode_images(m, pv, n_images, &media, err);
+        if (st == TS_OK && embeds_ref) compare_floats(&s, "image_embeds", media.rows, embeds_ref);
+    } else {
+        n_images = 0;
     }
-    int64_t delta = 0;
+    /* Positions and the LM input, assembled as every prefill path assembles them. */
+    ts_mm_inputs mm = {0};
+    if (st == TS_OK)
+        st =
+            ts_mm_inputs_build(m, ids, (size_t)n, pv, n_images, n_images ? &media : NULL, &mm, err);
     bool mrope = pos_ref && pos_ref->n_dims == 3;
     if (st == TS_OK && mrope) {
-        ts_pixel_values by_grid[16] = {{0}};
-        for (int g = 0; g < n_images && g < 16; g++) memcpy(by_grid[g].grid_thw, &grids[g], sizeof(by_grid[g].grid_thw));
-        st = cfg->family->positions ? cfg->family->positions(cfg, ids, (size_t)n, by_grid, n_images, positions, &delta, err)
-                                    : ts_error_set(err, TS_ERR_FORMAT, "compare: the reference has 3-axis positions, %s has none",
-                                                   ts_family_name(cfg->family));
-        int64_t wrong = 0;
-        for (int64_t i = 0; st == TS_OK && i < 3 * n; i++) wrong += positions[i] != ((const int64_t *)pos_ref->data)[i];
+        /* A model whose positions are not M-RoPE has every one of them wrong. */
+        int64_t wrong = mm.position_rows == 3 ? 0 : 3 * n;
+        for (int64_t i = 0; mm.position_rows == 3 && i < 3 * n; i++)
+            wrong += mm.positions[i] != ((const int64_t *)pos_ref->data)[i];
         const ts_tensor_info *d = ts_checkpoint_find(ref, "rope_deltas");
-        if (st == TS_OK) note(&s, "position_ids", (double)wrong, 0);
-        if (st == TS_OK && d) note(&s, "rope_deltas", fabs((double)(delta - ((const int64_t *)d->data)[0])), 0);
+        note(&s, "position_ids", (double)wrong, 0);
+        if (d)
+            note(&s, "rope_deltas", fabs((double)(mm.rope_delta - ((const int64_t *)d->data)[0])),
+                 0);
     }
     /* The LM input: ours (token rows, image rows from our tower) compared; the reference's fed on. */
     const ts_tensor_info *inputs_ref = ts_checkpoint_find(ref, "lm_inputs_embeds");
     if (st == TS_OK && inputs_ref) {
-        int32_t *text = malloc(sizeof(int32_t) * (size_t)n);
-        for (int64_t i = 0; text && i < n; i++) text[i] = ids[i] == cfg->image_token_id ? 0 : ids[i];
-        st = text ? ts_model_embed_tokens(m, text, (size_t)n, inputs, err) : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
-        free(text);
-        int64_t next = 0;
-        for (int64_t i = 0; st == TS_OK && image && i < n; i++)
-            if (ids[i] == cfg->image_token_id) memcpy(inputs + i * hidden, image + (next++) * hidden, sizeof(float) * (size_t)hidden);
-        if (st == TS_OK && (image || !n_images)) compare_floats(&s, "lm_inputs_embeds", inputs, inputs_ref);
+        if (media.n_rows || !n_images)
+            compare_floats(&s, "lm_inputs_embeds", mm.embeddings, inputs_ref);
         memcpy(inputs, inputs_ref->data, sizeof(float) * (size_t)(n * hidden));
     }
+    ts_encoded_media_free(&media);
     /* Every layer, K/V and the prefill logits. */
     const ts_tensor_info *gen = ts_checkpoint_find(ref, "generated_ids");
     int64_t n_new = gen ? gen->shape[0] : 0;
     if (st == TS_OK) st = ts_sequence_create(m, n + n_new + 1, &seq, err);
     if (st == TS_OK) {
-        if (!mrope)
-            for (int64_t i = 0; i < n; i++) positions[i] = (int32_t)i;
+        /* Side inputs (DeepStack) go with the image rows, so only with the embeddings. */
+        ts_side_inputs side = ts_mm_inputs_side(&mm);
         ts_diagnostic_prefill d = {.logits = logits,
                                    .hidden = hid,
                                    .embeddings = inputs_ref ? inputs : NULL,
-                                   .positions = positions};
+                                   .positions = mm.positions,
+                                   .side = inputs_ref ? &side : NULL};
         st = ts_model_prefill_diagnostic(m, seq, ids, (size_t)n, &d, err);
-        if (st == TS_OK) ts_sequence_set_rope_delta(seq, delta);
+        if (st == TS_OK) ts_sequence_set_rope_delta(seq, mm.rope_delta);
     }
     for (int64_t l = 0; st == TS_OK && l <= layers; l++) {
         char stage[48];
@@ -207,7 +205,8 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
     if (st == TS_OK && s.n_failed) *first_divergent = strdup(s.first);
     ts_sequence_destroy(seq);
     for (int64_t l = 0; hid && l <= layers; l++) free(hid[l]);
-    free(hid), free(ids), free(positions), free(inputs), free(logits), free(image);
+    free(hid), free(ids), free(inputs), free(logits);
+    ts_mm_inputs_free(&mm);
     ts_checkpoint_close(ref);
     return st;
 }

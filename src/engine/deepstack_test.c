@@ -105,7 +105,8 @@ static bool fixture_open(fixture *f)
     for (int64_t i = 0; i < f->n; i++)
         if (((const int64_t *)mask->data)[i]) f->visual[f->nv++] = (int32_t)i;
     int n_layers;
-    const int32_t *levels = ts_model_deepstack_layers(f->m, &n_layers);
+    const int32_t *levels = NULL;
+    CHECK_INT_EQ(ts_model_side_inputs(f->m, &levels, &n_layers), TS_SIDE_DEEPSTACK);
     f->k = n_layers;
     memcpy(f->levels, levels, sizeof(int32_t) * (size_t)n_layers);
     f->features = malloc(sizeof(float) * (size_t)(f->k * f->nv * f->h));
@@ -229,7 +230,7 @@ static void test_fixture_whole_prompt(void)
                                .hidden = hid,
                                .embeddings = f.embeds,
                                .positions = f.positions,
-                               .deepstack = &ds};
+                               .side = &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}};
     CHECK_INT_EQ(ts_model_prefill_diagnostic(f.m, seq, NULL, (size_t)f.n, &d, &err), TS_OK);
     fprintf(stderr, "  %s, whole prompt (%lld rows, %lld visual, K = %d):\n", fixture_dir, (long long)f.n,
             (long long)f.nv, f.k);
@@ -279,8 +280,9 @@ static void test_fixture_public_call_payload_freed(void)
     memcpy(features, f.features, sizeof(float) * (size_t)(f.k * f.nv * f.h));
     ts_deepstack *ds = malloc(sizeof(*ds));
     *ds = (ts_deepstack){visual, f.nv, features, levels, f.k};
-    CHECK_INT_EQ(ts_model_prefill_embeddings_deepstack(f.m, seq, f.embeds, (size_t)f.n, f.positions,
-                                                       f.rope_delta, ds, logits, &err),
+    CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, seq, f.embeds, (size_t)f.n, f.positions,
+                                             f.rope_delta, &(ts_side_inputs){TS_SIDE_DEEPSTACK, ds},
+                                             logits, &err),
                  TS_OK);
     free(visual), free(levels), free(features), free(ds);
     fprintf(stderr, "  qwen3_vl, public call, payload freed after the prefill:\n");
@@ -340,7 +342,7 @@ static void test_fixture_chunked(void)
                                    .hidden = chunk_hid,
                                    .embeddings = f.embeds + at * f.h,
                                    .positions = pos,
-                                   .deepstack = &ds};
+                                   .side = &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}};
         CHECK_INT_EQ(ts_model_prefill_diagnostic(f.m, seq, NULL, (size_t)rows, &d, &err), TS_OK);
         for (int64_t l = 0; l <= f.layers; l++)
             memcpy(hid[l] + at * f.h, chunk_hid[l], sizeof(float) * (size_t)(rows * f.h));
@@ -370,9 +372,9 @@ static void test_fixture_chunked(void)
         ts_deepstack ds = chunk_payload(&f, at, rows, visual, features);
         for (int r = 0; r < 3; r++)
             memcpy(pos + r * rows, f.positions + r * f.n + at, sizeof(int32_t) * (size_t)rows);
-        CHECK_INT_EQ(ts_model_prefill_embeddings_deepstack(f.m, seq, f.embeds + at * f.h,
-                                                           (size_t)rows, pos, f.rope_delta, &ds,
-                                                           last, &err),
+        CHECK_INT_EQ(ts_model_prefill_embeddings(
+                         f.m, seq, f.embeds + at * f.h, (size_t)rows, pos, f.rope_delta,
+                         &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}, last, &err),
                      TS_OK);
     }
     CHECK(close_enough("chunked", "prefill_last_logits", last,
@@ -382,6 +384,79 @@ static void test_fixture_chunked(void)
     for (int64_t l = 0; l <= f.layers; l++)
         free(hid[l]), free(chunk_hid[l]);
     free(hid), free(logits), free(want), free(features), free(last);
+    ts_sequence_destroy(seq);
+    fixture_close(&f);
+}
+
+/* The same 7-row chunks cut by ts_mm_inputs_slice (what the server's scheduler prefills) from the
+ * whole prompt's inputs: each cut is exactly the chunk's rows, positions and DeepStack payload
+ * (visual positions relative to the chunk), and prefilled through the side inputs it gives they
+ * reach the reference's logits and K/V. An unknown side-input kind is refused before anything
+ * runs. */
+static void test_fixture_chunked_by_slice(void)
+{
+    fixture f;
+    CHECK(fixture_open(&f));
+    ts_error err;
+    ts_sequence *seq;
+    CHECK_INT_EQ(ts_sequence_create(f.m, f.n + f.n_new, &seq, &err), TS_OK);
+    /* A view of the fixture's inputs as ts_mm_inputs_build lays them out (not freed: borrowed). */
+    ts_mm_inputs whole = {.n = (size_t)f.n,
+                          .hidden = f.h,
+                          .embeddings = (float *)f.embeds,
+                          .positions = f.positions,
+                          .position_rows = 3,
+                          .rope_delta = f.rope_delta,
+                          .side_kind = TS_SIDE_DEEPSTACK,
+                          .deepstack = fixture_payload(&f)};
+    enum { CHUNK = 7 };
+    int32_t visual[CHUNK], pos[3 * CHUNK];
+    float *features = malloc(sizeof(float) * (size_t)(f.k * CHUNK * f.h)),
+          *last = malloc(sizeof(float) * (size_t)f.vocab);
+    float *logits = malloc(sizeof(float) * (size_t)f.vocab);
+    ts_side_inputs bogus = {(ts_side_kind)7, NULL};
+    CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, seq, f.embeds, CHUNK, f.positions, 0, &bogus,
+                                             logits, &err),
+                 TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "side inputs of unknown kind 7");
+    CHECK_INT_EQ(ts_sequence_length(seq), 0);
+    int exact = 0, chunks = 0;
+    for (int64_t at = 0; at < f.n; at += CHUNK, chunks++) {
+        int64_t rows = f.n - at < CHUNK ? f.n - at : CHUNK;
+        ts_deepstack want = chunk_payload(&f, at, rows, visual, features);
+        for (int r = 0; r < 3; r++)
+            memcpy(pos + r * rows, f.positions + r * f.n + at, sizeof(int32_t) * (size_t)rows);
+        ts_mm_inputs cut;
+        CHECK_INT_EQ(ts_mm_inputs_slice(&whole, (size_t)at, (size_t)rows, &cut, &err), TS_OK);
+        const ts_deepstack *got = &cut.deepstack;
+        bool same =
+            cut.n == (size_t)rows && cut.position_rows == 3 && cut.rope_delta == f.rope_delta &&
+            cut.side_kind == TS_SIDE_DEEPSTACK && got->n_visual == want.n_visual &&
+            got->n_layers == f.k && got->layer_indices == whole.deepstack.layer_indices &&
+            !memcmp(cut.positions, pos, sizeof(int32_t) * (size_t)(3 * rows)) &&
+            !memcmp(cut.embeddings, f.embeds + at * f.h, sizeof(float) * (size_t)(rows * f.h)) &&
+            (!want.n_visual ||
+             (!memcmp(got->visual_positions, visual, sizeof(int32_t) * (size_t)want.n_visual) &&
+              !memcmp(got->layer_features, features,
+                      sizeof(float) * (size_t)(f.k * want.n_visual * f.h))));
+        CHECK(same);
+        exact += same;
+        ts_side_inputs side = ts_mm_inputs_side(&cut);
+        CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, seq, cut.embeddings, cut.n, cut.positions,
+                                                 cut.rope_delta, &side, last, &err),
+                     TS_OK);
+        ts_mm_inputs_free(&cut);
+    }
+    ts_mm_inputs past;
+    CHECK_INT_EQ(ts_mm_inputs_slice(&whole, (size_t)f.n - 2, 3, &past, &err), TS_ERR_RANGE);
+    fprintf(stderr, "  qwen3_vl, %d slices of %d rows: %d exactly the chunk's inputs\n", chunks,
+            CHUNK, exact);
+    CHECK_INT_EQ(exact, chunks);
+    CHECK_INT_EQ(ts_sequence_length(seq), f.n);
+    CHECK(close_enough("sliced", "prefill_last_logits", last, ref_floats(&f, "prefill_last_logits"),
+                       (size_t)f.vocab));
+    CHECK(check_kv(&f, "sliced", seq));
+    free(features), free(last), free(logits);
     ts_sequence_destroy(seq);
     fixture_close(&f);
 }
@@ -400,16 +475,18 @@ static void test_fixture_without_features_diverges(void)
     float *logits = malloc(sizeof(float) * (size_t)f.vocab);
     const float *ref = ref_floats(&f, "prefill_last_logits");
     ts_deepstack dropped = {NULL, 0, NULL, f.levels, f.k};
-    CHECK_INT_EQ(ts_model_prefill_embeddings_deepstack(f.m, seq, f.embeds, (size_t)f.n, f.positions,
-                                                       f.rope_delta, &dropped, logits, &err),
-                 TS_OK);
+    CHECK_INT_EQ(
+        ts_model_prefill_embeddings(f.m, seq, f.embeds, (size_t)f.n, f.positions, f.rope_delta,
+                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &dropped}, logits, &err),
+        TS_OK);
     double r_dropped = past_tolerance(logits, ref, (size_t)f.vocab);
     memset(f.features, 0, sizeof(float) * (size_t)(f.k * f.nv * f.h));
     ts_deepstack zero = fixture_payload(&f);
     ts_sequence_reset(seq);
-    CHECK_INT_EQ(ts_model_prefill_embeddings_deepstack(f.m, seq, f.embeds, (size_t)f.n, f.positions,
-                                                       f.rope_delta, &zero, logits, &err),
-                 TS_OK);
+    CHECK_INT_EQ(
+        ts_model_prefill_embeddings(f.m, seq, f.embeds, (size_t)f.n, f.positions, f.rope_delta,
+                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &zero}, logits, &err),
+        TS_OK);
     double r_zero = past_tolerance(logits, ref, (size_t)f.vocab);
     fprintf(stderr,
             "  negative control: last logits off by %.0f× the tolerance without features, %.0f× "
@@ -818,7 +895,8 @@ static void test_engine_random_features(void)
     plain_model pm;
     CHECK(plain_model_open(&pm, m));
     int k;
-    const int32_t *targets = ts_model_deepstack_layers(m, &k);
+    const int32_t *targets = NULL;
+    CHECK_INT_EQ(ts_model_side_inputs(m, &targets, &k), TS_SIDE_DEEPSTACK);
     CHECK_INT_EQ(k, 2);
     CHECK(targets && targets[0] == 0 && targets[1] == 1);
     plain_case c;
@@ -838,7 +916,7 @@ static void test_engine_random_features(void)
                                .hidden = hid,
                                .embeddings = c.embeds,
                                .positions = c.pos,
-                               .deepstack = &ds};
+                               .side = &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}};
     CHECK_INT_EQ(ts_model_prefill_diagnostic(m, seq, NULL, (size_t)c.n, &d, &err), TS_OK);
     fprintf(stderr, "  engine, K = 2 (random features), vs the plain forward:\n");
     for (int64_t l = 0; l <= pm.layers; l++) {
@@ -879,8 +957,9 @@ static void refused(fixture *f, ts_sequence *seq, const float *embeds, size_t n,
                                             ts_model_head_dim(f->m));
     void *before = malloc(bytes);
     memcpy(before, ts_sequence_cache(seq, 1, false), bytes);
-    CHECK_INT_EQ(ts_model_prefill_embeddings_deepstack(f->m, seq, embeds, n, f->positions,
-                                                       f->rope_delta, ds, logits, &err),
+    CHECK_INT_EQ(ts_model_prefill_embeddings(f->m, seq, embeds, n, f->positions, f->rope_delta,
+                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, ds}, logits,
+                                             &err),
                  status);
     CHECK_CONTAINS(err.message, msg);
     CHECK_INT_EQ(ts_sequence_length(seq), len);
@@ -975,12 +1054,12 @@ static void test_refusals(void)
     float *a = malloc(sizeof(float) * (size_t)f.vocab),
           *b = malloc(sizeof(float) * (size_t)f.vocab);
     ts_deepstack empty = {NULL, 0, NULL, f.levels, f.k};
-    CHECK_INT_EQ(ts_model_prefill_embeddings_deepstack(f.m, seq, f.embeds, n, f.positions,
-                                                       f.rope_delta, &empty, a, &err),
+    CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, seq, f.embeds, n, f.positions, f.rope_delta,
+                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &empty}, a, &err),
                  TS_OK);
-    CHECK_INT_EQ(
-        ts_model_prefill_embeddings(f.m, plain, f.embeds, n, f.positions, f.rope_delta, b, &err),
-        TS_OK);
+    CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, plain, f.embeds, n, f.positions, f.rope_delta,
+                                             NULL, b, &err),
+                 TS_OK);
     CHECK(memcmp(a, b, sizeof(float) * (size_t)f.vocab) == 0);
     size_t cache_bytes =
         sizeof(float) * (size_t)((f.n + 8) * ts_model_kv_heads(f.m) * ts_model_head_dim(f.m));
@@ -1002,7 +1081,9 @@ static void test_refusals(void)
     ts_model *m;
     REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2_vl/model", NULL, &m, &err), TS_OK);
     int none = -1;
-    CHECK(ts_model_deepstack_layers(m, &none) == NULL);
+    const int32_t *none_layers = (const int32_t *)&none;
+    CHECK_INT_EQ(ts_model_side_inputs(m, &none_layers, &none), TS_SIDE_NONE);
+    CHECK(none_layers == NULL);
     CHECK_INT_EQ(none, 0);
     int64_t h = ts_model_get_config(m)->text.hidden_size, v = ts_model_vocab_size(m);
     float *emb = calloc((size_t)(4 * h), sizeof(float)), *l1 = malloc(sizeof(float) * (size_t)v),
@@ -1014,15 +1095,18 @@ static void test_refusals(void)
     ts_deepstack one = {at, 1, feat, lv, 1}, empty2 = {NULL, 0, NULL, NULL, 0};
     ts_sequence *s1, *s2;
     ts_sequence_create(m, 8, &s1, &err), ts_sequence_create(m, 8, &s2, &err);
-    CHECK_INT_EQ(ts_model_prefill_embeddings_deepstack(m, s1, emb, 4, NULL, 0, &one, l1, &err),
+    CHECK_INT_EQ(ts_model_prefill_embeddings(m, s1, emb, 4, NULL, 0,
+                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &one}, l1, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message,
                    "deepstack: qwen2_vl has no DeepStack layers; only an empty payload (n_visual "
                    "0, n_layers 0) is accepted, got n_visual 1, n_layers 1");
     CHECK_INT_EQ(ts_sequence_length(s1), 0);
-    CHECK_INT_EQ(ts_model_prefill_embeddings_deepstack(m, s1, emb, 4, NULL, 0, &empty2, l1, &err),
+    CHECK_INT_EQ(ts_model_prefill_embeddings(m, s1, emb, 4, NULL, 0,
+                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &empty2}, l1,
+                                             &err),
                  TS_OK);
-    CHECK_INT_EQ(ts_model_prefill_embeddings(m, s2, emb, 4, NULL, 0, l2, &err), TS_OK);
+    CHECK_INT_EQ(ts_model_prefill_embeddings(m, s2, emb, 4, NULL, 0, NULL, l2, &err), TS_OK);
     CHECK(memcmp(l1, l2, sizeof(float) * (size_t)v) == 0);
     ts_sequence_destroy(s1), ts_sequence_destroy(s2);
     free(emb), free(l1), free(l2);
@@ -1207,8 +1291,9 @@ static void test_other_steps_bit_identical(void)
           *b = malloc(sizeof(float) * (size_t)f.vocab);
     ts_deepstack ds = fixture_payload(&f);
     /* The used model runs DeepStack first (its programs cached), then everything else. */
-    CHECK_INT_EQ(ts_model_prefill_embeddings_deepstack(f.m, used, f.embeds, (size_t)f.n,
-                                                       f.positions, f.rope_delta, &ds, a, &err),
+    CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, used, f.embeds, (size_t)f.n, f.positions,
+                                             f.rope_delta,
+                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}, a, &err),
                  TS_OK);
     ts_sequence_reset(used);
     static const int32_t prompt[] = {1281, 872, 198, 54, 1247, 264, 557, 371, 9, 14};
@@ -1225,10 +1310,10 @@ static void test_other_steps_bit_identical(void)
     CHECK(same);
     ts_sequence_reset(used), ts_sequence_reset(clean);
     CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, used, f.embeds, (size_t)f.n, f.positions,
-                                             f.rope_delta, a, &err),
+                                             f.rope_delta, NULL, a, &err),
                  TS_OK);
     CHECK_INT_EQ(ts_model_prefill_embeddings(fresh, clean, f.embeds, (size_t)f.n, f.positions,
-                                             f.rope_delta, b, &err),
+                                             f.rope_delta, NULL, b, &err),
                  TS_OK);
     bool same_emb = memcmp(a, b, sizeof(float) * (size_t)f.vocab) == 0;
     for (int i = 0; i < 6; i++) {
@@ -1255,6 +1340,7 @@ int main(void)
     RUN(test_moe_fixture_whole_prompt);
     RUN(test_fixture_public_call_payload_freed);
     RUN(test_fixture_chunked);
+    RUN(test_fixture_chunked_by_slice);
     RUN(test_fixture_without_features_diverges);
     RUN(test_graph_first_middle_last_layers);
     RUN(test_engine_random_features);

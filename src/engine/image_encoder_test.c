@@ -2,8 +2,8 @@
  * LLaVA fixtures: an image encoder on a second context gives the model's own tower rows bit for
  * bit, also while the model decodes on another thread; images of two requests encoded in one call
  * give each request's rows bit for bit; the encoder cache counts its hits; and
- * ts_model_image_inputs prefilled in chunks gives the reference's 16 greedy tokens, with the
- * prefill logits of the one-call prefill. */
+ * ts_mm_inputs_build's inputs, prefilled in chunks cut by ts_mm_inputs_slice, give the reference's
+ * 16 greedy tokens, with the prefill logits of the one-call prefill. */
 #include "check.h"
 #include "engine/model.h"
 #include "tessera.h"
@@ -36,12 +36,12 @@ static void *encode_many(void *arg)
 {
     encode_job *j = arg;
     for (int round = 0; round < 4; round++) {
-        float *rows;
-        int64_t n_rows;
+        ts_encoded_media media;
         ts_error err;
-        if (ts_image_encoder_encode(j->enc, j->images, j->n, &rows, &n_rows, &err) != TS_OK) continue;
-        j->same += n_rows == j->want_rows && !memcmp(rows, j->want, sizeof(float) * (size_t)(n_rows * j->width));
-        free(rows);
+        if (ts_image_encoder_encode(j->enc, j->images, j->n, &media, &err) != TS_OK) continue;
+        j->same += media.n_rows == j->want_rows &&
+                   !memcmp(media.rows, j->want, sizeof(float) * (size_t)(media.n_rows * j->width));
+        ts_encoded_media_free(&media);
     }
     return NULL;
 }
@@ -56,10 +56,15 @@ static void reference_ids(ts_checkpoint *ref, int32_t **ids, size_t *n, int32_t 
     for (int i = 0; i < 16; i++) want[i] = (int32_t)((const int64_t *)gen->data)[i];
 }
 
-/* Prefill of inputs/positions in chunks of `chunk` rows, then greedy decoding: the tokens. */
-static void chunked_greedy(ts_model *m, const int32_t *ids, size_t n, const float *inputs, const int32_t *positions, int rows,
-                           int64_t delta, size_t chunk, float *first_logits, int32_t got[16])
+/* Prefill of the inputs in chunks of `chunk` rows (each cut by ts_mm_inputs_slice, checked against
+ * the rows it cuts), then greedy decoding: the tokens. */
+static void chunked_greedy(ts_model *m, const int32_t *ids, size_t n, const ts_mm_inputs *in,
+                           size_t chunk, float *first_logits, int32_t got[16])
 {
+    const float *inputs = in->embeddings;
+    const int32_t *positions = in->positions;
+    int rows = in->position_rows;
+    int64_t delta = in->rope_delta;
     ts_error err;
     const ts_model_config *cfg = ts_model_get_config(m);
     int64_t v = ts_model_vocab_size(m), hidden = cfg->text.hidden_size;
@@ -70,7 +75,17 @@ static void chunked_greedy(ts_model *m, const int32_t *ids, size_t n, const floa
     for (size_t at = 0; at < n; at += chunk) {
         size_t k = n - at < chunk ? n - at : chunk;
         for (int r = 0; r < rows; r++) memcpy(slice + (size_t)r * k, positions + (size_t)r * n + at, sizeof(int32_t) * k);
-        CHECK_INT_EQ(ts_model_prefill_embeddings(m, seq, inputs + at * (size_t)hidden, k, slice, delta, logits, &err), TS_OK);
+        ts_mm_inputs cut;
+        CHECK_INT_EQ(ts_mm_inputs_slice(in, at, k, &cut, &err), TS_OK);
+        CHECK(cut.n == k && cut.position_rows == rows && cut.rope_delta == delta &&
+              !memcmp(cut.positions, slice, sizeof(int32_t) * (size_t)rows * k) &&
+              !memcmp(cut.embeddings, inputs + at * (size_t)hidden,
+                      sizeof(float) * k * (size_t)hidden));
+        ts_side_inputs side = ts_mm_inputs_side(&cut);
+        CHECK_INT_EQ(ts_model_prefill_embeddings(m, seq, cut.embeddings, k, cut.positions,
+                                                 cut.rope_delta, &side, logits, &err),
+                     TS_OK);
+        ts_mm_inputs_free(&cut);
     }
     memcpy(first_logits, logits, sizeof(float) * (size_t)v);
     (void)ids;
@@ -100,9 +115,10 @@ static void test_fixture(const char *name, const char *const *pngs, int n_images
     int64_t width = ts_model_get_config(m)->text.hidden_size;
 
     /* The model's own tower: the rows every other path must reproduce. */
-    float *want;
-    int64_t want_rows;
-    REQUIRE_INT_EQ(ts_model_encode_images(m, images, n_images, &want, &want_rows, &err), TS_OK);
+    ts_encoded_media want_media;
+    REQUIRE_INT_EQ(ts_model_encode_images(m, images, n_images, &want_media, &err), TS_OK);
+    float *want = want_media.rows;
+    int64_t want_rows = want_media.n_rows;
     ts_image_encoder *enc;
     REQUIRE_INT_EQ(ts_image_encoder_create(m, media_ctx, 0, &enc, &err), TS_OK);
 
@@ -122,11 +138,12 @@ static void test_fixture(const char *name, const char *const *pngs, int n_images
 
     /* Two requests' images in one call: each request's rows as when alone. */
     if (n_images == 2) {
-        float *a, *b, *both;
-        int64_t na, nb, nboth;
-        REQUIRE_INT_EQ(ts_image_encoder_encode(enc, &images[0], 1, &a, &na, &err), TS_OK);
-        REQUIRE_INT_EQ(ts_image_encoder_encode(enc, &images[1], 1, &b, &nb, &err), TS_OK);
-        REQUIRE_INT_EQ(ts_image_encoder_encode(enc, images, 2, &both, &nboth, &err), TS_OK);
+        ts_encoded_media ma, mb, mboth;
+        REQUIRE_INT_EQ(ts_image_encoder_encode(enc, &images[0], 1, &ma, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_image_encoder_encode(enc, &images[1], 1, &mb, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_image_encoder_encode(enc, images, 2, &mboth, &err), TS_OK);
+        float *a = ma.rows, *b = mb.rows, *both = mboth.rows;
+        int64_t na = ma.n_rows, nb = mb.n_rows, nboth = mboth.n_rows;
         CHECK_INT_EQ(nboth, na + nb);
         CHECK(!memcmp(both, a, sizeof(float) * (size_t)(na * width)));
         /* The second image's rows sit at another offset of the packed rows, so their sums may
@@ -138,38 +155,45 @@ static void test_fixture(const char *name, const char *const *pngs, int n_images
         }
         fprintf(stderr, "  two requests in one encode: first rows bit-identical, second max |Δ| %.2g (scale %.2g)\n", worst, scale);
         CHECK(worst <= 1e-5 * scale);
-        free(a), free(b), free(both);
+        /* The server's cut of a batched encode: the second request's rows, as the batch has them.
+         */
+        ts_encoded_media cut;
+        CHECK_INT_EQ(ts_encoded_media_slice(&mboth, na, nb, &cut, &err), TS_OK);
+        CHECK(cut.n_rows == nb && cut.hidden == width &&
+              !memcmp(cut.rows, both + na * width, sizeof(float) * (size_t)(nb * width)));
+        ts_encoded_media_free(&cut);
+        CHECK_INT_EQ(ts_encoded_media_slice(&mboth, na, nb + 1, &cut, &err), TS_ERR_RANGE);
+        ts_encoded_media_free(&ma), ts_encoded_media_free(&mb), ts_encoded_media_free(&mboth);
     }
     ts_image_encoder_destroy(enc);
 
     /* With a cache: the second encode of the same images is served from it, unchanged. */
     REQUIRE_INT_EQ(ts_image_encoder_create(m, media_ctx, (size_t)16 << 20, &enc, &err), TS_OK);
-    float *first, *second;
-    int64_t r1, r2, hits, misses;
-    REQUIRE_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &first, &r1, &err), TS_OK);
-    REQUIRE_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &second, &r2, &err), TS_OK);
+    ts_encoded_media m1, m2;
+    int64_t hits, misses;
+    REQUIRE_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &m1, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_encoder_encode(enc, images, n_images, &m2, &err), TS_OK);
+    float *first = m1.rows, *second = m2.rows;
+    int64_t r1 = m1.n_rows, r2 = m2.n_rows;
     ts_image_encoder_cache_stats(enc, &hits, &misses);
     CHECK_INT_EQ(hits, n_images);
     CHECK_INT_EQ(misses, n_images);
     CHECK(r1 == want_rows && r2 == want_rows && !memcmp(first, want, sizeof(float) * (size_t)(r1 * width)) &&
           !memcmp(second, want, sizeof(float) * (size_t)(r2 * width)));
-    free(first), free(second);
+    ts_encoded_media_free(&m1), ts_encoded_media_free(&m2);
     ts_image_encoder_destroy(enc);
 
     /* The prompt's inputs from those rows, prefilled in chunks of 7 and in one piece. */
     int32_t *ids, want_tokens[16], got[16];
     size_t n;
     reference_ids(ref, &ids, &n, want_tokens);
-    float *inputs;
-    int32_t *positions;
-    int rows;
-    int64_t delta;
-    CHECK_INT_EQ(ts_model_image_inputs(m, ids, n, images, n_images, want, want_rows, &inputs, &positions, &rows, &delta, &err), TS_OK);
-    CHECK_INT_EQ(rows, strcmp(ts_family_name(ts_model_get_config(m)->family), "llava") == 0 ? 1 : 3);
+    ts_mm_inputs in;
+    REQUIRE_INT_EQ(ts_mm_inputs_build(m, ids, n, images, n_images, &want_media, &in, &err), TS_OK);
+    CHECK_INT_EQ(in.position_rows, strcmp(ts_family_name(ts_model_get_config(m)->family), "llava") == 0 ? 1 : 3);
     int64_t v = ts_model_vocab_size(m);
     float *chunked = malloc(sizeof(float) * (size_t)v), *whole = malloc(sizeof(float) * (size_t)v);
-    chunked_greedy(m, ids, n, inputs, positions, rows, delta, 7, chunked, got);
-    free(inputs), free(positions);
+    chunked_greedy(m, ids, n, &in, 7, chunked, got);
+    ts_mm_inputs_free(&in);
     CHECK(!memcmp(got, want_tokens, sizeof(got)));
     REQUIRE_INT_EQ(ts_sequence_create(m, (int64_t)n, &seq, &err), TS_OK);
     CHECK_INT_EQ(ts_model_prefill_images(m, seq, ids, n, images, n_images, whole, &err), TS_OK);
@@ -180,13 +204,16 @@ static void test_fixture(const char *name, const char *const *pngs, int n_images
     }
     CHECK(worst <= 1e-4 * scale);
     /* A row count that is not the prompt's image-token count is refused. */
-    CHECK_INT_EQ(ts_model_image_inputs(m, ids, n, images, n_images, want, want_rows - 1, &inputs, &positions, &rows, &delta, &err) != TS_OK,
+    ts_encoded_media short_media = want_media;
+    short_media.n_rows--;
+    CHECK_INT_EQ(ts_mm_inputs_build(m, ids, n, images, n_images, &short_media, &in, &err) != TS_OK,
                  1);
     CHECK_CONTAINS(err.message, "image tokens");
     fprintf(stderr, "  %s: encoder rows bit-identical (4 concurrent runs), chunked prefill max |Δlogit| %.2g, 16 tokens %s\n", name,
             worst, memcmp(got, want_tokens, sizeof(got)) ? "DIFFER" : "identical");
     ts_sequence_destroy(seq);
-    free(chunked), free(whole), free(logits), free(want), free(ids);
+    free(chunked), free(whole), free(logits), free(ids);
+    ts_encoded_media_free(&want_media);
     for (int i = 0; i < n_images; i++) ts_pixel_values_free(&images[i]);
     ts_checkpoint_close(ref);
     ts_model_destroy(m);

@@ -21,6 +21,7 @@
 #include "engine/quantized_weights.h"
 #include "engine/synthetic.h"
 #include "graph/quantize.h"
+#include "engine/mm_inputs.h"
 #include "engine/vision.h"
 #include "models/decoder.h"
 
@@ -470,7 +471,7 @@ static ts_status check_deepstack_payload(const ts_model *m, const ts_deepstack *
     if (!ds)
         return ts_error_set(
             err, TS_ERR_INVALID_ARGUMENT,
-            "deepstack: no payload (NULL); ts_model_prefill_embeddings prefills without one");
+            "deepstack: no payload (NULL); side inputs of kind TS_SIDE_NONE prefill without one");
     const ts_decoder_spec *spec = &m->spec;
     if (spec->n_deepstack == 0) {
         if (ds->n_visual != 0 || ds->n_layers != 0)
@@ -558,34 +559,35 @@ static ts_status prefill_embedded(ts_model *m, ts_sequence *seq, const float *em
     return st;
 }
 
-ts_status ts_model_prefill_embeddings_deepstack(ts_model *m, ts_sequence *seq,
-                                                const float *embeddings, size_t n,
-                                                const int32_t *positions, int64_t rope_delta,
-                                                const ts_deepstack *deepstack, float *logits,
-                                                ts_error *err)
+ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float *embeddings,
+                                      size_t n, const int32_t *positions, int64_t rope_delta,
+                                      const ts_side_inputs *side, float *logits, ts_error *err)
 {
-    if (!seq || !logits)
+    ts_side_kind kind = side ? side->kind : TS_SIDE_NONE;
+    if (kind != TS_SIDE_NONE && kind != TS_SIDE_DEEPSTACK)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: side inputs of unknown kind %d",
+                            (int)kind);
+    if (kind == TS_SIDE_DEEPSTACK && (!seq || !logits))
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: %s is NULL",
                             !seq ? "seq" : "logits");
     ts_status st = check_embedded(m, seq, embeddings, n, positions, err);
-    if (st == TS_OK) st = check_deepstack_payload(m, deepstack, n, err);
+    if (st == TS_OK && kind == TS_SIDE_DEEPSTACK)
+        st = check_deepstack_payload(m, side->deepstack, n, err);
     if (st != TS_OK) return st;
-    return prefill_embedded(m, seq, embeddings, n, positions, rope_delta, deepstack, logits, err);
+    return prefill_embedded(m, seq, embeddings, n, positions, rope_delta,
+                            kind == TS_SIDE_DEEPSTACK ? side->deepstack : NULL, logits, err);
 }
 
-const int32_t *ts_model_deepstack_layers(const ts_model *m, int *n_layers)
+ts_side_kind ts_model_side_inputs(const ts_model *m, const int32_t **layers, int *n_layers)
 {
-    *n_layers = m->spec.n_deepstack;
-    return m->spec.n_deepstack ? m->spec.deepstack_layers : NULL;
+    if (layers) *layers = m->spec.n_deepstack ? m->spec.deepstack_layers : NULL;
+    if (n_layers) *n_layers = m->spec.n_deepstack;
+    return m->spec.n_deepstack ? TS_SIDE_DEEPSTACK : TS_SIDE_NONE;
 }
 
-ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float *embeddings,
-                                      size_t n, const int32_t *positions, int64_t rope_delta,
-                                      float *logits, ts_error *err)
+int ts_model_position_rows(const ts_model *m)
 {
-    ts_status st = check_embedded(m, seq, embeddings, n, positions, err);
-    if (st != TS_OK) return st;
-    return prefill_embedded(m, seq, embeddings, n, positions, rope_delta, NULL, logits, err);
+    return m->spec.mrope ? 3 : 1;
 }
 
 ts_status ts_model_embed_tokens(const ts_model *m, const int32_t *tokens, size_t n, float *out, ts_error *err)
@@ -617,14 +619,20 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
                                       const ts_diagnostic_prefill *out, ts_error *err)
 {
     bool embedded = out->embeddings != NULL;
-    if (out->deepstack && !embedded)
+    if (out->side && out->side->kind != TS_SIDE_NONE && out->side->kind != TS_SIDE_DEEPSTACK)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: side inputs of unknown kind %d",
+                            (int)out->side->kind);
+    const ts_deepstack *deepstack =
+        out->side && out->side->kind == TS_SIDE_DEEPSTACK ? out->side->deepstack : NULL;
+    if (deepstack && !embedded)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
                             "prefill: a DeepStack payload needs embeddings, not tokens");
     ts_status st = embedded ? TS_OK : check_prefill(m, seq, tokens, n, err);
     if (st != TS_OK) return st;
     if (embedded && (int64_t)n > seq->capacity - seq->length)
         return ts_error_set(err, TS_ERR_RANGE, "prefill: %zu rows do not fit", n);
-    if (out->deepstack && (st = check_deepstack_payload(m, out->deepstack, n, err)) != TS_OK)
+    if (out->side && out->side->kind == TS_SIDE_DEEPSTACK &&
+        (st = check_deepstack_payload(m, deepstack, n, err)) != TS_OK)
         return st;
     ts_step_shape shape = {.n_seqs = 1,
                            .n_tokens = {(int64_t)n},
@@ -633,11 +641,11 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
                            .all_logits = true,
                            .hidden_states = true,
                            .from_embeddings = embedded,
-                           .n_visual = out->deepstack ? out->deepstack->n_visual : 0};
+                           .n_visual = deepstack ? deepstack->n_visual : 0};
     const void **outs;
     if (!output_slots(m, 1, true, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
     st = run_step(m, &seq, &shape, embedded ? (const void *)out->embeddings : tokens,
-                  out->positions, out->deepstack, outs, err);
+                  out->positions, deepstack, outs, err);
     if (st == TS_OK) {
         memcpy(out->logits, outs[0], sizeof(float) * n * (size_t)m->spec.vocab);
         size_t first_hidden = 1 + 2 * (size_t)m->spec.layers;
@@ -682,11 +690,22 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
 ts_status ts_model_prefill_images(ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n, const ts_pixel_values *images,
                                   int n_images, float *logits, ts_error *err)
 {
-    if (!m->vision)
+    /* Refused before the tower runs when a stage after it is missing (the one predicate). */
+    if (!m->vision || !ts_vision_has_image_prefill(&m->config))
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(m->config.family));
-    /* ts_vision_prefill refuses a tower whose language-model side is not built, before running
-     * it. */
-    return ts_vision_prefill(m->vision, m, seq, ids, n, images, n_images, logits, err);
+    ts_encoded_media media;
+    ts_mm_inputs in = {0};
+    ts_status st = ts_model_encode_images(m, images, n_images, &media, err);
+    if (st == TS_OK) st = ts_mm_inputs_build(m, ids, n, images, n_images, &media, &in, err);
+    ts_encoded_media_free(&media);
+    ts_side_inputs side = ts_mm_inputs_side(&in);
+    /* 1-D positions go as NULL (length + i), so a prompt after earlier rows continues from them. */
+    if (st == TS_OK)
+        st = ts_model_prefill_embeddings(m, seq, in.embeddings, n,
+                                         in.position_rows == 3 ? in.positions : NULL, in.rope_delta,
+                                         &side, logits, err);
+    ts_mm_inputs_free(&in);
+    return st;
 }
 
 ts_vision *ts_model_vision(const ts_model *m) { return m->vision; }
@@ -699,10 +718,11 @@ int64_t ts_model_image_tokens(const ts_model *m, const ts_pixel_values *pv)
     return m->vision ? ts_vision_image_tokens(m->vision, pv) : 0;
 }
 
-ts_status ts_model_encode_images(ts_model *m, const ts_pixel_values *images, int n_images, float **embeds, int64_t *rows, ts_error *err)
+ts_status ts_model_encode_images(ts_model *m, const ts_pixel_values *images, int n_images,
+                                 ts_encoded_media *out, ts_error *err)
 {
-    *embeds = NULL;
+    memset(out, 0, sizeof(*out));
     if (!m->vision)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(m->config.family));
-    return ts_vision_encode(m->vision, images, n_images, embeds, rows, err);
+    return ts_mm_encode(m->vision, m->config.text.hidden_size, images, n_images, out, err);
 }

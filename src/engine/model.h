@@ -18,10 +18,10 @@ typedef struct ts_diagnostic_prefill {
      * layer l's router logits, written for the sparse layers only (a dense layer has no router;
      * its entry may be NULL); caller-owned. */
     float **router_probs;
-    /* Optional, with embeddings: a DeepStack payload as ts_model_prefill_embeddings_deepstack
-     * takes (validated the same way); hidden[l] is then the state after layer l−1's DeepStack
+    /* Optional, with embeddings: side inputs as ts_model_prefill_embeddings takes them (validated
+     * the same way); with a DeepStack payload hidden[l] is the state after layer l−1's DeepStack
      * add, i.e. the input of layer l. */
-    const ts_deepstack *deepstack;
+    const ts_side_inputs *side;
 } ts_diagnostic_prefill;
 
 /* Prefill as ts_model_prefill, also returning every position's logits, the hidden states and
@@ -42,6 +42,8 @@ int ts_argmax_masked(const float *logits, int64_t n, const int64_t *excluded, in
 typedef struct ts_vision ts_vision;
 ts_vision *ts_model_vision(const ts_model *model);
 int64_t ts_model_head_dim(const ts_model *model);
+/* Rows of the model's rotary positions: 3 (t, h, w) under M-RoPE, else 1. */
+int ts_model_position_rows(const ts_model *model);
 /* Where the model's tensors come from (its checkpoint mapping, or a synthetic set). Borrowed. */
 typedef struct ts_weight_source ts_weight_source;
 const ts_weight_source *ts_model_weights(const ts_model *model);

@@ -179,7 +179,8 @@ static void check_vlm_language(const char *name)
     ts_sequence_create(m, n + gen->shape[0], &seq, &err);
     float *logits = malloc(sizeof(float) * (size_t)v);
     CHECK_INT_EQ(ts_model_prefill_embeddings(m, seq, emb->data, (size_t)n, mrope ? positions : NULL,
-                                             mrope ? ((const int64_t *)delta64->data)[0] : 0, logits, &err),
+                                             mrope ? ((const int64_t *)delta64->data)[0] : 0, NULL,
+                                             logits, &err),
                  TS_OK);
     bool ok = close_enough(mrope ? "prefill (embeddings, M-RoPE)" : "prefill (embeddings)", logits, ts_checkpoint_find(ref, "prefill_last_logits")->data, (size_t)v);
     bool tokens_ok = true;

@@ -1,18 +1,13 @@
-/* vision.c — images into a sequence: the family's vision tower, the merged input embeddings,
- * the rotary positions, then prefill.
+/* vision.c — a model's vision tower: pixel values in, the rows the language model receives out.
  *
  * The tower is the family's (src/models/tower.h): it says what graph to build for a patch count
  * and how pixel values become that graph's inputs; this file owns the graphs and programs (one
- * kept per patch count: the last one built), the encoder cache, and the assembly that follows.
- * A tower with DeepStack levels gives them with its rows (ts_vision_encode_deepstack), and the
- * prefill hands them to the language model as its DeepStack payload (the image tokens' positions
- * and the rows), added after its first K layers; ts_vision_assemble alone refuses such a tower:
- * main rows without the side features would make a wrong prefill.
- *
- * Then embed_tokens(ids) with the image-token rows replaced by the image rows, in order, the
- * family's positions (1-D when it has none), and ts_model_prefill_embeddings. The tower lives in
- * the model's own checkpoint mapping (never a second language model). Everything a request
- * brings (pixels, layout, embeddings) is owned by the call and freed before it returns.
+ * kept per patch count: the last one built) and the encoder cache. A tower with DeepStack levels
+ * gives them with its rows (ts_vision_encode_deepstack), which the language model adds after its
+ * first K layers (ts_mm_inputs_build makes them the prefill's side inputs). What a prompt does
+ * with the rows (embeddings, positions, side inputs) is mm_inputs.c's. The tower lives in the
+ * model's own checkpoint mapping (never a second language model). Everything a request brings
+ * (pixels, layout) is owned by the call and freed before it returns.
  */
 #include "engine/vision.h"
 #include "base/error.h"
@@ -113,12 +108,6 @@ bool ts_vision_has_tower(const ts_model_config *cfg)
 bool ts_vision_has_image_prefill(const ts_model_config *cfg)
 {
     return ts_family_image_path(cfg);
-}
-
-static ts_status refuse_prefill(const ts_model_config *cfg, ts_error *err)
-{
-    return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model",
-                        ts_family_name(cfg->family));
 }
 
 int ts_vision_deepstack_levels(const ts_vision *v)
@@ -287,126 +276,4 @@ ts_status ts_vision_encode_deepstack(ts_vision *v, const ts_pixel_values *images
 ts_encoder_cache *ts_vision_cache(ts_vision *v)
 {
     return v->cache;
-}
-
-ts_status ts_vision_assemble_rows(const ts_vision *v, const ts_model *m, const int32_t *ids,
-                                  size_t n, const ts_pixel_values *images, int n_images,
-                                  const float *image, int64_t image_rows, float *inputs,
-                                  int32_t *positions, int64_t *delta, ts_error *err)
-{
-    const ts_model_config *cfg = ts_model_get_config(m);
-    if (!ts_vision_has_image_prefill(cfg)) return refuse_prefill(cfg, err);
-    int64_t hidden = cfg->text.hidden_size, image_tokens = 0;
-    for (size_t i = 0; i < n; i++)
-        image_tokens += ids[i] == cfg->image_token_id;
-    if (image_tokens != image_rows)
-        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                            "prefill: the prompt has %lld image tokens, the images make %lld",
-                            (long long)image_tokens, (long long)image_rows);
-    /* Token embeddings with the image rows replaced, in prompt order. */
-    int32_t *text_ids = malloc(sizeof(int32_t) * n);
-    if (!text_ids) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    for (size_t i = 0; i < n; i++)
-        text_ids[i] = ids[i] == cfg->image_token_id ? 0 : ids[i];
-    ts_status st = ts_model_embed_tokens(m, text_ids, n, inputs, err);
-    free(text_ids);
-    int64_t next = 0;
-    for (size_t i = 0; st == TS_OK && i < n; i++)
-        if (ids[i] == cfg->image_token_id)
-            memcpy(inputs + i * (size_t)hidden, image + (next++) * hidden,
-                   sizeof(float) * (size_t)hidden);
-    /* The family's positions (M-RoPE and a delta) when it has a scheme; else the arange. */
-    *delta = 0;
-    if (st == TS_OK && cfg->family->positions) {
-        st = cfg->family->positions(cfg, ids, n, images, n_images, positions, delta, err);
-    } else if (st == TS_OK) {
-        for (size_t i = 0; i < n; i++)
-            positions[i] = (int32_t)i;
-    }
-    return st;
-}
-
-ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n,
-                             const ts_pixel_values *images, int n_images, const float *image,
-                             int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
-                             ts_error *err)
-{
-    /* Qwen3-VL's main rows alone would make a wrong prefill: its callers go through the DeepStack
-     * path (ts_vision_prefill), which also carries the side features. */
-    if (ts_vision_deepstack_levels(v) > 0)
-        return ts_error_set(
-            err, TS_ERR_UNSUPPORTED,
-            "%s: this path has no DeepStack features for the language model (a bundle has no "
-            "prefill_embeddings_deepstack.main yet)",
-            ts_family_name(ts_model_get_config(m)->family));
-    return ts_vision_assemble_rows(v, m, ids, n, images, n_images, image, image_rows, inputs,
-                                   positions, delta, err);
-}
-
-bool ts_vision_mrope(const ts_vision *v)
-{
-    return v->family->position_rows == 3;
-}
-
-/* Qwen3-VL: the tower's main rows replace the image tokens, and its DeepStack levels go to the
- * language model as the compact payload: the image tokens' positions, [K][rows][hidden]. */
-static ts_status prefill_deepstack(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids,
-                                   size_t n, const ts_pixel_values *images, int n_images,
-                                   float *logits, ts_error *err)
-{
-    const ts_model_config *cfg = ts_model_get_config(m);
-    int64_t hidden = cfg->text.hidden_size, delta = 0, rows = 0;
-    float *image = NULL, *deepstack = NULL, *inputs = malloc(sizeof(float) * n * (size_t)hidden);
-    int32_t *positions = malloc(sizeof(int32_t) * 3 * n), *visual = malloc(sizeof(int32_t) * n);
-    int k = 0, n_layers = 0;
-    const int32_t *layers = ts_model_deepstack_layers(m, &n_layers);
-    ts_status st = inputs && positions && visual
-                       ? TS_OK
-                       : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    if (st == TS_OK)
-        st = ts_vision_encode_deepstack(v, images, n_images, &image, &deepstack, &k, &rows, err);
-    if (st == TS_OK)
-        st = ts_vision_assemble_rows(v, m, ids, n, images, n_images, image, rows, inputs, positions,
-                                     &delta, err);
-    int64_t n_visual = 0;
-    for (size_t i = 0; st == TS_OK && i < n; i++)
-        if (ids[i] == cfg->image_token_id) visual[n_visual++] = (int32_t)i;
-    if (st == TS_OK && (k != n_layers || n_visual != rows))
-        st = ts_error_set(err, TS_ERR_INTERNAL,
-                          "prefill: the tower gives %d DeepStack levels for %lld rows, the model "
-                          "takes %d at %lld image tokens",
-                          k, (long long)rows, n_layers, (long long)n_visual);
-    ts_deepstack payload = {visual, n_visual, deepstack, layers, n_layers};
-    if (st == TS_OK)
-        st = ts_model_prefill_embeddings_deepstack(m, seq, inputs, n, positions, delta, &payload,
-                                                   logits, err);
-    free(image), free(deepstack), free(inputs), free(positions), free(visual);
-    return st;
-}
-
-ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids,
-                            size_t n, const ts_pixel_values *images, int n_images, float *logits,
-                            ts_error *err)
-{
-    const ts_model_config *cfg = ts_model_get_config(m);
-    /* Checked before the tower runs: Qwen3-VL's rows alone would make a wrong prefill. */
-    if (!ts_vision_has_image_prefill(cfg)) return refuse_prefill(cfg, err);
-    if (ts_vision_deepstack_levels(v) > 0)
-        return prefill_deepstack(v, m, seq, ids, n, images, n_images, logits, err);
-    int64_t hidden = cfg->text.hidden_size;
-    float *image = NULL, *inputs = malloc(sizeof(float) * n * (size_t)hidden);
-    int32_t *positions = malloc(sizeof(int32_t) * 3 * n);
-    int64_t delta = 0, encoded = 0;
-    ts_status st = inputs && positions
-                       ? TS_OK
-                       : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    if (st == TS_OK) st = ts_vision_encode(v, images, n_images, &image, &encoded, err);
-    if (st == TS_OK)
-        st = ts_vision_assemble_rows(v, m, ids, n, images, n_images, image, encoded, inputs,
-                                     positions, &delta, err);
-    if (st == TS_OK)
-        st = ts_model_prefill_embeddings(m, seq, inputs, n, ts_vision_mrope(v) ? positions : NULL,
-                                         delta, logits, err);
-    free(image), free(inputs), free(positions);
-    return st;
 }

@@ -1,6 +1,8 @@
-/* vision.h — a model's vision tower (its family's, models/tower.h) and the multimodal prefill
- * built on it; a tower with DeepStack levels has them handed to the language model. Owned by the model (ts_model_load creates it when
- * ts_vision_has_tower); borrows the model's weight source. Not thread-safe, like the model.
+/* vision.h — a model's vision tower (its family's, models/tower.h): pixel values in, the rows
+ * the language model receives out (a tower with DeepStack levels gives them too). Owned by the
+ * model (ts_model_load creates it when ts_vision_has_tower); borrows the model's weight source.
+ * Not thread-safe, like the model. Its rows become a prompt's inputs through ts_mm_inputs_build
+ * (engine/mm_inputs.c).
  */
 #ifndef TS_ENGINE_VISION_H
 #define TS_ENGINE_VISION_H
@@ -18,7 +20,7 @@ typedef struct ts_vision ts_vision;
 /* Whether this build has a tower for the config's family (and the config declares one). */
 bool ts_vision_has_tower(const ts_model_config *cfg);
 /* Whether a prompt with images can be prefilled: a tower and everything after it (DeepStack: with
- * its DeepStack rows, through ts_vision_prefill). The capability predicate
+ * its DeepStack rows as side inputs). The capability predicate
  * (ts_model_supported_modalities) asks this. */
 bool ts_vision_has_image_prefill(const ts_model_config *cfg);
 /* How many image tokens the prompt needs for these pixel values (the tower's count: patch rows /
@@ -42,22 +44,5 @@ int ts_vision_deepstack_levels(const ts_vision *v);
  * DeepStack. The encoder cache keeps each image's main and DeepStack rows together. */
 ts_status ts_vision_encode_deepstack(ts_vision *v, const ts_pixel_values *images, int n_images, float **embeds, float **deepstack,
                                      int *k, int64_t *n_rows, ts_error *err);
-/* The language model's inputs for an expanded prompt whose image rows (image_rows of them, from
- * ts_vision_encode or a bundle's vision.main) are given: token embeddings f32[n][hidden] with the
- * image rows at the image tokens, in order, and positions — the family's (M-RoPE [3][n] and its
- * delta, ts_vision_mrope), else the arange [n] and delta 0. A count mismatch is an error; so is a
- * tower with DeepStack levels (TS_ERR_UNSUPPORTED: these rows alone are not its prefill). */
-ts_status ts_vision_assemble(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
-                             int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
-                             ts_error *err);
-/* ts_vision_assemble for any tower, DeepStack ones included: for callers that carry the DeepStack
- * rows to the prefill themselves (ts_model_image_inputs). */
-ts_status ts_vision_assemble_rows(const ts_vision *v, const ts_model *m, const int32_t *ids, size_t n, const ts_pixel_values *images,
-                                  int n_images, const float *image, int64_t image_rows, float *inputs, int32_t *positions, int64_t *delta,
-                                  ts_error *err);
-bool ts_vision_mrope(const ts_vision *v);
-/* Prefill of an expanded prompt (one image token per image row) with its images. */
-ts_status ts_vision_prefill(ts_vision *v, ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n,
-                            const ts_pixel_values *images, int n_images, float *logits, ts_error *err);
 
 #endif

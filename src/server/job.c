@@ -35,12 +35,7 @@ void srv_job_retain(srv_job *job)
 
 void srv_job_drop_encoded(srv_job *job)
 {
-    free(job->inputs);
-    free(job->positions);
-    free(job->deepstack);
-    free(job->visual);
-    job->inputs = NULL, job->positions = NULL, job->deepstack = NULL, job->visual = NULL;
-    job->n_visual = 0, job->deepstack_levels = 0;
+    ts_mm_inputs_free(&job->mm);
 }
 
 void srv_job_drop_inputs(srv_job *job)

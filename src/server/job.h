@@ -40,14 +40,8 @@ typedef struct srv_job {
     size_t n_ids;
     ts_pixel_values *pixels;  /* media stage: preprocessed images, freed once encoded */
     int n_pixels;
-    float *inputs;            /* image requests: f32[n_ids][hidden] embeddings … */
-    int32_t *positions;       /* … and positions [position_rows][n_ids] */
-    int position_rows;
-    int64_t rope_delta;
-    float *deepstack;         /* Qwen3-VL: the tower's DeepStack rows [levels][n_visual][hidden] … */
-    int deepstack_levels;
-    int32_t *visual;          /* … for the image tokens at these prompt positions (ascending) */
-    int64_t n_visual;
+    ts_mm_inputs mm;          /* image requests (mm.embeddings non-NULL): what the prefill takes, from
+                                 ts_mm_inputs_build (embeddings, positions, rope delta, side inputs) */
     int64_t max_tokens;
     int64_t eos_ids[8];
     int n_eos_ids;

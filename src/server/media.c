@@ -10,9 +10,10 @@
  * The encoding thread, on a context of its own so the scheduler keeps decoding, takes every
  * waiting image request (up to MEDIA_BATCH) and encodes their images in one tower call — the
  * tower's attention is block-diagonal per image, so batching changes an image's rows by f32
- * rounding at most (image_encoder_test measures it). If the batched call fails, each request is
- * encoded alone, so one bad request cannot fail the others. Pixels and tower rows are freed as
- * soon as the embeddings are built.
+ * rounding at most (image_encoder_test measures it). Each request's rows (every level's) are cut
+ * out of the batch and assembled with its prompt by ts_mm_inputs_build, as every prefill path
+ * assembles an image prompt. If the batched call fails, each request is encoded alone, so one bad
+ * request cannot fail the others. Pixels and tower rows are freed as soon as the inputs are built.
  */
 #include "server/server.h"
 
@@ -122,28 +123,8 @@ int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err)
     return srv_admit_tokens(s, job, err);
 }
 
-/* A job's share of the DeepStack rows (rows [at, at + mine) of every level) and the prompt
- * positions of its image tokens, for the prefill's payload. */
-static ts_status take_deepstack(srv_job *job, const float *deepstack, int levels, int64_t total, int64_t at, int64_t mine, int64_t hidden,
-                                int32_t image_token, ts_error *e)
-{
-    job->deepstack = malloc(sizeof(float) * (size_t)(levels * mine * hidden) + 1);
-    job->visual = malloc(sizeof(int32_t) * (size_t)mine + 1);
-    if (!job->deepstack || !job->visual) {
-        e->status = TS_ERR_OUT_OF_MEMORY;
-        snprintf(e->message, sizeof(e->message), "out of memory for the DeepStack rows");
-        return e->status;
-    }
-    for (int k = 0; k < levels; k++)
-        memcpy(job->deepstack + (size_t)(k * mine * hidden), deepstack + (size_t)((k * total + at) * hidden),
-               sizeof(float) * (size_t)(mine * hidden));
-    job->deepstack_levels = levels;
-    for (size_t i = 0; i < job->n_ids && job->n_visual < mine; i++)
-        if (job->ids[i] == image_token) job->visual[job->n_visual++] = (int32_t)i;
-    return TS_OK;
-}
-
-/* Tower rows for the images of jobs[0..n) in one call; then each job's embeddings and positions. */
+/* Tower rows for the images of jobs[0..n) in one call; then each job's inputs from its share of
+ * the rows (ts_encoded_media_slice: its rows of every level) through ts_mm_inputs_build. */
 static ts_status encode(srv_server *s, srv_job **jobs, int n, ts_error *e)
 {
     int n_all = 0;
@@ -152,23 +133,23 @@ static ts_status encode(srv_server *s, srv_job **jobs, int n, ts_error *e)
     if (!all) return TS_ERR_OUT_OF_MEMORY;
     for (int j = 0, k = 0; j < n; j++)
         for (int i = 0; i < jobs[j]->n_pixels; i++) all[k++] = jobs[j]->pixels[i];
-    float *rows = NULL, *deepstack = NULL;
-    int64_t n_rows = 0;
-    int levels = 0;
-    ts_status st = srv_encode_images(s, all, n_all, &rows, &n_rows, &deepstack, &levels, e);
+    ts_encoded_media media;
+    ts_status st = srv_encode_images(s, all, n_all, &media, e);
     free(all);
-    const ts_model_config *cfg = ts_model_get_config(s->model);
-    int64_t hidden = cfg->text.hidden_size, at = 0;
+    int64_t at = 0;
     for (int j = 0; st == TS_OK && j < n; j++) {
         srv_job *job = jobs[j];
         int64_t mine = 0;
         for (int i = 0; i < job->n_pixels; i++) mine += ts_model_image_tokens(s->model, &job->pixels[i]);
-        st = ts_model_image_inputs(s->model, job->ids, job->n_ids, job->pixels, job->n_pixels, rows + at * hidden, mine, &job->inputs,
-                                   &job->positions, &job->position_rows, &job->rope_delta, e);
-        if (st == TS_OK && levels) st = take_deepstack(job, deepstack, levels, n_rows, at, mine, hidden, (int32_t)cfg->image_token_id, e);
+        ts_encoded_media own;
+        st = ts_encoded_media_slice(&media, at, mine, &own, e);
+        if (st == TS_OK)
+            st = ts_mm_inputs_build(s->model, job->ids, job->n_ids, job->pixels, job->n_pixels,
+                                    &own, &job->mm, e);
+        ts_encoded_media_free(&own);
         at += mine;
     }
-    free(rows), free(deepstack);
+    ts_encoded_media_free(&media);
     return st;
 }
 

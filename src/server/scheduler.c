@@ -202,35 +202,20 @@ static void decode_step(scheduler *sc)
 static ts_status engine_prefill(backend *b, int slot, const srv_job *job, size_t at, size_t n, float *logits, int32_t *positions,
                                 ts_error *err)
 {
+    (void)positions; /* the chunk's positions come with its inputs */
     ts_model *model = b->s->model;
-    if (!job->inputs) return ts_model_prefill(model, b->seqs[slot], job->ids + at, n, logits, err);
-    int64_t hidden = ts_model_get_config(model)->text.hidden_size;
-    for (int r = 0; r < job->position_rows; r++)
-        memcpy(positions + (size_t)r * n, job->positions + (size_t)r * job->n_ids + at, sizeof(int32_t) * n);
-    const float *inputs = job->inputs + at * (size_t)hidden;
-    if (!job->deepstack) return ts_model_prefill_embeddings(model, b->seqs[slot], inputs, n, positions, job->rope_delta, logits, err);
-    /* DeepStack: this chunk's image tokens, their positions relative to the chunk, and their rows
-     * of every level (Qwen3VLTextModel adds them wherever the visual tokens fall). */
-    int64_t first = 0, nv = 0;
-    while (first < job->n_visual && job->visual[first] < (int64_t)at) first++;
-    while (first + nv < job->n_visual && job->visual[first + nv] < (int64_t)(at + n)) nv++;
-    int levels = job->deepstack_levels, n_layers = 0;
-    int32_t *visual = malloc(sizeof(int32_t) * (size_t)nv + 1);
-    float *features = malloc(sizeof(float) * (size_t)(levels * nv * hidden) + 1);
-    ts_status st = TS_OK;
-    if (!visual || !features) {
-        st = err->status = TS_ERR_OUT_OF_MEMORY;
-        snprintf(err->message, sizeof(err->message), "out of memory for a DeepStack chunk");
-    }
-    for (int64_t v = 0; st == TS_OK && v < nv; v++) visual[v] = job->visual[first + v] - (int32_t)at;
-    for (int k = 0; st == TS_OK && k < levels; k++)
-        memcpy(features + (size_t)(k * nv * hidden), job->deepstack + (size_t)((k * job->n_visual + first) * hidden),
-               sizeof(float) * (size_t)(nv * hidden));
-    ts_deepstack payload = {visual, nv, features, ts_model_deepstack_layers(model, &n_layers), 0};
-    payload.n_layers = n_layers;
+    if (!job->mm.embeddings)
+        return ts_model_prefill(model, b->seqs[slot], job->ids + at, n, logits, err);
+    /* This chunk's rows: its embeddings and positions, and its image tokens' side inputs with their
+     * positions relative to the chunk (Qwen3VLTextModel adds DeepStack rows wherever the visual
+     * tokens fall). */
+    ts_mm_inputs chunk;
+    ts_status st = ts_mm_inputs_slice(&job->mm, at, n, &chunk, err);
+    ts_side_inputs side = ts_mm_inputs_side(&chunk);
     if (st == TS_OK)
-        st = ts_model_prefill_embeddings_deepstack(model, b->seqs[slot], inputs, n, positions, job->rope_delta, &payload, logits, err);
-    free(visual), free(features);
+        st = ts_model_prefill_embeddings(model, b->seqs[slot], chunk.embeddings, n, chunk.positions,
+                                         chunk.rope_delta, &side, logits, err);
+    ts_mm_inputs_free(&chunk);
     return st;
 }
 
@@ -256,17 +241,14 @@ static ts_status bundle_prefill(backend *b, int slot, const srv_job *job, size_t
                                 ts_error *err)
 {
     (void)at, (void)positions; /* the whole prompt at once: chunk = prefill capacity ≥ every admitted prompt */
-    if (job->deepstack) {
-        /* Qwen3-VL: the whole prompt's image rows, padded by the slots to the bucket's Nv_max. */
-        int n_layers = 0;
-        const int32_t *layers = ts_bundle_deepstack_layers(b->s->bundle, &n_layers);
-        ts_deepstack payload = {job->visual, job->n_visual, job->deepstack, layers, n_layers};
-        return ts_bundle_slots_prefill_embeddings_deepstack(b->slots, slot, job->inputs, n, ts_model_get_config(b->s->model)->text.hidden_size,
-                                                            job->positions, job->rope_delta, &payload, logits, err);
-    }
-    if (!job->inputs) return ts_bundle_slots_prefill(b->slots, slot, job->ids, n, logits, err);
-    return ts_bundle_slots_prefill_embeddings(b->slots, slot, job->inputs, n, ts_model_get_config(b->s->model)->text.hidden_size,
-                                              job->positions, job->rope_delta, logits, err);
+    if (!job->mm.embeddings)
+        return ts_bundle_slots_prefill(b->slots, slot, job->ids, n, logits, err);
+    /* Qwen3-VL's side inputs are the whole prompt's image rows, padded by the slots to the
+     * bucket's Nv_max. */
+    ts_side_inputs side = ts_mm_inputs_side(&job->mm);
+    return ts_bundle_slots_prefill_embeddings(b->slots, slot, job->mm.embeddings, n, job->mm.hidden,
+                                              job->mm.positions, job->mm.rope_delta, &side, logits,
+                                              err);
 }
 
 static ts_status bundle_decode(backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err)

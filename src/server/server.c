@@ -34,12 +34,11 @@ bool srv_accepts_images(const srv_server *s)
     return (s->encoder || s->media_bundle) && (ts_model_supported_modalities(ts_model_get_config(s->model)) & TS_MODALITY_IMAGE);
 }
 
-ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n, float **rows, int64_t *n_rows, float **deepstack,
-                            int *levels, ts_error *err)
+ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n,
+                            ts_encoded_media *out, ts_error *err)
 {
-    *deepstack = NULL, *levels = 0;
-    if (s->media_bundle) return ts_bundle_encode_images_deepstack(s->media_bundle, images, n, rows, deepstack, levels, n_rows, err);
-    ts_status st = ts_image_encoder_encode_deepstack(s->encoder, images, n, rows, deepstack, levels, n_rows, err);
+    if (s->media_bundle) return ts_bundle_encode_images(s->media_bundle, images, n, out, err);
+    ts_status st = ts_image_encoder_encode(s->encoder, images, n, out, err);
     int64_t hits, misses;
     ts_image_encoder_cache_stats(s->encoder, &hits, &misses);
     srv_metrics_encoder_cache(s->metrics, hits, misses);
@@ -335,7 +334,7 @@ static ts_status load(srv_server *s, ts_error *err)
      * Qwen3-VL bundle exported without one falls back to the model's own tower for
      * prefill_embeddings_deepstack.main. */
     int n_deepstack = 0;
-    if (o->bundle_dir) ts_bundle_deepstack_layers(s->bundle, &n_deepstack);
+    if (o->bundle_dir) ts_bundle_side_inputs(s->bundle, NULL, &n_deepstack);
     bool own_tower = !o->bundle_dir || (!s->media_bundle && n_deepstack > 0);
     if (images && own_tower && (st = ts_image_encoder_create(s->model, s->media_ctx, o->encoder_cache_bytes, &s->encoder, err)))
         return st;

@@ -112,10 +112,10 @@ int srv_media_cost(srv_server *s, const srv_job *job, int64_t *pixels, srv_error
 /* Decode, preprocess, expand, tokenize and admit by capacity: an image request before the tower. */
 int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err);
 
-/* The tower rows of images (the engine's encoder, or the bundle's vision.main), and the DeepStack
- * rows [*levels][*n_rows][hidden] of towers that have them (else NULL, 0). */
-ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n, float **rows, int64_t *n_rows, float **deepstack,
-                            int *levels, ts_error *err);
+/* The tower rows of images (the engine's encoder, or the bundle's vision.main), with the DeepStack
+ * rows of towers that have them. */
+ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n,
+                            ts_encoded_media *out, ts_error *err);
 void *srv_media_main(void *server);
 void *srv_scheduler_main(void *server);
 ts_status srv_http_start(srv_server *s, ts_error *err);

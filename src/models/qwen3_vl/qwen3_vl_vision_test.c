@@ -590,8 +590,8 @@ static void test_cross_image_isolation(void)
 }
 
 /* Image prompts go through the DeepStack path: the predicate says image, prefill_images and
- * image_inputs work, and assembling the main rows alone (a bundle's path, which has no DeepStack
- * entry yet) is refused rather than prefilled wrong. */
+ * ts_mm_inputs_build work (the side inputs are the image tokens' DeepStack rows), and assembling
+ * the main rows alone is refused rather than prefilled wrong. */
 static void test_image_paths(void)
 {
     ts_model *m = NULL;
@@ -613,23 +613,24 @@ static void test_image_paths(void)
     float *logits = malloc(sizeof(float) * (size_t)ts_model_vocab_size(m));
     CHECK_INT_EQ(ts_model_prefill_images(m, seq, ids, 60, &pv, 1, logits, &err), TS_OK);
     CHECK_INT_EQ(ts_sequence_length(seq), 60);
-    float *image = NULL, *inputs = NULL;
-    int32_t *positions = NULL;
-    int64_t rows = 0, delta = 0;
-    int position_rows = 0;
-    CHECK_INT_EQ(ts_model_encode_images(m, &pv, 1, &image, &rows, &err), TS_OK);
-    CHECK_INT_EQ(rows, 54);
-    CHECK_INT_EQ(ts_model_image_inputs(m, ids, 60, &pv, 1, image, rows, &inputs, &positions,
-                                       &position_rows, &delta, &err),
-                 TS_OK);
-    CHECK_INT_EQ(position_rows, 3);
-    float *merged = malloc(sizeof(float) * 60 * (size_t)ts_model_get_config(m)->text.hidden_size);
-    int32_t *pos3 = malloc(sizeof(int32_t) * 3 * 60);
-    CHECK_INT_EQ(ts_vision_assemble(ts_model_vision(m), m, ids, 60, &pv, 1, image, rows, merged, pos3, &delta, &err),
+    ts_encoded_media media;
+    CHECK_INT_EQ(ts_model_encode_images(m, &pv, 1, &media, &err), TS_OK);
+    CHECK_INT_EQ(media.n_rows, 54);
+    CHECK_INT_EQ(media.deepstack_levels, 2);
+    ts_mm_inputs inputs;
+    CHECK_INT_EQ(ts_mm_inputs_build(m, ids, 60, &pv, 1, &media, &inputs, &err), TS_OK);
+    CHECK_INT_EQ(inputs.position_rows, 3);
+    CHECK_INT_EQ(inputs.side_kind, TS_SIDE_DEEPSTACK);
+    CHECK(inputs.deepstack.n_visual == 54 && inputs.deepstack.visual_positions &&
+          inputs.deepstack.visual_positions[0] == 3 && inputs.deepstack.visual_positions[53] == 56);
+    ts_mm_inputs_free(&inputs);
+    /* The main rows alone would make a wrong prefill: refused, naming DeepStack. */
+    ts_encoded_media main_only = {media.rows, media.n_rows, media.hidden, NULL, 0};
+    CHECK_INT_EQ(ts_mm_inputs_build(m, ids, 60, &pv, 1, &main_only, &inputs, &err),
                  TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "DeepStack");
-    free(merged), free(pos3);
-    free(image), free(inputs), free(positions), free(logits);
+    ts_encoded_media_free(&media);
+    free(logits);
     ts_sequence_destroy(seq);
     ts_pixel_values_free(&pv);
     ts_model_destroy(m);
