@@ -3,7 +3,8 @@
  * Each matcher is a byte trie whose children live in one open-addressing table keyed by
  * (node, byte); a node's `token` is the index of the token ending there. Leftmost-longest is a
  * walk from each start position keeping the last token seen, which with a few thousand tokens
- * (Gemma 3 has 6415) costs one or two probes per input byte since most bytes start no token.
+ * (the largest vocabularies have over 6000) costs one or two probes per input byte since most bytes
+ * start no token.
  */
 #include "text/added_tokens.h"
 
