@@ -7,6 +7,7 @@
  * sequence needs capacity for prompt + max_tokens − 1. On error the partial result is freed.
  */
 #include "engine/generate.h"
+#include "engine/model.h"
 #include "base/error.h"
 #include "engine/sampler.h"
 #include "engine/stop_matcher.h"

@@ -131,6 +131,8 @@ struct ts_family_desc {
 
 /* The registry (src/models/registry.c). */
 const ts_family_desc *const *ts_family_all(int *count);
+/* The family that reads config.json's model_type `model_type`; NULL when Tessera has none. */
+ts_family ts_family_find(const char *model_type);
 /* The family and layout of a model_type; NULL when none reads it. */
 const ts_family_desc *ts_family_layout(const char *model_type, const ts_config_layout **layout);
 /* "m1, m2, …": the model_types Tessera reads (static storage). */

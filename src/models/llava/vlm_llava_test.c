@@ -5,6 +5,7 @@
  * give the same bits. Bad requests fail with a message and leave the sequence as it was.
  * (vlm_fixture_test runs the whole path from the PNG, when PIL is there.) */
 #include "check.h"
+#include "engine/model.h"
 #include "tessera.h"
 
 #include <math.h>
