@@ -1,5 +1,6 @@
 /* synthetic.c — random-weight stores and the published configs they stand in for. */
 #include "engine/synthetic.h"
+#include "base/buf.h"
 #include "base/error.h"
 #include "models/family.h"
 
@@ -93,11 +94,9 @@ const ts_tensor_info *ts_synthetic_weights_find(void *self, const char *name, in
     for (size_t i = 0; i < w->n; i++)
         if (strcmp(w->tensors[i].name, name) == 0) return &w->tensors[i].info;
     if (w->n == w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 64;
-        tensor *t = realloc(w->tensors, sizeof(tensor) * cap);
+        tensor *t = ts_array_grow(w->tensors, &w->cap, sizeof(tensor), 64);
         if (!t) return NULL;
         w->tensors = t;
-        w->cap = cap;
     }
     /* Biases and norms stay f32-sized vectors in the weight dtype like the rest. */
     size_t count = 1;

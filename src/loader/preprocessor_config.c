@@ -135,13 +135,9 @@ ts_status ts_preprocessor_config_load(const char *dir, ts_preprocessor_config *o
     char path[4096];
     TS_TRY(ts_path_join(path, sizeof(path), dir, "preprocessor_config.json", err));
     if (!ts_file_exists(path)) return ts_error_set(err, TS_ERR_NOT_FOUND, "%s: no such file", path);
-    char *text = NULL;
-    size_t len = 0;
-    TS_TRY(ts_file_read(path, &text, &len, err));
     cJSON *root = NULL;
-    ts_status st = ts_json_parse_text(text, len, path, &root, err);
+    ts_status st = ts_json_read_file(path, &root, err);
     if (!st) st = parse_root(root, path, out, err);
     cJSON_Delete(root);
-    free(text);
     return st;
 }

@@ -8,6 +8,7 @@
  */
 #include "text/added_tokens.h"
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/utf8.h"
 
@@ -233,11 +234,9 @@ static uint32_t char_before(const uint8_t *s, size_t at, size_t *start)
 static bool push_split(ts_splits *out, size_t start, size_t end, int32_t id)
 {
     if (out->n == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 16;
-        ts_split *grown = realloc(out->items, cap * sizeof(*grown));
+        ts_split *grown = ts_array_grow(out->items, &out->cap, sizeof(*grown), 16);
         if (!grown) return false;
         out->items = grown;
-        out->cap = cap;
     }
     out->items[out->n++] = (ts_split){start, end, id};
     return true;
