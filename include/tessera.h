@@ -5,6 +5,7 @@
  * (src/server) are built on this header alone (plus src/base's small helpers): CMakeLists.txt
  * gives them no other include path, and the api_boundary test checks it. Engine internals
  * (samplers, detokenizers, bundle entry calls, graphs, kernels) live in headers under src/.
+ * docs/api.md says, group by group, why each function here is public.
  *
  * Contract: every fallible call returns a ts_status and takes a `ts_error *` last (may be NULL);
  * on failure the error holds a message that says what went wrong and where (file, key, tensor,
@@ -166,9 +167,8 @@ const ts_tensor_info *ts_checkpoint_find(const ts_checkpoint *ckpt, const char *
 typedef struct ts_family_desc ts_family_desc;
 typedef const ts_family_desc *ts_family;
 
-const char *ts_family_name(ts_family family); /* the Hugging Face model_type; "unknown family" for NULL */
-/* The family that reads config.json's model_type `model_type`; NULL when Tessera has none. */
-ts_family ts_family_find(const char *model_type);
+/* The Hugging Face model_type; "unknown family" for NULL. */
+const char *ts_family_name(ts_family family);
 
 enum { TS_MODALITY_TEXT = 1u << 0, TS_MODALITY_IMAGE = 1u << 1, TS_MODALITY_AUDIO = 1u << 2 };
 
@@ -529,7 +529,6 @@ typedef struct ts_sequence ts_sequence;
 ts_status ts_sequence_create(ts_model *model, int64_t capacity, ts_sequence **out, ts_error *err);
 void ts_sequence_destroy(ts_sequence *seq);
 int64_t ts_sequence_length(const ts_sequence *seq);
-int64_t ts_sequence_capacity(const ts_sequence *seq);
 void ts_sequence_reset(ts_sequence *seq);
 
 /* Appends n tokens (n ≥ 1) to seq and writes the logits of the last one to logits[vocab].
@@ -560,7 +559,7 @@ typedef struct ts_deepstack {
 } ts_deepstack;
 
 /* What a prefill from embeddings may take beside the rows: one optional, typed payload. A model
- * (or bundle) says which kind its image rows need (ts_model_side_inputs); whoever assembles an
+ * (or bundle) says which kind its image rows need (ts_bundle_side_inputs); whoever assembles an
  * image prompt for it must pass that payload (ts_mm_inputs_build does): the prefill cannot tell
  * image rows from text rows, and a text-only prompt legitimately has none. Later kinds add a
  * member each. */
@@ -583,18 +582,6 @@ typedef struct ts_side_inputs {
 ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const float *embeddings,
                                       size_t n, const int32_t *positions, int64_t rope_delta,
                                       const ts_side_inputs *side, float *logits, ts_error *err);
-/* The side inputs the model's image rows need: TS_SIDE_DEEPSTACK with its DeepStack layers
- * (*layers borrowed, *n_layers entries), or TS_SIDE_NONE with NULL and 0. layers and n_layers
- * may be NULL. */
-ts_side_kind ts_model_side_inputs(const ts_model *model, const int32_t **layers, int *n_layers);
-/* Prefill of a prompt with images (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, LLaVA): ids are the expanded
- * prompt (see ts_prompt_expand_images), images the preprocessed pixel values in prompt order.
- * Runs the vision tower, then ts_mm_inputs_build (image rows at the image tokens, M-RoPE positions
- * and the rope delta kept for decoding — LLaVA: 1-D positions, no delta —, Qwen3-VL's DeepStack
- * rows as the side inputs) and ts_model_prefill_embeddings. TS_ERR_UNSUPPORTED for models without
- * an image tower. */
-ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32_t *ids, size_t n,
-                                  const ts_pixel_values *images, int n_images, float *logits, ts_error *err);
 /* Compares the model with a reference file in the fixtures' format (tests/fixtures/README.md),
  * stage by stage in pipeline order: image_embeds, position_ids, rope_deltas, lm_inputs_embeds,
  * hidden_state_l, kv_key_l/kv_value_l, prefill_logits, decode_logits, generated_ids — each that the
@@ -643,7 +630,7 @@ void ts_image_encoder_cache_stats(const ts_image_encoder *encoder, int64_t *hits
  *                  the encoded rows, in order
  *   positions      i32[position_rows][n]: M-RoPE (3 rows: t, h, w) for M-RoPE models, else the
  *                  arange (1 row); rope_delta for the decode steps (0 for 1-D positions)
- *   side_kind      the side inputs (ts_model_side_inputs's kind); for TS_SIDE_DEEPSTACK
+ *   side_kind      the side inputs the model's image rows need; for TS_SIDE_DEEPSTACK
  *                  `deepstack` is the payload of the whole prompt: the image tokens' positions and
  *                  the encoded DeepStack rows (layer_indices borrowed from the model)
  * Owned (ts_mm_inputs_free); a model must outlive the inputs built for it. */
@@ -680,8 +667,6 @@ void ts_mm_inputs_free(ts_mm_inputs *in);
 /* The image tokens a prompt needs for these pixel values (the count ts_prompt_expand_images
  * takes); 0 for a model without an image path. */
 int64_t ts_model_image_tokens(const ts_model *model, const ts_pixel_values *pixels);
-/* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
-ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out, ts_error *err);
 /* One token for each of n_seqs distinct sequences at their own positions, in one batched step;
  * logits[n_seqs][vocab]. The primitive continuous batching is built on. */
 ts_status ts_model_decode(ts_model *model, ts_sequence *const *seqs, const int32_t *tokens,
@@ -784,7 +769,9 @@ ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, 
 /* Frees the ids and text and zeroes *generation; NULL and empty results are fine. */
 void ts_generation_free(ts_generation *generation);
 /* ts_generate for a prompt with images: prompt is the expanded prompt (ts_prompt_expand_images),
- * prefilled with ts_model_prefill_images. */
+ * images the preprocessed pixel values in prompt order. The prefill runs the vision tower, then
+ * ts_mm_inputs_build and ts_model_prefill_embeddings. TS_ERR_UNSUPPORTED for a model without an
+ * image tower. */
 ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                              const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);
@@ -854,14 +841,11 @@ int ts_bundle_bucket_count(const ts_bundle *bundle);
 void ts_bundle_bucket(const ts_bundle *bundle, int bucket, int64_t *capacity, int64_t *prefill_capacity,
                       int64_t *slots);
 
-/* Rows of the positions arguments: 1, or 3 (t, h, w) for M-RoPE models. */
-int ts_bundle_position_rows(const ts_bundle *bundle);
-/* The side inputs the bundle's embedding prefill takes (ts_model_side_inputs's meaning):
- * TS_SIDE_DEEPSTACK with its DeepStack layers when it has prefill_embeddings_deepstack.main, else
- * TS_SIDE_NONE with NULL and 0. layers and n_layers may be NULL. A bucket's static maximum of
- * image rows Nv_max for DeepStack is its visual capacity (its prefill capacity; 0 without). */
+/* The side inputs the bundle's embedding prefill takes: TS_SIDE_DEEPSTACK with its DeepStack
+ * layers when it has prefill_embeddings_deepstack.main, else TS_SIDE_NONE with NULL and 0. layers
+ * and n_layers may be NULL. A bucket's static maximum of image rows Nv_max for DeepStack is its
+ * prefill capacity. */
 ts_side_kind ts_bundle_side_inputs(const ts_bundle *bundle, const int32_t **layers, int *n_layers);
-int64_t ts_bundle_visual_capacity(const ts_bundle *bundle, int bucket);
 /* The vision.main patch buckets (ascending; *patches borrowed), 0 when the bundle has none. */
 int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
 /* ts_model_encode_images through the bundle's vision.main (src/bundle/bundle_vision.c): Qwen2-VL
@@ -894,12 +878,13 @@ void ts_bundle_slots_destroy(ts_bundle_slots *slots);
 int64_t ts_bundle_slots_length(const ts_bundle_slots *slots, int slot);
 void ts_bundle_slots_reset(ts_bundle_slots *slots, int slot);
 ts_status ts_bundle_slots_prefill(ts_bundle_slots *slots, int slot, const int32_t *ids, size_t n, float *logits, ts_error *err);
-/* embeddings f32[n][hidden], positions [position rows][n] (ts_bundle_position_rows); side NULL
- * or TS_SIDE_NONE: prefill_embeddings.main. TS_SIDE_DEEPSTACK: prefill_embeddings_deepstack.main,
- * the payload (positions rows of this prompt) padded to the bucket's Nv_max with the filler
- * (position 0, zero features). Refused before anything runs: a bundle without that entry
- * (TS_ERR_UNSUPPORTED), n_layers / layer_indices other than the bundle's DeepStack layers,
- * n_visual over Nv_max, NULL data, an unknown kind; the entry checks the rest. */
+/* embeddings f32[n][hidden], positions [position rows][n] (as ts_mm_inputs_build lays them out:
+ * 3 rows for M-RoPE models, else 1); side NULL or TS_SIDE_NONE: prefill_embeddings.main.
+ * TS_SIDE_DEEPSTACK: prefill_embeddings_deepstack.main, the payload (positions rows of this prompt)
+ * padded to the bucket's Nv_max with the filler (position 0, zero features). Refused before
+ * anything runs: a bundle without that entry (TS_ERR_UNSUPPORTED), n_layers / layer_indices other
+ * than the bundle's DeepStack layers, n_visual over Nv_max, NULL data, an unknown kind; the entry
+ * checks the rest. */
 ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *slots, int slot,
                                              const float *embeddings, size_t n, int64_t hidden,
                                              const int32_t *positions, int64_t rope_delta,

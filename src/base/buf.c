@@ -96,3 +96,12 @@ char *ts_buf_take(ts_buf *b, size_t *len)
     memset(b, 0, sizeof(*b));
     return data;
 }
+
+void *ts_array_grow(void *items, size_t *cap, size_t elem, size_t first)
+{
+    size_t want = *cap ? *cap * 2 : first;
+    if (want < *cap || (elem && want > SIZE_MAX / elem)) return NULL;
+    void *grown = realloc(items, want * elem);
+    if (grown) *cap = want;
+    return grown;
+}

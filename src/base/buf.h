@@ -33,4 +33,9 @@ bool ts_buf_printf(ts_buf *b, const char *fmt, ...) TS_PRINTF(2, 3);
  * its length. NULL when out of memory now or before (`failed`): the buffer is then freed. */
 char *ts_buf_take(ts_buf *b, size_t *len);
 
+/* The one growth rule for a malloc'd array that is full: `items` (NULL when empty) reallocated
+ * to twice *cap elements of `elem` bytes (`first` when *cap is 0), *cap updated. NULL when out of
+ * memory or the size overflows; `items` and *cap are then as they were. */
+void *ts_array_grow(void *items, size_t *cap, size_t elem, size_t first);
+
 #endif

@@ -12,8 +12,8 @@
  * A call is validated at the API (ts_bundle_run: against the manifest descriptors, plus value
  * ranges) and again at entry execution (run_entry: against the module graph's own parameters,
  * plus the same ranges), so a caller that bypasses one layer still meets the other.
- * prefill_embeddings_deepstack.main (Qwen3-VL) is held to its contract at open (the DeepStack
- * layers those of the model's config, visual_positions i32[Nv_max], layer_features
+ * prefill_embeddings_deepstack.main (models with DeepStack layers) is held to its contract at open
+ * (the DeepStack layers those of the model's config, visual_positions i32[Nv_max], layer_features
  * f32[K, Nv_max, H], visual_count i32[] with Nv_max the bucket's visual_capacity ≤ Lp) and each
  * call to its values in both layers: visual_count within 0 … Nv_max and ≤ length, the first
  * visual_count positions sorted, unique and below length with finite features, every padding
@@ -109,15 +109,16 @@ static ts_status check_module(const ts_descriptor *weights, int n_weights, const
 
 /* vision.main's contract, per bucket of N patches (ascending): pixel_values f32[N, D],
  * positions i32[N, 2], segments i32[N], count i32[] → image_embeds f32[N / merge², out_hidden],
- * D the same in every bucket; patch_rows_deepstack (Qwen3-VL) also pos_index i32[4, N] and
- * pos_weight f32[4, N] before count, and a second result deepstack f32[K, N / merge², out_hidden]
- * with K the manifest's vision.deepstack_levels — the language side's DeepStack layers.
+ * D the same in every bucket; patch_rows_deepstack (a tower with side outputs) also pos_index
+ * i32[4, N] and pos_weight f32[4, N] before count, and a second result deepstack f32[K, N / merge²,
+ * out_hidden] with K the manifest's vision.deepstack_levels — the language side's DeepStack layers.
  * ts_bundle_encode_images builds its arguments from this. */
 static ts_status check_vision_contract(const ts_manifest *m, ts_error *err)
 {
     const ts_vision_manifest *v = &m->vision;
     if (v->n_buckets && strcmp(v->layout, "fixed_image") == 0) {
-        /* LLaVA: one bucket, the image's patches; pixel_values f32[C, S, S] → f32[tokens, out_hidden]. */
+        /* Fixed-size images: one bucket, the image's patches; pixel_values f32[C, S, S] →
+         * f32[tokens, out_hidden]. */
         const ts_entry_descriptors *ed = &v->entries[0];
         const ts_type *px = ed->n_inputs == 1 ? &ed->inputs[0].type : NULL, *out = ed->n_results == 1 ? &ed->results[0].type : NULL;
         int64_t side = px && px->rank == 3 ? px->dims[1] / v->patch_size : 0;

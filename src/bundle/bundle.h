@@ -52,4 +52,11 @@ int ts_bundle_slots_count(const ts_bundle_slots *slots);
 int64_t ts_bundle_slots_capacity(const ts_bundle_slots *slots);
 int64_t ts_bundle_slots_prefill_capacity(const ts_bundle_slots *slots);
 
+/* The bundle's geometry the slots and the generation loop read. */
+/* Rows of the positions arguments: 1, or 3 (t, h, w) for M-RoPE models. */
+int ts_bundle_position_rows(const ts_bundle *bundle);
+/* A bucket's static maximum of DeepStack image rows Nv_max: its prefill capacity when the bundle
+ * has prefill_embeddings_deepstack.main, else 0. */
+int64_t ts_bundle_visual_capacity(const ts_bundle *bundle, int bucket);
+
 #endif

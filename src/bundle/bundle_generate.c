@@ -9,7 +9,7 @@
  * rules), and the prompt goes through prefill_embeddings.main with a causal bias; decode adds the
  * request's rope delta.
  *
- * A model with DeepStack (Qwen3-VL) goes through prefill_embeddings_deepstack.main: the tower's
+ * A model with DeepStack layers goes through prefill_embeddings_deepstack.main: the tower's
  * DeepStack rows are added after their layers at the image tokens. The images go through the
  * bundle's vision.main (layout patch_rows_deepstack: main and DeepStack rows) when it has one;
  * a bundle exported without vision buckets falls back to the model's own CPU tower. A vision.main

@@ -17,7 +17,7 @@ static int usage(FILE *out)
                  "  --capacity          context capacity buckets, ascending (default 4096)\n"
                  "  --prefill-capacity  prompt rows of the prefill entries (default: the bucket's capacity)\n"
                  "  --batch             decode slots (default 1)\n"
-                 "  --vision-patches    vision.main patch buckets, ascending (Qwen2-VL, Qwen3-VL; LLaVA: its image's patch count)\n"
+                 "  --vision-patches    vision.main patch buckets, ascending (a fixed-size tower: its image's patch count)\n"
                  "  --portable          also write each module as a StableHLO portable artifact (X.mlirbc, target 1.0.0),\n"
                  "                      serialized by the official StableHLO bindings that jaxlib ships\n"
                  "  --python PATH       the Python with jaxlib for --portable (default $TESSERA_PYTHON, else python3;\n"

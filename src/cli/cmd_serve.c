@@ -43,7 +43,7 @@ static void usage(void)
            "  --media-root DIR           allow file:// image URLs under DIR (default: refused)\n"
            "  --max-request-bytes N      request body limit (default 33554432)\n"
            "  --max-images N             images per request (default 8)\n"
-           "  --image-max-tokens N       tokens per image at most (Qwen-VL: lowers max_pixels)\n"
+           "  --image-max-tokens N       tokens per image at most (pixel-budget processors: lowers max_pixels)\n"
            "  --encoder-cache-mb N       image encoder cache (default 256; 0 = off)\n"
            "  --prefill-chunk N          prompt tokens between decode steps (default 256)\n"
            "  --threads N                model threads (default: every core)\n"
@@ -55,7 +55,7 @@ static void usage(void)
            "  --bundle DIR               run through this StableHLO bundle of the model (tessera export): its\n"
            "                             largest bucket sets capacity and slots; images need its vision.main\n"
            "  --synthetic PRESET --tokenizer DIR   a random-weight model of a published shape (bf16), for\n"
-           "                             benchmarks: qwen2.5-0.5b, qwen2-1.5b, llama-3.2-1b\n");
+           "                             benchmarks (the presets of tessera bench --synthetic)\n");
 }
 
 typedef struct {

@@ -7,7 +7,9 @@
  * sequence needs capacity for prompt + max_tokens − 1. On error the partial result is freed.
  */
 #include "engine/generate.h"
+#include "base/buf.h"
 #include "base/error.h"
+#include "engine/model.h"
 #include "engine/sampler.h"
 #include "engine/stop_matcher.h"
 #include "text/detokenizer.h"
@@ -142,11 +144,9 @@ static ts_status step(ts_completion *c, int32_t id, ts_error *err)
 {
     ts_generation *g = &c->g;
     if (g->n_ids == c->ids_cap) {
-        size_t cap = c->ids_cap ? c->ids_cap * 2 : 64;
-        int32_t *ids = realloc(g->ids, cap * sizeof(*ids));
+        int32_t *ids = ts_array_grow(g->ids, &c->ids_cap, sizeof(*ids), 64);
         if (!ids) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for ids");
         g->ids = ids;
-        c->ids_cap = cap;
     }
     g->ids[g->n_ids++] = id;
     c->done = true;

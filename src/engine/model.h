@@ -1,6 +1,6 @@
 /* model.h — engine internals beside the public model API: the diagnostic step that tests use
- * to compare every stage with the reference (all logits, hidden states, KV contents).
- * Never used by the CLI or the server.
+ * to compare every stage with the reference (all logits, hidden states, KV contents), and the
+ * engine calls the public image paths are built on. Never used by the CLI or the server.
  */
 #ifndef TS_ENGINE_MODEL_H
 #define TS_ENGINE_MODEL_H
@@ -47,5 +47,26 @@ int ts_model_position_rows(const ts_model *model);
 /* Where the model's tensors come from (its checkpoint mapping, or a synthetic set). Borrowed. */
 typedef struct ts_weight_source ts_weight_source;
 const ts_weight_source *ts_model_weights(const ts_model *model);
+
+/* Engine calls the library's public paths are built on (ts_generate_images, ts_mm_inputs_build,
+ * the bundle's image generation); no library user needs them on their own. */
+/* The capacity the sequence was created with. */
+int64_t ts_sequence_capacity(const ts_sequence *seq);
+/* The side inputs the model's image rows need: TS_SIDE_DEEPSTACK with its DeepStack layers
+ * (*layers borrowed, *n_layers entries), or TS_SIDE_NONE with NULL and 0. layers and n_layers
+ * may be NULL. */
+ts_side_kind ts_model_side_inputs(const ts_model *model, const int32_t **layers, int *n_layers);
+/* Prefill of a prompt with images (ts_generate_images's): ids are the expanded prompt (see
+ * ts_prompt_expand_images), images the preprocessed pixel values in prompt order. Runs the vision
+ * tower, then ts_mm_inputs_build (image rows at the image tokens; the family's positions and the
+ * rope delta kept for decoding, or 1-D positions and no delta; the tower's side outputs as the
+ * side inputs) and ts_model_prefill_embeddings. TS_ERR_UNSUPPORTED for models without an image
+ * tower. */
+ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32_t *ids, size_t n,
+                                  const ts_pixel_values *images, int n_images, float *logits,
+                                  ts_error *err);
+/* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
+ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out,
+                                ts_error *err);
 
 #endif

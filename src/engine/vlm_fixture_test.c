@@ -6,6 +6,7 @@
 #include "check.h"
 #include "engine/model.h"
 #include "engine/vision.h"
+#include "models/family.h"
 #include "tessera.h"
 
 #include <math.h>

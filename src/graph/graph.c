@@ -288,16 +288,28 @@ ts_value ts_graph_unary(ts_graph *g, ts_op op, ts_value x)
     return ts_graph_append(g, op, *t, &x, 1, NULL);
 }
 
-ts_value ts_graph_binary(ts_graph *g, ts_op op, ts_value a, ts_value b)
+/* The type both operands of `op` share; NULL (the graph failed) when one is undefined or their
+ * types differ. */
+static const ts_type *same_operands(ts_graph *g, ts_op op, ts_value in[2])
 {
-    if (!ts_op_is_elementwise_binary(op)) return ts_graph_fail(g, op, TS_ERR_INTERNAL, "not a binary elementwise op");
-    ts_value in[2] = {a, b};
-    if (!ts_graph_inputs_defined(g, op, in, 2)) return TS_NO_VALUE;
-    const ts_type *ta = type_of(g, a), *tb = type_of(g, b);
+    if (!ts_graph_inputs_defined(g, op, in, 2)) return NULL;
+    const ts_type *ta = type_of(g, in[0]), *tb = type_of(g, in[1]);
     if (!ts_type_equal(ta, tb)) {
         char b1[128], b2[128];
-        return ts_graph_fail(g, op, TS_ERR_INTERNAL, "operand types differ: %s vs %s", fmt_type(ta, b1), fmt_type(tb, b2));
+        ts_graph_fail(g, op, TS_ERR_INTERNAL, "operand types differ: %s vs %s", fmt_type(ta, b1),
+                      fmt_type(tb, b2));
+        return NULL;
     }
+    return ta;
+}
+
+ts_value ts_graph_binary(ts_graph *g, ts_op op, ts_value a, ts_value b)
+{
+    if (!ts_op_is_elementwise_binary(op))
+        return ts_graph_fail(g, op, TS_ERR_INTERNAL, "not a binary elementwise op");
+    ts_value in[2] = {a, b};
+    const ts_type *ta = same_operands(g, op, in);
+    if (!ta) return TS_NO_VALUE;
     if (ta->dtype == TS_DTYPE_BOOL) return ts_graph_fail(g, op, TS_ERR_INTERNAL, "boolean operands");
     return ts_graph_append(g, op, *ta, in, 2, NULL);
 }
@@ -305,12 +317,8 @@ ts_value ts_graph_binary(ts_graph *g, ts_op op, ts_value a, ts_value b)
 ts_value ts_graph_compare(ts_graph *g, ts_compare direction, ts_value a, ts_value b)
 {
     ts_value in[2] = {a, b};
-    if (!ts_graph_inputs_defined(g, TS_OP_COMPARE, in, 2)) return TS_NO_VALUE;
-    const ts_type *ta = type_of(g, a), *tb = type_of(g, b);
-    if (!ts_type_equal(ta, tb)) {
-        char b1[128], b2[128];
-        return ts_graph_fail(g, TS_OP_COMPARE, TS_ERR_INTERNAL, "operand types differ: %s vs %s", fmt_type(ta, b1), fmt_type(tb, b2));
-    }
+    const ts_type *ta = same_operands(g, TS_OP_COMPARE, in);
+    if (!ta) return TS_NO_VALUE;
     if ((unsigned)direction >= TS_COMPARE_COUNT) return ts_graph_fail(g, TS_OP_COMPARE, TS_ERR_INTERNAL, "bad direction");
     ts_type t = *ta;
     t.dtype = TS_DTYPE_BOOL;

@@ -185,7 +185,7 @@ ts_value ts_graph_attention(ts_graph *g, ts_value q, ts_value k, ts_value v, ts_
 /* down(act(x·gateᵀ) ⊙ x·upᵀ); weights in Hugging Face [out, in] layout. */
 ts_value ts_graph_gated_mlp(ts_graph *g, ts_value x, ts_value w_gate, ts_value w_up,
                             ts_value w_down, ts_activation activation);
-/* Sparse mixture of experts (Qwen3-VL-MoE's text MoE block) over x[..., H]: router [E, H]
+/* Sparse mixture of experts (a decoder's routed MLP) over x[..., H]: router [E, H]
  * (logits = x·routerᵀ, softmax in f32, top_k experts per token), experts in the published fused
  * layout gate_up [E, H, 2I] (gate = columns 0…I-1, up = I…2I-1, used as x·W) and down [E, I, H];
  * y = Σ over the chosen experts, in expert order, of weight · down(act(gate) ⊙ up). gate_up and

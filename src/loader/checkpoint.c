@@ -153,14 +153,10 @@ static ts_status cross_check(const ts_checkpoint *ckpt, const listed *rows, size
 static ts_status open_index(ts_checkpoint *ckpt, const char *dir, const char *index_path,
                             ts_error *err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    ts_status st = ts_file_read(index_path, &text, &len, err);
-    if (st) return st;
     cJSON *root = NULL;
     listed *rows = NULL;
     char **names = NULL;
-    st = ts_json_parse_text(text, len, index_path, &root, err);
+    ts_status st = ts_json_read_file(index_path, &root, err);
     if (st) goto done;
     const cJSON *map = ts_json_member(root, "weight_map");
     if (!map) {
@@ -234,7 +230,6 @@ done:
     free(names);
     free(rows);
     cJSON_Delete(root);
-    free(text);
     return st;
 }
 

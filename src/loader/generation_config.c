@@ -54,14 +54,10 @@ ts_status ts_generation_config_load(const char *dir, ts_generation_config *out, 
     char path[4096];
     TS_TRY(ts_path_join(path, sizeof(path), dir, "generation_config.json", err));
     if (!ts_file_exists(path)) return TS_OK;
-    char *text = NULL;
-    size_t len = 0;
-    TS_TRY(ts_file_read(path, &text, &len, err));
     cJSON *root = NULL;
-    ts_status st = ts_json_parse_text(text, len, path, &root, err);
+    ts_status st = ts_json_read_file(path, &root, err);
     if (!st) st = parse_root(root, path, out, err);
     cJSON_Delete(root);
-    free(text);
     if (st) set_defaults(out);
     return st;
 }

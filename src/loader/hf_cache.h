@@ -1,4 +1,4 @@
-/* hf_cache.h — a model id ("Qwen/Qwen2-VL-2B-Instruct") found in the local Hugging Face cache.
+/* hf_cache.h — a model id ("ORG/NAME") found in the local Hugging Face cache.
  *
  * ts_model_path_resolve (tessera.h) keeps an existing folder as it is. Otherwise an id of the
  * form ORG/NAME is looked up where huggingface_hub stores downloads: $HF_HUB_CACHE, else

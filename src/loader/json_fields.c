@@ -1,7 +1,9 @@
 /* json_fields.c — typed config-key reads that name the file and key on failure. */
 #include "loader/json_fields.h"
 #include "base/error.h"
+#include "base/file.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* JSON numbers are doubles; beyond 2^53 an "integer" is no longer exact. */
@@ -157,4 +159,15 @@ ts_status ts_json_parse_text(const char *text, size_t len, const char *origin, c
         }
     }
     return TS_OK;
+}
+
+ts_status ts_json_read_file(const char *path, cJSON **root, ts_error *err)
+{
+    *root = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    TS_TRY(ts_file_read(path, &text, &len, err));
+    ts_status st = ts_json_parse_text(text, len, path, root, err);
+    free(text);
+    return st;
 }

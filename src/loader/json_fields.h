@@ -50,5 +50,8 @@ ts_status ts_json_double_list(const ts_json_reader *r, const cJSON *obj, const c
 /* Parses JSON text; a syntax error names the byte offset. *root owned, free with cJSON_Delete. */
 ts_status ts_json_parse_text(const char *text, size_t len, const char *origin, cJSON **root,
                              ts_error *err);
+/* Reads the file at `path` and parses it (ts_json_parse_text with the path as origin); the
+ * errors of ts_file_read and ts_json_parse_text. *root owned, free with cJSON_Delete. */
+ts_status ts_json_read_file(const char *path, cJSON **root, ts_error *err);
 
 #endif

@@ -29,8 +29,8 @@ static bool in_list(const char *s, const char *const *list)
 }
 
 /* rope_scaling (older) or rope_parameters (transformers ≥ 5) of one attention kind. The legacy
- * "type": "mrope" of Qwen2-VL means default frequencies laid out by mrope_section, as transformers
- * rewrites it; M-RoPE is signalled by mrope_section, not by rope_type. */
+ * "type": "mrope" (multimodal rotary sections) means default frequencies laid out by mrope_section,
+ * as transformers rewrites it; M-RoPE is signalled by mrope_section, not by rope_type. */
 static ts_status read_rope(const ts_json_reader *r, const cJSON *rope, ts_text_config *t)
 {
     static const char *const supported[] = {"default", "linear", "llama3", "dynamic", NULL};

@@ -5,6 +5,7 @@
  * layer_types) are given inline; every error names the file and the key.
  */
 #include "check.h"
+#include "models/family.h"
 #include "tessera.h"
 
 #include <ftw.h>

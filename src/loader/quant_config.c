@@ -56,14 +56,10 @@ ts_status ts_quant_config_load(const char *dir, ts_quant_config *out, ts_error *
     memset(out, 0, sizeof(*out));
     char path[4096];
     TS_TRY(ts_path_join(path, sizeof(path), dir, "config.json", err));
-    char *text = NULL;
-    size_t len = 0;
-    TS_TRY(ts_file_read(path, &text, &len, err));
     cJSON *root = NULL;
-    ts_status st = ts_json_parse_text(text, len, path, &root, err);
+    ts_status st = ts_json_read_file(path, &root, err);
     if (!st) st = parse(root, path, out, err);
     cJSON_Delete(root);
-    free(text);
     if (st) memset(out, 0, sizeof(*out));
     return st;
 }

@@ -5,18 +5,11 @@
  * not a guess.
  */
 #include "base/error.h"
+#include "loader/processor_class.h"
 #include "models/family.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static bool type_is(const ts_preprocessor_config *cfg, const char *name)
-{
-    size_t n = strlen(name);
-    const char *t = cfg->image_processor_type;
-    /* "…Fast" is the same processor with another backend; the slow one is the contract. */
-    return strncmp(t, name, n) == 0 && (!t[n] || strcmp(t + n, "Fast") == 0);
-}
 
 ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family family,
                               const uint8_t *rgb, int width, int height,
@@ -38,7 +31,7 @@ ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family famil
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "preprocess image: family %s takes no images",
                             ts_family_name(family));
     for (const char *const *type = family->image_processors; type && *type; type++)
-        if (type_is(cfg, *type))
+        if (ts_image_processor_type_is(cfg->image_processor_type, *type))
             return family->preprocess(cfg, rgb, width, height, budget, out, err);
     return ts_error_set(err, TS_ERR_UNSUPPORTED,
                         "preprocess image: image_processor_type \"%s\" is not supported for %s",

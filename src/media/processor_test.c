@@ -7,6 +7,7 @@
  * Exit 77 (skip) when PIL is missing; the cases that need no oracle still run.
  */
 #include "media/clip_processor.h"
+#include "models/family.h"
 #include "models/qwen2_vl/qwen_vl_processor.h"
 
 #include "check.h"

@@ -18,12 +18,15 @@
  *   decoder       decoder: the language model's options (biases, q/k norms, weight prefix,
  *                 lm_head, MoE, DeepStack layers) on top of what every decoder reads;
  *   processor     image_processors (the accepted image_processor_type classes) and preprocess;
+ *                 each class's config reading is a ts_image_processor_class (processor_class.h);
  *   tower         tower: the image encoder as graph builder, host-side input layout, and its
  *                 vision.main bundle layout (src/models/tower.h);
  *   prompt        image_prompt: how an image placeholder expands into its tokens;
  *   positions     positions: the rotary positions and rope delta of a prompt with images
  *                 (NULL: 1-D positions 0 … n−1, no delta);
- *   side inputs   the decoder's DeepStack layers (the tower gives the rows).
+ *   side inputs   the decoder's DeepStack layers (the tower gives the rows);
+ *   benchmarks    presets: published shapes `tessera bench --synthetic` builds with random
+ *                 weights.
  */
 #ifndef TS_MODELS_FAMILY_H
 #define TS_MODELS_FAMILY_H
@@ -78,6 +81,12 @@ typedef enum ts_image_attention {
                                          image tokens it belongs to), text stays causal */
 } ts_image_attention;
 
+/* A benchmark model of a published shape: random weights built in memory from its config. */
+typedef struct ts_synthetic_preset {
+    const char *id;          /* what `tessera bench --synthetic` takes */
+    const char *config_json; /* the published checkpoint's config.json */
+} ts_synthetic_preset;
+
 struct ts_family_desc {
     const char *name;                /* the Hugging Face model_type the family is known by */
     const ts_config_layout *layouts; /* terminated by a NULL model_type */
@@ -116,14 +125,22 @@ struct ts_family_desc {
     ts_status (*positions)(const ts_model_config *cfg, const int32_t *ids, size_t n,
                            const ts_pixel_values *images, int n_images, int32_t *positions,
                            int64_t *delta, ts_error *err);
+
+    const ts_synthetic_preset *presets; /* benchmark shapes, terminated by a NULL id; may be NULL */
 };
 
 /* The registry (src/models/registry.c). */
 const ts_family_desc *const *ts_family_all(int *count);
+/* The family that reads config.json's model_type `model_type`; NULL when Tessera has none. */
+ts_family ts_family_find(const char *model_type);
 /* The family and layout of a model_type; NULL when none reads it. */
 const ts_family_desc *ts_family_layout(const char *model_type, const ts_config_layout **layout);
-/* "qwen2, qwen3, …": the model_types Tessera reads (static storage). */
+/* "m1, m2, …": the model_types Tessera reads (static storage). */
 const char *ts_family_model_types(void);
+/* The config.json of the benchmark preset `id` (static), NULL when no family has it. */
+const char *ts_family_preset_json(const char *id);
+/* "id1, id2, …": every family's benchmark presets, in registry order (static storage). */
+const char *ts_family_preset_ids(void);
 /* Whether family is the one named (for a family's own files, which may name themselves). */
 bool ts_family_is(const ts_family_desc *family, const char *name);
 /* Whether every stage of the image path exists for a config: vision keys read, a decoder, a

@@ -303,7 +303,7 @@ static int parse_common(parser *p, const cJSON *root)
                             (long long)x);
         if (x > INT32_MAX)
             return srv_fail(p->err, 400, "top_k", "\"top_k\" is too large (%lld)", (long long)x);
-        s->top_k = x <= 0 ? 0 : (int32_t)x; /* vLLM's -1 and llama.cpp's 0 both mean off */
+        s->top_k = x <= 0 ? 0 : (int32_t)x; /* -1 and 0 both mean off */
     }
     given = get_integer(p, root, "seed", "seed", &x);
     if (given < 0) return -1;

@@ -207,8 +207,8 @@ static ts_status engine_prefill(backend *b, int slot, const srv_job *job, size_t
     if (!job->mm.embeddings)
         return ts_model_prefill(model, b->seqs[slot], job->ids + at, n, logits, err);
     /* This chunk's rows: its embeddings and positions, and its image tokens' side inputs with their
-     * positions relative to the chunk (Qwen3VLTextModel adds DeepStack rows wherever the visual
-     * tokens fall). */
+     * positions relative to the chunk (DeepStack rows are added wherever the visual tokens
+     * fall). */
     ts_mm_inputs chunk;
     ts_status st = ts_mm_inputs_slice(&job->mm, at, n, &chunk, err);
     ts_side_inputs side = ts_mm_inputs_side(&chunk);
@@ -243,8 +243,8 @@ static ts_status bundle_prefill(backend *b, int slot, const srv_job *job, size_t
     (void)at, (void)positions; /* the whole prompt at once: chunk = prefill capacity ≥ every admitted prompt */
     if (!job->mm.embeddings)
         return ts_bundle_slots_prefill(b->slots, slot, job->ids, n, logits, err);
-    /* Qwen3-VL's side inputs are the whole prompt's image rows, padded by the slots to the
-     * bucket's Nv_max. */
+    /* The side inputs (DeepStack rows) are the whole prompt's image rows, padded by the slots to
+     * the bucket's Nv_max. */
     ts_side_inputs side = ts_mm_inputs_side(&job->mm);
     return ts_bundle_slots_prefill_embeddings(b->slots, slot, job->mm.embeddings, n, job->mm.hidden,
                                               job->mm.positions, job->mm.rope_delta, &side, logits,

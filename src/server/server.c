@@ -330,9 +330,9 @@ static ts_status load(srv_server *s, ts_error *err)
     if (!s->opt.slots) s->opt.slots = 4;
     bool images = ts_model_supported_modalities(cfg) & TS_MODALITY_IMAGE;
     if (images && (st = ts_preprocessor_config_load(o->model_dir, &s->pre, err))) return st;
-    /* A bundle encodes images through its vision.main (Qwen3-VL's gives the DeepStack rows too); a
-     * Qwen3-VL bundle exported without one falls back to the model's own tower for
-     * prefill_embeddings_deepstack.main. */
+    /* A bundle encodes images through its vision.main (a tower with side outputs gives the
+     * DeepStack rows too); a DeepStack bundle exported without one falls back to the model's own
+     * tower for prefill_embeddings_deepstack.main. */
     int n_deepstack = 0;
     if (o->bundle_dir) ts_bundle_side_inputs(s->bundle, NULL, &n_deepstack);
     bool own_tower = !o->bundle_dir || (!s->media_bundle && n_deepstack > 0);

@@ -3,10 +3,12 @@
  * Each matcher is a byte trie whose children live in one open-addressing table keyed by
  * (node, byte); a node's `token` is the index of the token ending there. Leftmost-longest is a
  * walk from each start position keeping the last token seen, which with a few thousand tokens
- * (Gemma 3 has 6415) costs one or two probes per input byte since most bytes start no token.
+ * (the largest vocabularies have over 6000) costs one or two probes per input byte since most bytes
+ * start no token.
  */
 #include "text/added_tokens.h"
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/utf8.h"
 
@@ -232,11 +234,9 @@ static uint32_t char_before(const uint8_t *s, size_t at, size_t *start)
 static bool push_split(ts_splits *out, size_t start, size_t end, int32_t id)
 {
     if (out->n == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 16;
-        ts_split *grown = realloc(out->items, cap * sizeof(*grown));
+        ts_split *grown = ts_array_grow(out->items, &out->cap, sizeof(*grown), 16);
         if (!grown) return false;
         out->items = grown;
-        out->cap = cap;
     }
     out->items[out->n++] = (ts_split){start, end, id};
     return true;

@@ -1,9 +1,9 @@
 /* bpe.c — BPE model: load, merge loop, cache (see bpe.h).
  *
  * Merge loop: words up to SCAN_MAX symbols use a quadratic scan over a flat array (fewer cache
- * misses than a heap for the usual 2–10 symbol words); longer words (Gemma's whole lines, long
- * whitespace runs) use a binary heap of candidate pairs with lazy deletion, O(n log n). Both pick
- * the lowest rank and, on ties, the leftmost pair, so they agree by construction.
+ * misses than a heap for the usual 2–10 symbol words); longer words (SentencePiece-style whole
+ * lines, long whitespace runs) use a binary heap of candidate pairs with lazy deletion, O(n log n).
+ * Both pick the lowest rank and, on ties, the leftmost pair, so they agree by construction.
  */
 #include "text/bpe.h"
 
@@ -40,7 +40,7 @@ struct ts_bpe {
     size_t merge_mask;
     int32_t unk_id;
     bool fuse_unk, byte_fallback, ignore_merges, byte_level;
-    /* SentencePiece-style words (Gemma: a whole line is one pre-token) split before "▁" when
+    /* SentencePiece-style words (a whole line can be one pre-token) split before "▁" when
      * no merge can cross that boundary; see find_meta_boundaries. */
     bool meta_split, meta_unsafe_non_ascii;
     bool meta_unsafe_ascii[128];

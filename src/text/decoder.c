@@ -6,6 +6,7 @@
 #include "text/decoder.h"
 #include "base/text_escape.h"
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "text/bpe.h"
 #include "base/utf8.h"
@@ -147,11 +148,9 @@ ts_status ts_decoder_parse(const cJSON *json, ts_decoder **out, ts_error *err)
 static bool list_push(token_list *l, const char *text, size_t len)
 {
     if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        range *grown = realloc(l->items, cap * sizeof(*grown));
+        range *grown = ts_array_grow(l->items, &l->cap, sizeof(*grown), 64);
         if (!grown) return false;
         l->items = grown;
-        l->cap = cap;
     }
     size_t offset = l->buf.len;
     if (!ts_buf_append(&l->buf, text, len)) return false;

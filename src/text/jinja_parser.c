@@ -427,60 +427,56 @@ static ts_jinja_node *binary(parser *p, const ts_jinja_token *at, int op, ts_jin
     return n;
 }
 
+/* One left-associative precedence level: operand (op operand)* over the level's operators
+ * (NULL-terminated; each is matched as a whole operator token). */
+typedef struct binary_op {
+    const char *text;
+    int op;
+} binary_op;
+
+static ts_jinja_node *parse_level(parser *p, ts_jinja_node *(*operand)(parser *),
+                                  const binary_op *ops)
+{
+    ts_jinja_node *left = operand(p);
+    for (;;) {
+        const binary_op *o = ops;
+        while (o->text && !is_op(p, o->text))
+            o++;
+        if (!o->text) return left;
+        ts_jinja_token *at = next(p);
+        left = binary(p, at, o->op, left, operand(p));
+    }
+}
+
+/* From the tightest level out: ** · (* / // %) · ~ · (+ -). */
+static ts_jinja_node *parse_filtered_unary(parser *p)
+{
+    return parse_unary(p, true);
+}
+
 static ts_jinja_node *parse_pow(parser *p)
 {
-    ts_jinja_node *left = parse_unary(p, true);
-    while (is_op(p, "**")) {
-        ts_jinja_token *at = next(p);
-        left = binary(p, at, TS_JB_POW, left, parse_unary(p, true));
-    }
-    return left;
+    static const binary_op ops[] = {{"**", TS_JB_POW}, {NULL, 0}};
+    return parse_level(p, parse_filtered_unary, ops);
 }
 
 static ts_jinja_node *parse_math2(parser *p)
 {
-    ts_jinja_node *left = parse_pow(p);
-    for (;;) {
-        int op;
-        if (is_op(p, "*"))
-            op = TS_JB_MUL;
-        else if (is_op(p, "/"))
-            op = TS_JB_DIV;
-        else if (is_op(p, "//"))
-            op = TS_JB_FLOORDIV;
-        else if (is_op(p, "%"))
-            op = TS_JB_MOD;
-        else
-            return left;
-        ts_jinja_token *at = next(p);
-        left = binary(p, at, op, left, parse_pow(p));
-    }
+    static const binary_op ops[] = {
+        {"*", TS_JB_MUL}, {"/", TS_JB_DIV}, {"//", TS_JB_FLOORDIV}, {"%", TS_JB_MOD}, {NULL, 0}};
+    return parse_level(p, parse_pow, ops);
 }
 
 static ts_jinja_node *parse_concat(parser *p)
 {
-    ts_jinja_node *left = parse_math2(p);
-    while (is_op(p, "~")) {
-        ts_jinja_token *at = next(p);
-        left = binary(p, at, TS_JB_CONCAT, left, parse_math2(p));
-    }
-    return left;
+    static const binary_op ops[] = {{"~", TS_JB_CONCAT}, {NULL, 0}};
+    return parse_level(p, parse_math2, ops);
 }
 
 static ts_jinja_node *parse_math1(parser *p)
 {
-    ts_jinja_node *left = parse_concat(p);
-    for (;;) {
-        int op;
-        if (is_op(p, "+"))
-            op = TS_JB_ADD;
-        else if (is_op(p, "-"))
-            op = TS_JB_SUB;
-        else
-            return left;
-        ts_jinja_token *at = next(p);
-        left = binary(p, at, op, left, parse_concat(p));
-    }
+    static const binary_op ops[] = {{"+", TS_JB_ADD}, {"-", TS_JB_SUB}, {NULL, 0}};
+    return parse_level(p, parse_concat, ops);
 }
 
 static ts_jinja_node *parse_compare(parser *p)

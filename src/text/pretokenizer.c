@@ -6,6 +6,7 @@
  */
 #include "text/pretokenizer.h"
 
+#include "base/buf.h"
 #include "base/error.h"
 #include "base/utf8.h"
 
@@ -237,11 +238,9 @@ typedef struct parts {
 static bool push_part(parts *p, uint32_t offset, uint32_t len, bool is_match)
 {
     if (p->n == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 64;
-        part *grown = realloc(p->items, cap * sizeof(*grown));
+        part *grown = ts_array_grow(p->items, &p->cap, sizeof(*grown), 64);
         if (!grown) return false;
         p->items = grown;
-        p->cap = cap;
     }
     p->items[p->n++] = (part){offset, len, is_match};
     return true;
@@ -250,11 +249,9 @@ static bool push_part(parts *p, uint32_t offset, uint32_t len, bool is_match)
 static bool push_piece(ts_pieces *ps, uint32_t offset, uint32_t len, bool at_start)
 {
     if (ps->n == ps->cap) {
-        size_t cap = ps->cap ? ps->cap * 2 : 64;
-        ts_piece *grown = realloc(ps->items, cap * sizeof(*grown));
+        ts_piece *grown = ts_array_grow(ps->items, &ps->cap, sizeof(*grown), 64);
         if (!grown) return false;
         ps->items = grown;
-        ps->cap = cap;
     }
     ps->items[ps->n++] = (ts_piece){offset, len, at_start};
     return true;

@@ -5,22 +5,12 @@
  * give the same bits. Bad requests fail with a message and leave the sequence as it was.
  * (vlm_fixture_test runs the whole path from the PNG, when PIL is there.) */
 #include "check.h"
+#include "engine/model.h"
 #include "tessera.h"
 
 #include <math.h>
 
 static ts_context *ctx;
-
-static int argmax_masked(const float *x, int64_t n, const int64_t *eos, int n_eos)
-{
-    int best = -1;
-    for (int64_t i = 0; i < n; i++) {
-        bool masked = false;
-        for (int e = 0; e < n_eos; e++) masked |= eos[e] == i;
-        if (!masked && (best < 0 || x[i] > x[best])) best = (int)i;
-    }
-    return best;
-}
 
 typedef struct {
     ts_model *m;
@@ -88,7 +78,8 @@ static void check_reference(const char *name)
     bool same = true;
     for (int64_t i = 0; i < n_new; i++) {
         int32_t want = (int32_t)((const int64_t *)gen->data)[i];
-        same &= argmax_masked(logits, f.vocab, f.cfg->eos_token_ids, f.cfg->n_eos_token_ids) == want;
+        same &=
+            ts_argmax_masked(logits, f.vocab, f.cfg->eos_token_ids, f.cfg->n_eos_token_ids) == want;
         if (i + 1 < n_new) CHECK_INT_EQ(ts_model_decode(f.m, &seq, &want, 1, logits, &err), TS_OK);
     }
     CHECK(same);

@@ -212,6 +212,24 @@ static const ts_tower_ops tower_2_5 = {sizeof(ts_qwen2_vl_vision_spec),
 
 static const char *const processors[] = {"Qwen2VLImageProcessor", NULL};
 
+/* Benchmark shapes (tessera bench --synthetic ID): the published config.json of each. */
+static const ts_synthetic_preset presets[] = {
+    /* Qwen/Qwen2-VL-2B-Instruct: the tower shape the vision benchmark measures. */
+    {"qwen2-vl-2b",
+     "{\"model_type\":\"qwen2_vl\",\"architectures\":[\"Qwen2VLForConditionalGeneration\"],"
+     "\"hidden_size\":1536,\"intermediate_size\":8960,\"num_hidden_layers\":28,"
+     "\"num_attention_heads\":12,\"num_key_value_heads\":2,\"vocab_size\":151936,"
+     "\"max_position_embeddings\":32768,\"rms_norm_eps\":1e-06,\"rope_theta\":1000000.0,"
+     "\"rope_scaling\":{\"type\":\"mrope\",\"mrope_section\":[16,24,24]},"
+     "\"tie_word_embeddings\":true,\"hidden_act\":\"silu\",\"bos_token_id\":151643,"
+     "\"eos_token_id\":151645,\"image_token_id\":151655,\"video_token_id\":151656,"
+     "\"vision_start_token_id\":151652,\"vision_end_token_id\":151653,"
+     "\"vision_config\":{\"depth\":32,\"embed_dim\":1280,\"mlp_ratio\":4,\"num_heads\":16,"
+     "\"in_chans\":3,\"hidden_size\":1536,\"patch_size\":14,\"spatial_merge_size\":2,"
+     "\"temporal_patch_size\":2}}"},
+    {NULL, NULL},
+};
+
 const ts_family_desc ts_qwen2_vl_family = {
     .name = "qwen2_vl",
     .layouts =
@@ -227,6 +245,7 @@ const ts_family_desc ts_qwen2_vl_family = {
     .image_prompt = TS_IMAGE_PROMPT_REPEAT,
     .position_rows = 3,
     .positions = positions_2,
+    .presets = presets,
 };
 
 const ts_family_desc ts_qwen2_5_vl_family = {

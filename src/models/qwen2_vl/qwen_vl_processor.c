@@ -7,6 +7,7 @@
 #include "models/qwen2_vl/qwen_vl_processor.h"
 
 #include "base/error.h"
+#include "loader/processor_class.h"
 #include "media/pixel_normalize.h"
 #include "media/resample.h"
 
@@ -158,3 +159,43 @@ fail:
     free(data);
     return st;
 }
+
+/* Qwen2VLImageProcessor.__init__'s defaults. */
+static void patch_merge_defaults(ts_preprocessor_config *p)
+{
+    memcpy(p->image_mean, ts_openai_clip_mean, sizeof(p->image_mean));
+    memcpy(p->image_std, ts_openai_clip_std, sizeof(p->image_std));
+    p->patch_size = 14;
+    p->temporal_patch_size = 2;
+    p->merge_size = 2;
+    p->min_pixels = 56 * 56;
+    p->max_pixels = 28 * 28 * 1280;
+}
+
+/* The pixel budget is min_pixels/max_pixels or size.shortest_edge/longest_edge (pixel counts
+ * here, not edges); explicit min/max_pixels win. Then the patching. */
+static ts_status patch_merge_read(const ts_json_reader *r, const cJSON *root,
+                                  ts_preprocessor_config *p)
+{
+    TS_TRY(ts_processor_read_box(r, root, "size", &p->size_height, &p->size_width, &p->min_pixels,
+                                 &p->max_pixels));
+    TS_TRY(ts_json_int(r, root, "min_pixels", p->min_pixels, &p->min_pixels));
+    TS_TRY(ts_json_int(r, root, "max_pixels", p->max_pixels, &p->max_pixels));
+    TS_TRY(ts_json_int(r, root, "patch_size", p->patch_size, &p->patch_size));
+    TS_TRY(ts_json_int(r, root, "temporal_patch_size", p->temporal_patch_size,
+                       &p->temporal_patch_size));
+    TS_TRY(ts_json_int(r, root, "merge_size", p->merge_size, &p->merge_size));
+    if (p->min_pixels <= 0 || p->max_pixels < p->min_pixels || p->patch_size <= 0 ||
+        p->temporal_patch_size <= 0 || p->merge_size <= 0)
+        return ts_error_set(r->err, TS_ERR_RANGE,
+                            "%s: need 0 < min_pixels (%lld) <= max_pixels (%lld) and positive "
+                            "patch_size, temporal_patch_size, merge_size",
+                            r->origin, (long long)p->min_pixels, (long long)p->max_pixels);
+    return TS_OK;
+}
+
+const ts_image_processor_class ts_qwen2_vl_image_processor = {
+    .type = "Qwen2VLImageProcessor",
+    .defaults = patch_merge_defaults,
+    .read = patch_merge_read,
+};

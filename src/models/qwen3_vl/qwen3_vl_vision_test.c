@@ -24,6 +24,7 @@
 #include "engine/vision.h"
 #include "export/printer.h"
 #include "export/reader.h"
+#include "models/family.h"
 #include "graph/decompose.h"
 #include "models/qwen2_vl/qwen2_vl_vision.h"
 
