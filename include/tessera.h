@@ -848,12 +848,13 @@ void ts_bundle_bucket(const ts_bundle *bundle, int bucket, int64_t *capacity, in
 ts_side_kind ts_bundle_side_inputs(const ts_bundle *bundle, const int32_t **layers, int *n_layers);
 /* The vision.main patch buckets (ascending; *patches borrowed), 0 when the bundle has none. */
 int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
-/* ts_model_encode_images through the bundle's vision.main (src/bundle/bundle_vision.c): Qwen2-VL
- * and Qwen3-VL patch rows are admitted to the smallest patch bucket that holds them (TS_ERR_RANGE
- * listing the buckets when none does) and padded in a segment of their own; LLaVA images run one
- * at a time at their fixed size. A Qwen3-VL vision.main (layout patch_rows_deepstack) also gives
- * the DeepStack levels (prefill_embeddings_deepstack.main's layer_features). TS_ERR_UNSUPPORTED
- * for a bundle without vision entries. */
+/* ts_model_encode_images through the bundle's vision.main (src/bundle/bundle_vision.c): Qwen2-VL,
+ * Qwen2.5-VL (windowed) and Qwen3-VL patch rows are admitted to the smallest patch bucket that
+ * holds them (TS_ERR_RANGE listing the buckets when none does) and padded with rows hidden from
+ * every image row; LLaVA images run one at a time at their fixed size. A Qwen3-VL vision.main
+ * (layout patch_rows_deepstack) also gives the DeepStack levels
+ * (prefill_embeddings_deepstack.main's layer_features). TS_ERR_UNSUPPORTED for a bundle without
+ * vision entries. */
 ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *images, int n_images,
                                   ts_encoded_media *out, ts_error *err);
 /* ts_generate_images through the bundle: the images through vision.main, the inputs from

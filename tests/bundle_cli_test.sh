@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bundle_cli_test.sh — `tessera export` and `tessera run --bundle` from the command line: the
 # bundle generates the same text as the engine, admission refuses with the numbers, usage errors
-# exit 2.
+# exit 2. Qwen2.5-VL's windowed vision.main: its fixture's 16 reference ids, and two different
+# images (chelsea and coffee: no two-image Qwen2.5-VL reference exists) = the engine's ids.
 set -u
 bin=${TS_BIN:?TS_BIN not set}
 root=${TS_ROOT:?TS_ROOT not set}
@@ -62,7 +63,7 @@ grep -q "no vision.main entries" "$work/nov.err"
 check "the refusal says why" test $? -eq 0
 "$bin" export -m "$model" -o "$work/novl" --vision-patches 64 >/dev/null 2>"$work/novl.err"
 check "vision buckets for a text model are refused" test $? -eq 1
-grep -q "towers of qwen2_vl, qwen3_vl, qwen3_vl_moe, llava only" "$work/novl.err"
+grep -q "towers of qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, llava only" "$work/novl.err"
 check "the refusal says which towers export" test $? -eq 0
 "$bin" export -m "$vl" -o "$work/bad" --vision-patches 256,64 >/dev/null 2>&1
 check "descending vision buckets are refused" test $? -eq 1
@@ -76,6 +77,21 @@ check "run --bundle --image gives the llava fixture's tokens" test "$llava_ids" 
 check "another bucket for LLaVA's fixed image is refused" test $? -eq 1
 grep -q "16 patches: that is its only bucket (not 64)" "$work/llava.err"
 check "the refusal names the only bucket" test $? -eq 0
+
+q25=$root/tests/fixtures/qwen2_5_vl
+"$bin" export -m "$q25/model" -o "$work/q25" --capacity 192 --prefill-capacity 160 --vision-patches 256,512 >/dev/null 2>"$work/q25.err"
+check "qwen2_5_vl exports with vision buckets" test $? -eq 0
+check "… its vision.main layout is patch_rows_windowed" grep -q '"layout":	"patch_rows_windowed"' "$work/q25/manifest.json"
+q25_run() { "$bin" run "$@" --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 2>>"$work/q25.err" | ids; }
+check "qwen2_5_vl through the bundle: the reference's 16 ids" \
+    test "$(q25_run --bundle "$work/q25" -m "$q25/model" -p "Describe this image." --image "$q25/chelsea.png")" = \
+    "507,829,654,294,1151,975,692,913,881,994,80,59,939,169,1139,419"
+two_images=(-p "Describe these images." --image "$q25/chelsea.png" --image "$root/tests/fixtures/qwen2_vl-two-images/coffee.png")
+q25_engine=$(q25_run -m "$q25/model" "${two_images[@]}")
+q25_bundle=$(q25_run --bundle "$work/q25" -m "$q25/model" "${two_images[@]}")
+echo "qwen2_5_vl two images: engine $q25_engine, bundle $q25_bundle"
+check "qwen2_5_vl two images: 16 ids" test "$(echo "$q25_engine" | tr ',' '\n' | grep -c .)" -eq 16
+check "qwen2_5_vl two images through the bundle = the engine" test "$q25_bundle" = "$q25_engine"
 
 echo "$pass passed, $fail failed"
 test "$fail" -eq 0

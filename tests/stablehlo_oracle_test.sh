@@ -23,7 +23,7 @@ check() { # description, condition…
 fx=$root/tests/fixtures
 
 # fixture family → the vision.main buckets its tower exports (none: text, or no tower entry yet)
-declare -A patches=([qwen2]="" [qwen3]="" [llama]="" [qwen2_5_vl]="" [qwen2_vl]="16,64" [qwen3_vl]="16,64"
+declare -A patches=([qwen2]="" [qwen3]="" [llama]="" [qwen2_5_vl]="16,64" [qwen2_vl]="16,64" [qwen3_vl]="16,64"
     [qwen3_vl_moe]="16" [llava]="16" [llava_siglip]="16")
 modules=0
 for family in "${!patches[@]}"; do

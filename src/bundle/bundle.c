@@ -12,11 +12,11 @@
  * A call is validated at the API (ts_bundle_run: against the manifest descriptors, plus value
  * ranges) and again at entry execution (run_entry: against the module graph's own parameters,
  * plus the same ranges), so a caller that bypasses one layer still meets the other.
- * prefill_embeddings_deepstack.main (models with DeepStack layers) is held to its contract at open
- * (the DeepStack layers those of the model's config, visual_positions i32[Nv_max], layer_features
- * f32[K, Nv_max, H], visual_count i32[] with Nv_max the bucket's visual_capacity ≤ Lp) and each
- * call to its values in both layers: visual_count within 0 … Nv_max and ≤ length, the first
- * visual_count positions sorted, unique and below length with finite features, every padding
+ * prefill_embeddings_deepstack.main (tower rows added to chosen layers) is held to its contract at
+ * open (the DeepStack layers those of the model's config, visual_positions i32[Nv_max],
+ * layer_features f32[K, Nv_max, H], visual_count i32[] with Nv_max the bucket's visual_capacity ≤
+ * Lp) and each call to its values in both layers: visual_count within 0 … Nv_max and ≤ length, the
+ * first visual_count positions sorted, unique and below length with finite features, every padding
  * entry exactly the filler (position 0, zero features).
  * Running vision.main and encoding images through it is bundle_vision.c's.
  */
@@ -24,6 +24,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "bundle/bundle_internal.h"
+#include "models/vision_entry.h"
 #include "bundle/portable.h"
 #include "cpu/executor.h"
 #include "export/reader.h"
@@ -107,18 +108,20 @@ static ts_status check_module(const ts_descriptor *weights, int n_weights, const
     return TS_OK;
 }
 
-/* vision.main's contract, per bucket of N patches (ascending): pixel_values f32[N, D],
- * positions i32[N, 2], segments i32[N], count i32[] → image_embeds f32[N / merge², out_hidden],
- * D the same in every bucket; patch_rows_deepstack (a tower with side outputs) also pos_index
- * i32[4, N] and pos_weight f32[4, N] before count, and a second result deepstack f32[K, N / merge²,
- * out_hidden] with K the manifest's vision.deepstack_levels — the language side's DeepStack layers.
- * ts_bundle_encode_images builds its arguments from this. */
+/* vision.main's contract. A layout of one fixed-size picture per call: one bucket of (S/P)²
+ * patches, pixel_values f32[C, S, S] → f32[tokens, out_hidden]. A patch-row layout: buckets of N
+ * patches ascending, each a multiple of merge², with the argument names and types of its
+ * ts_vision_layout (pixel_values f32[N, D] with D the same in every bucket) — a second result is
+ * deepstack f32[K, N / merge², out_hidden] with K the manifest's vision.deepstack_levels, the
+ * language side's DeepStack layers. ts_bundle_encode_images builds its arguments from this. */
 static ts_status check_vision_contract(const ts_manifest *m, ts_error *err)
 {
     const ts_vision_manifest *v = &m->vision;
-    if (v->n_buckets && strcmp(v->layout, "fixed_image") == 0) {
-        /* Fixed-size images: one bucket, the image's patches; pixel_values f32[C, S, S] →
-         * f32[tokens, out_hidden]. */
+    const ts_vision_layout *layout = ts_vision_layout_find(v->layout);
+    if (v->n_buckets && !layout)
+        return ts_error_set(err, TS_ERR_FORMAT, "vision: layout \"%s\" is not one Tessera runs",
+                            v->layout);
+    if (v->n_buckets && !layout->types) {
         const ts_entry_descriptors *ed = &v->entries[0];
         const ts_type *px = ed->n_inputs == 1 ? &ed->inputs[0].type : NULL, *out = ed->n_results == 1 ? &ed->results[0].type : NULL;
         int64_t side = px && px->rank == 3 ? px->dims[1] / v->patch_size : 0;
@@ -126,16 +129,21 @@ static ts_status check_vision_contract(const ts_manifest *m, ts_error *err)
             px->dims[1] != px->dims[2] || px->dims[1] % v->patch_size || side * side != v->patches[0] || out->dtype != TS_DTYPE_F32 ||
             out->rank != 2 || out->dims[1] != v->out_hidden)
             return ts_error_set(err, TS_ERR_FORMAT,
-                                "%s: a fixed_image vision.main has one bucket of (S/%lld)² patches, takes pixel_values f32[C, S, S] and "
+                                "%s: a %s vision.main has one bucket of (S/%lld)² patches, takes "
+                                "pixel_values f32[C, S, S] and "
                                 "returns f32[tokens, %lld]",
-                                ed->file, (long long)v->patch_size, (long long)v->out_hidden);
+                                ed->file, v->layout, (long long)v->patch_size,
+                                (long long)v->out_hidden);
         return TS_OK;
     }
-    bool deepstack = strcmp(v->layout, "patch_rows_deepstack") == 0;
-    if (v->n_buckets && deepstack && v->deepstack_levels != m->n_deepstack)
+    if (v->n_buckets && layout->n_results > 1 && v->deepstack_levels != m->n_deepstack)
         return ts_error_set(err, TS_ERR_FORMAT,
                             "vision: vision.main gives %d DeepStack levels, the bundle's prefill_embeddings_deepstack.main takes %d",
                             v->deepstack_levels, m->n_deepstack);
+    const ts_vision_entry_geometry geo = {.layout = v->layout,
+                                          .merge = v->merge_size,
+                                          .out_hidden = v->out_hidden,
+                                          .deepstack = v->deepstack_levels};
     int64_t unit = v->merge_size * v->merge_size, dim = 0;
     for (int b = 0; b < v->n_buckets; b++) {
         const ts_entry_descriptors *ed = &v->entries[b];
@@ -143,39 +151,35 @@ static ts_status check_vision_contract(const ts_manifest *m, ts_error *err)
         if ((b && n <= v->patches[b - 1]) || n % unit)
             return ts_error_set(err, TS_ERR_FORMAT, "vision bucket %d: %lld patches (buckets ascend, each a multiple of %lld)", b,
                                 (long long)n, (long long)unit);
-        static const char *const names[2][6] = {{"pixel_values", "positions", "segments", "count"},
-                                                {"pixel_values", "positions", "segments", "pos_index", "pos_weight", "count"}};
-        int n_in = deepstack ? 6 : 4;
-        bool ok = ed->n_inputs == n_in && ed->n_results == (deepstack ? 2 : 1);
-        for (int i = 0; ok && i < n_in; i++) ok = strcmp(ed->inputs[i].name, names[deepstack][i]) == 0;
-        if (ok) {
-            const ts_type *px = &ed->inputs[0].type, *pos = &ed->inputs[1].type, *seg = &ed->inputs[2].type, *cnt = &ed->inputs[n_in - 1].type;
-            const ts_type *out = &ed->results[0].type;
-            if (!dim) dim = px->rank == 2 ? px->dims[1] : 0;
-            ok = px->dtype == TS_DTYPE_F32 && px->rank == 2 && px->dims[0] == n && px->dims[1] == dim && dim > 0 &&
-                 pos->dtype == TS_DTYPE_I32 && pos->rank == 2 && pos->dims[0] == n && pos->dims[1] == 2 && seg->dtype == TS_DTYPE_I32 &&
-                 seg->rank == 1 && seg->dims[0] == n && cnt->dtype == TS_DTYPE_I32 && cnt->rank == 0 && out->dtype == TS_DTYPE_F32 &&
-                 out->rank == 2 && out->dims[0] == n / unit && out->dims[1] == v->out_hidden;
-            if (ok && deepstack) {
-                int64_t taps[2] = {4, n}, ds[3] = {v->deepstack_levels, n / unit, v->out_hidden};
-                ts_type want_index = ts_type_make(TS_DTYPE_I32, 2, taps), want_weight = ts_type_make(TS_DTYPE_F32, 2, taps),
-                        want_ds = ts_type_make(TS_DTYPE_F32, 3, ds);
-                ok = ts_type_equal(&ed->inputs[3].type, &want_index) && ts_type_equal(&ed->inputs[4].type, &want_weight) &&
-                     ts_type_equal(&ed->results[1].type, &want_ds);
+        if (!dim)
+            dim = ed->n_inputs && ed->inputs[0].type.rank == 2 ? ed->inputs[0].type.dims[1] : 0;
+        ts_type inputs[TS_VISION_MAX_ARGS], results[2];
+        layout->types(&geo, n, dim > 0 ? dim : 1, inputs, results);
+        bool ok = dim > 0 && ed->n_inputs == layout->n_inputs && ed->n_results == layout->n_results;
+        for (int i = 0; ok && i < layout->n_inputs; i++)
+            ok = strcmp(ed->inputs[i].name, layout->inputs[i]) == 0 &&
+                 ts_type_equal(&ed->inputs[i].type, &inputs[i]);
+        for (int i = 0; ok && i < layout->n_results; i++)
+            ok = ts_type_equal(&ed->results[i].type, &results[i]);
+        if (!ok) {
+            char want[512] = "", t[128];
+            for (int i = 0, at = 0;
+                 i < layout->n_inputs + layout->n_results && at < (int)sizeof(want); i++) {
+                bool input = i < layout->n_inputs;
+                ts_type_string(input ? &inputs[i] : &results[i - layout->n_inputs], t, sizeof(t));
+                if (input && i == 0) snprintf(t, sizeof(t), "F32[%lld, D]", (long long)n);
+                at += snprintf(want + at, sizeof(want) - (size_t)at, "%s%s %s",
+                               i == 0                  ? ""
+                               : i == layout->n_inputs ? " and return "
+                                                       : ", ",
+                               input                   ? layout->inputs[i]
+                               : i == layout->n_inputs ? "image_embeds"
+                                                       : "deepstack",
+                               t);
             }
+            return ts_error_set(err, TS_ERR_FORMAT, "%s: vision.main (layout %s) must take %s",
+                                ed->file, v->layout, want);
         }
-        if (!ok && deepstack)
-            return ts_error_set(err, TS_ERR_FORMAT,
-                                "%s: vision.main must take pixel_values f32[%lld, D], positions i32[%lld, 2], segments i32[%lld], "
-                                "pos_index i32[4, %lld], pos_weight f32[4, %lld], count i32[] and return f32[%lld, %lld] and "
-                                "deepstack f32[%d, %lld, %lld]",
-                                ed->file, (long long)n, (long long)n, (long long)n, (long long)n, (long long)n, (long long)(n / unit),
-                                (long long)v->out_hidden, v->deepstack_levels, (long long)(n / unit), (long long)v->out_hidden);
-        if (!ok)
-            return ts_error_set(err, TS_ERR_FORMAT,
-                                "%s: vision.main must take pixel_values f32[%lld, D], positions i32[%lld, 2], segments i32[%lld], count "
-                                "i32[] and return f32[%lld, %lld]",
-                                ed->file, (long long)n, (long long)n, (long long)n, (long long)(n / unit), (long long)v->out_hidden);
     }
     return TS_OK;
 }

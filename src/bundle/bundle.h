@@ -39,10 +39,11 @@ ts_status ts_bundle_run(ts_bundle *bundle, int bucket, const char *entry, const 
 /* Vocabulary and per-sequence KV cache geometry, from the manifest. */
 ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *layers, int64_t *kv_heads,
                              int64_t *head_dim, ts_error *err);
-/* One patch-row vision.main call on vision bucket `bucket` with the non-weight arguments in
- * manifest order (pixel_values, positions, segments[, pos_index, pos_weight], count), validated
- * against the manifest with their values, then against the module with the values again (see
- * src/models/vision_entry.c for the contract and the padding filler). outputs borrowed. */
+/* One vision.main call on vision bucket `bucket` with the non-weight arguments in manifest order
+ * (the layout's: e.g. pixel_values, positions, segments[, windows, window_index | pos_index,
+ * pos_weight], count), validated against the manifest with their values (the layout's checks),
+ * then against the module with the values again (see src/models/vision_entry.c for the layouts
+ * and their padding). outputs borrowed. */
 ts_status ts_bundle_run_vision(ts_bundle *bundle, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs,
                                ts_error *err);
 

@@ -136,7 +136,8 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     strcpy(man.kv_dtype, "f32");
     strcpy(man.position_mode, !spec.mrope ? "1d" : cfg->text.mrope_interleaved ? "mrope_interleaved" : "mrope");
     memcpy(man.mrope_section, cfg->text.mrope_section, sizeof(man.mrope_section));
-    /* DeepStack (Qwen3-VL): its layers go into the manifest, and with them a fourth entry. */
+    /* DeepStack (tower rows added after chosen language layers): its layers go into the manifest,
+     * and with them a fourth entry. */
     man.n_deepstack = st == TS_OK ? spec.n_deepstack : 0;
     if (man.n_deepstack) memcpy(man.deepstack_layers, spec.deepstack_layers, sizeof(man.deepstack_layers));
     int n_entries = ts_manifest_entry_count(&man);
@@ -176,7 +177,8 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         snprintf(v->layout, sizeof(v->layout), "%s", st == TS_OK ? geo.layout : "");
         v->patch_size = geo.patch, v->temporal_patch_size = geo.temporal, v->merge_size = geo.merge;
         v->width = geo.width, v->depth = geo.depth, v->out_hidden = geo.out_hidden;
-        v->deepstack_levels = geo.deepstack, v->position_embeddings = geo.position_embeddings;
+        v->deepstack_levels = geo.deepstack, v->position_embeddings = geo.position_embeddings,
+        v->window = geo.window;
         char dir[1024];
         snprintf(dir, sizeof(dir), "%s/vision", bundle_dir);
         if (st == TS_OK) st = make_dir(dir, err);

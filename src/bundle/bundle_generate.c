@@ -9,11 +9,11 @@
  * rules), and the prompt goes through prefill_embeddings.main with a causal bias; decode adds the
  * request's rope delta.
  *
- * A model with DeepStack layers goes through prefill_embeddings_deepstack.main: the tower's
- * DeepStack rows are added after their layers at the image tokens. The images go through the
- * bundle's vision.main (layout patch_rows_deepstack: main and DeepStack rows) when it has one;
- * a bundle exported without vision buckets falls back to the model's own CPU tower. A vision.main
- * whose DeepStack levels are not the entry's is refused.
+ * A model with DeepStack (tower rows added after chosen layers) goes through
+ * prefill_embeddings_deepstack.main: the tower's DeepStack rows are added after their layers at the
+ * image tokens. The images go through the bundle's vision.main (layout patch_rows_deepstack: main
+ * and DeepStack rows) when it has one; a bundle exported without vision buckets falls back to the
+ * model's own CPU tower. A vision.main whose DeepStack levels are not the entry's is refused.
  */
 #include "base/error.h"
 #include "bundle/bundle.h"

@@ -629,7 +629,10 @@ static void test_vision_entries(void)
     replace_in_file(path, "\"patches\":\t128", "\"patches\":\t1024");
     reseal(copy);
     CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
-    CHECK(strstr(err.message, "vision.main must take pixel_values f32[1024, D]") != NULL);
+    CHECK_CONTAINS(
+        err.message,
+        "vision.main (layout patch_rows) must take pixel_values F32[1024, D], positions I32[1024, "
+        "2], segments I32[1024], count I32[] and return image_embeds F32[256, 64]");
 
     /* An edited vision module breaks the identity. */
     snprintf(path, sizeof(path), "%s/vision/p256.mlir", bundle);
@@ -689,6 +692,19 @@ static void vlm_through_bundle(const char *name, const int64_t *patches, int n_p
     ts_encoded_media media;
     ts_mm_inputs mm = {0};
     REQUIRE_INT_EQ(ts_bundle_encode_images(b, images, n_images, &media, &err), TS_OK);
+    const ts_tensor_info *image_embeds = ts_checkpoint_find(ref, "image_embeds");
+    if (image_embeds &&
+        (int64_t)(image_embeds->n_bytes / sizeof(float)) == media.n_rows * media.hidden) {
+        /* The tower's rows alone, before they are merged. */
+        int64_t values = media.n_rows * media.hidden;
+        float rows_diff = max_diff(media.rows, image_embeds->data, values),
+              rows_tol = tolerance_of(image_embeds->data, values);
+        fprintf(
+            stderr,
+            "  %s vision.main: %lld image rows, max |bundle - image_embeds| = %.3g (tol %.3g)\n",
+            name, (long long)media.n_rows, rows_diff, rows_tol);
+        CHECK(rows_diff <= rows_tol);
+    }
     REQUIRE_INT_EQ(ts_mm_inputs_build(m, ids, (size_t)n, images, n_images, &media, &mm, &err), TS_OK);
     CHECK_INT_EQ(mm.side_kind, TS_SIDE_NONE);
     CHECK_INT_EQ(mm.position_rows, ts_bundle_position_rows(b));
@@ -751,8 +767,161 @@ out:
 static const int64_t qwen_patches[2] = {256, 512}, llava_patches[1] = {16}; /* LLaVA: a 56×56 image of 14-pixel patches */
 static void test_qwen2_vl_through_bundle(void) { vlm_through_bundle("qwen2_vl", qwen_patches, 2); }
 static void test_qwen2_vl_two_images_through_bundle(void) { vlm_through_bundle("qwen2_vl-two-images", qwen_patches, 2); }
+static void test_qwen2_5_vl_through_bundle(void)
+{
+    vlm_through_bundle("qwen2_5_vl", qwen_patches, 2);
+}
 static void test_llava_through_bundle(void) { vlm_through_bundle("llava", llava_patches, 1); }
 static void test_llava_siglip_through_bundle(void) { vlm_through_bundle("llava_siglip", llava_patches, 1); }
+
+/* Qwen2.5-VL's windowed vision.main (layout patch_rows_windowed; the bundle of
+ * test_qwen2_5_vl_through_bundle): two images (the fixture's image twice: 432 rows, the 512
+ * bucket) give each image's reference image_embeds and the engine tower's rows; then direct calls,
+ * a valid one and one fault at a time in the window inputs, each refused with its message. */
+static void test_qwen2_5_vl_windowed_vision(void)
+{
+    const char *model = "tests/fixtures/qwen2_5_vl/model";
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/qwen2_5_vl-vlm", tmp);
+    ts_bundle *b = NULL;
+    ts_model *m = NULL;
+    ts_checkpoint *ref = NULL;
+    ts_error err;
+    if (ts_bundle_open(ctx, bundle, model, &b, &err) != TS_OK ||
+        ts_model_load(ctx, model, NULL, &m, &err) != TS_OK ||
+        ts_checkpoint_open("tests/fixtures/qwen2_5_vl/reference.safetensors", &ref, &err) !=
+            TS_OK) {
+        fprintf(stderr, "qwen2_5_vl vision: %s\n", err.message);
+        CHECK(false);
+        goto out;
+    }
+    const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"),
+                         *grid = ts_checkpoint_find(ref, "image_grid_thw"),
+                         *embeds = ts_checkpoint_find(ref, "image_embeds");
+    const int64_t *g = grid->data;
+    ts_pixel_values image = {.data = (float *)pv->data,
+                             .n_dims = 2,
+                             .shape = {pv->shape[0], pv->shape[1]},
+                             .grid_thw = {g[0], g[1], g[2]}};
+    ts_pixel_values two[2] = {image, image};
+    ts_encoded_media ours, engine;
+    REQUIRE_INT_EQ(ts_bundle_encode_images(b, two, 2, &ours, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_encode_images(m, two, 2, &engine, &err), TS_OK);
+    int64_t per = embeds->shape[0] * embeds->shape[1];
+    CHECK_INT_EQ(ours.n_rows, 2 * embeds->shape[0]);
+    CHECK_INT_EQ(engine.n_rows, ours.n_rows);
+    float tol = tolerance_of(embeds->data, per), worst = 0;
+    for (int i = 0; i < 2; i++)
+        worst = fmaxf(worst, max_diff(ours.rows + i * per, embeds->data, per));
+    float vs_engine = max_diff(ours.rows, engine.rows, 2 * per);
+    fprintf(stderr,
+            "  qwen2_5_vl vision.main, two images: max |bundle - image_embeds| = %.3g (tol %.3g), "
+            "max |bundle - engine| = %.3g\n",
+            worst, tol, vs_engine);
+    CHECK(worst <= tol);
+    CHECK(vs_engine <= tol);
+    ts_encoded_media_free(&ours);
+    ts_encoded_media_free(&engine);
+
+    /* Direct calls on the 256 bucket: the image's own inputs, then one fault at a time. */
+    enum { N = 256, D = 1176, COUNT = 216, UNITS = N / 4, REAL = COUNT / 4 };
+    int32_t positions[2 * N] = {0}, segments[N], windows[N], index[UNITS], count = COUNT;
+    float *pixels = calloc((size_t)N * D, sizeof(float));
+    for (int r = 0; r < N; r++)
+        segments[r] = r < COUNT ? 0 : -1, windows[r] = r < COUNT ? r / 64 : -1;
+    for (int k = 0; k < UNITS; k++)
+        index[k] = k < REAL ? REAL - 1 - k : k;
+    int64_t pd[2] = {N, D};
+    ts_tensor_arg args[6] = {arg_f32("pixel_values", pixels, 2, pd),
+                             {"positions", TS_DTYPE_I32, 2, {N, 2}, positions, sizeof(positions)},
+                             arg_i32("segments", segments, 1, N),
+                             arg_i32("windows", windows, 1, N),
+                             arg_i32("window_index", index, 1, UNITS),
+                             arg_i32("count", &count, 0, 0)};
+    const void *outs[1];
+    int refusals = 0;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_OK);
+    const float *rows = outs[0];
+    CHECK(rows[(REAL - 1) * 64] == rows[(REAL - 1) * 64] &&
+          rows[REAL * 64] == 0.0f); /* rows past count / 4 are zero */
+    index[3] = index[4];            /* a unit twice */
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    refusals++;
+    CHECK_CONTAINS(
+        err.message,
+        "window_index[4] = 49: the first 54 slots must be a permutation of the image units 0..53");
+    index[3] = REAL - 4;
+    index[60] = 61, index[61] = 60; /* padding units moved */
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    refusals++;
+    CHECK_CONTAINS(
+        err.message,
+        "window_index[60] = 61: padding units (at or past count / 4 = 54) stay in place");
+    index[60] = 60, index[61] = 61;
+    index[0] = 64;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE);
+    refusals++;
+    CHECK_CONTAINS(err.message, "window_index[0] = 64 is outside 0..63");
+    index[0] = REAL - 1;
+    windows[230] = 3; /* a padding row in a window of image rows */
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    refusals++;
+    CHECK_CONTAINS(
+        err.message,
+        "row 230 is padding (count = 216): its segment and window must be -1 (they are -1, 3)");
+    windows[230] = -1;
+    segments[5] = -1; /* an image row hidden as padding */
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    refusals++;
+    CHECK_CONTAINS(err.message, "row 5 is an image row (count = 216)");
+    segments[5] = 0;
+    windows[7] = N;
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_RANGE);
+    refusals++;
+    CHECK_CONTAINS(err.message, "windows[7] = 256 is outside -1..255");
+    windows[7] = 0;
+    args[3].name = "window_index";
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    refusals++;
+    CHECK_CONTAINS(err.message, "argument 3 is 'window_index', expected 'windows'");
+    args[3].name = "windows";
+    CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 6, outs, &err), TS_OK);
+    free(pixels);
+    fprintf(stderr, "  qwen2_5_vl vision.main: %d bad calls refused with their messages\n",
+            refusals);
+
+    /* Bad manifests: a window of 0 merge units, a layout no table entry has, and a windowed
+     * vision.main whose window_index is not [N / merge²]. */
+    char copy[200], cmd[600], path[256];
+    snprintf(copy, sizeof(copy), "%s/qwen2_5_vl-vision-bad", tmp);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s' '%s'", copy, bundle, copy);
+    CHECK(system(cmd) == 0);
+    snprintf(path, sizeof(path), "%s/manifest.json", copy);
+    replace_in_file(path, "\"window\":\t4", "\"window\":\t0");
+    reseal(copy);
+    CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "vision.window: out of range");
+    replace_in_file(path, "\"window\":\t0", "\"window\":\t4");
+    replace_in_file(path, "\"layout\":\t\"patch_rows_windowed\"",
+                    "\"layout\":\t\"patch_rows_tiled\"");
+    reseal(copy);
+    CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "vision.layout: expected \"patch_rows\", \"patch_rows_windowed\"");
+    replace_in_file(path, "\"layout\":\t\"patch_rows_tiled\"",
+                    "\"layout\":\t\"patch_rows_windowed\"");
+    replace_in_file(path, "[64],\n\t\t\t\t\t\t\t\"name\":\t\"window_index\"",
+                    "[65],\n\t\t\t\t\t\t\t\"name\":\t\"window_index\"");
+    reseal(copy);
+    CHECK_INT_EQ(open_status(copy, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message,
+                   "vision.main (layout patch_rows_windowed) must take pixel_values F32[256, D], "
+                   "positions I32[256, 2], segments I32[256], windows I32[256], window_index "
+                   "I32[64], count I32[] and return image_embeds F32[64, 64]");
+out:
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
+}
 
 /* A text-only prompt to the Qwen2-VL fixture through the bundle's token path (prefill.main, and
  * decode.main with [3, B] positions): the reference's 16 greedy tokens. */
@@ -1474,6 +1643,8 @@ int main(void)
     RUN(test_vision_entries);
     RUN(test_qwen2_vl_through_bundle);
     RUN(test_qwen2_vl_two_images_through_bundle);
+    RUN(test_qwen2_5_vl_through_bundle);
+    RUN(test_qwen2_5_vl_windowed_vision);
     RUN(test_llava_through_bundle);
     RUN(test_llava_siglip_through_bundle);
     RUN(test_qwen2_vl_text_only_through_bundle);

@@ -2,6 +2,7 @@
 #include "bundle/manifest.h"
 #include "base/error.h"
 #include "base/sha256.h"
+#include "models/vision_entry.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -201,6 +202,8 @@ static cJSON *manifest_json(const ts_manifest *m)
             cJSON_AddNumberToObject(vo, "deepstack_levels", (double)v->deepstack_levels);
             cJSON_AddNumberToObject(vo, "position_embeddings", (double)v->position_embeddings);
         }
+        if (strcmp(v->layout, "patch_rows_windowed") == 0)
+            cJSON_AddNumberToObject(vo, "window", (double)v->window);
         cJSON *vw = cJSON_AddArrayToObject(vo, "weights");
         for (int i = 0; i < v->n_weights; i++) cJSON_AddItemToArray(vw, descriptor_json(&v->weights[i], i));
         cJSON *vb = cJSON_AddArrayToObject(vo, "buckets");
@@ -431,9 +434,13 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         ts_vision_manifest *v = &m->vision;
         if (!cJSON_IsObject(vo)) return bad(r, "vision", "expected an object");
         if ((st = read_string(r, vo, "layout", "vision.", v->layout, sizeof(v->layout))) != TS_OK) return st;
-        bool deepstack = strcmp(v->layout, "patch_rows_deepstack") == 0;
-        if (strcmp(v->layout, "patch_rows") != 0 && strcmp(v->layout, "fixed_image") != 0 && !deepstack)
-            return bad(r, "vision.layout", "expected \"patch_rows\", \"patch_rows_deepstack\" or \"fixed_image\"");
+        bool deepstack = strcmp(v->layout, "patch_rows_deepstack") == 0,
+             windowed = strcmp(v->layout, "patch_rows_windowed") == 0;
+        if (!ts_vision_layout_find(v->layout)) {
+            char expected[160];
+            snprintf(expected, sizeof(expected), "expected %s", ts_vision_layout_names());
+            return bad(r, "vision.layout", expected);
+        }
         if ((st = read_int(r, vo, "patch_size", "vision.", 1, 1 << 16, &v->patch_size)) != TS_OK) return st;
         if ((st = read_int(r, vo, "temporal_patch_size", "vision.", 1, 1 << 16, &v->temporal_patch_size)) != TS_OK) return st;
         if ((st = read_int(r, vo, "merge_size", "vision.", 1, 1 << 16, &v->merge_size)) != TS_OK) return st;
@@ -446,6 +453,9 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
             v->deepstack_levels = (int)levels;
             if ((st = read_int(r, vo, "position_embeddings", "vision.", 1, (int64_t)1 << 30, &v->position_embeddings)) != TS_OK) return st;
         }
+        if (windowed &&
+            (st = read_int(r, vo, "window", "vision.", 1, 1 << 16, &v->window)) != TS_OK)
+            return st;
         if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(vo, "weights"), "vision.weights", &v->weights, &v->n_weights)) != TS_OK)
             return st;
         const cJSON *vb = cJSON_GetObjectItemCaseSensitive(vo, "buckets");

@@ -5,7 +5,7 @@
  * dtype policy, the capacity buckets, position mode, mask mode, KV layout, and for every entry
  * of every bucket its module file and argument/result descriptors; optionally the tower's
  * vision.main entries (patch, temporal and merge sizes, width, depth, output width, its own weight
- * schema, one module per patch bucket). A model whose config declares DeepStack (Qwen3-VL) adds a
+ * schema, one module per patch bucket). A model whose config declares DeepStack layers adds a
  * `deepstack` object (its target layers, fixed: never a runtime argument), each bucket's static
  * maximum of image rows `visual_capacity` (Nv_max = Lp) and a fourth entry per bucket,
  * prefill_embeddings_deepstack.main; without DeepStack the manifest has none of these and is
@@ -48,7 +48,8 @@ typedef struct ts_entry_descriptors {
 
 /* The image tower's entries (vision.main), one per patch-count bucket, with its own weights. */
 typedef struct ts_vision_manifest {
-    char layout[32]; /* "patch_rows" (Qwen2-VL), "patch_rows_deepstack" (Qwen3-VL) or "fixed_image" (LLaVA); see models/vision_entry.c */
+    char layout[32]; /* a ts_vision_layout's name: "patch_rows", "patch_rows_windowed",
+                        "patch_rows_deepstack" or "fixed_image" (models/vision_entry.c) */
     int n_buckets;
     int64_t patches[TS_BUNDLE_MAX_BUCKETS];
     ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS];
@@ -59,6 +60,7 @@ typedef struct ts_vision_manifest {
      * rows of the learned position table (pos_index's range; its side is ⌊√rows⌋). */
     int deepstack_levels;
     int64_t position_embeddings;
+    int64_t window; /* patch_rows_windowed only (else 0): merge units per window side */
 } ts_vision_manifest;
 
 /* `tessera export --portable` (bundle/portable.h): target "" = the bundle has no artifacts. */

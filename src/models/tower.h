@@ -20,9 +20,10 @@ struct ts_weight_source;
 #define TS_MAX_IMAGES 64
 
 /* What the manifest records about vision.main. layout: "patch_rows" (pixel_values, positions,
- * segments, count), "patch_rows_deepstack" (pixel_values, positions, segments, pos_index,
+ * segments, count), "patch_rows_windowed" (pixel_values, positions, segments, windows,
+ * window_index, count), "patch_rows_deepstack" (pixel_values, positions, segments, pos_index,
  * pos_weight, count; results image_embeds and deepstack) or "fixed_image" (one pixel_values
- * f32[C, S, S] per run). */
+ * f32[C, S, S] per run); see models/vision_entry.c. */
 typedef struct ts_vision_entry_geometry {
     const char *layout;
     int64_t patch, temporal, merge, width, depth, out_hidden;
@@ -30,6 +31,7 @@ typedef struct ts_vision_entry_geometry {
     int deepstack;         /* patch_rows_deepstack: K, the DeepStack levels; else 0 */
     int64_t
         position_embeddings; /* patch_rows_deepstack: rows of the learned position table; else 0 */
+    int64_t window;          /* patch_rows_windowed: merge units per window side; else 0 */
 } ts_vision_entry_geometry;
 
 /* The engine's side: runs the graph the tower builds for n_patches (built on first use, kept

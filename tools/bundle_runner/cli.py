@@ -1,7 +1,10 @@
 """cli.py — the runner's commands.
 
-  generate BUNDLE -m MODEL [--backend iree|xla] (--fixture CASE | --ids 1,2,3) [--max-tokens N]
-      greedy generation; prints one JSON object (generated_ids, timings)
+  generate BUNDLE -m MODEL [--backend iree|xla] (--fixture CASE [--repeat-image K] | --ids 1,2,3)
+           [--max-tokens N]
+      greedy generation; prints one JSON object (generated_ids, timings). --repeat-image K: the
+      fixture's one image K times, its placeholder run (vision start, image tokens, vision end)
+      repeated K times in place, as the chat template writes K images in one message
   check BUNDLE -m MODEL --fixture CASE [--backend iree|xla] [--tessera-ids 1,2,…] [--batched]
       the acceptance checks against a fixture: greedy ids = the reference's (and = tessera's),
       every entry's logits within the fixture tolerance of the reference's, the host's M-RoPE
@@ -33,6 +36,8 @@ def cmd_generate(a):
     if a.fixture:
         f = Fixture(a.fixture)
         ids, pv, grids = f.ids, f.pixel_values, f.grids
+        if a.repeat_image > 1:
+            ids, pv, grids = _repeat_image(r, f, a.repeat_image)
     else:
         ids, pv, grids = [int(x) for x in a.ids.split(",")], None, None
     t = time.perf_counter()
@@ -41,6 +46,17 @@ def cmd_generate(a):
            "seconds": round(time.perf_counter() - t, 4), **{k: round(v, 4) for k, v in r.timings.items()}}
     print(json.dumps(out))
     return 0
+
+
+def _repeat_image(r, f, k):
+    """The fixture's prompt with its one image k times (see the module docstring)."""
+    if f.pixel_values is None or len(f.grids) != 1:
+        raise ContractError("--repeat-image needs a fixture with one image")
+    ids = f.ids
+    at = [i for i, t in enumerate(ids) if t == r.image_token_id]
+    first, last = at[0] - 1, at[-1] + 1  # the vision start and end tokens around the run
+    run = ids[first:last + 1]
+    return (ids[:first] + run * k + ids[last + 1:], np.concatenate([f.pixel_values] * k), f.grids * k)
 
 
 class Checks:
@@ -157,7 +173,7 @@ def cmd_check(a):
           f"compile/load {r.timings['compile_s']:.1f} s")
     n = len(f.generated)
     if f.pixel_values is not None and r.man.rows == 3:
-        pos, delta = host.mrope_index(f.ids, r.image_token_id, f.grids, r.man.vision["merge_size"])
+        pos, delta = host.mrope_index(f.ids, r.image_token_id, f.grids, r.man.vision["merge_size"], r.tokens_per_second)
         c(np.array_equal(pos, f.tensor("position_ids")[:, 0, :]), "host M-RoPE positions = the reference's position_ids")
         c(delta == int(f.tensor("rope_deltas").reshape(-1)[0]), f"host rope delta {delta} = the reference's")
     tokens, logits = r.generate(f.ids, f.pixel_values, f.grids, n)
@@ -208,6 +224,7 @@ def main(argv):
         if name == "generate":
             s.add_argument("--ids")
             s.add_argument("--max-tokens", type=int, default=16)
+            s.add_argument("--repeat-image", type=int, default=1)
         else:
             s.add_argument("--tessera-ids")
             s.add_argument("--batched", action="store_true")

@@ -5,6 +5,8 @@
                     start + x) in merge units; the next text continues at start + max(gh, gw)
   vision_layout     vision.main's patch positions [rows, 2] (h, w) and segments (frame index) in
                     merge-block order (ts_qwen2_vl_vision_layout)
+  window_layout     patch_rows_windowed's rows in window order: positions [rows, 2], segments
+                    (frame), windows and window_index [rows / merge²] (ts_qwen2_5_vl_vision_layout)
   qwen3_pos_taps    Qwen3-VL's four position-table taps per patch row with their bilinear
                     weights, in f32 as torch computes them (ts_qwen3_vl_vision_pos_taps)
   merge_embeddings  embed_tokens(ids) with the image-token rows replaced by the tower's rows
@@ -62,6 +64,35 @@ def vision_layout(grids, merge):
                             segments.append(frame)
             frame += 1
     return np.array(positions, np.int32).reshape(-1, 2), np.array(segments, np.int32)
+
+
+def window_layout(grids, merge, window):
+    """get_window_index: per grid and frame, windows of window×window merge units from the top
+    left in raster order, units in raster order inside a window; window_index[k] is the unit (over
+    all grids, processor order) at slot k. positions, segments (frame) and windows (the window's
+    number over all frames) per row, in window order."""
+    unit = merge * merge
+    positions, segments, windows, index = [], [], [], []
+    first, frame, n_windows = 0, 0, 0
+    for t, h, w in grids:
+        uh, uw = h // merge, w // merge
+        for ti in range(int(t)):
+            for wr in range(uh // window + 1):
+                for wc in range(uw // window + 1):
+                    any_unit = False
+                    for r in range(wr * window, min((wr + 1) * window, uh)):
+                        for c in range(wc * window, min((wc + 1) * window, uw)):
+                            any_unit = True
+                            index.append(first + (ti * uh + r) * uw + c)
+                            for k in range(unit):
+                                positions.append((r * merge + k // merge, c * merge + k % merge))
+                                segments.append(frame)
+                                windows.append(n_windows)
+                    n_windows += any_unit
+            frame += 1
+        first += int(t) * uh * uw
+    return (np.array(positions, np.int32).reshape(-1, 2), np.array(segments, np.int32), np.array(windows, np.int32),
+            np.array(index, np.int32))
 
 
 def _linspace(end, n, i):

@@ -100,7 +100,7 @@ class Manifest:
             self.vision = None
             if v:
                 self.vision = {k: v.get(k) for k in ("layout", "patch_size", "temporal_patch_size", "merge_size", "width",
-                                                     "depth", "out_hidden", "deepstack_levels", "position_embeddings")}
+                                                     "depth", "out_hidden", "deepstack_levels", "position_embeddings", "window")}
                 self.vision["weights"] = _descriptors(v["weights"], "vision.weights")
                 self.vision["buckets"] = [{"patches": int(vb["patches"]),
                                            "entry": Entry("vision.main", vb["vision.main"], f"vision.buckets[{i}].vision.main")}
@@ -177,6 +177,8 @@ class Manifest:
             if v["layout"] == "patch_rows_deepstack":
                 vo["deepstack_levels"] = v["deepstack_levels"]
                 vo["position_embeddings"] = v["position_embeddings"]
+            if v["layout"] == "patch_rows_windowed":
+                vo["window"] = v["window"]
             nvw = len(v["weights"])
             vo["weights"] = [desc(w, i) for i, w in enumerate(v["weights"])]
             vo["buckets"] = [{"patches": vb["patches"],
@@ -396,11 +398,13 @@ def check_values(man, bucket, entry, values):
 
 
 def check_vision_values(man, bucket, values):
-    """bundle.c's check_vision_values for a patch-row vision.main."""
+    """The value checks of the layout's ts_vision_layout (src/models/vision_entry.c and beside the
+    towers) for a patch-row vision.main."""
     v = man.vision
     n = v["buckets"][bucket]["patches"]
-    taps = v["layout"] == "patch_rows_deepstack"
-    count = int(values[5 if taps else 3])
+    layout = v["layout"]
+    taps, windowed = layout == "patch_rows_deepstack", layout == "patch_rows_windowed"
+    count = int(values[5 if taps or windowed else 3])
     unit = v["merge_size"] ** 2
     if count < unit or count > n or count % unit:
         raise ContractError(f"vision.main: count = {count} is not a multiple of {unit} in {unit}..{n}")
@@ -408,6 +412,19 @@ def check_vision_values(man, bucket, values):
     _range("vision.main", "segments", values[2], -1, n - 1)
     if np.isnan(values[0]).any():
         raise ContractError("vision.main: pixel_values has a NaN")
+    if windowed:
+        segments, windows, index = values[2], values[3], values[4]
+        _range("vision.main", "windows", windows, -1, n - 1)
+        pad = np.arange(n) >= count
+        if ((segments < 0) != pad).any() or ((windows < 0) != pad).any():
+            raise ContractError(f"vision.main: rows at or past count = {count} are padding (segment and window -1), "
+                                "the rows before it image rows (both non-negative)")
+        units, real = n // unit, count // unit
+        _range("vision.main", "window_index", index, 0, units - 1)
+        if (index[real:] != np.arange(real, units)).any():
+            raise ContractError(f"vision.main: window_index: padding units (at or past {real}) stay in place")
+        if not np.array_equal(np.sort(index[:real]), np.arange(real)):
+            raise ContractError(f"vision.main: window_index: the first {real} slots must be a permutation of the image units")
     if taps:
         index, weight = values[3], values[4]
         if (index[:, count:] != 0).any() or (weight[:, count:] != 0).any():

@@ -46,6 +46,11 @@ class Runner:
                                 f"{model_dir}/config.json is {digest[:16]}\u2026")
         self.config = json.loads(raw)
         self.image_token_id = self.config.get("image_token_id", self.config.get("image_token_index"))
+        # Qwen2_5_VLVisionConfig.tokens_per_second (default 4) scales the temporal M-RoPE ids, as
+        # the family's positions hook does (src/models/qwen2_vl/qwen2_vl.c); 0: unscaled.
+        vision_config = self.config.get("vision_config") or {}
+        self.tokens_per_second = (int(vision_config.get("tokens_per_second", 4))
+                                  if self.config.get("model_type") == "qwen2_5_vl" else 0)
         tensors = read_checkpoint(model_dir)
         self.timings = {"upload_s": 0.0, "compile_s": 0.0}
         t = time.perf_counter()
@@ -138,12 +143,19 @@ class Runner:
         p, s = host.vision_layout(grids, merge)
         positions[:rows], segments[:rows] = p, s
         count = np.array(rows, np.int32)
-        taps = v["layout"] == "patch_rows_deepstack"
-        if taps:
+        layout = v["layout"]
+        if layout == "patch_rows_deepstack":
             index, weight = host.qwen3_pos_taps(grids, merge, v["position_embeddings"], n)
             outs = self.run_vision(bucket, [pixels, positions, segments, index, weight, count])
+        elif layout == "patch_rows_windowed":
+            units = n // (merge * merge)
+            windows, window_index = np.full(n, -1, np.int32), np.arange(units, dtype=np.int32)
+            p, s, wi, ui = host.window_layout(grids, merge, v["window"])
+            positions[:rows], segments[:rows], windows[:rows], window_index[:len(ui)] = p, s, wi, ui
+            outs = self.run_vision(bucket, [pixels, positions, segments, windows, window_index, count])
         else:
             outs = self.run_vision(bucket, [pixels, positions, segments, count])
+        taps = layout == "patch_rows_deepstack"
         tokens = rows // (merge * merge)
         image = self.backend.host(outs[0])[:tokens]
         deepstack = self.backend.host(outs[1])[:, :tokens] if taps else None
@@ -160,7 +172,8 @@ class Runner:
         image, deepstack = self.encode_images(pixel_values, grids)
         emb = host.merge_embeddings(self.embed_table, ids, self.image_token_id, image)
         if man.rows == 3:
-            positions, delta = host.mrope_index(ids, self.image_token_id, grids, man.vision["merge_size"])
+            positions, delta = host.mrope_index(ids, self.image_token_id, grids, man.vision["merge_size"],
+                                                self.tokens_per_second)
         else:
             positions, delta = np.arange(len(ids), dtype=np.int32)[None], 0
         visual = np.flatnonzero(np.asarray(ids) == self.image_token_id).astype(np.int32)

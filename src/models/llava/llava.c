@@ -84,7 +84,7 @@ static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geom
     ts_clip_vision_spec s;
     TS_TRY(ts_clip_vision_spec_init(cfg, &s, err));
     *out = (ts_vision_entry_geometry){"fixed_image", s.patch,         1, 1, s.width, s.depth,
-                                      s.lm_hidden,   s.grid * s.grid, 0, 0};
+                                      s.lm_hidden,   s.grid * s.grid, 0, 0, 0};
     return TS_OK;
 }
 

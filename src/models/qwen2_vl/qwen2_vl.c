@@ -173,8 +173,18 @@ static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geom
 {
     ts_qwen2_vl_vision_spec s;
     TS_TRY(ts_qwen2_vl_vision_spec_init(cfg, &s, err));
-    *out = (ts_vision_entry_geometry){"patch_rows", s.patch,      s.temporal, s.merge, s.width,
-                                      s.depth,      s.out_hidden, 0,          0,       0};
+    /* Qwen2.5-VL: the window layout (window order, its reverse, both masks) is an input. */
+    *out = (ts_vision_entry_geometry){s.windowed ? "patch_rows_windowed" : "patch_rows",
+                                      s.patch,
+                                      s.temporal,
+                                      s.merge,
+                                      s.width,
+                                      s.depth,
+                                      s.out_hidden,
+                                      0,
+                                      0,
+                                      0,
+                                      s.windowed ? s.window : 0};
     return TS_OK;
 }
 
@@ -197,18 +207,6 @@ static const ts_tower_ops tower = {sizeof(ts_qwen2_vl_vision_spec),
                                    tower_encode,
                                    entry_geometry,
                                    entry_build};
-/* Qwen2.5-VL's tower has no bundle entry yet: its window layout is not a vision.main input. */
-static const ts_tower_ops tower_2_5 = {sizeof(ts_qwen2_vl_vision_spec),
-                                       tower_init,
-                                       tower_build,
-                                       tower_smallest,
-                                       tower_levels,
-                                       tower_width,
-                                       tower_image_tokens,
-                                       tower_image_rows,
-                                       tower_encode,
-                                       NULL,
-                                       NULL};
 
 static const char *const processors[] = {"Qwen2VLImageProcessor", NULL};
 
@@ -259,7 +257,7 @@ const ts_family_desc ts_qwen2_5_vl_family = {
     .decoder = decoder,
     .image_processors = processors,
     .preprocess = ts_qwen_vl_preprocess,
-    .tower = &tower_2_5,
+    .tower = &tower, /* vision.main: patch_rows_windowed (entry_geometry) */
     .image_prompt = TS_IMAGE_PROMPT_REPEAT,
     .position_rows = 3,
     .positions = positions_2_5,

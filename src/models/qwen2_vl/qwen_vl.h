@@ -7,6 +7,7 @@
 #define TS_MODELS_QWEN_VL_H
 
 #include "models/family.h"
+#include "models/vision_entry.h"
 #include "models/vision_grid.h"
 
 /* patch_size (default `patch`), temporal_patch_size, spatial_merge_size, in_chans/in_channels. */
@@ -39,5 +40,21 @@ int64_t ts_qwen_vl_image_rows(int64_t merge, const ts_pixel_values *pv);
 ts_status ts_qwen_vl_encode(const ts_qwen_vl_tower *tower, ts_tower_runner *runner,
                             const ts_pixel_values *images, int n_images, float **out, int64_t *rows,
                             ts_error *err);
+
+/* The host side of the patch-row vision.main layouts (qwen_vl_entry.c). plan: the images' rows,
+ * one call. rows: arguments pixel_values, positions, segments of a bucket of n rows (the images'
+ * rows in the processor's order, positions in merge-block order, a segment per frame; padding
+ * rows with zero pixels and positions, segment −1), out->count the real rows, out->tokens their
+ * merge units; grids gets the images' (TS_MAX_IMAGES of room). */
+/* types: pixel_values f32[n, d], positions i32[n, 2], segments i32[n] and result 0
+ * f32[n / merge², out_hidden]; count i32[] is the layout's last argument. */
+void ts_qwen_vl_entry_types(const ts_vision_entry_geometry *geo, int64_t n, int64_t d,
+                            ts_type *inputs, ts_type *results);
+ts_status ts_qwen_vl_entry_plan(const ts_vision_entry_geometry *geo, const ts_type *pixels,
+                                const ts_pixel_values *images, int n_images, int *n_calls,
+                                int64_t *rows, ts_error *err);
+ts_status ts_qwen_vl_entry_rows(const ts_vision_entry_geometry *geo, const ts_type *pixels,
+                                const ts_pixel_values *images, int n_images, int64_t n,
+                                ts_vision_grid *grids, ts_vision_call *out, ts_error *err);
 
 #endif

@@ -177,8 +177,8 @@ static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geom
     ts_qwen3_vl_vision_spec s;
     TS_TRY(ts_qwen3_vl_vision_spec_init(cfg, &s, err));
     *out = (ts_vision_entry_geometry){
-        "patch_rows_deepstack", s.patch, s.temporal,    s.merge,      s.width, s.depth,
-        s.out_hidden,           0,       s.n_deepstack, s.n_positions};
+        "patch_rows_deepstack", s.patch, s.temporal,    s.merge,       s.width, s.depth,
+        s.out_hidden,           0,       s.n_deepstack, s.n_positions, 0};
     return TS_OK;
 }
 
