@@ -522,10 +522,24 @@ const char *ts_model_quantization_summary(const ts_model *model);
 const ts_model_config *ts_model_get_config(const ts_model *model);
 int64_t ts_model_vocab_size(const ts_model *model);
 
+/* KV cache bytes of one sequence of `context` tokens under cfg: sliding-window layers keep a ring
+ * of ring_rows rows (the window; 0 when the context fits in it) instead of context rows.
+ * Elements count keys and values of every layer; bytes = elements × 4 (f32 cache) or × 2 (bf16).
+ * full_elements: the same with every layer holding the whole context. */
+typedef struct ts_kv_size {
+    int64_t context, ring_rows;
+    int layers, local_layers;
+    uint64_t elements, full_elements;
+} ts_kv_size;
+ts_status ts_model_config_kv_size(const ts_model_config *cfg, int64_t context, ts_kv_size *out,
+                                  ts_error *err);
+
 /* One request's state: its KV cache, whose capacity is fixed at creation, and its length.
  *   empty --prefill--> filled --decode--> filled ... --reset--> empty
  * Owned; free with ts_sequence_destroy. */
 typedef struct ts_sequence ts_sequence;
+/* Sliding-window layers (Gemma3's local ones) hold only their window, as a ring: see
+ * ts_model_config_kv_size. */
 ts_status ts_sequence_create(ts_model *model, int64_t capacity, ts_sequence **out, ts_error *err);
 void ts_sequence_destroy(ts_sequence *seq);
 int64_t ts_sequence_length(const ts_sequence *seq);

@@ -52,6 +52,12 @@ expect qwen2_vl "$out" "vision:        qwen2_vl, depth 3, hidden 48, heads 3, in
 out=$("$bin" inspect -m "$root/tests/fixtures/qwen2/model")
 expect qwen2 "$out" "modalities:    text"
 expect qwen2 "$out" "text:          qwen2, layers 3, hidden 64, heads 4, kv heads 2, head dim 16, intermediate 160, vocab 1344"
+# KV bytes: 2 sliding layers keep an 8-row ring, 2 global layers 39 rows; rows of 2 KV heads × 32 × (k, v).
+out=$("$bin" inspect -m "$root/tests/fixtures/gemma3_text/model" --context 39)
+expect gemma3_text "$out" "kv cache:      39 tokens: 48128 bytes f32, 24064 bf16 (2 of 4 layers keep a 8-row ring: 31744 / 15872 bytes less than full caches, 814 / 407 per token)"
+out=$("$bin" inspect -m "$root/tests/fixtures/qwen2/model" --context 10)
+expect qwen2 "$out" "kv cache:      10 tokens: 7680 bytes f32, 3840 bf16"
+"$bin" inspect -m "$root/tests/fixtures/qwen2/model" --context 0 >/dev/null 2>&1; [[ $? == 2 ]] || { echo "FAIL: --context 0 should exit 2"; fail=1; }
 out=$("$bin" inspect -m "$root/tests/fixtures/qwen3_vl_moe/model" --json)
 expect qwen3_vl_moe "$out" "\"mrope_section\":[6,5,5],\"num_experts\":4"
 

@@ -25,15 +25,19 @@ typedef struct summary {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: tessera inspect -m DIR [--json] [--quantize q8|q4]\n\n"
-                 "Shows a model folder: family, architecture, text and vision dimensions, the\n"
-                 "dtypes in the checkpoint with tensor counts, parameters, size on disk and the\n"
-                 "modalities the config declares.\n\n"
-                 "  -m, --model DIR  the model folder (config.json + safetensors)\n"
-                 "  --json           print one JSON object instead of text\n"
-                 "  --quantize q8|q4 also load the model quantized and print the weight error (text only)\n"
-                 "  -h, --help       show this help\n\n"
-                 "exit status: 0 ok, 1 runtime error, 2 usage error\n");
+    fprintf(
+        out,
+        "usage: tessera inspect -m DIR [--json] [--quantize q8|q4] [--context N]\n\n"
+        "Shows a model folder: family, architecture, text and vision dimensions, the\n"
+        "dtypes in the checkpoint with tensor counts, parameters, size on disk and the\n"
+        "modalities the config declares.\n\n"
+        "  -m, --model DIR  the model folder (config.json + safetensors)\n"
+        "  --json           print one JSON object instead of text\n"
+        "  --quantize q8|q4 also load the model quantized and print the weight error (text only)\n"
+        "  --context N      the KV cache bytes of one sequence of N tokens (default 32768; text "
+        "only)\n"
+        "  -h, --help       show this help\n\n"
+        "exit status: 0 ok, 1 runtime error, 2 usage error\n");
 }
 
 static ts_status summarize(const ts_checkpoint *ckpt, summary *s, ts_error *err)
@@ -66,6 +70,26 @@ static void modality_text(unsigned m, char *buf, size_t cap)
     snprintf(buf, cap, "%s%s%s", m & TS_MODALITY_TEXT ? "text" : "",
              m & TS_MODALITY_IMAGE ? (m & TS_MODALITY_TEXT ? ", image" : "image") : "",
              m & TS_MODALITY_AUDIO ? ", audio" : "");
+}
+
+/* One sequence's KV cache at `context` tokens, f32 and bf16, and what the sliding-window rings
+ * save per token against full-length caches in every layer. Nothing for a family without a
+ * decoder. */
+static void print_kv(const ts_model_config *c, int64_t context)
+{
+    ts_kv_size kv;
+    ts_error err;
+    if (ts_model_config_kv_size(c, context, &kv, &err) != TS_OK) return;
+    printf("kv cache:      %" PRId64 " tokens: %" PRIu64 " bytes f32, %" PRIu64 " bf16", context,
+           4 * kv.elements, 2 * kv.elements);
+    if (kv.ring_rows)
+        printf(" (%d of %d layers keep a %" PRId64 "-row ring: %" PRIu64 " / %" PRIu64
+               " bytes less than full caches, %.0f / %.0f per token)",
+               kv.local_layers, kv.layers, kv.ring_rows, 4 * (kv.full_elements - kv.elements),
+               2 * (kv.full_elements - kv.elements),
+               4.0 * (double)(kv.full_elements - kv.elements) / (double)context,
+               2.0 * (double)(kv.full_elements - kv.elements) / (double)context);
+    printf("\n");
 }
 
 static void print_text(const char *dir, const ts_model_config *c, const summary *s)
@@ -171,6 +195,7 @@ int cmd_inspect(int argc, char **argv)
 {
     const char *dir = NULL, *quantize = NULL;
     bool json = false;
+    int64_t context = 32768;
     for (int i = 1; i < argc; i++) {
         const char *value = NULL;
         if (ts_cli_is_help(argv[i])) {
@@ -178,6 +203,13 @@ int cmd_inspect(int argc, char **argv)
             return TS_EXIT_OK;
         } else if (ts_cli_match(argc, argv, &i, "--json", NULL)) {
             json = true;
+        } else if (ts_cli_match(argc, argv, &i, "--context", &value)) {
+            char *end = NULL;
+            long long n = value ? strtoll(value, &end, 10) : 0;
+            if (!value || *end || n < 1 || n > (1 << 24))
+                return ts_cli_usage_error("inspect", "--context needs a token count in 1..%d",
+                                          1 << 24);
+            context = n;
         } else if (ts_cli_match(argc, argv, &i, "--quantize", &value)) {
             if (!value) return ts_cli_usage_error("inspect", "--quantize needs q8 or q4");
             quantize = value;
@@ -204,7 +236,10 @@ int cmd_inspect(int argc, char **argv)
     ts_checkpoint_close(ckpt);
     if (st) return ts_cli_fail("inspect", &err);
     if (json) print_json(dir, &config, &s);
-    else print_text(dir, &config, &s);
+    else {
+        print_text(dir, &config, &s);
+        print_kv(&config, context);
+    }
     if (quantize) {
         /* The language model quantized as run/compare would, and its weight error. */
         ts_context *ctx;

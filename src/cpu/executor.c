@@ -320,8 +320,29 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
     case TS_OP_PARAMETER:
     case TS_OP_CONSTANT:
     case TS_OP_RESHAPE: return TS_OK; /* bound or aliased */
-    case TS_OP_DYNAMIC_UPDATE_SLICE:
+    case TS_OP_DYNAMIC_UPDATE_SLICE: {
         /* In place when planned so (out == operand); the kernel copies the operand otherwise. */
+        const ts_type *st = ts_graph_type(g, n->inputs[2]);
+        if (ts_cpu_update_rows(g, n, v[n->inputs[0]], v[n->inputs[1]],
+                               (int64_t)ts_reference_get(st->dtype, v[n->inputs[2]], 0), out))
+            return TS_OK;
+        return ts_reference_eval(g, n, v, out, err);
+    }
+    case TS_OP_DYNAMIC_SLICE: {
+        /* Starts clamped as StableHLO does, then the contiguous copy a static slice makes. */
+        int64_t start[TS_MAX_DIMS], unit[TS_MAX_DIMS];
+        for (int d = 0; d < t0->rank; d++) {
+            const ts_type *st = ts_graph_type(g, n->inputs[1 + d]);
+            int64_t s = (int64_t)ts_reference_get(st->dtype, v[n->inputs[1 + d]], 0),
+                    hi = t0->dims[d] - n->type.dims[d];
+            start[d] = s < 0 ? 0 : s > hi ? hi : s;
+            unit[d] = 1;
+        }
+        ts_cpu_slice_contiguous(t0, &n->type, start, unit, v[n->inputs[0]], out);
+        return TS_OK;
+    }
+    case TS_OP_GATHER:
+        if (ts_cpu_gather_rows(g, n, v[n->inputs[0]], v[n->inputs[1]], out)) return TS_OK;
         return ts_reference_eval(g, n, v, out, err);
     case TS_OP_BROADCAST_IN_DIM:
         if (n->type.dtype == TS_DTYPE_F32 && t0->rank == 0) { /* a scalar splat */

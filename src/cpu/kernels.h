@@ -31,6 +31,11 @@ typedef struct ts_kernels {
      * TS_GEMM_PANEL_FLOATS floats, 64-aligned. */
     void (*gemm_f32)(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t ldw, int64_t n0,
                      int64_t n1, float *c, int64_t ldc, float *panel);
+    /* The same with W as [k, n] (rows ldw apart): C[:, n0:n1] = A[m, k] · W[:k, n0:n1], the x·W
+     * layout of fused MoE expert weights, without a transposed copy; each element bit for bit the
+     * plain loop acc += a·w over k in order (products rounded, no FMA). NULL with gemm_f32. */
+    void (*gemm_kn_f32)(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype,
+                        int64_t ldw, int64_t n0, int64_t n1, float *c, int64_t ldc, float *panel);
     /* The same with A and W in bf16 and f32 accumulation (VDPBF16PS); k even. NULL without
      * AVX512_BF16. */
     void (*gemm_bf16)(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
@@ -80,6 +85,9 @@ float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
 void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t ldw, int64_t n0,
                         int64_t n1, float *c, int64_t ldc, float *panel);
+void ts_gemm_kn_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype,
+                           int64_t ldw, int64_t n0, int64_t n1, float *c, int64_t ldc,
+                           float *panel);
 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
                              float *c, int64_t ldc, float *panel);
 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n);

@@ -146,7 +146,8 @@ static void test_gemm_kernels(void)
 {
 #if defined(__x86_64__)
     unsigned f = ts_cpu_features();
-    static const int64_t shapes[][3] = {{1, 2, 1}, {5, 36, 33}, {8, 512, 32}, {13, 520, 70}, {17, 64, 1}};
+    static const int64_t shapes[][3] = {{1, 2, 1},     {5, 36, 33}, {8, 512, 32},
+                                        {13, 520, 70}, {17, 64, 1}, {40, 300, 97}};
     uint32_t seed = 5;
     for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
         int64_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
@@ -172,6 +173,37 @@ static void test_gemm_kernels(void)
             bool ok = true;
             for (int64_t i = 0; i < m * n; i++) ok &= fabs(c[i] - want[i]) <= 1e-4 * (1 + fabs(want[i]));
             CHECK(ok);
+        }
+        /* The [k, n] variant on W transposed (bf16 and f32), a column window from mid-panel. */
+        if (f & TS_CPU_AVX512) {
+            uint16_t *wkn = malloc(sizeof(uint16_t) * (size_t)(n * k));
+            float *wkn32 = malloc(sizeof(float) * (size_t)(n * k));
+            for (int64_t o = 0; o < n; o++)
+                for (int64_t i = 0; i < k; i++) {
+                    wkn[i * n + o] = w[o * k + i];
+                    uint32_t bits = (uint32_t)w[o * k + i] << 16;
+                    memcpy(&wkn32[i * n + o], &bits, 4);
+                }
+            for (int dtype = 0; dtype < 2; dtype++) {
+                int64_t n0 = n > 33 ? 33 : 0; /* a window starting mid-panel */
+                for (int64_t i = 0; i < m * n; i++)
+                    c[i] = NAN;
+                ts_gemm_kn_f32_avx512(a, m, k, dtype ? (const void *)wkn32 : wkn,
+                                      dtype ? TS_DTYPE_F32 : TS_DTYPE_BF16, n, n0, n, c, n, panel);
+                /* Bit for bit the plain f32 loop acc += a·w over k in order. */
+                bool ok = true;
+                for (int64_t r = 0; r < m; r++)
+                    for (int64_t o = 0; o < n; o++) {
+                        float acc = 0;
+                        for (int64_t i = 0; i < k; i++) {
+                            float p = a[r * k + i] * wkn32[i * n + o];
+                            acc = acc + p;
+                        }
+                        ok &= o < n0 ? isnan(c[r * n + o]) : c[r * n + o] == acc;
+                    }
+                CHECK(ok);
+            }
+            free(wkn), free(wkn32);
         }
         /* Inputs are exact in bf16, so the bf16 kernel must agree as closely. */
         if ((f & TS_CPU_AVX512_BF16) && k % 2 == 0) {

@@ -92,5 +92,14 @@ bool ts_cpu_slice_contiguous(const ts_type *in, const ts_type *out, const int64_
  * DeepStack add): y = x, then y[indices[j]] += updates[j]; false (nothing done) for other forms. */
 bool ts_cpu_scatter_add_rows(const ts_graph *g, const ts_node *n, const void *x,
                              const void *indices, const void *updates, void *y);
+/* gather of whole rows (any dtype: operand [N, ...], i32 [M] row indices clamped to 0…N−1 as
+ * StableHLO clamps starts, result [M, ...]: a ring cache's rows); false for other forms. */
+bool ts_cpu_gather_rows(const ts_graph *g, const ts_node *n, const void *x, const void *indices,
+                        void *y);
+/* dynamic_update_slice of whole rows (the update spans every axis but the first: a KV cache
+ * write) as one copy; y = x first unless in place. row_start is the first axis's start, before
+ * clamping. False (nothing done) for other forms. */
+bool ts_cpu_update_rows(const ts_graph *g, const ts_node *n, const void *x, const void *update,
+                        int64_t row_start, void *y);
 
 #endif

@@ -170,10 +170,15 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
             char stage[48];
             snprintf(stage, sizeof(stage), "kv_%s_%lld", value ? "value" : "key", (long long)l);
             const ts_tensor_info *t = ts_checkpoint_find(ref, stage);
-            const float *cache = ts_sequence_cache(seq, (int)l, value);
             if (!t || ts_model_kv_dtype(m) != TS_DTYPE_F32) continue;
-            for (int64_t h = 0; h < kvh; h++)
-                for (int64_t p = 0; p < n; p++) memcpy(kv + (h * n + p) * hd, cache + (p * kvh + h) * hd, sizeof(float) * (size_t)hd);
+            /* A sliding-window layer's ring holds only its last positions: the rest of the
+             * reference's rows are taken as they are (the stage then covers the rows held). */
+            memcpy(kv, t->data, sizeof(float) * (size_t)(kvh * n * hd));
+            for (int64_t p = 0; p < n; p++) {
+                const float *row = ts_sequence_cache_row(seq, (int)l, value, p);
+                for (int64_t h = 0; row && h < kvh; h++)
+                    memcpy(kv + (h * n + p) * hd, row + h * hd, sizeof(float) * (size_t)hd);
+            }
             compare_floats(&s, stage, kv, t);
         }
     free(kv);

@@ -66,8 +66,11 @@ struct ts_model {
 struct ts_sequence {
     ts_model *model;
     int64_t capacity, length;
+    int64_t local_rows; /* rows of a sliding-window layer's ring (0: capacity, window masked) */
     int64_t rope_delta; /* M-RoPE: position of the next token = length + rope_delta (0 for text) */
-    uint8_t *cache; /* [layers][k|v][capacity][kv_heads][head_dim] of the model's kv_dtype */
+    /* [layers][k|v][rows][kv_heads][head_dim] of the model's kv_dtype, rows = capacity, or
+     * local_rows for a local layer (position p at row p mod local_rows) */
+    uint8_t *cache;
 };
 
 /* Builds a one-token graph: every weight is checked (or, synthetic, created) by name, shape
@@ -266,9 +269,10 @@ int64_t ts_model_head_dim(const ts_model *m) { return m->spec.head_dim; }
 
 static bool same_shape(const ts_step_shape *a, const ts_step_shape *b)
 {
-    if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->kv_dtype != b->kv_dtype ||
-        a->all_logits != b->all_logits || a->from_embeddings != b->from_embeddings ||
-        a->hidden_states != b->hidden_states || a->n_visual != b->n_visual)
+    if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->local_rows != b->local_rows ||
+        a->kv_dtype != b->kv_dtype || a->all_logits != b->all_logits ||
+        a->from_embeddings != b->from_embeddings || a->hidden_states != b->hidden_states ||
+        a->n_visual != b->n_visual)
         return false;
     for (int i = 0; i < a->n_seqs; i++)
         if (a->n_tokens[i] != b->n_tokens[i]) return false;
@@ -313,19 +317,83 @@ static ts_status get_program(ts_model *m, const ts_step_shape *shape, step_progr
 
 /* ---------------------------------------------------------------- sequences */
 
-/* Bytes of one layer's keys (or values). */
-static size_t layer_cache_bytes(const ts_model *m, int64_t capacity)
+/* Rows of a sliding-window layer's ring for a sequence of `capacity` tokens: the window (a decode
+ * step writes its row before attending, a longer call attends over the ring and its own rows
+ * first: see ring_attention in decoder.c), or 0 when the ring would save nothing. */
+static int64_t ring_rows(const ts_decoder_spec *spec, int64_t capacity)
 {
-    return (size_t)capacity * (size_t)m->spec.kv_heads * (size_t)m->spec.head_dim * ts_dtype_size(m->kv_dtype);
+    bool local = false;
+    for (int l = 0; l < spec->layers; l++)
+        local |= spec->local_layer[l];
+    return local && spec->sliding_window > 0 && capacity > spec->sliding_window
+               ? spec->sliding_window
+               : 0;
 }
 
-ts_status ts_sequence_create(ts_model *m, int64_t capacity, ts_sequence **out, ts_error *err)
+static int64_t layer_rows(const ts_decoder_spec *spec, int64_t capacity, int64_t local_rows, int l)
+{
+    return local_rows > 0 && spec->local_layer[l] ? local_rows : capacity;
+}
+
+/* Bytes of one layer's keys (or values). */
+static size_t layer_cache_bytes(const ts_model *m, int64_t rows)
+{
+    return (size_t)rows * (size_t)m->spec.kv_heads * (size_t)m->spec.head_dim *
+           ts_dtype_size(m->kv_dtype);
+}
+
+/* Layer l's keys (value false) or values in the sequence's cache. */
+static uint8_t *layer_cache(const ts_sequence *s, int l, bool value)
+{
+    const ts_decoder_spec *spec = &s->model->spec;
+    size_t at = 0;
+    for (int i = 0; i < l; i++)
+        at += 2 * layer_cache_bytes(s->model, layer_rows(spec, s->capacity, s->local_rows, i));
+    size_t bytes = layer_cache_bytes(s->model, layer_rows(spec, s->capacity, s->local_rows, l));
+    return s->cache + at + (value ? bytes : 0);
+}
+
+ts_status ts_model_config_kv_size(const ts_model_config *cfg, int64_t context, ts_kv_size *out,
+                                  ts_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (context < 1)
+        return ts_error_set(err, TS_ERR_RANGE, "kv size: context %lld (≥ 1 needed)",
+                            (long long)context);
+    ts_decoder_spec *spec = malloc(sizeof(*spec));
+    if (!spec) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "kv size: out of memory");
+    ts_status st = ts_decoder_spec_init(cfg, spec, err);
+    if (st == TS_OK) {
+        out->context = context;
+        out->ring_rows = ring_rows(spec, context);
+        out->layers = (int)spec->layers;
+        uint64_t row =
+            2 * (uint64_t)spec->kv_heads * (uint64_t)spec->head_dim; /* keys and values, elements */
+        for (int l = 0; l < spec->layers; l++) {
+            out->local_layers += spec->local_layer[l] && spec->sliding_window > 0;
+            out->elements += row * (uint64_t)layer_rows(spec, context, out->ring_rows, l);
+            out->full_elements += row * (uint64_t)context;
+        }
+    }
+    free(spec);
+    return st;
+}
+
+ts_status ts_sequence_create_rows(ts_model *m, int64_t capacity, int64_t local_rows,
+                                  ts_sequence **out, ts_error *err)
 {
     *out = NULL;
     if (capacity < 1 || capacity > (1 << 24))
         return ts_error_set(err, TS_ERR_RANGE, "sequence capacity %lld outside 1..%d", (long long)capacity, 1 << 24);
+    if (local_rows != 0 && (m->spec.sliding_window < 1 || local_rows < m->spec.sliding_window ||
+                            local_rows > capacity))
+        return ts_error_set(
+            err, TS_ERR_RANGE, "sequence: %lld ring rows (the window is %lld, the capacity %lld)",
+            (long long)local_rows, (long long)m->spec.sliding_window, (long long)capacity);
     ts_sequence *s = calloc(1, sizeof(*s));
-    size_t bytes = layer_cache_bytes(m, capacity) * 2 * (size_t)m->spec.layers;
+    size_t bytes = 0;
+    for (int l = 0; l < m->spec.layers; l++)
+        bytes += 2 * layer_cache_bytes(m, layer_rows(&m->spec, capacity, local_rows, l));
     if (s) s->cache = calloc(bytes, 1);
     if (!s || !s->cache) {
         free(s);
@@ -333,8 +401,14 @@ ts_status ts_sequence_create(ts_model *m, int64_t capacity, ts_sequence **out, t
     }
     s->model = m;
     s->capacity = capacity;
+    s->local_rows = local_rows;
     *out = s;
     return TS_OK;
+}
+
+ts_status ts_sequence_create(ts_model *m, int64_t capacity, ts_sequence **out, ts_error *err)
+{
+    return ts_sequence_create_rows(m, capacity, ring_rows(&m->spec, capacity), out, err);
 }
 
 void ts_sequence_destroy(ts_sequence *s)
@@ -354,7 +428,20 @@ void ts_sequence_reset(ts_sequence *s)
 
 const void *ts_sequence_cache(const ts_sequence *s, int layer, bool value)
 {
-    return s->cache + layer_cache_bytes(s->model, s->capacity) * (size_t)(2 * layer + (value ? 1 : 0));
+    return layer_cache(s, layer, value);
+}
+
+int64_t ts_sequence_cache_rows(const ts_sequence *s, int layer)
+{
+    return layer_rows(&s->model->spec, s->capacity, s->local_rows, layer);
+}
+
+const void *ts_sequence_cache_row(const ts_sequence *s, int layer, bool value, int64_t position)
+{
+    int64_t rows = ts_sequence_cache_rows(s, layer);
+    if (position < 0 || position >= s->length || position < s->length - rows) return NULL;
+    return layer_cache(s, layer, value) +
+           layer_cache_bytes(s->model, 1) * (size_t)(position % rows);
 }
 
 /* ---------------------------------------------------------------- steps */
@@ -415,11 +502,10 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
         p->params[k++] = (void *)deepstack->visual_positions;
         p->params[k++] = (void *)deepstack->layer_features;
     }
-    size_t layer = layer_cache_bytes(m, shape->capacity);
     for (int s = 0; s < shape->n_seqs; s++)
         for (int l = 0; l < m->spec.layers; l++) {
-            p->params[k++] = seqs[s]->cache + layer * (size_t)(2 * l);
-            p->params[k++] = seqs[s]->cache + layer * (size_t)(2 * l + 1);
+            p->params[k++] = layer_cache(seqs[s], l, false);
+            p->params[k++] = layer_cache(seqs[s], l, true);
         }
     st = ts_program_run(p->program, p->params, outputs, err);
     free(positions);
@@ -454,7 +540,11 @@ ts_status ts_model_prefill(ts_model *m, ts_sequence *seq, const int32_t *tokens,
 {
     ts_status st = check_prefill(m, seq, tokens, n, err);
     if (st != TS_OK) return st;
-    ts_step_shape shape = {.n_seqs = 1, .n_tokens = {(int64_t)n}, .capacity = seq->capacity, .kv_dtype = m->kv_dtype};
+    ts_step_shape shape = {.n_seqs = 1,
+                           .n_tokens = {(int64_t)n},
+                           .capacity = seq->capacity,
+                           .local_rows = seq->local_rows,
+                           .kv_dtype = m->kv_dtype};
     const void **outs;
     if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
     st = run_step(m, &seq, &shape, tokens, NULL, NULL, outs, err);
@@ -545,6 +635,7 @@ static ts_status prefill_embedded(ts_model *m, ts_sequence *seq, const float *em
     ts_step_shape shape = {.n_seqs = 1,
                            .n_tokens = {(int64_t)n},
                            .capacity = seq->capacity,
+                           .local_rows = seq->local_rows,
                            .kv_dtype = m->kv_dtype,
                            .from_embeddings = true,
                            .n_visual = deepstack ? deepstack->n_visual : 0};
@@ -637,6 +728,7 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
     ts_step_shape shape = {.n_seqs = 1,
                            .n_tokens = {(int64_t)n},
                            .capacity = seq->capacity,
+                           .local_rows = seq->local_rows,
                            .kv_dtype = m->kv_dtype,
                            .all_logits = true,
                            .hidden_states = true,
@@ -665,12 +757,18 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
 {
     if (n_seqs < 1 || n_seqs > TS_MAX_BATCH)
         return ts_error_set(err, TS_ERR_RANGE, "decode: %d sequences (1..%d allowed)", n_seqs, TS_MAX_BATCH);
-    ts_step_shape shape = {.n_seqs = n_seqs, .capacity = seqs[0]->capacity, .kv_dtype = m->kv_dtype};
+    ts_step_shape shape = {.n_seqs = n_seqs,
+                           .capacity = seqs[0]->capacity,
+                           .local_rows = seqs[0]->local_rows,
+                           .kv_dtype = m->kv_dtype};
     for (int s = 0; s < n_seqs; s++) {
         if (seqs[s]->model != m) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "decode: sequence %d belongs to another model", s);
-        if (seqs[s]->capacity != shape.capacity)
-            return ts_error_set(err, TS_ERR_UNSUPPORTED, "decode: sequences of one batch must share a capacity (%lld vs %lld)",
-                                (long long)seqs[s]->capacity, (long long)shape.capacity);
+        if (seqs[s]->capacity != shape.capacity || seqs[s]->local_rows != shape.local_rows)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "decode: sequences of one batch must share a capacity (%lld vs "
+                                "%lld) and ring rows (%lld vs %lld)",
+                                (long long)seqs[s]->capacity, (long long)shape.capacity,
+                                (long long)seqs[s]->local_rows, (long long)shape.local_rows);
         if (seqs[s]->length >= seqs[s]->capacity)
             return ts_error_set(err, TS_ERR_RANGE, "decode: sequence %d is full (%lld tokens)", s, (long long)seqs[s]->capacity);
         for (int t = 0; t < s; t++)

@@ -28,9 +28,19 @@ typedef struct ts_diagnostic_prefill {
  * (MoE) the router probabilities. */
 ts_status ts_model_prefill_diagnostic(ts_model *model, ts_sequence *seq, const int32_t *tokens,
                                       size_t n, const ts_diagnostic_prefill *out, ts_error *err);
-/* The sequence's cache of layer l: [capacity, kv_heads, head_dim] of the model's KV type
- * (borrowed). */
+/* The sequence's cache of layer l: [rows, kv_heads, head_dim] of the model's KV type
+ * (borrowed), rows = ts_sequence_cache_rows: the capacity, or for a sliding-window layer the ring
+ * (position p at row p mod rows). */
 const void *ts_sequence_cache(const ts_sequence *seq, int layer, bool value);
+int64_t ts_sequence_cache_rows(const ts_sequence *seq, int layer);
+/* Layer l's key (or value) row of `position`: [kv_heads, head_dim], or NULL when the cache does
+ * not hold it (not yet written, or a ring's row since overwritten). Borrowed. */
+const void *ts_sequence_cache_row(const ts_sequence *seq, int layer, bool value, int64_t position);
+/* ts_sequence_create with local_rows rows for every sliding-window layer (≥ the window, ≤
+ * capacity), or 0: full-capacity caches with the window as a mask (the path the ring is checked
+ * against). ts_sequence_create picks the window when the capacity exceeds it. */
+ts_status ts_sequence_create_rows(ts_model *model, int64_t capacity, int64_t local_rows,
+                                  ts_sequence **out, ts_error *err);
 int64_t ts_model_kv_heads(const ts_model *model);
 ts_dtype ts_model_kv_dtype(const ts_model *model);
 /* Sets the M-RoPE delta the following decode steps add (normally kept by the prefill). */

@@ -180,6 +180,11 @@ static ts_value mlp(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_l
     return ts_graph_gated_mlp(g, x, lw->gate, lw->up, lw->down, spec->activation);
 }
 
+bool ts_decoder_layer_ring(const ts_decoder_spec *spec, const ts_step_shape *shape, int l)
+{
+    return shape->local_rows > 0 && spec->local_layer[l] && spec->sliding_window > 0;
+}
+
 bool ts_decoder_layer_sparse(const ts_decoder_spec *spec, int l) { return spec->experts > 0 && !spec->dense_mlp[l]; }
 
 int ts_decoder_sparse_layers(const ts_decoder_spec *spec)
@@ -228,7 +233,7 @@ static ts_value window_bias(ts_graph *g, const ts_decoder_spec *spec, ts_value w
 ts_value ts_decoder_attention(ts_graph *g, const ts_decoder_spec *spec, int l, ts_value q, ts_value k, ts_value v, ts_value bias,
                               ts_value q_start, ts_value window_start)
 {
-    if (spec->local_layer[l] && spec->sliding_window > 0) {
+    if (spec->local_layer[l] && spec->sliding_window > 0 && window_start != TS_NO_VALUE) {
         ts_value wb = window_bias(g, spec, window_start, ts_graph_type(g, q)->dims[0], ts_graph_type(g, k)->dims[0]);
         bias = bias == TS_NO_VALUE ? wb : ts_graph_binary(g, TS_OP_ADD, bias, wb);
     }
@@ -308,6 +313,146 @@ typedef struct {
     const ts_decoder_spec *spec;
 } step_attend;
 
+/* ---- sliding-window layers on a ring of R = local_rows rows (position p at row p mod R)
+ *
+ * The ring always holds the last R positions written (R ≥ window, so every key a later query
+ * can see); row j holds position last − ((last − j) mod R) for the newest `last` (negative:
+ * never written). Two ways through it, chosen by the step's static row count n:
+ *   n = 1 (decode): write the row at start mod R, then attend over the ring rolled into
+ *       position order (positions start − R + 1 … start).
+ *   n > 1 (prefill chunk, any length, also longer than the ring): attend over [ring | chunk]
+ *       (the ring as it was, rolled: positions start − R … start − 1, then the chunk's fresh
+ *       rows, so early rows of a long chunk still see keys the chunk's own write would evict),
+ *       then gather the last R positions of that into the ring and write it whole.
+ * Both mask from positions: key visible iff max(0, q − window + 1) ≤ key ≤ q (negative
+ * positions never are). The rolled order is the full cache's, so the sums and the logits are
+ * the same as the full-capacity path's. */
+
+/* x mod r for x ≥ 0 (i32 vectors; StableHLO has no remainder in our op set). */
+static ts_value mod_rows(ts_graph *g, ts_value x, int64_t r)
+{
+    const ts_type t = *ts_graph_type(g, x);
+    ts_value rv =
+        ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, (int32_t)r), t.rank, t.dims, NULL);
+    return ts_graph_binary(
+        g, TS_OP_SUBTRACT, x,
+        ts_graph_binary(g, TS_OP_MULTIPLY, ts_graph_binary(g, TS_OP_DIVIDE, x, rv), rv));
+}
+
+/* The ring row of a scalar position ≥ 0: position mod r, as a scalar. */
+static ts_value ring_row(ts_graph *g, ts_value position, int64_t r)
+{
+    int64_t one = 1;
+    return ts_graph_reshape(g, mod_rows(g, ts_graph_reshape(g, position, 1, &one), r), 0, NULL);
+}
+
+/* i32[n]: scalar + iota, the positions of n consecutive rows from `first`. */
+static ts_value positions_from(ts_graph *g, ts_value first, int64_t n)
+{
+    ts_type it = ts_type_make(TS_DTYPE_I32, 1, &n);
+    return ts_graph_binary(g, TS_OP_ADD, ts_graph_iota(g, it, 0),
+                           ts_graph_broadcast_in_dim(g, first, 1, &n, NULL));
+}
+
+/* i32[R]: the position ring row j holds when `last` is the newest one written (last ≥ −1):
+ * last − ((last − j + R) mod R); negative for rows never written. */
+static ts_value ring_positions(ts_graph *g, ts_value last, int64_t r)
+{
+    ts_type it = ts_type_make(TS_DTYPE_I32, 1, &r);
+    ts_value lastv = ts_graph_broadcast_in_dim(g, last, 1, &r, NULL);
+    ts_value back = ts_graph_binary(
+        g, TS_OP_ADD, ts_graph_binary(g, TS_OP_SUBTRACT, lastv, ts_graph_iota(g, it, 0)),
+        ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, (int32_t)r), 1, &r, NULL));
+    return ts_graph_binary(g, TS_OP_SUBTRACT, lastv, mod_rows(g, back, r));
+}
+
+/* [n, lk] 0 / −inf: key column c (position key_pos[c]) is visible from query row i (position
+ * query_pos[i]) iff max(0, query − window + 1) ≤ key ≤ query. */
+static ts_value window_bias_from_positions(ts_graph *g, const ts_decoder_spec *spec,
+                                           ts_value query_pos, ts_value key_pos)
+{
+    int64_t n = ts_graph_type(g, query_pos)->dims[0], lk = ts_graph_type(g, key_pos)->dims[0],
+            md[2] = {n, lk}, zero = 0, one = 1;
+    ts_value lo = ts_graph_binary(
+        g, TS_OP_MAXIMUM,
+        ts_graph_binary(
+            g, TS_OP_SUBTRACT, query_pos,
+            ts_graph_broadcast_in_dim(
+                g, ts_graph_constant_i32(g, (int32_t)spec->sliding_window - 1), 1, &n, NULL)),
+        ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, 0), 1, &n, NULL));
+    ts_value key = ts_graph_broadcast_in_dim(g, key_pos, 2, md, &one);
+    ts_value above =
+        ts_graph_compare(g, TS_COMPARE_GE, key, ts_graph_broadcast_in_dim(g, lo, 2, md, &zero));
+    ts_value below = ts_graph_compare(g, TS_COMPARE_LE, key,
+                                      ts_graph_broadcast_in_dim(g, query_pos, 2, md, &zero));
+    ts_value open = ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), 2, md, NULL);
+    ts_value shut = ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, -INFINITY), 2, md, NULL);
+    return ts_graph_select(g, above, ts_graph_select(g, below, open, shut), shut);
+}
+
+/* rows[index[j]] for j < len(index): [len, ...] of a [N, ...] value. */
+static ts_value gather_rows(ts_graph *g, ts_value x, ts_value index)
+{
+    const ts_type t = *ts_graph_type(g, x);
+    ts_dims offset = {t.rank - 1, {0}}, collapsed = {1, {0}}, sizes = {t.rank, {1}};
+    for (int d = 1; d < t.rank; d++)
+        offset.v[d - 1] = d, sizes.v[d] = t.dims[d];
+    return ts_graph_gather(g, x, index, &offset, &collapsed, &collapsed, 1, &sizes);
+}
+
+/* The ring [R, ...] rolled so that row `oldest[0]` comes first: position order, as the full
+ * cache sums its keys (softmax and P·V sums run in key order), so the logits match it bit for bit.
+ * Costs a copy of 3R rows per layer and step. */
+static ts_value rolled(ts_graph *g, ts_value ring, const ts_value *oldest)
+{
+    const ts_type t = *ts_graph_type(g, ring);
+    return ts_graph_dynamic_slice(g, ts_graph_concatenate(g, (ts_value[2]){ring, ring}, 2, 0),
+                                  oldest, t.dims);
+}
+
+/* One sequence's attention on a local layer's ring; updates *kc, *vc [R, Hkv, D]. */
+static ts_value ring_attention(ts_graph *g, const ts_decoder_spec *spec, int l, ts_value q,
+                               ts_value k, ts_value v, ts_value start, ts_value *kc, ts_value *vc)
+{
+    int64_t n = ts_graph_type(g, q)->dims[0], r = ts_graph_type(g, *kc)->dims[0];
+    ts_value zero = ts_graph_constant_i32(g, 0), query_pos = positions_from(g, start, n);
+    if (n == 1) {
+        ts_value at[3] = {ring_row(g, start, r), zero, zero};
+        *kc = ts_graph_dynamic_update_slice(g, *kc, k, at);
+        *vc = ts_graph_dynamic_update_slice(g, *vc, v, at);
+        ts_value next = ts_graph_binary(g, TS_OP_ADD, start, ts_graph_constant_i32(g, 1));
+        ts_value oldest[3] = {ring_row(g, next, r), zero, zero};
+        ts_value key_pos = positions_from(
+            g, ts_graph_binary(g, TS_OP_SUBTRACT, next, ts_graph_constant_i32(g, (int32_t)r)), r);
+        return ts_decoder_attention(g, spec, l, q, rolled(g, *kc, oldest), rolled(g, *vc, oldest),
+                                    window_bias_from_positions(g, spec, query_pos, key_pos),
+                                    TS_NO_VALUE, TS_NO_VALUE);
+    }
+    ts_value at[3] = {ring_row(g, start, r), zero, zero};
+    ts_value keys = ts_graph_concatenate(g, (ts_value[2]){rolled(g, *kc, at), k}, 2, 0);
+    ts_value values = ts_graph_concatenate(g, (ts_value[2]){rolled(g, *vc, at), v}, 2, 0);
+    ts_value key_pos = positions_from(
+        g, ts_graph_binary(g, TS_OP_SUBTRACT, start, ts_graph_constant_i32(g, (int32_t)r)), r + n);
+    /* Causal from column R (the chunk's first row) lets the kernel skip the chunk's later keys;
+     * every ring column lies before it, and the bias masks them by position. */
+    ts_value out = ts_decoder_attention(g, spec, l, q, keys, values,
+                                        window_bias_from_positions(g, spec, query_pos, key_pos),
+                                        ts_graph_constant_i32(g, (int32_t)r), TS_NO_VALUE);
+    /* Ring row j's new position p = last − ((last − j) mod R) sits at column p − start + R of
+     * [rolled ring | chunk] (p > last − R ≥ start − R, so always inside). */
+    ts_value last =
+        ts_graph_binary(g, TS_OP_ADD, start, ts_graph_constant_i32(g, (int32_t)(n - 1)));
+    ts_value index = ts_graph_binary(
+        g, TS_OP_ADD, ring_positions(g, last, r),
+        ts_graph_broadcast_in_dim(
+            g, ts_graph_binary(g, TS_OP_SUBTRACT, ts_graph_constant_i32(g, (int32_t)r), start), 1,
+            &r, NULL));
+    ts_value origin[3] = {zero, zero, zero};
+    *kc = ts_graph_dynamic_update_slice(g, *kc, gather_rows(g, keys, index), origin);
+    *vc = ts_graph_dynamic_update_slice(g, *vc, gather_rows(g, values, index), origin);
+    return out;
+}
+
 static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_value k, ts_value v)
 {
     step_attend *a = self;
@@ -317,8 +462,16 @@ static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_va
     }
     ts_value per_seq[TS_MAX_BATCH];
     ts_value zero = ts_graph_constant_i32(g, 0);
+    bool ring = ts_decoder_layer_ring(a->spec, a->shape, l);
     for (int s = 0; s < a->shape->n_seqs; s++) {
         int64_t rows_s = a->shape->n_tokens[s];
+        if (ring) {
+            ts_value *kc = &a->caches[(s * a->layers + l) * 2];
+            per_seq[s] = ring_attention(
+                g, a->spec, l, rows(g, q, a->offset[s], rows_s), rows(g, k, a->offset[s], rows_s),
+                rows(g, v, a->offset[s], rows_s), a->seq_start[s], kc, kc + 1);
+            continue;
+        }
         ts_value at[3] = {a->seq_start[s], zero, zero};
         ts_value *kc = &a->caches[(s * a->layers + l) * 2], *vc = kc + 1;
         *kc = ts_graph_dynamic_update_slice(g, *kc, rows(g, k, a->offset[s], rows_s), at);
@@ -443,6 +596,12 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
         offset[s] = n;
         n += shape->n_tokens[s];
     }
+    if (shape->local_rows != 0 &&
+        (spec->sliding_window < 1 || shape->local_rows < spec->sliding_window ||
+         shape->local_rows > INT32_MAX))
+        return ts_error_set(err, TS_ERR_RANGE,
+                            "step: %lld ring rows for local layers (the window is %lld)",
+                            (long long)shape->local_rows, (long long)spec->sliding_window);
     ts_status st = check_deepstack_shape(spec, shape, err);
     if (st != TS_OK) return st;
     /* Weights first, so every failure about the checkpoint comes before any input is declared. */
@@ -472,8 +631,10 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
                                                 ts_type_make(TS_DTYPE_F32, 3, fd));
     }
     int64_t cache_dims[3] = {shape->capacity, spec->kv_heads, spec->head_dim};
+    int64_t ring_dims[3] = {shape->local_rows, spec->kv_heads, spec->head_dim};
     ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
-    ts_type cache_type = ts_type_make(kv_dtype, 3, cache_dims);
+    ts_type cache_type = ts_type_make(kv_dtype, 3, cache_dims),
+            ring_type = ts_type_make(kv_dtype, 3, ring_dims);
     int64_t n_caches = 2 * shape->n_seqs * spec->layers;
     /* One array serves the cache parameters and then the outputs: logits, caches, hidden states,
      * router probabilities. */
@@ -488,7 +649,9 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
             for (int kv = 0; kv < 2; kv++) {
                 char name[64];
                 snprintf(name, sizeof(name), "%s_cache.%d.%d", kv ? "v" : "k", s, l);
-                caches[(s * spec->layers + l) * 2 + kv] = ts_graph_parameter(g, name, TS_PARAM_STATE, cache_type);
+                caches[(s * spec->layers + l) * 2 + kv] = ts_graph_parameter(
+                    g, name, TS_PARAM_STATE,
+                    ts_decoder_layer_ring(spec, shape, l) ? ring_type : cache_type);
             }
     ts_value seq_start[TS_MAX_BATCH];
     for (int s = 0; s < shape->n_seqs; s++) seq_start[s] = element(g, starts, s);

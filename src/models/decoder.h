@@ -13,7 +13,8 @@
  * `embeddings` f32[N, H] for a step from embeddings),
  * `positions` i32[N] (i32[3, N] under M-RoPE), `starts` i32[B], then (only when DeepStack is
  * declared) `visual_positions` i32[Nv] and `layer_features` f32[K, Nv, H], then state
- * `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype) for b in 0..B-1, l in 0..layers-1.
+ * `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype) for b in 0..B-1, l in 0..layers-1 (a local
+ * layer's [local_rows, Hkv, D] when the shape sets local_rows: see ts_step_shape).
  * Outputs: logits (f32[N, V] with all_logits, else f32[B, V] for each sequence's last token),
  * then the updated caches in parameter order, then (diagnostic graphs only) hidden_state_0 …
  * hidden_state_layers as f32[N, H]. MoE models add, after those, each layer's router
@@ -93,7 +94,11 @@ int ts_decoder_sparse_layers(const ts_decoder_spec *spec);
 typedef struct ts_step_shape {
     int n_seqs;
     int64_t n_tokens[TS_MAX_BATCH];
-    int64_t capacity;        /* rows of every KV cache */
+    int64_t capacity; /* rows of every KV cache (of a local layer's too unless local_rows) */
+    /* Rows of a local (sliding-window) layer's cache, ≥ sliding_window: a ring that holds position
+     * p at row p mod local_rows, masked by the position each row holds (ts_decoder_build).
+     * 0: local layers have capacity rows like the global ones and the window is a mask. */
+    int64_t local_rows;
     ts_dtype kv_dtype;       /* F32 or BF16 (keys and values rounded when written) */
     bool all_logits;         /* logits for every token, not only each sequence's last */
     bool hidden_states;      /* diagnostic outputs: the residual stream after every layer */
@@ -103,6 +108,9 @@ typedef struct ts_step_shape {
 } ts_step_shape;
 
 #define TS_MAX_LAYERS 256
+
+/* Whether layer l's cache is a ring of shape->local_rows rows (a local layer, local_rows > 0). */
+bool ts_decoder_layer_ring(const ts_decoder_spec *spec, const ts_step_shape *shape, int l);
 
 typedef struct ts_decoder_layer_weights {
     ts_value in_norm, q, k, v, q_bias, k_bias, v_bias, q_norm, k_norm, o, post_norm, gate, up, down;
@@ -135,7 +143,8 @@ void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value p
 ts_value ts_decoder_embed(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value ids);
 /* Layer l's attention with the spec's scale and soft-cap, the causal mask from q_start (or
  * TS_NO_VALUE: bias alone masks), bias (or TS_NO_VALUE), and for a local layer the sliding window
- * measured from window_start, the absolute position of q's first row. */
+ * measured from window_start, the absolute position of q's first row (TS_NO_VALUE: bias already
+ * holds the window, as for a ring cache whose columns are not positions). */
 ts_value ts_decoder_attention(ts_graph *g, const ts_decoder_spec *spec, int l, ts_value q, ts_value k, ts_value v, ts_value bias,
                               ts_value q_start, ts_value window_start);
 /* The layer stack over the residual stream h [N, H]; hidden (optional, layers + 1 entries)

@@ -137,3 +137,42 @@ bool ts_cpu_scatter_add_rows(const ts_graph *g, const ts_node *n, const void *x,
     }
     return true;
 }
+
+bool ts_cpu_gather_rows(const ts_graph *g, const ts_node *n, const void *x, const void *indices,
+                        void *y)
+{
+    const ts_type *xt = ts_graph_type(g, n->inputs[0]), *it = ts_graph_type(g, n->inputs[1]);
+    const ts_dims *offset = &n->attrs.gather.offset_dims,
+                  *collapsed = &n->attrs.gather.collapsed_slice_dims;
+    const ts_dims *map = &n->attrs.gather.start_index_map, *sizes = &n->attrs.gather.slice_sizes;
+    if (it->dtype != TS_DTYPE_I32 || it->rank != 1 || n->attrs.gather.index_vector_dim != 1 ||
+        xt->rank < 1 || collapsed->n != 1 || collapsed->v[0] != 0 || map->n != 1 ||
+        map->v[0] != 0 || offset->n != xt->rank - 1 || sizes->n != xt->rank || sizes->v[0] != 1 ||
+        xt->dims[0] < 1)
+        return false;
+    for (int d = 1; d < xt->rank; d++)
+        if (offset->v[d - 1] != d || sizes->v[d] != xt->dims[d]) return false;
+    size_t row = ts_type_bytes(xt) / (size_t)xt->dims[0];
+    const int32_t *at = indices;
+    for (int64_t j = 0; j < it->dims[0]; j++) {
+        int64_t r = at[j] < 0 ? 0 : at[j] >= xt->dims[0] ? xt->dims[0] - 1 : at[j];
+        memcpy((char *)y + (size_t)j * row, (const char *)x + (size_t)r * row, row);
+    }
+    return true;
+}
+
+bool ts_cpu_update_rows(const ts_graph *g, const ts_node *n, const void *x, const void *update,
+                        int64_t row_start, void *y)
+{
+    const ts_type *xt = ts_graph_type(g, n->inputs[0]), *ut = ts_graph_type(g, n->inputs[1]);
+    if (xt->rank < 1 || ut->rank != xt->rank || xt->dims[0] < 1) return false;
+    for (int d = 1; d < xt->rank; d++)
+        if (ut->dims[d] != xt->dims[d]) return false;
+    if (y != x) memcpy(y, x, ts_type_bytes(xt));
+    int64_t r = row_start < 0                           ? 0
+                : row_start > xt->dims[0] - ut->dims[0] ? xt->dims[0] - ut->dims[0]
+                                                        : row_start;
+    size_t row = ts_type_bytes(xt) / (size_t)xt->dims[0];
+    memcpy((char *)y + (size_t)r * row, update, ts_type_bytes(ut));
+    return true;
+}

@@ -4,11 +4,16 @@
  *    first-maximum (ties to the lowest expert, NaN wins, as the decomposition's argmax), the
  *    picked probabilities summed in pick order and divided by that sum under `normalize`.
  * 2. Grouping: the routed (token, slot) pairs are listed per expert, in token order.
- * 3. Experts: a task is up to BLOCK pairs of one expert. Weights stay in the published layout
- *    ([H, 2I] and [I, H] per expert, used as x·W), so the product is a sum of weight rows scaled
- *    by activations: each weight row is widened once and serves every row of the block. Every
- *    output element is summed over its inner index in order, so a token's result does not depend
- *    on which other tokens share its step (batched decode equals single decode bit for bit).
+ * 3. Experts. Weights stay in the published layout ([H, 2I] and [I, H] per expert, used as x·W).
+ *    An expert with at least GEMM_MIN_ROWS tokens (prefill), where the CPU has the tiled kernel
+ *    (gemm_kn_f32, the GEMM ts_cpu_linear uses, reading W as [k, n]): its tokens' rows gathered
+ *    contiguous, gate/up as one tiled matmul, the activation, down as another, tasks over
+ *    (expert, column block). Otherwise a task is up to BLOCK pairs of one expert: the product is a
+ *    sum of weight rows scaled by activations, each weight row widened once for every row of the
+ *    block. Either way every output element is the same sum, acc += a·w over its inner index in
+ *    order (gemm_kn_f32 guarantees it), so the two paths agree bit for bit and a token's result
+ *    does not depend on which other tokens share its step (batched decode equals single decode,
+ *    a padded bundle prefill equals the engine's, bit for bit).
  * 4. Combine: per token, the weighted expert outputs added in expert order, as index_add_ over
  *    the experts does in the reference.
  */
@@ -19,6 +24,9 @@
 #include <string.h>
 
 #define BLOCK 8
+/* Tokens of one expert from which the tiled matmul pays for its packing (as ts_cpu_linear's). */
+#define GEMM_MIN_ROWS 16
+#define GEMM_BLOCK (2 * TS_GEMM_COLUMNS) /* output columns per tiled task */
 
 typedef struct {
     float *probs;      /* [m, E] */
@@ -30,6 +38,11 @@ typedef struct {
     int64_t *task_exp; /* [m·k + E] expert of each task */
     float *out;        /* [m·k, H] weighted expert output of each slot */
     float *work;       /* per worker: BLOCK·2I activations, then one widened weight row */
+    /* Tiled experts (only when m ≥ GEMM_MIN_ROWS), rows in `order` positions: */
+    float *rows;    /* [m·k, H] the tokens' inputs, then the down projections */
+    float *gu;      /* [m·k, 2I] gate and up */
+    float *act;     /* [m·k, I] act(gate) ⊙ up */
+    int64_t *tiled; /* [E] the tiled experts */
 } moe_scratch;
 
 static size_t round64(size_t n)
@@ -62,6 +75,12 @@ static size_t layout(void *base, int64_t m, int64_t h, int64_t experts, int64_t 
     CARVE(task_exp, int64_t, (int64_t)slots + experts);
     CARVE(out, float, (int64_t)slots *h);
     CARVE(work, float, (int64_t)work_floats(h, inter) * n_workers);
+    if (m >= GEMM_MIN_ROWS) {
+        CARVE(rows, float, (int64_t)slots *h);
+        CARVE(gu, float, (int64_t)slots * 2 * inter);
+        CARVE(act, float, (int64_t)slots *inter);
+        CARVE(tiled, int64_t, experts);
+    }
 #undef CARVE
     return at;
 }
@@ -83,6 +102,7 @@ typedef struct {
     ts_dtype w_dtype;
     moe_scratch s;
     float *y;
+    int64_t n_tiled;
 } moe_job;
 
 /* Top-k of one probability row (see the file comment). */
@@ -175,6 +195,85 @@ static void expert_task(void *arg, int64_t task, int worker)
     }
 }
 
+/* Element size of the expert weights. */
+static size_t weight_size(ts_dtype dtype)
+{
+    return dtype == TS_DTYPE_F32 ? 4 : 2;
+}
+
+/* gate/up of a tiled expert: task = expert × column block of 2I. */
+static void tiled_gate_up_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const moe_job *j = arg;
+    _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
+    int64_t wide = 2 * j->inter, blocks = (wide + GEMM_BLOCK - 1) / GEMM_BLOCK;
+    int64_t e = j->s.tiled[task / blocks], n0 = task % blocks * GEMM_BLOCK;
+    int64_t n1 = n0 + GEMM_BLOCK < wide ? n0 + GEMM_BLOCK : wide, at = j->s.start[e];
+    const uint8_t *w =
+        (const uint8_t *)j->gate_up + (size_t)(e * j->h * wide) * weight_size(j->w_dtype);
+    j->cpu->kernels->gemm_kn_f32(j->s.rows + at * j->h, j->s.start[e + 1] - at, j->h, w, j->w_dtype,
+                                 wide, n0, n1, j->s.gu + at * wide, wide, panel);
+}
+
+/* down of a tiled expert: task = expert × column block of H, into `rows` (inputs no longer
+ * needed). */
+static void tiled_down_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const moe_job *j = arg;
+    _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
+    int64_t blocks = (j->h + GEMM_BLOCK - 1) / GEMM_BLOCK;
+    int64_t e = j->s.tiled[task / blocks], n0 = task % blocks * GEMM_BLOCK;
+    int64_t n1 = n0 + GEMM_BLOCK < j->h ? n0 + GEMM_BLOCK : j->h, at = j->s.start[e];
+    const uint8_t *w =
+        (const uint8_t *)j->down + (size_t)(e * j->inter * j->h) * weight_size(j->w_dtype);
+    j->cpu->kernels->gemm_kn_f32(j->s.act + at * j->inter, j->s.start[e + 1] - at, j->inter, w,
+                                 j->w_dtype, j->h, n0, n1, j->s.rows + at * j->h, j->h, panel);
+}
+
+/* One row (order position) of a tiled expert: act(gate) ⊙ up; rows of row-loop experts are
+ * skipped. */
+static void tiled_act_task(void *arg, int64_t pos, int worker)
+{
+    (void)worker;
+    const moe_job *j = arg;
+    int64_t e = j->s.pick[j->s.order[pos]];
+    if (j->s.start[e + 1] - j->s.start[e] < GEMM_MIN_ROWS) return;
+    const float *g = j->s.gu + pos * 2 * j->inter;
+    float *a = j->s.act + pos * j->inter;
+    for (int64_t i = 0; i < j->inter; i++)
+        a[i] = ts_cpu_activation(j->act, g[i]) * g[j->inter + i];
+}
+
+/* The tiled experts' tokens: inputs gathered to their order positions, both matmuls, the
+ * routing weight applied as the row loop does (after the down projection). */
+static void run_tiled(const ts_cpu *cpu, moe_job *j)
+{
+    int64_t h = j->h;
+    for (int64_t t = 0; t < j->n_tiled; t++) {
+        int64_t e = j->s.tiled[t];
+        for (int64_t pos = j->s.start[e]; pos < j->s.start[e + 1]; pos++)
+            memcpy(j->s.rows + pos * h, j->x + (j->s.order[pos] / j->top_k) * h,
+                   sizeof(float) * (size_t)h);
+    }
+    int64_t wide_blocks = (2 * j->inter + GEMM_BLOCK - 1) / GEMM_BLOCK,
+            h_blocks = (h + GEMM_BLOCK - 1) / GEMM_BLOCK;
+    ts_pool_run(cpu->pool, tiled_gate_up_task, j, j->n_tiled * wide_blocks);
+    ts_pool_run(cpu->pool, tiled_act_task, j, j->s.start[j->experts]);
+    ts_pool_run(cpu->pool, tiled_down_task, j, j->n_tiled * h_blocks);
+    for (int64_t t = 0; t < j->n_tiled; t++) {
+        int64_t e = j->s.tiled[t];
+        for (int64_t pos = j->s.start[e]; pos < j->s.start[e + 1]; pos++) {
+            int64_t entry = j->s.order[pos];
+            float wgt = j->s.weight[entry], *o = j->s.out + entry * h;
+            const float *r = j->s.rows + pos * h;
+            for (int64_t c = 0; c < h; c++)
+                o[c] = r[c] * wgt;
+        }
+    }
+}
+
 static void combine_task(void *arg, int64_t row, int worker)
 {
     (void)worker;
@@ -208,7 +307,8 @@ ts_status ts_cpu_moe_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
                             "moe_mlp: top_k %d (1..min(64, %lld) supported)", top_k,
                             (long long)experts);
-    moe_job j = {cpu, x, h, experts, inter, top_k, normalize, act, gate_up, down, w_dtype, {0}, y};
+    moe_job j = {cpu, x,       h,    experts, inter, top_k, normalize,
+                 act, gate_up, down, w_dtype, {0},   y,     0};
     layout(scratch, m, h, experts, inter, top_k, ts_pool_size(cpu->pool), &j.s);
     ts_status st = ts_cpu_linear(cpu, x, m, h, router, router_dtype, experts, NULL, TS_DTYPE_F32,
                                  j.s.probs, err);
@@ -227,12 +327,19 @@ ts_status ts_cpu_moe_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h
         j.s.task_at[e] = j.s.start[e]; /* fill cursors, reused below */
     for (int64_t i = 0; i < slots; i++)
         j.s.order[j.s.task_at[j.s.pick[i]]++] = i;
-    for (int64_t e = 0; e < experts; e++)
+    bool tiling = cpu->kernels->gemm_kn_f32 && m >= GEMM_MIN_ROWS;
+    for (int64_t e = 0; e < experts; e++) {
+        if (tiling && j.s.start[e + 1] - j.s.start[e] >= GEMM_MIN_ROWS) {
+            j.s.tiled[j.n_tiled++] = e;
+            continue;
+        }
         for (int64_t at = j.s.start[e]; at < j.s.start[e + 1]; at += BLOCK) {
             j.s.task_at[n_tasks] = at;
             j.s.task_exp[n_tasks++] = e;
         }
+    }
     ts_pool_run(cpu->pool, expert_task, &j, n_tasks);
+    if (j.n_tiled) run_tiled(cpu, &j);
     ts_pool_run(cpu->pool, combine_task, &j, m);
     return TS_OK;
 }
