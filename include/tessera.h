@@ -559,15 +559,38 @@ typedef struct ts_deepstack {
     int n_layers;
 } ts_deepstack;
 
+/* An additive attention bias over one prefill call's own rows (Gemma3: every image's tokens see
+ * the whole image, text stays causal; transformers' create_causal_mask with token_type_ids'
+ * or_mask). The reference's 4-D form:
+ *   bias   f32[1, 1, n, n] (shape = {1, 1, n, n}: batch, heads, query row, key row; row-major,
+ *          bias[q * n + k]): 0 where row q sees row k, -INFINITY where it does not, the causal
+ *          part included (the prefill adds no causal mask of its own to these rows)
+ * Rows held before this call (earlier chunks) are visible to every row of it; sliding-window
+ * layers add their window on top (an AND: equal to the reference's OR of the image block over
+ * the window while no image block is longer than the window, which ts_mm_inputs_build checks).
+ * Checked before anything runs: the shape, no NaN or +inf, a finite diagonal (every row sees
+ * itself). A prompt prefilled in chunks passes each chunk its own [count, count] block
+ * (ts_mm_inputs_slice, which refuses a cut through an image block). Borrowed, read during the
+ * call only. */
+typedef struct ts_attention_bias {
+    const float *bias;
+    int64_t shape[4];
+} ts_attention_bias;
+
 /* What a prefill from embeddings may take beside the rows: one optional, typed payload. A model
  * (or bundle) says which kind its image rows need (ts_model_side_inputs); whoever assembles an
  * image prompt for it must pass that payload (ts_mm_inputs_build does): the prefill cannot tell
  * image rows from text rows, and a text-only prompt legitimately has none. Later kinds add a
  * member each. */
-typedef enum ts_side_kind { TS_SIDE_NONE = 0, TS_SIDE_DEEPSTACK } ts_side_kind;
+typedef enum ts_side_kind {
+    TS_SIDE_NONE = 0,
+    TS_SIDE_DEEPSTACK,
+    TS_SIDE_ATTENTION_BIAS
+} ts_side_kind;
 typedef struct ts_side_inputs {
     ts_side_kind kind;
-    const ts_deepstack *deepstack; /* TS_SIDE_DEEPSTACK: the payload (borrowed) */
+    const ts_deepstack *deepstack;      /* TS_SIDE_DEEPSTACK: the payload (borrowed) */
+    const ts_attention_bias *attention; /* TS_SIDE_ATTENTION_BIAS: the payload (borrowed) */
 } ts_side_inputs;
 
 /* Appends n rows of input embeddings (the token embeddings with image features in place, as
@@ -579,13 +602,16 @@ typedef struct ts_side_inputs {
  * model's DeepStack layers; every feature finite; no NULL where data is needed) and refused with
  * TS_ERR_INVALID_ARGUMENT or TS_ERR_RANGE naming the field, leaving the sequence unchanged. A
  * model without DeepStack accepts only an empty payload (n_visual 0, n_layers 0). With n_visual
- * 0 the result is bit-identical to no side inputs. An unknown kind is refused. */
+ * 0 the result is bit-identical to no side inputs. TS_SIDE_ATTENTION_BIAS: the payload replaces
+ * the causal mask over this call's rows (see ts_attention_bias; checked likewise, for any model:
+ * a causal bias gives the plain prefill's result). An unknown kind is refused. */
 ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const float *embeddings,
                                       size_t n, const int32_t *positions, int64_t rope_delta,
                                       const ts_side_inputs *side, float *logits, ts_error *err);
 /* The side inputs the model's image rows need: TS_SIDE_DEEPSTACK with its DeepStack layers
- * (*layers borrowed, *n_layers entries), or TS_SIDE_NONE with NULL and 0. layers and n_layers
- * may be NULL. */
+ * (*layers borrowed, *n_layers entries), TS_SIDE_ATTENTION_BIAS when its family's image tokens
+ * attend bidirectionally within their image (Gemma3), or TS_SIDE_NONE; NULL and 0 for the layers
+ * unless DeepStack. layers and n_layers may be NULL. */
 ts_side_kind ts_model_side_inputs(const ts_model *model, const int32_t **layers, int *n_layers);
 /* Prefill of a prompt with images (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, LLaVA): ids are the expanded
  * prompt (see ts_prompt_expand_images), images the preprocessed pixel values in prompt order.
@@ -645,7 +671,11 @@ void ts_image_encoder_cache_stats(const ts_image_encoder *encoder, int64_t *hits
  *                  arange (1 row); rope_delta for the decode steps (0 for 1-D positions)
  *   side_kind      the side inputs (ts_model_side_inputs's kind); for TS_SIDE_DEEPSTACK
  *                  `deepstack` is the payload of the whole prompt: the image tokens' positions and
- *                  the encoded DeepStack rows (layer_indices borrowed from the model)
+ *                  the encoded DeepStack rows (layer_indices borrowed from the model); for
+ *                  TS_SIDE_ATTENTION_BIAS `attention` is the prompt's [1, 1, n, n] bias
+ *                  (causal, and each run of image tokens — one image — visible to itself),
+ *                  built only when the prompt has image tokens (else side_kind TS_SIDE_NONE: the
+ *                  causal prefill is the same); n² floats, freed with the inputs
  * Owned (ts_mm_inputs_free); a model must outlive the inputs built for it. */
 typedef struct ts_mm_inputs {
     size_t n;
@@ -656,6 +686,7 @@ typedef struct ts_mm_inputs {
     int64_t rope_delta;
     ts_side_kind side_kind;
     ts_deepstack deepstack;
+    ts_attention_bias attention;
 } ts_mm_inputs;
 /* The one assembly of a prompt with images, for every caller (the engine's image prefill, the
  * bundle's, the server's media stage, compare): the inputs of the expanded prompt `ids` from
@@ -664,15 +695,23 @@ typedef struct ts_mm_inputs {
  * images, for a text prompt). Refused: a row count other than the prompt's image tokens
  * (TS_ERR_INVALID_ARGUMENT), DeepStack levels other than the model's DeepStack layers
  * (TS_ERR_UNSUPPORTED: main rows alone would make a wrong prefill), images for a model without an
- * image tower (TS_ERR_UNSUPPORTED). */
+ * image tower (TS_ERR_UNSUPPORTED), an image block longer than the model's sliding window
+ * (TS_ERR_UNSUPPORTED: the window would cut the block the reference keeps whole). */
 ts_status ts_mm_inputs_build(const ts_model *model, const int32_t *ids, size_t n,
                              const ts_pixel_values *images, int n_images,
                              const ts_encoded_media *media, ts_mm_inputs *out, ts_error *err);
 /* Rows at … at + count − 1 of `in` as inputs of their own (owned), for a prefill in chunks: each
  * position row's slice, the rope delta, and the DeepStack rows that fall inside with their
- * positions made relative to the chunk. */
+ * positions made relative to the chunk; an attention bias's [count, count] block, refused
+ * (TS_ERR_UNSUPPORTED) when the slice would drop a visible key after it or a hidden one before
+ * it (a chunk boundary inside an image block). */
 ts_status ts_mm_inputs_slice(const ts_mm_inputs *in, size_t at, size_t count, ts_mm_inputs *out,
                              ts_error *err);
+/* How many rows, from row `at`, the next chunk of in should take: at most `max` (and the rows
+ * left), fewer when that edge would cut an image block of an attention bias, more only when a
+ * block starting at `at` is longer than max (a block is never split: its rows must see each
+ * other in one call). 0 when at is past the rows or max is 0. */
+size_t ts_mm_inputs_chunk(const ts_mm_inputs *in, size_t at, size_t max);
 /* The side inputs to pass with in's rows to ts_model_prefill_embeddings or
  * ts_bundle_slots_prefill_embeddings (pointing into *in). */
 ts_side_inputs ts_mm_inputs_side(const ts_mm_inputs *in);

@@ -138,6 +138,9 @@ image_case qwen2_5_vl "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(
     "Describe this image." chelsea.png
 image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
     "Describe this image." chelsea.png
+# Gemma3: SigLIP + average pool, the image's 4 tokens attending to each other both ways.
+image_case gemma3 "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/gemma3/reference.json")" \
+    "Describe this image." chelsea.png
 # A per-request image budget: fewer pixels, fewer image tokens (92 → 62 prompt tokens).
 expect_exit 0 '"prompt_tokens":62' run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" \
     -p "Describe this image." --json --max-tokens 1 --max-pixels 20000

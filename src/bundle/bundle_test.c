@@ -1071,7 +1071,7 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
                   sizeof(float) * (size_t)(n_layers * n_visual * H)));
     ts_mm_inputs_free(&mm);
     ts_deepstack ds = {visual, n_visual, features, layers, n_layers};
-    ts_side_inputs side = {TS_SIDE_DEEPSTACK, &ds};
+    ts_side_inputs side = {TS_SIDE_DEEPSTACK, &ds, NULL};
     REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, emb, (size_t)n, H, positions, delta,
                                                     &side, logits, &err),
@@ -1388,38 +1388,38 @@ static void test_deepstack_bad_calls(void)
     float *logits = malloc(sizeof(float) * 1344), *feat = calloc(2 * 17 * 64, sizeof(float));
     ts_deepstack ds = {c->visual, 2, feat, wrong_layers, 2};
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "layer_indices[1] = 2, the bundle's layer is 1")); refusals++;
     ds.layer_indices = layers, ds.n_layers = 1;
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "layer_indices has 1 entries, the bundle's DeepStack layers 2")); refusals++;
     ds.n_layers = 2, ds.visual_positions = many, ds.n_visual = 17;
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_RANGE);
     CHECK(strstr(err.message, "17 image rows exceed the bucket's static maximum Nv_max = 16")); refusals++;
     ds.n_visual = 2, ds.visual_positions = NULL;
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "visual_positions is NULL")); refusals++;
     ds.visual_positions = many, ds.n_visual = 9; /* rows 0 … 8 of an 8-row prompt: the entry says so */
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_RANGE);
     CHECK(strstr(err.message, "visual_count = 9 exceeds length = 8")); refusals++;
     CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), 0);
     ds.n_visual = 2;
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_OK);
     CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), 8);

@@ -42,6 +42,9 @@ int ts_argmax_masked(const float *logits, int64_t n, const int64_t *excluded, in
 typedef struct ts_vision ts_vision;
 ts_vision *ts_model_vision(const ts_model *model);
 int64_t ts_model_head_dim(const ts_model *model);
+/* The sliding window of the model's local layers (tokens a query sees, itself included), 0 when
+ * every layer is global. */
+int64_t ts_model_sliding_window(const ts_model *model);
 /* Rows of the model's rotary positions: 3 (t, h, w) under M-RoPE, else 1. */
 int ts_model_position_rows(const ts_model *model);
 /* Where the model's tensors come from (its checkpoint mapping, or a synthetic set). Borrowed. */

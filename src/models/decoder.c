@@ -306,7 +306,24 @@ typedef struct {
     ts_value *caches; /* [(s * layers + l) * 2 + {k, v}] */
     ts_dtype kv_dtype;
     const ts_decoder_spec *spec;
+    ts_value bias; /* [N, N] over the step's own rows, or TS_NO_VALUE: causal */
 } step_attend;
+
+/* The step's [n, n] bias widened to the cache's [n, C] keys: rows before start were written by
+ * earlier calls and are visible (the chunk's queries all come after them), rows from start + n
+ * on are not written yet and are hidden. */
+static ts_value cache_bias(ts_graph *g, ts_value bias, ts_value start, int64_t capacity)
+{
+    int64_t n = ts_graph_type(g, bias)->dims[0], md[2] = {n, capacity};
+    ts_value col = ts_graph_iota(g, ts_type_make(TS_DTYPE_I32, 2, md), 1);
+    ts_value before =
+        ts_graph_compare(g, TS_COMPARE_LT, col, ts_graph_broadcast_in_dim(g, start, 2, md, NULL));
+    ts_value base = ts_graph_select(
+        g, before, ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), 2, md, NULL),
+        ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, -INFINITY), 2, md, NULL));
+    return ts_graph_dynamic_update_slice(g, base, bias,
+                                         (ts_value[]){ts_graph_constant_i32(g, 0), start});
+}
 
 static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_value k, ts_value v)
 {
@@ -323,7 +340,12 @@ static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_va
         ts_value *kc = &a->caches[(s * a->layers + l) * 2], *vc = kc + 1;
         *kc = ts_graph_dynamic_update_slice(g, *kc, rows(g, k, a->offset[s], rows_s), at);
         *vc = ts_graph_dynamic_update_slice(g, *vc, rows(g, v, a->offset[s], rows_s), at);
-        per_seq[s] = ts_decoder_attention(g, a->spec, l, rows(g, q, a->offset[s], rows_s), *kc, *vc, TS_NO_VALUE, a->seq_start[s],
+        /* With a bias (one sequence) it alone masks: no causal mask from the start. */
+        ts_value bias = a->bias == TS_NO_VALUE
+                            ? TS_NO_VALUE
+                            : cache_bias(g, a->bias, a->seq_start[s], a->shape->capacity);
+        per_seq[s] = ts_decoder_attention(g, a->spec, l, rows(g, q, a->offset[s], rows_s), *kc, *vc,
+                                          bias, bias == TS_NO_VALUE ? a->seq_start[s] : TS_NO_VALUE,
                                           a->seq_start[s]);
     }
     return a->shape->n_seqs == 1 ? per_seq[0] : ts_graph_concatenate(g, per_seq, a->shape->n_seqs, 0);
@@ -431,6 +453,29 @@ ts_status ts_decoder_check_deepstack(const ts_decoder_spec *spec, const ts_step_
     return TS_OK;
 }
 
+ts_status ts_decoder_check_attention_bias(const float *bias, const int64_t shape[4], int64_t n,
+                                          ts_error *err)
+{
+    if (!bias) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "attention bias: bias is NULL");
+    if (shape[0] != 1 || shape[1] != 1 || shape[2] != n || shape[3] != n)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "attention bias: shape [%lld, %lld, %lld, %lld], the call's rows need "
+                            "[1, 1, %lld, %lld]",
+                            (long long)shape[0], (long long)shape[1], (long long)shape[2],
+                            (long long)shape[3], (long long)n, (long long)n);
+    for (int64_t q = 0; q < n; q++)
+        for (int64_t k = 0; k < n; k++) {
+            float v = bias[q * n + k];
+            /* -inf hides a key; NaN or +inf would poison the whole row's softmax. */
+            if (isnan(v) || v == INFINITY || (q == k && !isfinite(v)))
+                return ts_error_set(
+                    err, TS_ERR_RANGE, "attention bias: value at [0, 0, %lld, %lld] is %g (%s)",
+                    (long long)q, (long long)k, (double)v,
+                    q == k ? "a row must see itself: finite" : "NaN and +inf are not allowed");
+        }
+    return TS_OK;
+}
+
 ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *weights,
                            const ts_step_shape *shape, ts_error *err)
 {
@@ -445,6 +490,10 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     }
     ts_status st = check_deepstack_shape(spec, shape, err);
     if (st != TS_OK) return st;
+    if (shape->attention_bias && (shape->n_seqs != 1 || !shape->from_embeddings))
+        return ts_error_set(
+            err, TS_ERR_UNSUPPORTED,
+            "step: an attention bias needs a prefill of one sequence from embeddings");
     /* Weights first, so every failure about the checkpoint comes before any input is declared. */
     ts_decoder_weights *w = malloc(sizeof(*w));
     if (!w) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
@@ -471,6 +520,11 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
         deepstack.features = ts_graph_parameter(g, "layer_features", TS_PARAM_INPUT,
                                                 ts_type_make(TS_DTYPE_F32, 3, fd));
     }
+    int64_t bias_dims[2] = {n, n};
+    ts_value bias = shape->attention_bias
+                        ? ts_graph_parameter(g, "bias", TS_PARAM_INPUT,
+                                             ts_type_make(TS_DTYPE_F32, 2, bias_dims))
+                        : TS_NO_VALUE;
     int64_t cache_dims[3] = {shape->capacity, spec->kv_heads, spec->head_dim};
     ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
     ts_type cache_type = ts_type_make(kv_dtype, 3, cache_dims);
@@ -498,7 +552,7 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     ts_decoder_rope_tables(g, spec, positions, cos, sin);
     ts_graph_set_stage(g, "embed_tokens");
     ts_value h = shape->from_embeddings ? tokens : ts_decoder_embed(g, spec, w, tokens);
-    step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, spec};
+    step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, spec, bias};
     ts_decoder_attend attend = {step_attention, &sa};
     ts_value *hidden = outs + 1 + n_caches;
     h = ts_decoder_layers_deepstack(g, spec, w, h, cos, sin, &attend,

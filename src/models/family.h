@@ -23,7 +23,8 @@
  *   prompt        image_prompt: how an image placeholder expands into its tokens;
  *   positions     positions: the rotary positions and rope delta of a prompt with images
  *                 (NULL: 1-D positions 0 … n−1, no delta);
- *   side inputs   the decoder's DeepStack layers (the tower gives the rows).
+ *   side inputs   the decoder's DeepStack layers (the tower gives the rows); image_attention
+ *                 BIDIRECTIONAL makes the model take an attention bias (ts_model_side_inputs).
  */
 #ifndef TS_MODELS_FAMILY_H
 #define TS_MODELS_FAMILY_H

@@ -3,8 +3,8 @@
  * a SigLIP vision_config, the Gemma3 image processor, and its prompt rule (the start-of-image
  * placeholder becomes "\n\n", start, the image soft token × count, end, "\n\n"). The tower is
  * SigLIP with the average-pool projector (models/clip_vision.h); image tokens attend to each other
- * bidirectionally within their image during prefill (not built yet: the image path is refused
- * until it is).
+ * bidirectionally within their image during prefill (image_attention: the engine and the bundle
+ * take it as the attention-bias side input ts_mm_inputs_build makes).
  */
 #include "base/error.h"
 #include "loader/config_keys.h"
