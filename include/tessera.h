@@ -896,8 +896,10 @@ void ts_bundle_bucket(const ts_bundle *bundle, int bucket, int64_t *capacity, in
 /* Rows of the positions arguments: 1, or 3 (t, h, w) for M-RoPE models. */
 int ts_bundle_position_rows(const ts_bundle *bundle);
 /* The side inputs the bundle's embedding prefill takes (ts_model_side_inputs's meaning):
- * TS_SIDE_DEEPSTACK with its DeepStack layers when it has prefill_embeddings_deepstack.main, else
- * TS_SIDE_NONE with NULL and 0. layers and n_layers may be NULL. A bucket's static maximum of
+ * TS_SIDE_DEEPSTACK with its DeepStack layers when it has prefill_embeddings_deepstack.main,
+ * TS_SIDE_ATTENTION_BIAS when its manifest says the bias carries image blocks (Gemma3; any
+ * bundle's prefill_embeddings.main accepts that payload), else TS_SIDE_NONE; NULL and 0 layers
+ * unless DeepStack. layers and n_layers may be NULL. A bucket's static maximum of
  * image rows Nv_max for DeepStack is its visual capacity (its prefill capacity; 0 without). */
 ts_side_kind ts_bundle_side_inputs(const ts_bundle *bundle, const int32_t **layers, int *n_layers);
 int64_t ts_bundle_visual_capacity(const ts_bundle *bundle, int bucket);
@@ -934,7 +936,8 @@ int64_t ts_bundle_slots_length(const ts_bundle_slots *slots, int slot);
 void ts_bundle_slots_reset(ts_bundle_slots *slots, int slot);
 ts_status ts_bundle_slots_prefill(ts_bundle_slots *slots, int slot, const int32_t *ids, size_t n, float *logits, ts_error *err);
 /* embeddings f32[n][hidden], positions [position rows][n] (ts_bundle_position_rows); side NULL
- * or TS_SIDE_NONE: prefill_embeddings.main. TS_SIDE_DEEPSTACK: prefill_embeddings_deepstack.main,
+ * or TS_SIDE_NONE: prefill_embeddings.main with a causal bias; TS_SIDE_ATTENTION_BIAS: with the
+ * payload's [1, 1, n, n] bias (checked as the engine checks it) in the top-left of its [Lp, Lp]. TS_SIDE_DEEPSTACK: prefill_embeddings_deepstack.main,
  * the payload (positions rows of this prompt) padded to the bucket's Nv_max with the filler
  * (position 0, zero features). Refused before anything runs: a bundle without that entry
  * (TS_ERR_UNSUPPORTED), n_layers / layer_indices other than the bundle's DeepStack layers,

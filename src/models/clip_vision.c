@@ -376,3 +376,20 @@ ts_status ts_clip_tower_encode(const void *spec, ts_tower_runner *runner, const 
     return TS_OK;
 }
 
+void ts_clip_entry_geometry(const ts_clip_vision_spec *s, ts_vision_entry_geometry *out)
+{
+    *out = (ts_vision_entry_geometry){"fixed_image", s->patch,          1, 1, s->width, s->depth,
+                                      s->lm_hidden,  s->grid * s->grid, 0, 0};
+}
+
+ts_status ts_clip_entry_build(ts_graph *g, const ts_clip_vision_spec *s,
+                              const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+{
+    if (n_patches != s->grid * s->grid)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "vision.main: the tower takes one %lld×%lld image, %lld patches: "
+                            "that is its only bucket (not %lld)",
+                            (long long)s->image, (long long)s->image,
+                            (long long)(s->grid * s->grid), (long long)n_patches);
+    return ts_clip_vision_build(g, s, weights, false, err);
+}

@@ -127,8 +127,26 @@ static ts_status tower_init(const ts_model_config *cfg, void *spec, ts_error *er
     return ts_clip_vision_pool_spec_init(cfg, spec, err);
 }
 
-/* SigLIP, then the average-pool projector: every image its mm_tokens_per_image rows. The bundle
- * entry is not exported yet. */
+/* vision.main: one image at the tower's size per call (layout fixed_image), SigLIP then the
+ * pool projector, so the entry's rows are the mm_tokens_per_image the prompt expects. */
+static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out,
+                                ts_error *err)
+{
+    ts_clip_vision_spec s;
+    TS_TRY(ts_clip_vision_pool_spec_init(cfg, &s, err));
+    ts_clip_entry_geometry(&s, out);
+    return TS_OK;
+}
+
+static ts_status entry_build(ts_graph *g, const ts_model_config *cfg,
+                             const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+{
+    ts_clip_vision_spec s;
+    TS_TRY(ts_clip_vision_pool_spec_init(cfg, &s, err));
+    return ts_clip_entry_build(g, &s, weights, n_patches, err);
+}
+
+/* SigLIP, then the average-pool projector: every image its mm_tokens_per_image rows. */
 static const ts_tower_ops tower = {sizeof(ts_clip_vision_spec),
                                    tower_init,
                                    ts_clip_tower_build,
@@ -138,8 +156,8 @@ static const ts_tower_ops tower = {sizeof(ts_clip_vision_spec),
                                    ts_clip_tower_image_tokens,
                                    ts_clip_tower_image_rows,
                                    ts_clip_tower_encode,
-                                   NULL,
-                                   NULL};
+                                   entry_geometry,
+                                   entry_build};
 
 static const char *const processors[] = {"Gemma3ImageProcessor", "SiglipImageProcessor", NULL};
 

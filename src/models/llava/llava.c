@@ -83,8 +83,7 @@ static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geom
 {
     ts_clip_vision_spec s;
     TS_TRY(ts_clip_vision_spec_init(cfg, &s, err));
-    *out = (ts_vision_entry_geometry){"fixed_image", s.patch,         1, 1, s.width, s.depth,
-                                      s.lm_hidden,   s.grid * s.grid, 0, 0};
+    ts_clip_entry_geometry(&s, out);
     return TS_OK;
 }
 
@@ -93,13 +92,7 @@ static ts_status entry_build(ts_graph *g, const ts_model_config *cfg,
 {
     ts_clip_vision_spec s;
     TS_TRY(ts_clip_vision_spec_init(cfg, &s, err));
-    if (n_patches != s.grid * s.grid)
-        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                            "vision.main: LLaVA's tower takes one %lld×%lld image, %lld patches: "
-                            "that is its only bucket (not %lld)",
-                            (long long)s.image, (long long)s.image, (long long)(s.grid * s.grid),
-                            (long long)n_patches);
-    return ts_clip_vision_build(g, &s, weights, false, err);
+    return ts_clip_entry_build(g, &s, weights, n_patches, err);
 }
 
 static const ts_tower_ops tower = {sizeof(ts_clip_vision_spec),
