@@ -321,6 +321,13 @@ typedef struct ts_preprocessor_config {
     int64_t merge_size;
     int64_t min_pixels;
     int64_t max_pixels;
+    /* Gemma3ImageProcessor's pan-and-scan (off by default, as in the reference): an image whose
+     * aspect ratio reaches min_ratio_to_activate also gives 2 … max_num_crops crops along its long
+     * side (each at least min_crop_size pixels), each processed as an image of its own after the
+     * original ([1 + crops, 3, S, S]); the prompt gives every view its own image block. */
+    bool do_pan_and_scan;
+    int64_t pan_and_scan_min_crop_size, pan_and_scan_max_num_crops;
+    double pan_and_scan_min_ratio_to_activate;
 } ts_preprocessor_config;
 
 /* Reads `dir/preprocessor_config.json`; TS_ERR_NOT_FOUND when the folder has none. */
@@ -373,8 +380,10 @@ typedef struct ts_image_budget {
  *  Qwen2-VL, Qwen2.5-VL, Qwen3-VL(-MoE): shape [grid_t·grid_h·grid_w, 3·T·P·P], rows in merge-unit
  *    order (four rows per merged token), columns (channel, temporal copy, row, column);
  *    grid_thw in patches; n_tokens = grid_t·grid_h·grid_w / merge_size².
- *  LLaVA (CLIP or SigLIP processor), Gemma3: shape [1, 3, H, W]; grid_thw zero; n_tokens 0,
- *    because the count comes from the model config (image_seq_length / mm_tokens_per_image).
+ *  LLaVA (CLIP or SigLIP processor), Gemma3: shape [1, 3, H, W] (Gemma3 with pan-and-scan:
+ *    [1 + crops, 3, H, W], the original then its crops, each view an image block of its own);
+ *    grid_thw zero; n_tokens 0, because the count comes from the model config
+ *    (image_seq_length / mm_tokens_per_image, per view).
  * Several images of one prompt are the concatenation of their rows, in prompt order. */
 typedef struct ts_pixel_values {
     float *data; /* owned; free with ts_pixel_values_free */

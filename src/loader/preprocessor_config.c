@@ -10,6 +10,7 @@
 #include "base/file.h"
 #include "loader/json_fields.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,8 @@ static void set_defaults(processor_kind kind, ts_preprocessor_config *p)
         memcpy(p->image_std, half, sizeof(p->image_std));
         p->size_height = p->size_width = 224;
         p->resample = 2;
+        p->pan_and_scan_min_crop_size = 256, p->pan_and_scan_max_num_crops = 4;
+        p->pan_and_scan_min_ratio_to_activate = 1.2;
         break;
     case KIND_OTHER:
         break;
@@ -149,10 +152,33 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_preprocess
         return ts_error_set(err, TS_ERR_RANGE, "%s: resample %lld is not a PIL filter (0-5)", origin,
                             (long long)resample);
     p->resample = (int)resample;
-    bool pan_and_scan = false;
-    TS_TRY(ts_json_bool(&r, root, "do_pan_and_scan", false, &pan_and_scan));
-    if (pan_and_scan)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: do_pan_and_scan: true is not supported", origin);
+    TS_TRY(ts_json_bool(&r, root, "do_pan_and_scan", false, &p->do_pan_and_scan));
+    /* Only Gemma3ImageProcessor has pan-and-scan; another class asking for it is refused. */
+    if (p->do_pan_and_scan && kind != KIND_GEMMA3)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "%s: do_pan_and_scan: true is not supported for %s (only "
+                            "Gemma3ImageProcessor has it)",
+                            origin, p->image_processor_type);
+    if (kind == KIND_GEMMA3) {
+        TS_TRY(ts_json_int(&r, root, "pan_and_scan_min_crop_size", p->pan_and_scan_min_crop_size,
+                           &p->pan_and_scan_min_crop_size));
+        TS_TRY(ts_json_int(&r, root, "pan_and_scan_max_num_crops", p->pan_and_scan_max_num_crops,
+                           &p->pan_and_scan_max_num_crops));
+        TS_TRY(ts_json_double(&r, root, "pan_and_scan_min_ratio_to_activate",
+                              p->pan_and_scan_min_ratio_to_activate,
+                              &p->pan_and_scan_min_ratio_to_activate));
+        if (p->do_pan_and_scan &&
+            (p->pan_and_scan_min_crop_size < 1 || p->pan_and_scan_max_num_crops < 1 ||
+             !(p->pan_and_scan_min_ratio_to_activate > 0) ||
+             !isfinite(p->pan_and_scan_min_ratio_to_activate)))
+            return ts_error_set(err, TS_ERR_RANGE,
+                                "%s: pan-and-scan needs pan_and_scan_min_crop_size >= 1 (%lld), "
+                                "pan_and_scan_max_num_crops >= 1 (%lld) and a positive "
+                                "pan_and_scan_min_ratio_to_activate (%g)",
+                                origin, (long long)p->pan_and_scan_min_crop_size,
+                                (long long)p->pan_and_scan_max_num_crops,
+                                p->pan_and_scan_min_ratio_to_activate);
+    }
 
     if (kind == KIND_QWEN2_VL) {
         /* size.{shortest,longest}_edge are pixel counts here; explicit min/max_pixels win. */

@@ -327,6 +327,110 @@ static void test_refusals(void)
     fixture_close(&f);
 }
 
+/* Pan-and-scan (off in the fixture's preprocessor_config; on here with 20-pixel crops): chelsea
+ * (451×300, ratio 1.5) gives the original and 2 crops, three views of 4 tokens; the prompt gives
+ * each its own block in Gemma3Processor's words; the attention bias three groups; the prefill of
+ * the one image with three views equals the same ids with the views as three images, bit for
+ * bit (the crops are extra images). A config asking for more views than the image budget, and a
+ * prompt expanded without the crops, are refused. */
+static void test_pan_and_scan(void)
+{
+    fixture f;
+    REQUIRE(fixture_open(&f));
+    ts_error err;
+    const char *dir = "tests/fixtures/gemma3/model";
+    ts_preprocessor_config pc;
+    ts_tokenizer *tok;
+    REQUIRE_INT_EQ(ts_preprocessor_config_load(dir, &pc, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_tokenizer_load(dir, &tok, &err), TS_OK);
+    CHECK(!pc.do_pan_and_scan && pc.pan_and_scan_min_crop_size == 256 &&
+          pc.pan_and_scan_max_num_crops == 4);
+    pc.do_pan_and_scan = true, pc.pan_and_scan_min_crop_size = 20;
+    const ts_model_config *cfg = ts_model_get_config(f.m);
+    ts_image img;
+    REQUIRE_INT_EQ(ts_image_load("tests/fixtures/gemma3/chelsea.png", NULL, &img, &err), TS_OK);
+    ts_pixel_values views;
+    REQUIRE_INT_EQ(
+        ts_preprocess_image(&pc, cfg->family, img.rgb, img.width, img.height, NULL, &views, &err),
+        TS_OK);
+    CHECK_INT_EQ(views.shape[0], 3);
+    int64_t count = ts_model_image_tokens(f.m, &views);
+    CHECK_INT_EQ(count, 12);
+    /* The original view is the fixture's pixel_values exactly (pan-and-scan adds, never alters). */
+    size_t view = (size_t)(views.shape[1] * views.shape[2] * views.shape[3]);
+    CHECK(memcmp(views.data, f.image.data, sizeof(float) * view) == 0);
+    const char *prompt =
+        "<bos><start_of_turn>user\n<start_of_image>Describe this image.<end_of_turn>\n";
+    char *expanded;
+    size_t len;
+    REQUIRE_INT_EQ(
+        ts_prompt_expand_images(cfg, tok, prompt, strlen(prompt), &count, 1, &expanded, &len, &err),
+        TS_OK);
+    const char *block = "\n\n<start_of_image><image_soft_token><image_soft_token><image_soft_token>"
+                        "<image_soft_token><end_of_image>\n\n";
+    char want[1024];
+    snprintf(want, sizeof(want),
+             "<bos><start_of_turn>user\nHere is the original image %s and here are some crops to "
+             "help you "
+             "see better %s %sDescribe this image.<end_of_turn>\n",
+             block, block, block);
+    CHECK_STR_EQ(expanded, want);
+    int32_t *ids;
+    size_t n;
+    REQUIRE_INT_EQ(ts_tokenizer_encode(tok, expanded, len, false, &ids, &n, &err), TS_OK);
+    /* Three groups in the bias, one per view. */
+    ts_encoded_media media;
+    ts_mm_inputs mm;
+    REQUIRE_INT_EQ(ts_model_encode_images(f.m, &views, 1, &media, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_mm_inputs_build(f.m, ids, n, &views, 1, &media, &mm, &err), TS_OK);
+    int64_t future = 0;
+    for (size_t q = 0; q < n; q++)
+        for (size_t k = q + 1; k < n; k++)
+            future += mm.attention.bias[q * n + k] == 0.0f;
+    CHECK_INT_EQ(future, 3 * 6);
+    ts_mm_inputs_free(&mm);
+    ts_encoded_media_free(&media);
+    ts_pixel_values apart[3];
+    for (int i = 0; i < 3; i++)
+        apart[i] = (ts_pixel_values){.data = views.data + view * (size_t)i,
+                                     .n_dims = 4,
+                                     .shape = {1, views.shape[1], views.shape[2], views.shape[3]}};
+    float *a = malloc(sizeof(float) * (size_t)f.vocab),
+          *b = malloc(sizeof(float) * (size_t)f.vocab);
+    ts_sequence *s1, *s2;
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, (int64_t)n, &s1, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_sequence_create(f.m, (int64_t)n, &s2, &err), TS_OK);
+    CHECK_INT_EQ(ts_model_prefill_images(f.m, s1, ids, n, &views, 1, a, &err), TS_OK);
+    CHECK_INT_EQ(ts_model_prefill_images(f.m, s2, ids, n, apart, 3, b, &err), TS_OK);
+    CHECK(memcmp(a, b, sizeof(float) * (size_t)f.vocab) == 0);
+    /* The prompt of the image without its crops: 4 image tokens for 12 rows. */
+    ts_sequence_reset(s1);
+    CHECK_INT_EQ(ts_model_prefill_images(f.m, s1, f.ids, f.n, &views, 1, a, &err),
+                 TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "the prompt has 4 image tokens, the images make 12");
+    CHECK_INT_EQ(ts_sequence_length(s1), 0);
+    /* Over the image budget: 1-pixel crops of a 1×200 strip, up to 100 of them. */
+    ts_preprocessor_config many = pc;
+    many.pan_and_scan_min_crop_size = 1, many.pan_and_scan_max_num_crops = 100;
+    uint8_t strip[200 * 3];
+    for (int i = 0; i < 600; i++)
+        strip[i] = (uint8_t)i;
+    ts_pixel_values over;
+    CHECK_INT_EQ(ts_preprocess_image(&many, cfg->family, strip, 1, 200, NULL, &over, &err),
+                 TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "over the image budget of 64 views");
+    fprintf(stderr,
+            "  pan-and-scan: chelsea -> %lld views, %lld tokens, %zu prompt ids; 3 bidirectional "
+            "blocks\n",
+            (long long)views.shape[0], (long long)count, n);
+    ts_sequence_destroy(s1), ts_sequence_destroy(s2);
+    free(a), free(b), free(ids), free(expanded);
+    ts_pixel_values_free(&views);
+    ts_image_free(&img);
+    ts_tokenizer_destroy(tok);
+    fixture_close(&f);
+}
+
 int main(void)
 {
     ts_error err;
@@ -336,6 +440,7 @@ int main(void)
     RUN(test_stages_need_the_bias);
     RUN(test_chunked_prefill);
     RUN(test_refusals);
+    RUN(test_pan_and_scan);
     ts_context_destroy(ctx);
     return check_finish();
 }
