@@ -622,12 +622,12 @@ ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const f
  * attend bidirectionally within their image (Gemma3), or TS_SIDE_NONE; NULL and 0 for the layers
  * unless DeepStack. layers and n_layers may be NULL. */
 ts_side_kind ts_model_side_inputs(const ts_model *model, const int32_t **layers, int *n_layers);
-/* Prefill of a prompt with images (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, LLaVA): ids are the expanded
- * prompt (see ts_prompt_expand_images), images the preprocessed pixel values in prompt order.
- * Runs the vision tower, then ts_mm_inputs_build (image rows at the image tokens, M-RoPE positions
- * and the rope delta kept for decoding — LLaVA: 1-D positions, no delta —, Qwen3-VL's DeepStack
- * rows as the side inputs) and ts_model_prefill_embeddings. TS_ERR_UNSUPPORTED for models without
- * an image tower. */
+/* Prefill of a prompt with images (Qwen2-VL, Qwen2.5-VL, Qwen3-VL, LLaVA, Gemma3): ids are the
+ * expanded prompt (see ts_prompt_expand_images), images the preprocessed pixel values in prompt
+ * order. Runs the vision tower, then ts_mm_inputs_build (image rows at the image tokens, M-RoPE
+ * positions and the rope delta kept for decoding — LLaVA: 1-D positions, no delta —, Qwen3-VL's
+ * DeepStack rows, Gemma3's image-block attention bias, as the side inputs) and
+ * ts_model_prefill_embeddings. TS_ERR_UNSUPPORTED for models without an image tower. */
 ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32_t *ids, size_t n,
                                   const ts_pixel_values *images, int n_images, float *logits, ts_error *err);
 /* Compares the model with a reference file in the fixtures' format (tests/fixtures/README.md),
@@ -916,10 +916,11 @@ int64_t ts_bundle_visual_capacity(const ts_bundle *bundle, int bucket);
 int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
 /* ts_model_encode_images through the bundle's vision.main (src/bundle/bundle_vision.c): Qwen2-VL
  * and Qwen3-VL patch rows are admitted to the smallest patch bucket that holds them (TS_ERR_RANGE
- * listing the buckets when none does) and padded in a segment of their own; LLaVA images run one
- * at a time at their fixed size. A Qwen3-VL vision.main (layout patch_rows_deepstack) also gives
- * the DeepStack levels (prefill_embeddings_deepstack.main's layer_features). TS_ERR_UNSUPPORTED
- * for a bundle without vision entries. */
+ * listing the buckets when none does) and padded in a segment of their own; LLaVA and Gemma3
+ * images (each view of a pan-and-scan image) run one at a time at their fixed size. A Qwen3-VL
+ * vision.main (layout patch_rows_deepstack) also gives the DeepStack levels
+ * (prefill_embeddings_deepstack.main's layer_features). TS_ERR_UNSUPPORTED for a bundle without
+ * vision entries. */
 ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *images, int n_images,
                                   ts_encoded_media *out, ts_error *err);
 /* ts_generate_images through the bundle: the images through vision.main, the inputs from

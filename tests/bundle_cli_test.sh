@@ -86,6 +86,20 @@ gemma_want=$(/usr/bin/python3 -c "import json,sys; print(','.join(map(str, json.
 gemma_ids=$("$bin" run --bundle "$work/gemma3" -m "$root/tests/fixtures/gemma3/model" --image "$root/tests/fixtures/gemma3/chelsea.png" \
     -p "Describe this image." --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 2>/dev/null | ids)
 check "run --bundle --image gives the gemma3 fixture's tokens" test "$gemma_ids" = "$gemma_want"
+# Pan-and-scan (the model folder's preprocessor_config asks for 20-pixel crops): the three views
+# through vision.main one by one, the three image blocks in the bias: the engine's tokens.
+mkdir -p "$work/g3pas"
+for f in "$root"/tests/fixtures/gemma3/model/*; do ln -s "$f" "$work/g3pas/"; done
+rm "$work/g3pas/preprocessor_config.json"
+/usr/bin/python3 -c "import json,sys; c=json.load(open(sys.argv[1])); c.update(do_pan_and_scan=True, pan_and_scan_min_crop_size=20); json.dump(c, open(sys.argv[2], 'w'))" \
+    "$root/tests/fixtures/gemma3/model/preprocessor_config.json" "$work/g3pas/preprocessor_config.json"
+pas_args=(-m "$work/g3pas" --image "$root/tests/fixtures/gemma3/chelsea.png" -p "Describe this image." --json --ignore-eos
+    --max-tokens 16 --temperature 0 --repeat-penalty 1)
+pas_engine=$("$bin" run "${pas_args[@]}" 2>/dev/null | ids)
+"$bin" export -m "$root/tests/fixtures/gemma3/model" -o "$work/gemma3-128" --capacity 128 --prefill-capacity 96 \
+    --vision-patches 16 >/dev/null 2>&1 # 71 prompt tokens + 16
+pas_bundle=$("$bin" run --bundle "$work/gemma3-128" "${pas_args[@]}" 2>/dev/null | ids)
+check "gemma3 pan-and-scan: run --bundle gives the engine's tokens" test -n "$pas_engine" -a "$pas_bundle" = "$pas_engine"
 
 echo "$pass passed, $fail failed"
 test "$fail" -eq 0

@@ -128,37 +128,14 @@ static ts_status tower_init(const ts_model_config *cfg, void *spec, ts_error *er
     return ts_clip_vision_pool_spec_init(cfg, spec, err);
 }
 
-/* vision.main: one image at the tower's size per call (layout fixed_image), SigLIP then the
- * pool projector, so the entry's rows are the mm_tokens_per_image the prompt expects. */
-static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out,
-                                ts_error *err)
-{
-    ts_clip_vision_spec s;
-    TS_TRY(ts_clip_vision_pool_spec_init(cfg, &s, err));
-    ts_clip_entry_geometry(&s, out);
-    return TS_OK;
-}
-
-static ts_status entry_build(ts_graph *g, const ts_model_config *cfg,
-                             const ts_weight_source *weights, int64_t n_patches, ts_error *err)
-{
-    ts_clip_vision_spec s;
-    TS_TRY(ts_clip_vision_pool_spec_init(cfg, &s, err));
-    return ts_clip_entry_build(g, &s, weights, n_patches, err);
-}
-
-/* SigLIP, then the average-pool projector: every image its mm_tokens_per_image rows. */
-static const ts_tower_ops tower = {sizeof(ts_clip_vision_spec),
-                                   tower_init,
-                                   ts_clip_tower_build,
-                                   ts_clip_tower_smallest,
-                                   ts_clip_tower_levels,
-                                   ts_clip_tower_width,
-                                   ts_clip_tower_image_tokens,
-                                   ts_clip_tower_image_rows,
-                                   ts_clip_tower_encode,
-                                   entry_geometry,
-                                   entry_build};
+/* SigLIP, then the average-pool projector: every image its mm_tokens_per_image rows; vision.main
+ * runs one image at the tower's size per call (layout fixed_image). */
+static const ts_tower_ops tower = {sizeof(ts_clip_vision_spec), tower_init,
+                                   ts_clip_tower_build,         ts_clip_tower_smallest,
+                                   ts_clip_tower_levels,        ts_clip_tower_width,
+                                   ts_clip_tower_image_tokens,  ts_clip_tower_image_rows,
+                                   ts_clip_tower_encode,        ts_clip_pool_entry_geometry,
+                                   ts_clip_pool_entry_build};
 
 /* ---------------------------------------------------------------- processor */
 
