@@ -321,6 +321,13 @@ typedef struct ts_preprocessor_config {
     int64_t merge_size;
     int64_t min_pixels;
     int64_t max_pixels;
+    /* Gemma3ImageProcessor's pan-and-scan (off by default, as in the reference): an image whose
+     * aspect ratio reaches min_ratio_to_activate also gives 2 … max_num_crops crops along its long
+     * side (each at least min_crop_size pixels), each processed as an image of its own after the
+     * original ([1 + crops, 3, S, S]); the prompt gives every view its own image block. */
+    bool do_pan_and_scan;
+    int64_t pan_and_scan_min_crop_size, pan_and_scan_max_num_crops;
+    double pan_and_scan_min_ratio_to_activate;
 } ts_preprocessor_config;
 
 /* Reads `dir/preprocessor_config.json`; TS_ERR_NOT_FOUND when the folder has none. */
@@ -373,8 +380,10 @@ typedef struct ts_image_budget {
  *  Qwen2-VL, Qwen2.5-VL, Qwen3-VL(-MoE): shape [grid_t·grid_h·grid_w, 3·T·P·P], rows in merge-unit
  *    order (four rows per merged token), columns (channel, temporal copy, row, column);
  *    grid_thw in patches; n_tokens = grid_t·grid_h·grid_w / merge_size².
- *  LLaVA (CLIP or SigLIP processor), Gemma3: shape [1, 3, H, W]; grid_thw zero; n_tokens 0,
- *    because the count comes from the model config (image_seq_length / mm_tokens_per_image).
+ *  LLaVA (CLIP or SigLIP processor), Gemma3: shape [1, 3, H, W] (Gemma3 with pan-and-scan:
+ *    [1 + crops, 3, H, W], the original then its crops, each view an image block of its own);
+ *    grid_thw zero; n_tokens 0, because the count comes from the model config
+ *    (image_seq_length / mm_tokens_per_image, per view).
  * Several images of one prompt are the concatenation of their rows, in prompt order. */
 typedef struct ts_pixel_values {
     float *data; /* owned; free with ts_pixel_values_free */
@@ -572,15 +581,38 @@ typedef struct ts_deepstack {
     int n_layers;
 } ts_deepstack;
 
+/* An additive attention bias over one prefill call's own rows (Gemma3: every image's tokens see
+ * the whole image, text stays causal; transformers' create_causal_mask with token_type_ids'
+ * or_mask). The reference's 4-D form:
+ *   bias   f32[1, 1, n, n] (shape = {1, 1, n, n}: batch, heads, query row, key row; row-major,
+ *          bias[q * n + k]): 0 where row q sees row k, -INFINITY where it does not, the causal
+ *          part included (the prefill adds no causal mask of its own to these rows)
+ * Rows held before this call (earlier chunks) are visible to every row of it; sliding-window
+ * layers add their window on top (an AND: equal to the reference's OR of the image block over
+ * the window while no image block is longer than the window, which ts_mm_inputs_build checks).
+ * Checked before anything runs: the shape, no NaN or +inf, a finite diagonal (every row sees
+ * itself). A prompt prefilled in chunks passes each chunk its own [count, count] block
+ * (ts_mm_inputs_slice, which refuses a cut through an image block). Borrowed, read during the
+ * call only. */
+typedef struct ts_attention_bias {
+    const float *bias;
+    int64_t shape[4];
+} ts_attention_bias;
+
 /* What a prefill from embeddings may take beside the rows: one optional, typed payload. A model
  * (or bundle) says which kind its image rows need (ts_bundle_side_inputs); whoever assembles an
  * image prompt for it must pass that payload (ts_mm_inputs_build does): the prefill cannot tell
  * image rows from text rows, and a text-only prompt legitimately has none. Later kinds add a
  * member each. */
-typedef enum ts_side_kind { TS_SIDE_NONE = 0, TS_SIDE_DEEPSTACK } ts_side_kind;
+typedef enum ts_side_kind {
+    TS_SIDE_NONE = 0,
+    TS_SIDE_DEEPSTACK,
+    TS_SIDE_ATTENTION_BIAS
+} ts_side_kind;
 typedef struct ts_side_inputs {
     ts_side_kind kind;
-    const ts_deepstack *deepstack; /* TS_SIDE_DEEPSTACK: the payload (borrowed) */
+    const ts_deepstack *deepstack;      /* TS_SIDE_DEEPSTACK: the payload (borrowed) */
+    const ts_attention_bias *attention; /* TS_SIDE_ATTENTION_BIAS: the payload (borrowed) */
 } ts_side_inputs;
 
 /* Appends n rows of input embeddings (the token embeddings with image features in place, as
@@ -592,7 +624,9 @@ typedef struct ts_side_inputs {
  * model's DeepStack layers; every feature finite; no NULL where data is needed) and refused with
  * TS_ERR_INVALID_ARGUMENT or TS_ERR_RANGE naming the field, leaving the sequence unchanged. A
  * model without DeepStack accepts only an empty payload (n_visual 0, n_layers 0). With n_visual
- * 0 the result is bit-identical to no side inputs. An unknown kind is refused. */
+ * 0 the result is bit-identical to no side inputs. TS_SIDE_ATTENTION_BIAS: the payload replaces
+ * the causal mask over this call's rows (see ts_attention_bias; checked likewise, for any model:
+ * a causal bias gives the plain prefill's result). An unknown kind is refused. */
 ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const float *embeddings,
                                       size_t n, const int32_t *positions, int64_t rope_delta,
                                       const ts_side_inputs *side, float *logits, ts_error *err);
@@ -646,7 +680,11 @@ void ts_image_encoder_cache_stats(const ts_image_encoder *encoder, int64_t *hits
  *                  arange (1 row); rope_delta for the decode steps (0 for 1-D positions)
  *   side_kind      the side inputs the model's image rows need; for TS_SIDE_DEEPSTACK
  *                  `deepstack` is the payload of the whole prompt: the image tokens' positions and
- *                  the encoded DeepStack rows (layer_indices borrowed from the model)
+ *                  the encoded DeepStack rows (layer_indices borrowed from the model); for
+ *                  TS_SIDE_ATTENTION_BIAS `attention` is the prompt's [1, 1, n, n] bias
+ *                  (causal, and each run of image tokens — one image — visible to itself),
+ *                  built only when the prompt has image tokens (else side_kind TS_SIDE_NONE: the
+ *                  causal prefill is the same); n² floats, freed with the inputs
  * Owned (ts_mm_inputs_free); a model must outlive the inputs built for it. */
 typedef struct ts_mm_inputs {
     size_t n;
@@ -657,6 +695,7 @@ typedef struct ts_mm_inputs {
     int64_t rope_delta;
     ts_side_kind side_kind;
     ts_deepstack deepstack;
+    ts_attention_bias attention;
 } ts_mm_inputs;
 /* The one assembly of a prompt with images, for every caller (the engine's image prefill, the
  * bundle's, the server's media stage, compare): the inputs of the expanded prompt `ids` from
@@ -665,15 +704,23 @@ typedef struct ts_mm_inputs {
  * images, for a text prompt). Refused: a row count other than the prompt's image tokens
  * (TS_ERR_INVALID_ARGUMENT), DeepStack levels other than the model's DeepStack layers
  * (TS_ERR_UNSUPPORTED: main rows alone would make a wrong prefill), images for a model without an
- * image tower (TS_ERR_UNSUPPORTED). */
+ * image tower (TS_ERR_UNSUPPORTED), an image block longer than the model's sliding window
+ * (TS_ERR_UNSUPPORTED: the window would cut the block the reference keeps whole). */
 ts_status ts_mm_inputs_build(const ts_model *model, const int32_t *ids, size_t n,
                              const ts_pixel_values *images, int n_images,
                              const ts_encoded_media *media, ts_mm_inputs *out, ts_error *err);
 /* Rows at … at + count − 1 of `in` as inputs of their own (owned), for a prefill in chunks: each
  * position row's slice, the rope delta, and the DeepStack rows that fall inside with their
- * positions made relative to the chunk. */
+ * positions made relative to the chunk; an attention bias's [count, count] block, refused
+ * (TS_ERR_UNSUPPORTED) when the slice would drop a visible key after it or a hidden one before
+ * it (a chunk boundary inside an image block). */
 ts_status ts_mm_inputs_slice(const ts_mm_inputs *in, size_t at, size_t count, ts_mm_inputs *out,
                              ts_error *err);
+/* How many rows, from row `at`, the next chunk of in should take: at most `max` (and the rows
+ * left), fewer when that edge would cut an image block of an attention bias, more only when a
+ * block starting at `at` is longer than max (a block is never split: its rows must see each
+ * other in one call). 0 when at is past the rows or max is 0. */
+size_t ts_mm_inputs_chunk(const ts_mm_inputs *in, size_t at, size_t max);
 /* The side inputs to pass with in's rows to ts_model_prefill_embeddings or
  * ts_bundle_slots_prefill_embeddings (pointing into *in). */
 ts_side_inputs ts_mm_inputs_side(const ts_mm_inputs *in);
@@ -856,17 +903,18 @@ void ts_bundle_bucket(const ts_bundle *bundle, int bucket, int64_t *capacity, in
                       int64_t *slots);
 
 /* The side inputs the bundle's embedding prefill takes: TS_SIDE_DEEPSTACK with its DeepStack
- * layers when it has prefill_embeddings_deepstack.main, else TS_SIDE_NONE with NULL and 0. layers
- * and n_layers may be NULL. A bucket's static maximum of image rows Nv_max for DeepStack is its
- * prefill capacity. */
+ * layers when it has prefill_embeddings_deepstack.main, TS_SIDE_ATTENTION_BIAS when its manifest
+ * says the bias carries image blocks (any bundle's prefill_embeddings.main accepts that payload),
+ * else TS_SIDE_NONE; NULL and 0 layers unless DeepStack. layers and n_layers may be NULL. A
+ * bucket's static maximum of image rows Nv_max for DeepStack is its prefill capacity. */
 ts_side_kind ts_bundle_side_inputs(const ts_bundle *bundle, const int32_t **layers, int *n_layers);
 /* The vision.main patch buckets (ascending; *patches borrowed), 0 when the bundle has none. */
 int ts_bundle_vision_buckets(const ts_bundle *bundle, const int64_t **patches);
-/* ts_model_encode_images through the bundle's vision.main (src/bundle/bundle_vision.c): Qwen2-VL,
- * Qwen2.5-VL (windowed) and Qwen3-VL patch rows are admitted to the smallest patch bucket that
- * holds them (TS_ERR_RANGE listing the buckets when none does) and padded with rows hidden from
- * every image row; LLaVA images run one at a time at their fixed size. A Qwen3-VL vision.main
- * (layout patch_rows_deepstack) also gives the DeepStack levels
+/* ts_model_encode_images through the bundle's vision.main (src/bundle/bundle_vision.c): patch-row
+ * layouts (plain, windowed, with DeepStack) are admitted to the smallest patch bucket that holds
+ * them (TS_ERR_RANGE listing the buckets when none does) and padded with rows hidden from every
+ * image row; fixed-size images (each view of a pan-and-scan image) run one at a time. A
+ * vision.main of layout patch_rows_deepstack also gives the DeepStack levels
  * (prefill_embeddings_deepstack.main's layer_features). TS_ERR_UNSUPPORTED for a bundle without
  * vision entries. */
 ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *images, int n_images,
@@ -894,12 +942,13 @@ int64_t ts_bundle_slots_length(const ts_bundle_slots *slots, int slot);
 void ts_bundle_slots_reset(ts_bundle_slots *slots, int slot);
 ts_status ts_bundle_slots_prefill(ts_bundle_slots *slots, int slot, const int32_t *ids, size_t n, float *logits, ts_error *err);
 /* embeddings f32[n][hidden], positions [position rows][n] (as ts_mm_inputs_build lays them out:
- * 3 rows for M-RoPE models, else 1); side NULL or TS_SIDE_NONE: prefill_embeddings.main.
- * TS_SIDE_DEEPSTACK: prefill_embeddings_deepstack.main, the payload (positions rows of this prompt)
- * padded to the bucket's Nv_max with the filler (position 0, zero features). Refused before
- * anything runs: a bundle without that entry (TS_ERR_UNSUPPORTED), n_layers / layer_indices other
- * than the bundle's DeepStack layers, n_visual over Nv_max, NULL data, an unknown kind; the entry
- * checks the rest. */
+ * 3 rows for M-RoPE models, else 1); side NULL or TS_SIDE_NONE: prefill_embeddings.main with a
+ * causal bias; TS_SIDE_ATTENTION_BIAS: with the payload's [1, 1, n, n] bias (checked as the engine
+ * checks it) in the top-left of its [Lp, Lp]. TS_SIDE_DEEPSTACK: prefill_embeddings_deepstack.main,
+ * the payload (positions rows of this prompt) padded to the bucket's Nv_max with the filler
+ * (position 0, zero features). Refused before anything runs: a bundle without that entry
+ * (TS_ERR_UNSUPPORTED), n_layers / layer_indices other than the bundle's DeepStack layers,
+ * n_visual over Nv_max, NULL data, an unknown kind; the entry checks the rest. */
 ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *slots, int slot,
                                              const float *embeddings, size_t n, int64_t hidden,
                                              const int32_t *positions, int64_t rope_delta,

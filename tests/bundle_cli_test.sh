@@ -63,7 +63,7 @@ grep -q "no vision.main entries" "$work/nov.err"
 check "the refusal says why" test $? -eq 0
 "$bin" export -m "$model" -o "$work/novl" --vision-patches 64 >/dev/null 2>"$work/novl.err"
 check "vision buckets for a text model are refused" test $? -eq 1
-grep -q "towers of qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, llava only" "$work/novl.err"
+grep -q "towers of qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, llava, gemma3 only" "$work/novl.err"
 check "the refusal says which towers export" test $? -eq 0
 "$bin" export -m "$vl" -o "$work/bad" --vision-patches 256,64 >/dev/null 2>&1
 check "descending vision buckets are refused" test $? -eq 1
@@ -77,6 +77,30 @@ check "run --bundle --image gives the llava fixture's tokens" test "$llava_ids" 
 check "another bucket for LLaVA's fixed image is refused" test $? -eq 1
 grep -q "16 patches: that is its only bucket (not 64)" "$work/llava.err"
 check "the refusal names the only bucket" test $? -eq 0
+# Gemma3: its fixed-image vision.main, and prefill_embeddings.main with the image's bidirectional
+# block in the bias (manifest mask.image_blocks) and the token rows × √hidden (embeddings.scale).
+"$bin" export -m "$root/tests/fixtures/gemma3/model" -o "$work/gemma3" --capacity 64 --vision-patches 16 2>/dev/null
+check "Gemma3 exports its fixed-image vision.main" test -s "$work/gemma3/vision/p16.mlir"
+grep -q '"image_blocks":' "$work/gemma3/manifest.json" && grep -q '"scale":	8' "$work/gemma3/manifest.json"
+check "the Gemma3 manifest states the image blocks and the embedding scale" test $? -eq 0
+gemma_want=$(/usr/bin/python3 -c "import json,sys; print(','.join(map(str, json.load(open(sys.argv[1]))['generated_ids'])))" "$root/tests/fixtures/gemma3/reference.json")
+gemma_ids=$("$bin" run --bundle "$work/gemma3" -m "$root/tests/fixtures/gemma3/model" --image "$root/tests/fixtures/gemma3/chelsea.png" \
+    -p "Describe this image." --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 2>/dev/null | ids)
+check "run --bundle --image gives the gemma3 fixture's tokens" test "$gemma_ids" = "$gemma_want"
+# Pan-and-scan (the model folder's preprocessor_config asks for 20-pixel crops): the three views
+# through vision.main one by one, the three image blocks in the bias: the engine's tokens.
+mkdir -p "$work/g3pas"
+for f in "$root"/tests/fixtures/gemma3/model/*; do ln -s "$f" "$work/g3pas/"; done
+rm "$work/g3pas/preprocessor_config.json"
+/usr/bin/python3 -c "import json,sys; c=json.load(open(sys.argv[1])); c.update(do_pan_and_scan=True, pan_and_scan_min_crop_size=20); json.dump(c, open(sys.argv[2], 'w'))" \
+    "$root/tests/fixtures/gemma3/model/preprocessor_config.json" "$work/g3pas/preprocessor_config.json"
+pas_args=(-m "$work/g3pas" --image "$root/tests/fixtures/gemma3/chelsea.png" -p "Describe this image." --json --ignore-eos
+    --max-tokens 16 --temperature 0 --repeat-penalty 1)
+pas_engine=$("$bin" run "${pas_args[@]}" 2>/dev/null | ids)
+"$bin" export -m "$root/tests/fixtures/gemma3/model" -o "$work/gemma3-128" --capacity 128 --prefill-capacity 96 \
+    --vision-patches 16 >/dev/null 2>&1 # 71 prompt tokens + 16
+pas_bundle=$("$bin" run --bundle "$work/gemma3-128" "${pas_args[@]}" 2>/dev/null | ids)
+check "gemma3 pan-and-scan: run --bundle gives the engine's tokens" test -n "$pas_engine" -a "$pas_bundle" = "$pas_engine"
 
 q25=$root/tests/fixtures/qwen2_5_vl
 "$bin" export -m "$q25/model" -o "$work/q25" --capacity 192 --prefill-capacity 160 --vision-patches 256,512 >/dev/null 2>"$work/q25.err"

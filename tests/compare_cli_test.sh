@@ -10,7 +10,7 @@ check() { local what=$1; shift; if "$@"; then pass=$((pass + 1)); else fail=$((f
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-for case in qwen2 qwen3 llama qwen2_vl qwen2_vl-two-images qwen2_vl-text-only qwen2_5_vl llava llava_siglip; do
+for case in qwen2 qwen3 llama qwen2_vl qwen2_vl-two-images qwen2_vl-text-only qwen2_5_vl llava llava_siglip gemma3; do
     "$bin" compare -m "$root/tests/fixtures/$case/model" --reference "$root/tests/fixtures/$case/reference.safetensors" >"$out" 2>&1
     check "$case: compare exits 0" test $? -eq 0
     check "$case: every stage matches" grep -q "every stage matches" "$out"
@@ -19,6 +19,10 @@ done
 "$bin" compare -m "$root/tests/fixtures/qwen2_vl/model" --reference "$root/tests/fixtures/qwen2_vl/reference.safetensors" >"$out" 2>&1
 check "qwen2_vl: the vision and position stages are compared" grep -q "image_embeds *ok" "$out"
 check "qwen2_vl: rope delta compared" grep -q "rope_deltas *ok" "$out"
+# Gemma3: the tower's rows and every layer behind the bidirectional image block.
+"$bin" compare -m "$root/tests/fixtures/gemma3/model" --reference "$root/tests/fixtures/gemma3/reference.safetensors" >"$out" 2>&1
+check "gemma3: image_embeds compared" grep -q "image_embeds *ok" "$out"
+check "gemma3: the last hidden state compared" grep -q "hidden_state_4 *ok" "$out"
 
 "$bin" compare -m "$root/tests/fixtures/qwen2/model" --reference "$root/tests/fixtures/llama/reference.safetensors" >"$out" 2>&1
 check "a mismatch exits 1" test $? -eq 1

@@ -3,9 +3,10 @@
 # buckets, for its chelsea, two-images and text-only cases), Qwen2.5-VL (windowed vision.main, its
 # chelsea case, and two images: the fixture's image twice, IREE's greedy ids = tessera run
 # --bundle's = the engine's, there being no two-image Qwen2.5-VL reference; the runner's window
-# checks, tests/oracle/vision_windowed_negative.py), Qwen3-VL and
-# Qwen3-VL-MoE (DeepStack), LLaVA with its CLIP and SigLIP towers (see
-# tests/oracle/iree_oracle_lib.sh for what each case asserts).
+# checks, tests/oracle/vision_windowed_negative.py), Qwen3-VL and Qwen3-VL-MoE (DeepStack), LLaVA
+# with its CLIP and SigLIP towers, Gemma3 (SigLIP + pool, the bias with its bidirectional image
+# block, token rows × √hidden from the manifest) (see tests/oracle/iree_oracle_lib.sh for what
+# each case asserts).
 set -u
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/iree_oracle_lib.sh"
 
@@ -15,7 +16,8 @@ bundle qwen3_vl qwen3_vl --capacity 96 --prefill-capacity 80 --vision-patches 25
 bundle qwen3_vl_moe qwen3_vl_moe --capacity 96 --prefill-capacity 80 --vision-patches 256
 bundle llava llava --capacity 64 --prefill-capacity 48 --vision-patches 16
 bundle llava_siglip llava_siglip --capacity 64 --prefill-capacity 48 --vision-patches 16
-for c in qwen2_5_vl qwen3_vl qwen3_vl_moe llava llava_siglip; do run_case "$c" "$c"; done
+bundle gemma3 gemma3 --capacity 64 --prefill-capacity 48 --vision-patches 16
+for c in qwen2_5_vl qwen3_vl qwen3_vl_moe llava llava_siglip gemma3; do run_case "$c" "$c"; done
 # Two images (432 patch rows: the 512 bucket) through IREE, the bundle in tessera, and the engine.
 q25=$fix/qwen2_5_vl
 two() { "$bin" run "$@" -m "$q25/model" -p "Describe this image." --image "$q25/chelsea.png" --image "$q25/chelsea.png" \

@@ -138,6 +138,23 @@ image_case qwen2_5_vl "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(
     "Describe this image." chelsea.png
 image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
     "Describe this image." chelsea.png
+# Gemma3: SigLIP + average pool, the image's 4 tokens attending to each other both ways.
+image_case gemma3 "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/gemma3/reference.json")" \
+    "Describe this image." chelsea.png
+# Gemma3 with pan-and-scan asked for by its preprocessor_config (20-pixel crops): chelsea is the
+# original and 2 crops, 3 image blocks of 4 tokens (27 → 71 prompt tokens); another processor
+# class asking for pan-and-scan is refused.
+mkdir -p "$TMP/g3pas" "$TMP/llpas"
+for f in "$FIX"/gemma3/model/*; do ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$TMP/g3pas/"; done
+rm "$TMP/g3pas/preprocessor_config.json"
+/usr/bin/python3 -c "import json,sys; c=json.load(open(sys.argv[1])); c.update(do_pan_and_scan=True, pan_and_scan_min_crop_size=20); json.dump(c, open(sys.argv[2], 'w'))" \
+    "$FIX/gemma3/model/preprocessor_config.json" "$TMP/g3pas/preprocessor_config.json"
+expect_exit 0 '"prompt_tokens":71' run -m "$TMP/g3pas" --image "$FIX/gemma3/chelsea.png" -p "Describe this image." --json --max-tokens 2
+for f in "$FIX"/llava/model/*; do ln -s "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$TMP/llpas/"; done
+rm "$TMP/llpas/preprocessor_config.json"
+/usr/bin/python3 -c "import json,sys; c=json.load(open(sys.argv[1])); c.update(do_pan_and_scan=True); json.dump(c, open(sys.argv[2], 'w'))" \
+    "$FIX/llava/model/preprocessor_config.json" "$TMP/llpas/preprocessor_config.json"
+expect_exit 1 'only Gemma3ImageProcessor has it' run -m "$TMP/llpas" --image "$FIX/llava/chelsea.png" -p "Describe this image." --max-tokens 2
 # A per-request image budget: fewer pixels, fewer image tokens (92 → 62 prompt tokens).
 expect_exit 0 '"prompt_tokens":62' run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" \
     -p "Describe this image." --json --max-tokens 1 --max-pixels 20000

@@ -7,6 +7,7 @@
 #                  count against `tessera run --json` for the same prompt (the oracles below)
 #   isolation.mjs  8 requests (text, one image, two images) alone, then together on 4 slots: the
 #                  same texts; a stream cancelled mid-way frees its slot for the next request
+#                  (Qwen2-VL, Qwen3-VL and Gemma3, through the engine and through bundles)
 #   malformed.mjs  broken, wrong-typed, oversized and refused requests: status, error object,
 #                  and /health still 200 after each
 #   load.mjs       300 requests at concurrency 16, every one against its oracle; RSS growth small
@@ -33,6 +34,7 @@ fi
 VL=tests/fixtures/qwen2_vl/model
 TXT=tests/fixtures/qwen2/model
 Q3=tests/fixtures/qwen3_vl/model
+G3=tests/fixtures/gemma3/model
 CHELSEA=tests/fixtures/qwen2_vl/chelsea.png
 COFFEE=tests/fixtures/qwen2_vl-two-images/coffee.png
 API_KEY=tessera-test-key-1234
@@ -127,6 +129,8 @@ oracle vl_raw -m "$VL" --raw -p "Once upon a time, in a small village" --max-tok
 oracle txt_chat -m "$TXT" -p "Hello there" --max-tokens 16
 oracle q3_image -m "$Q3" --image "$CHELSEA" -p "Describe this image." --max-tokens 16
 oracle q3_two -m "$Q3" --image "$CHELSEA" --image "$COFFEE" -p "Compare these two images." --max-tokens 16
+oracle g3_image -m "$G3" --image "$CHELSEA" -p "Describe this image." --max-tokens 16
+oracle g3_two -m "$G3" --image "$CHELSEA" --image "$COFFEE" -p "Compare these two images." --max-tokens 16
 oracle load_chat -m "$VL" -p "Tell me a story." --max-tokens 6
 oracle load_raw -m "$VL" --raw -p "The quick brown fox" --max-tokens 8
 oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
@@ -135,7 +139,7 @@ oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
 
 # TS_SERVER_TESTS="api load" runs only those parts (all by default).
-want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl bundle qwen3_vl_bundle qwen3_vl_vision_bundle malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- api: the default server, and the text-only model behind an API key
 if want api; then
@@ -159,6 +163,16 @@ if want qwen3_vl; then
     start_server q3 -m "$Q3" --slots 4 --prefill-chunk 16
     TS_PORT=${PORT[q3]} TS_ORACLE_PREFIX=q3 run_node isolation.mjs
     stop_server q3
+fi
+
+# --- gemma3: the isolation run on Gemma3 (one model per server: its image requests batched with
+# its text requests), each image's tokens attending to each other both ways; 8-token prefill
+# chunks, so a chunk edge would fall inside an image (rows 6 … 9 of "Describe this image."): the
+# scheduler moves it to the image's first row (ts_mm_inputs_chunk)
+if want gemma3; then
+    start_server g3 -m "$G3" --slots 4 --prefill-chunk 8
+    TS_PORT=${PORT[g3]} TS_ORACLE_PREFIX=g3 run_node isolation.mjs
+    stop_server g3
 fi
 
 # --- bundle: the same isolation run through an exported bundle (prefill.main,
@@ -191,6 +205,16 @@ if want qwen3_vl_vision_bundle; then
     start_server q3v -m "$Q3" --bundle "$TMP/q3vbundle"
     TS_PORT=${PORT[q3v]} TS_ORACLE_PREFIX=q3 run_node isolation.mjs
     stop_server q3v
+fi
+
+# --- gemma3_bundle: the Gemma3 run through its bundle: vision.main (fixed image), then
+# prefill_embeddings.main with each request's bias (its images' bidirectional blocks)
+if want gemma3_bundle; then
+    "$BIN" export -m "$G3" -o "$TMP/g3bundle" --capacity 3584 --prefill-capacity 96 --batch 4 --vision-patches 16 \
+        >"$TMP/export.log" 2>&1 || fail "export for the Gemma3 bundle server: $(cat "$TMP/export.log")"
+    start_server g3b -m "$G3" --bundle "$TMP/g3bundle"
+    TS_PORT=${PORT[g3b]} TS_ORACLE_PREFIX=g3 run_node isolation.mjs
+    stop_server g3b
 fi
 
 # --- malformed: small limits, a media root with an image inside and a link out of it

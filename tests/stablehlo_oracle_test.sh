@@ -24,7 +24,7 @@ fx=$root/tests/fixtures
 
 # fixture family → the vision.main buckets its tower exports (none: text, or no tower entry yet)
 declare -A patches=([qwen2]="" [qwen3]="" [llama]="" [qwen2_5_vl]="16,64" [qwen2_vl]="16,64" [qwen3_vl]="16,64"
-    [qwen3_vl_moe]="16" [llava]="16" [llava_siglip]="16")
+    [qwen3_vl_moe]="16" [llava]="16" [llava_siglip]="16" [gemma3]="16")
 modules=0
 for family in "${!patches[@]}"; do
     vp=${patches[$family]}

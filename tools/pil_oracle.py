@@ -11,6 +11,9 @@
       KIND qwen: P T MERGE MIN_PIXELS MAX_PIXELS RESCALE MEAN×3 STD×3
       KIND clip: SHORTEST H W CROP_H CROP_W RESAMPLE RESCALE MEAN×3 STD×3
                  (SHORTEST 0: resize to H×W; CROP_H 0: no crop)
+      KIND pas:  H W RESAMPLE MIN_CROP MAX_CROPS MIN_RATIO RESCALE MEAN×3 STD×3: Gemma3's
+                 pan-and-scan (image_processing_gemma3.py at transformers 130f1644), the original
+                 then its crops, each resized to H×W: [1 + crops, 3, H, W]
 
 Exit 77 when PIL is missing, so callers can skip instead of fail.
 """
@@ -124,6 +127,40 @@ def clip(img, shortest, h, w, crop_h, crop_w, resample, rescale, mean, std):
     return rescale_normalize(x, rescale, mean, std).transpose(2, 0, 1)
 
 
+def pan_and_scan(image, min_crop, max_crops, min_ratio):
+    """Gemma3ImageProcessor.pan_and_scan on a channels-last uint8 array, as the reference writes it."""
+    height, width = image.shape[:2]
+    if width >= height:
+        if width / height < min_ratio:
+            return []
+        num_crops_w = int(math.floor(width / height + 0.5))
+        num_crops_w = min(int(math.floor(width / min_crop)), num_crops_w)
+        num_crops_w = max(2, num_crops_w)
+        num_crops_w = min(max_crops, num_crops_w)
+        num_crops_h = 1
+    else:
+        if height / width < min_ratio:
+            return []
+        num_crops_h = int(math.floor(height / width + 0.5))
+        num_crops_h = min(int(math.floor(height / min_crop)), num_crops_h)
+        num_crops_h = max(2, num_crops_h)
+        num_crops_h = min(max_crops, num_crops_h)
+        num_crops_w = 1
+    crop_size_w = int(math.ceil(width / num_crops_w))
+    crop_size_h = int(math.ceil(height / num_crops_h))
+    if min(crop_size_w, crop_size_h) < min_crop:
+        return []
+    crop_positions_w = [crop_size_w * i for i in range(num_crops_w)]
+    crop_positions_h = [crop_size_h * i for i in range(num_crops_h)]
+    return [image[pos_h:pos_h + crop_size_h, pos_w:pos_w + crop_size_w]
+            for pos_h in crop_positions_h for pos_w in crop_positions_w]
+
+
+def pas(img, h, w, resample, min_crop, max_crops, min_ratio, rescale, mean, std):
+    views = [img] + pan_and_scan(img, min_crop, max_crops, min_ratio)
+    return np.stack([clip(np.ascontiguousarray(v), 0, h, w, 0, 0, resample, rescale, mean, std) for v in views])
+
+
 def process(manifest):
     with open(manifest) as f:
         for line in f:
@@ -132,10 +169,13 @@ def process(manifest):
             src, w, h, dst, kind, *args = line.split()
             with open(src, "rb") as g:
                 img = np.frombuffer(g.read(), dtype=np.uint8).reshape(int(h), int(w), 3)
-            ints = [int(a) for a in args[:-7]]
             nums = [float(a) for a in args[-7:]]
             rescale, mean, std = nums[0], nums[1:4], nums[4:]
-            out = (qwen if kind == "qwen" else clip)(img, *ints, rescale, mean, std)
+            if kind == "pas":
+                out = pas(img, *(int(a) for a in args[:5]), float(args[5]), rescale, mean, std)
+            else:
+                ints = [int(a) for a in args[:-7]]
+                out = (qwen if kind == "qwen" else clip)(img, *ints, rescale, mean, std)
             with open(dst, "wb") as g:
                 g.write(np.ascontiguousarray(out, dtype=np.float32).tobytes())
 

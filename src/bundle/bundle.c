@@ -562,7 +562,8 @@ ts_side_kind ts_bundle_side_inputs(const ts_bundle *b, const int32_t **layers, i
 {
     if (layers) *layers = b->man.n_deepstack ? b->man.deepstack_layers : NULL;
     if (n_layers) *n_layers = b->man.n_deepstack;
-    return b->man.n_deepstack ? TS_SIDE_DEEPSTACK : TS_SIDE_NONE;
+    if (b->man.n_deepstack) return TS_SIDE_DEEPSTACK;
+    return b->man.image_blocks ? TS_SIDE_ATTENTION_BIAS : TS_SIDE_NONE;
 }
 
 int64_t ts_bundle_visual_capacity(const ts_bundle *b, int bucket)

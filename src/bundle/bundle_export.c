@@ -13,6 +13,7 @@
 #include "engine/synthetic.h"
 #include "export/printer.h"
 #include "models/decoder_entries.h"
+#include "models/family.h"
 #include "models/vision_entry.h"
 
 #include <errno.h>
@@ -140,6 +141,11 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
      * and with them a fourth entry. */
     man.n_deepstack = st == TS_OK ? spec.n_deepstack : 0;
     if (man.n_deepstack) memcpy(man.deepstack_layers, spec.deepstack_layers, sizeof(man.deepstack_layers));
+    /* The descriptor's image rule: the bias prefill_embeddings.main takes then holds image blocks.
+     */
+    man.image_blocks =
+        cfg->family && cfg->family->image_attention == TS_IMAGE_ATTENTION_BIDIRECTIONAL;
+    man.embed_scale = st == TS_OK ? spec.embed_scale : 0;
     int n_entries = ts_manifest_entry_count(&man);
     for (int b = 0; b < n_caps && st == TS_OK; b++) {
         int64_t lp = options && options->prefill_capacity ? options->prefill_capacity : caps[b];

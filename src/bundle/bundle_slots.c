@@ -14,6 +14,7 @@
  */
 #include "bundle/bundle.h"
 #include "base/error.h"
+#include "models/decoder.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -128,11 +129,14 @@ ts_status ts_bundle_slots_prefill(ts_bundle_slots *s, int slot, const int32_t *i
 }
 
 /* prefill_embeddings.main's arguments padded to the prefill capacity Lp: rows, positions (padding
- * at 0) and a causal bias; with a DeepStack payload (ds non-NULL, checked),
+ * at 0) and a causal bias, or (attention non-NULL, checked) the payload's [n, n] bias in its
+ * top-left corner, the padding rows causal; with a DeepStack payload (ds non-NULL, checked),
  * prefill_embeddings_deepstack.main with the payload padded to the bucket's Nv_max by the filler
  * (position 0, zero features). */
-static ts_status prefill_embeddings(ts_bundle_slots *s, int slot, const float *embeddings, size_t n, int64_t hidden,
-                                    const int32_t *positions, int64_t rope_delta, const ts_deepstack *ds, float *logits, ts_error *err)
+static ts_status prefill_embeddings(ts_bundle_slots *s, int slot, const float *embeddings, size_t n,
+                                    int64_t hidden, const int32_t *positions, int64_t rope_delta,
+                                    const ts_deepstack *ds, const ts_attention_bias *attention,
+                                    float *logits, ts_error *err)
 {
     ts_status st = check_slot(s, slot, n, err);
     if (st != TS_OK) return st;
@@ -147,6 +151,8 @@ static ts_status prefill_embeddings(ts_bundle_slots *s, int slot, const float *e
     for (int64_t r = 0; r < rows; r++) memcpy(pos + r * lp, positions + r * (int64_t)n, sizeof(int32_t) * n);
     for (int64_t i = 0; i < lp; i++)
         for (int64_t j = i + 1; j < lp; j++) bias[i * lp + j] = -INFINITY;
+    for (size_t i = 0; attention && i < n; i++)
+        memcpy(bias + i * (size_t)lp, attention->bias + i * n, sizeof(float) * n);
     if (count) memcpy(visual, ds->visual_positions, sizeof(int32_t) * (size_t)count);
     for (int64_t l = 0; l < k && count; l++)
         memcpy(features + l * nv * hidden, ds->layer_features + l * count * hidden, sizeof(float) * (size_t)(count * hidden));
@@ -201,15 +207,26 @@ ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *s, int slot, const
 {
     ts_side_kind kind = side ? side->kind : TS_SIDE_NONE;
     if (kind == TS_SIDE_NONE)
-        return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta, NULL,
+        return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta, NULL, NULL,
                                   logits, err);
+    if (kind == TS_SIDE_ATTENTION_BIAS) {
+        /* prefill_embeddings.main takes a bias in every bundle; the payload is checked as the
+         * engine checks it (shape against the prompt's rows, NaN, +inf, the diagonal). */
+        const ts_attention_bias *a = side->attention;
+        ts_status st = a ? ts_decoder_check_attention_bias(a->bias, a->shape, (int64_t)n, err)
+                         : ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                        "bundle: attention bias: no payload (NULL)");
+        if (st != TS_OK) return st;
+        return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta, NULL, a,
+                                  logits, err);
+    }
     if (kind != TS_SIDE_DEEPSTACK)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: side inputs of unknown kind %d",
                             (int)kind);
     ts_status st = check_deepstack(s, side->deepstack, err);
     if (st != TS_OK) return st;
     return prefill_embeddings(s, slot, embeddings, n, hidden, positions, rope_delta,
-                              side->deepstack, logits, err);
+                              side->deepstack, NULL, logits, err);
 }
 
 ts_status ts_bundle_slots_decode(ts_bundle_slots *s, const int32_t *tokens, const bool *active, float *logits, ts_error *err)

@@ -706,8 +706,14 @@ static void vlm_through_bundle(const char *name, const int64_t *patches, int n_p
         CHECK(rows_diff <= rows_tol);
     }
     REQUIRE_INT_EQ(ts_mm_inputs_build(m, ids, (size_t)n, images, n_images, &media, &mm, &err), TS_OK);
-    CHECK_INT_EQ(mm.side_kind, TS_SIDE_NONE);
+    /* Gemma3's image blocks: the bundle says it takes them, the prompt's bias goes in as is. */
+    CHECK_INT_EQ(mm.side_kind, ts_bundle_side_inputs(b, NULL, NULL));
     CHECK_INT_EQ(mm.position_rows, ts_bundle_position_rows(b));
+    for (int64_t i = 0; i < lp; i++)
+        for (int64_t j = 0; j < lp; j++)
+            bias[i * lp + j] = j <= i ? 0.0f : -INFINITY;
+    for (int64_t i = 0; mm.side_kind == TS_SIDE_ATTENTION_BIAS && i < n; i++)
+        memcpy(bias + i * lp, mm.attention.bias + i * n, sizeof(float) * (size_t)n);
     if (mm.embeddings) {
         memcpy(emb, mm.embeddings, sizeof(float) * (size_t)(n * H));
         memcpy(mrope, mm.positions, sizeof(int32_t) * (size_t)(mm.position_rows * n));
@@ -719,9 +725,8 @@ static void vlm_through_bundle(const char *name, const int64_t *patches, int n_p
     CHECK_INT_EQ(delta, deltas ? ((const int64_t *)deltas->data)[0] : 0);
     int rows = ts_bundle_position_rows(b);
     float emb_diff = max_diff(emb, merged->data, n * H), emb_tol = tolerance_of(merged->data, n * H);
-    for (int r = 0; r < rows; r++) memcpy(positions + r * lp, mrope + r * n, sizeof(int32_t) * (size_t)n);
-    for (int64_t i = 0; i < lp; i++)
-        for (int64_t j = 0; j < lp; j++) bias[i * lp + j] = j <= i ? 0.0f : -INFINITY;
+    for (int r = 0; r < rows; r++)
+        memcpy(positions + r * lp, mrope + r * n, sizeof(int32_t) * (size_t)n);
     int64_t ed[2] = {lp, H}, bd[2] = {lp, lp};
     ts_tensor_arg pe[4] = {arg_f32("embeddings", emb, 2, ed),
                            rows == 3 ? (ts_tensor_arg){"positions", TS_DTYPE_I32, 2, {3, lp}, positions, sizeof(int32_t) * 3 * (size_t)lp}
@@ -918,6 +923,95 @@ static void test_qwen2_5_vl_windowed_vision(void)
                    "positions I32[256, 2], segments I32[256], windows I32[256], window_index "
                    "I32[64], count I32[] and return image_embeds F32[64, 64]");
 out:
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
+}
+
+/* Gemma3: its fixed-image vision.main (SigLIP + pool), and prefill_embeddings.main's bias with the
+ * image's bidirectional block. */
+static void test_gemma3_through_bundle(void)
+{
+    vlm_through_bundle("gemma3", llava_patches, 1);
+}
+
+/* Gemma3's bias at the bundle's boundary: a wrong shape, NaN, +inf or a hidden diagonal is refused
+ * before prefill_embeddings.main runs, the slot left empty; the good bias then prefills. */
+static void test_gemma3_bias_refusals(void)
+{
+    char bundle[128];
+    snprintf(bundle, sizeof(bundle), "%s/gemma3-bias", tmp);
+    static const int64_t capacity[1] = {48}, patches[1] = {16};
+    ts_bundle_options o = {.capacities = capacity,
+                           .n_capacities = 1,
+                           .prefill_capacity = 32,
+                           .slots = 2,
+                           .vision_patches = patches,
+                           .n_vision_patches = 1};
+    const char *dir = "tests/fixtures/gemma3/model";
+    ts_error err;
+    ts_bundle *b = NULL;
+    ts_model *m = NULL;
+    ts_checkpoint *ref = NULL;
+    ts_bundle_slots *slots = NULL;
+    REQUIRE_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open("tests/fixtures/gemma3/reference.safetensors", &ref, &err),
+                   TS_OK);
+    CHECK_INT_EQ(ts_bundle_side_inputs(b, NULL, NULL), TS_SIDE_ATTENTION_BIAS);
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"),
+                         *pv = ts_checkpoint_find(ref, "pixel_values"),
+                         *last = ts_checkpoint_find(ref, "prefill_last_logits");
+    size_t n = (size_t)ids64->shape[1];
+    int32_t ids[64];
+    REQUIRE(n <= 32);
+    for (size_t i = 0; i < n; i++)
+        ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+    ts_pixel_values image = {.data = (float *)pv->data,
+                             .n_dims = 4,
+                             .shape = {pv->shape[0], pv->shape[1], pv->shape[2], pv->shape[3]}};
+    ts_encoded_media media;
+    ts_mm_inputs mm;
+    REQUIRE_INT_EQ(ts_bundle_encode_images(b, &image, 1, &media, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_mm_inputs_build(m, ids, n, &image, 1, &media, &mm, &err), TS_OK);
+    ts_encoded_media_free(&media);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+    int64_t H = mm.hidden, V = ts_model_vocab_size(m);
+    float *logits = malloc(sizeof(float) * (size_t)V), *bias = malloc(sizeof(float) * n * n);
+    ts_attention_bias ab = {bias, {1, 1, (int64_t)n, (int64_t)n - 1}};
+    ts_side_inputs side = {TS_SIDE_ATTENTION_BIAS, NULL, &ab};
+    memcpy(bias, mm.attention.bias, sizeof(float) * n * n);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, mm.embeddings, n, H, mm.positions, 0,
+                                                    &side, logits, &err),
+                 TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "attention bias: shape");
+    ab.shape[3] = (int64_t)n;
+    const float poison[3] = {NAN, INFINITY, -INFINITY};
+    const size_t at[3] = {2 * n + 9, 5 * n + 20, 7 * n + 7};
+    for (int i = 0; i < 3; i++) {
+        memcpy(bias, mm.attention.bias, sizeof(float) * n * n);
+        bias[at[i]] = poison[i];
+        CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, mm.embeddings, n, H, mm.positions,
+                                                        0, &side, logits, &err),
+                     TS_ERR_RANGE);
+        CHECK_CONTAINS(err.message, "attention bias: value at");
+        CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), 0);
+    }
+    side = ts_mm_inputs_side(&mm);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, mm.embeddings, n, H, mm.positions, 0,
+                                                    &side, logits, &err),
+                 TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), (int64_t)n);
+    float diff = max_diff(logits, last->data, V), tol = tolerance_of(last->data, V);
+    CHECK(diff <= tol);
+    fprintf(stderr,
+            "  gemma3 bias refusals: slot empty after each; the good bias: last logits %.2g (tol "
+            "%.2g)\n",
+            diff, tol);
+    free(logits), free(bias);
+    ts_mm_inputs_free(&mm);
+    ts_bundle_slots_destroy(slots);
     ts_checkpoint_close(ref);
     ts_model_destroy(m);
     ts_bundle_close(b);
@@ -1240,7 +1334,7 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
                   sizeof(float) * (size_t)(n_layers * n_visual * H)));
     ts_mm_inputs_free(&mm);
     ts_deepstack ds = {visual, n_visual, features, layers, n_layers};
-    ts_side_inputs side = {TS_SIDE_DEEPSTACK, &ds};
+    ts_side_inputs side = {TS_SIDE_DEEPSTACK, &ds, NULL};
     REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, emb, (size_t)n, H, positions, delta,
                                                     &side, logits, &err),
@@ -1557,38 +1651,38 @@ static void test_deepstack_bad_calls(void)
     float *logits = malloc(sizeof(float) * 1344), *feat = calloc(2 * 17 * 64, sizeof(float));
     ts_deepstack ds = {c->visual, 2, feat, wrong_layers, 2};
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "layer_indices[1] = 2, the bundle's layer is 1")); refusals++;
     ds.layer_indices = layers, ds.n_layers = 1;
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "layer_indices has 1 entries, the bundle's DeepStack layers 2")); refusals++;
     ds.n_layers = 2, ds.visual_positions = many, ds.n_visual = 17;
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_RANGE);
     CHECK(strstr(err.message, "17 image rows exceed the bucket's static maximum Nv_max = 16")); refusals++;
     ds.n_visual = 2, ds.visual_positions = NULL;
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK(strstr(err.message, "visual_positions is NULL")); refusals++;
     ds.visual_positions = many, ds.n_visual = 9; /* rows 0 … 8 of an 8-row prompt: the entry says so */
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_ERR_RANGE);
     CHECK(strstr(err.message, "visual_count = 9 exceeds length = 8")); refusals++;
     CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), 0);
     ds.n_visual = 2;
     CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, c->emb, 8, 64, pos, 0,
-                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds},
+                                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL},
                                                     logits, &err),
                  TS_OK);
     CHECK_INT_EQ(ts_bundle_slots_length(slots, 0), 8);
@@ -1647,6 +1741,8 @@ int main(void)
     RUN(test_qwen2_5_vl_windowed_vision);
     RUN(test_llava_through_bundle);
     RUN(test_llava_siglip_through_bundle);
+    RUN(test_gemma3_through_bundle);
+    RUN(test_gemma3_bias_refusals);
     RUN(test_qwen2_vl_text_only_through_bundle);
     RUN(test_qwen3_vl_moe_text_through_bundle);
     RUN(test_slots);

@@ -5,6 +5,7 @@
 #include "models/vision_entry.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,12 +149,24 @@ static cJSON *manifest_json(const ts_manifest *m)
         cJSON *sec = cJSON_AddArrayToObject(pos, "mrope_section");
         for (int i = 0; i < 3; i++) cJSON_AddItemToArray(sec, cJSON_CreateNumber(m->mrope_section[i]));
     }
+    if (m->embed_scale != 0) {
+        cJSON *emb = cJSON_AddObjectToObject(root, "embeddings");
+        cJSON_AddNumberToObject(emb, "scale", m->embed_scale);
+    }
     cJSON *mask = cJSON_AddObjectToObject(root, "mask");
     cJSON_AddStringToObject(mask, "prefill.main", "causal over its own keys; rows at or past length are padding");
     cJSON_AddStringToObject(mask, "prefill_embeddings.main", "additive bias [Lp, Lp] only (0 = attend, large negative = masked)");
     cJSON_AddStringToObject(mask, "decode.main", "causal: slot b attends cache rows 0 … cache_len[b]");
     if (m->n_deepstack)
         cJSON_AddStringToObject(mask, "prefill_embeddings_deepstack.main", "as prefill_embeddings.main");
+    if (m->image_blocks)
+        cJSON_AddStringToObject(
+            mask, "image_blocks",
+            "prefill_embeddings.main's bias is one slot's 4-D mask [1, 1, Lp, Lp] "
+            "with the batch and head dims dropped: causal, and every image's "
+            "tokens see the whole image (0), rows at or past length causal "
+            "padding; local layers add their sliding window in the graph; one "
+            "call per prompt (never split inside an image)");
     cJSON *kv = cJSON_AddObjectToObject(root, "kv_layout");
     cJSON_AddStringToObject(kv, "prefill", "k, v: [layers, capacity, kv_heads, head_dim]; rows >= length are zero");
     cJSON_AddStringToObject(kv, "decode", "k, v: [slots, layers, capacity, kv_heads, head_dim]; row cache_len[b] is written; "
@@ -379,6 +392,16 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         if (!cJSON_IsArray(sec) || cJSON_GetArraySize(sec) != 3) return bad(r, "positions.mrope_section", "expected three integers");
         for (int i = 0; i < 3; i++) m->mrope_section[i] = cJSON_GetArrayItem(sec, i)->valueint;
     }
+    const cJSON *emb = cJSON_GetObjectItemCaseSensitive(root, "embeddings");
+    if (emb) {
+        const cJSON *scale = cJSON_GetObjectItemCaseSensitive(emb, "scale");
+        if (!cJSON_IsNumber(scale) || !(scale->valuedouble > 0) || !isfinite(scale->valuedouble))
+            return bad(r, "embeddings.scale", "expected a positive number");
+        m->embed_scale = scale->valuedouble;
+    }
+    const cJSON *mask = cJSON_GetObjectItemCaseSensitive(root, "mask");
+    m->image_blocks =
+        cJSON_IsObject(mask) && cJSON_GetObjectItemCaseSensitive(mask, "image_blocks");
     const cJSON *ds = cJSON_GetObjectItemCaseSensitive(root, "deepstack");
     if (ds) {
         const cJSON *layers = cJSON_GetObjectItemCaseSensitive(ds, "layers");

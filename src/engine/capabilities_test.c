@@ -22,8 +22,8 @@ static void test_predicate(void)
     CHECK_INT_EQ(served("qwen2_vl-text-only"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("qwen3_vl"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("qwen3_vl_moe"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
-    /* Gemma3's language model runs; its image path waits for bidirectional image attention. */
-    CHECK_INT_EQ(served("gemma3"), TS_MODALITY_TEXT);
+    /* Gemma3's images (bidirectional image blocks); gemma3_text has no vision_config. */
+    CHECK_INT_EQ(served("gemma3"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("gemma3_text"), TS_MODALITY_TEXT);
     CHECK_INT_EQ(served("qwen3_moe"), TS_MODALITY_TEXT);
     CHECK_INT_EQ(served("qwen3_vl_moe-sparse-step"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);

@@ -230,7 +230,7 @@ static void test_fixture_whole_prompt(void)
                                .hidden = hid,
                                .embeddings = f.embeds,
                                .positions = f.positions,
-                               .side = &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}};
+                               .side = &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL}};
     CHECK_INT_EQ(ts_model_prefill_diagnostic(f.m, seq, NULL, (size_t)f.n, &d, &err), TS_OK);
     fprintf(stderr, "  %s, whole prompt (%lld rows, %lld visual, K = %d):\n", fixture_dir, (long long)f.n,
             (long long)f.nv, f.k);
@@ -280,10 +280,10 @@ static void test_fixture_public_call_payload_freed(void)
     memcpy(features, f.features, sizeof(float) * (size_t)(f.k * f.nv * f.h));
     ts_deepstack *ds = malloc(sizeof(*ds));
     *ds = (ts_deepstack){visual, f.nv, features, levels, f.k};
-    CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, seq, f.embeds, (size_t)f.n, f.positions,
-                                             f.rope_delta, &(ts_side_inputs){TS_SIDE_DEEPSTACK, ds},
-                                             logits, &err),
-                 TS_OK);
+    CHECK_INT_EQ(
+        ts_model_prefill_embeddings(f.m, seq, f.embeds, (size_t)f.n, f.positions, f.rope_delta,
+                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, ds, NULL}, logits, &err),
+        TS_OK);
     free(visual), free(levels), free(features), free(ds);
     fprintf(stderr, "  qwen3_vl, public call, payload freed after the prefill:\n");
     CHECK_INT_EQ(ts_sequence_length(seq), f.n);
@@ -342,7 +342,7 @@ static void test_fixture_chunked(void)
                                    .hidden = chunk_hid,
                                    .embeddings = f.embeds + at * f.h,
                                    .positions = pos,
-                                   .side = &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}};
+                                   .side = &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL}};
         CHECK_INT_EQ(ts_model_prefill_diagnostic(f.m, seq, NULL, (size_t)rows, &d, &err), TS_OK);
         for (int64_t l = 0; l <= f.layers; l++)
             memcpy(hid[l] + at * f.h, chunk_hid[l], sizeof(float) * (size_t)(rows * f.h));
@@ -374,7 +374,7 @@ static void test_fixture_chunked(void)
             memcpy(pos + r * rows, f.positions + r * f.n + at, sizeof(int32_t) * (size_t)rows);
         CHECK_INT_EQ(ts_model_prefill_embeddings(
                          f.m, seq, f.embeds + at * f.h, (size_t)rows, pos, f.rope_delta,
-                         &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}, last, &err),
+                         &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL}, last, &err),
                      TS_OK);
     }
     CHECK(close_enough("chunked", "prefill_last_logits", last,
@@ -414,7 +414,7 @@ static void test_fixture_chunked_by_slice(void)
     float *features = malloc(sizeof(float) * (size_t)(f.k * CHUNK * f.h)),
           *last = malloc(sizeof(float) * (size_t)f.vocab);
     float *logits = malloc(sizeof(float) * (size_t)f.vocab);
-    ts_side_inputs bogus = {(ts_side_kind)7, NULL};
+    ts_side_inputs bogus = {(ts_side_kind)7, NULL, NULL};
     CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, seq, f.embeds, CHUNK, f.positions, 0, &bogus,
                                              logits, &err),
                  TS_ERR_INVALID_ARGUMENT);
@@ -475,18 +475,18 @@ static void test_fixture_without_features_diverges(void)
     float *logits = malloc(sizeof(float) * (size_t)f.vocab);
     const float *ref = ref_floats(&f, "prefill_last_logits");
     ts_deepstack dropped = {NULL, 0, NULL, f.levels, f.k};
-    CHECK_INT_EQ(
-        ts_model_prefill_embeddings(f.m, seq, f.embeds, (size_t)f.n, f.positions, f.rope_delta,
-                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &dropped}, logits, &err),
-        TS_OK);
+    CHECK_INT_EQ(ts_model_prefill_embeddings(
+                     f.m, seq, f.embeds, (size_t)f.n, f.positions, f.rope_delta,
+                     &(ts_side_inputs){TS_SIDE_DEEPSTACK, &dropped, NULL}, logits, &err),
+                 TS_OK);
     double r_dropped = past_tolerance(logits, ref, (size_t)f.vocab);
     memset(f.features, 0, sizeof(float) * (size_t)(f.k * f.nv * f.h));
     ts_deepstack zero = fixture_payload(&f);
     ts_sequence_reset(seq);
-    CHECK_INT_EQ(
-        ts_model_prefill_embeddings(f.m, seq, f.embeds, (size_t)f.n, f.positions, f.rope_delta,
-                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &zero}, logits, &err),
-        TS_OK);
+    CHECK_INT_EQ(ts_model_prefill_embeddings(
+                     f.m, seq, f.embeds, (size_t)f.n, f.positions, f.rope_delta,
+                     &(ts_side_inputs){TS_SIDE_DEEPSTACK, &zero, NULL}, logits, &err),
+                 TS_OK);
     double r_zero = past_tolerance(logits, ref, (size_t)f.vocab);
     fprintf(stderr,
             "  negative control: last logits off by %.0f× the tolerance without features, %.0f× "
@@ -916,7 +916,7 @@ static void test_engine_random_features(void)
                                .hidden = hid,
                                .embeddings = c.embeds,
                                .positions = c.pos,
-                               .side = &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}};
+                               .side = &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL}};
     CHECK_INT_EQ(ts_model_prefill_diagnostic(m, seq, NULL, (size_t)c.n, &d, &err), TS_OK);
     fprintf(stderr, "  engine, K = 2 (random features), vs the plain forward:\n");
     for (int64_t l = 0; l <= pm.layers; l++) {
@@ -958,7 +958,7 @@ static void refused(fixture *f, ts_sequence *seq, const float *embeds, size_t n,
     void *before = malloc(bytes);
     memcpy(before, ts_sequence_cache(seq, 1, false), bytes);
     CHECK_INT_EQ(ts_model_prefill_embeddings(f->m, seq, embeds, n, f->positions, f->rope_delta,
-                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, ds}, logits,
+                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, ds, NULL}, logits,
                                              &err),
                  status);
     CHECK_CONTAINS(err.message, msg);
@@ -1055,7 +1055,8 @@ static void test_refusals(void)
           *b = malloc(sizeof(float) * (size_t)f.vocab);
     ts_deepstack empty = {NULL, 0, NULL, f.levels, f.k};
     CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, seq, f.embeds, n, f.positions, f.rope_delta,
-                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &empty}, a, &err),
+                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &empty, NULL}, a,
+                                             &err),
                  TS_OK);
     CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, plain, f.embeds, n, f.positions, f.rope_delta,
                                              NULL, b, &err),
@@ -1096,15 +1097,16 @@ static void test_refusals(void)
     ts_sequence *s1, *s2;
     ts_sequence_create(m, 8, &s1, &err), ts_sequence_create(m, 8, &s2, &err);
     CHECK_INT_EQ(ts_model_prefill_embeddings(m, s1, emb, 4, NULL, 0,
-                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &one}, l1, &err),
+                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &one, NULL}, l1,
+                                             &err),
                  TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message,
                    "deepstack: qwen2_vl has no DeepStack layers; only an empty payload (n_visual "
                    "0, n_layers 0) is accepted, got n_visual 1, n_layers 1");
     CHECK_INT_EQ(ts_sequence_length(s1), 0);
     CHECK_INT_EQ(ts_model_prefill_embeddings(m, s1, emb, 4, NULL, 0,
-                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &empty2}, l1,
-                                             &err),
+                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &empty2, NULL},
+                                             l1, &err),
                  TS_OK);
     CHECK_INT_EQ(ts_model_prefill_embeddings(m, s2, emb, 4, NULL, 0, NULL, l2, &err), TS_OK);
     CHECK(memcmp(l1, l2, sizeof(float) * (size_t)v) == 0);
@@ -1291,10 +1293,10 @@ static void test_other_steps_bit_identical(void)
           *b = malloc(sizeof(float) * (size_t)f.vocab);
     ts_deepstack ds = fixture_payload(&f);
     /* The used model runs DeepStack first (its programs cached), then everything else. */
-    CHECK_INT_EQ(ts_model_prefill_embeddings(f.m, used, f.embeds, (size_t)f.n, f.positions,
-                                             f.rope_delta,
-                                             &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds}, a, &err),
-                 TS_OK);
+    CHECK_INT_EQ(
+        ts_model_prefill_embeddings(f.m, used, f.embeds, (size_t)f.n, f.positions, f.rope_delta,
+                                    &(ts_side_inputs){TS_SIDE_DEEPSTACK, &ds, NULL}, a, &err),
+        TS_OK);
     ts_sequence_reset(used);
     static const int32_t prompt[] = {1281, 872, 198, 54, 1247, 264, 557, 371, 9, 14};
     int n_prompt = (int)(sizeof(prompt) / sizeof(prompt[0]));

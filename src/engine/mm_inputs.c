@@ -7,7 +7,9 @@
  * The image tokens' embedding rows are replaced, in prompt order, by the tower's rows; the
  * positions come from rotary_positions, the only place that knows which rule a model's
  * positions follow; a model whose image rows carry side features (Qwen3-VL's DeepStack) gets
- * them as its side-input payload, the image tokens' prompt positions and the levels' rows. The
+ * them as its side-input payload, the image tokens' prompt positions and the levels' rows; a
+ * model whose image tokens see their whole image (Gemma3) gets the prompt's additive attention
+ * bias [1, 1, n, n] (causal, plus each run of image tokens visible to itself). The
  * engine, the bundle runtime, the server's media stage and compare all assemble through here, so
  * the prompt a fixture checks is the prompt every path prefills. Slicing (one request out of a
  * batched encode, one prefill chunk out of a prompt) lives here too, beside the layout it cuts.
@@ -15,9 +17,11 @@
 #include "engine/mm_inputs.h"
 #include "base/error.h"
 #include "engine/model.h"
+#include "models/decoder.h"
 #include "engine/vision.h"
 #include "models/family.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,13 +94,52 @@ void ts_mm_inputs_free(ts_mm_inputs *in)
     /* The payload's arrays are this struct's own (ts_deepstack declares them const for the
      * prefill, which only reads them); layer_indices is the model's. */
     free((void *)in->deepstack.visual_positions), free((void *)in->deepstack.layer_features);
+    free((void *)in->attention.bias);
     memset(in, 0, sizeof(*in));
 }
 
 ts_side_inputs ts_mm_inputs_side(const ts_mm_inputs *in)
 {
     return (ts_side_inputs){in->side_kind,
-                            in->side_kind == TS_SIDE_DEEPSTACK ? &in->deepstack : NULL};
+                            in->side_kind == TS_SIDE_DEEPSTACK ? &in->deepstack : NULL,
+                            in->side_kind == TS_SIDE_ATTENTION_BIAS ? &in->attention : NULL};
+}
+
+/* The prompt's [n][n] additive mask as transformers' Gemma3 builds it: causal, OR'd with
+ * token_type_ids_mask_function — query and key in the same image group, a group being one run
+ * of consecutive image tokens (image_group_ids: a new group starts where an image token follows
+ * a text token). A run longer than the sliding window is refused: local layers add the window
+ * to this bias (an AND), which equals the reference's OR only while every run fits in it. */
+static ts_status image_block_bias(const ts_model *m, const int32_t *ids, size_t n,
+                                  int32_t image_token, ts_attention_bias *out, ts_error *err)
+{
+    int64_t window = ts_model_sliding_window(m);
+    for (size_t i = 0, run = 0; i < n; i++) {
+        run = ids[i] == image_token ? run + 1 : 0;
+        if (window > 0 && (int64_t)run > window)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "%s: an image of more than %lld tokens (ending at prompt row %zu) "
+                                "is longer than sliding_window %lld: its bidirectional block "
+                                "would be cut by the window",
+                                ts_family_name(ts_model_get_config(m)->family), (long long)window,
+                                i, (long long)window);
+    }
+    float *bias = malloc(sizeof(float) * n * n); /* n ≥ 1: checked above */
+    if (!bias)
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY,
+                            "prefill: out of memory for a %zu × %zu attention bias", n, n);
+    /* Row q sees keys 0 … end−1: itself and everything before (causal; the earlier rows of its
+     * own run are among them), and for an image token the rest of its run. */
+    for (size_t q = 0; q < n; q++) {
+        size_t end = q + 1;
+        if (ids[q] == image_token)
+            while (end < n && ids[end] == image_token)
+                end++;
+        for (size_t k = 0; k < n; k++)
+            bias[q * n + k] = k < end ? 0.0f : -INFINITY;
+    }
+    *out = (ts_attention_bias){bias, {1, 1, (int64_t)n, (int64_t)n}};
+    return TS_OK;
 }
 
 /* The media's rows and levels against the prompt and the model. */
@@ -190,9 +233,57 @@ ts_status ts_mm_inputs_build(const ts_model *m, const int32_t *ids, size_t n,
     if (st == TS_OK)
         st = rotary_positions(m, ids, n, images, n_images, out->positions, &out->position_rows,
                               &out->rope_delta, err);
+    /* Without image tokens the bias would be the causal mask the plain prefill applies anyway:
+     * no n² payload for a text prompt. */
+    if (side == TS_SIDE_ATTENTION_BIAS && image_tokens == 0) out->side_kind = TS_SIDE_NONE;
+    if (st == TS_OK && out->side_kind == TS_SIDE_ATTENTION_BIAS)
+        st = image_block_bias(m, ids, n, image_token, &out->attention, err);
     free(text_ids);
     if (st != TS_OK) ts_mm_inputs_free(out);
     return st;
+}
+
+/* What a chunk's [count, count] block leaves out must be what the prefill assumes of it: the
+ * rows before the chunk visible to the chunk's rows (0), the rows after hidden (−inf), and the
+ * chunk hidden from the rows before (which ran earlier). A finite entry after, or one before the
+ * chunk that is not 0, means the cut falls inside an image block. */
+static ts_status check_bias_cut(const float *bias, size_t n, size_t at, size_t count, ts_error *err)
+{
+    /* Rows before the chunk against the chunk's keys only: later keys are the later chunks'
+     * to check, so the chunks of one prompt scan O(n²) in all. */
+    for (size_t q = 0; q < at + count; q++)
+        for (size_t k = q < at ? at : 0; k < (q < at ? at + count : n); k++) {
+            float v = bias[q * n + k];
+            bool ok = q < at || k >= at + count ? v == -INFINITY : k >= at || v == 0.0f;
+            if (!ok)
+                return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                    "prefill: a chunk of rows %zu..%zu cuts the attention bias "
+                                    "(row %zu sees row %zu across the chunk's edge: an image "
+                                    "block split between chunks)",
+                                    at, at + count - 1, q, k);
+        }
+    return TS_OK;
+}
+
+/* Row e−1 seeing row e (a later row) means an edge at e falls inside a block. */
+static bool cuts_block(const ts_mm_inputs *in, size_t e)
+{
+    return e > 0 && e < in->n && in->attention.bias[(e - 1) * in->n + e] != -INFINITY;
+}
+
+size_t ts_mm_inputs_chunk(const ts_mm_inputs *in, size_t at, size_t max)
+{
+    if (at >= in->n || max == 0) return 0;
+    size_t end = at + (max < in->n - at ? max : in->n - at);
+    if (in->side_kind != TS_SIDE_ATTENTION_BIAS || !in->attention.bias) return end - at;
+    size_t back = end;
+    while (back > at && cuts_block(in, back))
+        back--;
+    if (back > at) return back - at;
+    /* The block starting at `at` is longer than max: take it whole. */
+    while (cuts_block(in, end))
+        end++;
+    return end - at;
 }
 
 ts_status ts_mm_inputs_slice(const ts_mm_inputs *in, size_t at, size_t count, ts_mm_inputs *out,
@@ -212,6 +303,9 @@ ts_status ts_mm_inputs_slice(const ts_mm_inputs *in, size_t at, size_t count, ts
     while (first + nv < ds->n_visual && ds->visual_positions[first + nv] < (int64_t)(at + count))
         nv++;
     int levels = ds->n_layers;
+    const float *bias = in->side_kind == TS_SIDE_ATTENTION_BIAS ? in->attention.bias : NULL;
+    ts_status st = bias ? check_bias_cut(bias, in->n, at, count, err) : TS_OK;
+    if (st != TS_OK) return st;
     *out = (ts_mm_inputs){.n = count,
                           .hidden = in->hidden,
                           .position_rows = in->position_rows,
@@ -223,7 +317,11 @@ ts_status ts_mm_inputs_slice(const ts_mm_inputs *in, size_t at, size_t count, ts
     float *features =
         nv && levels ? malloc(sizeof(float) * (size_t)levels * (size_t)nv * hidden) : NULL;
     out->deepstack = (ts_deepstack){visual, nv, features, ds->layer_indices, levels};
-    if (!out->embeddings || !out->positions || (nv && !visual) || (nv && levels && !features)) {
+    float *block = bias ? malloc(sizeof(float) * count * count) : NULL;
+    out->attention = (ts_attention_bias){block, {1, 1, (int64_t)count, (int64_t)count}};
+    if (!bias) out->attention = (ts_attention_bias){0};
+    if (!out->embeddings || !out->positions || (nv && !visual) || (nv && levels && !features) ||
+        (bias && !block)) {
         ts_mm_inputs_free(out);
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory for %zu rows",
                             count);
@@ -238,5 +336,7 @@ ts_status ts_mm_inputs_slice(const ts_mm_inputs *in, size_t at, size_t count, ts
         memcpy(features + (size_t)k * (size_t)nv * hidden,
                ds->layer_features + ((size_t)k * (size_t)ds->n_visual + (size_t)first) * hidden,
                sizeof(float) * (size_t)nv * hidden);
+    for (size_t q = 0; block && q < count; q++)
+        memcpy(block + q * count, bias + (at + q) * in->n + at, sizeof(float) * count);
     return TS_OK;
 }

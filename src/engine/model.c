@@ -24,6 +24,7 @@
 #include "engine/mm_inputs.h"
 #include "engine/vision.h"
 #include "models/decoder.h"
+#include "models/family.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -272,7 +273,7 @@ static bool same_shape(const ts_step_shape *a, const ts_step_shape *b)
     if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->local_rows != b->local_rows ||
         a->kv_dtype != b->kv_dtype || a->all_logits != b->all_logits ||
         a->from_embeddings != b->from_embeddings || a->hidden_states != b->hidden_states ||
-        a->n_visual != b->n_visual)
+        a->n_visual != b->n_visual || a->attention_bias != b->attention_bias)
         return false;
     for (int i = 0; i < a->n_seqs; i++)
         if (a->n_tokens[i] != b->n_tokens[i]) return false;
@@ -460,9 +461,18 @@ static ts_status check_tokens(const ts_model *m, const int32_t *tokens, size_t n
  * (NULL: computed from each sequence's length and rope delta) is [rows][N]. */
 static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_shape *shape,
                           const void *tokens, const int32_t *given_positions,
-                          const ts_deepstack *deepstack, const void **outputs, ts_error *err)
+                          const ts_deepstack *deepstack, const ts_attention_bias *attention,
+                          const void **outputs, ts_error *err)
 {
     ts_status st = TS_OK;
+    /* The bias's contract at the same boundary (shape against the step's rows, values). */
+    if (shape->attention_bias &&
+        (st = attention
+                  ? ts_decoder_check_attention_bias(attention->bias, attention->shape,
+                                                    shape->n_tokens[0], err)
+                  : ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                 "attention bias: the step declares one, none given")) != TS_OK)
+        return st;
     if (shape->n_visual > 0) {
         /* The graph/runtime boundary: the program's contract, checked on what is bound. */
         ts_decoder_deepstack_inputs in = {0};
@@ -502,6 +512,7 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
         p->params[k++] = (void *)deepstack->visual_positions;
         p->params[k++] = (void *)deepstack->layer_features;
     }
+    if (shape->attention_bias) p->params[k++] = (void *)attention->bias;
     for (int s = 0; s < shape->n_seqs; s++)
         for (int l = 0; l < m->spec.layers; l++) {
             p->params[k++] = layer_cache(seqs[s], l, false);
@@ -547,7 +558,7 @@ ts_status ts_model_prefill(ts_model *m, ts_sequence *seq, const int32_t *tokens,
                            .kv_dtype = m->kv_dtype};
     const void **outs;
     if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    st = run_step(m, &seq, &shape, tokens, NULL, NULL, outs, err);
+    st = run_step(m, &seq, &shape, tokens, NULL, NULL, NULL, outs, err);
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)m->spec.vocab);
     free(outs);
     return st;
@@ -627,10 +638,11 @@ static ts_status check_embedded(const ts_model *m, const ts_sequence *seq, const
     return TS_OK;
 }
 
-/* Prefill from embeddings; deepstack NULL or empty: the plain graph. */
+/* Prefill from embeddings; deepstack NULL or empty and attention NULL: the plain graph. */
 static ts_status prefill_embedded(ts_model *m, ts_sequence *seq, const float *embeddings, size_t n,
                                   const int32_t *positions, int64_t rope_delta,
-                                  const ts_deepstack *deepstack, float *logits, ts_error *err)
+                                  const ts_deepstack *deepstack, const ts_attention_bias *attention,
+                                  float *logits, ts_error *err)
 {
     ts_step_shape shape = {.n_seqs = 1,
                            .n_tokens = {(int64_t)n},
@@ -638,10 +650,12 @@ static ts_status prefill_embedded(ts_model *m, ts_sequence *seq, const float *em
                            .local_rows = seq->local_rows,
                            .kv_dtype = m->kv_dtype,
                            .from_embeddings = true,
-                           .n_visual = deepstack ? deepstack->n_visual : 0};
+                           .n_visual = deepstack ? deepstack->n_visual : 0,
+                           .attention_bias = attention != NULL};
     const void **outs;
     if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    ts_status st = run_step(m, &seq, &shape, embeddings, positions, deepstack, outs, err);
+    ts_status st =
+        run_step(m, &seq, &shape, embeddings, positions, deepstack, attention, outs, err);
     if (st == TS_OK) {
         memcpy(logits, outs[0], sizeof(float) * (size_t)m->spec.vocab);
         seq->rope_delta = rope_delta;
@@ -655,25 +669,41 @@ ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float
                                       const ts_side_inputs *side, float *logits, ts_error *err)
 {
     ts_side_kind kind = side ? side->kind : TS_SIDE_NONE;
-    if (kind != TS_SIDE_NONE && kind != TS_SIDE_DEEPSTACK)
+    if (kind != TS_SIDE_NONE && kind != TS_SIDE_DEEPSTACK && kind != TS_SIDE_ATTENTION_BIAS)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: side inputs of unknown kind %d",
                             (int)kind);
-    if (kind == TS_SIDE_DEEPSTACK && (!seq || !logits))
+    if (kind != TS_SIDE_NONE && (!seq || !logits))
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: %s is NULL",
                             !seq ? "seq" : "logits");
+    if (kind == TS_SIDE_ATTENTION_BIAS && !side->attention)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "attention bias: no payload (NULL); side inputs of kind TS_SIDE_NONE "
+                            "prefill causally");
     ts_status st = check_embedded(m, seq, embeddings, n, positions, err);
     if (st == TS_OK && kind == TS_SIDE_DEEPSTACK)
         st = check_deepstack_payload(m, side->deepstack, n, err);
     if (st != TS_OK) return st;
     return prefill_embedded(m, seq, embeddings, n, positions, rope_delta,
-                            kind == TS_SIDE_DEEPSTACK ? side->deepstack : NULL, logits, err);
+                            kind == TS_SIDE_DEEPSTACK ? side->deepstack : NULL,
+                            kind == TS_SIDE_ATTENTION_BIAS ? side->attention : NULL, logits, err);
 }
 
 ts_side_kind ts_model_side_inputs(const ts_model *m, const int32_t **layers, int *n_layers)
 {
     if (layers) *layers = m->spec.n_deepstack ? m->spec.deepstack_layers : NULL;
     if (n_layers) *n_layers = m->spec.n_deepstack;
-    return m->spec.n_deepstack ? TS_SIDE_DEEPSTACK : TS_SIDE_NONE;
+    if (m->spec.n_deepstack) return TS_SIDE_DEEPSTACK;
+    /* The family's rule for image tokens (descriptor), not its name. */
+    const ts_family_desc *f = m->config.family;
+    return f && f->image_attention == TS_IMAGE_ATTENTION_BIDIRECTIONAL ? TS_SIDE_ATTENTION_BIAS
+                                                                       : TS_SIDE_NONE;
+}
+
+int64_t ts_model_sliding_window(const ts_model *m)
+{
+    for (int64_t l = 0; l < m->spec.layers && l < TS_MAX_LAYERS; l++)
+        if (m->spec.local_layer[l] && m->spec.sliding_window > 0) return m->spec.sliding_window;
+    return 0;
 }
 
 int ts_model_position_rows(const ts_model *m)
@@ -710,14 +740,18 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
                                       const ts_diagnostic_prefill *out, ts_error *err)
 {
     bool embedded = out->embeddings != NULL;
-    if (out->side && out->side->kind != TS_SIDE_NONE && out->side->kind != TS_SIDE_DEEPSTACK)
+    ts_side_kind kind = out->side ? out->side->kind : TS_SIDE_NONE;
+    if (kind != TS_SIDE_NONE && kind != TS_SIDE_DEEPSTACK && kind != TS_SIDE_ATTENTION_BIAS)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: side inputs of unknown kind %d",
-                            (int)out->side->kind);
-    const ts_deepstack *deepstack =
-        out->side && out->side->kind == TS_SIDE_DEEPSTACK ? out->side->deepstack : NULL;
-    if (deepstack && !embedded)
+                            (int)kind);
+    const ts_deepstack *deepstack = kind == TS_SIDE_DEEPSTACK ? out->side->deepstack : NULL;
+    const ts_attention_bias *attention =
+        kind == TS_SIDE_ATTENTION_BIAS ? out->side->attention : NULL;
+    if (kind == TS_SIDE_ATTENTION_BIAS && !attention)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "attention bias: no payload (NULL)");
+    if ((deepstack || attention) && !embedded)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                            "prefill: a DeepStack payload needs embeddings, not tokens");
+                            "prefill: a side-input payload needs embeddings, not tokens");
     ts_status st = embedded ? TS_OK : check_prefill(m, seq, tokens, n, err);
     if (st != TS_OK) return st;
     if (embedded && (int64_t)n > seq->capacity - seq->length)
@@ -733,11 +767,12 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
                            .all_logits = true,
                            .hidden_states = true,
                            .from_embeddings = embedded,
-                           .n_visual = deepstack ? deepstack->n_visual : 0};
+                           .n_visual = deepstack ? deepstack->n_visual : 0,
+                           .attention_bias = attention != NULL};
     const void **outs;
     if (!output_slots(m, 1, true, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
     st = run_step(m, &seq, &shape, embedded ? (const void *)out->embeddings : tokens,
-                  out->positions, deepstack, outs, err);
+                  out->positions, deepstack, attention, outs, err);
     if (st == TS_OK) {
         memcpy(out->logits, outs[0], sizeof(float) * n * (size_t)m->spec.vocab);
         size_t first_hidden = 1 + 2 * (size_t)m->spec.layers;
@@ -779,7 +814,7 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
     if (st != TS_OK) return st;
     const void **outs;
     if (!output_slots(m, n_seqs, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");
-    st = run_step(m, seqs, &shape, tokens, NULL, NULL, outs, err);
+    st = run_step(m, seqs, &shape, tokens, NULL, NULL, NULL, outs, err);
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)n_seqs * (size_t)m->spec.vocab);
     free(outs);
     return st;

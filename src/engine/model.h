@@ -52,6 +52,9 @@ int ts_argmax_masked(const float *logits, int64_t n, const int64_t *excluded, in
 typedef struct ts_vision ts_vision;
 ts_vision *ts_model_vision(const ts_model *model);
 int64_t ts_model_head_dim(const ts_model *model);
+/* The sliding window of the model's local layers (tokens a query sees, itself included), 0 when
+ * every layer is global. */
+int64_t ts_model_sliding_window(const ts_model *model);
 /* Rows of the model's rotary positions: 3 (t, h, w) under M-RoPE, else 1. */
 int ts_model_position_rows(const ts_model *model);
 /* Where the model's tensors come from (its checkpoint mapping, or a synthetic set). Borrowed. */
@@ -63,14 +66,15 @@ const ts_weight_source *ts_model_weights(const ts_model *model);
 /* The capacity the sequence was created with. */
 int64_t ts_sequence_capacity(const ts_sequence *seq);
 /* The side inputs the model's image rows need: TS_SIDE_DEEPSTACK with its DeepStack layers
- * (*layers borrowed, *n_layers entries), or TS_SIDE_NONE with NULL and 0. layers and n_layers
- * may be NULL. */
+ * (*layers borrowed, *n_layers entries), TS_SIDE_ATTENTION_BIAS when the family's image tokens
+ * attend bidirectionally within their image, or TS_SIDE_NONE; NULL and 0 for the layers unless
+ * DeepStack. layers and n_layers may be NULL. */
 ts_side_kind ts_model_side_inputs(const ts_model *model, const int32_t **layers, int *n_layers);
 /* Prefill of a prompt with images (ts_generate_images's): ids are the expanded prompt (see
  * ts_prompt_expand_images), images the preprocessed pixel values in prompt order. Runs the vision
  * tower, then ts_mm_inputs_build (image rows at the image tokens; the family's positions and the
  * rope delta kept for decoding, or 1-D positions and no delta; the tower's side outputs as the
- * side inputs) and ts_model_prefill_embeddings. TS_ERR_UNSUPPORTED for models without an image
+ * side inputs, or the image-block attention bias) and ts_model_prefill_embeddings. TS_ERR_UNSUPPORTED for models without an image
  * tower. */
 ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32_t *ids, size_t n,
                                   const ts_pixel_values *images, int n_images, float *logits,

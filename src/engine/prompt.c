@@ -2,7 +2,8 @@
  * becomes, at the text level as the Hugging Face processors do (so tokenization around them is
  * the reference's), by the family's rule (ts_image_prompt):
  *   REPEAT:  <image> → <image> × tokens (the tokens the tower's rows fill);
- *   WRAPPED: <start> → "\n\n" <start> <image> × tokens <end> "\n\n".
+ *   WRAPPED: <start> → "\n\n" <start> <image> × tokens <end> "\n\n"; an image of several
+ *            views (pan-and-scan crops) → the family's crop_prompt around one block per view.
  * The token strings come from the tokenizer by the config's ids, never from literals.
  */
 #include "base/error.h"
@@ -70,9 +71,28 @@ ts_status ts_prompt_expand_images(const ts_model_config *cfg, const ts_tokenizer
             break;
         }
         put(&t, at, (size_t)(hit - at));
-        if (seen < n_images) {
+        /* Views of this image: one, or (WRAPPED) its tokens over the tokens of one view. */
+        int64_t per = wrapped && cfg->mm_tokens_per_image > 0 ? cfg->mm_tokens_per_image : 0;
+        int64_t views = seen < n_images && per && tokens_per_image[seen] > per &&
+                                tokens_per_image[seen] % per == 0
+                            ? tokens_per_image[seen] / per
+                            : 1;
+        const char *const *crops = cfg->family->crop_prompt;
+        if (views > 1 && !crops) {
+            free(t.data);
+            return ts_error_set(
+                err, TS_ERR_UNSUPPORTED,
+                "prompt: image %d has %lld views (crops), %s has no prompt for crops", seen,
+                (long long)views, ts_family_name(cfg->family));
+        }
+        for (int64_t view = 0; seen < n_images && view < views; view++) {
+            if (views > 1) {
+                const char *join = view == 0 ? crops[0] : view == 1 ? crops[1] : crops[2];
+                put(&t, join, strlen(join));
+            }
             if (wrapped) put(&t, "\n\n", 2), put(&t, boi, strlen(boi));
-            for (int64_t k = 0; k < tokens_per_image[seen]; k++) put(&t, image, i_len);
+            for (int64_t k = 0; k < tokens_per_image[seen] / views; k++)
+                put(&t, image, i_len);
             if (wrapped) put(&t, eoi, strlen(eoi)), put(&t, "\n\n", 2);
         }
         seen++;

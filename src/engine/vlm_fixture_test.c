@@ -1,8 +1,9 @@
 /* vlm_fixture_test.c — Qwen2-VL, Qwen2.5-VL and LLaVA (CLIP and SigLIP towers) end to end
- * against the transformers fixtures: the fixture PNG decoded by ts_image_load, preprocessed, the chat rendered and expanded, tokenized (the prompt ids must be the
- * reference's), the images encoded and merged, prefilled (M-RoPE for Qwen, 1-D for LLaVA), then
- * greedy decoding: the 16 tokens must be the reference's. One image and two images; Qwen3-VL
- * (dense and MoE) with its DeepStack rows. */
+ * against the transformers fixtures: the fixture PNG decoded by ts_image_load, preprocessed, the
+ * chat rendered and expanded, tokenized (the prompt ids must be the reference's), the images
+ * encoded and merged, prefilled (M-RoPE for Qwen, 1-D for LLaVA), then greedy decoding: the 16
+ * tokens must be the reference's. One image and two images; Qwen3-VL (dense and MoE) with its
+ * DeepStack rows; Gemma3 with its bidirectional image blocks. */
 #include "check.h"
 #include "engine/model.h"
 #include "engine/vision.h"
@@ -183,6 +184,14 @@ static void test_llava(void)
     run_case("llava_siglip", one, 1);
 }
 
+/* Gemma3: SigLIP + average pool, the image rows merged after the √hidden scaling, and the
+ * image's tokens attending to each other both ways (the attention-bias side input). */
+static void test_gemma3(void)
+{
+    static const char *const one[] = {"chelsea.png"};
+    run_case("gemma3", one, 1);
+}
+
 int main(void)
 {
     ts_error err;
@@ -193,6 +202,7 @@ int main(void)
     RUN(test_qwen3_vl);
     RUN(test_cross_image_isolation);
     RUN(test_llava);
+    RUN(test_gemma3);
     ts_context_destroy(ctx);
     return check_finish();
 }

@@ -12,6 +12,7 @@
 #include "loader/json_fields.h"
 #include "loader/processor_class.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,11 +110,33 @@ static ts_status parse_root(const cJSON *root, const char *origin, ts_preprocess
         return ts_error_set(err, TS_ERR_RANGE, "%s: resample %lld is not a PIL filter (0-5)",
                             origin, (long long)resample);
     p->resample = (int)resample;
-    bool pan_and_scan = false;
-    TS_TRY(ts_json_bool(&r, root, "do_pan_and_scan", false, &pan_and_scan));
-    if (pan_and_scan)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: do_pan_and_scan: true is not supported",
-                            origin);
+    TS_TRY(ts_json_bool(&r, root, "do_pan_and_scan", false, &p->do_pan_and_scan));
+    /* Only a class with pan-and-scan reads its keys; another class asking for it is refused. */
+    if (p->do_pan_and_scan && !(cls && cls->pan_and_scan))
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "%s: do_pan_and_scan: true is not supported for %s (its processor "
+                            "has no pan-and-scan)",
+                            origin, p->image_processor_type);
+    if (cls && cls->pan_and_scan) {
+        TS_TRY(ts_json_int(&r, root, "pan_and_scan_min_crop_size", p->pan_and_scan_min_crop_size,
+                           &p->pan_and_scan_min_crop_size));
+        TS_TRY(ts_json_int(&r, root, "pan_and_scan_max_num_crops", p->pan_and_scan_max_num_crops,
+                           &p->pan_and_scan_max_num_crops));
+        TS_TRY(ts_json_double(&r, root, "pan_and_scan_min_ratio_to_activate",
+                              p->pan_and_scan_min_ratio_to_activate,
+                              &p->pan_and_scan_min_ratio_to_activate));
+        if (p->do_pan_and_scan &&
+            (p->pan_and_scan_min_crop_size < 1 || p->pan_and_scan_max_num_crops < 1 ||
+             !(p->pan_and_scan_min_ratio_to_activate > 0) ||
+             !isfinite(p->pan_and_scan_min_ratio_to_activate)))
+            return ts_error_set(err, TS_ERR_RANGE,
+                                "%s: pan-and-scan needs pan_and_scan_min_crop_size >= 1 (%lld), "
+                                "pan_and_scan_max_num_crops >= 1 (%lld) and a positive "
+                                "pan_and_scan_min_ratio_to_activate (%g)",
+                                origin, (long long)p->pan_and_scan_min_crop_size,
+                                (long long)p->pan_and_scan_max_num_crops,
+                                p->pan_and_scan_min_ratio_to_activate);
+    }
 
     if (cls && cls->read) return cls->read(&r, root, p);
     if (!ts_json_absent(root, "size")) {

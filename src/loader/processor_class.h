@@ -23,6 +23,9 @@ typedef struct ts_image_processor_class {
     void (*defaults)(ts_preprocessor_config *p);
     /* The size keys, when the class reads them otherwise than as edge lengths. */
     ts_status (*read)(const ts_json_reader *r, const cJSON *root, ts_preprocessor_config *p);
+    /* The class crops large images into extra views when do_pan_and_scan asks (its
+     * pan_and_scan_* keys are read; defaults from `defaults`); any other class refuses it. */
+    bool pan_and_scan;
 } ts_image_processor_class;
 
 /* Whether an image_processor_type is `name` or its "…Fast" twin (the same processor with a
@@ -37,6 +40,10 @@ const ts_image_processor_class *ts_image_processor_class_find(const char *type);
 ts_status ts_processor_read_box(const ts_json_reader *r, const cJSON *root, const char *key,
                                 int64_t *height, int64_t *width, int64_t *shortest,
                                 int64_t *longest);
+
+/* SiglipImageProcessor's defaults: 224×224, bicubic, mean = std = 0.5 (classes that extend it
+ * start from these). */
+void ts_square_processor_defaults(ts_preprocessor_config *p);
 
 /* The OpenAI CLIP normalisation constants and the [-1, 1] ones (mean = std = 0.5). */
 extern const double ts_openai_clip_mean[3], ts_openai_clip_std[3], ts_half_mean_std[3];

@@ -1,5 +1,6 @@
 /* clip_processor.h — the fixed-size image processors: CLIPImageProcessor (LLaVA),
- * SiglipImageProcessor (LLaVA-SigLIP) and Gemma3ImageProcessor (without pan-and-scan).
+ * SiglipImageProcessor (LLaVA-SigLIP) and Gemma3ImageProcessor (one view; its pan-and-scan crops
+ * are cut in src/models/gemma3/gemma3.c and each processed here).
  *
  * Resize (to size.shortest_edge keeping the aspect ratio, or to size.height×width) with the
  * config's PIL filter (2 bilinear, 3 bicubic), optional center crop to crop_size, rescale,

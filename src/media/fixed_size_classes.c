@@ -17,19 +17,13 @@ static void shortest_edge_crop_defaults(ts_preprocessor_config *p)
 }
 
 /* SiglipImageProcessor: 224×224, bicubic, mean = std = 0.5. */
-static void square_defaults(ts_preprocessor_config *p)
+void ts_square_processor_defaults(ts_preprocessor_config *p)
 {
     memcpy(p->image_mean, ts_half_mean_std, sizeof(p->image_mean));
     memcpy(p->image_std, ts_half_mean_std, sizeof(p->image_std));
     p->size_height = p->size_width = 224;
 }
 
-/* The same, bilinear (the class without pan-and-scan). */
-static void square_bilinear_defaults(ts_preprocessor_config *p)
-{
-    square_defaults(p);
-    p->resample = 2;
-}
 
 const ts_image_processor_class ts_clip_image_processor = {
     .type = "CLIPImageProcessor",
@@ -37,9 +31,5 @@ const ts_image_processor_class ts_clip_image_processor = {
 };
 const ts_image_processor_class ts_siglip_image_processor = {
     .type = "SiglipImageProcessor",
-    .defaults = square_defaults,
-};
-const ts_image_processor_class ts_gemma3_image_processor = {
-    .type = "Gemma3ImageProcessor",
-    .defaults = square_bilinear_defaults,
+    .defaults = ts_square_processor_defaults,
 };

@@ -417,7 +417,11 @@ static uint8_t *noise_image(int w, int h, uint32_t seed)
 static void write_params(FILE *m, const sweep_job *j)
 {
     const ts_preprocessor_config *c = &j->cfg;
-    if (strcmp(j->family, "llava") == 0 || strcmp(j->family, "gemma3") == 0)
+    if (c->do_pan_and_scan)
+        fprintf(m, "pas %lld %lld %d %lld %lld %.17g", (long long)c->size_height,
+                (long long)c->size_width, c->resample, (long long)c->pan_and_scan_min_crop_size,
+                (long long)c->pan_and_scan_max_num_crops, c->pan_and_scan_min_ratio_to_activate);
+    else if (strcmp(j->family, "llava") == 0 || strcmp(j->family, "gemma3") == 0)
         fprintf(m, "clip %lld %lld %lld %lld %lld %d", (long long)c->size_shortest_edge,
                 (long long)c->size_height, (long long)c->size_width,
                 c->do_center_crop ? (long long)c->crop_height : 0LL,
@@ -439,7 +443,12 @@ static void test_pipeline_sweep(void)
                            clip = load_config("llava"), siglip = load_config("llava_siglip"),
                            gemma = load_config("gemma3");
     ts_preprocessor_config odd_qwen = qwen, small_budget = qwen, pad_clip = clip, odd_clip = clip,
-                           big_clip = clip, wide_gemma = gemma;
+                           big_clip = clip, wide_gemma = gemma, pas_gemma = gemma,
+                           pas_small = gemma;
+    /* Pan-and-scan: crops of at least 20 pixels, up to 4; and of 5 pixels, up to 3, from 1.5. */
+    pas_gemma.do_pan_and_scan = true, pas_gemma.pan_and_scan_min_crop_size = 20;
+    pas_small.do_pan_and_scan = true, pas_small.pan_and_scan_min_crop_size = 5;
+    pas_small.pan_and_scan_max_num_crops = 3, pas_small.pan_and_scan_min_ratio_to_activate = 1.5;
     odd_qwen.patch_size = 8, odd_qwen.temporal_patch_size = 3, odd_qwen.merge_size = 3;
     odd_qwen.image_mean[1] = 0.25, odd_qwen.image_std[2] = 0.125;
     small_budget.min_pixels = 28 * 28 * 4, small_budget.max_pixels = 28 * 28 * 30;
@@ -450,12 +459,11 @@ static void test_pipeline_sweep(void)
     const struct {
         const ts_preprocessor_config *cfg;
         const char *family;
-    } kinds[] = {{&qwen, "qwen2_vl"},       {&qwen3, "qwen3_vl"},
-                 {&odd_qwen, "qwen2_5_vl"}, {&small_budget, "qwen2_vl"},
-                 {&clip, "llava"},          {&pad_clip, "llava"},
-                 {&odd_clip, "llava"},      {&big_clip, "llava"},
-                 {&siglip, "llava"},        {&gemma, "gemma3"},
-                 {&wide_gemma, "gemma3"}};
+    } kinds[] = {{&qwen, "qwen2_vl"},         {&qwen3, "qwen3_vl"},    {&odd_qwen, "qwen2_5_vl"},
+                 {&small_budget, "qwen2_vl"}, {&clip, "llava"},        {&pad_clip, "llava"},
+                 {&odd_clip, "llava"},        {&big_clip, "llava"},    {&siglip, "llava"},
+                 {&gemma, "gemma3"},          {&wide_gemma, "gemma3"}, {&pas_gemma, "gemma3"},
+                 {&pas_small, "gemma3"}};
     static const int sizes[][2] = {{13, 900}, {900, 13},   {64, 64}, {333, 777}, {150, 1},
                                    {29, 29},  {1000, 700}, {56, 56}, {57, 111},  {7, 5}};
     enum { n_kinds = sizeof(kinds) / sizeof(kinds[0]), n_sizes = sizeof(sizes) / sizeof(sizes[0]) };
@@ -482,7 +490,7 @@ static void test_pipeline_sweep(void)
     int len = snprintf(cmd, sizeof(cmd), "/usr/bin/python3 '%s' process '%s'", O.script, manifest);
     CHECK(len < (int)sizeof(cmd) && oracle_run(cmd) == 0);
     float max_diff = 0;
-    int failed = 0;
+    int failed = 0, with_crops = 0;
     for (int i = 0; i < n; i++) {
         uint8_t *rgb = noise_image(jobs[i].width, jobs[i].height, jobs[i].seed);
         ts_pixel_values pv;
@@ -495,6 +503,7 @@ static void test_pipeline_sweep(void)
         size_t count = 1;
         for (int d = 0; d < pv.n_dims; d++)
             count *= (size_t)pv.shape[d];
+        with_crops += st == TS_OK && jobs[i].cfg.do_pan_and_scan && pv.shape[0] > 1;
         snprintf(path, sizeof(path), "%s/px%d.f32", O.dir, i);
         float *want = st ? NULL : (float *)oracle_read_file(path, count * sizeof(float));
         float job_diff = want ? 0 : INFINITY;
@@ -510,9 +519,11 @@ static void test_pipeline_sweep(void)
         free(want);
         ts_pixel_values_free(&pv);
     }
-    fprintf(stderr, "  %d images through %d processor settings, max |diff| %g\n", n, n_kinds,
-            (double)max_diff);
+    fprintf(stderr,
+            "  %d images through %d processor settings (%d cut by pan-and-scan), max |diff| %g\n",
+            n, n_kinds, with_crops, (double)max_diff);
     CHECK_INT_EQ(failed, 0);
+    CHECK(with_crops >= 6); /* the pan-and-scan settings do cut the long thin images */
 }
 
 int main(void)

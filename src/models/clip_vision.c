@@ -376,3 +376,54 @@ ts_status ts_clip_tower_encode(const void *spec, ts_tower_runner *runner, const 
     return TS_OK;
 }
 
+typedef ts_status (*spec_init_fn)(const ts_model_config *cfg, ts_clip_vision_spec *spec,
+                                  ts_error *err);
+
+static ts_status entry_geometry(spec_init_fn init, const ts_model_config *cfg,
+                                ts_vision_entry_geometry *out, ts_error *err)
+{
+    ts_clip_vision_spec s;
+    TS_TRY(init(cfg, &s, err));
+    *out = (ts_vision_entry_geometry){"fixed_image", s.patch,         1, 1, s.width, s.depth,
+                                      s.lm_hidden,   s.grid * s.grid, 0, 0, 0};
+    return TS_OK;
+}
+
+static ts_status entry_build(spec_init_fn init, ts_graph *g, const ts_model_config *cfg,
+                             const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+{
+    ts_clip_vision_spec s;
+    TS_TRY(init(cfg, &s, err));
+    if (n_patches != s.grid * s.grid)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "vision.main: the tower takes one %lld×%lld image, %lld patches: "
+                            "that is its only bucket (not %lld)",
+                            (long long)s.image, (long long)s.image, (long long)(s.grid * s.grid),
+                            (long long)n_patches);
+    return ts_clip_vision_build(g, &s, weights, false, err);
+}
+
+ts_status ts_clip_entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out,
+                                 ts_error *err)
+{
+    return entry_geometry(ts_clip_vision_spec_init, cfg, out, err);
+}
+
+ts_status ts_clip_entry_build(ts_graph *g, const ts_model_config *cfg,
+                              const ts_weight_source *weights, int64_t n_patches, ts_error *err)
+{
+    return entry_build(ts_clip_vision_spec_init, g, cfg, weights, n_patches, err);
+}
+
+ts_status ts_clip_pool_entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out,
+                                      ts_error *err)
+{
+    return entry_geometry(ts_clip_vision_pool_spec_init, cfg, out, err);
+}
+
+ts_status ts_clip_pool_entry_build(ts_graph *g, const ts_model_config *cfg,
+                                   const ts_weight_source *weights, int64_t n_patches,
+                                   ts_error *err)
+{
+    return entry_build(ts_clip_vision_pool_spec_init, g, cfg, weights, n_patches, err);
+}

@@ -32,13 +32,15 @@ typedef struct {
 } builder;
 
 /* A checkpoint tensor as a weight parameter, checked against the shape the config implies. */
-static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fmt, ...) TS_PRINTF(4, 5);
+static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fmt, ...)
+    TS_PRINTF(4, 5);
 
 static ts_value weight(builder *b, int rank, const int64_t *dims, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    ts_value v = ts_weight_paramv(b->g, b->weights, &b->status, b->err, rank, dims, rank, dims, fmt, ap);
+    ts_value v =
+        ts_weight_paramv(b->g, b->weights, &b->status, b->err, rank, dims, rank, dims, fmt, ap);
     va_end(ap);
     return v;
 }
@@ -60,7 +62,8 @@ static ts_value rows(ts_graph *g, ts_value x, int64_t row, int64_t n)
     const ts_type t = *ts_graph_type(g, x);
     if (row == 0 && n == t.dims[0]) return x;
     int64_t start[TS_MAX_DIMS] = {0}, limit[TS_MAX_DIMS];
-    for (int i = 0; i < t.rank; i++) limit[i] = t.dims[i];
+    for (int i = 0; i < t.rank; i++)
+        limit[i] = t.dims[i];
     start[0] = row;
     limit[0] = row + n;
     return ts_graph_slice(g, x, start, limit, NULL);
@@ -79,11 +82,13 @@ static ts_value heads(ts_graph *g, ts_value x, int64_t n, int64_t h, int64_t d)
     return ts_graph_reshape(g, x, 3, dims);
 }
 
-ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *source,
-                                  ts_decoder_weights *w, ts_error *err)
+ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec,
+                                  const ts_weight_source *source, ts_decoder_weights *w,
+                                  ts_error *err)
 {
     builder bb = {g, spec, source, err, TS_OK}, *b = &bb;
-    if (spec->layers > TS_MAX_LAYERS) return ts_error_set(err, TS_ERR_UNSUPPORTED, "more than %d layers", TS_MAX_LAYERS);
+    if (spec->layers > TS_MAX_LAYERS)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "more than %d layers", TS_MAX_LAYERS);
     int64_t H = spec->hidden, D = spec->head_dim, HQ = spec->q_heads, HKV = spec->kv_heads;
     int64_t vh[2] = {spec->vocab, H};
     ts_graph_set_stage(g, "embed_tokens");
@@ -95,15 +100,22 @@ ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, cons
         lw->q = mat_weight(b, HQ * D, H, "self_attn.q_proj.weight", l);
         lw->k = mat_weight(b, HKV * D, H, "self_attn.k_proj.weight", l);
         lw->v = mat_weight(b, HKV * D, H, "self_attn.v_proj.weight", l);
-        lw->q_bias = spec->qkv_bias ? vec_weight(b, HQ * D, "self_attn.q_proj.bias", l) : TS_NO_VALUE;
-        lw->k_bias = spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.k_proj.bias", l) : TS_NO_VALUE;
-        lw->v_bias = spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.v_proj.bias", l) : TS_NO_VALUE;
+        lw->q_bias =
+            spec->qkv_bias ? vec_weight(b, HQ * D, "self_attn.q_proj.bias", l) : TS_NO_VALUE;
+        lw->k_bias =
+            spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.k_proj.bias", l) : TS_NO_VALUE;
+        lw->v_bias =
+            spec->qkv_bias ? vec_weight(b, HKV * D, "self_attn.v_proj.bias", l) : TS_NO_VALUE;
         lw->q_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.q_norm.weight", l) : TS_NO_VALUE;
         lw->k_norm = spec->qk_norm ? vec_weight(b, D, "self_attn.k_norm.weight", l) : TS_NO_VALUE;
         lw->o = mat_weight(b, H, HQ * D, "self_attn.o_proj.weight", l);
         lw->post_norm = vec_weight(b, H, "post_attention_layernorm.weight", l);
-        lw->pre_ff_norm = spec->sandwich_norms ? vec_weight(b, H, "pre_feedforward_layernorm.weight", l) : TS_NO_VALUE;
-        lw->post_ff_norm = spec->sandwich_norms ? vec_weight(b, H, "post_feedforward_layernorm.weight", l) : TS_NO_VALUE;
+        lw->pre_ff_norm = spec->sandwich_norms
+                              ? vec_weight(b, H, "pre_feedforward_layernorm.weight", l)
+                              : TS_NO_VALUE;
+        lw->post_ff_norm = spec->sandwich_norms
+                               ? vec_weight(b, H, "post_feedforward_layernorm.weight", l)
+                               : TS_NO_VALUE;
         if (ts_decoder_layer_sparse(spec, l)) {
             int64_t E = spec->experts, I = spec->moe_inter, gate_up[3] = {E, H, 2 * I},
                     down[3] = {E, I, H};
@@ -125,18 +137,19 @@ ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec, cons
     return b->status;
 }
 
-static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *inv_freq, ts_value positions, ts_value *cos,
-                       ts_value *sin);
+static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *inv_freq,
+                       ts_value positions, ts_value *cos, ts_value *sin);
 
-void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions, ts_value cos[2], ts_value sin[2])
+void ts_decoder_rope_tables(ts_graph *g, const ts_decoder_spec *spec, ts_value positions,
+                            ts_value cos[2], ts_value sin[2])
 {
     rope_table(g, spec, spec->inv_freq, positions, &cos[0], &sin[0]);
     cos[1] = sin[1] = TS_NO_VALUE;
     if (spec->local_rope) rope_table(g, spec, spec->local_inv_freq, positions, &cos[1], &sin[1]);
 }
 
-static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *inv_freq, ts_value positions, ts_value *cos,
-                       ts_value *sin)
+static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *inv_freq,
+                       ts_value positions, ts_value *cos, ts_value *sin)
 {
     const ts_type pt = *ts_graph_type(g, positions);
     int64_t n = pt.dims[pt.rank - 1];
@@ -146,7 +159,8 @@ static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *in
     ts_value inv2 = ts_graph_broadcast_in_dim(g, inv, 2, d2, &one);
     ts_value angle;
     if (pt.rank == 1) {
-        ts_value pos = ts_graph_broadcast_in_dim(g, ts_graph_convert(g, positions, TS_DTYPE_F32), 2, d2, &zero);
+        ts_value pos = ts_graph_broadcast_in_dim(g, ts_graph_convert(g, positions, TS_DTYPE_F32), 2,
+                                                 d2, &zero);
         angle = ts_graph_binary(g, TS_OP_MULTIPLY, pos, inv2);
     } else {
         /* One angle table per axis (position · inv_freq in f32, as the reference), then each
@@ -155,14 +169,21 @@ static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *in
         for (int64_t a = 0; a < 3; a++) {
             int64_t s0[2] = {a, 0}, s1[2] = {a + 1, n};
             ts_value row = ts_graph_reshape(g, ts_graph_slice(g, positions, s0, s1, NULL), 1, &n);
-            ts_value pos = ts_graph_broadcast_in_dim(g, ts_graph_convert(g, row, TS_DTYPE_F32), 2, d2, &zero);
+            ts_value pos =
+                ts_graph_broadcast_in_dim(g, ts_graph_convert(g, row, TS_DTYPE_F32), 2, d2, &zero);
             axis_angle[a] = ts_graph_binary(g, TS_OP_MULTIPLY, pos, inv2);
         }
-        ts_value axis = ts_graph_broadcast_in_dim(g, ts_graph_constant(g, ts_type_make(TS_DTYPE_I32, 1, &half), spec->rope_axis),
-                                                  2, d2, &one);
-        ts_value is_h = ts_graph_compare(g, TS_COMPARE_EQ, axis, ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, 1), 2, d2, NULL));
-        ts_value is_w = ts_graph_compare(g, TS_COMPARE_EQ, axis, ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, 2), 2, d2, NULL));
-        angle = ts_graph_select(g, is_h, axis_angle[1], ts_graph_select(g, is_w, axis_angle[2], axis_angle[0]));
+        ts_value axis = ts_graph_broadcast_in_dim(
+            g, ts_graph_constant(g, ts_type_make(TS_DTYPE_I32, 1, &half), spec->rope_axis), 2, d2,
+            &one);
+        ts_value is_h = ts_graph_compare(
+            g, TS_COMPARE_EQ, axis,
+            ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, 1), 2, d2, NULL));
+        ts_value is_w = ts_graph_compare(
+            g, TS_COMPARE_EQ, axis,
+            ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, 2), 2, d2, NULL));
+        angle = ts_graph_select(g, is_h, axis_angle[1],
+                                ts_graph_select(g, is_w, axis_angle[2], axis_angle[0]));
     }
     *cos = ts_graph_unary(g, TS_OP_COSINE, angle);
     *sin = ts_graph_unary(g, TS_OP_SINE, angle);
@@ -185,12 +206,16 @@ bool ts_decoder_layer_ring(const ts_decoder_spec *spec, const ts_step_shape *sha
     return shape->local_rows > 0 && spec->local_layer[l] && spec->sliding_window > 0;
 }
 
-bool ts_decoder_layer_sparse(const ts_decoder_spec *spec, int l) { return spec->experts > 0 && !spec->dense_mlp[l]; }
+bool ts_decoder_layer_sparse(const ts_decoder_spec *spec, int l)
+{
+    return spec->experts > 0 && !spec->dense_mlp[l];
+}
 
 int ts_decoder_sparse_layers(const ts_decoder_spec *spec)
 {
     int n = 0;
-    for (int l = 0; l < spec->layers; l++) n += ts_decoder_layer_sparse(spec, l);
+    for (int l = 0; l < spec->layers; l++)
+        n += ts_decoder_layer_sparse(spec, l);
     return n;
 }
 
@@ -207,42 +232,53 @@ static ts_value deepstack_add(ts_graph *g, const ts_decoder_spec *spec,
     return ts_graph_scatter_add(g, h, ds->positions, update, &window, &inserted, &to_operand, 1);
 }
 
-ts_value ts_decoder_embed(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value ids)
+ts_value ts_decoder_embed(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
+                          ts_value ids)
 {
     ts_value h = ts_graph_embedding(g, w->embed, ids);
     if (spec->embed_scale == 0) return h;
     const ts_type t = *ts_graph_type(g, h);
-    return ts_graph_binary(g, TS_OP_MULTIPLY, h,
-                           ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, (float)spec->embed_scale), t.rank, t.dims, NULL));
+    return ts_graph_binary(
+        g, TS_OP_MULTIPLY, h,
+        ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, (float)spec->embed_scale), t.rank,
+                                  t.dims, NULL));
 }
 
 /* Keys at or before window_start + i − window are hidden from query row i: [lq, lk] 0 / −inf. */
-static ts_value window_bias(ts_graph *g, const ts_decoder_spec *spec, ts_value window_start, int64_t lq, int64_t lk)
+static ts_value window_bias(ts_graph *g, const ts_decoder_spec *spec, ts_value window_start,
+                            int64_t lq, int64_t lk)
 {
     int64_t md[2] = {lq, lk};
     ts_type it = ts_type_make(TS_DTYPE_I32, 2, md);
     ts_value row = ts_graph_iota(g, it, 0), col = ts_graph_iota(g, it, 1);
-    ts_value first = ts_graph_binary(g, TS_OP_ADD, row, ts_graph_broadcast_in_dim(g, window_start, 2, md, NULL));
-    ts_value edge = ts_graph_binary(g, TS_OP_SUBTRACT, first,
-                                    ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, (int32_t)spec->sliding_window), 2, md, NULL));
+    ts_value first =
+        ts_graph_binary(g, TS_OP_ADD, row, ts_graph_broadcast_in_dim(g, window_start, 2, md, NULL));
+    ts_value edge = ts_graph_binary(
+        g, TS_OP_SUBTRACT, first,
+        ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, (int32_t)spec->sliding_window), 2, md,
+                                  NULL));
     ts_value inside = ts_graph_compare(g, TS_COMPARE_GT, col, edge);
-    return ts_graph_select(g, inside, ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), 2, md, NULL),
-                           ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, -INFINITY), 2, md, NULL));
+    return ts_graph_select(
+        g, inside, ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), 2, md, NULL),
+        ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, -INFINITY), 2, md, NULL));
 }
 
-ts_value ts_decoder_attention(ts_graph *g, const ts_decoder_spec *spec, int l, ts_value q, ts_value k, ts_value v, ts_value bias,
-                              ts_value q_start, ts_value window_start)
+ts_value ts_decoder_attention(ts_graph *g, const ts_decoder_spec *spec, int l, ts_value q,
+                              ts_value k, ts_value v, ts_value bias, ts_value q_start,
+                              ts_value window_start)
 {
     if (spec->local_layer[l] && spec->sliding_window > 0 && window_start != TS_NO_VALUE) {
-        ts_value wb = window_bias(g, spec, window_start, ts_graph_type(g, q)->dims[0], ts_graph_type(g, k)->dims[0]);
+        ts_value wb = window_bias(g, spec, window_start, ts_graph_type(g, q)->dims[0],
+                                  ts_graph_type(g, k)->dims[0]);
         bias = bias == TS_NO_VALUE ? wb : ts_graph_binary(g, TS_OP_ADD, bias, wb);
     }
     double scale = spec->attn_scale > 0 ? spec->attn_scale : 1.0 / sqrt((double)spec->head_dim);
     return ts_graph_attention(g, q, k, v, bias, q_start, scale, spec->attn_softcap);
 }
 
-ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h,
-                           const ts_value cos[2], const ts_value sin[2], const ts_decoder_attend *attend, ts_value *hidden)
+ts_value ts_decoder_layers(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
+                           ts_value h, const ts_value cos[2], const ts_value sin[2],
+                           const ts_decoder_attend *attend, ts_value *hidden)
 {
     return ts_decoder_layers_deepstack(g, spec, w, h, cos, sin, attend, NULL, hidden);
 }
@@ -274,10 +310,14 @@ ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
         ts_value attn = attend->fn(attend->self, g, l, q, k, v);
         int64_t flat[2] = {n, HQ * D};
         attn = ts_graph_linear(g, ts_graph_reshape(g, attn, 2, flat), lw->o, TS_NO_VALUE);
-        if (spec->sandwich_norms) attn = ts_graph_rms_norm(g, attn, lw->post_norm, spec->rms_eps, off);
+        if (spec->sandwich_norms)
+            attn = ts_graph_rms_norm(g, attn, lw->post_norm, spec->rms_eps, off);
         h = ts_graph_binary(g, TS_OP_ADD, h, attn);
         ts_graph_set_stage(g, "layer.%d.mlp", l);
-        ts_value m = mlp(g, spec, lw, ts_graph_rms_norm(g, h, spec->sandwich_norms ? lw->pre_ff_norm : lw->post_norm, spec->rms_eps, off));
+        ts_value m =
+            mlp(g, spec, lw,
+                ts_graph_rms_norm(g, h, spec->sandwich_norms ? lw->pre_ff_norm : lw->post_norm,
+                                  spec->rms_eps, off));
         if (spec->sandwich_norms) m = ts_graph_rms_norm(g, m, lw->post_ff_norm, spec->rms_eps, off);
         h = ts_graph_binary(g, TS_OP_ADD, h, m);
         if (deepstack && next_deepstack < spec->n_deepstack &&
@@ -290,14 +330,20 @@ ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
     return h;
 }
 
-ts_value ts_decoder_logits(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h)
+ts_value ts_decoder_logits(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
+                           ts_value h)
 {
     ts_graph_set_stage(g, "lm_head");
-    ts_value logits = ts_graph_linear(g, ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, spec->norm_offset), w->lm_head, TS_NO_VALUE);
+    ts_value logits =
+        ts_graph_linear(g, ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, spec->norm_offset),
+                        w->lm_head, TS_NO_VALUE);
     if (spec->final_softcap <= 0) return logits;
     const ts_type t = *ts_graph_type(g, logits);
-    ts_value cap = ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, (float)spec->final_softcap), t.rank, t.dims, NULL);
-    return ts_graph_binary(g, TS_OP_MULTIPLY, ts_graph_unary(g, TS_OP_TANH, ts_graph_binary(g, TS_OP_DIVIDE, logits, cap)), cap);
+    ts_value cap = ts_graph_broadcast_in_dim(
+        g, ts_graph_constant_f32(g, (float)spec->final_softcap), t.rank, t.dims, NULL);
+    return ts_graph_binary(
+        g, TS_OP_MULTIPLY,
+        ts_graph_unary(g, TS_OP_TANH, ts_graph_binary(g, TS_OP_DIVIDE, logits, cap)), cap);
 }
 
 /* ---------------------------------------------------------------- the CPU step */
@@ -311,6 +357,7 @@ typedef struct {
     ts_value *caches; /* [(s * layers + l) * 2 + {k, v}] */
     ts_dtype kv_dtype;
     const ts_decoder_spec *spec;
+    ts_value bias; /* [N, N] over the step's own rows, or TS_NO_VALUE: causal */
 } step_attend;
 
 /* ---- sliding-window layers on a ring of R = local_rows rows (position p at row p mod R)
@@ -367,9 +414,10 @@ static ts_value ring_positions(ts_graph *g, ts_value last, int64_t r)
 }
 
 /* [n, lk] 0 / −inf: key column c (position key_pos[c]) is visible from query row i (position
- * query_pos[i]) iff max(0, query − window + 1) ≤ key ≤ query. */
+ * query_pos[i]) iff max(0, query − window + 1) ≤ key ≤ query; without `causal` the upper bound
+ * is left to an attention bias of the call's own rows. */
 static ts_value window_bias_from_positions(ts_graph *g, const ts_decoder_spec *spec,
-                                           ts_value query_pos, ts_value key_pos)
+                                           ts_value query_pos, ts_value key_pos, bool causal)
 {
     int64_t n = ts_graph_type(g, query_pos)->dims[0], lk = ts_graph_type(g, key_pos)->dims[0],
             md[2] = {n, lk}, zero = 0, one = 1;
@@ -387,7 +435,7 @@ static ts_value window_bias_from_positions(ts_graph *g, const ts_decoder_spec *s
                                       ts_graph_broadcast_in_dim(g, query_pos, 2, md, &zero));
     ts_value open = ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), 2, md, NULL);
     ts_value shut = ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, -INFINITY), 2, md, NULL);
-    return ts_graph_select(g, above, ts_graph_select(g, below, open, shut), shut);
+    return ts_graph_select(g, above, causal ? ts_graph_select(g, below, open, shut) : open, shut);
 }
 
 /* rows[index[j]] for j < len(index): [len, ...] of a [N, ...] value. */
@@ -410,9 +458,11 @@ static ts_value rolled(ts_graph *g, ts_value ring, const ts_value *oldest)
                                   oldest, t.dims);
 }
 
-/* One sequence's attention on a local layer's ring; updates *kc, *vc [R, Hkv, D]. */
+/* One sequence's attention on a local layer's ring; updates *kc, *vc [R, Hkv, D]. bias: the
+ * call's own [n, n] rows (an image block seen bidirectionally), or TS_NO_VALUE (causal). */
 static ts_value ring_attention(ts_graph *g, const ts_decoder_spec *spec, int l, ts_value q,
-                               ts_value k, ts_value v, ts_value start, ts_value *kc, ts_value *vc)
+                               ts_value k, ts_value v, ts_value start, ts_value bias, ts_value *kc,
+                               ts_value *vc)
 {
     int64_t n = ts_graph_type(g, q)->dims[0], r = ts_graph_type(g, *kc)->dims[0];
     ts_value zero = ts_graph_constant_i32(g, 0), query_pos = positions_from(g, start, n);
@@ -424,9 +474,17 @@ static ts_value ring_attention(ts_graph *g, const ts_decoder_spec *spec, int l, 
         ts_value oldest[3] = {ring_row(g, next, r), zero, zero};
         ts_value key_pos = positions_from(
             g, ts_graph_binary(g, TS_OP_SUBTRACT, next, ts_graph_constant_i32(g, (int32_t)r)), r);
+        ts_value mask = window_bias_from_positions(g, spec, query_pos, key_pos, true);
+        if (bias != TS_NO_VALUE && r > 1) {
+            /* A one-row call's own bias is its row's view of itself: the rolled ring's last key. */
+            int64_t before[2] = {1, r - 1};
+            ts_value none =
+                ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), 2, before, NULL);
+            mask = ts_graph_binary(g, TS_OP_ADD, mask,
+                                   ts_graph_concatenate(g, (ts_value[2]){none, bias}, 2, 1));
+        }
         return ts_decoder_attention(g, spec, l, q, rolled(g, *kc, oldest), rolled(g, *vc, oldest),
-                                    window_bias_from_positions(g, spec, query_pos, key_pos),
-                                    TS_NO_VALUE, TS_NO_VALUE);
+                                    mask, TS_NO_VALUE, TS_NO_VALUE);
     }
     ts_value at[3] = {ring_row(g, start, r), zero, zero};
     ts_value keys = ts_graph_concatenate(g, (ts_value[2]){rolled(g, *kc, at), k}, 2, 0);
@@ -434,10 +492,20 @@ static ts_value ring_attention(ts_graph *g, const ts_decoder_spec *spec, int l, 
     ts_value key_pos = positions_from(
         g, ts_graph_binary(g, TS_OP_SUBTRACT, start, ts_graph_constant_i32(g, (int32_t)r)), r + n);
     /* Causal from column R (the chunk's first row) lets the kernel skip the chunk's later keys;
-     * every ring column lies before it, and the bias masks them by position. */
-    ts_value out = ts_decoder_attention(g, spec, l, q, keys, values,
-                                        window_bias_from_positions(g, spec, query_pos, key_pos),
-                                        ts_graph_constant_i32(g, (int32_t)r), TS_NO_VALUE);
+     * every ring column lies before it, and the bias masks them by position. With the call's own
+     * bias, that bias decides which of the chunk's rows see each other (the window still bounds
+     * them from below), laid over the chunk's columns R … R + n − 1. */
+    ts_value mask = window_bias_from_positions(g, spec, query_pos, key_pos, bias == TS_NO_VALUE);
+    if (bias != TS_NO_VALUE) {
+        int64_t before[2] = {n, r};
+        ts_value none =
+            ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), 2, before, NULL);
+        mask = ts_graph_binary(g, TS_OP_ADD, mask,
+                               ts_graph_concatenate(g, (ts_value[2]){none, bias}, 2, 1));
+    }
+    ts_value out = ts_decoder_attention(
+        g, spec, l, q, keys, values, mask,
+        bias == TS_NO_VALUE ? ts_graph_constant_i32(g, (int32_t)r) : TS_NO_VALUE, TS_NO_VALUE);
     /* Ring row j's new position p = last − ((last − j) mod R) sits at column p − start + R of
      * [rolled ring | chunk] (p > last − R ≥ start − R, so always inside). */
     ts_value last =
@@ -451,6 +519,22 @@ static ts_value ring_attention(ts_graph *g, const ts_decoder_spec *spec, int l, 
     *kc = ts_graph_dynamic_update_slice(g, *kc, gather_rows(g, keys, index), origin);
     *vc = ts_graph_dynamic_update_slice(g, *vc, gather_rows(g, values, index), origin);
     return out;
+}
+
+/* The step's [n, n] bias widened to the cache's [n, C] keys: rows before start were written by
+ * earlier calls and are visible (the chunk's queries all come after them), rows from start + n
+ * on are not written yet and are hidden. */
+static ts_value cache_bias(ts_graph *g, ts_value bias, ts_value start, int64_t capacity)
+{
+    int64_t n = ts_graph_type(g, bias)->dims[0], md[2] = {n, capacity};
+    ts_value col = ts_graph_iota(g, ts_type_make(TS_DTYPE_I32, 2, md), 1);
+    ts_value before =
+        ts_graph_compare(g, TS_COMPARE_LT, col, ts_graph_broadcast_in_dim(g, start, 2, md, NULL));
+    ts_value base = ts_graph_select(
+        g, before, ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), 2, md, NULL),
+        ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, -INFINITY), 2, md, NULL));
+    return ts_graph_dynamic_update_slice(g, base, bias,
+                                         (ts_value[]){ts_graph_constant_i32(g, 0), start});
 }
 
 static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_value k, ts_value v)
@@ -469,17 +553,23 @@ static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_va
             ts_value *kc = &a->caches[(s * a->layers + l) * 2];
             per_seq[s] = ring_attention(
                 g, a->spec, l, rows(g, q, a->offset[s], rows_s), rows(g, k, a->offset[s], rows_s),
-                rows(g, v, a->offset[s], rows_s), a->seq_start[s], kc, kc + 1);
+                rows(g, v, a->offset[s], rows_s), a->seq_start[s], a->bias, kc, kc + 1);
             continue;
         }
         ts_value at[3] = {a->seq_start[s], zero, zero};
         ts_value *kc = &a->caches[(s * a->layers + l) * 2], *vc = kc + 1;
         *kc = ts_graph_dynamic_update_slice(g, *kc, rows(g, k, a->offset[s], rows_s), at);
         *vc = ts_graph_dynamic_update_slice(g, *vc, rows(g, v, a->offset[s], rows_s), at);
-        per_seq[s] = ts_decoder_attention(g, a->spec, l, rows(g, q, a->offset[s], rows_s), *kc, *vc, TS_NO_VALUE, a->seq_start[s],
+        /* With a bias (one sequence) it alone masks: no causal mask from the start. */
+        ts_value bias = a->bias == TS_NO_VALUE
+                            ? TS_NO_VALUE
+                            : cache_bias(g, a->bias, a->seq_start[s], a->shape->capacity);
+        per_seq[s] = ts_decoder_attention(g, a->spec, l, rows(g, q, a->offset[s], rows_s), *kc, *vc,
+                                          bias, bias == TS_NO_VALUE ? a->seq_start[s] : TS_NO_VALUE,
                                           a->seq_start[s]);
     }
-    return a->shape->n_seqs == 1 ? per_seq[0] : ts_graph_concatenate(g, per_seq, a->shape->n_seqs, 0);
+    return a->shape->n_seqs == 1 ? per_seq[0]
+                                 : ts_graph_concatenate(g, per_seq, a->shape->n_seqs, 0);
 }
 
 /* Diagnostic outputs: each MoE layer's router probabilities, from its moe_mlp node's operands
@@ -584,15 +674,42 @@ ts_status ts_decoder_check_deepstack(const ts_decoder_spec *spec, const ts_step_
     return TS_OK;
 }
 
-ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *weights,
-                           const ts_step_shape *shape, ts_error *err)
+ts_status ts_decoder_check_attention_bias(const float *bias, const int64_t shape[4], int64_t n,
+                                          ts_error *err)
+{
+    if (!bias) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "attention bias: bias is NULL");
+    if (shape[0] != 1 || shape[1] != 1 || shape[2] != n || shape[3] != n)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "attention bias: shape [%lld, %lld, %lld, %lld], the call's rows need "
+                            "[1, 1, %lld, %lld]",
+                            (long long)shape[0], (long long)shape[1], (long long)shape[2],
+                            (long long)shape[3], (long long)n, (long long)n);
+    for (int64_t q = 0; q < n; q++)
+        for (int64_t k = 0; k < n; k++) {
+            float v = bias[q * n + k];
+            /* -inf hides a key; NaN or +inf would poison the whole row's softmax. */
+            if (isnan(v) || v == INFINITY || (q == k && !isfinite(v)))
+                return ts_error_set(
+                    err, TS_ERR_RANGE, "attention bias: value at [0, 0, %lld, %lld] is %g (%s)",
+                    (long long)q, (long long)k, (double)v,
+                    q == k ? "a row must see itself: finite" : "NaN and +inf are not allowed");
+        }
+    return TS_OK;
+}
+
+ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec,
+                           const ts_weight_source *weights, const ts_step_shape *shape,
+                           ts_error *err)
 {
     if (shape->n_seqs < 1 || shape->n_seqs > TS_MAX_BATCH)
-        return ts_error_set(err, TS_ERR_RANGE, "step: %d sequences (1..%d allowed)", shape->n_seqs, TS_MAX_BATCH);
+        return ts_error_set(err, TS_ERR_RANGE, "step: %d sequences (1..%d allowed)", shape->n_seqs,
+                            TS_MAX_BATCH);
     int64_t n = 0, offset[TS_MAX_BATCH];
     for (int s = 0; s < shape->n_seqs; s++) {
         if (shape->n_tokens[s] < 1 || shape->n_tokens[s] > shape->capacity)
-            return ts_error_set(err, TS_ERR_RANGE, "step: sequence %d has %lld tokens (1..%lld allowed)", s, (long long)shape->n_tokens[s], (long long)shape->capacity);
+            return ts_error_set(err, TS_ERR_RANGE,
+                                "step: sequence %d has %lld tokens (1..%lld allowed)", s,
+                                (long long)shape->n_tokens[s], (long long)shape->capacity);
         offset[s] = n;
         n += shape->n_tokens[s];
     }
@@ -604,6 +721,10 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
                             (long long)shape->local_rows, (long long)spec->sliding_window);
     ts_status st = check_deepstack_shape(spec, shape, err);
     if (st != TS_OK) return st;
+    if (shape->attention_bias && (shape->n_seqs != 1 || !shape->from_embeddings))
+        return ts_error_set(
+            err, TS_ERR_UNSUPPORTED,
+            "step: an attention bias needs a prefill of one sequence from embeddings");
     /* Weights first, so every failure about the checkpoint comes before any input is declared. */
     ts_decoder_weights *w = malloc(sizeof(*w));
     if (!w) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
@@ -615,13 +736,17 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     ts_graph_set_stage(g, "inputs");
     int64_t bsz = shape->n_seqs;
     int64_t emb_dims[2] = {n, spec->hidden};
-    ts_value tokens = shape->from_embeddings
-                          ? ts_graph_parameter(g, "embeddings", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 2, emb_dims))
-                          : ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
+    ts_value tokens =
+        shape->from_embeddings
+            ? ts_graph_parameter(g, "embeddings", TS_PARAM_INPUT,
+                                 ts_type_make(TS_DTYPE_F32, 2, emb_dims))
+            : ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
     int64_t pos_dims[2] = {3, n};
     ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT,
-                                            spec->mrope ? ts_type_make(TS_DTYPE_I32, 2, pos_dims) : ts_type_make(TS_DTYPE_I32, 1, &n));
-    ts_value starts = ts_graph_parameter(g, "starts", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &bsz));
+                                            spec->mrope ? ts_type_make(TS_DTYPE_I32, 2, pos_dims)
+                                                        : ts_type_make(TS_DTYPE_I32, 1, &n));
+    ts_value starts =
+        ts_graph_parameter(g, "starts", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &bsz));
     ts_decoder_deepstack deepstack = {TS_NO_VALUE, TS_NO_VALUE};
     if (shape->n_visual > 0) {
         int64_t fd[3] = {spec->n_deepstack, shape->n_visual, spec->hidden};
@@ -630,6 +755,11 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
         deepstack.features = ts_graph_parameter(g, "layer_features", TS_PARAM_INPUT,
                                                 ts_type_make(TS_DTYPE_F32, 3, fd));
     }
+    int64_t bias_dims[2] = {n, n};
+    ts_value bias = shape->attention_bias
+                        ? ts_graph_parameter(g, "bias", TS_PARAM_INPUT,
+                                             ts_type_make(TS_DTYPE_F32, 2, bias_dims))
+                        : TS_NO_VALUE;
     int64_t cache_dims[3] = {shape->capacity, spec->kv_heads, spec->head_dim};
     int64_t ring_dims[3] = {shape->local_rows, spec->kv_heads, spec->head_dim};
     ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
@@ -654,14 +784,15 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
                     ts_decoder_layer_ring(spec, shape, l) ? ring_type : cache_type);
             }
     ts_value seq_start[TS_MAX_BATCH];
-    for (int s = 0; s < shape->n_seqs; s++) seq_start[s] = element(g, starts, s);
+    for (int s = 0; s < shape->n_seqs; s++)
+        seq_start[s] = element(g, starts, s);
 
     ts_graph_set_stage(g, "rope");
     ts_value cos[2], sin[2];
     ts_decoder_rope_tables(g, spec, positions, cos, sin);
     ts_graph_set_stage(g, "embed_tokens");
     ts_value h = shape->from_embeddings ? tokens : ts_decoder_embed(g, spec, w, tokens);
-    step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, spec};
+    step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, spec, bias};
     ts_decoder_attend attend = {step_attention, &sa};
     ts_value *hidden = outs + 1 + n_caches;
     h = ts_decoder_layers_deepstack(g, spec, w, h, cos, sin, &attend,
@@ -671,14 +802,16 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec, const ts_we
     ts_value last = h;
     if (!shape->all_logits) {
         ts_value lasts[TS_MAX_BATCH];
-        for (int s = 0; s < shape->n_seqs; s++) lasts[s] = rows(g, h, offset[s] + shape->n_tokens[s] - 1, 1);
+        for (int s = 0; s < shape->n_seqs; s++)
+            lasts[s] = rows(g, h, offset[s] + shape->n_tokens[s] - 1, 1);
         last = shape->n_seqs == 1 ? lasts[0] : ts_graph_concatenate(g, lasts, shape->n_seqs, 0);
     }
     outs[0] = ts_decoder_logits(g, spec, w, last);
     int n_out = 1 + (int)n_caches;
     if (shape->hidden_states) {
         /* The reference's last hidden state is after the final norm (BaseModelOutput). */
-        hidden[spec->layers] = ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, spec->norm_offset);
+        hidden[spec->layers] =
+            ts_graph_rms_norm(g, h, w->final_norm, spec->rms_eps, spec->norm_offset);
         n_out += (int)spec->layers + 1;
         n_out += router_probs(g, outs + n_out);
     }
@@ -709,7 +842,8 @@ static void default_inv_freq(double base, int dim, float *out)
  * between blended; f32 arithmetic as in the reference. */
 static void llama3_inv_freq(const ts_text_config *t, int dim, float *inv)
 {
-    float factor = (float)t->rope_factor, low = (float)t->rope_low_freq_factor, high = (float)t->rope_high_freq_factor;
+    float factor = (float)t->rope_factor, low = (float)t->rope_low_freq_factor,
+          high = (float)t->rope_high_freq_factor;
     float old_len = (float)t->rope_original_max_position;
     float low_wavelen = old_len / low, high_wavelen = old_len / high;
     for (int i = 0; i < dim / 2; i++) {
@@ -733,8 +867,11 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
         int count = 0;
         const ts_family_desc *const *all = ts_family_all(&count);
         for (int i = 0; i < count; i++)
-            if (all[i]->decoder) snprintf(built + strlen(built), sizeof(built) - strlen(built), "%s%s", built[0] ? ", " : "", all[i]->name);
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: the text decoder for this family is not built yet (supported: %s)",
+            if (all[i]->decoder)
+                snprintf(built + strlen(built), sizeof(built) - strlen(built), "%s%s",
+                         built[0] ? ", " : "", all[i]->name);
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "%s: the text decoder for this family is not built yet (supported: %s)",
                             ts_family_name(cfg->family), built);
     }
     ts_status st = cfg->family->decoder(cfg, spec, err);
@@ -749,9 +886,12 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
     spec->rms_eps = t->rms_norm_eps;
     double partial = t->partial_rotary_factor > 0 ? t->partial_rotary_factor : 1.0;
     spec->rotary_dim = (int)(spec->head_dim * partial);
-    if (spec->layers < 1 || spec->layers > 256 || spec->q_heads < 1 || spec->kv_heads < 1 || spec->q_heads % spec->kv_heads)
-        return ts_error_set(err, TS_ERR_FORMAT, "config.json: %lld layers, %lld heads, %lld kv heads do not describe a decoder",
-                            (long long)spec->layers, (long long)spec->q_heads, (long long)spec->kv_heads);
+    if (spec->layers < 1 || spec->layers > 256 || spec->q_heads < 1 || spec->kv_heads < 1 ||
+        spec->q_heads % spec->kv_heads)
+        return ts_error_set(
+            err, TS_ERR_FORMAT,
+            "config.json: %lld layers, %lld heads, %lld kv heads do not describe a decoder",
+            (long long)spec->layers, (long long)spec->q_heads, (long long)spec->kv_heads);
     if (spec->n_deepstack > TS_MAX_DEEPSTACK || spec->n_deepstack > spec->layers)
         return ts_error_set(
             err, TS_ERR_UNSUPPORTED,
@@ -760,37 +900,55 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
     for (int i = 0; i < spec->n_deepstack; i++)
         spec->deepstack_layers[i] = i;
     if (spec->rotary_dim < 2 || spec->rotary_dim % 2 || spec->rotary_dim / 2 > 512)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: rotary dimension %d", spec->rotary_dim);
-    if (strcmp(t->hidden_act, "silu") == 0) spec->activation = TS_ACT_SILU;
-    else if (strcmp(t->hidden_act, "gelu_pytorch_tanh") == 0) spec->activation = TS_ACT_GELU_TANH;
-    else if (strcmp(t->hidden_act, "gelu") == 0) spec->activation = TS_ACT_GELU;
-    else return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: hidden_act \"%s\" (supported: silu, gelu, gelu_pytorch_tanh)", t->hidden_act);
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: rotary dimension %d",
+                            spec->rotary_dim);
+    if (strcmp(t->hidden_act, "silu") == 0)
+        spec->activation = TS_ACT_SILU;
+    else if (strcmp(t->hidden_act, "gelu_pytorch_tanh") == 0)
+        spec->activation = TS_ACT_GELU_TANH;
+    else if (strcmp(t->hidden_act, "gelu") == 0)
+        spec->activation = TS_ACT_GELU;
+    else
+        return ts_error_set(
+            err, TS_ERR_UNSUPPORTED,
+            "config.json: hidden_act \"%s\" (supported: silu, gelu, gelu_pytorch_tanh)",
+            t->hidden_act);
     default_inv_freq(t->rope_theta, spec->rotary_dim, spec->inv_freq);
     const int *sec = t->mrope_section;
     if (sec[0] || sec[1] || sec[2]) {
         int half = spec->rotary_dim / 2;
         if (sec[0] < 0 || sec[1] < 0 || sec[2] < 0 || sec[0] + sec[1] + sec[2] != half)
-            return ts_error_set(err, TS_ERR_FORMAT, "config.json: mrope_section [%d, %d, %d] must add up to %d (head_dim / 2)",
-                                sec[0], sec[1], sec[2], half);
+            return ts_error_set(
+                err, TS_ERR_FORMAT,
+                "config.json: mrope_section [%d, %d, %d] must add up to %d (head_dim / 2)", sec[0],
+                sec[1], sec[2], half);
         spec->mrope = true;
         for (int j = 0; j < half; j++) {
-            if (t->mrope_interleaved) /* apply_interleaved_mrope: h at 1, 4, … < 3·s1; w at 2, 5, … < 3·s2 */
-                spec->rope_axis[j] = (j % 3 == 1 && j < 3 * sec[1]) ? 1 : (j % 3 == 2 && j < 3 * sec[2]) ? 2 : 0;
+            if (t->mrope_interleaved) /* apply_interleaved_mrope: h at 1, 4, … < 3·s1; w at 2, 5, …
+                                         < 3·s2 */
+                spec->rope_axis[j] = (j % 3 == 1 && j < 3 * sec[1])   ? 1
+                                     : (j % 3 == 2 && j < 3 * sec[2]) ? 2
+                                                                      : 0;
             else
                 spec->rope_axis[j] = j < sec[0] ? 0 : j < sec[0] + sec[1] ? 1 : 2;
         }
     }
-    if (strcmp(t->rope_type, "llama3") == 0) llama3_inv_freq(t, spec->rotary_dim, spec->inv_freq);
+    if (strcmp(t->rope_type, "llama3") == 0)
+        llama3_inv_freq(t, spec->rotary_dim, spec->inv_freq);
     else if (strcmp(t->rope_type, "linear") == 0)
-        for (int i = 0; i < spec->rotary_dim / 2; i++) spec->inv_freq[i] /= (float)t->rope_factor; /* positions / factor */
+        for (int i = 0; i < spec->rotary_dim / 2; i++)
+            spec->inv_freq[i] /= (float)t->rope_factor; /* positions / factor */
     else if (strcmp(t->rope_type, "default") != 0 && t->rope_type[0])
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "config.json: rope_type \"%s\" is not implemented yet (default, linear, llama3 are)",
-                            t->rope_type);
+        return ts_error_set(
+            err, TS_ERR_UNSUPPORTED,
+            "config.json: rope_type \"%s\" is not implemented yet (default, linear, llama3 are)",
+            t->rope_type);
     if (spec->local_rope_theta > 0) {
         spec->local_rope = true;
         default_inv_freq(spec->local_rope_theta, spec->rotary_dim, spec->local_inv_freq);
     }
     if (spec->sliding_window < 0 || spec->sliding_window > INT32_MAX)
-        return ts_error_set(err, TS_ERR_RANGE, "config.json: sliding_window %lld", (long long)spec->sliding_window);
+        return ts_error_set(err, TS_ERR_RANGE, "config.json: sliding_window %lld",
+                            (long long)spec->sliding_window);
     return TS_OK;
 }

@@ -12,7 +12,8 @@
  * Parameters, in this order: weights (in the order built), then inputs `tokens` i32[N] (or
  * `embeddings` f32[N, H] for a step from embeddings),
  * `positions` i32[N] (i32[3, N] under M-RoPE), `starts` i32[B], then (only when DeepStack is
- * declared) `visual_positions` i32[Nv] and `layer_features` f32[K, Nv, H], then state
+ * declared) `visual_positions` i32[Nv] and `layer_features` f32[K, Nv, H], then (only when an
+ * attention bias is declared) `bias` f32[N, N], then state
  * `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype) for b in 0..B-1, l in 0..layers-1 (a local
  * layer's [local_rows, Hkv, D] when the shape sets local_rows: see ts_step_shape).
  * Outputs: logits (f32[N, V] with all_logits, else f32[B, V] for each sequence's last token),
@@ -26,6 +27,12 @@
  * (one sequence, from embeddings); otherwise the graph is exactly the plain one. The positions
  * must be sorted, unique and inside the step's rows: ts_decoder_check_deepstack says so before a
  * run (a scatter would skip out-of-range rows and add duplicates twice).
+ *
+ * Attention bias (Gemma3's bidirectional image blocks; one sequence, from embeddings): `bias`
+ * [N, N] is the additive mask of the step's rows over its own rows and replaces the causal mask
+ * there; keys the cache held before the step (rows < start) stay visible, rows after the step's
+ * are hidden, and local layers add their sliding window on top. ts_decoder_check_attention_bias
+ * checks the values before a run.
  */
 #ifndef TS_MODELS_DECODER_H
 #define TS_MODELS_DECODER_H
@@ -105,6 +112,7 @@ typedef struct ts_step_shape {
     bool from_embeddings;    /* input `embeddings` f32[N, H] (images merged in) instead of `tokens` */
     int64_t n_visual;        /* DeepStack rows Nv (≥ 1 declares it; needs from_embeddings, one
                                 sequence, spec->n_deepstack ≥ 1); 0: not declared */
+    bool attention_bias;     /* input `bias` f32[N, N] (needs from_embeddings, one sequence) */
 } ts_step_shape;
 
 #define TS_MAX_LAYERS 256
@@ -181,6 +189,11 @@ typedef struct ts_decoder_deepstack_inputs {
  * TS_ERR_INVALID_ARGUMENT or TS_ERR_RANGE naming the field. */
 ts_status ts_decoder_check_deepstack(const ts_decoder_spec *spec, const ts_step_shape *shape,
                                      const ts_decoder_deepstack_inputs *in, ts_error *err);
+/* The check at the graph/runtime boundary of an attention bias for a step of n rows: shape
+ * {1, 1, n, n}, no NaN or +inf, a finite diagonal (a row that sees nothing would make NaN).
+ * TS_ERR_INVALID_ARGUMENT or TS_ERR_RANGE naming the element. */
+ts_status ts_decoder_check_attention_bias(const float *bias, const int64_t shape[4], int64_t n,
+                                          ts_error *err);
 /* lm_head(norm(h)) */
 ts_value ts_decoder_logits(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w, ts_value h);
 /* Builds the step graph into g (which must be empty). Errors name the tensor or the setting. */

@@ -13,14 +13,22 @@
  *                           layer_features f32[K, Nv_max, H], visual_count i32[])
  *       → the same three results (only for a spec that declares DeepStack)
  *
+ * prefill_embeddings.main's bias is one slot's 4-D additive mask [1, 1, Lp, Lp] (transformers'
+ * [batch, heads, q, k]) with the batch and head dims dropped: a batch of slots is one call per
+ * slot, each with its own prompt's bias (a per-slot [B, 1, Lp, Lp] stack is never formed). For
+ * Gemma3 it is causal OR each image's tokens seeing the whole image (manifest mask.image_blocks);
+ * local layers add their sliding window to it in the graph. A prompt goes in one call (the
+ * bucket's prefill capacity), so the bias is never sliced here.
+ *
  * Prefill attends causally (prefill) or through the additive bias only (prefill_embeddings) over
  * its own Lp keys; rows at or past `length` are padding: they are zero in the returned caches and
  * never reach last_logits (the row length − 1). Decode writes slot b's new key and value at row
  * cache_len[b] of its cache and attends causally over rows 0 … cache_len[b]; its rotary position
  * is positions[b] + rope_delta[b]. decode.main's k and v arguments are donated to its k and v
  * results (tf.aliasing_output = 1 and 2): a runtime may update the caches in place, one row per
- * slot and layer per step, and the caller reads the new caches from the buffers it passed. The layer stack is the one the CPU step uses
- * (ts_decoder_layers): only how attention reaches its keys differs.
+ * slot and layer per step, and the caller reads the new caches from the buffers it passed. The
+ * layer stack is the one the CPU step uses (ts_decoder_layers): only how attention reaches its keys
+ * differs.
  *
  * DeepStack (Qwen3-VL): after decoder layer spec->deepstack_layers[i] (i < K, the layers fixed by
  * the config and written in the manifest, never an argument) layer_features[i][j] is added to row

@@ -24,7 +24,8 @@
  *   prompt        image_prompt: how an image placeholder expands into its tokens;
  *   positions     positions: the rotary positions and rope delta of a prompt with images
  *                 (NULL: 1-D positions 0 … n−1, no delta);
- *   side inputs   the decoder's DeepStack layers (the tower gives the rows);
+ *   side inputs   the decoder's DeepStack layers (the tower gives the rows); image_attention
+ *                 BIDIRECTIONAL makes the model take an attention bias (ts_model_side_inputs);
  *   benchmarks    presets: published shapes `tessera bench --synthetic` builds with random
  *                 weights.
  */
@@ -117,6 +118,11 @@ struct ts_family_desc {
 
     const ts_tower_ops *tower;
     ts_image_prompt image_prompt;
+    /* WRAPPED, an image of several views (pan-and-scan: the original, then its crops; its token
+     * count views × mm_tokens_per_image): crop_prompt[0], the original's block, crop_prompt[1],
+     * then the crops' blocks joined by crop_prompt[2] — the processor's own text. NULL: an image
+     * is one view. */
+    const char *const *crop_prompt;
     ts_image_attention image_attention;
 
     /* positions [position_rows][n] and the rope delta of a prompt whose image tokens stand for

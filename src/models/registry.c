@@ -124,8 +124,8 @@ const char *ts_family_preset_ids(void)
 bool ts_family_image_path(const ts_model_config *cfg)
 {
     const ts_family_desc *f = cfg->family;
-    /* Bidirectional image blocks are not built in the prefill yet. */
+    /* Every image_attention rule has its prefill (bidirectional blocks: the attention-bias side
+     * input ts_mm_inputs_build makes), so it no longer gates the path. */
     return f && cfg->has_vision && f->read_vision && f->decoder && f->preprocess && f->tower &&
-           f->image_prompt != TS_IMAGE_PROMPT_NONE &&
-           f->image_attention == TS_IMAGE_ATTENTION_CAUSAL;
+           f->image_prompt != TS_IMAGE_PROMPT_NONE;
 }

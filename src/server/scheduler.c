@@ -168,6 +168,8 @@ static void prefill_chunk(scheduler *sc, slot *sl)
     srv_job *job = sl->job;
     size_t at = sl->prefilled, n = job->n_ids - at;
     if (n > sc->be.chunk) n = sc->be.chunk;
+    /* An image whose tokens see each other (an attention bias) stays in one chunk. */
+    if (job->mm.embeddings) n = ts_mm_inputs_chunk(&job->mm, at, sc->be.chunk);
     ts_error e = {0};
     if (sc->be.prefill(&sc->be, (int)(sl - sc->slots), job, at, n, sc->logits, sc->positions, &e) != TS_OK) {
         fail_slot(sc, sl, 500, &e);

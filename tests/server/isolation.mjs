@@ -1,4 +1,5 @@
-// isolation.mjs — requests sharing the batch do not see each other (qwen2_vl, --slots 4, TS_PORT).
+// isolation.mjs — requests sharing the batch do not see each other (qwen2_vl, --slots 4, TS_PORT;
+// server_test.sh also runs it on qwen3_vl and gemma3, TS_ORACLE_PREFIX q3 / g3).
 //
 // 8 greedy requests (text, one image, two images; chat and completions; streamed and not) run
 // alone, one after another; then all together, twice, in two orders: every text and usage must

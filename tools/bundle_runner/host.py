@@ -11,6 +11,9 @@
                     weights, in f32 as torch computes them (ts_qwen3_vl_vision_pos_taps)
   merge_embeddings  embed_tokens(ids) with the image-token rows replaced by the tower's rows
   causal_bias       prefill_embeddings.main's additive bias: 0 on and below the diagonal, -inf above
+  image_block_bias  the same with each run of image tokens visible to itself (manifest
+                    mask.image_blocks, Gemma3: transformers' token_type_ids or_mask;
+                    ts_mm_inputs_build)
 """
 import numpy as np
 
@@ -139,3 +142,21 @@ def merge_embeddings(table, ids, image_token_id, image_rows):
 
 def causal_bias(n):
     return np.triu(np.full((n, n), -np.inf, F), 1)
+
+
+def image_block_bias(ids, image_token_id, n):
+    """[n, n] for the prompt ids (len(ids) <= n, the rest causal padding): a new image group
+    starts where an image token follows a text token; q sees k when k <= q or both are in one
+    group."""
+    bias = causal_bias(n)
+    at = 0
+    while at < len(ids):
+        if ids[at] != image_token_id:
+            at += 1
+            continue
+        end = at
+        while end < len(ids) and ids[end] == image_token_id:
+            end += 1
+        bias[at:end, at:end] = 0
+        at = end
+    return bias

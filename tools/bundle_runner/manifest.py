@@ -84,6 +84,10 @@ class Manifest:
             self.identity = j["identity"]
             self.position_mode = j["positions"]["mode"]
             self.deepstack_layers = list(j.get("deepstack", {}).get("layers", []))
+            # prefill_embeddings.main's bias then carries bidirectional image blocks (Gemma3).
+            self.image_blocks = "image_blocks" in j.get("mask", {})
+            # The host's token rows are embed_tokens × scale (Gemma3: √hidden), 0 = unscaled.
+            self.embed_scale = float(j.get("embeddings", {}).get("scale", 0))
             self.weights = _descriptors(j["weights"], "weights")
             self.buckets = []
             n_entries = 4 if self.deepstack_layers else 3
@@ -148,6 +152,8 @@ class Manifest:
         if pos["mode"] != "1d":
             pos["mrope_section"] = j["positions"].get("mrope_section", [0, 0, 0])
         root["positions"] = pos
+        if "embeddings" in j:
+            root["embeddings"] = {"scale": j["embeddings"]["scale"]}
         root["mask"] = {k: str(v) for k, v in j["mask"].items()}
         root["kv_layout"] = {k: str(v) for k, v in j["kv_layout"].items()}
         if self.deepstack_layers:

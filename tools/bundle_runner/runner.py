@@ -59,6 +59,8 @@ class Runner:
         self.timings["upload_s"] = time.perf_counter() - t
         self.embed_table = next(np.asarray(tensors[d.name], np.float32) for d in man.weights
                                 if d.name.endswith("embed_tokens.weight"))
+        if man.embed_scale:  # in f32, as ts_model_embed_tokens scales
+            self.embed_table = self.embed_table * np.float32(man.embed_scale)
         compiled = self._compile_record(bundle_dir) if use_vmfb and backend.name == "iree" else None
         self.keys = {}
         for (entry, weights, file), text in zip(man.modules(), texts):
@@ -231,7 +233,9 @@ class Slots:
             emb[:n] = inputs["embeddings"]
             pos = np.zeros((man.rows, self.lp), np.int32)
             pos[:, :n] = inputs["positions"]
-            args = [emb, pos if man.rows == 3 else pos[0], host.causal_bias(self.lp), length]
+            bias = (host.image_block_bias(inputs["ids"], r.image_token_id, self.lp) if man.image_blocks
+                    else host.causal_bias(self.lp))
+            args = [emb, pos if man.rows == 3 else pos[0], bias, length]
             entry = "prefill_embeddings.main"
             if man.deepstack_layers:
                 nv, ds, visual = man.buckets[self.bucket]["visual_capacity"], inputs["deepstack"], inputs["visual"]

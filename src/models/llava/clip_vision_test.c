@@ -1,5 +1,6 @@
-/* clip_vision_test.c — LLaVA's image path (CLIP tower, SigLIP tower, projector) against
- * transformers' outputs in tests/fixtures/llava and tests/fixtures/llava_siglip, from each
+/* clip_vision_test.c — LLaVA's image path (CLIP tower, SigLIP tower, projector) and Gemma3's
+ * (SigLIP, average-pool projector) against transformers' outputs in tests/fixtures/llava,
+ * tests/fixtures/llava_siglip and tests/fixtures/gemma3, from each
  * fixture's pixel_values: vision_patch_embed, vision_pre_layernorm (CLIP), vision_blocks_input,
  * every vision_block_i and image_embeds within 1e-4 × max(1, max |ref|), the first divergent
  * stage reported by name. The same graph decomposed to primitives and run by the reference
@@ -72,7 +73,10 @@ static void test_spec(void)
     CHECK_INT_EQ(ts_clip_vision_spec_init(&cfg, &spec, &err), TS_ERR_UNSUPPORTED);
 }
 
-static void check_case(const char *name)
+typedef ts_status (*spec_init_fn)(const ts_model_config *cfg, ts_clip_vision_spec *spec,
+                                  ts_error *err);
+
+static void check_case_with(const char *name, spec_init_fn init)
 {
     char dir[256], refpath[256];
     snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
@@ -82,9 +86,10 @@ static void check_case(const char *name)
     ts_clip_vision_spec spec;
     ts_checkpoint *weights = NULL, *ref = NULL;
     ts_graph *g = NULL;
-    bool opened = ts_model_config_load(dir, &cfg, &err) == TS_OK && ts_clip_vision_spec_init(&cfg, &spec, &err) == TS_OK &&
-                  ts_checkpoint_open(dir, &weights, &err) == TS_OK && ts_checkpoint_open(refpath, &ref, &err) == TS_OK &&
-                  ts_graph_create(&g, &err) == TS_OK;
+    bool opened =
+        ts_model_config_load(dir, &cfg, &err) == TS_OK && init(&cfg, &spec, &err) == TS_OK &&
+        ts_checkpoint_open(dir, &weights, &err) == TS_OK &&
+        ts_checkpoint_open(refpath, &ref, &err) == TS_OK && ts_graph_create(&g, &err) == TS_OK;
     source src = {weights, NULL, NULL, {0}};
     ts_weight_source ws = {find, &src};
     opened = opened && ts_clip_vision_build(g, &spec, &ws, true, &err) == TS_OK;
@@ -188,7 +193,17 @@ done:
     if (weights) ts_checkpoint_close(weights);
 }
 
+static void check_case(const char *name)
+{
+    check_case_with(name, ts_clip_vision_spec_init);
+}
+
 static void test_clip(void) { check_case("llava"); }
+/* Gemma3: SigLIP's blocks, post-layernorm, then the 4×4 → 2×2 average pool projector. */
+static void test_gemma3(void)
+{
+    check_case_with("gemma3", ts_clip_vision_pool_spec_init);
+}
 static void test_siglip(void) { check_case("llava_siglip"); }
 
 /* Without diagnostics the graph stops at the feature layer: block 2 of the CLIP fixture is
@@ -262,6 +277,7 @@ int main(void)
     RUN(test_spec);
     RUN(test_clip);
     RUN(test_siglip);
+    RUN(test_gemma3);
     RUN(test_stops_at_feature_layer);
     RUN(test_bad_checkpoint);
     ts_context_destroy(ctx);

@@ -78,41 +78,12 @@ static ts_status tower_init(const ts_model_config *cfg, void *spec, ts_error *er
     return ts_clip_vision_spec_init(cfg, spec, err);
 }
 
-static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out,
-                                ts_error *err)
-{
-    ts_clip_vision_spec s;
-    TS_TRY(ts_clip_vision_spec_init(cfg, &s, err));
-    *out = (ts_vision_entry_geometry){"fixed_image", s.patch,         1, 1, s.width, s.depth,
-                                      s.lm_hidden,   s.grid * s.grid, 0, 0, 0};
-    return TS_OK;
-}
-
-static ts_status entry_build(ts_graph *g, const ts_model_config *cfg,
-                             const ts_weight_source *weights, int64_t n_patches, ts_error *err)
-{
-    ts_clip_vision_spec s;
-    TS_TRY(ts_clip_vision_spec_init(cfg, &s, err));
-    if (n_patches != s.grid * s.grid)
-        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                            "vision.main: LLaVA's tower takes one %lld×%lld image, %lld patches: "
-                            "that is its only bucket (not %lld)",
-                            (long long)s.image, (long long)s.image, (long long)(s.grid * s.grid),
-                            (long long)n_patches);
-    return ts_clip_vision_build(g, &s, weights, false, err);
-}
-
-static const ts_tower_ops tower = {sizeof(ts_clip_vision_spec),
-                                   tower_init,
-                                   ts_clip_tower_build,
-                                   ts_clip_tower_smallest,
-                                   ts_clip_tower_levels,
-                                   ts_clip_tower_width,
-                                   ts_clip_tower_image_tokens,
-                                   ts_clip_tower_image_rows,
-                                   ts_clip_tower_encode,
-                                   entry_geometry,
-                                   entry_build};
+static const ts_tower_ops tower = {sizeof(ts_clip_vision_spec), tower_init,
+                                   ts_clip_tower_build,         ts_clip_tower_smallest,
+                                   ts_clip_tower_levels,        ts_clip_tower_width,
+                                   ts_clip_tower_image_tokens,  ts_clip_tower_image_rows,
+                                   ts_clip_tower_encode,        ts_clip_entry_geometry,
+                                   ts_clip_entry_build};
 
 static const char *const processors[] = {"CLIPImageProcessor", "SiglipImageProcessor", NULL};
 
