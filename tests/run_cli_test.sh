@@ -154,7 +154,7 @@ for f in "$FIX"/llava/model/*; do ln -s "$(cd "$(dirname "$f")" && pwd)/$(basena
 rm "$TMP/llpas/preprocessor_config.json"
 /usr/bin/python3 -c "import json,sys; c=json.load(open(sys.argv[1])); c.update(do_pan_and_scan=True); json.dump(c, open(sys.argv[2], 'w'))" \
     "$FIX/llava/model/preprocessor_config.json" "$TMP/llpas/preprocessor_config.json"
-expect_exit 1 'only Gemma3ImageProcessor has it' run -m "$TMP/llpas" --image "$FIX/llava/chelsea.png" -p "Describe this image." --max-tokens 2
+expect_exit 1 'its processor has no pan-and-scan' run -m "$TMP/llpas" --image "$FIX/llava/chelsea.png" -p "Describe this image." --max-tokens 2
 # A per-request image budget: fewer pixels, fewer image tokens (92 → 62 prompt tokens).
 expect_exit 0 '"prompt_tokens":62' run -m "$FIX/qwen2_vl/model" --image "$FIX/qwen2_vl/chelsea.png" \
     -p "Describe this image." --json --max-tokens 1 --max-pixels 20000

@@ -87,10 +87,11 @@ typedef struct ts_manifest {
     int n_deepstack;
     int32_t deepstack_layers[TS_MAX_DEEPSTACK];           /* ascending */
     int64_t visual_capacity[TS_BUNDLE_MAX_BUCKETS];      /* Nv_max per bucket */
-    /* prefill_embeddings.main's bias carries the family's bidirectional image blocks (Gemma3):
-     * mask.image_blocks in the file, and ts_bundle_side_inputs says TS_SIDE_ATTENTION_BIAS. */
+    /* prefill_embeddings.main's bias carries bidirectional image blocks (each image's tokens
+     * see the whole image): mask.image_blocks in the file, and ts_bundle_side_inputs says
+     * TS_SIDE_ATTENTION_BIAS. */
     bool image_blocks;
-    /* The host's token rows for prefill_embeddings.main are embed_tokens × embed_scale (Gemma3:
+    /* The host's token rows for prefill_embeddings.main are embed_tokens × embed_scale (e.g.
      * √hidden, in f32); 0 = unscaled. embeddings.scale in the file, only when set. */
     double embed_scale;
     ts_vision_manifest vision; /* n_buckets 0: no image entries */

@@ -6,9 +6,9 @@
  *
  * The image tokens' embedding rows are replaced, in prompt order, by the tower's rows; the
  * positions come from rotary_positions, the only place that knows which rule a model's
- * positions follow; a model whose image rows carry side features (Qwen3-VL's DeepStack) gets
+ * positions follow; a model whose image rows carry side features (DeepStack levels) gets
  * them as its side-input payload, the image tokens' prompt positions and the levels' rows; a
- * model whose image tokens see their whole image (Gemma3) gets the prompt's additive attention
+ * model whose image tokens see their whole image gets the prompt's additive attention
  * bias [1, 1, n, n] (causal, plus each run of image tokens visible to itself). The
  * engine, the bundle runtime, the server's media stage and compare all assemble through here, so
  * the prompt a fixture checks is the prompt every path prefills. Slicing (one request out of a
@@ -105,7 +105,7 @@ ts_side_inputs ts_mm_inputs_side(const ts_mm_inputs *in)
                             in->side_kind == TS_SIDE_ATTENTION_BIAS ? &in->attention : NULL};
 }
 
-/* The prompt's [n][n] additive mask as transformers' Gemma3 builds it: causal, OR'd with
+/* The prompt's [n][n] additive mask as transformers' create_causal_mask builds it: causal, OR'd with
  * token_type_ids_mask_function — query and key in the same image group, a group being one run
  * of consecutive image tokens (image_group_ids: a new group starts where an image token follows
  * a text token). A run longer than the sliding window is refused: local layers add the window

@@ -1,5 +1,5 @@
-/* clip_processor.h — the fixed-size image processors: CLIPImageProcessor (LLaVA),
- * SiglipImageProcessor (LLaVA-SigLIP) and Gemma3ImageProcessor (one view; its pan-and-scan crops
+/* clip_processor.h — the fixed-size image processors: CLIPImageProcessor,
+ * SiglipImageProcessor and Gemma3ImageProcessor (one view; its pan-and-scan crops
  * are cut in src/models/gemma3/gemma3.c and each processed here).
  *
  * Resize (to size.shortest_edge keeping the aspect ratio, or to size.height×width) with the

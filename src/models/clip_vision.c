@@ -145,7 +145,7 @@ ts_status ts_clip_vision_build(ts_graph *g, const ts_clip_vision_spec *spec, con
     builder bb = {g, spec, weights, err, TS_OK}, *b = &bb;
     bool clip = spec->kind == TS_VIT_CLIP;
     int64_t d = spec->width, patch_dim = spec->in_channels * spec->patch * spec->patch;
-    /* Blocks past the feature layer change nothing LLaVA uses; diagnostics run them all so every
+    /* Blocks past the feature layer change nothing the projector reads; diagnostics run them all so every
      * hidden state of the reference can be compared. */
     int n_blocks = (int)(diagnostics ? spec->depth : spec->feature_layer);
 

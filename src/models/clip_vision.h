@@ -84,8 +84,8 @@ ts_status ts_clip_tower_encode(const void *spec, ts_tower_runner *runner, const 
 /* vision.main of a fixed-size tower (layout "fixed_image", src/models/vision_entry.c), as
  * ts_tower_ops' entry_geometry and entry_build: the geometry the manifest records, and the
  * entry's graph, whose only bucket is the (S/P)² patches of one image (any other n_patches is
- * refused naming the image size). The MLP projector's (LLaVA, ts_clip_vision_spec_init) and the
- * pooling projector's (Gemma3, ts_clip_vision_pool_spec_init). */
+ * refused naming the image size). The MLP projector's (ts_clip_vision_spec_init) and the pooling
+ * projector's (ts_clip_vision_pool_spec_init). */
 ts_status ts_clip_entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out,
                                  ts_error *err);
 ts_status ts_clip_entry_build(ts_graph *g, const ts_model_config *cfg,

@@ -6,8 +6,8 @@
  *                    r = h;  h = post_attention_layernorm(h);  h = mlp(h) + r
  *   logits = lm_head(norm(h))
  *
- * self_attn: q/k/v projections (+ bias for Qwen2), view as heads, q_norm/k_norm over head_dim
- * (Qwen3), rotary embedding from `positions`, write k/v into the cache at `start`, causal
+ * self_attn: q/k/v projections (+ bias where the checkpoint has one), view as heads, q_norm/k_norm
+ * over head_dim where the config has them, rotary embedding from `positions`, write k/v into the cache at `start`, causal
  * attention over the cache with scale head_dim^-0.5, o_proj.
  *
  * Qwen3VLTextModel.forward adds DeepStack after the layer (`_deepstack_process`):

@@ -28,7 +28,7 @@
  * must be sorted, unique and inside the step's rows: ts_decoder_check_deepstack says so before a
  * run (a scatter would skip out-of-range rows and add duplicates twice).
  *
- * Attention bias (Gemma3's bidirectional image blocks; one sequence, from embeddings): `bias`
+ * Attention bias (image tokens that see their whole image; one sequence, from embeddings): `bias`
  * [N, N] is the additive mask of the step's rows over its own rows and replaces the causal mask
  * there; keys the cache held before the step (rows < start) stay visible, rows after the step's
  * are hidden, and local layers add their sliding window on top. ts_decoder_check_attention_bias
@@ -72,7 +72,8 @@ typedef struct ts_decoder_spec {
     bool norm_topk_prob;
     /* With experts: the layers whose MLP is dense (gate/up/down of inter) instead. */
     bool dense_mlp[256];
-    /* Gemma-style options (all off at 0/false):
+    /* Options of decoders with scaled embeddings, offset norms and local layers (all off at
+     * 0/false):
      *   embed_scale     token embeddings × this (√hidden), before anything is merged in;
      *   norm_offset     every RMSNorm scales by (offset + weight);
      *   sandwich_norms  post_attention_layernorm on the attention output before the residual add,

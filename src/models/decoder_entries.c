@@ -15,8 +15,8 @@
  *
  * prefill_embeddings.main's bias is one slot's 4-D additive mask [1, 1, Lp, Lp] (transformers'
  * [batch, heads, q, k]) with the batch and head dims dropped: a batch of slots is one call per
- * slot, each with its own prompt's bias (a per-slot [B, 1, Lp, Lp] stack is never formed). For
- * Gemma3 it is causal OR each image's tokens seeing the whole image (manifest mask.image_blocks);
+ * slot, each with its own prompt's bias (a per-slot [B, 1, Lp, Lp] stack is never formed). With
+ * image blocks it is causal OR each image's tokens seeing the whole image (manifest mask.image_blocks);
  * local layers add their sliding window to it in the graph. A prompt goes in one call (the
  * bucket's prefill capacity), so the bias is never sliced here.
  *
@@ -30,7 +30,7 @@
  * layer stack is the one the CPU step uses (ts_decoder_layers): only how attention reaches its keys
  * differs.
  *
- * DeepStack (Qwen3-VL): after decoder layer spec->deepstack_layers[i] (i < K, the layers fixed by
+ * DeepStack (tower rows added after chosen layers): after decoder layer spec->deepstack_layers[i] (i < K, the layers fixed by
  * the config and written in the manifest, never an argument) layer_features[i][j] is added to row
  * visual_positions[j] for j < visual_count. Nv_max = Lp (ts_entry_visual_capacity), a static
  * bound per bucket. Entries j ≥ visual_count are padding: the documented filler is position 0 with
