@@ -15,7 +15,9 @@
  * ts_audio_fbank_destroy); ts_audio_fbank_compute may then run from several threads at once.
  * Errors: TS_ERR_INVALID_ARGUMENT for a config out of range or samples at another rate (the
  * reference raises ValueError: it takes 16 kHz only, so callers resample first, as its
- * load_audio does), TS_ERR_RANGE for fewer samples than one window, TS_ERR_OUT_OF_MEMORY.
+ * load_audio does; the 8 kHz "fillzero" path of the checkpoint's original remote code, a 256-point
+ * FFT with the upper bins zeroed, is not transformers' and is not here), TS_ERR_RANGE for fewer
+ * samples than one window, TS_ERR_OUT_OF_MEMORY.
  */
 #ifndef TS_MEDIA_AUDIO_FBANK_H
 #define TS_MEDIA_AUDIO_FBANK_H

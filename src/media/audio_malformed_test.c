@@ -151,6 +151,10 @@ static void test_wav_headers(void)
     put32(buf + 4, (uint32_t)len - 8);
     expect("float WAV with a NaN sample", buf, len, TS_ERR_FORMAT,
            "sample 500 of channel 0 is not a finite number");
+    v[500] = 1e30f; /* finite, but resampling and squaring it overflow to inf */
+    memcpy(buf + WAV_HEADER, v, sizeof(v));
+    expect("float WAV with a 1e30 sample", buf, len, TS_ERR_FORMAT,
+           "sample 500 of channel 0 is 1e+30, beyond +-10000");
 }
 
 static int read_clip(const char *name, char **data, size_t *len)

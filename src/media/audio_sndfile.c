@@ -143,6 +143,11 @@ ts_status ts_audio_sndfile_open(const uint8_t *data, size_t len, int format, ts_
     info->channels = si->channels;
     info->rate = si->samplerate;
     info->frames = si->frames;
+    /* An MP3 or Ogg length libsndfile cannot estimate (-1, or SF_COUNT_MAX) is unknown, not
+     * malformed: the decode's frame cap bounds it. WAV and FLAC state theirs. */
+    if ((format == TS_AUDIO_FORMAT_MP3 || format == TS_AUDIO_FORMAT_OGG) &&
+        (si->frames < 0 || si->frames == SF_COUNT_MAX))
+        info->frames = 0;
     *out = f;
     return TS_OK;
 }
@@ -196,10 +201,16 @@ ts_status ts_audio_sndfile_read_mono(ts_audio_sndfile *f, int64_t max_frames, fl
                 v /= (float)channels;
             }
             for (int c = 0; c < channels; c++) {
-                if (!isfinite(frame[c])) {
-                    st = ts_error_set(err, TS_ERR_FORMAT,
-                                      "%s: sample %lld of channel %d is not a finite number",
-                                      f->name, (long long)(n + i), c);
+                if (!(fabsf(frame[c]) <= TS_AUDIO_MAX_MAGNITUDE)) {
+                    st = isfinite(frame[c])
+                             ? ts_error_set(err, TS_ERR_FORMAT,
+                                            "%s: sample %lld of channel %d is %g, beyond +-%g "
+                                            "(full scale is +-1)",
+                                            f->name, (long long)(n + i), c, (double)frame[c],
+                                            TS_AUDIO_MAX_MAGNITUDE)
+                             : ts_error_set(err, TS_ERR_FORMAT,
+                                            "%s: sample %lld of channel %d is not a finite number",
+                                            f->name, (long long)(n + i), c);
                     goto done;
                 }
             }
