@@ -18,22 +18,32 @@ static double now(void)
 
 static int usage(FILE *out)
 {
-    fprintf(out, "usage: tessera bench --synthetic PRESET [--dtype f32|bf16] [-p N] [-n N] [--threads N] [--cpu LEVEL]\n"
-                 "                       [--compute f32|bf16|bf16x2] [--quantize q8|q4] [--profile]\n"
-                 "  PRESET: a published model's shape, random weights built in memory (an unknown name lists them)\n"
-                 "  -p N   prompt tokens to prefill (default 512)\n"
-                 "  -n N   tokens to decode after it (default 128)\n"
-                 "  --profile  print the time spent per op kind\n"
-                 "  --quantize q8|q4  quantize the language model's matrices after building them\n"
-                 "  --compute f32|bf16|bf16x2  matmul precision for prefill (see ts_context_options)\n"
-                 "  --image-patches N  time the vision tower on one image of about N patches instead\n"
-                 "                     (presets whose config has a vision tower)\n"
-                 "  --write-checkpoint DIR  write the preset's weights and config.json as a checkpoint\n"
-                 "                     folder (DIR/config.json, DIR/model.safetensors) instead; deterministic\n"
-                 "  --bundle-capacity C  also run the preset through an exported bundle (one bucket of\n"
-                 "                     capacity C, prefill capacity -p) in the same run: bundle prefill and\n"
-                 "                     decode tok/s, the ratio to the engine, the bundle phase's peak RSS\n"
-                 "  --bundle-dir DIR   keep that checkpoint and bundle in DIR (default: a temp folder, removed)\n");
+    fprintf(
+        out,
+        "usage: tessera bench --synthetic PRESET [--dtype f32|bf16] [-p N] [-n N] [--threads N] "
+        "[--cpu LEVEL]\n"
+        "                       [--compute f32|bf16|bf16x2|int8|auto] [--quantize q8|q4] "
+        "[--profile]\n"
+        "  PRESET: a published model's shape, random weights built in memory (an unknown name "
+        "lists them)\n"
+        "  -p N   prompt tokens to prefill (default 512)\n"
+        "  -n N   tokens to decode after it (default 128)\n"
+        "  --profile  print the time spent per op kind\n"
+        "  --quantize q8|q4  quantize the language model's matrices after building them\n"
+        "  --compute f32|bf16|bf16x2|int8|auto  matmul precision (see ts_context_options; int8: "
+        "W8A8\n"
+        "                     for quantized weights)\n"
+        "  --image-patches N  time the vision tower on one image of about N patches instead\n"
+        "                     (presets whose config has a vision tower)\n"
+        "  --write-checkpoint DIR  write the preset's weights and config.json as a checkpoint\n"
+        "                     folder (DIR/config.json, DIR/model.safetensors) instead; "
+        "deterministic\n"
+        "  --bundle-capacity C  also run the preset through an exported bundle (one bucket of\n"
+        "                     capacity C, prefill capacity -p) in the same run: bundle prefill "
+        "and\n"
+        "                     decode tok/s, the ratio to the engine, the bundle phase's peak RSS\n"
+        "  --bundle-dir DIR   keep that checkpoint and bundle in DIR (default: a temp folder, "
+        "removed)\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 

@@ -6,6 +6,9 @@
  * TS_GEMM_COLUMNS weight rows at a time into its own f32 panel, exactly as the decomposition
  * does ((q − zero) · scale), and runs the tiled f32 GEMM on them; the dequantization is paid once
  * per weight row and call, shared by every activation row.
+ * W8A8 (the int8 compute policy, kernels with VNNI or the portable reference): the activation
+ * rows are quantized once per call (int8 per chunk of 32, kernels.h: ts_q8_act), then each task
+ * streams its weight rows once per tile of rows, TS_Q8_ROWS activation rows per integer dot.
  */
 #include "cpu/ops.h"
 
@@ -27,11 +30,12 @@ static float widen(const void *p, ts_dtype dtype, int64_t i)
     }
 }
 
-/* Per-worker scratch: scales and zero points of one output row in f32, then (GEMM path) the
- * dequantized panel. */
+/* Per-worker scratch: scales and zero points of one output row in f32, the same per chunk of 32
+ * (W8A8), then (GEMM path) the dequantized panel. */
 static size_t worker_floats(const ts_qlinear_shape *s, bool gemm)
 {
-    size_t f = 2 * (size_t)(s->k / s->block) + (gemm ? (size_t)TS_GEMM_COLUMNS * (size_t)s->k : 0);
+    size_t f = 2 * (size_t)(s->k / s->block) + 2 * (size_t)(s->k / 32) +
+               (gemm ? (size_t)TS_GEMM_COLUMNS * (size_t)s->k : 0);
     return (f + 15) & ~(size_t)15; /* each worker's slice starts on a cache line */
 }
 
@@ -40,9 +44,28 @@ static bool use_gemm(const ts_cpu *cpu, const ts_qlinear_shape *s)
     return s->m >= QLINEAR_GEMM_MIN_ROWS && cpu->kernels->gemm_f32;
 }
 
+/* W8A8 (kernels.h: ts_q8_act) where the policy asks for it and the kernels and shape allow: whole
+ * chunks of 32 in every weight block, and no zero points on 8-bit weights. */
+static bool use_q8(const ts_cpu *cpu, const ts_qlinear_shape *s, bool has_zero)
+{
+    const ts_kernels *kern = cpu->kernels;
+    if (!cpu->int8_act || !kern->quantize_q8 || s->k % 32 || s->block % 32) return false;
+    return s->bits == 4 ? kern->qdot_u4_q8 != NULL : kern->qdot_i8_q8 && !has_zero;
+}
+
+/* The quantized activations: m rows of k bytes, k/32 scales and k/4 spread scales each. */
+static size_t act_bytes(const ts_qlinear_shape *s)
+{
+    if (s->k % 32) return 0;
+    size_t m = (size_t)s->m, k = (size_t)s->k;
+    return ((m * k + 63) & ~(size_t)63) + sizeof(float) * (m * k / 32 + m * k / 4) + 64;
+}
+
 size_t ts_cpu_qlinear_scratch_bytes(const ts_qlinear_shape *s, int n_workers)
 {
-    return sizeof(float) * worker_floats(s, s->m >= QLINEAR_GEMM_MIN_ROWS) * (size_t)(n_workers > 0 ? n_workers : 1) + 64;
+    return sizeof(float) * worker_floats(s, s->m >= QLINEAR_GEMM_MIN_ROWS) *
+               (size_t)(n_workers > 0 ? n_workers : 1) +
+           act_bytes(s) + 64;
 }
 
 typedef struct {
@@ -55,6 +78,7 @@ typedef struct {
     float *scratch;
     size_t per_worker;
     int64_t block; /* output features per task */
+    ts_q8_act act; /* W8A8: the quantized rows */
 } qjob;
 
 /* Output row o's scales and zero points in f32 (the kernels' widening: this runs once per weight
@@ -131,13 +155,85 @@ static void gemm_task(void *arg, int64_t task, int worker)
     }
 }
 
+/* Per-chunk copies of one row's block scales and zero points (blocks are whole chunks). */
+static void chunk_params(const ts_qlinear_shape *s, const float *sc, const float *zp, float *sc32,
+                         float *zp32)
+{
+    int64_t per = s->block / 32;
+    for (int64_t c = 0; c < s->k / 32; c++)
+        sc32[c] = sc[c / per], zp32[c] = zp[c / per];
+}
+
+/* Many rows: the x rows one pass over a task's weights serves (L2-sized). */
+#define Q8_ROW_TILE 32
+
+static void q8_task(void *arg, int64_t task, int worker)
+{
+    const qjob *j = arg;
+    const ts_qlinear_shape *s = j->s;
+    const ts_kernels *kern = j->cpu->kernels;
+    int64_t nb = s->k / s->block;
+    float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + nb, *sc32 = zp + nb,
+          *zp32 = sc32 + s->k / 32;
+    int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
+    size_t rb = row_bytes(s);
+    bool zero_ready = false, per_chunk = s->block != 32;
+    for (int64_t t0 = 0; t0 < s->m; t0 += Q8_ROW_TILE) {
+        int64_t t1 = t0 + Q8_ROW_TILE < s->m ? t0 + Q8_ROW_TILE : s->m;
+        for (int64_t o = n0; o < n1; o++) {
+            row_params(j, o, sc, zp, &zero_ready);
+            if (per_chunk) chunk_params(s, sc, zp, sc32, zp32);
+            const float *scale = per_chunk ? sc32 : sc,
+                        *zero = j->zero ? (per_chunk ? zp32 : zp) : NULL;
+            float b = j->bias ? widen(j->bias, s->bias_dtype, o) : 0.0f, out[TS_Q8_ROWS];
+            const void *w = (const uint8_t *)j->q + (size_t)o * rb;
+            for (int64_t r = t0; r < t1; r += TS_Q8_ROWS) {
+                int rows = t1 - r < TS_Q8_ROWS ? (int)(t1 - r) : TS_Q8_ROWS;
+                size_t k = (size_t)s->k;
+                ts_q8_act x = {j->act.q + (size_t)r * k, j->act.d + (size_t)r * k / 32,
+                               j->act.dexp + (size_t)r * k / 4, k};
+                if (s->bits == 8)
+                    kern->qdot_i8_q8(w, &x, rows, k, scale, out);
+                else
+                    kern->qdot_u4_q8(w, &x, rows, k, scale, zero, out);
+                for (int i = 0; i < rows; i++)
+                    j->y[(r + i) * s->n + o] = out[i] + b;
+            }
+        }
+    }
+}
+
+static void quantize_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const qjob *j = arg;
+    size_t k = (size_t)j->s->k, r = (size_t)task;
+    j->cpu->kernels->quantize_q8(j->x + r * k, k, j->s->bits == 4, (int8_t *)j->act.q + r * k,
+                                 (float *)j->act.d + r * k / 32, (float *)j->act.dexp + r * k / 4);
+}
+
 void ts_cpu_qlinear(const ts_cpu *cpu, const ts_qlinear_shape *s, const float *x, const void *q,
-                    const void *scale, const int8_t *zero, const void *bias, float *y, void *scratch)
+                    const void *scale, const int8_t *zero, const void *bias, float *y,
+                    void *scratch)
 {
     int workers = ts_pool_size(cpu->pool);
     bool gemm = use_gemm(cpu, s);
     float *base = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    qjob job = {cpu, s, x, q, scale, bias, zero, y, base, worker_floats(s, gemm), 0};
+    qjob job = {cpu, s, x, q, scale, bias, zero, y, base, worker_floats(s, gemm), 0, {0}};
+    if (use_q8(cpu, s, zero != NULL)) {
+        /* Activations once per call, then one pass over each task's weights per row tile. */
+        int8_t *aq = (int8_t *)(base + job.per_worker * (size_t)workers);
+        size_t mk = (size_t)(s->m * s->k);
+        float *d = (float *)(aq + ((mk + 63) & ~(size_t)63));
+        job.act = (ts_q8_act){aq, d, d + mk / 32, (size_t)s->k};
+        if (s->m > 1)
+            ts_pool_run(cpu->pool, quantize_task, &job, s->m);
+        else
+            quantize_task(&job, 0, 0);
+        job.block = s->n / (workers * 8) > 16 ? s->n / (workers * 8) : 16;
+        ts_pool_run(cpu->pool, q8_task, &job, (s->n + job.block - 1) / job.block);
+        return;
+    }
     if (gemm) {
         int64_t blocks = (s->n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
         int64_t per = blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1;
