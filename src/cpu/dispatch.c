@@ -45,7 +45,7 @@ static const ts_kernels avx2 = {
  * as an integer dot of bytes emulated with 16-bit products would not be faster. */
 #define VNNI_KERNELS                                                                               \
     .qdot_i8_q8 = ts_qdot_i8_q8_avx512vnni, .qdot_u4_q8 = ts_qdot_u4_q8_avx512vnni,                \
-    .quantize_q8 = ts_quantize_q8_avx512
+    .quantize_q8 = ts_quantize_q8_avx512, .gemm_q8 = ts_gemm_q8_avx512vnni
 
 static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS};
 static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, VNNI_KERNELS};

@@ -61,6 +61,16 @@ typedef struct ts_kernels {
     /* Quantizes one activation row for those dots (ts_quantize_q8_ref; bit-identical in every
      * variant). */
     void (*quantize_q8)(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+    /* W8A8 GEMM for many rows: c[r, 0:cols] (rows ldc apart) = the qdot_*_q8 sums of m activation
+     * rows (natural layout: u4 false) with a panel of TS_Q8_PANEL weight rows packed by
+     * ts_q8_pack_panel: unsigned bytes u (8-bit q + 128; 4-bit nibbles) as
+     * [k/32][8][TS_Q8_PANEL][4], scales [k/32][TS_Q8_PANEL], and what u is offset by — `offset`
+     * for every weight, or per weight row and chunk from `offsets` ([k/32][TS_Q8_PANEL]) when
+     * not NULL — so each chunk sums Σ (u − offset)·xq exactly. xsum[r·k/32 + c] = Σ xq over
+     * chunk c of row r. NULL where no kernel exists (qlinear then takes the row dots). */
+    void (*gemm_q8)(const struct ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
+                    const uint8_t *panel, const float *scale, int32_t offset,
+                    const int32_t *offsets, int cols, float *c, int64_t ldc);
 } ts_kernels;
 
 /* Activation rows quantized to int8 for the W8A8 dots, as llama.cpp's Q8_0: per chunk c of 32
@@ -77,6 +87,7 @@ typedef struct ts_q8_act {
     size_t ld;
 } ts_q8_act;
 #define TS_Q8_ROWS 4
+#define TS_Q8_PANEL 32 /* weight rows per gemm_q8 panel */
 /* Position of channel j of a chunk pair's 64 bytes (or a last unpaired chunk's 32) in the u4
  * layout. */
 static inline size_t ts_q8_u4_position(size_t j, size_t n)
@@ -134,6 +145,9 @@ float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n, size_t b
 void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
+                           const uint8_t *panel, const float *scale, int32_t offset,
+                           const int32_t *offsets, int cols, float *c, int64_t ldc);
 void ts_qdot_i8_q8_avx512vnni(const int8_t *q, const ts_q8_act *x, int rows, size_t n,
                               const float *scale, float *out);
 void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, const ts_q8_act *x, int rows, size_t n,

@@ -81,7 +81,8 @@ static double w8a8_bound(const qcase *c, void *const *params, int64_t r, int64_t
 
 /* Max |fused − reference| over max |reference| for one case; with `bound_ratio`, also the
  * largest |fused − reference| / w8a8_bound over the outputs. */
-static double run_case_bounded(const qcase *c, ts_context *ctx, uint32_t seed, double *bound_ratio)
+static double run_case_bounded(const qcase *c, ts_context *ctx, uint32_t seed, double *bound_ratio,
+                               float *copy)
 {
     ts_error err;
     ts_graph *g;
@@ -121,6 +122,7 @@ static double run_case_bounded(const qcase *c, ts_context *ctx, uint32_t seed, d
                          fabs(r - o) / fmax(w8a8_bound(c, params, i / c->out, i % c->out), 1e-30));
         }
         worst = diff / fmax(scale, 1e-30);
+        if (copy) memcpy(copy, out, sizeof(float) * (size_t)(c->rows * c->out));
     } else {
         fprintf(stderr, "qlinear case: %s\n", err.message);
     }
@@ -134,7 +136,7 @@ static double run_case_bounded(const qcase *c, ts_context *ctx, uint32_t seed, d
 
 static double run_case(const qcase *c, ts_context *ctx, uint32_t seed)
 {
-    return run_case_bounded(c, ctx, seed, NULL);
+    return run_case_bounded(c, ctx, seed, NULL, NULL);
 }
 
 static ts_context *make_ctx_compute(int threads, const char *level, const char *compute)
@@ -167,11 +169,27 @@ static void test_w8a8_error_bounded(void)
         {3, 66, 33, 6, 4, TS_DTYPE_BF16, true, true},   /* block 6 */
     };
     static const char *const levels[] = {"portable", NULL};
+    static float first[sizeof(cases) / sizeof(cases[0])][70 * 45];
     for (size_t l = 0; l < 2; l++) {
         for (int threads = 1; threads <= 3; threads += 2) {
             ts_context *ctx = make_ctx_compute(threads, levels[l], "int8");
             for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-                double ratio = 0, e = run_case_bounded(&cases[i], ctx, 300 + (uint32_t)i, &ratio);
+                float *got = malloc(sizeof(float) * (size_t)(cases[i].rows * cases[i].out));
+                double ratio = 0,
+                       e = run_case_bounded(&cases[i], ctx, 300 + (uint32_t)i, &ratio, got);
+                /* every level and thread count computes the same W8A8 sums (the row dots, or the
+                 * packed VNNI GEMM for many rows): equal up to f32 summation order */
+                if (l == 0 && threads == 1)
+                    memcpy(first[i], got, sizeof(float) * (size_t)(cases[i].rows * cases[i].out));
+                double most = 0, apart = 0;
+                for (int64_t o = 0; o < cases[i].rows * cases[i].out; o++)
+                    most = fmax(most, fabs(first[i][o])),
+                    apart = fmax(apart, fabs(first[i][o] - got[o]));
+                if (!(apart <= 1e-5 * most))
+                    fprintf(stderr, "  W8A8 case %zu: %g apart from the portable result\n", i,
+                            apart);
+                CHECK(apart <= 1e-5 * most);
+                free(got);
                 if (l == 1 && threads == 1)
                     fprintf(stderr,
                             "  W8A8 case %zu (%d-bit, block %lld, %lld rows): max error %.2e of "
