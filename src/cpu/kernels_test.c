@@ -269,7 +269,7 @@ static void test_qdot_variants(void)
 
 /* W8A8: the quantizer of every variant gives the reference's bytes and scales bit for bit, in
  * both layouts; the integer dots equal the reference (exact chunk sums, f32 order aside) for 1–4
- * rows, an odd number of chunks (a last unpaired one), 8-bit and 4-bit with and without zero
+ * rows (each row's bits as when it is alone), an odd number of chunks (a last unpaired one), 8-bit and 4-bit with and without zero
  * points; the reference itself equals an independent sum over the dequantized activations. */
 static void test_q8_variants(void)
 {
@@ -339,6 +339,12 @@ static void test_q8_variants(void)
                             fprintf(stderr, "%s q8 n=%zu u4=%d rows=%d: %g vs %g\n", best->level, n,
                                     u4, rows, got[r], want[r]);
                         if (have) CHECK(fabs(got[r] - want[r]) <= 1e-6 * mag);
+                        /* a batched step gives each row the bits it gets alone */
+                        float alone;
+                        ts_q8_act one = {xq[0] + r * n, d[0] + r * nc, dexp[0] + r * n / 4, n};
+                        if (have && u4) best->qdot_u4_q8(q4, &one, 1, n, sc, zero ? zp : NULL, &alone);
+                        if (have && !u4) best->qdot_i8_q8(q8, &one, 1, n, sc, &alone);
+                        if (have) CHECK(memcmp(&alone, &got[r], sizeof(float)) == 0);
                     }
                 }
             }

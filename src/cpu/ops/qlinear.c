@@ -32,11 +32,15 @@ static float widen(const void *p, ts_dtype dtype, int64_t i)
     }
 }
 
+/* W8A8 row dots: the scales of this many weight rows are widened in one call (per row, the call
+ * would cost a fifth of the row's dot). */
+#define Q8_SCALE_ROWS 64
+
 /* Per-worker scratch: scales and zero points of one output row in f32, the same per chunk of 32
  * (W8A8), then (GEMM path) the dequantized panel. */
 static size_t worker_floats(const ts_qlinear_shape *s, bool gemm)
 {
-    size_t f = 2 * (size_t)(s->k / s->block) + 2 * (size_t)(s->k / 32) +
+    size_t f = 2 * (size_t)(s->k / s->block) + 2 * (size_t)(s->k / 32) * Q8_SCALE_ROWS +
                (gemm ? (size_t)TS_GEMM_COLUMNS * (size_t)s->k : 0);
     return (f + 15) & ~(size_t)15; /* each worker's slice starts on a cache line */
 }
@@ -172,37 +176,53 @@ static void chunk_params(const ts_qlinear_shape *s, const float *sc, const float
 /* Many rows: the x rows one pass over a task's weights serves (L2-sized). */
 #define Q8_ROW_TILE 32
 
+/* Weight rows o0 … o0 + count − 1's scales and zero points per chunk of 32 into sc32, zp32
+ * (count·k/32 each; zero points only when the weights have them). */
+static void chunk_rows(const qjob *j, int64_t o0, int64_t count, float *sc, float *zp, bool *zero_ready, float *sc32,
+                       float *zp32)
+{
+    const ts_qlinear_shape *s = j->s;
+    int64_t nc = s->k / 32;
+    if (s->block == 32 && s->scale_dtype != TS_DTYPE_F32) {
+        const uint16_t *src = (const uint16_t *)j->scale + o0 * nc;
+        if (s->scale_dtype == TS_DTYPE_F16) j->cpu->kernels->f16_to_f32(src, sc32, (size_t)(count * nc));
+        else j->cpu->kernels->bf16_to_f32(src, sc32, (size_t)(count * nc));
+        if (j->zero)
+            for (int64_t i = 0; i < count * nc; i++) zp32[i] = (float)j->zero[o0 * nc + i];
+        return;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        row_params(j, o0 + i, sc, zp, zero_ready);
+        chunk_params(j->s, sc, zp, sc32 + i * nc, zp32 + i * nc);
+    }
+}
+
 static void q8_task(void *arg, int64_t task, int worker)
 {
     const qjob *j = arg;
     const ts_qlinear_shape *s = j->s;
     const ts_kernels *kern = j->cpu->kernels;
-    int64_t nb = s->k / s->block;
-    float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + nb, *sc32 = zp + nb,
-          *zp32 = sc32 + s->k / 32;
+    int64_t nb = s->k / s->block, nc = s->k / 32;
+    float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + nb, *sc32 = zp + nb, *zp32 = sc32 + nc * Q8_SCALE_ROWS;
     int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
-    size_t rb = row_bytes(s);
-    bool zero_ready = false, per_chunk = s->block != 32;
+    size_t rb = row_bytes(s), k = (size_t)s->k;
+    bool zero_ready = false;
     for (int64_t t0 = 0; t0 < s->m; t0 += Q8_ROW_TILE) {
         int64_t t1 = t0 + Q8_ROW_TILE < s->m ? t0 + Q8_ROW_TILE : s->m;
-        for (int64_t o = n0; o < n1; o++) {
-            row_params(j, o, sc, zp, &zero_ready);
-            if (per_chunk) chunk_params(s, sc, zp, sc32, zp32);
-            const float *scale = per_chunk ? sc32 : sc,
-                        *zero = j->zero ? (per_chunk ? zp32 : zp) : NULL;
-            float b = j->bias ? widen(j->bias, s->bias_dtype, o) : 0.0f, out[TS_Q8_ROWS];
-            const void *w = (const uint8_t *)j->q + (size_t)o * rb;
-            for (int64_t r = t0; r < t1; r += TS_Q8_ROWS) {
-                int rows = t1 - r < TS_Q8_ROWS ? (int)(t1 - r) : TS_Q8_ROWS;
-                size_t k = (size_t)s->k;
-                ts_q8_act x = {j->act.q + (size_t)r * k, j->act.d + (size_t)r * k / 32,
-                               j->act.dexp + (size_t)r * k / 4, k};
-                if (s->bits == 8)
-                    kern->qdot_i8_q8(w, &x, rows, k, scale, out);
-                else
-                    kern->qdot_u4_q8(w, &x, rows, k, scale, zero, out);
-                for (int i = 0; i < rows; i++)
-                    j->y[(r + i) * s->n + o] = out[i] + b;
+        for (int64_t o0 = n0; o0 < n1; o0 += Q8_SCALE_ROWS) {
+            int64_t count = n1 - o0 < Q8_SCALE_ROWS ? n1 - o0 : Q8_SCALE_ROWS;
+            chunk_rows(j, o0, count, sc, zp, &zero_ready, sc32, zp32);
+            for (int64_t o = o0; o < o0 + count; o++) {
+                const float *scale = sc32 + (o - o0) * nc, *zero = j->zero ? zp32 + (o - o0) * nc : NULL;
+                float b = j->bias ? widen(j->bias, s->bias_dtype, o) : 0.0f, out[TS_Q8_ROWS];
+                const void *w = (const uint8_t *)j->q + (size_t)o * rb;
+                for (int64_t r = t0; r < t1; r += TS_Q8_ROWS) {
+                    int rows = t1 - r < TS_Q8_ROWS ? (int)(t1 - r) : TS_Q8_ROWS;
+                    ts_q8_act x = {j->act.q + (size_t)r * k, j->act.d + (size_t)r * k / 32, j->act.dexp + (size_t)r * k / 4, k};
+                    if (s->bits == 8) kern->qdot_i8_q8(w, &x, rows, k, scale, out);
+                    else kern->qdot_u4_q8(w, &x, rows, k, scale, zero, out);
+                    for (int i = 0; i < rows; i++) j->y[(r + i) * s->n + o] = out[i] + b;
+                }
             }
         }
     }
@@ -269,7 +289,7 @@ static void q8_gemm_task(void *arg, int64_t task, int worker)
     int64_t nb = s->k / s->block;
     size_t k = (size_t)s->k;
     float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + nb;
-    uint8_t *panel = (uint8_t *)(zp + nb + 2 * (s->k / 32));
+    uint8_t *panel = (uint8_t *)(zp + nb + 2 * (s->k / 32) * Q8_SCALE_ROWS);
     float *pscale = (float *)(panel + TS_Q8_PANEL * k);
     int32_t *poffsets = j->zero ? (int32_t *)(pscale + k) : NULL;
     int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
