@@ -143,6 +143,7 @@ int bench_model(int argc, char **argv)
 
     ts_error err;
     ts_context *ctx;
+    if (!compute && !bundle_capacity) compute = "auto"; /* what run and serve do by default */
     ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .cpu_level = cpu, .profile = profile, .compute = compute};
     if (ts_context_create(&copt, &ctx, &err) != TS_OK) return ts_cli_fail("bench", &err);
     if (checkpoint) {
@@ -235,8 +236,10 @@ int bench_model(int argc, char **argv)
     double achieved = (double)weight_bytes * decode_rate;
     printf("model          %s (%s, synthetic weights, %.1f MB, built in %.2f s)\n", preset, dtype_name, weight_bytes / 1e6, t_build);
     if (quantize) printf("weights        %s (decode streams these)\n", ts_model_quantization_summary(m));
-    printf("threads        %d (cpu: %s; compute %s)\n", ts_context_threads(ctx), ts_cpu_features_string(ts_context_cpu_features(ctx)),
-           compute ? compute : "f32");
+    char choice[256];
+    printf("threads        %d (cpu: %s)\n", ts_context_threads(ctx),
+           ts_cpu_features_string(ts_context_cpu_features(ctx)));
+    printf("compute        %s\n", ts_cli_compute_choice(compute, ctx, choice, sizeof(choice)));
     printf("prefill        %lld tokens: %.1f tok/s (%.1f ms)\n", prompt, (double)prompt / t_prefill, t_prefill * 1e3);
     printf("decode         %lld tokens: %.2f tok/s (%.2f ms/token)\n", gen, decode_rate, 1e3 / decode_rate);
     if (batch > 1)
