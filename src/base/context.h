@@ -11,6 +11,7 @@ struct ts_context {
     unsigned cpu_features; /* detected, capped by ts_context_options.cpu_level */
     bool profile;
     int compute_bf16; /* 0: f32 products; 1: one bf16 pass; 2: hi + lo bf16 passes */
+    bool compute_int8; /* quantized linears take int8 activations (W8A8) where a kernel has them */
     /* Per op kind (indexed by ts_op; sized generously so base does not depend on graph). */
     uint64_t profile_ns[64];
     uint64_t profile_calls[64];

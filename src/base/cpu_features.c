@@ -36,6 +36,7 @@ static unsigned detect(void)
     if (avx2 && fma && f16c && ymm_saved) out |= TS_CPU_AVX2;
     bool avx512 = (b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31));
     if ((out & TS_CPU_AVX2) && avx512 && zmm_saved) out |= TS_CPU_AVX512;
+    if ((out & TS_CPU_AVX512) && (c & (1u << 11))) out |= TS_CPU_AVX512_VNNI;
     bool amx_bf16 = d & (1u << 22), amx_tile = d & (1u << 24);
     unsigned a1, b1, c1, d1;
     __cpuid_count(7, 1, a1, b1, c1, d1);
@@ -67,6 +68,7 @@ const char *ts_cpu_features_string(unsigned features)
         const char *name;
     } names[] = {{TS_CPU_AVX2, " avx2"},
                  {TS_CPU_AVX512, " avx512"},
+                 {TS_CPU_AVX512_VNNI, " avx512_vnni"},
                  {TS_CPU_AVX512_BF16, " avx512_bf16"},
                  {TS_CPU_AMX_BF16, " amx_bf16"}};
     static _Thread_local char buf[128];

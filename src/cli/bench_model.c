@@ -18,22 +18,32 @@ static double now(void)
 
 static int usage(FILE *out)
 {
-    fprintf(out, "usage: tessera bench --synthetic PRESET [--dtype f32|bf16] [-p N] [-n N] [--threads N] [--cpu LEVEL]\n"
-                 "                       [--compute f32|bf16|bf16x2] [--quantize q8|q4] [--profile]\n"
-                 "  PRESET: a published model's shape, random weights built in memory (an unknown name lists them)\n"
-                 "  -p N   prompt tokens to prefill (default 512)\n"
-                 "  -n N   tokens to decode after it (default 128)\n"
-                 "  --profile  print the time spent per op kind\n"
-                 "  --quantize q8|q4  quantize the language model's matrices after building them\n"
-                 "  --compute f32|bf16|bf16x2  matmul precision for prefill (see ts_context_options)\n"
-                 "  --image-patches N  time the vision tower on one image of about N patches instead\n"
-                 "                     (presets whose config has a vision tower)\n"
-                 "  --write-checkpoint DIR  write the preset's weights and config.json as a checkpoint\n"
-                 "                     folder (DIR/config.json, DIR/model.safetensors) instead; deterministic\n"
-                 "  --bundle-capacity C  also run the preset through an exported bundle (one bucket of\n"
-                 "                     capacity C, prefill capacity -p) in the same run: bundle prefill and\n"
-                 "                     decode tok/s, the ratio to the engine, the bundle phase's peak RSS\n"
-                 "  --bundle-dir DIR   keep that checkpoint and bundle in DIR (default: a temp folder, removed)\n");
+    fprintf(
+        out,
+        "usage: tessera bench --synthetic PRESET [--dtype f32|bf16] [-p N] [-n N] [--threads N] "
+        "[--cpu LEVEL]\n"
+        "                       [--compute f32|bf16|bf16x2|int8|auto] [--quantize q8|q4] "
+        "[--profile]\n"
+        "  PRESET: a published model's shape, random weights built in memory (an unknown name "
+        "lists them)\n"
+        "  -p N   prompt tokens to prefill (default 512)\n"
+        "  -n N   tokens to decode after it (default 128)\n"
+        "  --profile  print the time spent per op kind\n"
+        "  --quantize q8|q4  quantize the language model's matrices after building them\n"
+        "  --compute f32|bf16|bf16x2|int8|auto  matmul precision (see ts_context_options; int8: "
+        "W8A8\n"
+        "                     for quantized weights)\n"
+        "  --image-patches N  time the vision tower on one image of about N patches instead\n"
+        "                     (presets whose config has a vision tower)\n"
+        "  --write-checkpoint DIR  write the preset's weights and config.json as a checkpoint\n"
+        "                     folder (DIR/config.json, DIR/model.safetensors) instead; "
+        "deterministic\n"
+        "  --bundle-capacity C  also run the preset through an exported bundle (one bucket of\n"
+        "                     capacity C, prefill capacity -p) in the same run: bundle prefill "
+        "and\n"
+        "                     decode tok/s, the ratio to the engine, the bundle phase's peak RSS\n"
+        "  --bundle-dir DIR   keep that checkpoint and bundle in DIR (default: a temp folder, "
+        "removed)\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 
@@ -133,6 +143,7 @@ int bench_model(int argc, char **argv)
 
     ts_error err;
     ts_context *ctx;
+    if (!compute && !bundle_capacity) compute = "auto"; /* what run and serve do by default */
     ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .cpu_level = cpu, .profile = profile, .compute = compute};
     if (ts_context_create(&copt, &ctx, &err) != TS_OK) return ts_cli_fail("bench", &err);
     if (checkpoint) {
@@ -225,8 +236,10 @@ int bench_model(int argc, char **argv)
     double achieved = (double)weight_bytes * decode_rate;
     printf("model          %s (%s, synthetic weights, %.1f MB, built in %.2f s)\n", preset, dtype_name, weight_bytes / 1e6, t_build);
     if (quantize) printf("weights        %s (decode streams these)\n", ts_model_quantization_summary(m));
-    printf("threads        %d (cpu: %s; compute %s)\n", ts_context_threads(ctx), ts_cpu_features_string(ts_context_cpu_features(ctx)),
-           compute ? compute : "f32");
+    char choice[256];
+    printf("threads        %d (cpu: %s)\n", ts_context_threads(ctx),
+           ts_cpu_features_string(ts_context_cpu_features(ctx)));
+    printf("compute        %s\n", ts_cli_compute_choice(compute, ctx, choice, sizeof(choice)));
     printf("prefill        %lld tokens: %.1f tok/s (%.1f ms)\n", prompt, (double)prompt / t_prefill, t_prefill * 1e3);
     printf("decode         %lld tokens: %.2f tok/s (%.2f ms/token)\n", gen, decode_rate, 1e3 / decode_rate);
     if (batch > 1)

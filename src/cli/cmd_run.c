@@ -49,43 +49,54 @@ typedef struct options {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: tessera run -m DIR -p TEXT [options]\n\n"
-            "Generates a reply to TEXT and streams it to stdout.\n\n"
-            "  -m, --model DIR          the model folder\n"
-            "  -p, --prompt TEXT        the prompt\n"
-            "  --chat                   apply the model's chat template (default when it has one)\n"
-            "  --raw                    feed TEXT verbatim; special tokens in it are recognised\n"
-            "  --max-tokens N           stop after N new tokens (default: generation_config.json's\n"
-            "                           max_new_tokens, else 256)\n"
-            "  --ignore-eos             never stop at EOS: EOS ids are banned, as in llama.cpp\n"
-            "  --stop STR               stop when the text contains STR (repeatable, up to %d)\n"
-            "  --temperature T          0 = greedy (default: greedy unless generation_config.json\n"
-            "                           says do_sample, then its temperature, top_k and top_p)\n"
-            "  --top-k K                keep the K most likely tokens (0 = off)\n"
-            "  --top-p P                keep the smallest set holding probability P (1 = off)\n"
-            "  --min-p P                drop tokens below P times the top probability (0 = off)\n"
-            "  --repeat-penalty R       HF repetition penalty over prompt and output (1 = off)\n"
-            "  --presence-penalty X     OpenAI presence penalty over the output (0 = off)\n"
-            "  --frequency-penalty X    OpenAI frequency penalty over the output (0 = off)\n"
-            "  --seed S                 sampling seed (default: from the clock, reported)\n"
-            "  --threads N              worker threads (default: all cores)\n"
-            "  --capacity C             KV cache length in tokens (default: prompt + max tokens)\n"
-            "  --bundle BUNDLE          run through a StableHLO bundle's entries (tessera export)\n"
-            "  --image FILE             a JPEG, PNG or WebP image placed before the text (repeatable);\n"
-            "                           with --raw, the text holds the model's image placeholders itself\n"
-            "  --max-pixels N, --min-pixels N  the image budget of pixel-budget processors (default: the\n"
-            "                           model's preprocessor_config.json); fewer pixels, fewer image tokens\n"
-            "  --image-max-tokens N     at most N tokens per image (pixel budget: max pixels = N·(patch·merge)²)\n"
-            "  --compute f32|bf16|bf16x2  matmul precision for prompts (default f32)\n"
-            "  --kv-cache f32|bf16      KV cache element type (default f32)\n"
-            "  --quantize q8|q4         quantize the language model's matrices at load (blocks of 32,\n"
-            "                           f16 scales); the weight error is reported\n"
-            "  --cpu LEVEL              cap the kernels: portable, avx2, avx512, avx512_bf16, amx\n"
-            "  --json                   print one JSON object at the end instead of streaming\n"
-            "  -h, --help               show this help\n\n"
-            "exit status: 0 ok, 1 runtime error, 2 usage error\n",
-            MAX_STOPS);
+    fprintf(
+        out,
+        "usage: tessera run -m DIR -p TEXT [options]\n\n"
+        "Generates a reply to TEXT and streams it to stdout.\n\n"
+        "  -m, --model DIR          the model folder\n"
+        "  -p, --prompt TEXT        the prompt\n"
+        "  --chat                   apply the model's chat template (default when it has one)\n"
+        "  --raw                    feed TEXT verbatim; special tokens in it are recognised\n"
+        "  --max-tokens N           stop after N new tokens (default: generation_config.json's\n"
+        "                           max_new_tokens, else 256)\n"
+        "  --ignore-eos             never stop at EOS: EOS ids are banned, as in llama.cpp\n"
+        "  --stop STR               stop when the text contains STR (repeatable, up to %d)\n"
+        "  --temperature T          0 = greedy (default: greedy unless generation_config.json\n"
+        "                           says do_sample, then its temperature, top_k and top_p)\n"
+        "  --top-k K                keep the K most likely tokens (0 = off)\n"
+        "  --top-p P                keep the smallest set holding probability P (1 = off)\n"
+        "  --min-p P                drop tokens below P times the top probability (0 = off)\n"
+        "  --repeat-penalty R       HF repetition penalty over prompt and output (1 = off)\n"
+        "  --presence-penalty X     OpenAI presence penalty over the output (0 = off)\n"
+        "  --frequency-penalty X    OpenAI frequency penalty over the output (0 = off)\n"
+        "  --seed S                 sampling seed (default: from the clock, reported)\n"
+        "  --threads N              worker threads (default: all cores)\n"
+        "  --capacity C             KV cache length in tokens (default: prompt + max tokens)\n"
+        "  --bundle BUNDLE          run through a StableHLO bundle's entries (tessera export)\n"
+        "  --image FILE             a JPEG, PNG or WebP image placed before the text "
+        "(repeatable);\n"
+        "                           with --raw, the text holds the model's image placeholders "
+        "itself\n"
+        "  --max-pixels N, --min-pixels N  the image budget of pixel-budget processors (default: "
+        "the\n"
+        "                           model's preprocessor_config.json); fewer pixels, fewer image "
+        "tokens\n"
+        "  --image-max-tokens N     at most N tokens per image (pixel budget: max pixels = "
+        "N·(patch·merge)²)\n"
+        "  --compute f32|bf16|bf16x2|int8|auto  matmul precision (default auto: bf16 products for "
+        "bf16\n"
+        "                           weights where the CPU has bf16 units, int8 activations for "
+        "quantized\n"
+        "                           weights; f32: f32 products throughout; with --bundle the "
+        "default is f32)\n"
+        "  --kv-cache f32|bf16      KV cache element type (default f32)\n"
+        "  --quantize q8|q4         quantize the language model's matrices at load (blocks of 32,\n"
+        "                           f16 scales); the weight error is reported\n"
+        "  --cpu LEVEL              cap the kernels: portable, avx2, avx512, avx512_bf16, amx\n"
+        "  --json                   print one JSON object at the end instead of streaming\n"
+        "  -h, --help               show this help\n\n"
+        "exit status: 0 ok, 1 runtime error, 2 usage error\n",
+        MAX_STOPS);
 }
 
 static bool parse_double(const char *text, double lo, double hi, double *out)
@@ -115,7 +126,8 @@ static int parse_args(int argc, char **argv, options *o, bool *help)
         } else if (ts_cli_match(argc, argv, &i, "--json", NULL)) {
             o->json = true;
         } else if (ts_cli_match(argc, argv, &i, "--compute", &v)) {
-            if (!v) return ts_cli_usage_error("run", "--compute needs f32, bf16 or bf16x2");
+            if (!v)
+                return ts_cli_usage_error("run", "--compute needs f32, bf16, bf16x2, int8 or auto");
             o->compute = v;
         } else if (ts_cli_match(argc, argv, &i, "--kv-cache", &v)) {
             if (!v) return ts_cli_usage_error("run", "--kv-cache needs f32 or bf16");
@@ -407,7 +419,12 @@ static int run(options *o)
 {
     session s = {0};
     ts_error err = {0};
-    ts_context_options co = {.n_threads = (int)o->threads, .log_level = TS_LOG_WARN, .compute = o->compute, .cpu_level = o->cpu};
+    /* The fast path by default (issue 15's defaults); a bundle keeps its declared f32 products. */
+    const char *compute = o->compute ? o->compute : o->bundle ? NULL : "auto";
+    ts_context_options co = {.n_threads = (int)o->threads,
+                             .log_level = TS_LOG_WARN,
+                             .compute = compute,
+                             .cpu_level = o->cpu};
     ts_model_options mo = {.kv_cache = o->kv_cache, .quantize = o->quantize};
     ts_generation_config gc;
     size_t n_ids = 0;
@@ -417,6 +434,10 @@ static int run(options *o)
     if (!st && o->bundle) st = ts_bundle_open(s.ctx, o->bundle, o->dir, &s.bundle, &err);
     if (!st) st = ts_tokenizer_load(o->dir, &s.tok, &err);
     if (!st && ts_model_quantization_summary(s.model)[0]) fprintf(stderr, "tessera run: weights %s\n", ts_model_quantization_summary(s.model));
+    char choice[256];
+    if (!st)
+        fprintf(stderr, "tessera run: compute %s\n",
+                ts_cli_compute_choice(compute, s.ctx, choice, sizeof(choice)));
     if (!st && o->n_images && !(ts_model_supported_modalities(ts_model_get_config(s.model)) & TS_MODALITY_IMAGE)) {
         st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model",
                           ts_family_name(ts_model_get_config(s.model)->family));

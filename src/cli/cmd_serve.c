@@ -19,43 +19,61 @@
 
 static void usage(void)
 {
-    printf("usage: tessera serve -m DIR [options]\n"
-           "  -m, --model DIR            the model folder (config.json, safetensors, tokenizer)\n"
-           "  --host ADDR                IPv4 address to listen on (default 127.0.0.1)\n"
-           "  --port N                   TCP port (default 8080; 0 = any free port, printed at start)\n"
-           "  --slots N                  sequences decoded together (default 4; with --bundle, its own)\n"
-           "  --capacity N               tokens per slot, prompt + generated (default min(context, 4096))\n"
-           "  --queue N                  requests waiting for a slot (or being prepared) before 429 (default 64)\n"
-           "  --api-key-file FILE        require 'Authorization: Bearer KEY' on /v1/, KEY the file's first line\n"
-           "                             (or the TESSERA_API_KEY environment variable; --api-key KEY shows it in ps)\n"
-           "  --allowed-origins LIST     browser Origins admitted on /v1/ (comma-separated; '*' = any). Without a\n"
-           "                             key on a loopback host, only local Host names and these Origins (default\n"
-           "                             none) are served: web pages cannot drive the server\n"
-           "  --max-connections N        open connections at most (default 1024)\n"
-           "  --max-connections-per-ip N per client address (default 128; 0 = no limit, e.g. behind a proxy)\n"
-           "  --header-timeout S         seconds to send the request line and headers (default 10)\n"
-           "  --body-timeout S           seconds to send the body after the headers (default 60)\n"
-           "  --idle-timeout S           a silent connection is closed after S seconds (default 30)\n"
-           "  --prepare-threads N        requests parsed, templated and tokenized at once; requests decoding images\n"
-           "                             at once, small images (<= 1 MP a request) in a lane of their own (default 2)\n"
-           "  --max-request-pixels N     pixels a request's images may declare in their headers, in all (default\n"
-           "                             80000000): checked before anything is decoded\n"
-           "  --media-root DIR           allow file:// image URLs under DIR (default: refused)\n"
-           "  --max-request-bytes N      request body limit (default 33554432)\n"
-           "  --max-images N             images per request (default 8)\n"
-           "  --image-max-tokens N       tokens per image at most (pixel-budget processors: lowers max_pixels)\n"
-           "  --encoder-cache-mb N       image encoder cache (default 256; 0 = off)\n"
-           "  --prefill-chunk N          prompt tokens between decode steps (default 256)\n"
-           "  --threads N                model threads (default: every core)\n"
-           "  --media-threads N          image encoder threads (default: as --threads)\n"
-           "  --kv-cache f32|bf16        KV cache element type\n"
-           "  --quantize q8|q4           quantize the language model's matrices at load (as for run)\n"
-           "  --cpu LEVEL, --compute f32|bf16|bf16x2   as for run\n"
-           "  --name NAME                the model id reported by /v1/models (default: the folder name)\n"
-           "  --bundle DIR               run through this StableHLO bundle of the model (tessera export): its\n"
-           "                             largest bucket sets capacity and slots; images need its vision.main\n"
-           "  --synthetic PRESET --tokenizer DIR   a random-weight model of a published shape (bf16), for\n"
-           "                             benchmarks (the presets of tessera bench --synthetic)\n");
+    printf(
+        "usage: tessera serve -m DIR [options]\n"
+        "  -m, --model DIR            the model folder (config.json, safetensors, tokenizer)\n"
+        "  --host ADDR                IPv4 address to listen on (default 127.0.0.1)\n"
+        "  --port N                   TCP port (default 8080; 0 = any free port, printed at "
+        "start)\n"
+        "  --slots N                  sequences decoded together (default 4; with --bundle, its "
+        "own)\n"
+        "  --capacity N               tokens per slot, prompt + generated (default min(context, "
+        "4096))\n"
+        "  --queue N                  requests waiting for a slot (or being prepared) before 429 "
+        "(default 64)\n"
+        "  --api-key-file FILE        require 'Authorization: Bearer KEY' on /v1/, KEY the file's "
+        "first line\n"
+        "                             (or the TESSERA_API_KEY environment variable; --api-key KEY "
+        "shows it in ps)\n"
+        "  --allowed-origins LIST     browser Origins admitted on /v1/ (comma-separated; '*' = "
+        "any). Without a\n"
+        "                             key on a loopback host, only local Host names and these "
+        "Origins (default\n"
+        "                             none) are served: web pages cannot drive the server\n"
+        "  --max-connections N        open connections at most (default 1024)\n"
+        "  --max-connections-per-ip N per client address (default 128; 0 = no limit, e.g. behind a "
+        "proxy)\n"
+        "  --header-timeout S         seconds to send the request line and headers (default 10)\n"
+        "  --body-timeout S           seconds to send the body after the headers (default 60)\n"
+        "  --idle-timeout S           a silent connection is closed after S seconds (default 30)\n"
+        "  --prepare-threads N        requests parsed, templated and tokenized at once; requests "
+        "decoding images\n"
+        "                             at once, small images (<= 1 MP a request) in a lane of their "
+        "own (default 2)\n"
+        "  --max-request-pixels N     pixels a request's images may declare in their headers, in "
+        "all (default\n"
+        "                             80000000): checked before anything is decoded\n"
+        "  --media-root DIR           allow file:// image URLs under DIR (default: refused)\n"
+        "  --max-request-bytes N      request body limit (default 33554432)\n"
+        "  --max-images N             images per request (default 8)\n"
+        "  --image-max-tokens N       tokens per image at most (pixel-budget processors: lowers "
+        "max_pixels)\n"
+        "  --encoder-cache-mb N       image encoder cache (default 256; 0 = off)\n"
+        "  --prefill-chunk N          prompt tokens between decode steps (default 256)\n"
+        "  --threads N                model threads (default: every core)\n"
+        "  --media-threads N          image encoder threads (default: as --threads)\n"
+        "  --kv-cache f32|bf16        KV cache element type\n"
+        "  --quantize q8|q4           quantize the language model's matrices at load (as for run)\n"
+        "  --cpu LEVEL, --compute f32|bf16|bf16x2|int8|auto   as for run (default auto)\n"
+        "  --name NAME                the model id reported by /v1/models (default: the folder "
+        "name)\n"
+        "  --bundle DIR               run through this StableHLO bundle of the model (tessera "
+        "export): its\n"
+        "                             largest bucket sets capacity and slots; images need its "
+        "vision.main\n"
+        "  --synthetic PRESET --tokenizer DIR   a random-weight model of a published shape (bf16), "
+        "for\n"
+        "                             benchmarks (the presets of tessera bench --synthetic)\n");
 }
 
 typedef struct {
@@ -181,9 +199,20 @@ int cmd_serve(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    if (!o.compute && !o.bundle_dir) o.compute = "auto"; /* as run: the fast path unless told */
     ts_server *server;
     ts_error err = {0};
     if (ts_server_create(&o, &server, &err) != TS_OK) return ts_cli_fail("serve", &err);
+    ts_context *probe; /* the server's own contexts are inside it: one of the same settings, to say
+                          the choice */
+    ts_context_options po = {
+        .n_threads = 1, .log_level = TS_LOG_WARN, .cpu_level = o.cpu_level, .compute = o.compute};
+    if (ts_context_create(&po, &probe, &err) == TS_OK) {
+        char choice[256];
+        fprintf(stderr, "tessera serve: compute %s\n",
+                ts_cli_compute_choice(o.compute, probe, choice, sizeof(choice)));
+        ts_context_destroy(probe);
+    }
     fprintf(stderr, "tessera serve: listening on http://%s:%d (%d slots)\n", o.host, ts_server_port(server), ts_server_slots(server));
     pthread_t waiter;
     if (pthread_create(&waiter, NULL, wait_signal, server) != 0) {

@@ -12,6 +12,9 @@ static const ts_kernels portable = {
     .qdot_u4_f32 = ts_qdot_u4_f32_ref,
     .dequant_i8_f32 = ts_dequant_i8_f32_ref,
     .dequant_u4_f32 = ts_dequant_u4_f32_ref,
+    .qdot_i8_q8 = ts_qdot_i8_q8_ref,
+    .qdot_u4_q8 = ts_qdot_u4_q8_ref,
+    .quantize_q8 = ts_quantize_q8_ref,
 };
 
 #if defined(__x86_64__)
@@ -39,15 +42,25 @@ static const ts_kernels avx2 = {
     .qdot_i8_f32 = ts_qdot_i8_f32_avx512, .qdot_u4_f32 = ts_qdot_u4_f32_avx512,                   \
     .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512
 
+/* The W8A8 dots need VPDPBUSD; without it (and on AVX2) quantized linears keep f32 activations,
+ * as an integer dot of bytes emulated with 16-bit products would not be faster. */
+#define VNNI_KERNELS                                                                               \
+    .qdot_i8_q8 = ts_qdot_i8_q8_avx512vnni, .qdot_u4_q8 = ts_qdot_u4_q8_avx512vnni,                \
+    .quantize_q8 = ts_quantize_q8_avx512, .gemm_q8 = ts_gemm_q8_avx512vnni
+
 static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS};
+static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, VNNI_KERNELS};
 static const ts_kernels avx512_bf16 = {.level = "avx512_bf16", AVX512_KERNELS, .gemm_bf16 = ts_gemm_bf16_avx512bf16};
+static const ts_kernels avx512_bf16_vnni = {
+    .level = "avx512_bf16", AVX512_KERNELS, VNNI_KERNELS, .gemm_bf16 = ts_gemm_bf16_avx512bf16};
 #endif
 
 const ts_kernels *ts_kernels_select(unsigned features)
 {
 #if defined(__x86_64__)
-    if (features & TS_CPU_AVX512_BF16) return &avx512_bf16;
-    if (features & TS_CPU_AVX512) return &avx512;
+    bool vnni = features & TS_CPU_AVX512_VNNI;
+    if (features & TS_CPU_AVX512_BF16) return vnni ? &avx512_bf16_vnni : &avx512_bf16;
+    if (features & TS_CPU_AVX512) return vnni ? &avx512_vnni : &avx512;
     if (features & TS_CPU_AVX2) return &avx2;
 #else
     (void)features;

@@ -264,6 +264,7 @@ ts_status ts_program_create(const ts_graph *g, ts_context *ctx, ts_program **out
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "program: out of memory");
     }
     p->cpu.bf16_passes = ctx->compute_bf16;
+    p->cpu.int8_act = ctx->compute_int8;
     /* bf16 matmuls: oneDNN where it has AMX tiles (or where we have no bf16 kernel), our
      * VDPBF16PS kernel on AVX512_BF16 without AMX (it runs on our pool, not OpenMP). */
     bool use_onednn = ctx->compute_bf16 && ((ctx->cpu_features & TS_CPU_AMX_BF16) || !p->cpu.kernels->gemm_bf16);

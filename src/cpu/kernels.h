@@ -11,6 +11,8 @@
 
 #include "tessera.h"
 
+struct ts_q8_act;
+
 typedef struct ts_kernels {
     const char *level; /* the highest level any entry uses: "portable", "avx2", … */
     /* sum_i a[i]*b[i] */
@@ -50,7 +52,55 @@ typedef struct ts_kernels {
      * decomposition's dequantization, bit for bit in every variant (one rounding). Never NULL. */
     void (*dequant_i8_f32)(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
     void (*dequant_u4_f32)(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
+    /* W8A8 row dots (ts_q8_act below): out[r] = Σ_c scale[c]·d_r[c]·Σ_{j in chunk c} (w_j −
+     * zero_c)·xq_r[j] for `rows` ≤ TS_Q8_ROWS activation rows over one weight row of n channels (n
+     * a multiple of 32), chunks of 32 channels; scale (and zero, NULL meaning 0 for 8-bit, 8 for
+     * 4-bit) per chunk in f32. Each chunk's sum is exact in integers; only the f32 scaling and
+     * summation order differ between variants. 8-bit weights take no zero points (q − zero may
+     * leave i8). The activations must be quantized with the same `u4` layout flag as the weights'
+     * bits. NULL where no fast kernel exists (qlinear then keeps f32 activations). */
+    void (*qdot_i8_q8)(const int8_t *q, const struct ts_q8_act *x, int rows, size_t n,
+                       const float *scale, float *out);
+    void (*qdot_u4_q8)(const uint8_t *q, const struct ts_q8_act *x, int rows, size_t n,
+                       const float *scale, const float *zero, float *out);
+    /* Quantizes one activation row for those dots (ts_quantize_q8_ref; bit-identical in every
+     * variant). */
+    void (*quantize_q8)(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+    /* W8A8 GEMM for many rows: c[r, 0:cols] (rows ldc apart) = the qdot_*_q8 sums of m activation
+     * rows (natural layout: u4 false) with a panel of TS_Q8_PANEL weight rows packed by
+     * ts_q8_pack_panel: unsigned bytes u (8-bit q + 128; 4-bit nibbles) as
+     * [k/32][8][TS_Q8_PANEL][4], scales [k/32][TS_Q8_PANEL], and what u is offset by — `offset`
+     * for every weight, or per weight row and chunk from `offsets` ([k/32][TS_Q8_PANEL]) when
+     * not NULL — so each chunk sums Σ (u − offset)·xq exactly. xsum[r·k/32 + c] = Σ xq over
+     * chunk c of row r. NULL where no kernel exists (qlinear then takes the row dots). */
+    void (*gemm_q8)(const struct ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
+                    const uint8_t *panel, const float *scale, int32_t offset,
+                    const int32_t *offsets, int cols, float *c, int64_t ldc);
 } ts_kernels;
+
+/* Activation rows quantized to int8 for the W8A8 dots, as llama.cpp's Q8_0: per chunk c of 32
+ * values, d[c] = max|x|/127 and xq = round(x/d) (nearest even) in −127…127. The bytes of a
+ * chunk pair are stored in the order the weights unpack to (`u4` false: natural; true, for
+ * 4-bit weights: per pair of chunks (a, b) the even channels of a, of b, the odd of a, of b,
+ * so that low and high nibbles line up; a last unpaired chunk: its even, then odd channels).
+ * dexp repeats each d over the 32-bit lanes its chunk occupies in a 16-lane vector (n/4 floats
+ * per row). Row r starts at q + r·ld, d + r·ld/32, dexp + r·ld/4. */
+typedef struct ts_q8_act {
+    const int8_t *q;
+    const float *d;
+    const float *dexp;
+    size_t ld;
+} ts_q8_act;
+#define TS_Q8_ROWS 4
+#define TS_Q8_PANEL 32 /* weight rows per gemm_q8 panel */
+/* Position of channel j of a chunk pair's 64 bytes (or a last unpaired chunk's 32) in the u4
+ * layout. */
+static inline size_t ts_q8_u4_position(size_t j, size_t n)
+{
+    size_t base = j & ~(size_t)63, i = j & 63, pair = n - base >= 64;
+    if (!pair) return base + (i % 2) * 16 + i / 2;
+    return base + (i % 2) * 32 + (i / 32) * 16 + (i % 32) / 2;
+}
 
 #define TS_GEMM_PANEL_FLOATS (256 * 32)
 #define TS_GEMM_COLUMNS 32 /* split output columns between threads in multiples of this */
@@ -69,6 +119,13 @@ float ts_qdot_i8_f32_ref(const int8_t *q, const float *x, size_t n, size_t block
 float ts_qdot_u4_f32_ref(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_ref(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
+/* dexp from d (the layout's lanes; shared by every quantize_q8 variant). */
+void ts_q8_fill_dexp(const float *d, size_t n, bool u4, float *dexp);
+void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
+                       float *out);
+void ts_qdot_u4_q8_ref(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
+                       const float *zero, float *out);
 
 #if defined(__x86_64__)
 float ts_dot_f32_avx2(const float *a, const float *b, size_t n);
@@ -95,6 +152,14 @@ float ts_qdot_i8_f32_avx512(const int8_t *q, const float *x, size_t n, size_t bl
 float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
+void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
+                           const uint8_t *panel, const float *scale, int32_t offset,
+                           const int32_t *offsets, int cols, float *c, int64_t ldc);
+void ts_qdot_i8_q8_avx512vnni(const int8_t *q, const ts_q8_act *x, int rows, size_t n,
+                              const float *scale, float *out);
+void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, const ts_q8_act *x, int rows, size_t n,
+                              const float *scale, const float *zero, float *out);
 #endif
 
 /* Asks the kernel for AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM); without it the first tile

@@ -229,6 +229,11 @@ static void test_selection_honours_mask(void)
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2)->level, "avx2");
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->level, "avx512");
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16)->level, "avx512_bf16");
+    CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI)->level,
+                 "avx512_vnni");
+    CHECK(!ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->qdot_i8_q8);
+    CHECK(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI)->qdot_u4_q8 ==
+          ts_qdot_u4_q8_avx512vnni);
 #endif
 }
 
@@ -294,8 +299,111 @@ static void test_qdot_variants(void)
     CHECK(ts_kernels_select(ts_cpu_features())->qdot_u4_f32(q4, x, 4, 4, &sc, &zp) == -9.5f);
 }
 
+/* W8A8: the quantizer of every variant gives the reference's bytes and scales bit for bit, in
+ * both layouts; the integer dots equal the reference (exact chunk sums, f32 order aside) for 1–4
+ * rows (each row's bits as when it is alone), an odd number of chunks (a last unpaired one), 8-bit and 4-bit with and without zero
+ * points; the reference itself equals an independent sum over the dequantized activations. */
+static void test_q8_variants(void)
+{
+    static const size_t sizes[] = {32, 64, 96, 224, 896, 4896};
+    const ts_kernels *ref = ts_kernels_select(0), *best = ts_kernels_select(ts_cpu_features());
+    CHECK(ref->qdot_i8_q8 && ref->qdot_u4_q8 && ref->quantize_q8);
+    uint32_t seed = 5;
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        size_t n = sizes[si], nc = n / 32;
+        float *x = malloc(sizeof(float) * n * 4), *sc = malloc(sizeof(float) * nc),
+              *zp = malloc(sizeof(float) * nc);
+        int8_t *q8 = malloc(n), *xq[2] = {malloc(n * 4), malloc(n * 4)};
+        uint8_t *q4 = malloc(n / 2);
+        float *d[2] = {malloc(sizeof(float) * nc * 4), malloc(sizeof(float) * nc * 4)};
+        float *dexp[2] = {malloc(sizeof(float) * n), malloc(sizeof(float) * n)};
+        for (size_t i = 0; i < n * 4; i++)
+            x[i] = lcg(&seed) * (1.0f + (float)(i % 7)) + lcg(&seed) / 1000.0f;
+        x[5] = -8.0f; /* a chunk whose maximum is negative */
+        for (size_t i = 32; i < 64 && i < n; i++)
+            x[i] = 0.0f; /* an all-zero chunk: d = 0 */
+        for (size_t i = 0; i < n; i++)
+            q8[i] = (int8_t)(lcg(&seed) * 128.0f);
+        q8[0] = -128;
+        for (size_t i = 0; i < n / 2; i++)
+            q4[i] = (uint8_t)((lcg(&seed) + 1.0f) * 128.0f);
+        for (size_t c = 0; c < nc; c++)
+            sc[c] = 0.01f + 0.001f * (float)(c % 13), zp[c] = (float)(c * 5 % 16);
+        for (int u4 = 0; u4 < 2; u4++) {
+            for (int r = 0; r < 4; r++)
+                ref->quantize_q8(x + r * n, n, u4, xq[0] + r * n, d[0] + r * nc,
+                                 dexp[0] + r * n / 4);
+            for (int r = 0; r < 4; r++)
+                best->quantize_q8(x + r * n, n, u4, xq[1] + r * n, d[1] + r * nc,
+                                  dexp[1] + r * n / 4);
+            CHECK(memcmp(xq[0], xq[1], n * 4) == 0);
+            CHECK(memcmp(d[0], d[1], sizeof(float) * nc * 4) == 0);
+            CHECK(memcmp(dexp[0], dexp[1], sizeof(float) * n) == 0);
+            ts_q8_act act = {xq[0], d[0], dexp[0], n};
+            for (int rows = 1; rows <= 4; rows++) {
+                float want[4], got[4];
+                for (int zero = 0; zero < 2; zero++) {
+                    if (u4) {
+                        ref->qdot_u4_q8(q4, &act, rows, n, sc, zero ? zp : NULL, want);
+                        if (best->qdot_u4_q8)
+                            best->qdot_u4_q8(q4, &act, rows, n, sc, zero ? zp : NULL, got);
+                    } else {
+                        if (zero) continue;
+                        ref->qdot_i8_q8(q8, &act, rows, n, sc, want);
+                        if (best->qdot_i8_q8) best->qdot_i8_q8(q8, &act, rows, n, sc, got);
+                    }
+                    for (int r = 0; r < rows; r++) {
+                        /* independent: Σ (w − z)·scale · xq·d in double from the natural order */
+                        double sum = 0, mag = 0;
+                        for (size_t j = 0; j < n; j++) {
+                            size_t c = j / 32, at = u4 ? ts_q8_u4_position(j, n) : j;
+                            double w = u4 ? (double)(j % 2 ? q4[j / 2] >> 4 : q4[j / 2] & 15) -
+                                                (zero ? zp[c] : 8.0)
+                                          : q8[j];
+                            double t = w * sc[c] * (double)xq[0][r * n + at] * d[0][r * nc + c];
+                            sum += t, mag += fabs(t);
+                        }
+                        if (!(fabs(want[r] - sum) <= 1e-6 * mag))
+                            fprintf(stderr, "q8 ref n=%zu u4=%d: %g vs %g\n", n, u4, want[r], sum);
+                        CHECK(fabs(want[r] - sum) <= 1e-6 * mag);
+                        bool have = u4 ? best->qdot_u4_q8 != NULL : best->qdot_i8_q8 != NULL;
+                        if (have && !(fabs(got[r] - want[r]) <= 1e-6 * mag))
+                            fprintf(stderr, "%s q8 n=%zu u4=%d rows=%d: %g vs %g\n", best->level, n,
+                                    u4, rows, got[r], want[r]);
+                        if (have) CHECK(fabs(got[r] - want[r]) <= 1e-6 * mag);
+                        /* a batched step gives each row the bits it gets alone */
+                        float alone;
+                        ts_q8_act one = {xq[0] + r * n, d[0] + r * nc, dexp[0] + r * n / 4, n};
+                        if (have && u4) best->qdot_u4_q8(q4, &one, 1, n, sc, zero ? zp : NULL, &alone);
+                        if (have && !u4) best->qdot_i8_q8(q8, &one, 1, n, sc, &alone);
+                        if (have) CHECK(memcmp(&alone, &got[r], sizeof(float)) == 0);
+                    }
+                }
+            }
+        }
+        /* the quantization itself: |x − xq·d| ≤ d/2 and max |xq| = 127 in every nonzero chunk */
+        for (size_t c = 0; c < nc; c++) {
+            int top = 0;
+            for (size_t j = c * 32; j < c * 32 + 32; j++) {
+                int v = xq[1][ts_q8_u4_position(j, n)];
+                top = v > top ? v : (-v > top ? -v : top);
+                CHECK(fabsf(x[j] - (float)v * d[1][c]) <= d[1][c] * 0.5f * (1 + 1e-6f));
+            }
+            CHECK_INT_EQ(top, d[1][c] > 0 ? 127 : 0);
+        }
+        free(x), free(sc), free(zp), free(q8), free(q4);
+        for (int i = 0; i < 2; i++)
+            free(xq[i]), free(d[i]), free(dexp[i]);
+    }
+#if defined(__x86_64__)
+    if (!(ts_cpu_features() & TS_CPU_AVX512_VNNI))
+        CHECK_SKIP("no AVX512_VNNI: only the portable W8A8 kernels ran");
+#endif
+}
+
 int main(void)
 {
+    RUN(test_q8_variants);
     RUN(test_qdot_variants);
     RUN(test_variants_match_reference);
     RUN(test_f16_variants);

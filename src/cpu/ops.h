@@ -19,6 +19,8 @@ typedef struct ts_cpu {
     ts_pool *pool;
     ts_onednn *onednn; /* non-NULL under the bf16 compute policies */
     int bf16_passes;   /* 1: x rounded to bf16; 2: x = hi + lo, both multiplied */
+    bool
+        int8_act; /* qlinear: W8A8 (activations rounded to int8 per 32) where the kernels have it */
 } ts_cpu;
 
 /* y[m, n] = x[m, :] · w[n, :] (+ bias[n]). Fails only on the bf16 (oneDNN) path. */

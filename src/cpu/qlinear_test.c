@@ -53,8 +53,36 @@ typedef struct {
     bool zero, bias;
 } qcase;
 
-/* Max |fused − reference| over max |reference| for one case. */
-static double run_case(const qcase *c, ts_context *ctx, uint32_t seed)
+/* The W8A8 error bound of output (r, o): activations rounded to int8 per chunk of 32 with
+ * d = max|x|/127 move each x by at most d/2, so |Δy| ≤ Σ_j |scale·(q_j − zero)| · d_chunk(j)/2. */
+static double w8a8_bound(const qcase *c, void *const *params, int64_t r, int64_t o)
+{
+    const float *x = params[0];
+    double bound = 0;
+    for (int64_t c0 = 0; c0 < c->in; c0 += 32) {
+        double amax = 0;
+        for (int64_t j = c0; j < c0 + 32; j++)
+            amax = fmax(amax, fabs(x[r * c->in + j]));
+        double d = (double)((float)amax / 127.0f);
+        for (int64_t j = c0; j < c0 + 32; j++) {
+            int64_t b = j / c->block, nb = c->in / c->block;
+            double q = c->bits == 8 ? ts_reference_get(TS_DTYPE_I8, params[1], o * c->in + j)
+                                    : (double)((((const uint8_t *)params[1])[(o * c->in + j) / 2] >>
+                                                (j % 2 ? 4 : 0)) &
+                                               15);
+            double z = c->zero ? ts_reference_get(TS_DTYPE_I8, params[3], o * nb + b)
+                               : (c->bits == 8 ? 0 : 8);
+            bound +=
+                fabs(ts_reference_get(c->scale_dtype, params[2], o * nb + b) * (q - z)) * d / 2;
+        }
+    }
+    return bound;
+}
+
+/* Max |fused − reference| over max |reference| for one case; with `bound_ratio`, also the
+ * largest |fused − reference| / w8a8_bound over the outputs. */
+static double run_case_bounded(const qcase *c, ts_context *ctx, uint32_t seed, double *bound_ratio,
+                               float *copy)
 {
     ts_error err;
     ts_graph *g;
@@ -88,8 +116,13 @@ static double run_case(const qcase *c, ts_context *ctx, uint32_t seed)
             double r = ((const float *)vals[d->outputs[0]])[i], o = ((const float *)out)[i];
             scale = fmax(scale, fabs(r));
             diff = isnan(o) ? INFINITY : fmax(diff, fabs(r - o));
+            if (bound_ratio)
+                *bound_ratio =
+                    fmax(*bound_ratio,
+                         fabs(r - o) / fmax(w8a8_bound(c, params, i / c->out, i % c->out), 1e-30));
         }
         worst = diff / fmax(scale, 1e-30);
+        if (copy) memcpy(copy, out, sizeof(float) * (size_t)(c->rows * c->out));
     } else {
         fprintf(stderr, "qlinear case: %s\n", err.message);
     }
@@ -99,6 +132,79 @@ static double run_case(const qcase *c, ts_context *ctx, uint32_t seed)
     for (int i = 0; i < n; i++) free(params[i]);
     ts_graph_destroy(g);
     return worst;
+}
+
+static double run_case(const qcase *c, ts_context *ctx, uint32_t seed)
+{
+    return run_case_bounded(c, ctx, seed, NULL, NULL);
+}
+
+static ts_context *make_ctx_compute(int threads, const char *level, const char *compute)
+{
+    ts_context *ctx;
+    ts_error err;
+    ts_context_options o = {
+        .n_threads = threads, .log_level = TS_LOG_WARN, .cpu_level = level, .compute = compute};
+    CHECK(ts_context_create(&o, &ctx, &err) == TS_OK);
+    return ctx;
+}
+
+/* Under compute int8 (W8A8), every output is within its rounding bound (w8a8_bound, plus 1e-5
+ * of the largest output for f32 summation) of the decomposition with f32 activations, and
+ * really moved (the integer path ran); a shape W8A8 cannot take (8-bit zero points, a block
+ * not a multiple of 32) keeps f32 activations and stays within 1e-5. Decode (1, 3 rows),
+ * batched tails, several row tiles of a prefill (70 rows), 1 and 3 threads, portable and auto. */
+static void test_w8a8_error_bounded(void)
+{
+    static const qcase cases[] = {
+        {3, 160, 37, 32, 8, TS_DTYPE_F16, false, true},  /* Q8_0 blocks, odd chunk count */
+        {1, 96, 35, 96, 8, TS_DTYPE_BF16, false, false}, /* per channel: one block of 3 chunks */
+        {2, 128, 33, 32, 4, TS_DTYPE_F16, false, false}, /* Q4_0: implicit zero 8 */
+        {3, 192, 29, 64, 4, TS_DTYPE_BF16, true, true}, /* 4-bit, zero points, blocks of 2 chunks */
+        {70, 224, 41, 32, 8, TS_DTYPE_F16, false, true}, /* prefill: several tiles and a tail */
+        {21, 96, 35, 32, 4, TS_DTYPE_F32, true, false},  /* 4-bit prefill with zeros */
+    };
+    static const qcase f32_only[] = {
+        {3, 160, 37, 32, 8, TS_DTYPE_F16, true, false}, /* 8-bit zero points */
+        {3, 66, 33, 6, 4, TS_DTYPE_BF16, true, true},   /* block 6 */
+    };
+    static const char *const levels[] = {"portable", NULL};
+    static float first[sizeof(cases) / sizeof(cases[0])][70 * 45];
+    for (size_t l = 0; l < 2; l++) {
+        for (int threads = 1; threads <= 3; threads += 2) {
+            ts_context *ctx = make_ctx_compute(threads, levels[l], "int8");
+            for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                float *got = malloc(sizeof(float) * (size_t)(cases[i].rows * cases[i].out));
+                double ratio = 0,
+                       e = run_case_bounded(&cases[i], ctx, 300 + (uint32_t)i, &ratio, got);
+                /* every level and thread count computes the same W8A8 sums (the row dots, or the
+                 * packed VNNI GEMM for many rows): equal up to f32 summation order */
+                if (l == 0 && threads == 1)
+                    memcpy(first[i], got, sizeof(float) * (size_t)(cases[i].rows * cases[i].out));
+                double most = 0, apart = 0;
+                for (int64_t o = 0; o < cases[i].rows * cases[i].out; o++)
+                    most = fmax(most, fabs(first[i][o])),
+                    apart = fmax(apart, fabs(first[i][o] - got[o]));
+                if (!(apart <= 1e-5 * most))
+                    fprintf(stderr, "  W8A8 case %zu: %g apart from the portable result\n", i,
+                            apart);
+                CHECK(apart <= 1e-5 * most);
+                free(got);
+                if (l == 1 && threads == 1)
+                    fprintf(stderr,
+                            "  W8A8 case %zu (%d-bit, block %lld, %lld rows): max error %.2e of "
+                            "max |y|, %.3f of the bound\n",
+                            i, cases[i].bits, (long long)cases[i].block, (long long)cases[i].rows,
+                            e, ratio);
+                CHECK(ratio <= 1.0 + 1e-3);
+                CHECK(e > 1e-7); /* the activations were rounded: this is not the f32 path */
+                CHECK(e < 0.05);
+            }
+            for (size_t i = 0; i < sizeof(f32_only) / sizeof(f32_only[0]); i++)
+                CHECK(run_case(&f32_only[i], ctx, 400 + (uint32_t)i) <= 1e-5);
+            ts_context_destroy(ctx);
+        }
+    }
 }
 
 static void test_fused_matches_decomposition(void)
@@ -191,6 +297,7 @@ int main(void)
 {
     RUN(test_values_by_hand);
     RUN(test_fused_matches_decomposition);
+    RUN(test_w8a8_error_bounded);
     RUN(test_bad_operands_refused);
     return check_finish();
 }

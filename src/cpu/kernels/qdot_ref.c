@@ -6,6 +6,8 @@
  */
 #include "cpu/kernels.h"
 
+#include <math.h>
+
 float ts_qdot_i8_f32_ref(const int8_t *q, const float *x, size_t n, size_t block, const float *scale,
                          const float *zero)
 {
@@ -43,5 +45,75 @@ void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float
     for (size_t j = 0; j < n; j++) {
         unsigned v = j % 2 ? q[j / 2] >> 4 : q[j / 2] & 15u;
         dst[j] = ((float)v - zero[j / block]) * scale[j / block];
+    }
+}
+
+/* W8A8 (kernels.h: ts_q8_act). Quantization is the one rounding of the activations; the chunk
+ * sums that follow are exact integers, so every variant differs only in how the f32 products of
+ * those sums and their scales are added. */
+
+void ts_q8_fill_dexp(const float *d, size_t n, bool u4, float *dexp)
+{
+    for (size_t base = 0; base < n; base += 64) {
+        size_t c = base / 32;
+        bool pair = n - base >= 64;
+        for (size_t l = 0; l < (pair ? 16u : 8u); l++) {
+            bool second = pair && (u4 ? (l / 4) % 2 == 1 : l >= 8);
+            dexp[base / 4 + l] = d[c + second];
+        }
+    }
+}
+
+void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp)
+{
+    for (size_t c = 0; c * 32 < n; c++) {
+        const float *xc = x + c * 32;
+        float amax = 0.0f;
+        for (size_t j = 0; j < 32; j++)
+            amax = fmaxf(amax, fabsf(xc[j]));
+        float dc = amax / 127.0f, id = dc != 0.0f ? 1.0f / dc : 0.0f;
+        d[c] = dc;
+        for (size_t j = 0; j < 32; j++) {
+            /* fmaxf first: a NaN becomes −127, as the vector max does */
+            float v = nearbyintf(fminf(fmaxf(xc[j] * id, -127.0f), 127.0f));
+            q[u4 ? ts_q8_u4_position(c * 32 + j, n) : c * 32 + j] = (int8_t)v;
+        }
+    }
+    ts_q8_fill_dexp(d, n, u4, dexp);
+}
+
+void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
+                       float *out)
+{
+    for (int r = 0; r < rows; r++) {
+        const int8_t *xq = x->q + (size_t)r * x->ld;
+        const float *d = x->d + (size_t)r * (x->ld / 32);
+        float total = 0.0f;
+        for (size_t c = 0; c * 32 < n; c++) {
+            int32_t sum = 0;
+            for (size_t j = c * 32; j < c * 32 + 32; j++)
+                sum += (int32_t)q[j] * xq[j];
+            total += scale[c] * d[c] * (float)sum;
+        }
+        out[r] = total;
+    }
+}
+
+void ts_qdot_u4_q8_ref(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
+                       const float *zero, float *out)
+{
+    for (int r = 0; r < rows; r++) {
+        const int8_t *xq = x->q + (size_t)r * x->ld;
+        const float *d = x->d + (size_t)r * (x->ld / 32);
+        float total = 0.0f;
+        for (size_t c = 0; c * 32 < n; c++) {
+            int32_t sum = 0, z = zero ? (int32_t)zero[c] : 8;
+            for (size_t j = c * 32; j < c * 32 + 32; j++) {
+                int32_t v = j % 2 ? q[j / 2] >> 4 : q[j / 2] & 15;
+                sum += (v - z) * xq[ts_q8_u4_position(j, n)];
+            }
+            total += scale[c] * d[c] * (float)sum;
+        }
+        out[r] = total;
     }
 }

@@ -6,6 +6,11 @@
  * TS_GEMM_COLUMNS weight rows at a time into its own f32 panel, exactly as the decomposition
  * does ((q − zero) · scale), and runs the tiled f32 GEMM on them; the dequantization is paid once
  * per weight row and call, shared by every activation row.
+ * W8A8 (the int8 compute policy, kernels with VNNI or the portable reference): the activation
+ * rows are quantized once per call (int8 per chunk of 32, kernels.h: ts_q8_act), then each task
+ * streams its weight rows once per tile of rows, TS_Q8_ROWS activation rows per integer dot;
+ * many rows with a gemm_q8 kernel: each task packs TS_Q8_PANEL weight rows at a time into the
+ * VNNI tile layout (once per call, shared by every activation row) and runs the integer GEMM.
  */
 #include "cpu/ops.h"
 
@@ -27,11 +32,16 @@ static float widen(const void *p, ts_dtype dtype, int64_t i)
     }
 }
 
-/* Per-worker scratch: scales and zero points of one output row in f32, then (GEMM path) the
- * dequantized panel. */
+/* W8A8 row dots: the scales of this many weight rows are widened in one call (per row, the call
+ * would cost a fifth of the row's dot). */
+#define Q8_SCALE_ROWS 64
+
+/* Per-worker scratch: scales and zero points of one output row in f32, the same per chunk of 32
+ * (W8A8), then (GEMM path) the dequantized panel. */
 static size_t worker_floats(const ts_qlinear_shape *s, bool gemm)
 {
-    size_t f = 2 * (size_t)(s->k / s->block) + (gemm ? (size_t)TS_GEMM_COLUMNS * (size_t)s->k : 0);
+    size_t f = 2 * (size_t)(s->k / s->block) + 2 * (size_t)(s->k / 32) * Q8_SCALE_ROWS +
+               (gemm ? (size_t)TS_GEMM_COLUMNS * (size_t)s->k : 0);
     return (f + 15) & ~(size_t)15; /* each worker's slice starts on a cache line */
 }
 
@@ -40,9 +50,29 @@ static bool use_gemm(const ts_cpu *cpu, const ts_qlinear_shape *s)
     return s->m >= QLINEAR_GEMM_MIN_ROWS && cpu->kernels->gemm_f32;
 }
 
+/* W8A8 (kernels.h: ts_q8_act) where the policy asks for it and the kernels and shape allow: whole
+ * chunks of 32 in every weight block, and no zero points on 8-bit weights. */
+static bool use_q8(const ts_cpu *cpu, const ts_qlinear_shape *s, bool has_zero)
+{
+    const ts_kernels *kern = cpu->kernels;
+    if (!cpu->int8_act || !kern->quantize_q8 || s->k % 32 || s->block % 32) return false;
+    return s->bits == 4 ? kern->qdot_u4_q8 != NULL : kern->qdot_i8_q8 && !has_zero;
+}
+
+/* The quantized activations: m rows of k bytes, k/32 scales and k/4 spread scales each. */
+static size_t act_bytes(const ts_qlinear_shape *s)
+{
+    if (s->k % 32) return 0;
+    size_t m = (size_t)s->m, k = (size_t)s->k;
+    return ((m * k + 63) & ~(size_t)63) + sizeof(float) * (m * k / 32 + m * k / 4) +
+           sizeof(int32_t) * (m * k / 32) + 64;
+}
+
 size_t ts_cpu_qlinear_scratch_bytes(const ts_qlinear_shape *s, int n_workers)
 {
-    return sizeof(float) * worker_floats(s, s->m >= QLINEAR_GEMM_MIN_ROWS) * (size_t)(n_workers > 0 ? n_workers : 1) + 64;
+    return sizeof(float) * worker_floats(s, s->m >= QLINEAR_GEMM_MIN_ROWS) *
+               (size_t)(n_workers > 0 ? n_workers : 1) +
+           act_bytes(s) + 64;
 }
 
 typedef struct {
@@ -55,6 +85,9 @@ typedef struct {
     float *scratch;
     size_t per_worker;
     int64_t block; /* output features per task */
+    ts_q8_act act; /* W8A8: the quantized rows */
+    bool act_u4;   /* in the u4 layout (row dots of 4-bit weights), else natural */
+    int32_t *xsum; /* W8A8 GEMM: Σ xq per row and chunk */
 } qjob;
 
 /* Output row o's scales and zero points in f32 (the kernels' widening: this runs once per weight
@@ -131,13 +164,182 @@ static void gemm_task(void *arg, int64_t task, int worker)
     }
 }
 
+/* Per-chunk copies of one row's block scales and zero points (blocks are whole chunks). */
+static void chunk_params(const ts_qlinear_shape *s, const float *sc, const float *zp, float *sc32,
+                         float *zp32)
+{
+    int64_t per = s->block / 32;
+    for (int64_t c = 0; c < s->k / 32; c++)
+        sc32[c] = sc[c / per], zp32[c] = zp[c / per];
+}
+
+/* Many rows: the x rows one pass over a task's weights serves (L2-sized). */
+#define Q8_ROW_TILE 32
+
+/* Weight rows o0 … o0 + count − 1's scales and zero points per chunk of 32 into sc32, zp32
+ * (count·k/32 each; zero points only when the weights have them). */
+static void chunk_rows(const qjob *j, int64_t o0, int64_t count, float *sc, float *zp, bool *zero_ready, float *sc32,
+                       float *zp32)
+{
+    const ts_qlinear_shape *s = j->s;
+    int64_t nc = s->k / 32;
+    if (s->block == 32 && s->scale_dtype != TS_DTYPE_F32) {
+        const uint16_t *src = (const uint16_t *)j->scale + o0 * nc;
+        if (s->scale_dtype == TS_DTYPE_F16) j->cpu->kernels->f16_to_f32(src, sc32, (size_t)(count * nc));
+        else j->cpu->kernels->bf16_to_f32(src, sc32, (size_t)(count * nc));
+        if (j->zero)
+            for (int64_t i = 0; i < count * nc; i++) zp32[i] = (float)j->zero[o0 * nc + i];
+        return;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        row_params(j, o0 + i, sc, zp, zero_ready);
+        chunk_params(j->s, sc, zp, sc32 + i * nc, zp32 + i * nc);
+    }
+}
+
+static void q8_task(void *arg, int64_t task, int worker)
+{
+    const qjob *j = arg;
+    const ts_qlinear_shape *s = j->s;
+    const ts_kernels *kern = j->cpu->kernels;
+    int64_t nb = s->k / s->block, nc = s->k / 32;
+    float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + nb, *sc32 = zp + nb, *zp32 = sc32 + nc * Q8_SCALE_ROWS;
+    int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
+    size_t rb = row_bytes(s), k = (size_t)s->k;
+    bool zero_ready = false;
+    for (int64_t t0 = 0; t0 < s->m; t0 += Q8_ROW_TILE) {
+        int64_t t1 = t0 + Q8_ROW_TILE < s->m ? t0 + Q8_ROW_TILE : s->m;
+        for (int64_t o0 = n0; o0 < n1; o0 += Q8_SCALE_ROWS) {
+            int64_t count = n1 - o0 < Q8_SCALE_ROWS ? n1 - o0 : Q8_SCALE_ROWS;
+            chunk_rows(j, o0, count, sc, zp, &zero_ready, sc32, zp32);
+            for (int64_t o = o0; o < o0 + count; o++) {
+                const float *scale = sc32 + (o - o0) * nc, *zero = j->zero ? zp32 + (o - o0) * nc : NULL;
+                float b = j->bias ? widen(j->bias, s->bias_dtype, o) : 0.0f, out[TS_Q8_ROWS];
+                const void *w = (const uint8_t *)j->q + (size_t)o * rb;
+                for (int64_t r = t0; r < t1; r += TS_Q8_ROWS) {
+                    int rows = t1 - r < TS_Q8_ROWS ? (int)(t1 - r) : TS_Q8_ROWS;
+                    ts_q8_act x = {j->act.q + (size_t)r * k, j->act.d + (size_t)r * k / 32, j->act.dexp + (size_t)r * k / 4, k};
+                    if (s->bits == 8) kern->qdot_i8_q8(w, &x, rows, k, scale, out);
+                    else kern->qdot_u4_q8(w, &x, rows, k, scale, zero, out);
+                    for (int i = 0; i < rows; i++) j->y[(r + i) * s->n + o] = out[i] + b;
+                }
+            }
+        }
+    }
+}
+
+static void quantize_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const qjob *j = arg;
+    size_t k = (size_t)j->s->k, r = (size_t)task;
+    int8_t *q = (int8_t *)j->act.q + r * k;
+    j->cpu->kernels->quantize_q8(j->x + r * k, k, j->act_u4, q, (float *)j->act.d + r * k / 32,
+                                 (float *)j->act.dexp + r * k / 4);
+    if (j->xsum)
+        for (size_t c = 0; c < k / 32; c++) {
+            int32_t sum = 0;
+            for (size_t i = 0; i < 32; i++)
+                sum += q[c * 32 + i];
+            j->xsum[r * k / 32 + c] = sum;
+        }
+}
+
+/* Weight rows c0 … c0 + cols − 1 as gemm_q8's panel (kernels.h): unsigned bytes in groups of
+ * four channels, TS_Q8_PANEL rows side by side; rows past `cols` are zeros with scale 0. */
+static void pack_panel(const qjob *j, int64_t c0, int cols, float *sc, float *zp, bool *zero_ready,
+                       uint8_t *panel, float *pscale, int32_t *poffsets)
+{
+    const ts_qlinear_shape *s = j->s;
+    size_t k = (size_t)s->k, nc = k / 32, per = (size_t)s->block / 32, rb = row_bytes(s);
+    for (int i = 0; i < TS_Q8_PANEL; i++) {
+        if (i >= cols) {
+            for (size_t g = 0; g < k / 4; g++)
+                memset(panel + (g * TS_Q8_PANEL + (size_t)i) * 4, 0, 4);
+            for (size_t c = 0; c < nc; c++) {
+                pscale[c * TS_Q8_PANEL + (size_t)i] = 0.0f;
+                if (poffsets) poffsets[c * TS_Q8_PANEL + (size_t)i] = 0;
+            }
+            continue;
+        }
+        row_params(j, c0 + i, sc, zp, zero_ready);
+        for (size_t c = 0; c < nc; c++) {
+            pscale[c * TS_Q8_PANEL + (size_t)i] = sc[c / per];
+            if (poffsets) poffsets[c * TS_Q8_PANEL + (size_t)i] = (int32_t)zp[c / per];
+        }
+        const uint8_t *w = (const uint8_t *)j->q + (size_t)(c0 + i) * rb;
+        for (size_t g = 0; g < k / 4; g++) {
+            uint32_t v;
+            if (s->bits == 8) {
+                memcpy(&v, w + g * 4, 4);
+                v ^= 0x80808080u; /* q + 128 */
+            } else {
+                uint32_t b0 = w[g * 2], b1 = w[g * 2 + 1];
+                v = (b0 & 15) | (b0 >> 4) << 8 | (b1 & 15) << 16 | (b1 >> 4) << 24;
+            }
+            memcpy(panel + (g * TS_Q8_PANEL + (size_t)i) * 4, &v, 4);
+        }
+    }
+}
+
+static void q8_gemm_task(void *arg, int64_t task, int worker)
+{
+    const qjob *j = arg;
+    const ts_qlinear_shape *s = j->s;
+    int64_t nb = s->k / s->block;
+    size_t k = (size_t)s->k;
+    float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + nb;
+    uint8_t *panel = (uint8_t *)(zp + nb + 2 * (s->k / 32) * Q8_SCALE_ROWS);
+    float *pscale = (float *)(panel + TS_Q8_PANEL * k);
+    int32_t *poffsets = j->zero ? (int32_t *)(pscale + k) : NULL;
+    int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
+    bool zero_ready = false;
+    int32_t offset = s->bits == 8 ? 128 : 8;
+    for (int64_t c0 = n0; c0 < n1; c0 += TS_Q8_PANEL) {
+        int cols = n1 - c0 < TS_Q8_PANEL ? (int)(n1 - c0) : TS_Q8_PANEL;
+        pack_panel(j, c0, cols, sc, zp, &zero_ready, panel, pscale, poffsets);
+        j->cpu->kernels->gemm_q8(&j->act, j->xsum, s->m, k, panel, pscale, offset, poffsets, cols,
+                                 j->y + c0, s->n);
+        if (j->bias)
+            for (int64_t r = 0; r < s->m; r++)
+                for (int64_t c = 0; c < cols; c++)
+                    j->y[r * s->n + c0 + c] += widen(j->bias, s->bias_dtype, c0 + c);
+    }
+}
+
 void ts_cpu_qlinear(const ts_cpu *cpu, const ts_qlinear_shape *s, const float *x, const void *q,
-                    const void *scale, const int8_t *zero, const void *bias, float *y, void *scratch)
+                    const void *scale, const int8_t *zero, const void *bias, float *y,
+                    void *scratch)
 {
     int workers = ts_pool_size(cpu->pool);
     bool gemm = use_gemm(cpu, s);
     float *base = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    qjob job = {cpu, s, x, q, scale, bias, zero, y, base, worker_floats(s, gemm), 0};
+    qjob job = {cpu,  s,    x,     q,    scale,
+                bias, zero, y,     base, worker_floats(s, gemm || s->m >= QLINEAR_GEMM_MIN_ROWS),
+                0,    {0},  false, NULL};
+    if (use_q8(cpu, s, zero != NULL)) {
+        /* Activations once per call, then one pass over each task's weights per row tile. */
+        int8_t *aq = (int8_t *)(base + job.per_worker * (size_t)workers);
+        size_t mk = (size_t)(s->m * s->k);
+        float *d = (float *)(aq + ((mk + 63) & ~(size_t)63));
+        job.act = (ts_q8_act){aq, d, d + mk / 32, (size_t)s->k};
+        bool q8_gemm = s->m >= QLINEAR_GEMM_MIN_ROWS && cpu->kernels->gemm_q8;
+        job.act_u4 = s->bits == 4 && !q8_gemm;
+        job.xsum = q8_gemm ? (int32_t *)(d + mk / 32 + mk / 4) : NULL;
+        if (s->m > 1)
+            ts_pool_run(cpu->pool, quantize_task, &job, s->m);
+        else
+            quantize_task(&job, 0, 0);
+        if (q8_gemm) {
+            int64_t blocks = (s->n + TS_Q8_PANEL - 1) / TS_Q8_PANEL;
+            job.block = (blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1) * TS_Q8_PANEL;
+            ts_pool_run(cpu->pool, q8_gemm_task, &job, (s->n + job.block - 1) / job.block);
+            return;
+        }
+        job.block = s->n / (workers * 8) > 16 ? s->n / (workers * 8) : 16;
+        ts_pool_run(cpu->pool, q8_task, &job, (s->n + job.block - 1) / job.block);
+        return;
+    }
     if (gemm) {
         int64_t blocks = (s->n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
         int64_t per = blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1;

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""llama_compare.py — Tessera and llama.cpp's llama-bench on the same model shape, in one run.
+
+For each weight format (bf16, q8, q4) it runs `tessera bench --synthetic PRESET` and
+`llama-bench` on a GGUF of the same shape, alternating (Tessera, llama.cpp, Tessera, …) for
+--rounds rounds so that both see the same machine load, and prints prefill (pp) and decode (tg)
+tok/s, Tessera's peak RSS, and the ratios Tessera / llama.cpp of the best round of each (the
+highest pp and tg each side reached).
+
+Formats and what they are compared with:
+  bf16: tessera --dtype bf16 (default compute: bf16 products)  vs  GGUF BF16
+  q8:   tessera --quantize q8 (Q8_0's rule, W8A8)              vs  Q8_0
+  q4:   tessera --quantize q4 (Q4_0's rule, W8A8)              vs  Q4_K_M and Q4_0
+
+llama.cpp is neither vendored nor built here: pass its binaries (--llama-bench, and
+--llama-quantize to make the quantized GGUFs). The GGUFs: give them (--gguf FORMAT=FILE, repeatable),
+or let this script write the BF16 one from the preset's own random weights
+(`tessera bench --write-checkpoint`: the same values Tessera runs) with the `gguf` Python package
+(pip install gguf; numpy), then llama-quantize it. The tokenizer in that GGUF is a placeholder of
+the right vocabulary size (benchmarks feed token ids; no text is decoded).
+
+  tools/llama_compare.py --tessera build/release/tessera --llama-bench ~/llama.cpp/build/bin/llama-bench \\
+      --llama-quantize ~/llama.cpp/build/bin/llama-quantize --work /tmp/cmp --threads 2 -p 512 -n 64
+"""
+import argparse
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+
+LLAMA_TYPES = {"bf16": ["BF16"], "q8": ["Q8_0"], "q4": ["Q4_K_M", "Q4_0"]}
+
+
+def run(cmd, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}{r.stdout[-2000:]}")
+    return r.stdout
+
+
+def safetensors_tensors(path):
+    """name -> (dtype, shape, numpy array view) of a safetensors file."""
+    import numpy as np
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+    data = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + n)
+    out = {}
+    for name, t in header.items():
+        if name == "__metadata__":
+            continue
+        a, b = t["data_offsets"]
+        out[name] = (t["dtype"], t["shape"], data[a:b])
+    return out
+
+
+def write_gguf(ckpt, path):
+    """The checkpoint folder (a qwen2 config.json + model.safetensors in BF16) as a BF16 GGUF."""
+    import numpy as np
+    import gguf
+    cfg = json.load(open(os.path.join(ckpt, "config.json")))
+    if cfg.get("model_type") != "qwen2":
+        sys.exit(f"write_gguf: only qwen2 presets (got {cfg.get('model_type')})")
+    w = gguf.GGUFWriter(path, "qwen2")
+    w.add_context_length(cfg["max_position_embeddings"])
+    w.add_embedding_length(cfg["hidden_size"])
+    w.add_block_count(cfg["num_hidden_layers"])
+    w.add_feed_forward_length(cfg["intermediate_size"])
+    w.add_head_count(cfg["num_attention_heads"])
+    w.add_head_count_kv(cfg["num_key_value_heads"])
+    w.add_rope_freq_base(cfg["rope_theta"])
+    w.add_layer_norm_rms_eps(cfg["rms_norm_eps"])
+    w.add_file_type(gguf.LlamaFileType.MOSTLY_BF16)
+    vocab = cfg["vocab_size"]
+    w.add_tokenizer_model("gpt2")
+    w.add_tokenizer_pre("qwen2")
+    w.add_token_list([f"<t{i}>" for i in range(vocab)])
+    w.add_token_types([1] * vocab)
+    w.add_token_merges(["< t"])
+    w.add_bos_token_id(cfg["bos_token_id"])
+    w.add_eos_token_id(cfg["eos_token_id"])
+    names = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
+             "lm_head.weight": "output.weight"}
+    per_layer = {"input_layernorm.weight": "attn_norm.weight", "post_attention_layernorm.weight": "ffn_norm.weight",
+                 "self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k", "self_attn.v_proj": "attn_v",
+                 "self_attn.o_proj": "attn_output", "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
+                 "mlp.down_proj": "ffn_down"}
+    for name, (dtype, shape, raw) in sorted(safetensors_tensors(os.path.join(ckpt, "model.safetensors")).items()):
+        if name in names:
+            gname = names[name]
+        else:
+            m = re.fullmatch(r"model\.layers\.(\d+)\.(.+)\.(weight|bias)", name)
+            if m and f"{m.group(2)}.{m.group(3)}" in per_layer:
+                gname = f"blk.{m.group(1)}.{per_layer[m.group(2) + '.' + m.group(3)]}"
+            elif m and m.group(2) in per_layer:
+                gname = f"blk.{m.group(1)}.{per_layer[m.group(2)]}.{m.group(3)}"
+            else:
+                sys.exit(f"write_gguf: no GGUF name for {name}")
+        if dtype != "BF16":
+            sys.exit(f"write_gguf: {name} is {dtype}; write the checkpoint with --dtype bf16")
+        if len(shape) == 2 and not gname.endswith("norm.weight"):
+            w.add_tensor(gname, np.asarray(raw).reshape(shape[0], shape[1] * 2), raw_dtype=gguf.GGMLQuantizationType.BF16)
+        else:  # norms and biases in f32, as llama.cpp's converter writes them
+            f = (np.asarray(raw).view(np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(shape)
+            w.add_tensor(gname, f)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def tessera_once(a, fmt):
+    cmd = [a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "-p", str(a.p), "-n", str(a.n),
+           "--threads", str(a.threads)]
+    if fmt != "bf16":
+        cmd += ["--quantize", fmt]
+    out = run(cmd)
+    pp = float(re.search(r"^prefill +\d+ tokens: ([0-9.]+) tok/s", out, re.M).group(1))
+    tg = float(re.search(r"^decode +\d+ tokens: ([0-9.]+) tok/s", out, re.M).group(1))
+    rss = float(re.search(r"^peak RSS +([0-9.]+) MB", out, re.M).group(1))
+    gbs = re.search(r"decode moves ([0-9.]+) GB/s of weights = (\d+)% of it", out)
+    return {"pp": pp, "tg": tg, "rss_mb": rss, "gbs": float(gbs.group(1)), "bw_pct": int(gbs.group(2))}
+
+
+def llama_once(a, gguf_path):
+    out = run([a.llama_bench, "-m", gguf_path, "-p", str(a.p), "-n", str(a.n), "-t", str(a.threads), "-r", "1",
+               "-o", "json"])
+    res = json.loads(out)
+    pp = next(r["avg_ts"] for r in res if r["n_prompt"] > 0 and r["n_gen"] == 0)
+    tg = next(r["avg_ts"] for r in res if r["n_gen"] > 0 and r["n_prompt"] == 0)
+    return {"pp": pp, "tg": tg}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tessera", required=True)
+    ap.add_argument("--llama-bench", required=True)
+    ap.add_argument("--llama-quantize")
+    ap.add_argument("--gguf", action="append", default=[], metavar="TYPE=FILE",
+                    help="a GGUF for one llama.cpp type (BF16, Q8_0, Q4_K_M, Q4_0)")
+    ap.add_argument("--work", default="/tmp/tessera-llama-compare", help="where written checkpoints and GGUFs go")
+    ap.add_argument("--preset", default="qwen2.5-0.5b")
+    ap.add_argument("--formats", default="bf16,q8,q4")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("-p", type=int, default=512)
+    ap.add_argument("-n", type=int, default=64)
+    ap.add_argument("--rounds", type=int, default=2)
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    ggufs = dict(g.split("=", 1) for g in a.gguf)
+    formats = a.formats.split(",")
+    need = [t for f in formats for t in LLAMA_TYPES[f] if t not in ggufs]
+    if need:
+        bf16 = ggufs.get("BF16") or os.path.join(a.work, f"{a.preset}-bf16.gguf")
+        if not os.path.exists(bf16):
+            ckpt = os.path.join(a.work, f"{a.preset}-checkpoint")
+            run([a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "--write-checkpoint", ckpt])
+            write_gguf(ckpt, bf16)
+        ggufs["BF16"] = bf16
+        for t in need:
+            if t == "BF16":
+                continue
+            if not a.llama_quantize:
+                sys.exit(f"no GGUF for {t}: give --gguf {t}=FILE or --llama-quantize")
+            path = os.path.join(a.work, f"{a.preset}-{t.lower()}.gguf")
+            if not os.path.exists(path):
+                run([a.llama_quantize, bf16, path, t])
+            ggufs[t] = path
+    load = os.getloadavg()
+    print(f"{a.preset}, {a.threads} threads, pp{a.p} / tg{a.n}, {a.rounds} alternating rounds; "
+          f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    rows = []
+    for fmt in formats:
+        best = {"tessera": None}
+        for t in LLAMA_TYPES[fmt]:
+            best[t] = None
+        for r in range(a.rounds):
+            got = tessera_once(a, fmt)
+            print(f"  round {r + 1} tessera {fmt}: pp {got['pp']:.1f}  tg {got['tg']:.2f} tok/s "
+                  f"({got['gbs']:.2f} GB/s = {got['bw_pct']}% of read bandwidth; peak RSS {got['rss_mb']:.0f} MB)")
+            prev = best["tessera"] or got
+            best["tessera"] = dict(got, pp=max(got["pp"], prev["pp"]), tg=max(got["tg"], prev["tg"]),
+                                   rss_mb=max(got["rss_mb"], prev["rss_mb"]))
+            for t in LLAMA_TYPES[fmt]:
+                got = llama_once(a, ggufs[t])
+                print(f"  round {r + 1} llama.cpp {t}: pp {got['pp']:.1f}  tg {got['tg']:.2f} tok/s")
+                prev = best[t]
+                best[t] = {"pp": max(got["pp"], prev["pp"] if prev else 0), "tg": max(got["tg"], prev["tg"] if prev else 0)}
+        for t in LLAMA_TYPES[fmt]:
+            rows.append((fmt, t, best["tessera"], best[t]))
+    print(f"\n{'tessera':>8} {'llama.cpp':>9} {'pp tessera':>11} {'pp llama':>9} {'ratio':>6} "
+          f"{'tg tessera':>11} {'tg llama':>9} {'ratio':>6} {'RSS MB':>7}")
+    for fmt, t, ts, ll in rows:
+        print(f"{fmt:>8} {t:>9} {ts['pp']:11.1f} {ll['pp']:9.1f} {ts['pp'] / ll['pp']:6.2f} "
+              f"{ts['tg']:11.2f} {ll['tg']:9.2f} {ts['tg'] / ll['tg']:6.2f} {ts['rss_mb']:7.0f}")
+    load = os.getloadavg()
+    print(f"load average at end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({time.strftime('%H:%M:%S')})")
+
+
+if __name__ == "__main__":
+    main()
