@@ -78,7 +78,7 @@ typedef struct ts_kernels {
                     const int32_t *offsets, int cols, float *c, int64_t ldc);
 } ts_kernels;
 
-/* Activation rows quantized to int8 for the W8A8 dots, as llama.cpp's Q8_0: per chunk c of 32
+/* Activation rows quantized to int8 for the W8A8 dots, by the Q8_0 block rule: per chunk c of 32
  * values, d[c] = max|x|/127 and xq = round(x/d) (nearest even) in −127…127. The bytes of a
  * chunk pair are stored in the order the weights unpack to (`u4` false: natural; true, for
  * 4-bit weights: per pair of chunks (a, b) the even channels of a, of b, the odd of a, of b,
