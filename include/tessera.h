@@ -103,6 +103,10 @@ int ts_context_threads(const ts_context *ctx);
 char *ts_context_profile(const ts_context *ctx);
 /* The TS_CPU_* features this context's kernels may use. */
 unsigned ts_context_cpu_features(const ts_context *ctx);
+/* What the context's compute policy resolved to on its kernels, for a startup line: e.g. "auto:
+ * bf16 products for bf16 weights, int8 (W8A8) activations for quantized weights". Written into
+ * buf (truncated to cap), returned. */
+const char *ts_context_compute_summary(const ts_context *ctx, char *buf, size_t cap);
 
 /* ---------------------------------------------------------------- CPU features */
 

@@ -2,6 +2,7 @@
 #include "base/context.h"
 #include "base/error.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +48,10 @@ ts_status ts_context_create(const ts_context_options *options, ts_context **out,
     ctx->profile = options && options->profile;
     const char *compute = options ? options->compute : NULL;
     bool compute_auto = compute && strcmp(compute, "auto") == 0;
+    static const char *const names[] = {"f32", "bf16", "bf16x2", "int8", "auto"};
+    ctx->compute_name = names[0];
+    for (size_t i = 0; compute && i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(compute, names[i]) == 0) ctx->compute_name = names[i];
     if (compute && strcmp(compute, "bf16") == 0)
         ctx->compute_bf16 = 1, ctx->compute_int8 = true;
     else if (compute && strcmp(compute, "bf16x2") == 0) ctx->compute_bf16 = 2;
@@ -97,5 +102,18 @@ void ts_context_destroy(ts_context *ctx)
 }
 
 int ts_context_threads(const ts_context *ctx) { return ts_pool_size(ctx->pool); }
+
+const char *ts_context_compute_summary(const ts_context *ctx, char *buf, size_t cap)
+{
+    bool is_auto = strcmp(ctx->compute_name, "auto") == 0;
+    snprintf(buf, cap, "%s: %s products for bf16 weights%s, %s activations for quantized weights",
+             ctx->compute_name,
+             ctx->compute_bf16 == 2   ? "bf16 hi+lo"
+             : ctx->compute_bf16 == 1 ? "bf16"
+                                      : "f32",
+             is_auto && !ctx->compute_bf16 ? " (no bf16 units)" : "",
+             ctx->compute_int8 ? "int8 (W8A8)" : "f32");
+    return buf;
+}
 
 unsigned ts_context_cpu_features(const ts_context *ctx) { return ctx->cpu_features; }

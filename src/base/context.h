@@ -12,6 +12,7 @@ struct ts_context {
     bool profile;
     int compute_bf16; /* 0: f32 products; 1: one bf16 pass; 2: hi + lo bf16 passes */
     bool compute_int8; /* quantized linears take int8 activations (W8A8) where a kernel has them */
+    const char *compute_name; /* the policy asked for (static storage): f32, bf16, bf16x2, int8, auto */
     /* Per op kind (indexed by ts_op; sized generously so base does not depend on graph). */
     uint64_t profile_ns[64];
     uint64_t profile_calls[64];

@@ -239,7 +239,7 @@ int bench_model(int argc, char **argv)
     char choice[256];
     printf("threads        %d (cpu: %s)\n", ts_context_threads(ctx),
            ts_cpu_features_string(ts_context_cpu_features(ctx)));
-    printf("compute        %s\n", ts_cli_compute_choice(compute, ctx, choice, sizeof(choice)));
+    printf("compute        %s\n", ts_context_compute_summary(ctx, choice, sizeof(choice)));
     printf("prefill        %lld tokens: %.1f tok/s (%.1f ms)\n", prompt, (double)prompt / t_prefill, t_prefill * 1e3);
     printf("decode         %lld tokens: %.2f tok/s (%.2f ms/token)\n", gen, decode_rate, 1e3 / decode_rate);
     if (batch > 1)

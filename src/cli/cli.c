@@ -62,18 +62,3 @@ bool ts_cli_parse_int(const char *text, long long lo, long long hi, long long *o
     return true;
 }
 
-const char *ts_cli_compute_choice(const char *compute, const ts_context *ctx, char *buf, size_t cap)
-{
-    const char *c = compute ? compute : "f32";
-    unsigned f = ts_context_cpu_features(ctx);
-    bool bf16 = strcmp(c, "bf16") == 0 ||
-                (strcmp(c, "auto") == 0 && (f & (TS_CPU_AVX512_BF16 | TS_CPU_AMX_BF16)));
-    bool int8 = strcmp(c, "int8") == 0 || strcmp(c, "bf16") == 0 || strcmp(c, "auto") == 0;
-    snprintf(
-        buf, cap, "%s: %s products for bf16 weights%s, %s activations for quantized weights", c,
-        strcmp(c, "bf16x2") == 0 ? "bf16 hi+lo"
-        : bf16                   ? "bf16"
-                                 : "f32",
-        strcmp(c, "auto") == 0 && !bf16 ? " (no bf16 units)" : "", int8 ? "int8 (W8A8)" : "f32");
-    return buf;
-}

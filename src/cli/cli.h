@@ -24,11 +24,6 @@ bool ts_cli_is_help(const char *arg);
 /* -m's value as a folder (ts_model_path_resolve: a folder, or ORG/NAME in the local Hugging Face
  * cache) written into buf; NULL after printing the error. */
 const char *ts_cli_resolve_model(const char *cmd, const char *model, char *buf, size_t cap);
-/* What the context's compute policy (ts_context_options.compute; NULL = f32) does on this
- * context's kernels, for the startup line: e.g. "auto: bf16 products for bf16 weights, int8
- * activations (W8A8) for quantized weights". Written into buf, returned. */
-const char *ts_cli_compute_choice(const char *compute, const ts_context *ctx, char *buf,
-                                  size_t cap);
 /* Parses a whole decimal integer in [lo, hi]. */
 bool ts_cli_parse_int(const char *text, long long lo, long long hi, long long *out);
 

@@ -437,7 +437,7 @@ static int run(options *o)
     char choice[256];
     if (!st)
         fprintf(stderr, "tessera run: compute %s\n",
-                ts_cli_compute_choice(compute, s.ctx, choice, sizeof(choice)));
+                ts_context_compute_summary(s.ctx, choice, sizeof(choice)));
     if (!st && o->n_images && !(ts_model_supported_modalities(ts_model_get_config(s.model)) & TS_MODALITY_IMAGE)) {
         st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model",
                           ts_family_name(ts_model_get_config(s.model)->family));

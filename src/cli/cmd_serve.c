@@ -210,7 +210,7 @@ int cmd_serve(int argc, char **argv)
     if (ts_context_create(&po, &probe, &err) == TS_OK) {
         char choice[256];
         fprintf(stderr, "tessera serve: compute %s\n",
-                ts_cli_compute_choice(o.compute, probe, choice, sizeof(choice)));
+                ts_context_compute_summary(probe, choice, sizeof(choice)));
         ts_context_destroy(probe);
     }
     fprintf(stderr, "tessera serve: listening on http://%s:%d (%d slots)\n", o.host, ts_server_port(server), ts_server_slots(server));
