@@ -130,11 +130,12 @@ static ts_status image_block_bias(const ts_model *m, const int32_t *ids, size_t 
                             "prefill: out of memory for a %zu × %zu attention bias", n, n);
     /* Row q sees keys 0 … end−1: itself and everything before (causal; the earlier rows of its
      * own run are among them), and for an image token the rest of its run. */
+    size_t run_end = 0; /* the end of the image run row q is in (found once per run) */
     for (size_t q = 0; q < n; q++) {
-        size_t end = q + 1;
-        if (ids[q] == image_token)
-            while (end < n && ids[end] == image_token)
-                end++;
+        if (ids[q] == image_token && run_end <= q)
+            for (run_end = q + 1; run_end < n && ids[run_end] == image_token;)
+                run_end++;
+        size_t end = ids[q] == image_token ? run_end : q + 1;
         for (size_t k = 0; k < n; k++)
             bias[q * n + k] = k < end ? 0.0f : -INFINITY;
     }
