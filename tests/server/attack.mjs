@@ -104,26 +104,35 @@ const only = process.env.TS_ATTACK_ONLY?.split(',');
 const pick = (cases) => (only ? cases.filter(([name]) => only.includes(name.split('.')[0])) : cases);
 
 await runCases('attack.mjs', pick([
-    ['1. 2,000 slowloris sockets held: 20 normal requests answer within 2 s, as alone', async () => {
+    ['1. 2,000 slowloris sockets held: 20 normal requests answer as fast as without them, as alone', async () => {
         const prompts = Array.from({ length: 20 }, (_, i) => `Request number ${i}: say something.`);
         const alone = await solo(PORT, prompts);
+        // The same burst of 20 concurrent requests, first without the attack, then with it: the
+        // attack may not slow it down by more than the bound below. Measuring the burst alone
+        // first keeps the check about the server, not about how busy the machine is.
+        const burst = async () => {
+            const times = [], texts = [];
+            await Promise.all(prompts.map(async (p, i) => {
+                const t0 = Date.now();
+                const r = await http(PORT, 'POST', '/v1/chat/completions', chat(p), {}, 10000);
+                times[i] = Date.now() - t0;
+                texts[i] = r.status === 200 ? r.json.choices[0].message.content : `status ${r.status}`;
+            }));
+            return { times, texts, max: Math.max(...times) };
+        };
+        const quiet = await burst();
         const sl = await slowloris(PORT, 2000);
         await sleep(1500);
         const open = sl.socks.filter((s) => !s.destroyed && s.writable).length;
-        const times = [], texts = [];
-        await Promise.all(prompts.map(async (p, i) => {
-            const t0 = Date.now();
-            const r = await http(PORT, 'POST', '/v1/chat/completions', chat(p), {}, 10000);
-            times[i] = Date.now() - t0;
-            texts[i] = r.status === 200 ? r.json.choices[0].message.content : `status ${r.status}`;
-        }));
+        const { times, texts, max } = await burst();
         const health = await http(PORT, 'GET', '/health');
         sl.stop();
-        console.log(`    slowloris sockets open: ${open}/2000; 20 requests: max ${Math.max(...times)} ms, mean ` +
-                    `${(times.reduce((x, y) => x + y) / 20).toFixed(0)} ms`);
+        const bound = Math.max(2000, 3 * quiet.max);
+        console.log(`    slowloris sockets open: ${open}/2000; 20 requests: max ${max} ms, mean ` +
+                    `${(times.reduce((x, y) => x + y) / 20).toFixed(0)} ms (without the attack: max ${quiet.max} ms)`);
         a.ok(open >= 1990, `${open} of 2000 slowloris sockets held open`);
         a.deepEqual(texts, alone);
-        a.ok(Math.max(...times) < 2000, `slowest normal request ${Math.max(...times)} ms`);
+        a.ok(max < bound, `slowest normal request ${max} ms, over ${bound} ms (3x the burst without the attack, at least 2 s)`);
         a.equal(health.status, 200);
     }],
     ['1b. header and body timeouts close slow sockets; per-IP limit; room for others', async () => {
