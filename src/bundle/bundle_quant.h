@@ -6,6 +6,12 @@
  * bytes are in a safetensors file of the bundle (manifest quantization.file), since no checkpoint
  * holds them; every other weight stays in the checkpoint, by name, as for a float bundle.
  *
+ * Why ui8 bytes for 4-bit and not tensor<…xi4> arguments: the bytes are exactly packed i4's (two
+ * values per byte, the even channel low), but as ui8 they are an ordinary 8-bit buffer every host
+ * API passes as it is (numpy uint8 into IREE's runtime and XLA's), while an i4 argument needs an
+ * int4 host buffer whose packing each runtime defines for itself; the unpacking is four integer
+ * ops in the module, which the official parser, IREE and XLA all accept (tested).
+ *
  * Export: ts_bundle_quant_describe fills m->quant from the weight schema (each "W:q<bits>" with
  * its scales, block = in / scale columns), ts_bundle_quant_write asks `source` for those tensors
  * and writes them to BUNDLE/<file> (loader/safetensors_write.h).
