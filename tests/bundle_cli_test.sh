@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bundle_cli_test.sh — `tessera export` and `tessera run --bundle` from the command line: the
 # bundle generates the same text as the engine, admission refuses with the numbers, usage errors
-# exit 2. Quantized bundles (--quantize q8|q4, qwen2 and llama) = the quantized engine's tokens
-# under --compute f32; short weight bytes refused. Qwen2.5-VL's windowed vision.main: its fixture's 16 reference ids, and two different
+# exit 2. Quantized bundles (--quantize q8|q4, qwen2 and llama; qwen3_vl q4 with its image) = the
+# quantized engine's tokens under --compute f32; short weight bytes refused. Qwen2.5-VL's windowed vision.main: its fixture's 16 reference ids, and two different
 # images (chelsea and coffee: no two-image Qwen2.5-VL reference exists) = the engine's ids.
 set -u
 bin=${TS_BIN:?TS_BIN not set}
@@ -64,6 +64,16 @@ for fx in qwen2 llama; do
             test "$(echo "$q_engine" | tr ',' '\n' | grep -c .)" -eq 16 -a "$q_bundle" = "$q_engine"
     done
 done
+# An image model quantized: its language model's matrices (all four entries, DeepStack's too, one
+# weight schema), the tower as stored: the quantized engine's tokens for the fixture's image.
+q3=$root/tests/fixtures/qwen3_vl
+"$bin" export -m "$q3/model" -o "$work/q3-q4" --capacity 128 --prefill-capacity 96 --vision-patches 256 --quantize q4 2>/dev/null
+check "qwen3_vl --quantize q4 exports with its tower" test -s "$work/q3-q4/c128/prefill_embeddings_deepstack.mlir" -a -s "$work/q3-q4/vision/p256.mlir"
+q3run=(--image "$q3/chelsea.png" -p "Describe this image." --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 --compute f32)
+q3_engine=$("$bin" run -m "$q3/model" --quantize q4 "${q3run[@]}" 2>/dev/null | ids)
+q3_bundle=$("$bin" run --bundle "$work/q3-q4" -m "$q3/model" "${q3run[@]}" 2>/dev/null | ids)
+check "qwen3_vl q4: run --bundle --image gives the quantized engine's 16 ids ($q3_bundle)" \
+    test "$(echo "$q3_engine" | tr ',' '\n' | grep -c .)" -eq 16 -a "$q3_bundle" = "$q3_engine"
 "$bin" export -m "$model" -o "$work/q2" --quantize q2 >/dev/null 2>&1
 check "--quantize q2 is a usage error" test $? -eq 2
 truncate -s -64 "$work/qwen2-q8/quantized.safetensors"
