@@ -141,7 +141,10 @@ static cJSON *manifest_json(const ts_manifest *m)
     cJSON_AddStringToObject(root, "family", m->family);
     cJSON_AddStringToObject(root, "config_digest", m->config_digest);
     cJSON *policy = cJSON_AddObjectToObject(root, "dtype_policy");
-    cJSON_AddStringToObject(policy, "weights", "as stored in the checkpoint (F32, BF16 or F16), widened to f32");
+    cJSON_AddStringToObject(policy, "weights",
+                            m->quant.version ? "as stored in the checkpoint (F32, BF16 or F16), widened to f32; the quantized matrices as "
+                                               "the quantization object says, dequantized to f32 in the modules"
+                                             : "as stored in the checkpoint (F32, BF16 or F16), widened to f32");
     cJSON_AddStringToObject(policy, "compute", m->compute);
     cJSON_AddStringToObject(policy, "kv", m->kv_dtype);
     cJSON *pos = cJSON_AddObjectToObject(root, "positions");
