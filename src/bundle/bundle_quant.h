@@ -8,9 +8,10 @@
  *
  * Why ui8 bytes for 4-bit and not tensor<…xi4> arguments: the bytes are exactly packed i4's (two
  * values per byte, the even channel low), but as ui8 they are an ordinary 8-bit buffer every host
- * API passes as it is (numpy uint8 into IREE's runtime and XLA's), while an i4 argument needs an
- * int4 host buffer whose packing each runtime defines for itself; the unpacking is four integer
- * ops in the module, which the official parser, IREE and XLA all accept (tested).
+ * API passes as it is. Tried with the pinned oracles: a tensor<4x8xi4> argument compiles in XLA
+ * (fed an ml_dtypes.int4 array) and in iree-compile, but IREE's runtime cannot take it from the host
+ * ("could not map dtype(int4) to element type"); the ui8 form's unpacking is four integer ops in the
+ * module, which the official parser, IREE and XLA all accept and run (the oracle tests).
  *
  * Export: ts_bundle_quant_describe fills m->quant from the weight schema (each "W:q<bits>" with
  * its scales, block = in / scale columns), ts_bundle_quant_write asks `source` for those tensors
