@@ -200,6 +200,9 @@ static void check_bundle(const char *model, const char *what, const int32_t *ids
     text[got] = 0;
     if (f) fclose(f);
     CHECK(strstr(text, "\"zero_points\":\ttrue") != NULL); /* GPTQ and AWQ carry zero points */
+    o.quantize = "q8"; /* quantized twice: refused */
+    CHECK_INT_EQ(ts_bundle_export(model, bundle, &o, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "--quantize q8: the checkpoint is already quantized");
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", bundle);
     CHECK(system(cmd) == 0);
 }
