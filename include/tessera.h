@@ -890,6 +890,11 @@ typedef struct ts_bundle_options {
      * target version in the manifest), serialized by this Python, which must import jaxlib (the
      * official StableHLO bindings; scripts/install-deps makes .venv/bin/python). */
     const char *portable_python;
+    /* "q8" or "q4": the language model's matrices quantized as ts_model_options.quantize does;
+     * NULL = as the checkpoint stores them (a GPTQ/AWQ checkpoint's packed matrices are exported
+     * quantized either way). A quantized bundle keeps its integer weights, scales and zero points
+     * in its own file (quantized.safetensors), described in the manifest. */
+    const char *quantize;
 } ts_bundle_options;
 
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options,

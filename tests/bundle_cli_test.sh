@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bundle_cli_test.sh — `tessera export` and `tessera run --bundle` from the command line: the
 # bundle generates the same text as the engine, admission refuses with the numbers, usage errors
-# exit 2. Qwen2.5-VL's windowed vision.main: its fixture's 16 reference ids, and two different
+# exit 2. Quantized bundles (--quantize q8|q4, qwen2 and llama; qwen3_vl q4 with its image) = the
+# quantized engine's tokens under --compute f32; short weight bytes refused. Qwen2.5-VL's windowed vision.main: its fixture's 16 reference ids, and two different
 # images (chelsea and coffee: no two-image Qwen2.5-VL reference exists) = the engine's ids.
 set -u
 bin=${TS_BIN:?TS_BIN not set}
@@ -44,6 +45,42 @@ check "export without -o is a usage error" test $? -eq 2
 check "descending capacities are refused" test $? -eq 1
 "$bin" export --help | grep -q "usage: tessera export"
 check "export --help" test $? -eq 0
+
+# Quantized bundles (--quantize q8|q4): the integer weights and scales beside the modules, the
+# manifest's versioned quantization object; with f32 activations on both sides (--compute f32),
+# the quantized engine's 16 greedy tokens, for the qwen2 and llama fixtures.
+for fx in qwen2 llama; do
+    for q in q8 q4; do
+        qm=$root/tests/fixtures/$fx/model
+        "$bin" export -m "$qm" -o "$work/$fx-$q" --capacity 64 --prefill-capacity 32 --quantize "$q" 2>"$work/$fx-$q.err"
+        check "$fx --quantize $q: export exits 0" test $? -eq 0
+        check "$fx $q: the integer weights are in the bundle" test -s "$work/$fx-$q/quantized.safetensors"
+        grep -q "\"method\":	\"$q\"" "$work/$fx-$q/manifest.json" && grep -q '"scale_dtype":	"F16"' "$work/$fx-$q/manifest.json"
+        check "$fx $q: the manifest says how each matrix is quantized" test $? -eq 0
+        qrun=(-p "Write a short poem about the sea." --json --ignore-eos --max-tokens 16 --temperature 0 --compute f32)
+        q_engine=$("$bin" run -m "$qm" --quantize "$q" "${qrun[@]}" 2>/dev/null | ids)
+        q_bundle=$("$bin" run --bundle "$work/$fx-$q" -m "$qm" "${qrun[@]}" 2>"$work/$fx-$q.run.err" | ids)
+        check "$fx $q: run --bundle gives the quantized engine's 16 ids ($q_bundle)" \
+            test "$(echo "$q_engine" | tr ',' '\n' | grep -c .)" -eq 16 -a "$q_bundle" = "$q_engine"
+    done
+done
+# An image model quantized: its language model's matrices (all four entries, DeepStack's too, one
+# weight schema), the tower as stored: the quantized engine's tokens for the fixture's image.
+q3=$root/tests/fixtures/qwen3_vl
+"$bin" export -m "$q3/model" -o "$work/q3-q4" --capacity 128 --prefill-capacity 96 --vision-patches 256 --quantize q4 2>/dev/null
+check "qwen3_vl --quantize q4 exports with its tower" test -s "$work/q3-q4/c128/prefill_embeddings_deepstack.mlir" -a -s "$work/q3-q4/vision/p256.mlir"
+q3run=(--image "$q3/chelsea.png" -p "Describe this image." --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 --compute f32)
+q3_engine=$("$bin" run -m "$q3/model" --quantize q4 "${q3run[@]}" 2>/dev/null | ids)
+q3_bundle=$("$bin" run --bundle "$work/q3-q4" -m "$q3/model" "${q3run[@]}" 2>/dev/null | ids)
+check "qwen3_vl q4: run --bundle --image gives the quantized engine's 16 ids ($q3_bundle)" \
+    test "$(echo "$q3_engine" | tr ',' '\n' | grep -c .)" -eq 16 -a "$q3_bundle" = "$q3_engine"
+"$bin" export -m "$model" -o "$work/q2" --quantize q2 >/dev/null 2>&1
+check "--quantize q2 is a usage error" test $? -eq 2
+truncate -s -64 "$work/qwen2-q8/quantized.safetensors"
+"$bin" run --bundle "$work/qwen2-q8" -m "$model" -p "hi" --max-tokens 2 >/dev/null 2>"$work/short.err"
+check "a quantized bundle with short weight bytes is refused" test $? -eq 1
+grep -q "quantization: .*quantized.safetensors: tensor 'model.layers.2.self_attn.v_proj.weight:q8.scale': data_offsets end" "$work/short.err"
+check "… naming the tensor" test $? -eq 0
 
 vl=$root/tests/fixtures/qwen2_vl/model
 "$bin" export -m "$vl" -o "$work/vl" --capacity 256 --vision-patches 64,256 2>/dev/null

@@ -3,7 +3,8 @@
 # implementation (the bindings jaxlib ships, .venv from scripts/install-deps): each golden module
 # and each module `tessera export --portable` writes for every fixture family that exports (all
 # entries, DeepStack, every tower's vision.main) parses, verifies, and round-trips through a
-# portable artifact; the artifacts written by the exporter deserialize to their modules; a
+# portable artifact (quantized bundles too: --quantize q8 and q4); the artifacts written by the
+# exporter deserialize to their modules; a
 # bundle whose artifacts were changed or removed is refused, and so is --portable without jaxlib.
 set -u
 bin=${TS_BIN:?TS_BIN not set}
@@ -36,6 +37,20 @@ for family in "${!patches[@]}"; do
     check "$family: one portable artifact per module ($n modules, $nb artifacts)" test "$n" -gt 0 -a "$n" -eq "$nb"
     modules=$((modules + n))
 done
+# Quantized bundles: i8 weights (8-bit) and ui8 bytes of two 4-bit values (4-bit) with f16 scales
+# as arguments, dequantized in tessera.qlinear's decomposition.
+for q in q8 q4; do
+    "$bin" export -m "$fx/qwen2/model" -o "$work/qwen2-$q" --capacity 32 --batch 2 --quantize "$q" --portable --python "$py" \
+        2>"$work/qwen2-$q.err"
+    check "qwen2 --quantize $q exports with --portable" test $? -eq 0
+    n=$(find "$work/qwen2-$q" -name '*.mlir' | wc -l)
+    check "qwen2 $q: one portable artifact per module" test "$n" -eq 3 -a "$(find "$work/qwen2-$q" -name '*.mlirbc' | wc -l)" -eq 3
+    modules=$((modules + n))
+done
+check "the 8-bit modules take i8 weights into tessera.qlinear" grep -q 'tensor<64x64xi8> {tessera.name = "model.layers.0.self_attn.q_proj.weight:q8"' \
+    "$work/qwen2-q8/c32/decode.mlir"
+check "the 4-bit modules take ui8 bytes" grep -q 'tensor<64x32xui8> {tessera.name = "model.layers.0.self_attn.q_proj.weight:q4"' \
+    "$work/qwen2-q4/c32/prefill.mlir"
 goldens=$(find "$root/tests/golden" -name '*.mlir' | wc -l)
 "$py" "$root/tools/stablehlo_check.py" "$root/tests/golden" "$work" >"$work/check.out" 2>&1
 rc=$?

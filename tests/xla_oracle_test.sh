@@ -6,7 +6,8 @@
 # decode.main): greedy tokens = the reference's,
 # every entry's logits within the fixture tolerance of the reference's (alone from the reference's
 # inputs and through the chain), batched decode of 3 ragged slots = each alone; qwen2 again with
-# its BF16 weights.
+# its BF16 weights; quantized bundles (q8, q4 of qwen2 and llama, a GPTQ 4-bit qwen2 checkpoint):
+# the quantized engine's greedy ids under --compute f32.
 # Needs .venv (scripts/install-deps; `make test` installs it): without it the test fails.
 ORACLE_IMPORTS="jax, jaxlib, ml_dtypes" ORACLE_NAME=xla-oracle
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/compiler_oracle_prologue.sh"
@@ -34,6 +35,14 @@ ln -s "$fix/qwen2/model-bf16/model.safetensors" "$work/qwen2-bf16-model/model.sa
 xla_case qwen2-bf16 "$work/qwen2-bf16-model" --capacity 64 --prefill-capacity 32
 grep -q '"dtype":	"BF16"' "$work/qwen2-bf16/manifest.json"
 check "qwen2-bf16: the bundle declares BF16 weights" test $? -eq 0
+
+# Quantized bundles (integer weights + scales [+ zero points], dequantized in the modules):
+# XLA's greedy ids = the quantized engine's, q8 and q4 for qwen2 and llama, and a GPTQ checkpoint.
+for c in qwen2 llama; do
+    for q in q8 q4; do quant_case xla "$c-$q" "$fix/$c/model" "$c" --quantize "$q"; done
+done
+gptq_model "$work/gptq-model"
+quant_case xla qwen2-gptq4 "$work/gptq-model" qwen2
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

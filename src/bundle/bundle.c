@@ -3,10 +3,12 @@
  *
  * Opening checks, in order, before anything runs: manifest syntax and ABI version, identity
  * (manifest + module texts), the portable artifacts' digests when there are any, config digest,
- * family, the weight schema against the checkpoint, then each module (parsed back into a graph)
+ * family, a quantized bundle's own weights (bundle_quant.h: the manifest's bits, block, scale dtype
+ * and zero points against the schema and the file's tensors), the weight schema against the
+ * checkpoint (the quantized tensors against the bundle's file), then each module (parsed back into a graph)
  * against its descriptors — argument order, names, roles, types, results — and its donations:
  * decode.main's k and v go to results 1 and 2 (tf.aliasing_output), updated in place by the plan,
- * and nothing else is donated. Errors name the field that differs. vision.main modules (one per
+ * and nothing else is donated; every tessera.qlinear as the manifest's quantization says. Errors name the field that differs. vision.main modules (one per
  * patch bucket) are checked the same way against the tower's own weight schema.
  *
  * A call is validated at the API (ts_bundle_run: against the manifest descriptors, plus value
@@ -24,6 +26,7 @@
 #include "base/error.h"
 #include "base/file.h"
 #include "bundle/bundle_internal.h"
+#include "bundle/bundle_quant.h"
 #include "models/vision_entry.h"
 #include "bundle/portable.h"
 #include "cpu/executor.h"
@@ -51,8 +54,15 @@ void ts_bundle_close(ts_bundle *b)
         free(b->vision_params[i]);
     }
     ts_checkpoint_close(b->ckpt);
+    ts_checkpoint_close(b->quant);
     ts_manifest_fini(&b->man);
     free(b);
+}
+
+/* A weight's tensor: the bundle's own file holds the quantized ones, the checkpoint the rest. */
+static const ts_tensor_info *weight_tensor(const ts_bundle *b, const char *name)
+{
+    return b->quant && ts_bundle_quant_owns(&b->man, name) ? ts_checkpoint_find(b->quant, name) : ts_checkpoint_find(b->ckpt, name);
 }
 
 /* A weight may be declared in another shape with the same dtype and element count (the towers
@@ -61,8 +71,10 @@ static ts_status check_weights(ts_bundle *b, const ts_descriptor *weights, int n
 {
     for (int i = 0; i < n_weights; i++) {
         const ts_descriptor *d = &weights[i];
-        const ts_tensor_info *t = ts_checkpoint_find(b->ckpt, d->name);
-        if (!t) return ts_error_set(err, TS_ERR_NOT_FOUND, "weights[%d] %s: not in the checkpoint", i, d->name);
+        const ts_tensor_info *t = weight_tensor(b, d->name);
+        if (!t)
+            return ts_error_set(err, TS_ERR_NOT_FOUND, "weights[%d] %s: not in the %s", i, d->name,
+                                b->quant && ts_bundle_quant_owns(&b->man, d->name) ? "bundle's quantized weights" : "checkpoint");
         ts_type actual = ts_type_make(t->dtype, t->n_dims, t->shape);
         if (actual.dtype == d->type.dtype && ts_type_elements(&actual) == ts_type_elements(&d->type)) actual = d->type;
         char what[32];
@@ -295,6 +307,12 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
     if (st == TS_OK && strcmp(ts_family_name(cfg.family), b->man.family) != 0)
         st = ts_error_set(err, TS_ERR_FORMAT, "family differs: bundle %s, model %s", b->man.family, ts_family_name(cfg.family));
     if (st == TS_OK) st = ts_checkpoint_open(model_dir, &b->ckpt, err);
+    if (st == TS_OK && b->man.quant.version) {
+        st = ts_path_join(path, sizeof(path), bundle_dir, b->man.quant.file, err);
+        if (st == TS_OK) st = ts_checkpoint_open(path, &b->quant, err);
+        if (st == TS_OK) st = ts_bundle_quant_check(&b->man, b->quant, err);
+        else ts_error_prefix(err, "quantization: ");
+    }
     if (st == TS_OK) st = check_weights(b, b->man.weights, b->man.n_weights, err);
     if (st == TS_OK) st = check_weights(b, b->man.vision.weights, b->man.vision.n_weights, err);
     if (st == TS_OK) st = check_deepstack_contract(&b->man, &cfg, err);
@@ -311,6 +329,7 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         void ***params = vision ? &b->vision_params[bucket] : &b->params[bucket][e];
         st = ts_stablehlo_read(texts[i], lens[i], ed->file, g, err);
         if (st == TS_OK) st = check_module(weights, n_weights, ed, vision ? "vision.main" : ts_entry_name(e), *g, err);
+        if (st == TS_OK) st = ts_bundle_quant_check_module(&b->man, *g, ed->file, err);
         if (st == TS_OK) st = ts_program_create(*g, b->ctx, program, err);
         if (st == TS_OK)
             st = check_donation(*g, *program, n_weights, !vision && e == TS_ENTRY_DECODE, vision ? "vision.main" : ts_entry_name(e), err);
@@ -319,7 +338,7 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
             if (!*params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
         }
         for (int32_t k = 0; st == TS_OK && k < n_weights; k++)
-            (*params)[k] = (void *)ts_checkpoint_find(b->ckpt, weights[k].name)->data;
+            (*params)[k] = (void *)weight_tensor(b, weights[k].name)->data;
     }
     for (int i = 0; i < n_modules; i++) free(texts[i]);
     if (st == TS_OK) {

@@ -4,13 +4,20 @@
  * printed from the same entry graphs the bundle runtime and the tests execute; the manifest is
  * derived from those graphs, so its descriptors are the modules' signatures by construction.
  * With options->portable_python each module also gets its portable artifact (bundle/portable.h).
+ * A quantized model (options->quantize, or a GPTQ/AWQ checkpoint) has its entry graphs rewritten
+ * by the engine's quantization rewrite (graph/quantize.h) before they are described and printed,
+ * and its integer tensors written beside the modules (bundle/bundle_quant.h).
  */
 #include "base/error.h"
 #include "base/file.h"
 #include "base/sha256.h"
+#include "bundle/bundle_quant.h"
 #include "bundle/manifest.h"
 #include "bundle/portable.h"
+#include "engine/packed_weights.h"
+#include "engine/quantized_weights.h"
 #include "engine/synthetic.h"
+#include "graph/quantize.h"
 #include "export/printer.h"
 #include "models/decoder_entries.h"
 #include "models/family.h"
@@ -73,20 +80,52 @@ static const ts_tensor_info *find_shape(void *self, const char *name, int rank, 
     return &s->info;
 }
 
-static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *src,
-                               const char *bundle_dir, const ts_bundle_options *options, ts_error *err);
+/* How the language model's matrices are quantized in the modules: choose = NULL for none. */
+typedef struct {
+    ts_quant_chooser choose;
+    void *user;
+    const char *method; /* the manifest's quantization.method */
+} quant_plan;
 
+static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *src,
+                               const quant_plan *quant, const char *bundle_dir, const ts_bundle_options *options, ts_error *err);
+
+/* The weights as the engine serves them (engine/model.c): a GPTQ/AWQ checkpoint's packed matrices
+ * unpacked, or --quantize's at load; the same stores, so a bundle's integer weights are the
+ * engine's bytes. */
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
 {
     ts_model_config cfg;
     ts_checkpoint *ck = NULL;
+    ts_packed_weights *packed = NULL;
+    ts_quantized_weights *quantized = NULL;
+    ts_quant_config qc;
+    quant_plan plan = {0};
     char digest[65];
-    ts_status st = ts_model_config_load(model_dir, &cfg, err);
+    const char *format = options ? options->quantize : NULL;
+    int bits = !format ? 0 : strcmp(format, "q8") == 0 ? 8 : strcmp(format, "q4") == 0 ? 4 : -1;
+    ts_status st = bits < 0 ? ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "quantization format '%s' (expected q8 or q4)", format) : TS_OK;
+    if (st == TS_OK) st = ts_model_config_load(model_dir, &cfg, err);
     if (st == TS_OK) st = ts_checkpoint_open(model_dir, &ck, err);
     if (st == TS_OK) st = ts_bundle_config_digest(model_dir, digest, err);
+    if (st == TS_OK) st = ts_quant_config_load(model_dir, &qc, err);
     ts_weight_source src = {find_tensor, ck};
-    if (st == TS_OK) st = export_bundle(&cfg, digest, &src, bundle_dir, options, err);
+    if (st == TS_OK && qc.method != TS_QUANT_NONE) {
+        if (bits) st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "--quantize %s: the checkpoint is already quantized (%s)", format,
+                                    ts_quant_method_name(qc.method));
+        if (st == TS_OK) st = ts_packed_weights_create(ck, &qc, &packed, err);
+        if (st == TS_OK) src = ts_packed_weights_source(packed);
+        plan = (quant_plan){ts_packed_weights_choose, packed, ts_quant_method_name(qc.method)};
+    }
+    if (st == TS_OK && bits > 0) {
+        st = ts_quantized_weights_create(&src, bits, false, &quantized, err);
+        if (st == TS_OK) src = ts_quantized_weights_source(quantized);
+        plan = (quant_plan){ts_quantized_weights_choose, quantized, format};
+    }
+    if (st == TS_OK) st = export_bundle(&cfg, digest, &src, &plan, bundle_dir, options, err);
     else ts_error_prefix(err, "export %s: ", bundle_dir);
+    ts_quantized_weights_destroy(quantized);
+    ts_packed_weights_destroy(packed);
     ts_checkpoint_close(ck);
     return st;
 }
@@ -101,11 +140,23 @@ ts_status ts_bundle_export_synthetic(const char *preset, ts_dtype dtype, const c
     ts_sha256_hex(preset, strlen(preset), digest);
     shape_source shapes = {.dtype = dtype};
     ts_weight_source src = {find_shape, &shapes};
-    return export_bundle(&cfg, digest, &src, bundle_dir, options, err);
+    const quant_plan none = {0};
+    if (options && options->quantize)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "export: a synthetic bundle has no weights to quantize (--quantize)");
+    return export_bundle(&cfg, digest, &src, &none, bundle_dir, options, err);
+}
+
+/* A ts_weight_keeper: the weights of the schema the first entry made (every entry shares it). */
+static bool in_schema(void *self, const char *name)
+{
+    const ts_manifest *m = self;
+    for (int i = 0; i < m->n_weights; i++)
+        if (strcmp(m->weights[i].name, name) == 0) return true;
+    return false;
 }
 
 static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *source,
-                               const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
+                               const quant_plan *quant, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
 {
     static const int64_t default_capacity = 4096;
     const int64_t *caps = options && options->capacities ? options->capacities : &default_capacity;
@@ -169,6 +220,12 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             if (st != TS_OK) break;
             size_t len;
             st = ts_decoder_build_entry(g, &spec, source, (ts_entry)e, &shape, err);
+            if (st == TS_OK && quant->choose) {
+                ts_graph *q;
+                st = ts_graph_quantize_keeping(g, quant->choose, quant->user, man.weights ? in_schema : NULL, &man, &q, err);
+                ts_graph_destroy(g);
+                g = st == TS_OK ? q : NULL;
+            }
             if (st == TS_OK) st = ts_manifest_add_entry(&man, b, (ts_entry)e, g, rel, err);
             if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[b * n_entries + e], &len, err);
             if (st == TS_OK) st = write_file(path, texts[b * n_entries + e], err);
@@ -208,6 +265,8 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             ts_graph_destroy(g);
         }
     }
+    if (st == TS_OK && quant->choose) st = ts_bundle_quant_describe(&man, quant->method, err);
+    if (st == TS_OK) st = ts_bundle_quant_write(&man, source, bundle_dir, err);
     if (st == TS_OK && options && options->portable_python) st = ts_portable_write(bundle_dir, options->portable_python, &man, err);
     if (st == TS_OK) st = ts_manifest_write(&man, (const char *const *)texts, &json, err);
     if (st == TS_OK) {

@@ -90,11 +90,12 @@ static float tolerance_of(const float *ref, int64_t n)
 
 static const int64_t caps[2] = {32, 64};
 
-static bool export_case(const char *name, const char *bundle)
+/* quantize: NULL, or "q8"/"q4" (a quantized bundle). */
+static bool export_case(const char *name, const char *bundle, const char *quantize)
 {
     char dir[128];
     snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
-    ts_bundle_options o = {.capacities = caps, .n_capacities = 2, .prefill_capacity = 32, .slots = 1};
+    ts_bundle_options o = {.capacities = caps, .n_capacities = 2, .prefill_capacity = 32, .slots = 1, .quantize = quantize};
     ts_error err;
     if (ts_bundle_export(dir, bundle, &o, &err) != TS_OK) {
         fprintf(stderr, "export: %s\n", err.message);
@@ -103,14 +104,17 @@ static bool export_case(const char *name, const char *bundle)
     return true;
 }
 
-/* Greedy generation through the bundle vs the engine: tokens identical, logits within 1e-5. */
-static void generation_matches_engine(const char *name)
+/* Greedy generation through the bundle vs the engine: tokens identical, logits bit for bit. With
+ * `quantize` ("q8"/"q4") both are the quantized model (the bundle's integer weights are the
+ * engine's), both with f32 activations (the context's default compute); the reference's tokens
+ * (the float model's) are then not asked for. */
+static void generation_matches_engine_as(const char *name, const char *quantize)
 {
     char dir[128], bundle[128], refpath[160];
     snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
-    snprintf(bundle, sizeof(bundle), "%s/%s", tmp, name);
+    snprintf(bundle, sizeof(bundle), "%s/%s%s", tmp, name, quantize ? quantize : "");
     snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
-    CHECK(export_case(name, bundle));
+    CHECK(export_case(name, bundle, quantize));
     ts_error err;
     ts_bundle *b;
     if (ts_bundle_open(ctx, bundle, dir, &b, &err) != TS_OK) {
@@ -130,7 +134,8 @@ static void generation_matches_engine(const char *name)
     for (int i = 0; i < n; i++) tokens[i] = (int32_t)((const int64_t *)ids64->data)[i];
 
     ts_model *m;
-    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    ts_model_options mo = {.quantize = quantize};
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, &mo, &m, &err), TS_OK);
     const ts_model_config *cfg = ts_model_get_config(m);
     int64_t V = ts_model_vocab_size(m);
     ts_sequence *seq;
@@ -155,7 +160,7 @@ static void generation_matches_engine(const char *name)
         for (int64_t j = 0; j < V; j++) worst = fmax(worst, fabs((double)logits[j] - engine[j]));
         int32_t tok = argmax(logits, V, cfg->eos_token_ids, cfg->n_eos_token_ids);
         same &= tok == argmax(engine, V, cfg->eos_token_ids, cfg->n_eos_token_ids);
-        same &= tok == (int32_t)((const int64_t *)gen->data)[i];
+        same &= quantize || tok == (int32_t)((const int64_t *)gen->data)[i];
         if (i + 1 == n_new) break;
         int32_t pos = n + i, delta = 0, len = n + i;
         int64_t kd[5] = {1, layers, cap, kvh, hd};
@@ -166,8 +171,8 @@ static void generation_matches_engine(const char *name)
         logits = outs[0];
         REQUIRE_INT_EQ(ts_model_decode(m, &seq, &tok, 1, engine, &err), TS_OK);
     }
-    fprintf(stderr, "  %s: bundle greedy tokens %s the engine's and the reference's; max |logit diff| %.2g\n", name,
-            same ? "equal" : "DIFFER FROM", worst);
+    fprintf(stderr, "  %s%s%s: bundle greedy tokens (%d) %s the engine's%s; max |logit diff| %.2g\n", name, quantize ? " " : "",
+            quantize ? quantize : "", n_new, same ? "equal" : "DIFFER FROM", quantize ? " (quantized alike)" : " and the reference's", worst);
     CHECK(same);
     CHECK(worst == 0); /* bit for bit: the bundle runs the engine's layer stack and kernels */
     CHECK_INT_EQ(in_place, n_new - 1);
@@ -202,9 +207,32 @@ static void generation_matches_engine(const char *name)
     ts_bundle_close(b);
 }
 
+static void generation_matches_engine(const char *name) { generation_matches_engine_as(name, NULL); }
+
 static void test_qwen2(void) { generation_matches_engine("qwen2"); }
 static void test_qwen3(void) { generation_matches_engine("qwen3"); }
 static void test_llama(void) { generation_matches_engine("llama"); }
+
+/* Quantized bundles (tessera export --quantize): the modules take the integer weights and scales,
+ * never the float matrices, and dequantize them in the graph (tessera.qlinear); run by our
+ * runtime they give the quantized engine's logits bit for bit and its greedy tokens. */
+static void test_quantized(void)
+{
+    static const char *const names[2] = {"qwen2", "llama"}, *const formats[2] = {"q8", "q4"};
+    for (int i = 0; i < 2; i++)
+        for (int f = 0; f < 2; f++) generation_matches_engine_as(names[i], formats[f]);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/qwen2q4/c32/decode.mlir", tmp);
+    char *text = read_text(path);
+    CHECK(text && strstr(text, "stablehlo.composite \"tessera.qlinear\"") &&
+          strstr(text, "tessera.name = \"model.layers.0.mlp.down_proj.weight:q4\"") &&
+          strstr(text, "tensor<64x80xui8> {tessera.name = \"model.layers.0.mlp.down_proj.weight:q4\"") && !strstr(text, "tessera.name = \"model.layers.0.mlp.down_proj.weight\""));
+    free(text);
+    snprintf(path, sizeof(path), "%s/qwen2q8/manifest.json", tmp);
+    text = read_text(path);
+    CHECK(text && strstr(text, "\"quantization\":\t{\n\t\t\"version\":\t1,\n\t\t\"method\":\t\"q8\",\n\t\t\"file\":\t\"quantized.safetensors\""));
+    free(text);
+}
 
 /* The emitted text of each fixture's modules equals the committed golden files byte for byte,
  * and print → read → print reproduces every module exactly (qwen3_vl_moe: the moe_mlp composite
@@ -333,6 +361,74 @@ static ts_status open_status(const char *bundle, const char *model, ts_error *er
     ts_status st = ts_bundle_open(ctx, bundle, model, &b, err);
     ts_bundle_close(b);
     return st;
+}
+
+/* A quantized bundle whose manifest or weight file says something else than its modules and
+ * bytes is refused at open, naming the matrix (the edits re-sealed, so only these checks see them). */
+static void test_bad_quantized_bundles(void)
+{
+    ts_error err;
+    char bundle[160], path[256], cmd[1024];
+    const char *model = "tests/fixtures/qwen2/model";
+    const char *q_proj = "model.layers.0.self_attn.q_proj.weight";
+    struct {
+        const char *name, *from, *to, *message;
+    } cases[] = {
+        {"qblock", "\"block\":\t32", "\"block\":\t64",
+         "quantization: model.layers.0.self_attn.q_proj.weight (8-bit, blocks of 64, F16 scales): "
+         "model.layers.0.self_attn.q_proj.weight:q8.scale must be F16[64, 1], the weight schema declares F16[64, 2]"},
+        {"qbits", "\"bits\":\t8", "\"bits\":\t4",
+         "quantization: model.layers.0.self_attn.q_proj.weight (4-bit, blocks of 32, F16 scales): the weight schema has no "
+         "model.layers.0.self_attn.q_proj.weight:q4"},
+        {"qscale", "\"scale_dtype\":\t\"F16\"", "\"scale_dtype\":\t\"BF16\"", "q_proj.weight:q8.scale must be BF16[64, 2]"},
+        {"qzero", "\"zero_points\":\tfalse", "\"zero_points\":\ttrue", "the weight schema has no model.layers.0.self_attn.q_proj.weight:q8.zero"},
+        {"qversion", "\"version\":\t1", "\"version\":\t2", "quantization.version 2 (this build reads version 1)"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(bundle, sizeof(bundle), "%s/%s", tmp, cases[i].name);
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s/qwen2q8' '%s'", bundle, tmp, bundle);
+        CHECK(system(cmd) == 0);
+        snprintf(path, sizeof(path), "%s/manifest.json", bundle);
+        replace_in_file(path, cases[i].from, cases[i].to);
+        reseal(bundle);
+        CHECK(open_status(bundle, model, &err) != TS_OK);
+        CHECK_CONTAINS(err.message, cases[i].message);
+    }
+    /* The weight file cut short: its last tensor's bytes are missing. */
+    snprintf(bundle, sizeof(bundle), "%s/qshort", tmp);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s/qwen2q8' '%s' && truncate -s -100 '%s/quantized.safetensors'", bundle, tmp, bundle,
+             bundle);
+    CHECK(system(cmd) == 0);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "quantization: ");
+    CHECK_CONTAINS(err.message, "quantized.safetensors: tensor 'model.layers.2.self_attn.v_proj.weight:q8.scale': data_offsets end");
+    /* A tensor of the file replaced by one of another shape (same bytes), file and manifest kept. */
+    snprintf(bundle, sizeof(bundle), "%s/qshape", tmp);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s/qwen2q8' '%s'", bundle, tmp, bundle);
+    CHECK(system(cmd) == 0);
+    snprintf(path, sizeof(path), "%s/quantized.safetensors", bundle);
+    char shape_from[200], shape_to[200];
+    snprintf(shape_from, sizeof(shape_from), "\"%s:q8.scale\":{\"dtype\":\"F16\",\"shape\":[64,2]", q_proj);
+    snprintf(shape_to, sizeof(shape_to), "\"%s:q8.scale\":{\"dtype\":\"F16\",\"shape\":[32,4]", q_proj);
+    FILE *f = fopen(path, "r+b");
+    char header[1 << 16];
+    size_t got = f ? fread(header, 1, sizeof(header) - 1, f) : 0;
+    header[got] = 0;
+    char *hit = got > 8 ? strstr(header + 8, shape_from) : NULL; /* past the binary header length */
+    CHECK(hit != NULL);
+    if (hit && f) {
+        fseek(f, (long)(hit - header), SEEK_SET);
+        fwrite(shape_to, 1, strlen(shape_to), f); /* the same length: the header stays valid */
+    }
+    if (f) fclose(f);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "model.layers.0.self_attn.q_proj.weight:q8.scale in quantized.safetensors is F16[32, 4] (256 bytes); it "
+                                "must be F16[64, 2] (256 bytes)");
+    /* No weight file at all. */
+    snprintf(cmd, sizeof(cmd), "rm '%s/quantized.safetensors'", bundle);
+    CHECK(system(cmd) == 0);
+    CHECK_INT_EQ(open_status(bundle, model, &err), TS_ERR_NOT_FOUND);
+    CHECK_CONTAINS(err.message, "quantization: ");
 }
 
 static void test_bad_bundles(void)
@@ -1068,7 +1164,7 @@ static void test_qwen3_vl_moe_text_through_bundle(void)
     ts_model *m = NULL;
     ts_sequence *seq = NULL;
     float *engine = NULL, *k = NULL, *v = NULL;
-    CHECK(export_case("qwen3_vl_moe", bundle));
+    CHECK(export_case("qwen3_vl_moe", bundle, NULL));
     REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     CHECK_INT_EQ(
         ts_checkpoint_open("tests/fixtures/qwen3_vl_moe/reference.safetensors", &ref, &err), TS_OK);
@@ -1731,6 +1827,8 @@ int main(void)
     RUN(test_qwen3);
     RUN(test_llama);
     RUN(test_golden_and_round_trip);
+    RUN(test_quantized);
+    RUN(test_bad_quantized_bundles);
     RUN(test_admission);
     RUN(test_bad_bundles);
     RUN(test_bad_calls);

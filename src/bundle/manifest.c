@@ -24,6 +24,7 @@ void ts_manifest_fini(ts_manifest *m)
 {
     free(m->weights);
     free(m->vision.weights);
+    free(m->quant.weights);
     for (int b = 0; b < TS_BUNDLE_MAX_BUCKETS; b++) {
         free(m->vision.entries[b].inputs);
         free(m->vision.entries[b].results);
@@ -140,7 +141,10 @@ static cJSON *manifest_json(const ts_manifest *m)
     cJSON_AddStringToObject(root, "family", m->family);
     cJSON_AddStringToObject(root, "config_digest", m->config_digest);
     cJSON *policy = cJSON_AddObjectToObject(root, "dtype_policy");
-    cJSON_AddStringToObject(policy, "weights", "as stored in the checkpoint (F32, BF16 or F16), widened to f32");
+    cJSON_AddStringToObject(policy, "weights",
+                            m->quant.version ? "as stored in the checkpoint (F32, BF16 or F16), widened to f32; the quantized matrices as "
+                                               "the quantization object says, dequantized to f32 in the modules"
+                                             : "as stored in the checkpoint (F32, BF16 or F16), widened to f32");
     cJSON_AddStringToObject(policy, "compute", m->compute);
     cJSON_AddStringToObject(policy, "kv", m->kv_dtype);
     cJSON *pos = cJSON_AddObjectToObject(root, "positions");
@@ -182,6 +186,28 @@ static cJSON *manifest_json(const ts_manifest *m)
     }
     cJSON *weights = cJSON_AddArrayToObject(root, "weights");
     for (int i = 0; i < m->n_weights; i++) cJSON_AddItemToArray(weights, descriptor_json(&m->weights[i], i));
+    const ts_quant_manifest *qm = &m->quant;
+    if (qm->version) {
+        cJSON *qo = cJSON_AddObjectToObject(root, "quantization");
+        cJSON_AddNumberToObject(qo, "version", qm->version);
+        cJSON_AddStringToObject(qo, "method", qm->method);
+        cJSON_AddStringToObject(qo, "file", qm->file);
+        cJSON_AddStringToObject(qo, "dequantization", TS_BUNDLE_QUANT_RULE);
+        cJSON *qw = cJSON_AddArrayToObject(qo, "weights");
+        for (int i = 0; i < qm->n_weights; i++) {
+            const ts_quant_weight *w = &qm->weights[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "weight", w->weight);
+            cJSON_AddNumberToObject(o, "bits", w->bits);
+            cJSON_AddNumberToObject(o, "block", (double)w->block);
+            cJSON_AddStringToObject(o, "scale_dtype", ts_dtype_name(w->scale_dtype));
+            cJSON_AddBoolToObject(o, "zero_points", w->zero_points);
+            cJSON *shape = cJSON_AddArrayToObject(o, "shape");
+            cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)w->out));
+            cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)w->in));
+            cJSON_AddItemToArray(qw, o);
+        }
+    }
     cJSON *buckets = cJSON_AddArrayToObject(root, "buckets");
     for (int b = 0; b < m->n_buckets; b++) {
         cJSON *bo = cJSON_CreateObject();
@@ -368,6 +394,71 @@ static ts_status read_descriptors(reader *r, const cJSON *arr, const char *path,
     return TS_OK;
 }
 
+static ts_status read_dtype(reader *r, const cJSON *o, const char *key, const char *path, ts_dtype *out)
+{
+    char name[16], p[320];
+    ts_status st = read_string(r, o, key, path, name, sizeof(name));
+    if (st != TS_OK) return st;
+    for (int t = 0; t < TS_DTYPE_COUNT; t++)
+        if (strcmp(ts_dtype_name((ts_dtype)t), name) == 0) {
+            *out = (ts_dtype)t;
+            return TS_OK;
+        }
+    snprintf(p, sizeof(p), "%s%s", path, key);
+    return bad(r, p, "unknown dtype");
+}
+
+/* The quantization object's syntax; what it says is checked against the weights and modules at
+ * open (bundle_quant.c). */
+static ts_status parse_quantization(reader *r, const cJSON *qo, ts_quant_manifest *q)
+{
+    ts_status st;
+    int64_t v;
+    if (!cJSON_IsObject(qo)) return bad(r, "quantization", "expected an object");
+    if ((st = read_int(r, qo, "version", "quantization.", 1, 1 << 20, &v)) != TS_OK) return st;
+    if (v != TS_BUNDLE_QUANT_VERSION)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: quantization.version %lld (this build reads version %d)", r->origin, (long long)v,
+                            TS_BUNDLE_QUANT_VERSION);
+    q->version = (int)v;
+    if ((st = read_string(r, qo, "method", "quantization.", q->method, sizeof(q->method))) != TS_OK) return st;
+    if ((st = read_string(r, qo, "file", "quantization.", q->file, sizeof(q->file))) != TS_OK) return st;
+    if (!q->file[0] || strchr(q->file, '/') || strstr(q->file, "..")) return bad(r, "quantization.file", "expected a file name inside the bundle");
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(qo, "weights");
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1) return bad(r, "quantization.weights", "expected a non-empty array");
+    q->weights = calloc((size_t)cJSON_GetArraySize(arr), sizeof(ts_quant_weight));
+    if (!q->weights) return ts_error_set(r->err, TS_ERR_OUT_OF_MEMORY, "manifest: out of memory");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, arr)
+    {
+        ts_quant_weight *w = &q->weights[q->n_weights];
+        char p[64];
+        snprintf(p, sizeof(p), "quantization.weights[%d].", q->n_weights);
+        if (!cJSON_IsObject(item)) return bad(r, p, "expected an object");
+        if ((st = read_string(r, item, "weight", p, w->weight, sizeof(w->weight))) != TS_OK) return st;
+        if ((st = read_int(r, item, "bits", p, 1, 64, &v)) != TS_OK) return st;
+        w->bits = (int)v;
+        if ((st = read_int(r, item, "block", p, 1, (int64_t)1 << 30, &w->block)) != TS_OK) return st;
+        if ((st = read_dtype(r, item, "scale_dtype", p, &w->scale_dtype)) != TS_OK) return st;
+        const cJSON *zero = cJSON_GetObjectItemCaseSensitive(item, "zero_points"), *shape = cJSON_GetObjectItemCaseSensitive(item, "shape");
+        char sub[96];
+        snprintf(sub, sizeof(sub), "%szero_points", p);
+        if (!cJSON_IsBool(zero)) return bad(r, sub, "expected true or false");
+        w->zero_points = cJSON_IsTrue(zero);
+        snprintf(sub, sizeof(sub), "%sshape", p);
+        if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) != 2) return bad(r, sub, "expected [out, in]");
+        int64_t dims[2];
+        for (int d = 0; d < 2; d++) {
+            const cJSON *x = cJSON_GetArrayItem(shape, d);
+            if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 1e12 || x->valuedouble != (double)(int64_t)x->valuedouble)
+                return bad(r, sub, "dimensions must be positive integers");
+            dims[d] = (int64_t)x->valuedouble;
+        }
+        w->out = dims[0], w->in = dims[1];
+        q->n_weights++;
+    }
+    return TS_OK;
+}
+
 static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
 {
     ts_status st;
@@ -418,6 +509,8 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         }
     }
     if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(root, "weights"), "weights", &m->weights, &m->n_weights)) != TS_OK) return st;
+    const cJSON *qo = cJSON_GetObjectItemCaseSensitive(root, "quantization");
+    if (qo && (st = parse_quantization(r, qo, &m->quant)) != TS_OK) return st;
     const cJSON *buckets = cJSON_GetObjectItemCaseSensitive(root, "buckets");
     if (!cJSON_IsArray(buckets) || cJSON_GetArraySize(buckets) < 1 || cJSON_GetArraySize(buckets) > TS_BUNDLE_MAX_BUCKETS)
         return bad(r, "buckets", "expected 1 to 16 buckets");

@@ -10,7 +10,9 @@
  * maximum of image rows `visual_capacity` (Nv_max = Lp) and a fourth entry per bucket,
  * prefill_embeddings_deepstack.main; without DeepStack the manifest has none of these and is
  * byte-identical to what it was before they existed. A bundle exported with --portable adds a
- * `portable` object (bundle/portable.h: the artifacts' target version, serializer and digests).
+ * `portable` object (bundle/portable.h: the artifacts' target version, serializer and digests); a
+ * quantized one a `quantization` object (versioned: per matrix its bits, block, scale dtype, zero
+ * points, and the file in the bundle that holds the integer tensors; bundle/bundle_quant.h).
  * `identity` is a SHA-256 over
  * the manifest without that field and over every module text, in manifest order, so any drift
  * in shapes, config or module text is caught before execution. The manifest is built from the
@@ -70,6 +72,38 @@ typedef struct ts_portable_manifest {
     char sha256[TS_BUNDLE_MAX_MODULES][65];   /* per module, in module order */
 } ts_portable_manifest;
 
+/* A quantized matrix (`tessera export --quantize`, or a GPTQ/AWQ checkpoint): the float matrix
+ * `weight` [out, in] is replaced in every module by the integer weights "<weight>:q<bits>", the
+ * scales "<weight>:q<bits>.scale" and, with zero points, "<weight>:q<bits>.zero", each a weight
+ * argument (graph/quantize.h's names and layouts, ts_graph_qlinear's math) whose bytes are in the
+ * bundle's own file, not the checkpoint. */
+typedef struct ts_quant_weight {
+    char weight[128];
+    int bits;            /* 8: i8 [out, in]; 4: ui8 [out, in/2], two 4-bit values (0…15) per byte */
+    int64_t block;       /* input channels per scale (and zero point) */
+    ts_dtype scale_dtype;
+    bool zero_points;    /* false: 0 for 8-bit, 8 for 4-bit */
+    int64_t out, in;
+} ts_quant_weight;
+
+#define TS_BUNDLE_QUANT_VERSION 1
+/* The math the quantization object states (printed in it, for readers of the file). */
+#define TS_BUNDLE_QUANT_RULE                                                                                                     \
+    "w[o, i] = (q[o, i] - zero[o, i / block]) * scale[o, i / block] in f32, then x . w^T; 8-bit: q i8 [out, in]; 4-bit: q ui8 "  \
+    "[out, in / 2], input channel 2j in the low nibble and 2j + 1 in the high one, values 0..15; zero i8 [out, in / block], "    \
+    "absent: 0 (8-bit) or 8 (4-bit); scale [out, in / block]; every module dequantizes in the graph (tessera.qlinear's "         \
+    "decomposition)"
+
+/* `quantization` in the file; version 0 = the bundle has no quantized weights (then the manifest
+ * has no such object and is byte-identical to what it was before it existed). */
+typedef struct ts_quant_manifest {
+    int version;
+    char method[16]; /* "q8", "q4" (quantized at export), "gptq", "awq" (as the checkpoint packs them) */
+    char file[64];   /* the quantized tensors, a safetensors file in the bundle */
+    ts_quant_weight *weights;
+    int n_weights;
+} ts_quant_manifest;
+
 typedef struct ts_manifest {
     int abi_version;
     char family[32];
@@ -96,6 +130,7 @@ typedef struct ts_manifest {
     double embed_scale;
     ts_vision_manifest vision; /* n_buckets 0: no image entries */
     ts_portable_manifest portable;
+    ts_quant_manifest quant;
     char identity[65];
 } ts_manifest;
 

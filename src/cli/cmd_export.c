@@ -10,7 +10,7 @@
 static int usage(FILE *out)
 {
     fprintf(out, "usage: tessera export -m DIR -o BUNDLE [--capacity C[,C…]] [--prefill-capacity N] [--batch B]\n"
-                 "                      [--vision-patches N[,N…]] [--portable [--python PATH]]\n"
+                 "                      [--vision-patches N[,N…]] [--quantize q8|q4] [--portable [--python PATH]]\n"
                  "       tessera export --synthetic PRESET -o BUNDLE …   (a published shape, bf16 weights; no checkpoint)\n"
                  "  Writes prefill.main, prefill_embeddings.main and decode.main as StableHLO modules, one set per\n"
                  "  capacity bucket, and manifest.json (weights stay in DIR and are module arguments).\n"
@@ -18,6 +18,9 @@ static int usage(FILE *out)
                  "  --prefill-capacity  prompt rows of the prefill entries (default: the bucket's capacity)\n"
                  "  --batch             decode slots (default 1)\n"
                  "  --vision-patches    vision.main patch buckets, ascending (a fixed-size tower: its image's patch count)\n"
+                 "  --quantize q8|q4    the language model's matrices quantized as `run --quantize` does (blocks of 32,\n"
+                 "                      f16 scales); a GPTQ/AWQ checkpoint is exported quantized as published. The\n"
+                 "                      integer weights, scales and zero points go in BUNDLE/quantized.safetensors\n"
                  "  --portable          also write each module as a StableHLO portable artifact (X.mlirbc, target 1.0.0),\n"
                  "                      serialized by the official StableHLO bindings that jaxlib ships\n"
                  "  --python PATH       the Python with jaxlib for --portable (default $TESSERA_PYTHON, else python3;\n"
@@ -43,7 +46,7 @@ static bool parse_list(const char *v, int64_t *out, int *n)
 
 int cmd_export(int argc, char **argv)
 {
-    const char *model = NULL, *bundle = NULL, *synthetic = NULL, *v;
+    const char *model = NULL, *bundle = NULL, *synthetic = NULL, *quantize = NULL, *v;
     int64_t caps[16];
     int64_t patches[16];
     int n_caps = 0, n_patches = 0;
@@ -67,6 +70,10 @@ int cmd_export(int argc, char **argv)
             if (!ts_cli_parse_int(v, 1, 64, &batch)) return ts_cli_usage_error("export", "--batch needs a number in 1..64");
         } else if (strcmp(argv[i], "--portable") == 0) portable = true;
         else if (ts_cli_match(argc, argv, &i, "--python", &v)) python = v;
+        else if (ts_cli_match(argc, argv, &i, "--quantize", &v)) {
+            if (!v || (strcmp(v, "q8") != 0 && strcmp(v, "q4") != 0)) return ts_cli_usage_error("export", "--quantize takes q8 or q4");
+            quantize = v;
+        }
         else return ts_cli_usage_error("export", "unknown argument '%s'", argv[i]);
     }
     if ((!model && !synthetic) || !bundle) return ts_cli_usage_error("export", "-m DIR (or --synthetic PRESET) and -o BUNDLE are required");
@@ -74,7 +81,8 @@ int cmd_export(int argc, char **argv)
     if (model && !(model = ts_cli_resolve_model("export", model, model_buf, sizeof(model_buf)))) return TS_EXIT_RUNTIME;
     ts_bundle_options o = {.capacities = n_caps ? caps : NULL, .n_capacities = n_caps, .prefill_capacity = prefill, .slots = batch,
                            .vision_patches = n_patches ? patches : NULL, .n_vision_patches = n_patches,
-                           .portable_python = portable ? (python && *python ? python : "python3") : NULL};
+                           .portable_python = portable ? (python && *python ? python : "python3") : NULL,
+                           .quantize = quantize};
     ts_error err;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

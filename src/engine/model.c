@@ -189,14 +189,6 @@ void ts_model_destroy(ts_model *m)
     free(m);
 }
 
-/* Load-time quantization takes every float matrix, blocks of TS_QUANT_BLOCK, no zero points. */
-static bool choose_all(void *user, const char *name, int64_t out, int64_t in, ts_quant_choice *c)
-{
-    (void)name, (void)out, (void)in;
-    *c = (ts_quant_choice){.bits = *(const int *)user, .block = TS_QUANT_BLOCK};
-    return true;
-}
-
 /* The decoder graph for `shape`, with its matmuls quantized when the model is. */
 static ts_status build_graph(ts_model *m, const ts_step_shape *shape, ts_graph **out, ts_error *err)
 {
@@ -232,8 +224,8 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
     m->quantized = q;
     m->weights = ts_quantized_weights_source(q);
     m->quant_bits = bits;
-    m->choose = choose_all;
-    m->choose_user = &m->quant_bits;
+    m->choose = ts_quantized_weights_choose;
+    m->choose_user = q;
     /* Quantize every matrix now (a one-token graph names them all), so failures show here. */
     ts_graph *g;
     ts_step_shape probe = {.n_seqs = 1, .n_tokens = {1}, .capacity = 1};

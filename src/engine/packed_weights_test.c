@@ -165,6 +165,48 @@ static void greedy(ts_model *m, const int32_t *ids, int64_t n, float *logits, in
     ts_sequence_destroy(seq);
 }
 
+/* The checkpoint exported as a bundle (its matrices quantized as published: the unpacked integer
+ * weights, scales and zero points in the bundle's own file) and run by the bundle runtime: the
+ * engine's 16 greedy tokens. The export, our runtime and the external compilers read the same
+ * files (tests/iree_oracle_text_test.sh and tests/xla_oracle_test.sh run such a bundle:
+ * TS_PACKED_KEEP=DIR keeps this test's GPTQ 4-bit qwen2 checkpoint there). */
+static void check_bundle(const char *model, const char *what, const int32_t *ids, int64_t n, const int32_t *engine)
+{
+    char bundle[] = "/tmp/ts_packed_bundle_XXXXXX", cmd[128];
+    REQUIRE(mkdtemp(bundle) != NULL);
+    const int64_t caps[1] = {32};
+    ts_bundle_options o = {.capacities = caps, .n_capacities = 1, .prefill_capacity = 16, .slots = 1};
+    ts_error err;
+    ts_bundle *b = NULL;
+    CHECK_INT_EQ(ts_bundle_export(model, bundle, &o, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, model, &b, &err), TS_OK);
+    if (b) {
+        ts_generate_params p = {.max_tokens = 16, .ignore_eos = true};
+        ts_sampling_params_default(&p.sampling);
+        p.sampling.temperature = 0;
+        ts_generation out = {0};
+        CHECK_INT_EQ(ts_bundle_generate(b, ids, (size_t)n, &p, &out, &err), TS_OK);
+        bool same = out.n_ids == 16 && memcmp(out.ids, engine, sizeof(int32_t) * 16) == 0;
+        fprintf(stderr, "    %s through a bundle: 16 greedy tokens %s the engine's\n", what, same ? "equal" : "DIFFER FROM");
+        CHECK(same);
+        ts_generation_free(&out);
+        ts_bundle_close(b);
+    }
+    char path[200];
+    snprintf(path, sizeof(path), "%s/manifest.json", bundle);
+    FILE *f = fopen(path, "rb");
+    char text[1 << 15] = "";
+    size_t got = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+    text[got] = 0;
+    if (f) fclose(f);
+    CHECK(strstr(text, "\"zero_points\":\ttrue") != NULL); /* GPTQ and AWQ carry zero points */
+    o.quantize = "q8"; /* quantized twice: refused */
+    CHECK_INT_EQ(ts_bundle_export(model, bundle, &o, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "--quantize q8: the checkpoint is already quantized");
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", bundle);
+    CHECK(system(cmd) == 0);
+}
+
 static const char *const format_names[4] = {"GPTQ 4-bit v1", "GPTQ 8-bit v2", "AWQ 4-bit GEMM", "GPTQ 4-bit desc_act"};
 
 static void check_format(const char *fixture, format fmt)
@@ -265,6 +307,7 @@ static void check_format(const char *fixture, format fmt)
         CHECK(diff <= 1e-4 * fmax(1.0, scale));
         CHECK(same);
         free(lq), free(ld);
+        check_bundle(pdir, format_names[fmt], ids, 7, tq);
     }
     ts_model_destroy(q);
     ts_model_destroy(d);
@@ -272,6 +315,12 @@ static void check_format(const char *fixture, format fmt)
     for (size_t i = 0; i < n; i++) free(deq[i]);
     free(deq), free(packed), free(plain);
     ts_checkpoint_close(ck);
+    const char *keep = getenv("TS_PACKED_KEEP");
+    if (keep && *keep && fmt == GPTQ4_V1 && strcmp(fixture, "qwen2") == 0) {
+        char cmd[600];
+        snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s/model.safetensors' '%s/config.json' '%s/'", keep, pdir, pdir, keep);
+        CHECK(system(cmd) == 0);
+    }
     const char *dirs[2] = {pdir, ddir};
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof(path), "%s/model.safetensors", dirs[i]);

@@ -52,6 +52,13 @@ void ts_quantized_weights_destroy(ts_quantized_weights *q)
     free(q);
 }
 
+bool ts_quantized_weights_choose(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice)
+{
+    (void)name, (void)out, (void)in;
+    *choice = (ts_quant_choice){.bits = ((const ts_quantized_weights *)self)->bits, .block = TS_QUANT_BLOCK};
+    return true;
+}
+
 ts_weight_source ts_quantized_weights_source(ts_quantized_weights *q)
 {
     return (ts_weight_source){ts_quantized_weights_find, q};

@@ -18,6 +18,7 @@
 #ifndef TS_ENGINE_QUANTIZED_WEIGHTS_H
 #define TS_ENGINE_QUANTIZED_WEIGHTS_H
 
+#include "graph/quantize.h"
 #include "models/decoder.h"
 
 typedef struct ts_quantized_weights ts_quantized_weights;
@@ -29,6 +30,9 @@ void ts_quantized_weights_destroy(ts_quantized_weights *q);
 /* The store as a weight source (self = the store). */
 ts_weight_source ts_quantized_weights_source(ts_quantized_weights *q);
 const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, int rank, const int64_t *dims);
+/* A ts_quant_chooser (self = the store): every float matrix, the store's bits, blocks of
+ * TS_QUANT_BLOCK, no zero points. */
+bool ts_quantized_weights_choose(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice);
 
 typedef struct ts_quantization_report {
     int bits;

@@ -2,13 +2,14 @@
  * that read a folder (bundle export and open, other runtimes) can run at a published shape.
  *
  * The weights are the ones ts_model_create_synthetic makes (same seed, same bytes), the config is
- * the preset's published config.json text. model.safetensors holds the tensors sorted by name
- * after an 8-byte-aligned JSON header, so the same preset and dtype always give the same files.
+ * the preset's published config.json text. model.safetensors is written by ts_safetensors_write
+ * (sorted by name), so the same preset and dtype always give the same files.
  */
 #include "base/error.h"
 #include "base/file.h"
 #include "engine/model.h"
 #include "engine/synthetic.h"
+#include "loader/safetensors_write.h"
 #include "models/decoder.h"
 
 #include <errno.h>
@@ -16,64 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static int by_name(const void *a, const void *b)
-{
-    const ts_tensor_info *x = *(const ts_tensor_info *const *)a, *y = *(const ts_tensor_info *const *)b;
-    return strcmp(x->name, y->name);
-}
-
-/* Appends to a growing string; false when out of memory. */
-typedef struct {
-    char *data;
-    size_t len, cap;
-} text;
-
-static bool append(text *t, const char *s, size_t n)
-{
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (t->len + n + 1 > cap) cap *= 2;
-        char *d = realloc(t->data, cap);
-        if (!d) return false;
-        t->data = d, t->cap = cap;
-    }
-    memcpy(t->data + t->len, s, n);
-    t->len += n;
-    t->data[t->len] = 0;
-    return true;
-}
-
-static bool append_s(text *t, const char *s) { return append(t, s, strlen(s)); }
-
-static bool appendf(text *t, const char *fmt, long long a, long long b)
-{
-    char buf[64];
-    int n = snprintf(buf, sizeof(buf), fmt, a, b);
-    return append(t, buf, (size_t)n);
-}
-
-/* The header: {"__metadata__":{"format":"pt"},"NAME":{"dtype":…,"shape":[…],"data_offsets":[b,e]},…}
- * padded with spaces to a multiple of 8 bytes. Tensor names are the model's (no quotes or
- * backslashes: checked). */
-static ts_status header_of(const ts_tensor_info *const *sorted, size_t n, text *h, ts_error *err)
-{
-    bool ok = append_s(h, "{\"__metadata__\":{\"format\":\"pt\"}");
-    size_t offset = 0;
-    for (size_t i = 0; ok && i < n; i++) {
-        const ts_tensor_info *t = sorted[i];
-        if (strpbrk(t->name, "\"\\"))
-            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "synthetic checkpoint: tensor name %s needs escaping", t->name);
-        ok = append_s(h, ",\"") && append_s(h, t->name) && append_s(h, "\":{\"dtype\":\"") && append_s(h, ts_dtype_name(t->dtype)) &&
-             append_s(h, "\",\"shape\":[");
-        for (int d = 0; ok && d < t->n_dims; d++) ok = appendf(h, d ? ",%lld" : "%lld", (long long)t->shape[d], 0);
-        ok = ok && appendf(h, "],\"data_offsets\":[%lld,%lld]}", (long long)offset, (long long)(offset + t->n_bytes));
-        offset += t->n_bytes;
-    }
-    ok = ok && append_s(h, "}");
-    while (ok && h->len % 8) ok = append_s(h, " ");
-    return ok ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "synthetic checkpoint: out of memory");
-}
 
 static ts_status write_bytes(FILE *f, const char *path, const void *data, size_t n, ts_error *err)
 {
@@ -95,23 +38,12 @@ ts_status ts_synthetic_weights_write_checkpoint(const ts_synthetic_weights *w, c
     if (st != TS_OK) return st;
 
     size_t n = ts_synthetic_weights_count(w);
-    const ts_tensor_info **sorted = malloc(sizeof(*sorted) * (n ? n : 1));
-    text h = {0};
-    if (!sorted) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "synthetic checkpoint: out of memory");
-    for (size_t i = 0; i < n; i++) sorted[i] = ts_synthetic_weights_at(w, i);
-    qsort(sorted, n, sizeof(*sorted), by_name);
-    st = header_of(sorted, n, &h, err);
-    if (st == TS_OK) st = ts_path_join(path, sizeof(path), dir, "model.safetensors", err);
-    f = st == TS_OK ? fopen(path, "wb") : NULL;
-    if (st == TS_OK && !f) st = ts_error_set(err, TS_ERR_IO, "%s: %s", path, strerror(errno));
-    uint8_t size[8];
-    for (int i = 0; i < 8; i++) size[i] = (uint8_t)((uint64_t)h.len >> (8 * i)); /* little-endian u64 */
-    if (st == TS_OK) st = write_bytes(f, path, size, 8, err);
-    if (st == TS_OK) st = write_bytes(f, path, h.data, h.len, err);
-    for (size_t i = 0; st == TS_OK && i < n; i++) st = write_bytes(f, path, sorted[i]->data, sorted[i]->n_bytes, err);
-    if (f && fclose(f) != 0 && st == TS_OK) st = ts_error_set(err, TS_ERR_IO, "%s: %s", path, strerror(errno));
-    free(sorted);
-    free(h.data);
+    const ts_tensor_info **all = malloc(sizeof(*all) * (n ? n : 1));
+    if (!all) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "synthetic checkpoint: out of memory");
+    for (size_t i = 0; i < n; i++) all[i] = ts_synthetic_weights_at(w, i);
+    st = ts_path_join(path, sizeof(path), dir, "model.safetensors", err);
+    if (st == TS_OK) st = ts_safetensors_write(path, all, n, err);
+    free(all);
     return st;
 }
 

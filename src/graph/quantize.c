@@ -44,24 +44,32 @@ static ts_value new_param(rewriter *r, const char *base, const char *suffix, ts_
     return ts_graph_parameter(r->dst, name, TS_PARAM_WEIGHT, ts_type_make(dtype, 2, dims));
 }
 
-static ts_value qlinear(rewriter *r, const ts_graph *src, ts_value x, ts_value w, ts_value bias)
+/* The quantized parameters standing for weight w, made once (its first use). */
+static bool make_params(rewriter *r, const ts_graph *src, ts_value w)
 {
+    if (r->q[w] != TS_NO_VALUE) return true;
     const ts_node *n = ts_graph_node(src, w);
     const ts_quant_choice *c = &r->choice[w];
     int64_t out = n->type.dims[0], in = n->type.dims[1];
-    if (r->q[w] == TS_NO_VALUE) {
-        if (c->block < 1 || in % c->block || (c->bits != 8 && c->bits != 4) || (c->bits == 4 && c->block % 2))
-            return ts_graph_fail(r->dst, TS_OP_QLINEAR, TS_ERR_UNSUPPORTED,
-                                 "%s has %lld input channels, which %d-bit blocks of %lld weights do not divide", n->name,
-                                 (long long)in, c->bits, (long long)c->block);
-        char suffix[32];
-        snprintf(suffix, sizeof(suffix), ":q%d", c->bits);
-        r->q[w] = new_param(r, n->name, suffix, c->bits == 8 ? TS_DTYPE_I8 : TS_DTYPE_U8, out, c->bits == 8 ? in : in / 2);
-        snprintf(suffix, sizeof(suffix), ":q%d.scale", c->bits);
-        r->scale[w] = new_param(r, n->name, suffix, TS_DTYPE_F16, out, in / c->block);
-        snprintf(suffix, sizeof(suffix), ":q%d.zero", c->bits);
-        if (c->has_zero) r->zero[w] = new_param(r, n->name, suffix, TS_DTYPE_I8, out, in / c->block);
+    if (c->block < 1 || in % c->block || (c->bits != 8 && c->bits != 4) || (c->bits == 4 && c->block % 2)) {
+        ts_graph_fail(r->dst, TS_OP_QLINEAR, TS_ERR_UNSUPPORTED, "%s has %lld input channels, which %d-bit blocks of %lld weights do not divide",
+                      n->name, (long long)in, c->bits, (long long)c->block);
+        return false;
     }
+    char suffix[32];
+    snprintf(suffix, sizeof(suffix), ":q%d", c->bits);
+    r->q[w] = new_param(r, n->name, suffix, c->bits == 8 ? TS_DTYPE_I8 : TS_DTYPE_U8, out, c->bits == 8 ? in : in / 2);
+    snprintf(suffix, sizeof(suffix), ":q%d.scale", c->bits);
+    r->scale[w] = new_param(r, n->name, suffix, TS_DTYPE_F16, out, in / c->block);
+    snprintf(suffix, sizeof(suffix), ":q%d.zero", c->bits);
+    if (c->has_zero) r->zero[w] = new_param(r, n->name, suffix, TS_DTYPE_I8, out, in / c->block);
+    return true;
+}
+
+static ts_value qlinear(rewriter *r, const ts_graph *src, ts_value x, ts_value w, ts_value bias)
+{
+    const ts_quant_choice *c = &r->choice[w];
+    if (!make_params(r, src, w)) return TS_NO_VALUE;
     return ts_graph_qlinear(r->dst, x, r->q[w], r->scale[w], c->has_zero ? r->zero[w] : TS_NO_VALUE, bias, c->block);
 }
 
@@ -82,6 +90,12 @@ static ts_value rewrite(rewriter *r, const ts_graph *src, const ts_node *n, cons
 }
 
 ts_status ts_graph_quantize(const ts_graph *src, ts_quant_chooser choose, void *user, ts_graph **out, ts_error *err)
+{
+    return ts_graph_quantize_keeping(src, choose, user, NULL, NULL, out, err);
+}
+
+ts_status ts_graph_quantize_keeping(const ts_graph *src, ts_quant_chooser choose, void *user, ts_weight_keeper keep, void *keep_user,
+                                    ts_graph **out, ts_error *err)
 {
     *out = NULL;
     if (ts_graph_status(src, err) != TS_OK) return src->error.status;
@@ -105,13 +119,24 @@ ts_status ts_graph_quantize(const ts_graph *src, ts_quant_chooser choose, void *
                 if (!(rw && k >= 1 && (n->op == TS_OP_GATED_MLP || k == 1))) uses[n->inputs[k]]++;
         }
         for (int32_t i = 0; i < src->n_outputs; i++) uses[src->outputs[i]]++;
-        /* Parameters first, in index order; weights only the rewrite consumed are dropped. */
-        for (int32_t i = 0; i < src->n_nodes; i++)
-            if (src->nodes[i].op == TS_OP_PARAMETER) {
+        /* Parameters first: the weights kept, in index order (those only the rewrite consumed are
+         * dropped), then the quantized ones in the order the rewrite uses them, then the inputs
+         * and state, so every weight still comes before the first input (a bundle's contract). */
+        for (int pass = 0; pass < 2; pass++) {
+            for (int32_t i = 0; pass == 1 && i < src->n_nodes; i++) {
                 const ts_node *n = &src->nodes[i];
-                if (n->attrs.parameter.role == TS_PARAM_WEIGHT && !uses[i] && r.chosen[i] == 1) continue;
-                map[i] = ts_graph_parameter(dst, n->name, n->attrs.parameter.role, n->type);
+                if (!rewritten(&r, src, n)) continue;
+                for (int k = 1; k < (n->op == TS_OP_GATED_MLP ? 4 : 2); k++) make_params(&r, src, n->inputs[k]);
             }
+            for (int32_t i = 0; i < src->n_nodes; i++)
+                if (src->nodes[i].op == TS_OP_PARAMETER) {
+                    const ts_node *n = &src->nodes[i];
+                    if ((n->attrs.parameter.role == TS_PARAM_WEIGHT) != (pass == 0)) continue;
+                    if (n->attrs.parameter.role == TS_PARAM_WEIGHT && !uses[i] && r.chosen[i] == 1 && !(keep && keep(keep_user, n->name)))
+                        continue;
+                    map[i] = ts_graph_parameter(dst, n->name, n->attrs.parameter.role, n->type);
+                }
+        }
         for (int32_t i = 0; i < src->n_nodes && dst->error.status == TS_OK; i++) {
             const ts_node *n = &src->nodes[i];
             if (n->op == TS_OP_PARAMETER) continue;
@@ -134,6 +159,10 @@ ts_status ts_graph_quantize(const ts_graph *src, ts_quant_chooser choose, void *
                 for (int32_t i = 0; i < src->n_outputs; i++) outs[i] = map[src->outputs[i]];
                 ts_graph_set_outputs(dst, outs, src->n_outputs);
                 free(outs);
+                /* Donated arguments stay donated to the same results. */
+                for (int32_t i = 0; i < src->n_nodes; i++)
+                    if (src->nodes[i].op == TS_OP_PARAMETER && ts_graph_parameter_alias(src, i) >= 0)
+                        ts_graph_alias_output(dst, map[i], ts_graph_parameter_alias(src, i));
             }
         }
     }

@@ -5,9 +5,10 @@
  * a float weight parameter [out, in] that `choose` accepts by ts_graph_qlinear over new weight
  * parameters named after it: "<name>:q8" (i8 [out, in]) or "<name>:q4" (u8 [out, in/2]),
  * "<name>:qN.scale" (f16 [out, in/block]) and, with zero points, "<name>:qN.zero" (i8 [out,
- * in/block]). A weight parameter that only fed replaced matmuls is dropped; the other parameters
- * keep their relative order (so the decoder's inputs and state still follow its weights), the new
- * ones come last, in the order first used. Outputs map to their copies.
+ * in/block]). A weight parameter that only fed replaced matmuls is dropped; the other weights
+ * keep their relative order, the new ones follow them in the order first used, and the inputs and
+ * state come after all of them, in their order (a bundle's modules take every weight before the
+ * first input). Outputs map to their copies, donated arguments stay donated to them.
  * What the names stand for is the caller's (engine/quantized_weights.c, engine/packed_weights.c).
  * Errors: the chooser's block not dividing the width (TS_ERR_UNSUPPORTED, naming the tensor),
  * the source graph's own error, out of memory. *out: owned, ts_graph_destroy.
@@ -30,5 +31,13 @@ typedef struct ts_quant_choice {
 typedef bool (*ts_quant_chooser)(void *user, const char *name, int64_t out, int64_t in, ts_quant_choice *choice);
 
 ts_status ts_graph_quantize(const ts_graph *src, ts_quant_chooser choose, void *user, ts_graph **out, ts_error *err);
+
+/* Whether weight `name`, which only replaced matmuls read, stays a parameter (unread) all the same. */
+typedef bool (*ts_weight_keeper)(void *user, const char *name);
+/* ts_graph_quantize, keeping the weights `keep` accepts: a bundle's entries share one weight schema
+ * (a tied embedding table that prefill_embeddings.main reads only as its quantized lm_head is still
+ * its argument, as it is prefill.main's). */
+ts_status ts_graph_quantize_keeping(const ts_graph *src, ts_quant_chooser choose, void *user, ts_weight_keeper keep, void *keep_user,
+                                    ts_graph **out, ts_error *err);
 
 #endif

@@ -1,7 +1,7 @@
 """bundle_negative.py — the bad days of a compiled bundle (issue 11): each must be refused with a
 message naming what is wrong.
 
-  python tests/oracle/bundle_negative.py BUNDLE MODEL WORK
+  python tests/oracle/bundle_negative.py BUNDLE MODEL WORK [QUANTIZED_BUNDLE]
 
 BUNDLE is a text bundle (Qwen2 fixture) already compiled by tools/iree_compile.py; WORK a
 scratch folder. Checks, printed ok/FAIL, exit 1 on any FAIL:
@@ -15,7 +15,9 @@ scratch folder. Checks, printed ok/FAIL, exit 1 on any FAIL:
   - .vmfb files compiled from another bundle identity are refused;
   - calls that break the manifest's descriptors or ranges are refused before the call, naming
     the argument: wrong dtype, wrong shape, token id past the vocabulary, cache_len past the
-    capacity, a NaN embedding, a prompt longer than the prefill capacity.
+    capacity, a NaN embedding, a prompt longer than the prefill capacity;
+  - with QUANTIZED_BUNDLE (`tessera export --quantize q8` of MODEL): a manifest claiming another
+    block size or bit width (re-stamped), and a weight file cut short, refused naming the matrix.
 """
 import hashlib
 import json
@@ -176,6 +178,35 @@ msg = refusal(lambda: Slots(r, 0).prefill(0, {"ids": [1] * (lp + 1)}))
 check(msg is not None and f"prefill capacity is {lp}" in msg, f"a prompt past the prefill capacity: {msg}")
 msg = refusal(lambda: r.man.bucket_for(C, 1))
 check(msg is not None and "do not fit the largest bucket" in msg, f"admission: {msg}")
+
+# 6. a quantized bundle (the fifth argument: `tessera export --quantize q8` of the same model)
+# whose manifest claims another block or bits, or whose weight file is cut short: refused at
+# open, before compiling, naming the matrix and its tensor.
+if len(sys.argv) > 4:
+    quantized = sys.argv[4]
+    q_proj = "model.layers.0.self_attn.q_proj.weight"
+    for name, edit, want in [
+        ("qblock", ('"block":\t32', '"block":\t64'), f"quantization: {q_proj}: {q_proj}:q8.scale must be F16[64, 1], the weight "
+                                                     "schema declares F16[64, 2]"),
+        ("qbits", ('"bits":\t8', '"bits":\t4'), f"quantization: {q_proj}: {q_proj}:q4 must be U8[64, 32], the weight schema declares nothing"),
+        ("qshort", None, f"quantization: quantized.safetensors: {q_proj.replace('0.self_attn.q_proj', '2.self_attn.v_proj')}:q8.scale: "
+                         "data_offsets"),
+    ]:
+        d = os.path.join(work, name)
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(quantized, d, ignore=shutil.ignore_patterns("*.vmfb", "iree_compile.json"))
+        if edit:
+            path = os.path.join(d, "manifest.json")
+            with open(path) as f:
+                text = f.read()
+            with open(path, "w") as f:
+                f.write(text.replace(edit[0], edit[1], 1))
+            restamp(d)
+        else:
+            path = os.path.join(d, "quantized.safetensors")
+            os.truncate(path, os.path.getsize(path) - 100)
+        msg = refusal(lambda: runner(d))
+        check(msg is not None and want in msg, f"quantized bundle, {name}: {msg}")
 
 print(f"bundle_negative: {'FAILED' if failed else 'all passed'} ({failed} failed)")
 sys.exit(1 if failed else 0)

@@ -20,3 +20,41 @@ check() { # description, condition…
     local what=$1; shift
     if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what"; fi
 }
+
+# quant_case BACKEND NAME MODEL CASE [--quantize q8|q4]: a quantized bundle (`tessera export
+# --quantize`, or a GPTQ/AWQ checkpoint as it is) compiled by the backend (iree: tools/iree_compile.py;
+# xla: in tools/bundle_runner) and run by tools/bundle_runner on CASE's prompt: its 16 greedy ids =
+# the quantized engine's under --compute f32 (the same integer weights, f32 activations on both
+# sides) = `tessera run --bundle`'s.
+quant_case() {
+    local backend=$1 name=$2 model=$3 case=$4
+    shift 4
+    "$bin" export -m "$model" -o "$work/$name" --capacity 64 --prefill-capacity 32 "$@" >/dev/null 2>"$work/$name.export.err"
+    check "$name: tessera export $* exits 0" test $? -eq 0
+    if [ "$backend" = iree ]; then
+        "$py" "$root/tools/iree_compile.py" "$work/$name" >"$work/$name.compile.log" 2>&1
+        local rc=$?
+        check "$name: tools/iree_compile.py compiles every quantized module (exit $rc)" test $rc -eq 0
+    fi
+    local args=() run=(--json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 --compute f32) engine ours theirs
+    mapfile -d "" -t args < <(/usr/bin/python3 "$root/tests/oracle/bundle_fixture_args.py" "$fix/$case")
+    engine=$("$bin" run -m "$model" "$@" "${args[@]}" "${run[@]}" 2>"$work/$name.engine.err" | sed -n 's/.*"generated_ids":\[\([0-9,]*\)\].*/\1/p')
+    ours=$("$bin" run --bundle "$work/$name" -m "$model" "${args[@]}" "${run[@]}" 2>"$work/$name.run.err" |
+        sed -n 's/.*"generated_ids":\[\([0-9,]*\)\].*/\1/p')
+    theirs=$("$py" "$root/tools/bundle_runner" generate "$work/$name" -m "$model" --fixture "$fix/$case" --max-tokens 16 \
+        --backend "$backend" 2>"$work/$name.runner.err" | sed -n 's/.*"generated_ids": \[\([0-9, ]*\)\].*/\1/p' | tr -d ' ')
+    echo "$name: engine [$engine], tessera --bundle [$ours], $backend [$theirs]"
+    [ -n "$theirs" ] || tail -3 "$work/$name.runner.err"
+    check "$name: the quantized engine gives 16 ids" test "$(echo "$engine" | tr ',' '\n' | grep -c .)" -eq 16
+    check "$name: tessera run --bundle = the quantized engine" test "$ours" = "$engine"
+    check "$name: $backend's greedy ids = the quantized engine's" test "$theirs" = "$engine"
+}
+
+# gptq_model DIR: the GPTQ 4-bit (groups of 32, zero points) qwen2 checkpoint that
+# src/engine/packed_weights_test.c packs from the fixture (TS_PACKED_KEEP), with the fixture's
+# tokenizer files beside it.
+gptq_model() {
+    (cd "$root" && TS_PACKED_KEEP=$1 "$build/packed_weights_test" >/dev/null 2>&1)
+    check "packed_weights_test writes the GPTQ checkpoint" test -s "$1/model.safetensors" -a -s "$1/config.json"
+    for f in "$fix"/qwen2/model/*; do [ -e "$1/${f##*/}" ] || ln -s "$f" "$1/"; done
+}

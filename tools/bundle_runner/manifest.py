@@ -89,6 +89,10 @@ class Manifest:
             # The host's token rows are embed_tokens × scale (Gemma3: √hidden), 0 = unscaled.
             self.embed_scale = float(j.get("embeddings", {}).get("scale", 0))
             self.weights = _descriptors(j["weights"], "weights")
+            # A quantized bundle: its integer weights, scales and zero points are in its own file.
+            self.quant = j.get("quantization")
+            if self.quant is not None and self.quant.get("version") != 1:
+                raise ContractError(f"manifest.json: quantization.version {self.quant.get('version')} (this runner reads version 1)")
             self.buckets = []
             n_entries = 4 if self.deepstack_layers else 3
             for b, bo in enumerate(j["buckets"]):
@@ -161,6 +165,13 @@ class Manifest:
             root["deepstack"] = {"layers": self.deepstack_layers, "visual_capacity": ds["visual_capacity"], "payload": ds["payload"]}
         n_weights = len(j["weights"])
         root["weights"] = [desc(w, i) for i, w in enumerate(j["weights"])]
+        if self.quant is not None:
+            q = self.quant
+            root["quantization"] = {"version": q["version"], "method": q["method"], "file": q["file"],
+                                    "dequantization": q["dequantization"],
+                                    "weights": [{"weight": w["weight"], "bits": w["bits"], "block": w["block"],
+                                                 "scale_dtype": w["scale_dtype"], "zero_points": bool(w["zero_points"]),
+                                                 "shape": w["shape"]} for w in q["weights"]]}
         buckets = []
         for bo in j["buckets"]:
             o = {"capacity": bo["capacity"], "prefill_capacity": bo["prefill_capacity"], "slots": bo["slots"]}
@@ -214,6 +225,25 @@ class Manifest:
             raise ContractError(f"identity differs: the manifest says {self.identity[:16]}\u2026, its content and modules "
                                 f"hash to {actual[:16]}\u2026 (refused before compiling)")
         return texts
+
+    def quantized_tensors(self):
+        """{tensor name: (dtype, shape)} of the quantized tensors the manifest's quantization
+        describes (src/bundle/bundle_quant.c): per matrix W [out, in] of `bits` and `block`,
+        W:q<bits> (I8 [out, in] or U8 [out, in/2]), W:q<bits>.scale [out, in/block], and with
+        zero points W:q<bits>.zero I8 [out, in/block]. A matrix the runtimes cannot run (bits not
+        8 or 4, a block not dividing the width or odd for 4-bit) is refused, named."""
+        out = {}
+        for i, w in enumerate(self.quant["weights"] if self.quant else []):
+            bits, block, (o, n) = w["bits"], w["block"], w["shape"]
+            if bits not in (8, 4) or block < 1 or n % block or (bits == 4 and block % 2):
+                raise ContractError(f"quantization: {w['weight']} [{o}, {n}]: {bits}-bit blocks of {block} "
+                                    "(8 or 4 bits, a block dividing the input width, even for 4-bit)")
+            name = f"{w['weight']}:q{bits}"
+            out[name] = ("I8" if bits == 8 else "U8", (o, n if bits == 8 else n // 2))
+            out[name + ".scale"] = (w["scale_dtype"], (o, n // block))
+            if w["zero_points"]:
+                out[name + ".zero"] = ("I8", (o, n // block))
+        return out
 
     # ------------------------------------------------------------ lookup
 
@@ -327,9 +357,11 @@ def parse_signature(text, func="@main"):
     return args, results
 
 
-def check_signature(entry, weights, args, results, where):
-    """The module's own signature against the manifest: argument count, names, types; results."""
-    want = [(d.name, d.dtype, d.shape) for d in list(weights) + entry.inputs]
+def check_signature(entry, weights, args, results, where, signless=False):
+    """The module's own signature against the manifest: argument count, names, types; results.
+    signless: IREE's compiled declaration, whose integer types carry no signedness (a module's
+    ui8 is i8 there)."""
+    want = [(d.name, "I8" if signless and d.dtype == "U8" else d.dtype, d.shape) for d in list(weights) + entry.inputs]
     if len(args) != len(want):
         names = {a[0] for a in args}
         missing = [w[0] for w in want if w[0] not in names]

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import host
 from .manifest import Manifest, ContractError, check_arguments, check_signature, check_values, check_vision_values, parse_signature
-from .safetensors import read_checkpoint
+from .safetensors import SafetensorsError, read_checkpoint, read_file
 
 
 class Runner:
@@ -52,6 +52,7 @@ class Runner:
         self.tokens_per_second = (int(vision_config.get("tokens_per_second", 4))
                                   if self.config.get("model_type") == "qwen2_5_vl" else 0)
         tensors = read_checkpoint(model_dir)
+        tensors.update(self._quantized(bundle_dir))
         self.timings = {"upload_s": 0.0, "compile_s": 0.0}
         t = time.perf_counter()
         self.weights = self._upload(tensors, man.weights, "weights")
@@ -73,7 +74,7 @@ class Runner:
             self.timings["compile_s"] += time.perf_counter() - t
             if declaration:  # IREE: the compiled function's own signature
                 args, results = parse_signature(declaration)
-                check_signature(entry, weights, args, results, file[:-5] + ".vmfb")
+                check_signature(entry, weights, args, results, file[:-5] + ".vmfb", signless=True)
             self.keys[id(entry)] = file
             self.log(f"{backend.name}: {file} ready")
 
@@ -89,13 +90,42 @@ class Runner:
                                 f"this bundle is {self.man.identity[:16]}\u2026 (compile it again)")
         return record
 
+    def _quantized(self, bundle_dir):
+        """A quantized bundle's own tensors, each as the manifest's quantization says (dtype,
+        shape, so byte count), the matrix named on a mismatch; the schema must declare them so."""
+        want = self.man.quantized_tensors()
+        if not want:
+            return {}
+        q = self.man.quant
+        path = os.path.join(bundle_dir, q["file"])
+        if "/" in q["file"] or ".." in q["file"] or not os.path.exists(path):
+            raise ContractError(f"quantization: {q['file']}: missing from the bundle")
+        try:
+            found = read_file(path)
+        except SafetensorsError as e:
+            raise ContractError(f"quantization: {e}") from None
+        schema = {d.name: d for d in self.man.weights}
+        for name, (dtype, shape) in want.items():
+            matrix = name.rsplit(":", 1)[0]
+            d, t = schema.get(name), found.get(name)
+            if d is None or d.dtype != dtype or d.shape != shape:
+                raise ContractError(f"quantization: {matrix}: {name} must be {dtype}{list(shape)}, the weight schema declares "
+                                    f"{'nothing' if d is None else d.dtype + str(list(d.shape))}")
+            if t is None:
+                raise ContractError(f"quantization: {matrix}: {name} is not in {q['file']}")
+            got = {"int8": "I8", "uint8": "U8", "float16": "F16", "float32": "F32", "bfloat16": "BF16"}.get(str(t.dtype), str(t.dtype))
+            if got != dtype or tuple(t.shape) != shape:
+                raise ContractError(f"quantization: {matrix}: {name} in {q['file']} is {got}{list(t.shape)}, "
+                                    f"the manifest's matrix needs {dtype}{list(shape)}")
+        return {k: v for k, v in found.items() if k in want}
+
     def _upload(self, tensors, schema, where):
         out = []
         for i, d in enumerate(schema):
             t = tensors.get(d.name)
             if t is None:
                 raise ContractError(f"weight schema: {where}[{i}] {d.name}: not in the checkpoint")
-            dtype = {"float32": "F32", "float16": "F16", "bfloat16": "BF16"}.get(str(t.dtype), str(t.dtype))
+            dtype = {"float32": "F32", "float16": "F16", "bfloat16": "BF16", "int8": "I8", "uint8": "U8"}.get(str(t.dtype), str(t.dtype))
             if dtype != d.dtype or t.size != int(np.prod(d.shape, dtype=np.int64)):
                 raise ContractError(f"weight schema: {where}[{i}] {d.name}: declared {d.dtype}{list(d.shape)}, "
                                     f"the checkpoint has {dtype}{list(t.shape)}")

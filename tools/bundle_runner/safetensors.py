@@ -1,7 +1,7 @@
 """safetensors.py — reads a checkpoint's safetensors files (single or sharded) into numpy arrays.
 
-Memory-mapped, no copy: an array is a view of the file. BF16 arrives as ml_dtypes.bfloat16, F16 and
-F32 as numpy's own types. A header that does not describe its file (offsets outside the data,
+Memory-mapped, no copy: an array is a view of the file. BF16 arrives as ml_dtypes.bfloat16, F16,
+F32 and the integer types (a quantized bundle's I8/U8 weights) as numpy's own types. A header that does not describe its file (offsets outside the data,
 overlaps, a size that is not dtype × shape) is refused with the file and tensor named.
 """
 import json
@@ -17,6 +17,8 @@ DTYPES = {
     "BF16": np.dtype(ml_dtypes.bfloat16),
     "I64": np.dtype(np.int64),
     "I32": np.dtype(np.int32),
+    "I8": np.dtype(np.int8),
+    "U8": np.dtype(np.uint8),
 }
 
 
