@@ -1062,6 +1062,7 @@ typedef struct ts_server_options {
     int media_threads;            /* the image stage's context; 0: as threads */
     int64_t prefill_chunk;        /* prompt tokens prefilled between two decode steps */
     size_t encoder_cache_bytes;   /* the image encoder's cache */
+    size_t prefix_cache_bytes;    /* KV rows of prompt prefixes kept for later requests (0: none) */
     const char *kv_cache;         /* NULL/"f32" or "bf16" */
     const char *quantize;         /* NULL, or "q8"/"q4": as ts_model_options (not with bundle_dir) */
     const char *cpu_level;        /* as ts_context_options */
@@ -1070,7 +1071,7 @@ typedef struct ts_server_options {
 } ts_server_options;
 
 /* Every field at its default: 127.0.0.1:8080, 4 slots (a bundle's own count), queue 64, 32 MiB bodies, 8 images,
- * 256-token prefill chunks, a 256 MiB encoder cache, 1024 connections (128 per address), timeouts of 10 s
+ * 256-token prefill chunks, a 256 MiB encoder cache, a 1 GiB prefix cache, 1024 connections (128 per address), timeouts of 10 s
  * (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M image pixels per request. */
 void ts_server_options_default(ts_server_options *options);
 

@@ -12,6 +12,10 @@
  * The model runs behind a small backend: the engine's sequences (ts_model_prefill*, one
  * ts_model_decode over the decoding slots) or a bundle bucket's slots (prefill.main /
  * prefill_embeddings.main for a whole prompt, decode.main over every slot).
+ *
+ * The prefix cache (engine backend) hooks in at two points: when a slot starts a job, the cached
+ * rows of its prompt's prefix are copied into the slot's sequence and its prefill starts after
+ * them (prefix_begin); when it finishes, its prompt's full blocks are stored (prefix_store).
  */
 #include "server/server.h"
 
@@ -44,6 +48,7 @@ typedef struct slot {
     int32_t next_id;
     srv_server *server;
     const float *raw_logits; /* the scheduler's copy of this step's logits, for logprobs */
+    ts_prefix_keys *prefix;  /* the prompt's block keys, while the job runs (NULL: no cache) */
 } slot;
 
 typedef struct scheduler {
@@ -54,6 +59,7 @@ typedef struct scheduler {
     float *logits;  /* [slots][vocab] */
     float *scratch; /* one row: the raw logits, kept for logprobs */
     int32_t *positions;
+    ts_prefix_cache *prefix; /* NULL: off (a bundle, a ring cache, or --prefix-cache-mb 0) */
 } scheduler;
 
 static bool on_token(void *user, int32_t id, const char *text, size_t len)
@@ -86,8 +92,44 @@ static int busy_slots(const scheduler *sc)
     return busy;
 }
 
+/* ------------------------------------------------------------------ prefix cache hooks */
+
+static void prefix_metrics(const scheduler *sc)
+{
+    ts_prefix_cache_stats st = ts_prefix_cache_get_stats(sc->prefix);
+    srv_prefix_totals t = {st.lookups, st.hits, st.prompt_tokens, st.cached_tokens, st.blocks, st.evictions,
+                           (int64_t)st.bytes, (int64_t)st.budget};
+    srv_metrics_prefix_cache(sc->s->metrics, &t);
+}
+
+/* A job starts: the cached rows of its prompt's prefix into its (empty) sequence; its prefill then
+ * starts after them. A prompt the cache cannot key is prefilled whole. */
+static void prefix_begin(scheduler *sc, slot *sl)
+{
+    if (!sc->prefix) return;
+    srv_job *job = sl->job;
+    ts_prefix_prompt p = {job->ids, job->n_ids, job->mm.embeddings ? &job->mm : NULL, job->media, job->n_media,
+                          (int64_t)sc->be.chunk};
+    int64_t restored = 0;
+    ts_error e = {0};
+    if (ts_prefix_cache_begin(sc->prefix, &p, sc->be.seqs[sl - sc->slots], &sl->prefix, &restored, &e) != TS_OK) return;
+    sl->prefilled = (size_t)restored;
+    job->cached_tokens = (size_t)restored;
+    prefix_metrics(sc);
+}
+
+/* A job finished: its prompt's full blocks into the cache. */
+static void prefix_store(scheduler *sc, slot *sl)
+{
+    if (!sl->prefix || sl->prefilled < sl->job->n_ids) return;
+    ts_prefix_cache_store(sc->prefix, sl->prefix, sc->be.seqs[sl - sc->slots]);
+    prefix_metrics(sc);
+}
+
 static void release(scheduler *sc, slot *sl)
 {
+    ts_prefix_keys_free(sl->prefix);
+    sl->prefix = NULL;
     ts_completion_destroy(sl->completion);
     sc->be.reset(&sc->be, (int)(sl - sc->slots));
     srv_job_drop_inputs(sl->job);
@@ -110,6 +152,7 @@ static void finish(scheduler *sc, slot *sl)
         fail_slot(sc, sl, 500, &e);
         return;
     }
+    prefix_store(sc, sl);
     srv_job_finish(sl->job, g.finish_reason, sl->job->n_ids, g.n_ids);
     srv_metrics_tokens(sc->s->metrics, (int64_t)sl->job->n_ids, (int64_t)g.n_ids);
     ts_generation_free(&g);
@@ -159,7 +202,11 @@ static void start(scheduler *sc, slot *sl, srv_job *job)
     srv_job_set_running(job);
     srv_metrics_set_slots(s->metrics, busy_slots(sc), sc->n_slots);
     ts_error e = {0};
-    if (ts_completion_create(s->vocab, job->ids, job->n_ids, &sl->params, &sl->completion, &e) != TS_OK) fail_slot(sc, sl, 400, &e);
+    if (ts_completion_create(s->vocab, job->ids, job->n_ids, &sl->params, &sl->completion, &e) != TS_OK) {
+        fail_slot(sc, sl, 400, &e);
+        return;
+    }
+    prefix_begin(sc, sl);
 }
 
 /* One chunk of a slot's prompt: tokens, or (image requests) embeddings with their positions. */
@@ -261,6 +308,21 @@ static ts_status bundle_decode(backend *b, const int32_t *tokens, const bool *ac
 static void bundle_reset(backend *b, int slot) { ts_bundle_slots_reset(b->slots, slot); }
 static int64_t bundle_length(const backend *b, int slot) { return ts_bundle_slots_length(b->slots, slot); }
 
+/* The engine's prefix cache, when asked for and possible; the reason on stderr when not. */
+static void prefix_init(scheduler *sc)
+{
+    srv_server *s = sc->s;
+    if (!s->opt.prefix_cache_bytes) return;
+    ts_error e = {0};
+    if (ts_prefix_cache_create(s->model, sc->be.seqs[0], s->opt.prefix_cache_bytes, &sc->prefix, &e) != TS_OK) {
+        fprintf(stderr, "tessera serve: prefix cache off: %s\n", e.message);
+        return;
+    }
+    fprintf(stderr, "tessera serve: prefix cache of %zu MiB (blocks of %d tokens)\n", s->opt.prefix_cache_bytes >> 20,
+            TS_PREFIX_BLOCK);
+    prefix_metrics(sc);
+}
+
 static bool backend_init(scheduler *sc)
 {
     srv_server *s = sc->s;
@@ -268,17 +330,21 @@ static bool backend_init(scheduler *sc)
     b->s = s, b->capacity = s->capacity;
     if (s->bundle_slots) {
         *b = (backend){bundle_prefill, bundle_decode, bundle_reset, bundle_length, s->capacity, (size_t)s->capacity, s, NULL, s->bundle_slots};
+        if (s->opt.prefix_cache_bytes)
+            fprintf(stderr, "tessera serve: prefix cache off: a bundle's prefill entries take whole prompts\n");
         return true;
     }
     *b = (backend){engine_prefill, engine_decode, engine_reset, engine_length, s->capacity, (size_t)s->opt.prefill_chunk, s, NULL, NULL};
     if (!(b->seqs = calloc((size_t)sc->n_slots, sizeof(*b->seqs)))) return false;
     for (int i = 0; i < sc->n_slots; i++)
         if (ts_sequence_create(s->model, s->capacity, &b->seqs[i], NULL) != TS_OK) return false;
+    prefix_init(sc);
     return true;
 }
 
 static void backend_fini(scheduler *sc)
 {
+    ts_prefix_cache_destroy(sc->prefix);
     for (int i = 0; sc->be.seqs && i < sc->n_slots; i++) ts_sequence_destroy(sc->be.seqs[i]);
     free(sc->be.seqs);
 }
