@@ -414,6 +414,9 @@ ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family famil
                               const ts_image_budget *budget, ts_pixel_values *out, ts_error *err);
 /* Frees the data and zeroes *pv; NULL and zeroed values are fine. */
 void ts_pixel_values_free(ts_pixel_values *pv);
+/* SHA-256 of what an image tower sees: shape, grid and every pixel value (the encoder cache's key
+ * and the prefix cache's media digest). */
+void ts_pixel_values_digest(const ts_pixel_values *pv, uint8_t digest[32]);
 
 /* ---------------------------------------------------------------- tokenizer */
 
@@ -796,9 +799,6 @@ void ts_prefix_cache_store(ts_prefix_cache *cache, const ts_prefix_keys *keys,
                            const ts_sequence *seq);
 void ts_prefix_keys_free(ts_prefix_keys *keys);
 ts_prefix_cache_stats ts_prefix_cache_get_stats(const ts_prefix_cache *cache);
-/* SHA-256 of what an image tower sees: shape, grid and every pixel value (the encoder cache's key
- * and the prefix cache's media digest). */
-void ts_pixel_values_digest(const ts_pixel_values *pv, uint8_t digest[32]);
 
 /* ---------------------------------------------------------------- generation */
 

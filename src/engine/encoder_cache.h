@@ -2,10 +2,9 @@
  * in bytes.
  *
  * The key is ts_pixel_values_digest (tessera.h), a SHA-256 over what the tower sees: the
- * preprocessed pixel values (shape, grid and
- * every float), so the image content and every processor setting that changes the pixels (resize
- * budget, crop, normalisation) are part of it, and two requests with the same image under
- * different settings never share an entry. Entries are copied in and out: no caller holds a
+ * preprocessed pixel values (shape, grid and every float), so the image content and every
+ * processor setting that changes the pixels (resize budget, crop, normalisation) are part of it,
+ * and two requests with the same image under different settings never share an entry. Entries are copied in and out: no caller holds a
  * pointer into the cache. An entry larger than the whole budget is not kept. Not thread-safe,
  * like the model that owns it.
  */

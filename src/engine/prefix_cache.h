@@ -12,9 +12,10 @@
  *     row as (media digest, offset of the row within its image) — the digest is
  *     ts_pixel_values_digest, over the pixel values, shape and grid the tower sees;
  *   - its rotary positions, all rows of them (M-RoPE's t, h, w depend on the images' grids).
- * Everything else a row's K/V depends on is a function of that: DeepStack rows (Qwen3-VL adds
- * the tower's side rows to early layers' hidden states) come from the same pixels, so the media
- * digest keys them; an image-block attention bias (Gemma3) follows from which rows are image rows;
+ * Everything else a row's K/V depends on is a function of that: DeepStack rows (a tower's side
+ * rows added to early layers' hidden states) come from the same pixels, so the media digest keys
+ * them; an image-block attention bias (image tokens seeing their whole image) follows from which
+ * rows are image rows;
  * the rope delta only moves positions after the prompt, which the request's own inputs carry.
  * The model, its weights, the KV type and the compute policy are fixed for one cache (one per
  * server), so they are not hashed.
@@ -44,8 +45,8 @@
  * below 16 nothing is stored. Generated tokens are not stored (their rows come from decode steps,
  * another path).
  *
- * Refused: sequences whose layers keep fewer rows than their capacity (sliding-window rings:
- * Gemma3 beyond its window) — the prefix rows are overwritten before a request ends.
+ * Refused: sequences whose layers keep fewer rows than their capacity (sliding-window rings, for a
+ * capacity beyond the window) — the prefix rows are overwritten before a request ends.
  */
 #ifndef TS_ENGINE_PREFIX_CACHE_H
 #define TS_ENGINE_PREFIX_CACHE_H

@@ -15,8 +15,10 @@
  *
  * The prefix cache (engine backend) hooks in at two points: when a slot starts a job, the cached
  * rows of its prompt's prefix are copied into the slot's sequence and its prefill starts after
- * them (prefix_begin); when it finishes, its prompt's full blocks are stored (prefix_store).
+ * them (srv_prefix_begin); when it finishes, its prompt's full blocks are stored
+ * (srv_prefix_store). See server/prefix.h.
  */
+#include "server/prefix.h"
 #include "server/server.h"
 
 #include <stdio.h>
@@ -92,40 +94,6 @@ static int busy_slots(const scheduler *sc)
     return busy;
 }
 
-/* ------------------------------------------------------------------ prefix cache hooks */
-
-static void prefix_metrics(const scheduler *sc)
-{
-    ts_prefix_cache_stats st = ts_prefix_cache_get_stats(sc->prefix);
-    srv_prefix_totals t = {st.lookups, st.hits, st.prompt_tokens, st.cached_tokens, st.blocks, st.evictions,
-                           (int64_t)st.bytes, (int64_t)st.budget};
-    srv_metrics_prefix_cache(sc->s->metrics, &t);
-}
-
-/* A job starts: the cached rows of its prompt's prefix into its (empty) sequence; its prefill then
- * starts after them. A prompt the cache cannot key is prefilled whole. */
-static void prefix_begin(scheduler *sc, slot *sl)
-{
-    if (!sc->prefix) return;
-    srv_job *job = sl->job;
-    ts_prefix_prompt p = {job->ids, job->n_ids, job->mm.embeddings ? &job->mm : NULL, job->media, job->n_media,
-                          (int64_t)sc->be.chunk};
-    int64_t restored = 0;
-    ts_error e = {0};
-    if (ts_prefix_cache_begin(sc->prefix, &p, sc->be.seqs[sl - sc->slots], &sl->prefix, &restored, &e) != TS_OK) return;
-    sl->prefilled = (size_t)restored;
-    job->cached_tokens = (size_t)restored;
-    prefix_metrics(sc);
-}
-
-/* A job finished: its prompt's full blocks into the cache. */
-static void prefix_store(scheduler *sc, slot *sl)
-{
-    if (!sl->prefix || sl->prefilled < sl->job->n_ids) return;
-    ts_prefix_cache_store(sc->prefix, sl->prefix, sc->be.seqs[sl - sc->slots]);
-    prefix_metrics(sc);
-}
-
 static void release(scheduler *sc, slot *sl)
 {
     ts_prefix_keys_free(sl->prefix);
@@ -152,7 +120,7 @@ static void finish(scheduler *sc, slot *sl)
         fail_slot(sc, sl, 500, &e);
         return;
     }
-    prefix_store(sc, sl);
+    srv_prefix_store(sc->s, sc->prefix, sl->prefix, sc->be.seqs ? sc->be.seqs[sl - sc->slots] : NULL);
     srv_job_finish(sl->job, g.finish_reason, sl->job->n_ids, g.n_ids);
     srv_metrics_tokens(sc->s->metrics, (int64_t)sl->job->n_ids, (int64_t)g.n_ids);
     ts_generation_free(&g);
@@ -206,7 +174,7 @@ static void start(scheduler *sc, slot *sl, srv_job *job)
         fail_slot(sc, sl, 400, &e);
         return;
     }
-    prefix_begin(sc, sl);
+    if (sc->prefix) sl->prefilled = srv_prefix_begin(s, sc->prefix, job, sc->be.seqs[sl - sc->slots], sc->be.chunk, &sl->prefix);
 }
 
 /* One chunk of a slot's prompt: tokens, or (image requests) embeddings with their positions. */
@@ -308,21 +276,6 @@ static ts_status bundle_decode(backend *b, const int32_t *tokens, const bool *ac
 static void bundle_reset(backend *b, int slot) { ts_bundle_slots_reset(b->slots, slot); }
 static int64_t bundle_length(const backend *b, int slot) { return ts_bundle_slots_length(b->slots, slot); }
 
-/* The engine's prefix cache, when asked for and possible; the reason on stderr when not. */
-static void prefix_init(scheduler *sc)
-{
-    srv_server *s = sc->s;
-    if (!s->opt.prefix_cache_bytes) return;
-    ts_error e = {0};
-    if (ts_prefix_cache_create(s->model, sc->be.seqs[0], s->opt.prefix_cache_bytes, &sc->prefix, &e) != TS_OK) {
-        fprintf(stderr, "tessera serve: prefix cache off: %s\n", e.message);
-        return;
-    }
-    fprintf(stderr, "tessera serve: prefix cache of %zu MiB (blocks of %d tokens)\n", s->opt.prefix_cache_bytes >> 20,
-            TS_PREFIX_BLOCK);
-    prefix_metrics(sc);
-}
-
 static bool backend_init(scheduler *sc)
 {
     srv_server *s = sc->s;
@@ -338,7 +291,7 @@ static bool backend_init(scheduler *sc)
     if (!(b->seqs = calloc((size_t)sc->n_slots, sizeof(*b->seqs)))) return false;
     for (int i = 0; i < sc->n_slots; i++)
         if (ts_sequence_create(s->model, s->capacity, &b->seqs[i], NULL) != TS_OK) return false;
-    prefix_init(sc);
+    sc->prefix = srv_prefix_create(s, b->seqs[0]);
     return true;
 }
 
