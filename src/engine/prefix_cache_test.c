@@ -84,15 +84,38 @@ static int64_t served_exactly(ts_model *m, ts_prefix_cache *c, const prompt *p, 
     return restored;
 }
 
+/* A fixture's model with a cache for 512-token sequences: of `blocks` blocks (and their
+ * bookkeeping), or 64 MiB when 0. */
+typedef struct setup {
+    ts_model *m;
+    ts_sequence *like;
+    ts_prefix_cache *c;
+} setup;
+
+static bool set_up(const char *fixture, int blocks, setup *s)
+{
+    char dir[128];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", fixture);
+    ts_error err;
+    *s = (setup){0};
+    if (ts_model_load(ctx, dir, NULL, &s->m, &err) != TS_OK || ts_sequence_create(s->m, 512, &s->like, &err) != TS_OK) return false;
+    size_t budget = blocks ? (size_t)blocks * (TS_PREFIX_BLOCK * ts_model_position_bytes(s->m) + 256) : (size_t)64 << 20;
+    return ts_prefix_cache_create(s->m, s->like, budget, &s->c, &err) == TS_OK;
+}
+
+static void tear_down(setup *s)
+{
+    ts_prefix_cache_destroy(s->c);
+    ts_sequence_destroy(s->like);
+    ts_model_destroy(s->m);
+}
+
 static void test_text(void)
 {
-    ts_error err;
-    ts_model *m;
-    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
-    ts_sequence *like;
-    REQUIRE_INT_EQ(ts_sequence_create(m, 512, &like, &err), TS_OK);
-    ts_prefix_cache *c;
-    REQUIRE_INT_EQ(ts_prefix_cache_create(m, like, (size_t)64 << 20, &c, &err), TS_OK);
+    setup s;
+    REQUIRE(set_up("qwen2", 0, &s));
+    ts_model *m = s.m;
+    ts_prefix_cache *c = s.c;
     prompt a = text_prompt(150, 0);
     /* The first request misses and stores its 9 full blocks. The same prompt again: 144 rows
      * would leave rows 144…149 to a 6-row call, which takes another kernel path than the whole
@@ -125,22 +148,15 @@ static void test_text(void)
            (long long)st.lookups, (long long)st.hits, (long long)st.cached_tokens, (long long)st.prompt_tokens,
            (long long)st.blocks, st.bytes);
     prompt_free(&a), prompt_free(&b), prompt_free(&d), prompt_free(&e);
-    ts_prefix_cache_destroy(c);
-    ts_sequence_destroy(like);
-    ts_model_destroy(m);
+    tear_down(&s);
 }
 
 static void test_eviction(void)
 {
-    ts_error err;
-    ts_model *m;
-    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
-    ts_sequence *like;
-    REQUIRE_INT_EQ(ts_sequence_create(m, 512, &like, &err), TS_OK);
-    /* Room for 3 blocks (and their bookkeeping). */
-    size_t block = TS_PREFIX_BLOCK * ts_model_position_bytes(m);
-    ts_prefix_cache *c;
-    REQUIRE_INT_EQ(ts_prefix_cache_create(m, like, 3 * block + 3 * 256, &c, &err), TS_OK);
+    setup s;
+    REQUIRE(set_up("qwen2", 3, &s)); /* room for 3 blocks */
+    ts_model *m = s.m;
+    ts_prefix_cache *c = s.c;
     prompt a = text_prompt(100, 0), b = text_prompt(100, 50);
     CHECK_INT_EQ(served_exactly(m, c, &a, 256), 0); /* 6 blocks offered: the first 3 kept */
     ts_prefix_cache_stats st = ts_prefix_cache_get_stats(c);
@@ -157,9 +173,7 @@ static void test_eviction(void)
     printf("  eviction: budget %zu bytes (3 blocks), %lld evictions\n", st.budget,
            (long long)ts_prefix_cache_get_stats(c).evictions);
     prompt_free(&a), prompt_free(&b);
-    ts_prefix_cache_destroy(c);
-    ts_sequence_destroy(like);
-    ts_model_destroy(m);
+    tear_down(&s);
 }
 
 /* The fixture's expanded prompt (its input_ids) with `tail` text tokens after it, and its image's
@@ -202,15 +216,10 @@ static prompt image_prompt(ts_model *m, const char *name, int tail, bool other)
 
 static void test_images(const char *name)
 {
-    ts_error err;
-    ts_model *m;
-    char dir[128];
-    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
-    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
-    ts_sequence *like;
-    REQUIRE_INT_EQ(ts_sequence_create(m, 512, &like, &err), TS_OK);
-    ts_prefix_cache *c;
-    REQUIRE_INT_EQ(ts_prefix_cache_create(m, like, (size_t)64 << 20, &c, &err), TS_OK);
+    setup s;
+    REQUIRE(set_up(name, 0, &s));
+    ts_model *m = s.m;
+    ts_prefix_cache *c = s.c;
     prompt a = image_prompt(m, name, 40, false), b = image_prompt(m, name, 70, false),
            other = image_prompt(m, name, 40, true);
     REQUIRE(a.mm.embeddings && b.mm.embeddings && other.mm.embeddings);
@@ -237,9 +246,7 @@ static void test_images(const char *name)
     prompt t = {.ids = a.ids, .n = first_image};
     CHECK_INT_EQ(served_exactly(m, c, &t, 256), 0);
     prompt_free(&a), prompt_free(&b), prompt_free(&other);
-    ts_prefix_cache_destroy(c);
-    ts_sequence_destroy(like);
-    ts_model_destroy(m);
+    tear_down(&s);
 }
 
 static void test_qwen2_vl(void) { test_images("qwen2_vl"); }
