@@ -4,7 +4,8 @@
  * Qwen3-VL (DeepStack) image prompts at several chunk sizes, the exact restored counts the block
  * size and the chunk rule imply, media keying (another image: no hit past the image's first
  * block; the same image: hit), eviction under a budget of a few blocks (still exact, the chain
- * kept whole), and the refusal of a ring cache. */
+ * kept whole), and the refusal of a ring cache; then the other fixtures: text (bf16 weights, a
+ * bf16 KV cache, MoE) and image (Qwen2.5-VL, Qwen3-VL-MoE, LLaVA with CLIP and with SigLIP). */
 #include "engine/prefix_cache.h"
 #include "check.h"
 #include "engine/model.h"
@@ -84,21 +85,25 @@ static int64_t served_exactly(ts_model *m, ts_prefix_cache *c, const prompt *p, 
     return restored;
 }
 
-/* A fixture's model with a cache for 512-token sequences: of `blocks` blocks (and their
- * bookkeeping), or 64 MiB when 0. */
+/* A fixture's model ("name", or "name/bf16" for its bf16 weights; kv: its KV type, NULL for f32)
+ * with a cache for 512-token sequences: of `blocks` blocks (and their bookkeeping), or 64 MiB when
+ * 0. */
 typedef struct setup {
     ts_model *m;
     ts_sequence *like;
     ts_prefix_cache *c;
 } setup;
 
-static bool set_up(const char *fixture, int blocks, setup *s)
+static bool set_up(const char *fixture, const char *kv, int blocks, setup *s)
 {
-    char dir[128];
-    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", fixture);
+    char dir[128], weights[192];
+    size_t name = strcspn(fixture, "/");
+    snprintf(dir, sizeof(dir), "tests/fixtures/%.*s/model", (int)name, fixture);
+    snprintf(weights, sizeof(weights), "tests/fixtures/%.*s/model-bf16/model.safetensors", (int)name, fixture);
     ts_error err;
     *s = (setup){0};
-    if (ts_model_load(ctx, dir, NULL, &s->m, &err) != TS_OK || ts_sequence_create(s->m, 512, &s->like, &err) != TS_OK) return false;
+    ts_model_options opt = {.kv_cache = kv, .weights = fixture[name] ? weights : NULL};
+    if (ts_model_load(ctx, dir, &opt, &s->m, &err) != TS_OK || ts_sequence_create(s->m, 512, &s->like, &err) != TS_OK) return false;
     size_t budget = blocks ? (size_t)blocks * (TS_PREFIX_BLOCK * ts_model_position_bytes(s->m) + 256) : (size_t)64 << 20;
     return ts_prefix_cache_create(s->m, s->like, budget, &s->c, &err) == TS_OK;
 }
@@ -113,7 +118,7 @@ static void tear_down(setup *s)
 static void test_text(void)
 {
     setup s;
-    REQUIRE(set_up("qwen2", 0, &s));
+    REQUIRE(set_up("qwen2", NULL, 0, &s));
     ts_model *m = s.m;
     ts_prefix_cache *c = s.c;
     prompt a = text_prompt(150, 0);
@@ -151,10 +156,31 @@ static void test_text(void)
     tear_down(&s);
 }
 
+/* Every text fixture (and bf16 weights, a bf16 KV cache): a prompt twice, a longer one sharing it,
+ * 16-row chunks; the counts as on Qwen2 above. */
+static void test_text_fixtures(void)
+{
+    const char *const fixtures[][2] = {{"qwen2/bf16", NULL}, {"qwen2", "bf16"}, {"llama", NULL}, {"qwen3", NULL},
+                                       {"qwen3_moe", NULL},        {"qwen3_moe/bf16", NULL}};
+    for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
+        setup s;
+        REQUIRE(set_up(fixtures[f][0], fixtures[f][1], 0, &s));
+        prompt a = text_prompt(150, 0), b = text_prompt(200, 0);
+        CHECK_INT_EQ(served_exactly(s.m, s.c, &a, 256), 0);
+        CHECK_INT_EQ(served_exactly(s.m, s.c, &a, 256), 128);
+        CHECK_INT_EQ(served_exactly(s.m, s.c, &b, 256), 144);
+        CHECK_INT_EQ(served_exactly(s.m, s.c, &b, 16), 192);
+        CHECK_INT_EQ(served_exactly(s.m, s.c, &b, 64), 192); /* the last call is rows 192…199 either way */
+        printf("  %s%s%s: exact\n", fixtures[f][0], fixtures[f][1] ? ", kv " : "", fixtures[f][1] ? fixtures[f][1] : "");
+        prompt_free(&a), prompt_free(&b);
+        tear_down(&s);
+    }
+}
+
 static void test_eviction(void)
 {
     setup s;
-    REQUIRE(set_up("qwen2", 3, &s)); /* room for 3 blocks */
+    REQUIRE(set_up("qwen2", NULL, 3, &s)); /* room for 3 blocks */
     ts_model *m = s.m;
     ts_prefix_cache *c = s.c;
     prompt a = text_prompt(100, 0), b = text_prompt(100, 50);
@@ -217,7 +243,7 @@ static prompt image_prompt(ts_model *m, const char *name, int tail, bool other)
 static void test_images(const char *name)
 {
     setup s;
-    REQUIRE(set_up(name, 0, &s));
+    REQUIRE(set_up(name, NULL, 0, &s));
     ts_model *m = s.m;
     ts_prefix_cache *c = s.c;
     prompt a = image_prompt(m, name, 40, false), b = image_prompt(m, name, 70, false),
@@ -229,7 +255,8 @@ static void test_images(const char *name)
         if (a.ids[i] == image_token) last_image = i, first_image = first_image ? first_image : i;
     printf("  %s: %zu rows, image rows %zu…%zu (%lld), %d position rows, rope delta %lld\n", name, a.n,
            first_image, last_image, (long long)a.media[0].rows, a.mm.position_rows, (long long)a.mm.rope_delta);
-    CHECK(a.mm.rope_delta != 0 && a.mm.position_rows == 3); /* M-RoPE over the image's grid */
+    if (ts_model_position_rows(m) == 3) /* M-RoPE over the image's grid */
+        CHECK(a.mm.rope_delta != 0 && a.mm.position_rows == 3);
     /* The whole prompt in one call: a restore leaves at least one block to a call of its own. */
     int64_t full = (int64_t)(a.n - TS_PREFIX_BLOCK) / TS_PREFIX_BLOCK * TS_PREFIX_BLOCK;
     CHECK_INT_EQ(served_exactly(m, c, &a, 256), 0);
@@ -251,6 +278,13 @@ static void test_images(const char *name)
 
 static void test_qwen2_vl(void) { test_images("qwen2_vl"); }
 static void test_qwen3_vl(void) { test_images("qwen3_vl"); }
+static void test_other_image_fixtures(void)
+{
+    test_images("qwen2_5_vl");
+    test_images("qwen3_vl_moe");
+    test_images("llava");
+    test_images("llava_siglip");
+}
 
 static void test_ring_refused(void)
 {
@@ -278,6 +312,8 @@ int main(void)
     RUN(test_eviction);
     RUN(test_qwen2_vl);
     RUN(test_qwen3_vl);
+    RUN(test_other_image_fixtures);
+    RUN(test_text_fixtures);
     RUN(test_ring_refused);
     ts_context_destroy(ctx);
     return check_finish();
