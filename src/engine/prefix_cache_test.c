@@ -11,6 +11,14 @@
 #include "engine/model.h"
 
 static ts_context *ctx;
+/* Sequences with full-capacity caches for sliding-window layers (the window as a mask), which the
+ * cache accepts: how the image-block bias path is checked on Gemma3. */
+static bool full_caches;
+
+static ts_status make_sequence(ts_model *m, int64_t capacity, ts_sequence **seq, ts_error *err)
+{
+    return full_caches ? ts_sequence_create_rows(m, capacity, 0, seq, err) : ts_sequence_create(m, capacity, seq, err);
+}
 
 static int32_t text_token(int i) { return (int32_t)((i * 389 + 17) % 1000 + 2); }
 
@@ -29,7 +37,7 @@ static int64_t serve(ts_model *m, ts_prefix_cache *c, const prompt *p, int64_t c
 {
     ts_error err;
     ts_sequence *seq;
-    if (ts_sequence_create(m, (int64_t)p->n + 16, &seq, &err) != TS_OK) return -1;
+    if (make_sequence(m, (int64_t)p->n + 16, &seq, &err) != TS_OK) return -1;
     const ts_mm_inputs *mm = p->mm.embeddings ? &p->mm : NULL;
     ts_prefix_prompt pp = {p->ids, p->n, mm, p->media, p->n_media, chunk};
     ts_prefix_keys *keys = NULL;
@@ -103,7 +111,7 @@ static bool set_up(const char *fixture, const char *kv, int blocks, setup *s)
     ts_error err;
     *s = (setup){0};
     ts_model_options opt = {.kv_cache = kv, .weights = fixture[name] ? weights : NULL};
-    if (ts_model_load(ctx, dir, &opt, &s->m, &err) != TS_OK || ts_sequence_create(s->m, 512, &s->like, &err) != TS_OK) return false;
+    if (ts_model_load(ctx, dir, &opt, &s->m, &err) != TS_OK || make_sequence(s->m, 512, &s->like, &err) != TS_OK) return false;
     size_t budget = blocks ? (size_t)blocks * (TS_PREFIX_BLOCK * ts_model_position_bytes(s->m) + 256) : (size_t)64 << 20;
     return ts_prefix_cache_create(s->m, s->like, budget, &s->c, &err) == TS_OK;
 }
@@ -202,9 +210,10 @@ static void test_eviction(void)
     tear_down(&s);
 }
 
-/* The fixture's expanded prompt (its input_ids) with `tail` text tokens after it, and its image's
- * inputs: pixels perturbed (one value) when `other` — another image of the same grid. */
-static prompt image_prompt(ts_model *m, const char *name, int tail, bool other)
+/* The fixture's expanded prompt (its input_ids) after `shift` text tokens, with row `changed` (a
+ * text row; −1: none) replaced and `tail` text tokens after it, and its image's inputs: pixels
+ * perturbed (one value) when `other` — another image of the same grid. */
+static prompt shifted_image_prompt(ts_model *m, const char *name, int shift, int changed, int tail, bool other)
 {
     char dir[128], path[192];
     snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
@@ -215,10 +224,12 @@ static prompt image_prompt(ts_model *m, const char *name, int tail, bool other)
     if (ts_checkpoint_open(path, &ref, &err) != TS_OK) return p;
     const ts_tensor_info *in = ts_checkpoint_find(ref, "input_ids");
     size_t base = (size_t)in->shape[1];
-    p.n = base + (size_t)tail;
+    p.n = (size_t)shift + base + (size_t)tail;
     p.ids = malloc(sizeof(int32_t) * p.n);
-    for (size_t i = 0; i < base; i++) p.ids[i] = (int32_t)((const int64_t *)in->data)[i];
-    for (size_t i = base; i < p.n; i++) p.ids[i] = text_token((int)i);
+    for (int i = 0; i < shift; i++) p.ids[i] = text_token(i + 500);
+    for (size_t i = 0; i < base; i++) p.ids[(size_t)shift + i] = (int32_t)((const int64_t *)in->data)[i];
+    for (size_t i = (size_t)shift + base; i < p.n; i++) p.ids[i] = text_token((int)i);
+    if (changed >= 0) p.ids[changed] = text_token(777);
     ts_checkpoint_close(ref);
     ts_preprocessor_config pc;
     ts_image img;
@@ -238,6 +249,11 @@ static prompt image_prompt(ts_model *m, const char *name, int tail, bool other)
     ts_encoded_media_free(&media);
     ts_pixel_values_free(&pv);
     return p;
+}
+
+static prompt image_prompt(ts_model *m, const char *name, int tail, bool other)
+{
+    return shifted_image_prompt(m, name, 0, -1, tail, other);
 }
 
 static void test_images(const char *name)
@@ -286,6 +302,31 @@ static void test_other_image_fixtures(void)
     test_images("llava_siglip");
 }
 
+/* Gemma3 (each image's rows see the whole image: a call never starts inside an image) on full
+ * caches; its ring is refused (below). */
+static void test_gemma3_full_caches(void)
+{
+    full_caches = true;
+    test_images("gemma3");
+    /* The image at rows 14…17, across the first block's edge: a prompt that shares the first 16
+     * rows (and the image) but not the second block cannot restore them — a call starting at row
+     * 16 would split the image's block — so it restores nothing; the same prompt again restores
+     * past the image. */
+    setup s;
+    REQUIRE(set_up("gemma3", NULL, 0, &s));
+    int32_t image_token = (int32_t)ts_model_get_config(s.m)->image_token_id;
+    prompt a = shifted_image_prompt(s.m, "gemma3", 8, -1, 40, false), b = shifted_image_prompt(s.m, "gemma3", 8, 24, 40, false);
+    REQUIRE(a.mm.embeddings && b.mm.embeddings);
+    CHECK(a.ids[13] != image_token && a.ids[14] == image_token && a.ids[17] == image_token && a.ids[18] != image_token &&
+          b.ids[24] != a.ids[24]);
+    CHECK_INT_EQ(served_exactly(s.m, s.c, &a, 256), 0);
+    CHECK_INT_EQ(served_exactly(s.m, s.c, &b, 256), 0);
+    CHECK_INT_EQ(served_exactly(s.m, s.c, &b, 256), (int64_t)(b.n - TS_PREFIX_BLOCK) / TS_PREFIX_BLOCK * TS_PREFIX_BLOCK);
+    prompt_free(&a), prompt_free(&b);
+    tear_down(&s);
+    full_caches = false;
+}
+
 static void test_ring_refused(void)
 {
     ts_error err;
@@ -314,6 +355,7 @@ int main(void)
     RUN(test_qwen3_vl);
     RUN(test_other_image_fixtures);
     RUN(test_text_fixtures);
+    RUN(test_gemma3_full_caches);
     RUN(test_ring_refused);
     ts_context_destroy(ctx);
     return check_finish();
