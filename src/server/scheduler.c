@@ -174,7 +174,8 @@ static void start(scheduler *sc, slot *sl, srv_job *job)
         fail_slot(sc, sl, 400, &e);
         return;
     }
-    if (sc->prefix) sl->prefilled = srv_prefix_begin(s, sc->prefix, job, sc->be.seqs[sl - sc->slots], sc->be.chunk, &sl->prefix);
+    if (sc->prefix)
+        sl->prefilled = srv_prefix_begin(s, sc->prefix, job, sc->be.seqs[sl - sc->slots], sc->be.chunk, &sl->prefix);
 }
 
 /* One chunk of a slot's prompt: tokens, or (image requests) embeddings with their positions. */
