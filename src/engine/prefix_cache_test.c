@@ -10,7 +10,7 @@
 #include "check.h"
 #include "engine/model.h"
 
-static ts_context *ctx;
+static ts_context *ctx, *ctx_auto; /* f32 products; the server's default policy ("auto") */
 /* Sequences with full-capacity caches for sliding-window layers (the window as a mask), which the
  * cache accepts: how the image-block bias path is checked on Gemma3. */
 static bool full_caches;
@@ -102,7 +102,7 @@ typedef struct setup {
     ts_prefix_cache *c;
 } setup;
 
-static bool set_up(const char *fixture, const char *kv, int blocks, setup *s)
+static bool set_up_on(ts_context *on, const char *fixture, const char *kv, const char *quantize, int blocks, setup *s)
 {
     char dir[128], weights[192];
     size_t name = strcspn(fixture, "/");
@@ -110,10 +110,15 @@ static bool set_up(const char *fixture, const char *kv, int blocks, setup *s)
     snprintf(weights, sizeof(weights), "tests/fixtures/%.*s/model-bf16/model.safetensors", (int)name, fixture);
     ts_error err;
     *s = (setup){0};
-    ts_model_options opt = {.kv_cache = kv, .weights = fixture[name] ? weights : NULL};
-    if (ts_model_load(ctx, dir, &opt, &s->m, &err) != TS_OK || make_sequence(s->m, 512, &s->like, &err) != TS_OK) return false;
+    ts_model_options opt = {.kv_cache = kv, .weights = fixture[name] ? weights : NULL, .quantize = quantize};
+    if (ts_model_load(on, dir, &opt, &s->m, &err) != TS_OK || make_sequence(s->m, 512, &s->like, &err) != TS_OK) return false;
     size_t budget = blocks ? (size_t)blocks * (TS_PREFIX_BLOCK * ts_model_position_bytes(s->m) + 256) : (size_t)64 << 20;
     return ts_prefix_cache_create(s->m, s->like, budget, &s->c, &err) == TS_OK;
+}
+
+static bool set_up(const char *fixture, const char *kv, int blocks, setup *s)
+{
+    return set_up_on(ctx, fixture, kv, NULL, blocks, s);
 }
 
 static void tear_down(setup *s)
@@ -168,18 +173,29 @@ static void test_text(void)
  * 16-row chunks; the counts as on Qwen2 above. */
 static void test_text_fixtures(void)
 {
-    const char *const fixtures[][2] = {{"qwen2/bf16", NULL}, {"qwen2", "bf16"}, {"llama", NULL}, {"qwen3", NULL},
-                                       {"qwen3_moe", NULL},        {"qwen3_moe/bf16", NULL}};
+    /* name, KV type, quantized, the server's default compute policy (bf16 products for bf16
+     * weights where the CPU has them, int8 activations for quantized weights) */
+    const struct {
+        const char *name, *kv, *quantize;
+        bool server_policy;
+    } fixtures[] = {{"qwen2/bf16", NULL, NULL, false}, {"qwen2", "bf16", NULL, false}, {"llama", NULL, NULL, false},
+                    {"qwen3", NULL, NULL, false},      {"qwen3_moe", NULL, NULL, false}, {"qwen3_moe/bf16", NULL, NULL, false},
+                    {"qwen2/bf16", NULL, NULL, true},  {"qwen2", NULL, "q8", true},      {"qwen3_moe/bf16", NULL, NULL, true}};
     for (size_t f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
         setup s;
-        REQUIRE(set_up(fixtures[f][0], fixtures[f][1], 0, &s));
+        REQUIRE(set_up_on(fixtures[f].server_policy ? ctx_auto : ctx, fixtures[f].name, fixtures[f].kv, fixtures[f].quantize, 0, &s));
         prompt a = text_prompt(150, 0), b = text_prompt(200, 0);
         CHECK_INT_EQ(served_exactly(s.m, s.c, &a, 256), 0);
         CHECK_INT_EQ(served_exactly(s.m, s.c, &a, 256), 128);
         CHECK_INT_EQ(served_exactly(s.m, s.c, &b, 256), 144);
         CHECK_INT_EQ(served_exactly(s.m, s.c, &b, 16), 192);
         CHECK_INT_EQ(served_exactly(s.m, s.c, &b, 64), 192); /* the last call is rows 192…199 either way */
-        printf("  %s%s%s: exact\n", fixtures[f][0], fixtures[f][1] ? ", kv " : "", fixtures[f][1] ? fixtures[f][1] : "");
+        printf("  %s%s%s%s%s: exact\n", fixtures[f].name, fixtures[f].kv ? ", kv " : "", fixtures[f].kv ? fixtures[f].kv : "",
+               fixtures[f].quantize ? ", quantized " : "", fixtures[f].quantize ? fixtures[f].quantize : "");
+        if (fixtures[f].server_policy) {
+            char buf[256];
+            printf("    (compute %s)\n", ts_context_compute_summary(ctx_auto, buf, sizeof(buf)));
+        }
         prompt_free(&a), prompt_free(&b);
         tear_down(&s);
     }
@@ -349,6 +365,8 @@ int main(void)
     ts_error err;
     ts_context_options o = {.n_threads = 2, .log_level = TS_LOG_WARN};
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
+    ts_context_options auto_o = {.n_threads = 2, .log_level = TS_LOG_WARN, .compute = "auto"};
+    if (ts_context_create(&auto_o, &ctx_auto, &err) != TS_OK) return 1;
     RUN(test_text);
     RUN(test_eviction);
     RUN(test_qwen2_vl);
@@ -358,5 +376,6 @@ int main(void)
     RUN(test_gemma3_full_caches);
     RUN(test_ring_refused);
     ts_context_destroy(ctx);
+    ts_context_destroy(ctx_auto);
     return check_finish();
 }
