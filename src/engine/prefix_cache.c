@@ -58,7 +58,7 @@ ts_status ts_prefix_cache_create(ts_model *model, const ts_sequence *like, size_
     c->block_bytes = sizeof(block) + B * c->position_bytes;
     size_t most = budget / c->block_bytes;
     c->n_buckets = 64;
-    while (c->n_buckets < most && c->n_buckets < ((size_t)1 << 24))
+    while (c->n_buckets < most && c->n_buckets < ((size_t)1 << 20)) /* past that, chains grow */
         c->n_buckets *= 2;
     c->buckets = calloc(c->n_buckets, sizeof(*c->buckets));
     if (!c->buckets) {
@@ -154,32 +154,40 @@ void ts_prefix_keys_free(ts_prefix_keys *k)
 
 ts_prefix_cache_stats ts_prefix_cache_get_stats(const ts_prefix_cache *c) { return c->stats; }
 
-/* The size of the prefill call each row of [start, n) falls in, under the caller's chunk rule:
- * `chunk` rows at a time, an image prompt's edges moved by ts_mm_inputs_chunk as the caller's
- * prefill moves them. size[i] for i ≥ start. */
-static void call_sizes(const ts_prefix_prompt *p, size_t start, int64_t *size)
+/* A prefill call: its first row and its rows. */
+typedef struct call {
+    int64_t first, rows;
+} call;
+
+/* The prefill call each row of [start, n) falls in, under the caller's chunk rule: `chunk` rows at
+ * a time, an image prompt's edges moved by ts_mm_inputs_chunk as the caller's prefill moves them.
+ * calls[i] for i ≥ start. */
+static void plan_calls(const ts_prefix_prompt *p, size_t start, call *calls)
 {
     for (size_t at = start; at < p->n;) {
         size_t take = p->n - at < (size_t)p->chunk ? p->n - at : (size_t)p->chunk;
         if (p->mm) take = ts_mm_inputs_chunk(p->mm, at, (size_t)p->chunk);
         if (take == 0) take = p->n - at; /* not reached: a chunk of ≥ 1 row always fits */
         for (size_t i = at; i < at + take; i++)
-            size[i] = (int64_t)take;
+            calls[i] = (call){(int64_t)at, (int64_t)take};
         at += take;
     }
 }
 
 /* Whether a restore of P rows keeps every logit bit-identical (see the header): whole[] are the
- * call sizes of a prefill from row 0, from[] scratch. */
-static bool exact_at(const ts_prefix_prompt *p, size_t P, const int64_t *whole, int64_t *from)
+ * calls of a prefill from row 0, from[] scratch. A row in a call of fewer than B rows either way
+ * must be in the very same call both ways. */
+static bool exact_at(const ts_prefix_prompt *p, size_t P, const call *whole, call *from)
 {
     /* An image block of an attention bias is never split between calls. */
     if (p->mm && ts_mm_inputs_chunk(p->mm, 0, P) != P) return false;
     for (size_t i = 0; i < P; i++)
-        if (whole[i] < B) return false;
-    call_sizes(p, P, from);
+        if (whole[i].rows < B) return false;
+    plan_calls(p, P, from);
     for (size_t i = P; i < p->n; i++)
-        if (from[i] != whole[i] && (from[i] < B || whole[i] < B)) return false;
+        if ((from[i].rows < B || whole[i].rows < B) &&
+            (from[i].first != whole[i].first || from[i].rows != whole[i].rows))
+            return false;
     return true;
 }
 
@@ -256,7 +264,7 @@ ts_status ts_prefix_cache_begin(ts_prefix_cache *c, const ts_prefix_prompt *p, t
                             "%lld rows (an empty one needed)",
                             p->n, (long long)p->chunk, (long long)ts_sequence_length(seq));
     ts_prefix_keys *k = calloc(1, sizeof(*k));
-    int64_t *whole = malloc(sizeof(int64_t) * p->n), *from = malloc(sizeof(int64_t) * p->n);
+    call *whole = malloc(sizeof(call) * p->n), *from = malloc(sizeof(call) * p->n);
     ts_status st = TS_OK;
     if (k) {
         k->n_blocks = (int64_t)(p->n / B);
@@ -274,7 +282,7 @@ ts_status ts_prefix_cache_begin(ts_prefix_cache *c, const ts_prefix_prompt *p, t
     int64_t matched = 0;
     while (matched < k->n_blocks && find(c, k->key[matched]))
         matched++;
-    call_sizes(p, 0, whole);
+    plan_calls(p, 0, whole);
     size_t P = (size_t)matched * B;
     if (P >= p->n) P = (p->n - 1) / B * B;
     while (P > 0 && !exact_at(p, P, whole, from))
@@ -285,11 +293,11 @@ ts_status ts_prefix_cache_begin(ts_prefix_cache *c, const ts_prefix_prompt *p, t
         ts_sequence_append_rows(seq, blk->rows, B, NULL); /* fits: P < n ≤ capacity */
     }
     /* What this request may store: restored rows, and rows its prefill runs in calls of ≥ B. */
-    call_sizes(p, P, from);
+    plan_calls(p, P, from);
     for (int64_t b = 0; b < k->n_blocks; b++) {
         bool ok = true;
         for (size_t i = (size_t)b * B; i < (size_t)(b + 1) * B; i++)
-            ok &= i < P || from[i] >= B;
+            ok &= i < P || from[i].rows >= B;
         k->storable[b] = ok;
     }
     c->stats.lookups++;

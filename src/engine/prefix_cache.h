@@ -39,8 +39,8 @@
  *     itself restored), and
  *   - a restore of P rows is taken only when, under the caller's chunk rule, every row of a
  *     prefill of the whole prompt lies in a call of ≥ 16 rows up to P, and from P on each row lies
- *     in calls of ≥ 16 rows both ways or of the same size; else a shorter prefix that satisfies
- *     it (perhaps none).
+ *     in calls of ≥ 16 rows both ways or in the very same call; else a shorter prefix that
+ *     satisfies it (perhaps none).
  * With --prefill-chunk ≥ 16 (the server's default is 256) the loss is at most one block;
  * below 16 nothing is stored. Generated tokens are not stored (their rows come from decode steps,
  * another path).

@@ -18,19 +18,20 @@ const img = (...file) => ({ type: 'image_url', image_url: { url: dataUrl(fixture
 const CHELSEA = img('qwen2_vl', 'chelsea.png'), COFFEE = img('qwen2_vl-two-images', 'coffee.png');
 const text = (t) => ({ type: 'text', text: t });
 
-// The calls a prefill of rows [start, n) takes: each row's call size.
-function callSizes(n, start) {
-    const size = new Array(n).fill(0);
-    for (let at = start; at < n; at += CHUNK) for (let i = at; i < Math.min(n, at + CHUNK); i++) size[i] = Math.min(CHUNK, n - at);
-    return size;
+// The call a prefill of rows [start, n) puts each row in: [first row, rows].
+function calls(n, start) {
+    const out = new Array(n).fill(null);
+    for (let at = start; at < n; at += CHUNK) for (let i = at; i < Math.min(n, at + CHUNK); i++) out[i] = [at, Math.min(CHUNK, n - at)];
+    return out;
 }
 // The rows a request of n prompt tokens restores when its first `cached` tokens are in cached blocks.
 function expectCached(n, cached) {
-    const whole = callSizes(n, 0);
+    const whole = calls(n, 0);
     let p = Math.min(Math.floor(cached / BLOCK), Math.floor((n - 1) / BLOCK)) * BLOCK;
     for (; p > 0; p -= BLOCK) {
-        const from = callSizes(n, p);
-        const ok = whole.every((w, i) => (i < p ? w >= BLOCK : from[i] === w || (from[i] >= BLOCK && w >= BLOCK)));
+        const from = calls(n, p);
+        const same = (x, y) => x[0] === y[0] && x[1] === y[1];
+        const ok = whole.every((w, i) => (i < p ? w[1] >= BLOCK : same(from[i], w) || (from[i][1] >= BLOCK && w[1] >= BLOCK)));
         if (ok) break;
     }
     return p;
