@@ -414,6 +414,9 @@ ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family famil
                               const ts_image_budget *budget, ts_pixel_values *out, ts_error *err);
 /* Frees the data and zeroes *pv; NULL and zeroed values are fine. */
 void ts_pixel_values_free(ts_pixel_values *pv);
+/* SHA-256 of what an image tower sees: shape, grid and every pixel value (the encoder cache's key
+ * and the prefix cache's media digest). */
+void ts_pixel_values_digest(const ts_pixel_values *pv, uint8_t digest[32]);
 
 /* ---------------------------------------------------------------- tokenizer */
 
@@ -743,6 +746,60 @@ int64_t ts_model_image_tokens(const ts_model *model, const ts_pixel_values *pixe
 ts_status ts_model_decode(ts_model *model, ts_sequence *const *seqs, const int32_t *tokens,
                           int n_seqs, float *logits, ts_error *err);
 
+/* ---------------------------------------------------------------- prefix cache */
+
+/* KV rows of prompt prefixes kept for later requests: a request whose prompt starts like an
+ * earlier one copies those rows instead of prefilling them (src/engine/prefix_cache.h has the
+ * whole contract: keys, exactness, eviction). For a caller that schedules prefills itself (the
+ * server): per request ts_prefix_cache_begin before its prefill, ts_prefix_cache_store after.
+ * Not thread-safe (one caller thread, like the sequences it fills). */
+#define TS_PREFIX_BLOCK 16 /* positions per cached block */
+typedef struct ts_prefix_cache ts_prefix_cache;
+/* One image of a prompt, in prompt order: its content digest (ts_pixel_values_digest) and its
+ * image-token rows (ts_model_image_tokens). */
+typedef struct ts_prefix_media {
+    uint8_t digest[32];
+    int64_t rows;
+} ts_prefix_media;
+/* What a request prefills: its expanded prompt, and for an image prompt its inputs (then every
+ * row goes in as an embedding) and its images; `chunk` the rows per prefill call the caller
+ * takes from wherever the prefill starts (ts_mm_inputs_chunk's edges for an image prompt). */
+typedef struct ts_prefix_prompt {
+    const int32_t *ids;
+    size_t n;
+    const ts_mm_inputs *mm;
+    const ts_prefix_media *media;
+    int n_media;
+    int64_t chunk;
+} ts_prefix_prompt;
+/* One request's block keys and what of its prompt may be stored (owned: ts_prefix_keys_free). */
+typedef struct ts_prefix_keys ts_prefix_keys;
+typedef struct ts_prefix_cache_stats {
+    int64_t lookups, hits;               /* requests that asked, requests that restored rows */
+    int64_t prompt_tokens, cached_tokens; /* their prompt tokens, the tokens restored */
+    int64_t blocks, insertions, evictions;
+    size_t bytes, budget;
+} ts_prefix_cache_stats;
+/* A cache of at most budget bytes for sequences shaped like `like` (the model's, every slot's
+ * capacity). TS_ERR_UNSUPPORTED when a layer of `like` keeps fewer rows than its capacity (a
+ * sliding-window ring: a prefix's rows cannot be read back from it), with the reason. */
+ts_status ts_prefix_cache_create(ts_model *model, const ts_sequence *like, size_t budget,
+                                 ts_prefix_cache **out, ts_error *err);
+void ts_prefix_cache_destroy(ts_prefix_cache *cache);
+/* Keys the prompt and copies the longest cached prefix that leaves the rest bit-identical to a
+ * prefill of the whole prompt into seq (empty, shaped like the cache's), at most n − 1 rows;
+ * *restored rows (0: a miss), *keys for ts_prefix_cache_store. Errors: a prompt whose image rows
+ * disagree with its media (TS_ERR_INVALID_ARGUMENT), out of memory; seq is then untouched. */
+ts_status ts_prefix_cache_begin(ts_prefix_cache *cache, const ts_prefix_prompt *prompt,
+                                ts_sequence *seq, ts_prefix_keys **keys, int64_t *restored,
+                                ts_error *err);
+/* After the prompt is prefilled (seq holds it, perhaps more): stores its full blocks not yet
+ * cached, evicting least recently used ones to fit. Never fails: what cannot be stored is not. */
+void ts_prefix_cache_store(ts_prefix_cache *cache, const ts_prefix_keys *keys,
+                           const ts_sequence *seq);
+void ts_prefix_keys_free(ts_prefix_keys *keys);
+ts_prefix_cache_stats ts_prefix_cache_get_stats(const ts_prefix_cache *cache);
+
 /* ---------------------------------------------------------------- generation */
 
 /* Sampling turns one step's logits into a token (inside ts_generate and ts_completion_next). The
@@ -1010,6 +1067,7 @@ typedef struct ts_server_options {
     int media_threads;            /* the image stage's context; 0: as threads */
     int64_t prefill_chunk;        /* prompt tokens prefilled between two decode steps */
     size_t encoder_cache_bytes;   /* the image encoder's cache */
+    size_t prefix_cache_bytes;    /* KV rows of prompt prefixes kept for later requests (0: none) */
     const char *kv_cache;         /* NULL/"f32" or "bf16" */
     const char *quantize;         /* NULL, or "q8"/"q4": as ts_model_options (not with bundle_dir) */
     const char *cpu_level;        /* as ts_context_options */
@@ -1018,7 +1076,7 @@ typedef struct ts_server_options {
 } ts_server_options;
 
 /* Every field at its default: 127.0.0.1:8080, 4 slots (a bundle's own count), queue 64, 32 MiB bodies, 8 images,
- * 256-token prefill chunks, a 256 MiB encoder cache, 1024 connections (128 per address), timeouts of 10 s
+ * 256-token prefill chunks, a 256 MiB encoder cache, a 1 GiB prefix cache, 1024 connections (128 per address), timeouts of 10 s
  * (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M image pixels per request. */
 void ts_server_options_default(ts_server_options *options);
 

@@ -12,6 +12,9 @@
 #                  and /health still 200 after each
 #   load.mjs       300 requests at concurrency 16, every one against its oracle; RSS growth small
 #   shutdown.mjs   SIGTERM with requests running and queued: every one ends, the server exits 0
+#   prefix.mjs     the prefix cache: repeated requests and a 5-turn chat with an image restore the
+#                  exact token counts the block rule gives, every text equal to a server without the
+#                  cache; media keying; eviction under a 1 MiB budget (Qwen2-VL and Qwen3-VL)
 #
 # Each server runs on port 0 (the port is read from its stderr), under ASAN_OPTIONS with leak
 # detection when the binary is a sanitizer build; it is stopped with SIGTERM and must exit 0 with
@@ -139,7 +142,7 @@ oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
 
 # TS_SERVER_TESTS="api load" runs only those parts (all by default).
-want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle malformed load shutdown} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle malformed load shutdown prefix} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- api: the default server, and the text-only model behind an API key
 if want api; then
@@ -244,6 +247,32 @@ if want shutdown; then
     start_server down -m "$VL" --slots 2
     TS_PORT=${PORT[down]} TS_SERVER_PID=${SPID[down]} run_node shutdown.mjs
     stop_server down
+fi
+
+# --- prefix: the prefix cache on Qwen2-VL (M-RoPE) and Qwen3-VL (DeepStack), each against the same
+# model without a cache and with a 1 MiB one. The first image token's row of a one-image chat:
+# 21 (Qwen2-VL's default system prompt), 4 (Qwen3-VL's template has none).
+wait_line() { # NAME REGEX: the scheduler thread logs it soon after the server listens
+    for _ in $(seq 100); do grep -qE "$2" "$TMP/$1.err" && return 0; sleep 0.1; done
+    fail "server $1: no line matching '$2' on stderr: $(cat "$TMP/$1.err")"
+}
+if want prefix; then
+    for spec in "vl $VL 21" "q3 $Q3 4"; do
+        set -- $spec
+        start_server pc_$1 -m "$2"
+        start_server pn_$1 -m "$2" --prefix-cache-mb 0
+        start_server pt_$1 -m "$2" --prefix-cache-mb 1
+        wait_line pc_$1 'prefix cache of 1024 MiB \(blocks of 16 tokens\)'
+        TS_PORT=${PORT[pc_$1]} TS_NOCACHE_PORT=${PORT[pn_$1]} TS_TINY_PORT=${PORT[pt_$1]} TS_ORACLE_PREFIX=$1 \
+            TS_FIRST_IMAGE_ROW=$3 run_node prefix.mjs
+        stop_server pc_$1
+        stop_server pn_$1
+        stop_server pt_$1
+    done
+    # Gemma3 keeps its sliding-window layers in rings: the cache is refused, with the reason.
+    start_server pg -m "$G3"
+    wait_line pg 'prefix cache off: .*sliding window'
+    stop_server pg
 fi
 
 if [ "$failed" -ne 0 ]; then

@@ -59,6 +59,8 @@ static void usage(void)
         "  --image-max-tokens N       tokens per image at most (pixel-budget processors: lowers "
         "max_pixels)\n"
         "  --encoder-cache-mb N       image encoder cache (default 256; 0 = off)\n"
+        "  --prefix-cache-mb N        KV rows of prompt prefixes reused by later requests, blocks of 16\n"
+        "                             tokens, least recently used evicted (default 1024; 0 = off)\n"
         "  --prefill-chunk N          prompt tokens between decode steps (default 256)\n"
         "  --threads N                model threads (default: every core)\n"
         "  --media-threads N          image encoder threads (default: as --threads)\n"
@@ -99,7 +101,8 @@ int cmd_serve(int argc, char **argv)
     ts_server_options o;
     ts_server_options_default(&o);
     long long port = o.port, slots = o.slots, capacity = 0, queue = o.queue, body = (long long)o.max_request_bytes,
-              images = o.max_images, image_tokens = 0, cache_mb = (long long)(o.encoder_cache_bytes >> 20), chunk = o.prefill_chunk,
+              images = o.max_images, image_tokens = 0, cache_mb = (long long)(o.encoder_cache_bytes >> 20),
+              prefix_mb = (long long)(o.prefix_cache_bytes >> 20), chunk = o.prefill_chunk,
               threads = 0, media_threads = 0, conns = o.max_connections, per_ip = o.max_connections_per_ip,
               pixels = o.max_request_pixels, header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
     const char *key_file = NULL;
@@ -111,6 +114,7 @@ int cmd_serve(int argc, char **argv)
                              {"--max-images", 0, 64, &images},
                              {"--image-max-tokens", 1, 1 << 24, &image_tokens},
                              {"--encoder-cache-mb", 0, 1 << 20, &cache_mb},
+                             {"--prefix-cache-mb", 0, 1 << 24, &prefix_mb},
                              {"--prefill-chunk", 1, 1 << 16, &chunk},
                              {"--threads", 1, 1024, &threads},
                              {"--media-threads", 1, 1024, &media_threads},
@@ -167,6 +171,7 @@ int cmd_serve(int argc, char **argv)
     if (o.synthetic && !o.tokenizer_dir) return ts_cli_usage_error("serve", "--synthetic needs --tokenizer DIR");
     o.port = (int)port, o.slots = (int)slots, o.capacity = capacity, o.queue = (int)queue, o.max_request_bytes = (size_t)body;
     o.max_images = (int)images, o.image_max_tokens = image_tokens, o.encoder_cache_bytes = (size_t)cache_mb << 20;
+    o.prefix_cache_bytes = (size_t)prefix_mb << 20;
     o.prefill_chunk = chunk, o.threads = (int)threads, o.media_threads = (int)media_threads;
     o.max_connections = (int)conns, o.max_connections_per_ip = (int)per_ip, o.header_timeout_s = (int)header_s;
     o.body_timeout_s = (int)body_s, o.idle_timeout_s = (int)idle_s, o.prepare_threads = (int)prepare;

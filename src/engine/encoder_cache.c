@@ -80,7 +80,7 @@ void ts_encoder_cache_resize(ts_encoder_cache *c, size_t capacity)
     evict_to(c, capacity);
 }
 
-void ts_encoder_cache_key(const ts_pixel_values *pv, uint8_t key[32])
+void ts_pixel_values_digest(const ts_pixel_values *pv, uint8_t key[32])
 {
     ts_sha256 h;
     ts_sha256_init(&h);

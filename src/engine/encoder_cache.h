@@ -1,10 +1,10 @@
 /* encoder_cache.h — vision tower outputs kept for reuse, least recently used first out, bounded
  * in bytes.
  *
- * The key is a SHA-256 over what the tower sees: the preprocessed pixel values (shape, grid and
- * every float), so the image content and every processor setting that changes the pixels (resize
- * budget, crop, normalisation) are part of it, and two requests with the same image under
- * different settings never share an entry. Entries are copied in and out: no caller holds a
+ * The key is ts_pixel_values_digest (tessera.h), a SHA-256 over what the tower sees: the
+ * preprocessed pixel values (shape, grid and every float), so the image content and every
+ * processor setting that changes the pixels (resize budget, crop, normalisation) are part of it,
+ * and two requests with the same image under different settings never share an entry. Entries are copied in and out: no caller holds a
  * pointer into the cache. An entry larger than the whole budget is not kept. Not thread-safe,
  * like the model that owns it.
  */
@@ -25,7 +25,6 @@ ts_status ts_encoder_cache_create(size_t capacity, ts_encoder_cache **out, ts_er
 void ts_encoder_cache_destroy(ts_encoder_cache *c);
 /* Evicts until the cache fits the new capacity. */
 void ts_encoder_cache_resize(ts_encoder_cache *c, size_t capacity);
-void ts_encoder_cache_key(const ts_pixel_values *pv, uint8_t key[32]);
 /* Copies the entry's rows into out (which has room for `floats` values) and marks it most
  * recently used; false (a miss) when absent or of another size. */
 bool ts_encoder_cache_get(ts_encoder_cache *c, const uint8_t key[32], float *out, size_t floats);

@@ -10,7 +10,7 @@ static void key_of(float fill, uint8_t key[32])
     for (int i = 0; i < 8; i++)
         data[i] = fill;
     ts_pixel_values pv = {.data = data, .n_dims = 2, .shape = {2, 4}, .grid_thw = {1, 1, 2}};
-    ts_encoder_cache_key(&pv, key);
+    ts_pixel_values_digest(&pv, key);
 }
 
 static void test_lru(void)
@@ -63,18 +63,18 @@ static void test_keys(void)
     float data[8] = {0};
     ts_pixel_values pv = {.data = data, .n_dims = 2, .shape = {2, 4}, .grid_thw = {1, 1, 2}};
     uint8_t a[32], b[32];
-    ts_encoder_cache_key(&pv, a);
-    ts_encoder_cache_key(&pv, b);
+    ts_pixel_values_digest(&pv, a);
+    ts_pixel_values_digest(&pv, b);
     CHECK(memcmp(a, b, 32) == 0);
     data[7] = 1e-30f; /* one value */
-    ts_encoder_cache_key(&pv, b);
+    ts_pixel_values_digest(&pv, b);
     CHECK(memcmp(a, b, 32) != 0);
     data[7] = 0;
     pv.grid_thw[1] = 2, pv.grid_thw[2] = 1; /* same pixels, another grid */
-    ts_encoder_cache_key(&pv, b);
+    ts_pixel_values_digest(&pv, b);
     CHECK(memcmp(a, b, 32) != 0);
     pv.grid_thw[1] = 1, pv.grid_thw[2] = 2, pv.shape[0] = 4, pv.shape[1] = 2; /* another shape */
-    ts_encoder_cache_key(&pv, b);
+    ts_pixel_values_digest(&pv, b);
     CHECK(memcmp(a, b, 32) != 0);
 }
 

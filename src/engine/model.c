@@ -437,6 +437,45 @@ const void *ts_sequence_cache_row(const ts_sequence *s, int layer, bool value, i
            layer_cache_bytes(s->model, 1) * (size_t)(position % rows);
 }
 
+size_t ts_model_position_bytes(const ts_model *m)
+{
+    return 2 * (size_t)m->spec.layers * layer_cache_bytes(m, 1);
+}
+
+bool ts_sequence_read_rows(const ts_sequence *s, int64_t first, int64_t count, void *out)
+{
+    if (first < 0 || count < 0 || first + count > s->length) return false;
+    size_t row = layer_cache_bytes(s->model, 1);
+    uint8_t *to = out;
+    for (int l = 0; l < s->model->spec.layers; l++)
+        for (int v = 0; v < 2; v++)
+            for (int64_t p = first; p < first + count; p++, to += row) {
+                const void *from = ts_sequence_cache_row(s, l, v, p);
+                if (!from) return false;
+                memcpy(to, from, row);
+            }
+    return true;
+}
+
+ts_status ts_sequence_append_rows(ts_sequence *s, const void *rows, int64_t count, ts_error *err)
+{
+    if (count < 0 || count > s->capacity - s->length)
+        return ts_error_set(err, TS_ERR_RANGE, "sequence: %lld rows do not fit after %lld of %lld",
+                            (long long)count, (long long)s->length, (long long)s->capacity);
+    size_t row = layer_cache_bytes(s->model, 1);
+    const uint8_t *from = rows;
+    for (int l = 0; l < s->model->spec.layers; l++) {
+        int64_t n_rows = ts_sequence_cache_rows(s, l);
+        for (int v = 0; v < 2; v++) {
+            uint8_t *cache = layer_cache(s, l, v);
+            for (int64_t p = s->length; p < s->length + count; p++, from += row)
+                memcpy(cache + row * (size_t)(p % n_rows), from, row);
+        }
+    }
+    s->length += count;
+    return TS_OK;
+}
+
 /* ---------------------------------------------------------------- steps */
 
 static ts_status check_tokens(const ts_model *m, const int32_t *tokens, size_t n, ts_error *err)

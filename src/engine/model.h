@@ -36,6 +36,17 @@ int64_t ts_sequence_cache_rows(const ts_sequence *seq, int layer);
 /* Layer l's key (or value) row of `position`: [kv_heads, head_dim], or NULL when the cache does
  * not hold it (not yet written, or a ring's row since overwritten). Borrowed. */
 const void *ts_sequence_cache_row(const ts_sequence *seq, int layer, bool value, int64_t position);
+/* Bytes of one position's rows over every layer, keys and values (the unit
+ * ts_sequence_read_rows and ts_sequence_append_rows move). */
+size_t ts_model_position_bytes(const ts_model *model);
+/* Positions first … first + count − 1 of every layer into out, laid out [layers][k, v][count][row]
+ * (row = kv_heads · head_dim of the KV type); false, out partly written, when the sequence does
+ * not hold one of them (past its length, or a ring row since overwritten). */
+bool ts_sequence_read_rows(const ts_sequence *seq, int64_t first, int64_t count, void *out);
+/* Appends count positions' rows in ts_sequence_read_rows's layout after the sequence's last
+ * position (a ring layer keeps those its ring holds), as if they had been prefilled; the rope
+ * delta is untouched. TS_ERR_RANGE past the capacity, the sequence unchanged. */
+ts_status ts_sequence_append_rows(ts_sequence *seq, const void *rows, int64_t count, ts_error *err);
 /* ts_sequence_create with local_rows rows for every sliding-window layer (≥ the window, ≤
  * capacity), or 0: full-capacity caches with the window as a mask (the path the ring is checked
  * against). ts_sequence_create picks the window when the capacity exceeds it. */

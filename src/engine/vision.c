@@ -199,7 +199,7 @@ static ts_status encode_levels(ts_vision *v, const ts_pixel_values *images, int 
     }
     for (int i = 0, at = 0; i < n_images; at += (int)rows[i], i++) {
         size_t n = (size_t)(rows[i] * width);
-        ts_encoder_cache_key(&images[i], keys[i]);
+        ts_pixel_values_digest(&images[i], keys[i]);
         hit[i] =
             rows[i] > 0 && ts_encoder_cache_get(v->cache, keys[i],
                                                 levels > 1 ? entry : out + at * width, n * levels);

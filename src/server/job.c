@@ -57,6 +57,7 @@ void srv_job_release(srv_job *job)
     srv_job_drop_inputs(job);
     free(job->prompt_text);
     free(job->ids);
+    free(job->media);
     for (size_t i = 0; i < job->n_events; i++) free(job->events[i].text);
     free(job->events);
     pthread_cond_destroy(&job->cv);

@@ -42,6 +42,8 @@ typedef struct srv_job {
     int n_pixels;
     ts_mm_inputs mm;          /* image requests (mm.embeddings non-NULL): what the prefill takes, from
                                  ts_mm_inputs_build (embeddings, positions, rope delta, side inputs) */
+    ts_prefix_media *media;   /* image requests: each image's digest and rows, for the prefix cache */
+    int n_media;
     int64_t max_tokens;
     int64_t eos_ids[8];
     int n_eos_ids;
@@ -57,6 +59,7 @@ typedef struct srv_job {
     size_t n_events, cap_events;
     ts_finish_reason finish_reason;
     size_t prompt_tokens, completion_tokens;
+    size_t cached_tokens;     /* prompt tokens the prefix cache restored (set before the first event) */
 } srv_job;
 
 srv_job *srv_job_create(void); /* one reference; NULL when out of memory */

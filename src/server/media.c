@@ -99,6 +99,12 @@ int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err)
     job->n_pixels = r->n_images;
     const ts_model_config *cfg = ts_model_get_config(s->model);
     int64_t counts[SRV_MAX_IMAGES];
+    /* What keys the images' rows in the prefix cache (the engine's: a bundle has none), taken
+     * here, off the scheduler's thread. */
+    bool digests = s->opt.prefix_cache_bytes && !s->bundle_slots;
+    job->media = digests ? calloc((size_t)r->n_images, sizeof(*job->media)) : NULL;
+    if (digests && !job->media && r->n_images) return srv_fail(err, 500, "", "out of memory");
+    job->n_media = job->media ? r->n_images : 0;
     for (int i = 0; i < r->n_images; i++) {
         ts_image img;
         ts_error e = {0};
@@ -108,6 +114,10 @@ int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err)
         ts_image_free(&img);
         if (st != TS_OK) return srv_fail(err, status_of(st), r->images[i].where, "%s: %s", r->images[i].where, e.message);
         counts[i] = ts_model_image_tokens(s->model, &job->pixels[i]);
+        if (job->media) {
+            ts_pixel_values_digest(&job->pixels[i], job->media[i].digest);
+            job->media[i].rows = counts[i];
+        }
         if (s->opt.image_max_tokens && counts[i] > s->opt.image_max_tokens)
             return srv_fail(err, 400, r->images[i].where, "%s: the image needs %lld tokens, over this server's %lld per image",
                             r->images[i].where, (long long)counts[i], (long long)s->opt.image_max_tokens);

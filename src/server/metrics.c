@@ -65,6 +65,7 @@ typedef struct state {
     histogram ttft, inter_token;
     int slots_busy, slots_total, queue_depth;
     int64_t cache_hits, cache_misses;
+    srv_prefix_totals prefix;
 } state;
 
 struct srv_metrics {
@@ -194,6 +195,13 @@ void srv_metrics_encoder_cache(srv_metrics *m, int64_t hits, int64_t misses)
     pthread_mutex_unlock(&m->mutex);
 }
 
+void srv_metrics_prefix_cache(srv_metrics *m, const srv_prefix_totals *totals)
+{
+    pthread_mutex_lock(&m->mutex);
+    m->s.prefix = *totals;
+    pthread_mutex_unlock(&m->mutex);
+}
+
 static void family(FILE *f, const char *name, const char *type, const char *help)
 {
     fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
@@ -277,6 +285,25 @@ static void put_gauge(FILE *f, const char *name, const char *help, long long v)
     fprintf(f, "%s %lld\n", name, v);
 }
 
+static unsigned long long count_of(int64_t v) { return (unsigned long long)(v > 0 ? v : 0); }
+
+static void put_prefix_cache(FILE *f, const srv_prefix_totals *p)
+{
+    put_counter(f, "tessera_prefix_cache_lookups_total", "Requests that looked up the prefix cache.", count_of(p->lookups));
+    put_counter(f, "tessera_prefix_cache_hits_total", "Requests that restored a cached prefix.", count_of(p->hits));
+    put_counter(f, "tessera_prefix_cache_prompt_tokens_total", "Prompt tokens of the requests that looked up.",
+                count_of(p->prompt_tokens));
+    put_counter(f, "tessera_prefix_cache_cached_tokens_total", "Prompt tokens restored from the cache (not prefilled).",
+                count_of(p->cached_tokens));
+    family(f, "tessera_prefix_cache_hit_ratio", "gauge", "Prompt tokens restored over prompt tokens looked up.");
+    fprintf(f, "tessera_prefix_cache_hit_ratio %.6f\n",
+            p->prompt_tokens > 0 && p->cached_tokens > 0 ? (double)p->cached_tokens / (double)p->prompt_tokens : 0.0);
+    put_counter(f, "tessera_prefix_cache_evictions_total", "Blocks evicted from the prefix cache.", count_of(p->evictions));
+    put_gauge(f, "tessera_prefix_cache_blocks", "Blocks in the prefix cache.", p->blocks);
+    put_gauge(f, "tessera_prefix_cache_bytes", "Bytes the prefix cache holds.", p->bytes);
+    put_gauge(f, "tessera_prefix_cache_budget_bytes", "The prefix cache's budget (0: off).", p->budget);
+}
+
 char *srv_metrics_render(srv_metrics *m)
 {
     state *s = malloc(sizeof(*s));
@@ -310,6 +337,7 @@ char *srv_metrics_render(srv_metrics *m)
                 (unsigned long long)(s->cache_hits > 0 ? s->cache_hits : 0));
     put_counter(f, "tessera_encoder_cache_misses_total", "Image encoder cache misses.",
                 (unsigned long long)(s->cache_misses > 0 ? s->cache_misses : 0));
+    put_prefix_cache(f, &s->prefix);
     free(s);
 
     /* open_memstream reports a failed allocation through the stream's error flag. */

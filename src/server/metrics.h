@@ -4,7 +4,8 @@
  * srv_metrics_render returns the exposition text (owned, free()), metric names prefixed
  * "tessera_": requests by endpoint and HTTP status, prompt and generated tokens, time to first
  * token and inter-token latency histograms (seconds), busy slots, queue depth, encoder-cache
- * hits and misses.
+ * hits and misses, and the prefix cache's totals (requests that looked up and hit, their prompt
+ * tokens and those restored, the token hit ratio, blocks, bytes, budget, evictions).
  */
 #ifndef TS_SERVER_METRICS_H
 #define TS_SERVER_METRICS_H
@@ -23,6 +24,11 @@ void srv_metrics_inter_token(srv_metrics *m, double seconds);
 void srv_metrics_set_slots(srv_metrics *m, int busy, int total);
 void srv_metrics_set_queue(srv_metrics *m, int depth);
 void srv_metrics_encoder_cache(srv_metrics *m, int64_t hits, int64_t misses); /* running totals */
+/* The prefix cache's running totals and state (ts_prefix_cache_stats, as plain numbers). */
+typedef struct srv_prefix_totals {
+    int64_t lookups, hits, prompt_tokens, cached_tokens, blocks, evictions, bytes, budget;
+} srv_prefix_totals;
+void srv_metrics_prefix_cache(srv_metrics *m, const srv_prefix_totals *totals);
 
 char *srv_metrics_render(srv_metrics *m);
 

@@ -310,10 +310,12 @@ static void test_empty(void)
     CHECK_LINE(text, "# TYPE tessera_encoder_cache_hits_total counter");
     CHECK_LINE(text, "tessera_encoder_cache_hits_total 0");
     CHECK_LINE(text, "tessera_encoder_cache_misses_total 0");
-    /* 14 + 11 bounded buckets, +Inf, _sum and _count twice, 7 one-sample families; 10 families
+    CHECK_LINE(text, "tessera_prefix_cache_hit_ratio 0.000000");
+    CHECK_LINE(text, "tessera_prefix_cache_budget_bytes 0");
+    /* 14 + 11 bounded buckets, +Inf, _sum and _count twice, 16 one-sample families; 19 families
      * with two comment lines each. */
-    CHECK_INT_EQ(count_prefixed(text, "tessera_"), 14 + 11 + 2 * 3 + 7);
-    CHECK_INT_EQ(count_prefixed(text, "# "), 20);
+    CHECK_INT_EQ(count_prefixed(text, "tessera_"), 14 + 11 + 2 * 3 + 16);
+    CHECK_INT_EQ(count_prefixed(text, "# "), 38);
     free(text);
     srv_metrics_destroy(m);
 }
@@ -479,6 +481,25 @@ static void test_gauges_and_cache(void)
     CHECK_LINE(text, "tessera_queue_depth 0");
     CHECK_LINE(text, "tessera_encoder_cache_hits_total 9");
     CHECK_LINE(text, "tessera_encoder_cache_misses_total 8");
+    free(text);
+    /* The prefix cache's totals overwrite too; the ratio is restored over looked-up tokens. */
+    srv_prefix_totals p = {1, 1, 10, 5, 1, 0, 100, 1000};
+    srv_metrics_prefix_cache(m, &p);
+    p = (srv_prefix_totals){4, 3, 400, 96, 6, 2, 6000, 1 << 20};
+    srv_metrics_prefix_cache(m, &p);
+    text = srv_metrics_render(m);
+    CHECK_EXPOSITION(text);
+    CHECK_LINE(text, "# TYPE tessera_prefix_cache_lookups_total counter");
+    CHECK_LINE(text, "tessera_prefix_cache_lookups_total 4");
+    CHECK_LINE(text, "tessera_prefix_cache_hits_total 3");
+    CHECK_LINE(text, "tessera_prefix_cache_prompt_tokens_total 400");
+    CHECK_LINE(text, "tessera_prefix_cache_cached_tokens_total 96");
+    CHECK_LINE(text, "# TYPE tessera_prefix_cache_hit_ratio gauge");
+    CHECK_LINE(text, "tessera_prefix_cache_hit_ratio 0.240000");
+    CHECK_LINE(text, "tessera_prefix_cache_evictions_total 2");
+    CHECK_LINE(text, "tessera_prefix_cache_blocks 6");
+    CHECK_LINE(text, "tessera_prefix_cache_bytes 6000");
+    CHECK_LINE(text, "tessera_prefix_cache_budget_bytes 1048576");
     free(text);
     srv_metrics_destroy(m);
 }

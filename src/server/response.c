@@ -104,6 +104,9 @@ static cJSON *usage(const srv_job *job)
     cJSON_AddNumberToObject(u, "prompt_tokens", (double)job->prompt_tokens);
     cJSON_AddNumberToObject(u, "completion_tokens", (double)job->completion_tokens);
     cJSON_AddNumberToObject(u, "total_tokens", (double)(job->prompt_tokens + job->completion_tokens));
+    /* OpenAI's field for the prompt tokens a prefix cache served (not prefilled). */
+    cJSON *details = cJSON_AddObjectToObject(u, "prompt_tokens_details");
+    if (details) cJSON_AddNumberToObject(details, "cached_tokens", (double)job->cached_tokens);
     return u;
 }
 

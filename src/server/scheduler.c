@@ -12,7 +12,13 @@
  * The model runs behind a small backend: the engine's sequences (ts_model_prefill*, one
  * ts_model_decode over the decoding slots) or a bundle bucket's slots (prefill.main /
  * prefill_embeddings.main for a whole prompt, decode.main over every slot).
+ *
+ * The prefix cache (engine backend) hooks in at two points: when a slot starts a job, the cached
+ * rows of its prompt's prefix are copied into the slot's sequence and its prefill starts after
+ * them (srv_prefix_begin); when it finishes, its prompt's full blocks are stored
+ * (srv_prefix_store). See server/prefix.h.
  */
+#include "server/prefix.h"
 #include "server/server.h"
 
 #include <stdio.h>
@@ -44,6 +50,7 @@ typedef struct slot {
     int32_t next_id;
     srv_server *server;
     const float *raw_logits; /* the scheduler's copy of this step's logits, for logprobs */
+    ts_prefix_keys *prefix;  /* the prompt's block keys, while the job runs (NULL: no cache) */
 } slot;
 
 typedef struct scheduler {
@@ -54,6 +61,7 @@ typedef struct scheduler {
     float *logits;  /* [slots][vocab] */
     float *scratch; /* one row: the raw logits, kept for logprobs */
     int32_t *positions;
+    ts_prefix_cache *prefix; /* NULL: off (a bundle, a ring cache, or --prefix-cache-mb 0) */
 } scheduler;
 
 static bool on_token(void *user, int32_t id, const char *text, size_t len)
@@ -88,6 +96,8 @@ static int busy_slots(const scheduler *sc)
 
 static void release(scheduler *sc, slot *sl)
 {
+    ts_prefix_keys_free(sl->prefix);
+    sl->prefix = NULL;
     ts_completion_destroy(sl->completion);
     sc->be.reset(&sc->be, (int)(sl - sc->slots));
     srv_job_drop_inputs(sl->job);
@@ -110,6 +120,7 @@ static void finish(scheduler *sc, slot *sl)
         fail_slot(sc, sl, 500, &e);
         return;
     }
+    srv_prefix_store(sc->s, sc->prefix, sl->prefix, sc->be.seqs ? sc->be.seqs[sl - sc->slots] : NULL);
     srv_job_finish(sl->job, g.finish_reason, sl->job->n_ids, g.n_ids);
     srv_metrics_tokens(sc->s->metrics, (int64_t)sl->job->n_ids, (int64_t)g.n_ids);
     ts_generation_free(&g);
@@ -159,7 +170,12 @@ static void start(scheduler *sc, slot *sl, srv_job *job)
     srv_job_set_running(job);
     srv_metrics_set_slots(s->metrics, busy_slots(sc), sc->n_slots);
     ts_error e = {0};
-    if (ts_completion_create(s->vocab, job->ids, job->n_ids, &sl->params, &sl->completion, &e) != TS_OK) fail_slot(sc, sl, 400, &e);
+    if (ts_completion_create(s->vocab, job->ids, job->n_ids, &sl->params, &sl->completion, &e) != TS_OK) {
+        fail_slot(sc, sl, 400, &e);
+        return;
+    }
+    if (sc->prefix)
+        sl->prefilled = srv_prefix_begin(s, sc->prefix, job, sc->be.seqs[sl - sc->slots], sc->be.chunk, &sl->prefix);
 }
 
 /* One chunk of a slot's prompt: tokens, or (image requests) embeddings with their positions. */
@@ -268,17 +284,21 @@ static bool backend_init(scheduler *sc)
     b->s = s, b->capacity = s->capacity;
     if (s->bundle_slots) {
         *b = (backend){bundle_prefill, bundle_decode, bundle_reset, bundle_length, s->capacity, (size_t)s->capacity, s, NULL, s->bundle_slots};
+        if (s->opt.prefix_cache_bytes)
+            fprintf(stderr, "tessera serve: prefix cache off: a bundle's prefill entries take whole prompts\n");
         return true;
     }
     *b = (backend){engine_prefill, engine_decode, engine_reset, engine_length, s->capacity, (size_t)s->opt.prefill_chunk, s, NULL, NULL};
     if (!(b->seqs = calloc((size_t)sc->n_slots, sizeof(*b->seqs)))) return false;
     for (int i = 0; i < sc->n_slots; i++)
         if (ts_sequence_create(s->model, s->capacity, &b->seqs[i], NULL) != TS_OK) return false;
+    sc->prefix = srv_prefix_create(s, b->seqs[0]);
     return true;
 }
 
 static void backend_fini(scheduler *sc)
 {
+    ts_prefix_cache_destroy(sc->prefix);
     for (int i = 0; sc->be.seqs && i < sc->n_slots; i++) ts_sequence_destroy(sc->be.seqs[i]);
     free(sc->be.seqs);
 }

@@ -19,6 +19,7 @@ void ts_server_options_default(srv_options *o)
     o->queue = 64;
     o->prefill_chunk = 256;
     o->encoder_cache_bytes = (size_t)256 << 20;
+    o->prefix_cache_bytes = (size_t)1 << 30;
     o->max_connections = 1024;
     o->max_connections_per_ip = 128;
     o->header_timeout_s = 10;

@@ -276,7 +276,8 @@ await runCases('malformed.mjs', [
         a.equal(r.status, 200);
         doc = JSON.parse(Buffer.from(r.bytes).toString());
         a.equal(doc.choices[0].message.content, viaFile.choices[0].message.content);
-        a.deepEqual(doc.usage, viaFile.usage);
+        // (the counts: the second may take more from the prefix cache)
+        a.deepEqual({ ...doc.usage, prompt_tokens_details: null }, { ...viaFile.usage, prompt_tokens_details: null });
         // max_tokens exactly what fits: capacity 256 − prompt + 1.
         const room = 256 - doc.usage.prompt_tokens + 1;
         r = await send('POST', CHAT, { ...image(PNG_URL), max_tokens: room + 1 });
