@@ -52,6 +52,8 @@ out=$("$bin" inspect -m "$root/tests/fixtures/qwen2_vl/model")
 expect qwen2_vl "$out" "modalities:    text, image"
 expect qwen2_vl "$out" "mrope section 2/3/3"
 expect qwen2_vl "$out" "vision:        qwen2_vl, depth 3, hidden 48, heads 3, intermediate 192, patch 14, merge 2, out 64"
+out=$("$bin" inspect -m "$root/tests/fixtures/phi4_mm-text/model")
+expect "phi4 rope" "$out" "rope:          longrope, theta 10000, 6 short/long factors, original positions 4096, partial 0.75"
 out=$("$bin" inspect -m "$root/tests/fixtures/qwen2/model")
 expect qwen2 "$out" "modalities:    text"
 expect qwen2 "$out" "text:          qwen2, layers 3, hidden 64, heads 4, kv heads 2, head dim 16, intermediate 160, vocab 1344"

@@ -54,7 +54,8 @@ static ts_status read_rope(const ts_json_reader *r, const cJSON *rope, ts_text_c
     bool llama3 = strcmp(t->rope_type, "llama3") == 0;
     bool longrope = strcmp(t->rope_type, "longrope") == 0;
     bool scaled = strcmp(t->rope_type, "default") != 0;
-    if (scaled && !longrope && ts_json_absent(rope, "factor")) return ts_json_missing(&sub, "factor");
+    if (scaled && !longrope && ts_json_absent(rope, "factor"))
+        return ts_json_missing(&sub, "factor");
     TS_TRY(ts_json_double(&sub, rope, "factor", longrope ? 0.0 : 1.0, &t->rope_factor));
     if (longrope) {
         /* _compute_longrope_parameters: both factor lists are required, one entry per rotary

@@ -875,14 +875,15 @@ static ts_status longrope(const ts_text_config *t, ts_decoder_spec *spec, ts_err
                             "config.json: rope_scaling short_factor has %d and long_factor %d "
                             "entries; the rotary dimension %d needs %d",
                             t->n_rope_short_factor, t->n_rope_long_factor, spec->rotary_dim, half);
-    int64_t original =
-        t->rope_original_max_position > 0 ? t->rope_original_max_position : t->max_position_embeddings;
+    int64_t original = t->rope_original_max_position > 0 ? t->rope_original_max_position
+                                                         : t->max_position_embeddings;
     if (original < 2)
-        return ts_error_set(err, TS_ERR_FORMAT,
-                            "config.json: original_max_position_embeddings %lld", (long long)original);
+        return ts_error_set(err, TS_ERR_FORMAT, "config.json: original_max_position_embeddings %lld",
+                            (long long)original);
     for (int i = 0; i < half; i++) {
         float exponent = (float)(2 * i) / (float)spec->rotary_dim;
-        spec->inv_freq[i] = 1.0f / ((float)t->rope_short_factor[i] * powf((float)t->rope_theta, exponent));
+        float base = powf((float)t->rope_theta, exponent);
+        spec->inv_freq[i] = 1.0f / ((float)t->rope_short_factor[i] * base);
     }
     double factor = t->rope_factor > 0 ? t->rope_factor
                                        : (double)t->max_position_embeddings / (double)original;
@@ -982,10 +983,11 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
                                 "config.json: rope_type \"longrope\" with mrope_section");
         TS_TRY(longrope(t, spec, err));
     } else if (strcmp(t->rope_type, "default") != 0 && t->rope_type[0])
-        return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "config.json: rope_type \"%s\" is not implemented yet (default, linear, "
-                            "llama3, longrope are)",
-                            t->rope_type);
+        return ts_error_set(
+            err, TS_ERR_UNSUPPORTED,
+            "config.json: rope_type \"%s\" is not implemented yet (default, linear, llama3, "
+            "longrope are)",
+            t->rope_type);
     if (spec->local_rope_theta > 0) {
         spec->local_rope = true;
         default_inv_freq(spec->local_rope_theta, spec->rotary_dim, spec->local_inv_freq);

@@ -61,7 +61,8 @@ static void test_config_and_rope(void)
     /* Factor lists of the wrong length for the rotary dimension. */
     c.text.rope_factor = 0, c.text.n_rope_long_factor = 5;
     CHECK_INT_EQ(ts_decoder_spec_init(&c, &spec, &err), TS_ERR_FORMAT);
-    CHECK_CONTAINS(err.message, "short_factor has 6 and long_factor 5 entries; the rotary dimension 12 needs 6");
+    CHECK_CONTAINS(err.message,
+                   "short_factor has 6 and long_factor 5 entries; the rotary dimension 12 needs 6");
 }
 
 #define PHI4(extra)                                                                                \
@@ -81,7 +82,8 @@ static void test_config_refusals(void)
     char json[2048];
     snprintf(json, sizeof(json),
              PHI4(",\"original_max_position_embeddings\":4096,\"sliding_window\":262144,"
-                  "\"rope_scaling\":{\"type\":\"longrope\",\"short_factor\":%s,\"long_factor\":%s}"),
+                  "\"rope_scaling\":{\"type\":\"longrope\",\"short_factor\":%s,"
+                  "\"long_factor\":%s}"),
              factors, factors);
     REQUIRE_INT_EQ(parse(json, &c, &err), TS_OK);
     ts_decoder_spec spec;
@@ -91,7 +93,8 @@ static void test_config_refusals(void)
     CHECK(spec.lm_head == NULL);
     /* No top-level or rope-block original length: Phi4MultimodalConfig's 4096. */
     snprintf(json, sizeof(json),
-             PHI4(",\"rope_scaling\":{\"type\":\"longrope\",\"short_factor\":%s,\"long_factor\":%s}"),
+             PHI4(",\"rope_scaling\":{\"type\":\"longrope\",\"short_factor\":%s,"
+                  "\"long_factor\":%s}"),
              factors, factors);
     REQUIRE_INT_EQ(parse(json, &c, &err), TS_OK);
     CHECK_INT_EQ(c.text.rope_original_max_position, 4096);
@@ -100,11 +103,13 @@ static void test_config_refusals(void)
     REQUIRE_INT_EQ(ts_decoder_spec_init(&c, &spec, &err), TS_OK);
     CHECK_INT_EQ(spec.rope_positions, 0);
 
-    CHECK_INT_EQ(parse(PHI4(",\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[1]}"), &c, &err),
-                 TS_ERR_NOT_FOUND);
+    CHECK_INT_EQ(
+        parse(PHI4(",\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[1]}"), &c, &err),
+        TS_ERR_NOT_FOUND);
     CHECK_CONTAINS(err.message, "rope_scaling.short_factor: missing");
-    CHECK_INT_EQ(parse(PHI4(",\"rope_scaling\":{\"type\":\"longrope\",\"short_factor\":[1]}"), &c, &err),
-                 TS_ERR_NOT_FOUND);
+    CHECK_INT_EQ(
+        parse(PHI4(",\"rope_scaling\":{\"type\":\"longrope\",\"short_factor\":[1]}"), &c, &err),
+        TS_ERR_NOT_FOUND);
     CHECK_CONTAINS(err.message, "rope_scaling.long_factor: missing");
     CHECK_INT_EQ(parse(PHI4(",\"rope_scaling\":{\"type\":\"longrope\",\"short_factor\":[\"a\"],"
                             "\"long_factor\":[1]}"),
@@ -113,11 +118,13 @@ static void test_config_refusals(void)
     CHECK_CONTAINS(err.message, "short_factor");
     CHECK_INT_EQ(parse(PHI4(",\"rope_scaling\":{\"type\":\"linear\",\"factor\":2.0}"), &c, &err),
                  TS_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "rope_scaling type \"linear\" (Phi4MultimodalConfig takes default or longrope)");
+    CHECK_CONTAINS(err.message,
+                   "rope_scaling type \"linear\" (Phi4MultimodalConfig takes default or longrope)");
     CHECK_INT_EQ(parse(PHI4(",\"rope_scaling\":{\"type\":\"su\"}"), &c, &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "rope_type \"su\" is not supported");
     CHECK_INT_EQ(parse(PHI4(",\"sliding_window\":2048"), &c, &err), TS_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "sliding_window 2048 is shorter than max_position_embeddings 131072");
+    CHECK_CONTAINS(err.message,
+                   "sliding_window 2048 is shorter than max_position_embeddings 131072");
     REQUIRE_INT_EQ(parse(PHI4(",\"sliding_window\":null"), &c, &err), TS_OK);
 }
 
@@ -128,8 +135,10 @@ static void test_fused_views(void)
     ts_model *m;
     REQUIRE_INT_EQ(ts_model_load(ctx, DIR, NULL, &m, &err), TS_OK);
     const ts_weight_source *src = ts_model_weights(m);
-    const ts_tensor_info *qkv = src->find(src->self, "model.layers.1.self_attn.qkv_proj.weight", 0, NULL);
-    const ts_tensor_info *gu = src->find(src->self, "model.layers.2.mlp.gate_up_proj.weight", 0, NULL);
+    const ts_tensor_info *qkv =
+        src->find(src->self, "model.layers.1.self_attn.qkv_proj.weight", 0, NULL);
+    const ts_tensor_info *gu =
+        src->find(src->self, "model.layers.2.mlp.gate_up_proj.weight", 0, NULL);
     REQUIRE(qkv && gu);
     static const struct {
         const char *name;
@@ -158,7 +167,8 @@ static void test_fused_views(void)
     /* The rotary table holds original_max_position_embeddings positions. */
     ts_sequence *s;
     CHECK_INT_EQ(ts_sequence_create(m, 4097, &s, &err), TS_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "sequence capacity 4097: this model's rotary table holds 4096 positions");
+    CHECK_CONTAINS(err.message,
+                   "sequence capacity 4097: this model's rotary table holds 4096 positions");
     REQUIRE_INT_EQ(ts_sequence_create(m, 4096, &s, &err), TS_OK);
     ts_sequence_destroy(s);
     ts_model_destroy(m);
