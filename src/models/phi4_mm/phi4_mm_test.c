@@ -164,8 +164,21 @@ static void test_fused_views(void)
     CHECK(src->find(src->self, "model.layers.1.self_attn.w_proj.weight", 0, NULL) == NULL);
     CHECK(src->find(src->self, "model.layers.9.self_attn.q_proj.weight", 0, NULL) == NULL);
 
-    /* The rotary table holds original_max_position_embeddings positions. */
+    /* No tower yet: an image is refused by name, the sequence untouched. */
     ts_sequence *s;
+    REQUIRE_INT_EQ(ts_sequence_create(m, 64, &s, &err), TS_OK);
+    float pixels[3 * 14 * 14] = {0};
+    ts_pixel_values image = {.data = pixels, .n_dims = 4, .shape = {1, 3, 14, 14}, .n_tokens = 1};
+    int32_t ids[3] = {1282, 1285, 1284};
+    float *logits = malloc(sizeof(float) * (size_t)ts_model_vocab_size(m));
+    CHECK_INT_EQ(ts_model_prefill_images(m, s, ids, 3, &image, 1, logits, &err),
+                 TS_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "phi4_multimodal: images are not supported for this model");
+    CHECK_INT_EQ(ts_sequence_length(s), 0);
+    free(logits);
+    ts_sequence_destroy(s);
+
+    /* The rotary table holds original_max_position_embeddings positions. */
     CHECK_INT_EQ(ts_sequence_create(m, 4097, &s, &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message,
                    "sequence capacity 4097: this model's rotary table holds 4096 positions");
