@@ -22,27 +22,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The checkpoint by name. A tensor the checkpoint lacks but the family derives at load (stacked
- * experts, rows of a fused projection) is noted: the bundle's runtimes read weights by name from
- * the checkpoint, so such a checkpoint cannot be exported yet, and the error says so. */
-typedef struct checkpoint_source {
-    const ts_checkpoint *ckpt;
-    const ts_model_config *cfg;
-    char derived[256]; /* the first tensor only a derivation gives; "" none */
-} checkpoint_source;
-
 static const ts_tensor_info *find_tensor(void *self, const char *name, int rank, const int64_t *dims)
 {
     (void)rank, (void)dims;
-    checkpoint_source *s = self;
-    const ts_tensor_info *t = ts_checkpoint_find(s->ckpt, name);
-    if (t || s->derived[0] || !s->cfg->family || !s->cfg->family->derive_weight) return t;
-    ts_tensor_info info;
-    void *data = NULL;
-    if (s->cfg->family->derive_weight(s->ckpt, s->cfg, name, &info, &data))
-        snprintf(s->derived, sizeof(s->derived), "%s", name);
-    free(data);
-    return NULL;
+    return ts_checkpoint_find(self, name);
 }
 
 static ts_status make_dir(const char *path, ts_error *err)
@@ -101,16 +84,9 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
     ts_status st = ts_model_config_load(model_dir, &cfg, err);
     if (st == TS_OK) st = ts_checkpoint_open(model_dir, &ck, err);
     if (st == TS_OK) st = ts_bundle_config_digest(model_dir, digest, err);
-    checkpoint_source cs = {.ckpt = ck, .cfg = &cfg};
-    ts_weight_source src = {find_tensor, &cs};
+    ts_weight_source src = {find_tensor, ck};
     if (st == TS_OK) st = export_bundle(&cfg, digest, &src, bundle_dir, options, err);
     else ts_error_prefix(err, "export %s: ", bundle_dir);
-    if (st != TS_OK && cs.derived[0])
-        st = ts_error_set(err, TS_ERR_UNSUPPORTED,
-                          "export %s: %s: the checkpoint stores %s another way (the engine derives "
-                          "it at load); bundles read their weights from the checkpoint by name and "
-                          "do not take derived tensors yet",
-                          bundle_dir, ts_family_name(cfg.family), cs.derived);
     ts_checkpoint_close(ck);
     return st;
 }
