@@ -199,14 +199,22 @@ typedef struct ts_text_config {
     bool tie_word_embeddings;
     bool attention_bias;
     /* rope_scaling / rope_parameters */
-    char rope_type[32]; /* "default", "linear", "llama3", "dynamic"; Qwen2-VL's legacy "mrope"
-                           reads as "default" (as transformers does): M-RoPE is mrope_section[0] > 0 */
-    double rope_factor;
+    char rope_type[32]; /* "default", "linear", "llama3", "dynamic", "longrope"; Qwen2-VL's legacy
+                           "mrope" reads as "default" (as transformers does): M-RoPE is
+                           mrope_section[0] > 0 */
+    double rope_factor; /* longrope: 0 when the file gives none (then max / original positions) */
     double rope_low_freq_factor;
     double rope_high_freq_factor;
     int64_t rope_original_max_position;
     int mrope_section[3];
     bool mrope_interleaved;
+    /* longrope (Phi-3 / Phi-4): per-frequency divisors of the rotary frequencies, short_factor up to
+     * original_max_position_embeddings positions, long_factor past it; attention_factor scales cos
+     * and sin (0: derived from the factor as transformers does). */
+    double rope_short_factor[256];
+    double rope_long_factor[256];
+    int n_rope_short_factor, n_rope_long_factor;
+    double rope_attention_factor;
     double partial_rotary_factor;
     /* MoE (0 experts = dense) */
     int64_t num_experts;

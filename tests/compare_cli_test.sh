@@ -10,7 +10,8 @@ check() { local what=$1; shift; if "$@"; then pass=$((pass + 1)); else fail=$((f
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-for case in qwen2 qwen3 llama qwen2_vl qwen2_vl-two-images qwen2_vl-text-only qwen2_5_vl llava llava_siglip gemma3; do
+for case in qwen2 qwen3 llama qwen2_vl qwen2_vl-two-images qwen2_vl-text-only qwen2_5_vl llava llava_siglip gemma3 \
+    phi4_mm-text; do
     "$bin" compare -m "$root/tests/fixtures/$case/model" --reference "$root/tests/fixtures/$case/reference.safetensors" >"$out" 2>&1
     check "$case: compare exits 0" test $? -eq 0
     check "$case: every stage matches" grep -q "every stage matches" "$out"

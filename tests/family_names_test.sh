@@ -11,7 +11,7 @@ set -u
 root=${TS_ROOT:?TS_ROOT not set}
 cd "$root"
 CEILING=32
-families='qwen2\|qwen2_vl\|qwen3\|qwen3_vl\|llama\|llava\|gemma3'
+families='qwen2\|qwen2_vl\|qwen3\|qwen3_vl\|llama\|llava\|gemma3\|phi4_mm'
 outside() {
     grep -v "^src/models/\($families\)/" | grep -v '^src/models/registry.c' | grep -v '_test.c'
 }

@@ -15,14 +15,17 @@ expect() { # name, haystack, needle
 declare -A family=([gemma3]=gemma3 [llama]=llama [llava]=llava [llava_siglip]=llava [qwen2]=qwen2
   [qwen2_5_vl]=qwen2_5_vl [qwen2_vl]=qwen2_vl [qwen2_vl-text-only]=qwen2_vl
   [qwen2_vl-two-images]=qwen2_vl [qwen3]=qwen3 [qwen3_vl]=qwen3_vl [qwen3_vl_moe]=qwen3_vl_moe
-  [gemma3_text]=gemma3 [qwen3_moe]=qwen3_moe [qwen3_vl_moe-sparse-step]=qwen3_vl_moe)
+  [gemma3_text]=gemma3 [qwen3_moe]=qwen3_moe [qwen3_vl_moe-sparse-step]=qwen3_vl_moe
+  [phi4_mm-text]=phi4_multimodal [phi4_mm-audio]=phi4_multimodal)
+# The LM width where it is not 64.
+declare -A hidden=([phi4_mm-text]=48 [phi4_mm-audio]=48)
 # Fixtures made for configurations the loader does not take: refused by name, exit 1 (none now).
 declare -A refused=()
 declare -A params=([gemma3]=397680 [llama]=215488 [llava]=407248 [llava_siglip]=407104
   [qwen2]=215872 [qwen2_5_vl]=416048 [qwen2_vl]=406640 [qwen3]=252544 [qwen3_vl]=554320
-  [qwen3_vl_moe]=573520)
+  [qwen3_vl_moe]=573520 [phi4_mm-text]=184576)
 declare -A tensors=([gemma3]=109 [llama]=29 [llava]=89 [qwen2]=38 [qwen2_5_vl]=92 [qwen2_vl]=81
-  [qwen3]=35 [qwen3_vl]=104 [qwen3_vl_moe]=104)
+  [qwen3]=35 [qwen3_vl]=104 [qwen3_vl_moe]=104 [phi4_mm-text]=185)
 
 for dir in "$root"/tests/fixtures/*/model; do
     case=$(basename "$(dirname "$dir")")
@@ -34,7 +37,7 @@ for dir in "$root"/tests/fixtures/*/model; do
     fi
     [[ $rc == 0 ]] || { echo "FAIL $case: exit $rc"; echo "$out"; fail=1; continue; }
     expect "$case" "$out" "family:        ${family[$case]}"
-    expect "$case" "$out" "hidden 64"
+    expect "$case" "$out" "hidden ${hidden[$case]:-64}"
     [[ -n "${params[$case]:-}" ]] && expect "$case" "$out" "parameters:    ${params[$case]} "
     [[ -n "${tensors[$case]:-}" ]] && expect "$case" "$out" "F32 ${tensors[$case]} tensors"
     size=$(stat -c %s "$dir/model.safetensors")
@@ -49,6 +52,8 @@ out=$("$bin" inspect -m "$root/tests/fixtures/qwen2_vl/model")
 expect qwen2_vl "$out" "modalities:    text, image"
 expect qwen2_vl "$out" "mrope section 2/3/3"
 expect qwen2_vl "$out" "vision:        qwen2_vl, depth 3, hidden 48, heads 3, intermediate 192, patch 14, merge 2, out 64"
+out=$("$bin" inspect -m "$root/tests/fixtures/phi4_mm-text/model")
+expect "phi4 rope" "$out" "rope:          longrope, theta 10000, 6 short/long factors, original positions 4096, partial 0.75"
 out=$("$bin" inspect -m "$root/tests/fixtures/qwen2/model")
 expect qwen2 "$out" "modalities:    text"
 expect qwen2 "$out" "text:          qwen2, layers 3, hidden 64, heads 4, kv heads 2, head dim 16, intermediate 160, vocab 1344"

@@ -119,6 +119,15 @@ LLAMA_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(ope
 expect_exit 0 '"generated_ids":'"$LLAMA_IDS" run -m "$(dirname "$MODEL")/../llama/model" -p "Write a short poem about the sea." \
     --json --ignore-eos --max-tokens 16 --temperature 0
 grep -qF '"prompt_tokens":25' "$TMP/out" && ok || fail "llama chat prompt is not the fixture's 25 tokens (BOS once)"
+# Phi-4-multimodal's language model through the whole CLI: its chat template, 16 prompt tokens,
+# the reference's ids; an image is refused (no tower yet) with exit 1 and the family named.
+PHI4_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$(dirname "$MODEL")/../phi4_mm-text/reference.json")
+expect_exit 0 '"generated_ids":'"$PHI4_IDS" run -m "$(dirname "$MODEL")/../phi4_mm-text/model" -p "Write a short poem about the sea." \
+    --json --ignore-eos --max-tokens 16 --temperature 0
+grep -qF '"prompt_tokens":16' "$TMP/out" && ok || fail "phi4 chat prompt is not the fixture's 16 tokens"
+expect_exit 1 "phi4_multimodal: images are not supported for this model" run \
+    -m "$(dirname "$MODEL")/../phi4_mm-text/model" -p "Describe this image." \
+    --image "$(dirname "$MODEL")/../qwen2_vl/chelsea.png" --max-tokens 2
 
 # --- images: decoded, preprocessed, encoded and generated from, as the fixtures were made
 FIX="$(dirname "$MODEL")/.."

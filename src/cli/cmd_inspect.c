@@ -108,7 +108,11 @@ static void print_text(const char *dir, const ts_model_config *c, const summary 
            t->model_type, t->num_hidden_layers, t->hidden_size, t->num_attention_heads,
            t->num_key_value_heads, t->head_dim, t->intermediate_size, t->vocab_size);
     printf("rope:          %s, theta %g", t->rope_type, t->rope_theta);
-    if (t->rope_factor != 1.0) printf(", factor %g", t->rope_factor);
+    if (t->rope_factor != 1.0 && t->rope_factor != 0.0) printf(", factor %g", t->rope_factor);
+    if (t->n_rope_short_factor)
+        printf(", %d short/long factors, original positions %" PRId64, t->n_rope_short_factor,
+               t->rope_original_max_position);
+    if (t->partial_rotary_factor != 1.0) printf(", partial %g", t->partial_rotary_factor);
     if (t->mrope_section[0])
         printf(", mrope section %d/%d/%d%s", t->mrope_section[0], t->mrope_section[1],
                t->mrope_section[2], t->mrope_interleaved ? " interleaved" : "");

@@ -16,18 +16,19 @@ typedef struct derived {
 
 struct ts_derived_weights {
     const ts_checkpoint *ckpt;
+    const ts_model_config *cfg;
     const ts_family_desc *family;
     pthread_mutex_t lock;
     derived *list;
     size_t bytes;
 };
 
-ts_status ts_derived_weights_create(const ts_checkpoint *ckpt, ts_family family,
+ts_status ts_derived_weights_create(const ts_checkpoint *ckpt, const ts_model_config *cfg,
                                     ts_derived_weights **out, ts_error *err)
 {
     *out = calloc(1, sizeof(**out));
     if (!*out) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "weights: out of memory");
-    (*out)->ckpt = ckpt, (*out)->family = family;
+    (*out)->ckpt = ckpt, (*out)->cfg = cfg, (*out)->family = cfg->family;
     pthread_mutex_init(&(*out)->lock, NULL);
     return TS_OK;
 }
@@ -64,12 +65,12 @@ const ts_tensor_info *ts_derived_weights_find(void *self, const char *name, int 
         size_t len = strlen(name);
         ts_tensor_info info = {0};
         void *data = NULL;
-        if (d->family->derive_weight(d->ckpt, name, &info, &data) &&
+        if (d->family->derive_weight(d->ckpt, d->cfg, name, &info, &data) &&
             (e = malloc(sizeof(*e) + len + 1))) {
             memcpy(e->name, name, len + 1);
             e->info = info, e->info.name = e->name, e->data = data;
             e->next = d->list, d->list = e;
-            d->bytes += info.n_bytes;
+            if (data) d->bytes += info.n_bytes;
         } else {
             free(data);
         }

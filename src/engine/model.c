@@ -118,7 +118,7 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     ts_status st = ts_model_config_load(dir, &m->config, err);
     if (st == TS_OK) st = ts_decoder_spec_init(&m->config, &m->spec, err);
     if (st == TS_OK) st = ts_checkpoint_open(options && options->weights ? options->weights : dir, &m->checkpoint, err);
-    if (st == TS_OK) st = ts_derived_weights_create(m->checkpoint, m->config.family, &m->derived, err);
+    if (st == TS_OK) st = ts_derived_weights_create(m->checkpoint, &m->config, &m->derived, err);
     m->weights = (ts_weight_source){ts_derived_weights_find, m->derived};
     ts_quant_config qc;
     if (st == TS_OK) st = ts_quant_config_load(dir, &qc, err);
@@ -378,6 +378,12 @@ ts_status ts_sequence_create_rows(ts_model *m, int64_t capacity, int64_t local_r
     *out = NULL;
     if (capacity < 1 || capacity > (1 << 24))
         return ts_error_set(err, TS_ERR_RANGE, "sequence capacity %lld outside 1..%d", (long long)capacity, 1 << 24);
+    if (m->spec.rope_positions > 0 && capacity > m->spec.rope_positions)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "sequence capacity %lld: this model's rotary table holds %lld positions "
+                            "(rope_type longrope past original_max_position_embeddings is not "
+                            "implemented yet)",
+                            (long long)capacity, (long long)m->spec.rope_positions);
     if (local_rows != 0 && (m->spec.sliding_window < 1 || local_rows < m->spec.sliding_window ||
                             local_rows > capacity))
         return ts_error_set(

@@ -1,7 +1,8 @@
-/* text_fixture_test.c — Qwen2, Qwen3 and Llama against the transformers outputs in
- * tests/fixtures: every hidden state, the KV cache, the prefill logits (max |ours − ref| ≤
- * 1e-4 × max(1, max |ref|) per tensor), every decode step's logits and the 16 greedy tokens, with
- * the F32 and the BF16 weight files. The first stage that diverges is reported by name.
+/* text_fixture_test.c — Qwen2, Qwen3, Llama, Qwen3-MoE, Gemma3 text and Phi-4-multimodal's
+ * language model against the transformers outputs in tests/fixtures: every hidden state, the KV
+ * cache, the prefill logits (max |ours − ref| ≤ 1e-4 × max(1, max |ref|) per tensor), every
+ * decode step's logits and the 16 greedy tokens, with the F32 and the BF16 weight files. The
+ * first stage that diverges is reported by name.
  * Then batched decode: 4 sequences with different prompts, stepped together, give exactly the
  * tokens each gives alone. */
 #include "engine/model.h"
@@ -149,6 +150,9 @@ static void test_qwen3_moe(void) { check_case("qwen3_moe", false), check_case("q
 /* Gemma3 text: scaled embeddings, (1 + w) norms around attention and MLP, and sliding-window
  * layers (window 8) interleaved with global ones, on a prompt longer than the window. */
 static void test_gemma3_text(void) { check_case("gemma3_text", false), check_case("gemma3_text", true); }
+/* Phi-4-multimodal's language model, text prompt, LoRA off: fused qkv_proj/gate_up_proj read as
+ * views, partial rotary (0.75) with longrope's short factors and attention factor. */
+static void test_phi4_mm_text(void) { check_case("phi4_mm-text", false), check_case("phi4_mm-text", true); }
 /* A text-only prompt to a VLM takes the ordinary token path (M-RoPE with t = h = w). */
 static void test_qwen2_vl_text_only(void) { check_case("qwen2_vl-text-only", false); }
 
@@ -431,6 +435,7 @@ int main(void)
     RUN(test_llama);
     RUN(test_qwen3_moe);
     RUN(test_gemma3_text);
+    RUN(test_phi4_mm_text);
     RUN(test_qwen2_vl_text_only);
     RUN(test_vlm_language_side);
     RUN(test_qwen3_vl_first_layer);

@@ -33,7 +33,8 @@ static bool in_list(const char *s, const char *const *list)
  * as transformers rewrites it; M-RoPE is signalled by mrope_section, not by rope_type. */
 static ts_status read_rope(const ts_json_reader *r, const cJSON *rope, ts_text_config *t)
 {
-    static const char *const supported[] = {"default", "linear", "llama3", "dynamic", NULL};
+    static const char *const supported[] = {"default", "linear", "llama3", "dynamic", "longrope",
+                                            NULL};
     char key_buf[64];
     ts_json_reader sub = *r;
     snprintf(key_buf, sizeof(key_buf), "%s%s.", r->prefix, rope->string ? rope->string : "rope");
@@ -45,15 +46,28 @@ static ts_status read_rope(const ts_json_reader *r, const cJSON *rope, ts_text_c
     if (!in_list(t->rope_type, supported))
         return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
                             "%s: %srope_type \"%s\" is not supported (supported: default, linear, "
-                            "llama3, dynamic)",
+                            "llama3, dynamic, longrope)",
                             r->origin, key_buf, t->rope_type);
     TS_TRY(ts_json_double(&sub, rope, "rope_theta", t->rope_theta, &t->rope_theta));
     TS_TRY(ts_json_double(&sub, rope, "partial_rotary_factor", t->partial_rotary_factor,
                           &t->partial_rotary_factor));
     bool llama3 = strcmp(t->rope_type, "llama3") == 0;
+    bool longrope = strcmp(t->rope_type, "longrope") == 0;
     bool scaled = strcmp(t->rope_type, "default") != 0;
-    if (scaled && ts_json_absent(rope, "factor")) return ts_json_missing(&sub, "factor");
-    TS_TRY(ts_json_double(&sub, rope, "factor", 1.0, &t->rope_factor));
+    if (scaled && !longrope && ts_json_absent(rope, "factor"))
+        return ts_json_missing(&sub, "factor");
+    TS_TRY(ts_json_double(&sub, rope, "factor", longrope ? 0.0 : 1.0, &t->rope_factor));
+    if (longrope) {
+        /* _compute_longrope_parameters: both factor lists are required, one entry per rotary
+         * frequency (checked against the rotary dimension when the decoder is built). */
+        if (ts_json_absent(rope, "short_factor")) return ts_json_missing(&sub, "short_factor");
+        if (ts_json_absent(rope, "long_factor")) return ts_json_missing(&sub, "long_factor");
+        TS_TRY(ts_json_double_list(&sub, rope, "short_factor", t->rope_short_factor, 256,
+                                   &t->n_rope_short_factor));
+        TS_TRY(ts_json_double_list(&sub, rope, "long_factor", t->rope_long_factor, 256,
+                                   &t->n_rope_long_factor));
+        TS_TRY(ts_json_double(&sub, rope, "attention_factor", 0.0, &t->rope_attention_factor));
+    }
     if (llama3) {
         if (ts_json_absent(rope, "low_freq_factor"))
             return ts_json_missing(&sub, "low_freq_factor");
@@ -148,7 +162,13 @@ static ts_status read_text(const reader *rd, const cJSON *root, const cJSON *obj
     t->rope_factor = 1.0;
     t->partial_rotary_factor = 1.0;
     TS_TRY(ts_json_double(r, obj, "partial_rotary_factor", 1.0, &t->partial_rotary_factor));
-    return read_rope_block(r, obj, t);
+    TS_TRY(read_rope_block(r, obj, t));
+    /* Phi-3-style files keep the pretraining length at the top level, and transformers gives it
+     * priority over the rope block's for the types that use it (standardize_rope_params). */
+    if (strcmp(t->rope_type, "longrope") == 0)
+        TS_TRY(ts_json_int(r, obj, "original_max_position_embeddings",
+                           t->rope_original_max_position, &t->rope_original_max_position));
+    return TS_OK;
 }
 
 /* Token ids live at the top level in some families and in text_config in others; the top level

@@ -374,7 +374,7 @@ static void test_errors(void)
     CHECK_INT_EQ(parse("{\"model_type\":\"mistral\"}", &c, &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "cfg.json: model_type \"mistral\" is not supported");
     CHECK_CONTAINS(err.message, "supported: qwen2, qwen3, qwen3_moe, llama, qwen2_vl, qwen2_5_vl, qwen3_vl, "
-                                "qwen3_vl_moe, llava, gemma3, gemma3_text");
+                                "qwen3_vl_moe, llava, gemma3, gemma3_text, phi4_multimodal");
 
     EXPECT_PARSE_FAIL("{\"hidden_size\":64}", TS_ERR_NOT_FOUND, "model_type: missing");
     EXPECT_PARSE_FAIL("{\"model_type\":7}", TS_ERR_FORMAT, "model_type: expected a string");
@@ -447,7 +447,8 @@ static void test_errors(void)
                       TS_ERR_RANGE, "decoder_sparse_step 0, expected ≥ 1");
 
     static const char *const all_types[] = {"qwen2", "qwen3", "llama", "qwen2_vl", "qwen2_5_vl",
-                                            "qwen3_vl", "qwen3_vl_moe", "llava", "gemma3", "gemma3_text"};
+                                            "qwen3_vl", "qwen3_vl_moe", "llava", "gemma3", "gemma3_text",
+                                            "phi4_multimodal"};
     for (size_t f = 0; f < sizeof(all_types) / sizeof(all_types[0]); f++) CHECK(strcmp(ts_family_name(ts_family_find(all_types[f])), "unknown family") != 0);
     CHECK(ts_family_find("mistral") == NULL);
     CHECK_STR_EQ(ts_family_name(NULL), "unknown family");

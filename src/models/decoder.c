@@ -187,6 +187,13 @@ static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *in
     }
     *cos = ts_graph_unary(g, TS_OP_COSINE, angle);
     *sin = ts_graph_unary(g, TS_OP_SINE, angle);
+    if (spec->rope_scale != 0.0f && spec->rope_scale != 1.0f) {
+        ts_value scale = ts_graph_broadcast_in_dim(
+            g, ts_graph_constant(g, ts_type_make(TS_DTYPE_F32, 0, NULL), &spec->rope_scale), 2, d2,
+            NULL);
+        *cos = ts_graph_binary(g, TS_OP_MULTIPLY, *cos, scale);
+        *sin = ts_graph_binary(g, TS_OP_MULTIPLY, *sin, scale);
+    }
 }
 
 /* Qwen2MLP / LlamaMLP, or Qwen3VLMoeTextSparseMoeBlock (its router renormalises the top-k
@@ -856,6 +863,38 @@ static void llama3_inv_freq(const ts_text_config *t, int dim, float *inv)
     }
 }
 
+/* _compute_longrope_parameters with the short factors (sequences up to the pretraining length):
+ * inv_freq = 1 / (short_factor · base^(2i/dim)) and the attention factor that scales cos and sin,
+ * sqrt(1 + ln(factor) / ln(original)) with factor = max / original positions unless the file
+ * gives one; f32 steps as torch takes them. */
+static ts_status longrope(const ts_text_config *t, ts_decoder_spec *spec, ts_error *err)
+{
+    int half = spec->rotary_dim / 2;
+    if (t->n_rope_short_factor != half || t->n_rope_long_factor != half)
+        return ts_error_set(err, TS_ERR_FORMAT,
+                            "config.json: rope_scaling short_factor has %d and long_factor %d "
+                            "entries; the rotary dimension %d needs %d",
+                            t->n_rope_short_factor, t->n_rope_long_factor, spec->rotary_dim, half);
+    int64_t original = t->rope_original_max_position > 0 ? t->rope_original_max_position
+                                                         : t->max_position_embeddings;
+    if (original < 2)
+        return ts_error_set(err, TS_ERR_FORMAT, "config.json: original_max_position_embeddings %lld",
+                            (long long)original);
+    for (int i = 0; i < half; i++) {
+        float exponent = (float)(2 * i) / (float)spec->rotary_dim;
+        float base = powf((float)t->rope_theta, exponent);
+        spec->inv_freq[i] = 1.0f / ((float)t->rope_short_factor[i] * base);
+    }
+    double factor = t->rope_factor > 0 ? t->rope_factor
+                                       : (double)t->max_position_embeddings / (double)original;
+    double attention = t->rope_attention_factor;
+    if (attention <= 0)
+        attention = factor <= 1.0 ? 1.0 : sqrt(1.0 + log(factor) / log((double)original));
+    spec->rope_scale = (float)attention;
+    spec->rope_positions = original;
+    return TS_OK;
+}
+
 ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err)
 {
     const ts_text_config *t = &cfg->text;
@@ -938,10 +977,16 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
     else if (strcmp(t->rope_type, "linear") == 0)
         for (int i = 0; i < spec->rotary_dim / 2; i++)
             spec->inv_freq[i] /= (float)t->rope_factor; /* positions / factor */
-    else if (strcmp(t->rope_type, "default") != 0 && t->rope_type[0])
+    else if (strcmp(t->rope_type, "longrope") == 0) {
+        if (spec->mrope)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "config.json: rope_type \"longrope\" with mrope_section");
+        TS_TRY(longrope(t, spec, err));
+    } else if (strcmp(t->rope_type, "default") != 0 && t->rope_type[0])
         return ts_error_set(
             err, TS_ERR_UNSUPPORTED,
-            "config.json: rope_type \"%s\" is not implemented yet (default, linear, llama3 are)",
+            "config.json: rope_type \"%s\" is not implemented yet (default, linear, llama3, "
+            "longrope are)",
             t->rope_type);
     if (spec->local_rope_theta > 0) {
         spec->local_rope = true;

@@ -61,6 +61,13 @@ typedef struct ts_decoder_spec {
     bool qk_norm;            /* RMSNorm over head_dim on q and k before rope */
     ts_activation activation;
     float inv_freq[512];     /* rotary_dim/2 entries, computed as the reference does (f32) */
+    /* cos and sin × rope_scale (longrope's attention factor; 0 or 1: none), in f32 as the
+     * rotary embedding module does. */
+    float rope_scale;
+    /* > 0: positions the rotary table is valid for (longrope's short factors hold up to
+     * original_max_position_embeddings; the reference switches to its long factors past that,
+     * which is not built): a sequence may not hold more (ts_sequence_create refuses). */
+    int64_t rope_positions;
     /* M-RoPE: positions are i32[3, N] (t, h, w) and each rotary column takes its angle from one
      * axis: in runs of mrope_section, or interleaved t,h,w,t,h,w… within 3·section
      * (mrope_interleaved). */

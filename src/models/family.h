@@ -99,11 +99,13 @@ struct ts_family_desc {
     ts_status (*read_media_ids)(const ts_json_reader *r, const cJSON *root, ts_model_config *c);
 
     /* A tensor the shared graphs name that this family's checkpoints store another way (one
-     * matrix per expert for a stacked [E, …] tensor): fills *info and *data (malloc'd, the caller
-     * frees; info->name is left for the caller) from ckpt. false when `name` is not such a tensor
-     * or its parts are missing or disagree (the graph builder then reports it missing). */
-    bool (*derive_weight)(const ts_checkpoint *ckpt, const char *name, ts_tensor_info *info,
-                          void **data);
+     * matrix per expert for a stacked [E, …] tensor, rows of a fused projection): fills *info and
+     * *data (malloc'd, the caller frees; NULL when info->data is a view into ckpt's mapping;
+     * info->name is left for the caller) from ckpt and the model's config. false when `name` is
+     * not such a tensor or its parts are missing or disagree (the graph builder then reports it
+     * missing). */
+    bool (*derive_weight)(const ts_checkpoint *ckpt, const ts_model_config *cfg, const char *name,
+                          ts_tensor_info *info, void **data);
 
     /* The decoder's family options; spec is zeroed with prefix "model." and lm_head
      * "lm_head.weight" (NULL when tied) before the call. */

@@ -9,12 +9,12 @@
 
 extern const ts_family_desc ts_qwen2_family, ts_qwen3_family, ts_qwen3_moe_family, ts_llama_family,
     ts_qwen2_vl_family, ts_qwen2_5_vl_family, ts_qwen3_vl_family, ts_qwen3_vl_moe_family,
-    ts_llava_family, ts_gemma3_family;
+    ts_llava_family, ts_gemma3_family, ts_phi4_mm_family;
 
 static const ts_family_desc *const families[] = {
     &ts_qwen2_family,    &ts_qwen3_family,      &ts_qwen3_moe_family, &ts_llama_family,
     &ts_qwen2_vl_family, &ts_qwen2_5_vl_family, &ts_qwen3_vl_family,  &ts_qwen3_vl_moe_family,
-    &ts_llava_family,    &ts_gemma3_family,
+    &ts_llava_family,    &ts_gemma3_family,     &ts_phi4_mm_family,
 };
 enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
 

@@ -116,9 +116,10 @@ static const ts_tensor_info *expert_matrix(const ts_checkpoint *ckpt, const char
 
 /* Stacked [E, H, 2·I] (gate columns then up) or [E, I, H] from experts.e.{gate,up,down}_proj
  * ([I, H], [I, H], [H, I]): each expert's matrices transposed into place, in their dtype. */
-static bool derive_weight(const ts_checkpoint *ckpt, const char *name, ts_tensor_info *info,
-                          void **data)
+static bool derive_weight(const ts_checkpoint *ckpt, const ts_model_config *cfg, const char *name,
+                          ts_tensor_info *info, void **data)
 {
+    (void)cfg;
     static const char gate_up_tail[] = ".gate_up_proj", down_tail[] = ".down_proj";
     size_t len = strlen(name);
     bool gate_up = len > sizeof(gate_up_tail) &&
