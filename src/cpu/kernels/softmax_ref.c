@@ -1,4 +1,5 @@
-/* softmax_ref.c — a softmax row in place, portable (kernels.h: softmax_f32). */
+/* softmax_ref.c — a softmax row in place and the logistic function, portable (kernels.h:
+ * softmax_f32, logistic_f32): the exponential's two users. */
 #include "cpu/kernels.h"
 
 #include <math.h>
@@ -18,4 +19,9 @@ void ts_softmax_f32_ref(float *y, size_t n)
     }
     float inv = (float)(1.0 / sum);
     for (size_t i = 0; i < n; i++) y[i] *= inv;
+}
+
+void ts_logistic_f32_ref(const float *x, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) y[i] = 1.0f / (1.0f + expf(-x[i]));
 }
