@@ -289,8 +289,8 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
     else if (m->vision && at > 0 && (size_t)at < cap)
         at += snprintf(m->quant_summary + at, cap - (size_t)at, "; vision tower not quantized");
     if (m->vision && kept.count && at > 0 && (size_t)at < cap)
-        snprintf(m->quant_summary + at, cap - (size_t)at, ", %d matrices kept in floats (width not a multiple of %d: %s%s)",
-                 kept.count, TS_QUANT_BLOCK, kept.example, kept.count > 1 ? ", ..." : "");
+        snprintf(m->quant_summary + at, cap - (size_t)at, ", %d %s kept in floats (width not a multiple of %d: %s%s)",
+                 kept.count, kept.count > 1 ? "matrices" : "matrix", TS_QUANT_BLOCK, kept.example, kept.count > 1 ? ", ..." : "");
     return TS_OK;
 }
 
