@@ -537,17 +537,21 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
 ts_status ts_model_write_synthetic_checkpoint(ts_context *ctx, const char *preset, ts_dtype dtype, const char *dir,
                                               ts_error *err);
 /* Bytes of weight data a synthetic model holds (0 for a loaded checkpoint: it is mapped); after
- * ts_model_quantize, the bytes of the quantized matrices (values and scales): what a decode
- * step streams. */
+ * ts_model_quantize, the bytes of the language model's quantized matrices (values and scales):
+ * what a decode step streams. */
 size_t ts_model_weight_bytes(const ts_model *model);
-/* Quantizes the language model's matrices (attention, MLP, LM head; not the embedding table,
- * norms or an image tower) once, now: "q8" (8-bit) or "q4" (4-bit), blocks of 32 weights with
+/* Quantizes the language model's matrices (attention, MLP, LM head; not the embedding table or
+ * norms) once, now, and a vision tower's and projector's matrices whose input width 32 divides
+ * (the others stay in floats: the summary counts and names them): "q8" (8-bit) or "q4" (4-bit),
+ * blocks of 32 weights with
  * f16 scales (src/engine/quantized_weights.h has the exact rule; deterministic). Later steps
  * read the quantized weights. Fails (model unchanged) on another format, a model already
  * quantized, or a matrix width not a multiple of 32 (named). */
 ts_status ts_model_quantize(ts_model *model, const char *format, ts_error *err);
 /* "q8: 22 matrices, 1.2 M weights, 1.3 MB; weight error ‖W − W_q‖/‖W‖ 0.31% overall, worst
- * 0.35% (name)", or "" when not quantized. Borrowed, valid until the next ts_model_quantize. */
+ * 0.35% (name)" for the language model, followed for a model with a vision tower by "; vision
+ * tower q8: …" in the same form (or "; vision tower not quantized") and ", N matrices kept in
+ * floats (width not a multiple of 32: name, ...)"; "" when not quantized. Borrowed, valid until the next ts_model_quantize. */
 const char *ts_model_quantization_summary(const ts_model *model);
 const ts_model_config *ts_model_get_config(const ts_model *model);
 int64_t ts_model_vocab_size(const ts_model *model);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # quantize_cli_test.sh — `--quantize q8|q4` on the command line: inspect prints the weight error
-# (q8 ≈ 0.53%, q4 ≈ 8.6% on the random fixtures), run generates and names the format, compare
+# (q8 ≈ 0.53%, q4 ≈ 8.6% on the random fixtures; a VLM's tower apart), run generates and names the format, compare
 # prints the quantization and then the stage differences (non-zero: exit 1, with q8 Llama's greedy
 # tokens still equal), an unknown format is a runtime error naming it, and --quantize with
 # --bundle a usage error; the startup line names the compute choice (auto by default: W8A8).
@@ -18,6 +18,10 @@ check "inspect --quantize q8 exits 0" test $? -eq 0
 check "inspect prints the q8 weight error" grep -Eq "^quantized: +q8: 22 matrices, 0.22 M weights, 0.23 MB; weight error \|W - Wq\|/\|W\| 0\.5[0-9]+% overall" "$out"
 "$bin" inspect -m "$m" --quantize q4 >"$out" 2>&1
 check "inspect prints the q4 weight error" grep -Eq "^quantized: +q4: 22 matrices, .* 0.12 MB; weight error \|W - Wq\|/\|W\| 8\.[0-9]+% overall" "$out"
+check "a text model's summary names no tower" bash -c "! grep -q 'vision tower' '$out'"
+# A VLM: the tower's matrices are quantized too and reported apart, with the ones left in floats.
+"$bin" inspect -m "$root/tests/fixtures/qwen2_vl/model" --quantize q8 >"$out" 2>&1
+check "inspect reports the tower's q8 error apart" grep -Eq "^quantized: +q8: 22 matrices, .*; vision tower q8: 5 matrices, .* weight error \|W - Wq\|/\|W\| 0\.5[0-9]+% overall.*, 10 matrices kept in floats \(width not a multiple of 32: visual.patch_embed.proj.weight" "$out"
 "$bin" inspect -m "$m" --quantize q8 --json >"$out" 2>&1
 check "inspect --quantize --json is a usage error" test $? -eq 2
 

@@ -16,6 +16,14 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of every thread of the process: on a shared machine, what the work itself cost. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int usage(FILE *out)
 {
     fprintf(
@@ -29,7 +37,8 @@ static int usage(FILE *out)
         "  -p N   prompt tokens to prefill (default 512)\n"
         "  -n N   tokens to decode after it (default 128)\n"
         "  --profile  print the time spent per op kind\n"
-        "  --quantize q8|q4  quantize the language model's matrices after building them\n"
+        "  --quantize q8|q4  quantize the language model's matrices after building them, and the\n"
+        "                     vision tower's and projector's (those whose width 32 divides)\n"
         "  --compute f32|bf16|bf16x2|int8|auto  matmul precision (see ts_context_options; int8: "
         "W8A8\n"
         "                     for quantized weights)\n"
@@ -68,8 +77,9 @@ static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const 
     /* Another image of the same shape: the program is reused, the encoder cache misses. */
     for (int64_t i = 0; i < rows * width; i += 97) pv.data[i] = -pv.data[i];
     t0 = now();
+    double c0 = cpu_now();
     if (st == TS_OK) st = ts_model_encode_images(m, &pv, 1, &media, &err);
-    double t = now() - t0;
+    double t = now() - t0, cpu = cpu_now() - c0;
     ts_encoded_media_free(&media);
     t0 = now();
     if (st == TS_OK)
@@ -82,10 +92,17 @@ static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const 
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("model          %s vision tower (%s, synthetic weights)\n", preset, dtype_name);
+    const char *quantized = ts_model_quantization_summary(m);
+    printf("tower weights  %s\n", quantized[0] ? strstr(quantized, "; vision tower ") ? strstr(quantized, "; vision tower ") + 15 : "not quantized" : "not quantized");
+    char choice[256];
+    printf("compute        %s\n", ts_context_compute_summary(ctx, choice, sizeof(choice)));
     printf("threads        %d (cpu: %s)\n", ts_context_threads(ctx), ts_cpu_features_string(ts_context_cpu_features(ctx)));
     printf("image          %lld×%lld patches (%lld), %lld tokens out\n", side, side, (long long)rows, (long long)out_rows);
     printf("vision encode  %.1f ms = %.3f ms per patch (first call, with graph build: %.1f ms)\n", t * 1e3, t * 1e3 / (double)rows,
            t_first * 1e3);
+    int threads = ts_context_threads(ctx);
+    printf("cpu time       %.1f ms over %d threads = %.3f ms per patch per thread (wall × threads when no other load)\n",
+           cpu * 1e3, threads, cpu * 1e3 / threads / (double)rows);
     printf("cached repeat  %.2f ms (the same image again, from the encoder cache)\n", t_hit * 1e3);
     printf("peak RSS       %.1f MB\n", ru.ru_maxrss / 1024.0);
     char *table = ts_context_profile(ctx);

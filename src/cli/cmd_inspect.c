@@ -33,7 +33,8 @@ static void usage(FILE *out)
         "modalities the config declares.\n\n"
         "  -m, --model DIR  the model folder (config.json + safetensors)\n"
         "  --json           print one JSON object instead of text\n"
-        "  --quantize q8|q4 also load the model quantized and print the weight error (text only)\n"
+        "  --quantize q8|q4 also load the model quantized and print the weight error (text only;\n"
+        "                   a vision tower's matrices are quantized too and reported apart)\n"
         "  --context N      the KV cache bytes of one sequence of N tokens (default 32768; text "
         "only)\n"
         "  -h, --help       show this help\n\n"
@@ -245,7 +246,7 @@ int cmd_inspect(int argc, char **argv)
         print_kv(&config, context);
     }
     if (quantize) {
-        /* The language model quantized as run/compare would, and its weight error. */
+        /* The model quantized as run/compare would (a vision tower too), and the weight errors. */
         ts_context *ctx;
         ts_model *m = NULL;
         ts_context_options co = {.log_level = TS_LOG_WARN};

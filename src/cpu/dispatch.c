@@ -15,6 +15,8 @@ static const ts_kernels portable = {
     .qdot_i8_q8 = ts_qdot_i8_q8_ref,
     .qdot_u4_q8 = ts_qdot_u4_q8_ref,
     .quantize_q8 = ts_quantize_q8_ref,
+    .softmax_f32 = ts_softmax_f32_ref,
+    .logistic_f32 = ts_logistic_f32_ref,
 };
 
 #if defined(__x86_64__)
@@ -29,6 +31,8 @@ static const ts_kernels avx2 = {
     .qdot_u4_f32 = ts_qdot_u4_f32_ref,
     .dequant_i8_f32 = ts_dequant_i8_f32_ref,
     .dequant_u4_f32 = ts_dequant_u4_f32_ref,
+    .softmax_f32 = ts_softmax_f32_ref,
+    .logistic_f32 = ts_logistic_f32_ref,
 };
 
 /* AVX512_BF16's dot rounds activations to bf16, so both AVX-512 tables keep the exact f32-activation
@@ -40,7 +44,8 @@ static const ts_kernels avx2 = {
     .gemm_kn_f32 = ts_gemm_kn_f32_avx512,                                                          \
     .dot_rows_bf16_f32 = ts_dot_rows_bf16_f32_avx512, .dot_rows_f32 = ts_dot_rows_f32_avx512,    \
     .qdot_i8_f32 = ts_qdot_i8_f32_avx512, .qdot_u4_f32 = ts_qdot_u4_f32_avx512,                   \
-    .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512
+    .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512,         \
+    .softmax_f32 = ts_softmax_f32_avx512, .logistic_f32 = ts_logistic_f32_avx512
 
 /* The W8A8 dots need VPDPBUSD; without it (and on AVX2) quantized linears keep f32 activations,
  * as an integer dot of bytes emulated with 16-bit products would not be faster. */

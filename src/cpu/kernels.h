@@ -76,6 +76,14 @@ typedef struct ts_kernels {
     void (*gemm_q8)(const struct ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                     const uint8_t *panel, const float *scale, int32_t offset,
                     const int32_t *offsets, int cols, float *c, int64_t ldc);
+    /* Softmax of y[0..n) in place: m = max y, y[i] = exp(y[i] − m) / Σ exp (the sum in f64, its
+     * reciprocal rounded to f32 and multiplied in); every y −inf (or n = 0 rows' NaN rule): all
+     * NaN, as the decomposition's 0/0. The portable one uses expf; others within 2 ulp of it per
+     * exponential. Never NULL. */
+    void (*softmax_f32)(float *y, size_t n);
+    /* y[i] = 1 / (1 + exp(−x[i])) (in place allowed): the portable one with expf, others within
+     * 3 ulp of it (2 in the exponential, the division exact). Never NULL. */
+    void (*logistic_f32)(const float *x, float *y, size_t n);
 } ts_kernels;
 
 /* Activation rows quantized to int8 for the W8A8 dots, by the Q8_0 block rule: per chunk c of 32
@@ -122,6 +130,8 @@ void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float
 /* dexp from d (the layout's lanes; shared by every quantize_q8 variant). */
 void ts_q8_fill_dexp(const float *d, size_t n, bool u4, float *dexp);
 void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+void ts_softmax_f32_ref(float *y, size_t n);
+void ts_logistic_f32_ref(const float *x, float *y, size_t n);
 void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
                        float *out);
 void ts_qdot_u4_q8_ref(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
@@ -153,6 +163,8 @@ float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n, size_t b
 void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+void ts_softmax_f32_avx512(float *y, size_t n);
+void ts_logistic_f32_avx512(const float *x, float *y, size_t n);
 void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                            const uint8_t *panel, const float *scale, int32_t offset,
                            const int32_t *offsets, int cols, float *c, int64_t ldc);

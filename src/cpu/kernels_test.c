@@ -220,6 +220,80 @@ static void test_gemm_kernels(void)
 #endif
 }
 
+/* Softmax rows: every variant within 3 ulp of the portable row (exponentials within 2 ulp of expf,
+ * the sum in another order; relative 3.6e-7, absolute 1e-43 among subnormal results), masked
+ * (−inf) scores exactly 0, a row of one score exactly 1, an all-masked row and a row with a NaN
+ * all NaN as in the portable one; odd sizes and tails; scores down to the −104 clamp and past it. */
+static void test_softmax_variants(void)
+{
+    static const size_t sizes[] = {1, 3, 15, 16, 17, 33, 100, 1023, 4099};
+    for (int level = 0; level < 2; level++) {
+        const ts_kernels *k = ts_kernels_select(level ? ts_cpu_features() : 0);
+        uint32_t seed = 11;
+        double worst = 0;
+        for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+            size_t n = sizes[s];
+            float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
+            for (size_t i = 0; i < n; i++) {
+                float v = lcg(&seed) * 60.0f - 60.0f + lcg(&seed) * 0.4f; /* (−120, 0.4) */
+                a[i] = b[i] = i % 37 == 5 ? -INFINITY : i % 41 == 7 ? 0.0f : v;
+            }
+            ts_softmax_f32_ref(a, n);
+            k->softmax_f32(b, n);
+            for (size_t i = 0; i < n; i++) {
+                double d = fabs((double)a[i] - b[i]), rel = a[i] > 0 ? d / a[i] : d;
+                if (a[i] >= 1e-37f) worst = fmax(worst, rel);
+                CHECK(a[i] >= 1e-37f ? rel <= 3.6e-7 : d <= 1e-43);
+                if (i % 37 == 5 && n > 5) CHECK(b[i] == 0.0f);
+            }
+            /* All masked, then a NaN among finite scores: NaN everywhere. */
+            for (size_t i = 0; i < n; i++) b[i] = -INFINITY;
+            k->softmax_f32(b, n);
+            for (size_t i = 0; i < n; i++) CHECK(isnan(b[i]));
+            for (size_t i = 0; i < n; i++) b[i] = (float)i;
+            b[n / 2] = NAN;
+            k->softmax_f32(b, n);
+            for (size_t i = 0; i < n; i++) CHECK(isnan(b[i]));
+            free(a), free(b);
+        }
+        float one = -3.5f;
+        k->softmax_f32(&one, 1);
+        CHECK(one == 1.0f);
+        fprintf(stderr, "  softmax (%s): worst relative difference from the portable row %.2e\n", k->level, worst);
+    }
+}
+
+/* The logistic: every variant within 3 ulp of the portable one (relative 3.6e-7; absolute 1e-37
+ * among results below 1e-37), exactly 0 and 1 at −inf and +inf, 0.5 at 0, NaN kept; odd sizes. */
+static void test_logistic_variants(void)
+{
+    static const size_t sizes[] = {1, 7, 16, 17, 100, 4099};
+    const ts_kernels *k = ts_kernels_select(ts_cpu_features());
+    uint32_t seed = 5;
+    double worst = 0;
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        size_t n = sizes[s];
+        float *x = malloc(n * sizeof(float)), *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
+        static const float special[] = {-INFINITY, INFINITY, 0.0f, -200.0f, 200.0f, -88.0f, 88.0f, -17.0f};
+        for (size_t i = 0; i < n; i++) x[i] = i % 13 < 8 && i % 3 == 0 ? special[i % 8] : lcg(&seed) * 30.0f + lcg(&seed) * 0.1f;
+        ts_logistic_f32_ref(x, a, n);
+        k->logistic_f32(x, b, n);
+        for (size_t i = 0; i < n; i++) {
+            double d = fabs((double)a[i] - b[i]), rel = d / a[i];
+            if (a[i] >= 1e-37f) worst = fmax(worst, rel);
+            CHECK(a[i] >= 1e-37f ? rel <= 3.6e-7 : d <= 1e-37);
+            if (x[i] == -INFINITY) CHECK(b[i] == 0.0f);
+            if (x[i] == INFINITY || x[i] == 200.0f) CHECK(b[i] == 1.0f);
+            if (x[i] == 0.0f) CHECK(b[i] == 0.5f);
+        }
+        x[0] = NAN;
+        k->logistic_f32(x, b, n);
+        CHECK(isnan(b[0]));
+        free(x), free(a), free(b);
+    }
+    fprintf(stderr, "  logistic (%s): worst relative difference from the portable one %.2e\n", k->level, worst);
+}
+
 static void test_selection_honours_mask(void)
 {
     CHECK_STR_EQ(ts_kernels_select(0)->level, "portable");
@@ -409,6 +483,8 @@ int main(void)
     RUN(test_f16_variants);
     RUN(test_dot_rows_are_the_single_dots);
     RUN(test_gemm_kernels);
+    RUN(test_softmax_variants);
+    RUN(test_logistic_variants);
     RUN(test_selection_honours_mask);
     RUN(test_amx_permission_is_reported);
     return check_finish();

@@ -36,7 +36,7 @@ void ts_cpu_layer_norm(const ts_cpu *cpu, const float *x, int64_t rows, int64_t 
 void ts_cpu_softmax(const ts_cpu *cpu, const float *x, const float *bias, int64_t rows, int64_t n,
                     float *y);
 /* Softmax of y[0..n) in place (scores already biased); all -inf gives NaN like 0/0. */
-void ts_cpu_softmax_row(float *y, int64_t n);
+void ts_cpu_softmax_row(const ts_kernels *k, float *y, int64_t n);
 void ts_cpu_rope(const ts_cpu *cpu, const float *x, int64_t l, int64_t heads, int64_t head_dim,
                  const float *cos, const float *sin, int rotary_dim, bool interleaved, float *y);
 

@@ -54,9 +54,10 @@ struct ts_model {
     ts_weight_source base_weights;
     ts_packed_weights *packed;       /* a GPTQ/AWQ checkpoint's unpacked matrices: serves `weights` */
     int quant_bits;                  /* 0: float weights */
+    int lm_matrices;                 /* the quantized store's first matrices are the language model's */
     ts_quant_chooser choose;         /* which matrices the graph rewrite quantizes */
     void *choose_user;
-    char quant_summary[512];
+    char quant_summary[1024];
     ts_vision *vision; /* the image tower, for families whose image path is built */
     ts_decoder_spec spec;
     ts_dtype kv_dtype;
@@ -161,8 +162,8 @@ size_t ts_model_weight_bytes(const ts_model *m)
 {
     if (m->packed) return (size_t)ts_packed_weights_bytes(m->packed);
     if (m->quantized) {
-        ts_quantization_report r;
-        ts_quantized_weights_report(m->quantized, &r);
+        ts_quantization_report r; /* the language model's: the tower is not streamed per token */
+        ts_quantized_weights_report_range(m->quantized, 0, m->lm_matrices, &r);
         return (size_t)r.bytes;
     }
     return m->synthetic ? ts_synthetic_weights_bytes(m->synthetic) : 0;
@@ -187,6 +188,27 @@ void ts_model_destroy(ts_model *m)
     ts_checkpoint_close(m->checkpoint);
     ts_synthetic_weights_destroy(m->synthetic);
     free(m);
+}
+
+/* The tower's matrices: every one whose width blocks of TS_QUANT_BLOCK divide (a patch embedding
+ * over 3·2·14·14 = 1176 pixels, SigLIP's 4304-wide MLP output stay in floats; the summary counts
+ * and names them). */
+static bool choose_tower(void *user, const char *name, int64_t out, int64_t in, ts_quant_choice *c)
+{
+    (void)name, (void)out;
+    *c = (ts_quant_choice){.bits = *(const int *)user, .block = TS_QUANT_BLOCK};
+    return in % TS_QUANT_BLOCK == 0;
+}
+
+/* "q8: N matrices, …; weight error … overall, worst …% (name)" over the store's matrices
+ * first … end − 1. */
+static int describe(const ts_quantized_weights *q, int first, int end, char *out, size_t cap)
+{
+    ts_quantization_report r;
+    ts_quantized_weights_report_range(q, first, end, &r);
+    return snprintf(out, cap, "q%d: %d matrices, %.2f M weights, %.2f MB; weight error |W - Wq|/|W| %.3f%% overall, worst %.3f%% (%s)",
+                    r.bits, r.matrices, (double)r.weights / 1e6, (double)r.bytes / 1e6, 100.0 * r.rel_error_all,
+                    100.0 * r.rel_error_max, r.worst ? r.worst : "-");
 }
 
 /* The decoder graph for `shape`, with its matmuls quantized when the model is. */
@@ -237,6 +259,11 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
             st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "quantize: cannot quantize %s", n->name);
     }
     if (st == TS_OK) ts_graph_destroy(g);
+    m->lm_matrices = ts_quantized_weights_count(q);
+    /* The vision tower and projector too, through the same store (the tower reads the model's
+     * weight source): their own report follows the language model's. */
+    ts_vision_float_matrices kept = {0};
+    if (st == TS_OK && m->vision) st = ts_vision_quantize(m->vision, choose_tower, &m->quant_bits, &kept, err);
     if (st != TS_OK) {
         m->weights = m->base_weights;
         m->quant_bits = 0;
@@ -244,12 +271,18 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
         ts_quantized_weights_destroy(q);
         return st;
     }
-    ts_quantization_report r;
-    ts_quantized_weights_report(q, &r);
-    snprintf(m->quant_summary, sizeof(m->quant_summary),
-             "q%d: %d matrices, %.2f M weights, %.2f MB; weight error |W - Wq|/|W| %.3f%% overall, worst %.3f%% (%s)", bits,
-             r.matrices, (double)r.weights / 1e6, (double)r.bytes / 1e6, 100.0 * r.rel_error_all, 100.0 * r.rel_error_max,
-             r.worst ? r.worst : "-");
+    size_t cap = sizeof(m->quant_summary);
+    int at = describe(q, 0, m->lm_matrices, m->quant_summary, cap);
+    int tower = ts_quantized_weights_count(q) - m->lm_matrices;
+    if (m->vision && tower > 0 && at > 0 && (size_t)at < cap)
+        at += snprintf(m->quant_summary + at, cap - (size_t)at, "; vision tower ");
+    if (m->vision && tower > 0 && at > 0 && (size_t)at < cap)
+        at += describe(q, m->lm_matrices, m->lm_matrices + tower, m->quant_summary + at, cap - (size_t)at);
+    else if (m->vision && at > 0 && (size_t)at < cap)
+        at += snprintf(m->quant_summary + at, cap - (size_t)at, "; vision tower not quantized");
+    if (m->vision && kept.count && at > 0 && (size_t)at < cap)
+        snprintf(m->quant_summary + at, cap - (size_t)at, ", %d %s kept in floats (width not a multiple of %d: %s%s)",
+                 kept.count, kept.count > 1 ? "matrices" : "matrix", TS_QUANT_BLOCK, kept.example, kept.count > 1 ? ", ..." : "");
     return TS_OK;
 }
 

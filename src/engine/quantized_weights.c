@@ -149,7 +149,11 @@ static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t 
 {
     int64_t dims[2] = {out_dim, in_dim};
     const ts_tensor_info *t = qw->base.find(qw->base.self, base_name, 2, dims);
-    if (!t || t->n_dims != 2 || t->shape[0] != out_dim || t->shape[1] != in_dim || in_dim % TS_QUANT_BLOCK ||
+    /* A graph may declare a weight as a matrix view of its stored shape (a patch embedding's
+     * convolution kernel [out, c, t, h, w] as [out, c·t·h·w]): the same row-major bytes. */
+    int64_t tail = 1;
+    for (int d = 1; t && d < t->n_dims; d++) tail *= t->shape[d];
+    if (!t || t->n_dims < 2 || t->shape[0] != out_dim || tail != in_dim || in_dim % TS_QUANT_BLOCK ||
         (t->dtype != TS_DTYPE_F32 && t->dtype != TS_DTYPE_BF16 && t->dtype != TS_DTYPE_F16))
         return NULL;
     if (qw->n == qw->cap) {
@@ -221,12 +225,19 @@ const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, in
     return !e ? NULL : is_scale ? &e->scale : &e->q;
 }
 
+int ts_quantized_weights_count(const ts_quantized_weights *qw) { return qw->n; }
+
 void ts_quantized_weights_report(const ts_quantized_weights *qw, ts_quantization_report *out)
+{
+    ts_quantized_weights_report_range(qw, 0, qw->n, out);
+}
+
+void ts_quantized_weights_report_range(const ts_quantized_weights *qw, int first, int end, ts_quantization_report *out)
 {
     memset(out, 0, sizeof(*out));
     out->bits = qw->bits;
     double err2 = 0, norm2 = 0;
-    for (int i = 0; i < qw->n; i++) {
+    for (int i = first < 0 ? 0 : first; i < end && i < qw->n; i++) {
         const entry *e = &qw->entries[i];
         out->matrices++;
         out->weights += e->q.shape[0] * (qw->bits == 8 ? e->q.shape[1] : e->q.shape[1] * 2);

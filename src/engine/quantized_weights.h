@@ -9,7 +9,9 @@
  *       q = clamp(round(w / d), −8, 7) + 8 (Q4_0's rule: m lands exactly on −8);
  * with d rounded to f16 first and the division by that f16 value, round() half away from
  * zero: the bytes depend only on the input bytes (deterministic across runs and threads).
- * Each matrix's relative error ‖W − dequant(W)‖ / ‖W‖ is kept for the report.
+ * Each matrix's relative error ‖W − dequant(W)‖ / ‖W‖ is kept for the report. A source tensor
+ * of higher rank is taken as the [out, in] matrix of its row-major bytes when its first
+ * dimension is `out` and the others multiply to `in` (a graph's matrix view of it).
  * With `release_source` the wrapped tensors' pages are handed back to the kernel once quantized
  * (madvise DONTNEED; only for file mappings, which fault back in if read again).
  * Errors: a source tensor that is absent or not F32/BF16/F16 makes find() return NULL; the
@@ -42,6 +44,10 @@ typedef struct ts_quantization_report {
     const char *worst;       /* the matrix with the largest error (borrowed from the store) */
 } ts_quantization_report;
 void ts_quantized_weights_report(const ts_quantized_weights *q, ts_quantization_report *out);
+/* Matrices are kept in the order first asked for: the count now, and the report over matrices
+ * first … end − 1 of that order (how a model reports its language model and its tower apart). */
+int ts_quantized_weights_count(const ts_quantized_weights *q);
+void ts_quantized_weights_report_range(const ts_quantized_weights *q, int first, int end, ts_quantization_report *out);
 
 /* One row's quantization (exposed for tests): n = row width, multiple of TS_QUANT_BLOCK. */
 void ts_quantize_row_q8(const float *w, int64_t n, int8_t *q, uint16_t *scale);

@@ -12,8 +12,10 @@
 #include "engine/vision.h"
 #include "base/error.h"
 #include "cpu/executor.h"
+#include "graph/quantize.h"
 #include "models/family.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,8 @@ struct ts_tower_runner {
     const ts_tower_ops *ops;
     const void *spec;
     const ts_weight_source *weights;
+    ts_quant_chooser choose; /* ts_vision_quantize: which matrices each graph quantizes */
+    void *choose_user;
     int64_t n_patches;
     ts_graph *graph;
     ts_program *program;
@@ -64,6 +68,12 @@ static ts_status get_program(ts_tower_runner *r, int64_t n_patches, ts_error *er
     drop_program(r);
     ts_status st = ts_graph_create(&r->graph, err);
     if (st == TS_OK) st = r->ops->build(r->graph, r->spec, r->weights, n_patches, err);
+    if (st == TS_OK && r->choose) {
+        ts_graph *q;
+        st = ts_graph_quantize(r->graph, r->choose, r->choose_user, &q, err);
+        ts_graph_destroy(r->graph);
+        r->graph = st == TS_OK ? q : NULL;
+    }
     if (st == TS_OK) st = ts_program_create(r->graph, r->ctx, &r->program, err);
     if (st == TS_OK) {
         r->params = calloc((size_t)r->graph->n_parameters + 1, sizeof(void *));
@@ -72,8 +82,10 @@ static ts_status get_program(ts_tower_runner *r, int64_t n_patches, ts_error *er
     for (int32_t i = 0; st == TS_OK && i < r->graph->n_nodes; i++) {
         const ts_node *n = &r->graph->nodes[i];
         if (n->op != TS_OP_PARAMETER || n->attrs.parameter.role != TS_PARAM_WEIGHT) continue;
-        /* Bound by name: a patch embedding may be declared as a view of another shape. */
-        const ts_tensor_info *t = r->weights->find(r->weights->self, n->name, 0, NULL);
+        /* By name and the graph's shape: a patch embedding may be declared as a view of its
+         * stored shape (sources find stored tensors by name), and a quantized matrix is made
+         * from the shape asked for. */
+        const ts_tensor_info *t = r->weights->find(r->weights->self, n->name, n->type.rank, n->type.dims);
         r->params[n->attrs.parameter.index] = t ? (void *)t->data : NULL;
     }
     if (st != TS_OK) {
@@ -137,7 +149,7 @@ ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg,
     if (st == TS_OK) {
         v->levels = v->ops->levels(v->spec);
         v->width = v->ops->width(v->spec);
-        v->runner = (ts_tower_runner){ctx, v->ops, v->spec, weights, 0, NULL, NULL, NULL};
+        v->runner = (ts_tower_runner){ctx, v->ops, v->spec, weights, NULL, NULL, 0, NULL, NULL, NULL};
         st = ts_encoder_cache_create(TS_ENCODER_CACHE_DEFAULT_BYTES, &v->cache, err);
     }
     /* Check every tower weight now, on the smallest graph the tower has. */
@@ -276,4 +288,46 @@ ts_status ts_vision_encode_deepstack(ts_vision *v, const ts_pixel_values *images
 ts_encoder_cache *ts_vision_cache(ts_vision *v)
 {
     return v->cache;
+}
+
+/* A matmul weight of the graph still in floats: a rank-2 weight parameter feeding a linear or a
+ * gated MLP (after the rewrite, every chosen one feeds a quantized linear instead). */
+static bool float_matrix(const ts_graph *g, ts_value w)
+{
+    const ts_node *n = &g->nodes[w];
+    return n->op == TS_OP_PARAMETER && n->attrs.parameter.role == TS_PARAM_WEIGHT && n->type.rank == 2 &&
+           (n->type.dtype == TS_DTYPE_F32 || n->type.dtype == TS_DTYPE_BF16 || n->type.dtype == TS_DTYPE_F16);
+}
+
+ts_status ts_vision_quantize(ts_vision *v, ts_quant_chooser choose, void *user, ts_vision_float_matrices *kept,
+                             ts_error *err)
+{
+    memset(kept, 0, sizeof(*kept));
+    drop_program(&v->runner);
+    /* Rows kept from the float tower are not what the quantized one computes. */
+    size_t capacity = ts_encoder_cache_get_stats(v->cache).capacity;
+    ts_encoder_cache_resize(v->cache, 0);
+    ts_encoder_cache_resize(v->cache, capacity);
+    v->runner.choose = choose, v->runner.choose_user = user;
+    ts_status st = get_program(&v->runner, v->ops->smallest(v->spec), err);
+    if (st != TS_OK) {
+        v->runner.choose = NULL, v->runner.choose_user = NULL;
+        return st;
+    }
+    const ts_graph *g = v->runner.graph;
+    bool *seen = calloc((size_t)g->n_nodes + 1, sizeof(bool));
+    if (!seen) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        int first = n->op == TS_OP_LINEAR || n->op == TS_OP_GATED_MLP ? 1 : n->n_inputs;
+        int last = n->op == TS_OP_GATED_MLP ? 3 : 1;
+        for (int k = first; k <= last && k < n->n_inputs; k++) {
+            ts_value w = n->inputs[k];
+            if (seen[w] || !float_matrix(g, w)) continue;
+            seen[w] = true;
+            if (!kept->count++) snprintf(kept->example, sizeof(kept->example), "%s", g->nodes[w].name);
+        }
+    }
+    free(seen);
+    return TS_OK;
 }

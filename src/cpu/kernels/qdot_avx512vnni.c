@@ -84,8 +84,11 @@ TS_VNNI __attribute__((always_inline)) static inline void step(__m512 *acc, int 
     }
 }
 
-/* How far ahead the weight stream is prefetched (bytes of weights). */
-#define PREFETCH_AHEAD 1024
+/* How far ahead the weight stream is prefetched (bytes of weights; past the row, into the next
+ * rows of the matrix). On a Zen 5 core (≈ 35 GB/s streaming read per thread) a q8 GEMV over a
+ * 145 MB matrix moved 61–68% of the read rate with 1 KB, 82% with 8 KB (75% with 4 or 16 KB),
+ * per-thread CPU time, min of 12 runs. */
+#define PREFETCH_AHEAD 8192
 
 TS_VNNI __attribute__((always_inline)) static inline void
 i8_rows(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale, float *out)

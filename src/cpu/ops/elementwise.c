@@ -11,6 +11,7 @@
 #define CHUNK 4096
 
 typedef struct {
+    const ts_kernels *k;
     ts_op op;
     const float *a, *b;
     float *y;
@@ -62,6 +63,8 @@ static void elementwise_task(void *arg, int64_t task, int worker)
             for (int64_t i = i0; i < i1; i++) j->y[i] = j->a[i] * j->b[i];
         else
             for (int64_t i = i0; i < i1; i++) j->y[i] = binary(j->op, j->a[i], j->b[i]);
+    } else if (j->op == TS_OP_LOGISTIC) {
+        j->k->logistic_f32(j->a + i0, j->y + i0, (size_t)(i1 - i0));
     } else {
         for (int64_t i = i0; i < i1; i++) j->y[i] = unary(j->op, j->a[i]);
     }
@@ -74,7 +77,7 @@ bool ts_cpu_elementwise_supported(ts_op op)
 
 void ts_cpu_elementwise(const ts_cpu *cpu, ts_op op, const float *a, const float *b, float *y, int64_t n)
 {
-    elementwise_job job = {op, a, b, y, n};
+    elementwise_job job = {cpu->kernels, op, a, b, y, n};
     ts_pool_run(cpu->pool, elementwise_task, &job, (n + CHUNK - 1) / CHUNK);
 }
 
