@@ -560,6 +560,15 @@ typedef struct ts_sequence ts_sequence;
 /* Sliding-window layers (Gemma3's local ones) hold only their window, as a ring: see
  * ts_model_config_kv_size. */
 ts_status ts_sequence_create(ts_model *model, int64_t capacity, ts_sequence **out, ts_error *err);
+/* The most tokens speculative decoding drafts per step (ts_generate_params.draft_tokens). */
+#define TS_MAX_DRAFT 16
+/* ts_sequence_create whose sliding-window rings keep draft_tokens (0..TS_MAX_DRAFT) rows beyond
+ * the window, so that a speculative step verifying that many drafted tokens can be rolled back
+ * exactly; the same as ts_sequence_create for a model without sliding-window layers. On a plain
+ * sequence ts_generate drafts no more tokens than its rings keep (none for a ring of exactly the
+ * window). */
+ts_status ts_sequence_create_draft(ts_model *model, int64_t capacity, int draft_tokens,
+                                   ts_sequence **out, ts_error *err);
 void ts_sequence_destroy(ts_sequence *seq);
 int64_t ts_sequence_length(const ts_sequence *seq);
 void ts_sequence_reset(ts_sequence *seq);
@@ -814,6 +823,19 @@ typedef struct ts_generate_params {
     bool skip_special_tokens;        /* for the text, as HF decode(skip_special_tokens=…) */
     ts_token_callback on_token;      /* may be NULL */
     void *user;
+    /* Speculative decoding: each step drafts up to draft_tokens (0..TS_MAX_DRAFT; 0: off) tokens
+     * by n-gram lookup in the prompt and the output (the tokens that followed the latest earlier
+     * occurrence of the longest suffix of draft_min_ngram … 4 tokens) and verifies them in one
+     * forward pass. Greedy output is the same token for token; with sampling each drafted token
+     * is accepted with its probability under the sampler's distribution and a rejection samples
+     * the rest of that distribution, so the tokens keep the plain sampler's distribution (not its
+     * exact draws for a seed). Where the engine's step loop runs (ts_generate, the server). */
+    int draft_tokens;
+    int draft_min_ngram;             /* 1..4; 0: 2 */
+    /* Tokens the drafts are also looked up in, as if before the prompt (earlier turns the
+     * sequence holds, a document being quoted); borrowed for the call. May be NULL. */
+    const int32_t *draft_context;
+    size_t n_draft_context;
 } ts_generate_params;
 
 /* The ids that end generation by default: generation_config.json's eos_token_id when it names
@@ -830,6 +852,11 @@ typedef struct ts_generation {
     size_t prompt_tokens;
     double prompt_ms;        /* prefill */
     double generation_ms;    /* every sampling step and decode after the prefill */
+    /* Speculative decoding: the draft length used (draft_tokens after the sequence's limits; 0:
+     * off), the verify steps run, the tokens drafted and accepted, and every forward pass after
+     * the prefill (decode steps and verify steps). */
+    int draft_tokens;
+    size_t verify_steps, drafted, accepted, forwards;
 } ts_generation;
 
 /* Generates after `prompt` (n ≥ 1) in seq (which may already hold earlier turns). On success

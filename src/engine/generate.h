@@ -27,7 +27,23 @@ typedef struct ts_step_backend {
     ts_status (*decode)(void *self, int32_t id, float *logits, ts_error *err);
     /* No room for another token. */
     bool (*full)(void *self);
+    /* Optional (NULL: no speculative decoding): appends n tokens, every row's logits
+     * rows[n][vocab]; forgets the last `drop` appended; how many drafted tokens a step may add
+     * now (capacity, sliding-window rings). max_draft: the rings' limit alone. */
+    ts_status (*verify)(void *self, const int32_t *tokens, int n, float *rows, ts_error *err);
+    ts_status (*rollback)(void *self, int drop, ts_error *err);
+    int64_t (*draft_room)(void *self);
+    int64_t max_draft;
 } ts_step_backend;
+
+/* Speculative decoding on a completion (ts_generate_params.draft_tokens; see speculative.h). */
+/* Up to k tokens (≤ draft_tokens, and ≤ what max_tokens leaves after the next sampled token)
+ * drafted from the prompt and the ids so far into out; the count (0: none, or drafting off). */
+int ts_completion_draft(const ts_completion *c, int k, int32_t *out);
+/* ts_completion_next with the sample drawn against a drafted token (ts_sampler_sample_draft):
+ * *accepted tells whether *id is the draft, accepted. */
+ts_status ts_completion_next_draft(ts_completion *c, float *logits, int32_t draft, int32_t *id,
+                                   bool *accepted, bool *done, ts_error *err);
 
 /* params->tokenizer is ignored; `text` NULL means ids only (then stop strings are an error). */
 ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
