@@ -569,6 +569,23 @@ ts_status ts_sequence_create(ts_model *model, int64_t capacity, ts_sequence **ou
  * window). */
 ts_status ts_sequence_create_draft(ts_model *model, int64_t capacity, int draft_tokens,
                                    ts_sequence **out, ts_error *err);
+/* Speculative decoding's step (callers that run their own loop, like the server): appends n_tokens[s] tokens to each sequence (tokens packed in
+ * sequence order) and writes the logits of every row, f32[Σ n_tokens][vocab], also packed. The
+ * rows are the ones ts_model_decode would give one at a time (same positions, same masks); the
+ * caller then rolls each sequence back (ts_sequence_truncate) to what it accepted. A sequence
+ * with a sliding-window ring takes at most 1 + ts_sequence_draft_room rows (else
+ * TS_ERR_UNSUPPORTED), so that the rollback is exact. */
+ts_status ts_model_verify(ts_model *model, ts_sequence *const *seqs, int n_seqs,
+                          const int32_t *tokens, const int64_t *n_tokens, float *logits,
+                          ts_error *err);
+/* Forgets the tokens after the first `length` (≤ the length; else TS_ERR_RANGE). Exact for full
+ * caches; for a ring, when the tokens forgotten were appended by one step of at most
+ * 1 + ts_sequence_draft_room rows (the ring still holds every row the window needs). */
+ts_status ts_sequence_truncate(ts_sequence *seq, int64_t length, ts_error *err);
+/* How many drafted tokens a verify step may add beyond the pending one without losing a row a
+ * rollback needs: a ring's rows beyond the window, or INT64_MAX without rings. */
+int64_t ts_sequence_draft_room(const ts_sequence *seq);
+
 void ts_sequence_destroy(ts_sequence *seq);
 int64_t ts_sequence_length(const ts_sequence *seq);
 void ts_sequence_reset(ts_sequence *seq);
@@ -890,6 +907,20 @@ ts_status ts_completion_next(ts_completion *completion, float *logits, int32_t *
 /* Flushes (final on_token with id -1) and moves the result into *out (ts_generation_free). The
  * times are left zero: the caller ran the model. */
 ts_status ts_completion_finish(ts_completion *completion, ts_generation *out, ts_error *err);
+/* Speculative decoding on a completion (params.draft_tokens > 0), for callers that run the model
+ * themselves: after ts_completion_next returned `pending` (not done), ts_completion_draft drafts
+ * up to k tokens (≤ draft_tokens, ≤ what max_tokens leaves) from the prompt, draft_context and
+ * the output; the caller runs pending + the n drafts through ts_model_verify; then
+ * ts_completion_verify samples rows[(n + 1) × vocab] (row i against draft[i], greedy: accepted
+ * iff the argmax; sampling: rejection sampling, the plain distribution kept; row n only when all
+ * were accepted) until a draft is rejected or generation ends, emitting each token as
+ * ts_completion_next does. *accepted drafts were kept: the caller truncates the sequence to
+ * its length before the step + 1 + *accepted; *next is the next pending token unless *done.
+ * on_row (may be NULL) sees each row's logits before they are sampled. draft_tokens 0: n is 0. */
+int ts_completion_draft(const ts_completion *completion, int k, int32_t *out);
+ts_status ts_completion_verify(ts_completion *completion, float *rows, const int32_t *draft, int n,
+                               void (*on_row)(void *user, const float *logits), void *user,
+                               int *accepted, int32_t *next, bool *done, ts_error *err);
 
 /* Log-probabilities of the model's distribution (log-softmax of the raw logits, before any
  * sampling parameter): *chosen gets id's, top[0..k) the k most likely ids, best first (ties →
@@ -1031,6 +1062,9 @@ typedef struct ts_server_options {
     int threads;                  /* the model's context; 0: every core */
     int media_threads;            /* the image stage's context; 0: as threads */
     int64_t prefill_chunk;        /* prompt tokens prefilled between two decode steps */
+    int draft_tokens;             /* speculative decoding: drafts of up to N (0..TS_MAX_DRAFT) tokens a slot,
+                                     verified in the decode step while few slots decode; 0: off. Not with
+                                     bundle_dir. A request's "speculative_decoding": false opts out */
     size_t encoder_cache_bytes;   /* the image encoder's cache */
     const char *kv_cache;         /* NULL/"f32" or "bf16" */
     const char *quantize;         /* NULL, or "q8"/"q4": as ts_model_options (not with bundle_dir) */

@@ -125,6 +125,7 @@ struct ts_completion {
     ts_detokenizer *detok; /* owned, when the text comes from p.tokenizer */
     ts_stop_matcher stops;
     ts_sampler *sampler;
+    int64_t vocab;
     ts_generation g;
     size_t ids_cap, text_cap;
     int32_t *history; /* prompt, then every recorded id: what drafts are looked up in */
@@ -200,6 +201,7 @@ ts_status ts_completion_create_stream(int64_t vocab, const int32_t *prompt, size
     ts_completion *c = calloc(1, sizeof(*c));
     if (!c) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
     c->p = *p;
+    c->vocab = vocab;
     if (text) c->text = *text;
     st = ts_stop_matcher_init(&c->stops, p->stop, p->n_stop, err);
     if (!st) st = make_sampler(vocab, p, &c->sampler, err);
@@ -278,8 +280,10 @@ int ts_completion_draft(const ts_completion *c, int k, int32_t *out)
     return ts_ngram_draft(c->history, c->n_history, min_n, TS_DRAFT_MAX_NGRAM, k, out);
 }
 
-ts_status ts_completion_next_draft(ts_completion *c, float *logits, int32_t draft, int32_t *id,
-                                   bool *accepted, bool *done, ts_error *err)
+/* ts_completion_next with the sample drawn against a drafted token (ts_sampler_sample_draft):
+ * *accepted tells whether *id is the draft, accepted. */
+static ts_status next_draft(ts_completion *c, float *logits, int32_t draft, int32_t *id,
+                            bool *accepted, bool *done, ts_error *err)
 {
     if (c->done) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "generate: the completion has already finished");
     ts_status st = ts_sampler_sample_draft(c->sampler, logits, draft, id, accepted, err);
@@ -288,6 +292,25 @@ ts_status ts_completion_next_draft(ts_completion *c, float *logits, int32_t draf
     if (st) c->done = true;
     *done = c->done;
     return st;
+}
+
+ts_status ts_completion_verify(ts_completion *c, float *rows, const int32_t *draft, int n,
+                               void (*on_row)(void *user, const float *logits), void *user,
+                               int *accepted, int32_t *next, bool *done, ts_error *err)
+{
+    *accepted = 0;
+    /* Row i holds the logits after pending and draft[0..i): it is checked against draft[i]; row
+     * n, reached only when every draft was accepted, is sampled plainly. */
+    for (int i = 0;; i++) {
+        float *row = rows + (size_t)i * (size_t)c->vocab;
+        if (on_row) on_row(user, row);
+        bool ok = false;
+        ts_status st = i < n ? next_draft(c, row, draft[i], next, &ok, done, err)
+                             : ts_completion_next(c, row, next, done, err);
+        if (st) return st;
+        *accepted += ok;
+        if (!ok || *done) return TS_OK;
+    }
 }
 
 /* End of generation: whatever the detokenizer and the matcher still hold is released (a stop
@@ -350,7 +373,7 @@ static ts_status generate(const ts_step_backend *b, const int32_t *prompt, size_
         ts_spec_step sp = {0};
         int64_t room = k ? b->draft_room(b->self) : 0;
         if (room > 0)
-            st = ts_speculate(&v, c, id, room < k ? (int)room : k, rows, NULL, NULL, &sp, err);
+            st = ts_speculate(&v, c, id, room < k ? (int)room : k, rows, &sp, err);
         if (!st && sp.ran) {
             steps++, drafted += (size_t)sp.drafted, accepted += (size_t)sp.accepted;
             id = sp.next, done = sp.done;

@@ -36,15 +36,6 @@ typedef struct ts_step_backend {
     int64_t max_draft;
 } ts_step_backend;
 
-/* Speculative decoding on a completion (ts_generate_params.draft_tokens; see speculative.h). */
-/* Up to k tokens (≤ draft_tokens, and ≤ what max_tokens leaves after the next sampled token)
- * drafted from the prompt and the ids so far into out; the count (0: none, or drafting off). */
-int ts_completion_draft(const ts_completion *c, int k, int32_t *out);
-/* ts_completion_next with the sample drawn against a drafted token (ts_sampler_sample_draft):
- * *accepted tells whether *id is the draft, accepted. */
-ts_status ts_completion_next_draft(ts_completion *c, float *logits, int32_t draft, int32_t *id,
-                                   bool *accepted, bool *done, ts_error *err);
-
 /* params->tokenizer is ignored; `text` NULL means ids only (then stop strings are an error). */
 ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                              const ts_generate_params *params, const ts_text_stream *text,

@@ -61,23 +61,6 @@ int ts_model_position_rows(const ts_model *model);
 typedef struct ts_weight_source ts_weight_source;
 const ts_weight_source *ts_model_weights(const ts_model *model);
 
-/* Speculative decoding's step: appends n_tokens[s] tokens to each sequence (tokens packed in
- * sequence order) and writes the logits of every row, f32[Σ n_tokens][vocab], also packed. The
- * rows are the ones ts_model_decode would give one at a time (same positions, same masks); the
- * caller then rolls each sequence back (ts_sequence_truncate) to what it accepted. A sequence
- * with a sliding-window ring takes at most 1 + ts_sequence_draft_room rows (else
- * TS_ERR_UNSUPPORTED), so that the rollback is exact. */
-ts_status ts_model_verify(ts_model *model, ts_sequence *const *seqs, int n_seqs,
-                          const int32_t *tokens, const int64_t *n_tokens, float *logits,
-                          ts_error *err);
-/* Forgets the tokens after the first `length` (≤ the length; else TS_ERR_RANGE). Exact for full
- * caches; for a ring, when the tokens forgotten were appended by one step of at most
- * 1 + ts_sequence_draft_room rows (the ring still holds every row the window needs). */
-ts_status ts_sequence_truncate(ts_sequence *seq, int64_t length, ts_error *err);
-/* How many drafted tokens a verify step may add beyond the pending one without losing a row a
- * rollback needs: a ring's rows beyond the window, or INT64_MAX without rings. */
-int64_t ts_sequence_draft_room(const ts_sequence *seq);
-
 /* Engine calls the library's public paths are built on (ts_generate_images, ts_mm_inputs_build,
  * the bundle's image generation); no library user needs them on their own. */
 /* The capacity the sequence was created with. */

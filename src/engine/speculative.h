@@ -1,19 +1,18 @@
-/* speculative.h — one speculative decoding step over any model runner: draft, verify, accept,
- * roll back.
+/* speculative.h — one speculative decoding step over a model runner: draft, verify, accept,
+ * roll back (the generation loop's; the server runs the same parts across its slots).
  *
  * A step starts where a plain decode would: the completion has just sampled `pending`, which
- * the model has not seen. It drafts up to k tokens (n-gram lookup in the completion's prompt
- * and output), runs [pending, drafts…] as one multi-row forward that returns every row's logits,
- * samples row i against draft i through the completion (greedy: the argmax, which accepts the
- * draft iff equal; sampling: rejection sampling, ts_sampler_sample_draft) until a draft is
- * rejected or generation ends, and rolls the model back to pending + the accepted drafts. The
- * last token sampled is the next step's pending one. So greedy output is the plain loop's token
- * for token (row i's logits are the ones a decode of the same tokens gives), and sampling keeps
- * its distribution.
+ * the runner has not seen. It drafts up to k tokens (ts_completion_draft: n-gram lookup in the
+ * prompt and output), runs [pending, drafts…] as one multi-row forward that returns every row's
+ * logits, lets the completion accept what the rows confirm (ts_completion_verify: greedy, the
+ * argmax; sampling, rejection sampling) and rolls the runner back to pending + the accepted
+ * drafts. The last token sampled is the next step's pending one. Greedy output is the plain
+ * loop's token for token (row i's logits are the ones a decode of the same tokens gives), and
+ * sampling keeps its distribution.
  *
- * Who owns what: the runner is the caller's (model + sequence, a server slot); the step keeps
- * nothing between calls. Errors: the runner's, or the completion's; after a failed verify the
- * runner holds whatever it appended (the caller ends the request).
+ * The runner is the caller's; the step keeps nothing between calls. Errors: the runner's or the
+ * completion's; after a failed verify the runner holds whatever it appended (the caller ends
+ * the request).
  */
 #ifndef TS_ENGINE_SPECULATIVE_H
 #define TS_ENGINE_SPECULATIVE_H
@@ -36,13 +35,9 @@ typedef struct ts_spec_step {
     bool done;        /* generation ended with a token of this step */
 } ts_spec_step;
 
-/* Called with each row's raw logits before it is sampled (the server keeps them for logprobs). */
-typedef void (*ts_spec_row_hook)(void *user, const float *logits);
-
 /* One step after `pending` with at most k drafts (the caller's limit: what the runner can take
- * and roll back); rows: scratch of (k + 1) × vocab floats. hook may be NULL. */
+ * and roll back); rows: scratch of (k + 1) × vocab floats. */
 ts_status ts_speculate(const ts_verifier *v, ts_completion *c, int32_t pending, int k,
-                       float *rows, ts_spec_row_hook hook, void *user, ts_spec_step *out,
-                       ts_error *err);
+                       float *rows, ts_spec_step *out, ts_error *err);
 
 #endif

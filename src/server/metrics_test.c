@@ -310,10 +310,11 @@ static void test_empty(void)
     CHECK_LINE(text, "# TYPE tessera_encoder_cache_hits_total counter");
     CHECK_LINE(text, "tessera_encoder_cache_hits_total 0");
     CHECK_LINE(text, "tessera_encoder_cache_misses_total 0");
-    /* 14 + 11 bounded buckets, +Inf, _sum and _count twice, 7 one-sample families; 10 families
+    CHECK_LINE(text, "tessera_speculative_steps_total 0");
+    /* 14 + 11 bounded buckets, +Inf, _sum and _count twice, 10 one-sample families; 13 families
      * with two comment lines each. */
-    CHECK_INT_EQ(count_prefixed(text, "tessera_"), 14 + 11 + 2 * 3 + 7);
-    CHECK_INT_EQ(count_prefixed(text, "# "), 20);
+    CHECK_INT_EQ(count_prefixed(text, "tessera_"), 14 + 11 + 2 * 3 + 10);
+    CHECK_INT_EQ(count_prefixed(text, "# "), 26);
     free(text);
     srv_metrics_destroy(m);
 }
@@ -391,6 +392,15 @@ static void test_tokens(void)
     CHECK_EXPOSITION(text);
     CHECK_LINE(text, "tessera_prompt_tokens_total 5000000013");
     CHECK_LINE(text, "tessera_generation_tokens_total 6");
+    free(text);
+    srv_metrics_speculative(m, 4, 3);
+    srv_metrics_speculative(m, 2, 0);
+    srv_metrics_speculative(m, -1, -1); /* a step, but counters never go down */
+    text = srv_metrics_render(m);
+    CHECK_EXPOSITION(text);
+    CHECK_LINE(text, "tessera_speculative_steps_total 3");
+    CHECK_LINE(text, "tessera_speculative_drafted_tokens_total 6");
+    CHECK_LINE(text, "tessera_speculative_accepted_tokens_total 3");
     free(text);
     srv_metrics_destroy(m);
 }
