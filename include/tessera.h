@@ -1075,7 +1075,8 @@ typedef struct ts_server_options {
 
 /* Every field at its default: 127.0.0.1:8080, 4 slots (a bundle's own count), queue 64, 32 MiB bodies, 8 images,
  * 256-token prefill chunks, a 256 MiB encoder cache, 1024 connections (128 per address), timeouts of 10 s
- * (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M image pixels per request. */
+ * (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M image pixels per request,
+ * speculative drafts of 3 tokens. */
 void ts_server_options_default(ts_server_options *options);
 
 typedef struct ts_server ts_server;

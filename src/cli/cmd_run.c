@@ -48,10 +48,10 @@ typedef struct options {
     long long draft;                  /* -1 = not given: DEFAULT_DRAFT; 0 = off */
 } options;
 
-/* Drafted tokens per speculative step unless --draft/--no-draft say otherwise: one sequence
- * decoding alone is bandwidth-bound, so verifying a few more rows costs little next to the
- * decode steps an accepted draft saves. */
-#define DEFAULT_DRAFT 4
+/* Drafted tokens per speculative step unless --draft/--no-draft say otherwise: the pending token
+ * and 3 drafts are 4 rows, what the matmul kernels take in one pass over the weights (a fifth row
+ * costs another pass: see tessera bench --speculative). */
+#define DEFAULT_DRAFT 3
 
 static void usage(FILE *out)
 {

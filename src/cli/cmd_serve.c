@@ -61,7 +61,7 @@ static void usage(void)
         "  --encoder-cache-mb N       image encoder cache (default 256; 0 = off)\n"
         "  --prefill-chunk N          prompt tokens between decode steps (default 256)\n"
         "  --draft N                  speculative decoding: up to N drafted tokens a slot (0..16,\n"
-        "                             default 4; n-gram lookup in prompt and output), verified in\n"
+        "                             default 3; n-gram lookup in prompt and output), verified in\n"
         "                             the decode step while at most 2 slots decode; a request's\n"
         "                             \"speculative_decoding\": false opts out; not with --bundle\n"
         "  --no-draft                 the same as --draft 0: plain decoding\n"

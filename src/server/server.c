@@ -18,7 +18,7 @@ void ts_server_options_default(srv_options *o)
     o->max_images = 8;
     o->queue = 64;
     o->prefill_chunk = 256;
-    o->draft_tokens = 4;
+    o->draft_tokens = 3;
     o->encoder_cache_bytes = (size_t)256 << 20;
     o->max_connections = 1024;
     o->max_connections_per_ip = 128;
