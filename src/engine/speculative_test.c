@@ -1,8 +1,9 @@
 /* speculative_test.c — speculative decoding (n-gram drafts verified in one multi-row step).
  *
  * Greedy: on every text fixture (Qwen2, Qwen3, Llama, Qwen3-MoE, Gemma3's sliding-window rings,
- * Qwen2-VL text only) and on image fixtures (Qwen2-VL's M-RoPE, Gemma3's bidirectional image
- * block), 48 tokens with drafts of 4 are the plain loop's ids exactly, and drafts were verified
+ * Qwen2-VL text only) and on every one-image fixture (Qwen2-VL and Qwen2.5-VL's M-RoPE, Qwen3-VL
+ * and its MoE with DeepStack, LLaVA with CLIP and SigLIP, Gemma3's bidirectional image block),
+ * 48 tokens with drafts of 4 are the plain loop's ids exactly, and drafts were verified
  * and accepted; also with repetition/frequency penalties (the history advances row by row).
  * A sequence whose ring holds only the window gets no speculation; ts_model_verify refuses more
  * rows than a ring can roll back.
@@ -165,6 +166,11 @@ static void image_case(const char *name)
 static void test_image_fixtures(void)
 {
     image_case("qwen2_vl");
+    image_case("qwen2_5_vl");
+    image_case("qwen3_vl");     /* DeepStack rows in the prefill */
+    image_case("qwen3_vl_moe");
+    image_case("llava");
+    image_case("llava_siglip");
     image_case("gemma3");
 }
 
