@@ -846,7 +846,9 @@ typedef struct ts_generate_params {
      * forward pass. Greedy output is the same token for token; with sampling each drafted token
      * is accepted with its probability under the sampler's distribution and a rejection samples
      * the rest of that distribution, so the tokens keep the plain sampler's distribution (not its
-     * exact draws for a seed). Where the engine's step loop runs (ts_generate, the server). */
+     * exact draws for a seed). After two verify steps in a row that accepted nothing, drafting
+ * pauses for 4, 8, … 32 tokens (a verify step costs more than the decode it replaces). Where the
+ * engine's step loop runs (ts_generate, the server). */
     int draft_tokens;
     int draft_min_ngram;             /* 1..4; 0: 2 */
     /* Tokens the drafts are also looked up in, as if before the prompt (earlier turns the

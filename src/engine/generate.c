@@ -130,6 +130,8 @@ struct ts_completion {
     size_t ids_cap, text_cap;
     int32_t *history; /* prompt, then every recorded id: what drafts are looked up in */
     size_t n_history, history_cap;
+    int misses;          /* verify steps in a row that accepted nothing */
+    size_t quiet_until;  /* no drafts while fewer ids than this were generated */
     bool cancelled, done;
 };
 
@@ -275,7 +277,7 @@ int ts_completion_draft(const ts_completion *c, int k, int32_t *out)
     int64_t left = c->p.max_tokens - (int64_t)c->g.n_ids - 1;
     if (k > c->p.draft_tokens) k = c->p.draft_tokens;
     if (left < k) k = (int)(left > 0 ? left : 0);
-    if (c->done || k <= 0 || !c->history) return 0;
+    if (c->done || k <= 0 || !c->history || c->g.n_ids < c->quiet_until) return 0;
     int min_n = c->p.draft_min_ngram ? c->p.draft_min_ngram : TS_DRAFT_MIN_NGRAM;
     return ts_ngram_draft(c->history, c->n_history, min_n, TS_DRAFT_MAX_NGRAM, k, out);
 }
@@ -309,8 +311,17 @@ ts_status ts_completion_verify(ts_completion *c, float *rows, const int32_t *dra
                              : ts_completion_next(c, row, next, done, err);
         if (st) return st;
         *accepted += ok;
-        if (!ok || *done) return TS_OK;
+        if (!ok || *done) break;
     }
+    /* Where drafts keep failing (free text seldom repeats) each verify step costs more than the
+     * decode it replaces: after two misses in a row, drafting pauses for 4, 8, … 32 tokens.
+     * Decided from past tokens only, so the output and its distribution are as before. */
+    c->misses = *accepted ? 0 : c->misses + 1;
+    if (c->misses >= 2) {
+        int shift = c->misses - 2 < 3 ? c->misses - 2 : 3;
+        c->quiet_until = c->g.n_ids + ((size_t)4 << shift);
+    }
+    return TS_OK;
 }
 
 /* End of generation: whatever the detokenizer and the matcher still hold is released (a stop

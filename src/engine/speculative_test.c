@@ -6,7 +6,8 @@
  * 48 tokens with drafts of 4 are the plain loop's ids exactly, and drafts were verified
  * and accepted; also with repetition/frequency penalties (the history advances row by row).
  * A sequence whose ring holds only the window gets no speculation; ts_model_verify refuses more
- * rows than a ring can roll back.
+ * rows than a ring can roll back. Drafting pauses for 4, 8, 16, 32 tokens after verify steps that
+ * accept nothing, and resumes after an accepted draft.
  * Sampling: ts_sampler_sample_draft's draws against drafts of high, low and zero probability have
  * the sampler's distribution (total variation < 0.01 over 200 000 draws; accepting every draft
  * would be ≥ 0.53 off, sampling the full distribution after a rejection ≥ 0.14); end to end on
@@ -208,6 +209,60 @@ static void test_ring_limits(void)
     free(rows), free(ids);
     ts_sequence_destroy(spare);
     ts_model_destroy(m);
+}
+
+/* After two verify steps in a row that accept nothing, drafting pauses for 4, 8, 16, 32, 32 …
+ * tokens; one accepted draft ends the back-off. The completion alone, on one-hot rows: the output
+ * continues the prompt's 1 2 3 4 pattern (so a draft is always there to make), and every verify
+ * step is fed a wrong draft (9) until the last, which is fed the right one. */
+static void test_draft_pause(void)
+{
+    enum { V = 16 };
+    int32_t prompt[12];
+    for (int i = 0; i < 12; i++) prompt[i] = 1 + i % 4;
+    ts_generate_params p = {.max_tokens = 400, .draft_tokens = 3};
+    ts_sampling_params_default(&p.sampling);
+    ts_completion *c;
+    ts_error err;
+    REQUIRE_INT_EQ(ts_completion_create(V, prompt, 12, &p, &c, &err), TS_OK);
+    float rows[2 * V];
+    int32_t id, d[3];
+    bool done;
+    int pattern = 0, pauses[8], n_pauses = 0, quiet = 0, steps = 0;
+    for (int t = 0; t < 200 && n_pauses < 6; t++) {
+        memset(rows, 0, sizeof(rows));
+        rows[1 + pattern % 4] = 1; /* the model's next token: the pattern's */
+        pattern++;
+        if (t == 0 || ts_completion_draft(c, 3, d) == 0) {
+            quiet += t > 0;
+            CHECK_INT_EQ(ts_completion_next(c, rows, &id, &done, &err), TS_OK);
+            continue;
+        }
+        if (quiet) pauses[n_pauses++] = quiet, quiet = 0;
+        int32_t wrong = 9;
+        int accepted = -1;
+        CHECK_INT_EQ(ts_completion_verify(c, rows, &wrong, 1, NULL, NULL, &accepted, &id, &done, &err), TS_OK);
+        CHECK_INT_EQ(accepted, 0);
+        steps++;
+    }
+    static const int want[6] = {4, 8, 16, 32, 32, 32};
+    REQUIRE_INT_EQ(n_pauses, 6);
+    for (int i = 0; i < 6; i++) CHECK_INT_EQ(pauses[i], want[i]);
+    CHECK_INT_EQ(steps, 2 + 6); /* two misses, then one after each pause */
+    /* A right draft resets the count: drafting goes on at once after it. */
+    while (ts_completion_draft(c, 3, d) == 0) {
+        memset(rows, 0, sizeof(rows));
+        rows[1 + pattern++ % 4] = 1;
+        CHECK_INT_EQ(ts_completion_next(c, rows, &id, &done, &err), TS_OK);
+    }
+    memset(rows, 0, sizeof(rows));
+    rows[1 + pattern % 4] = 1, rows[V + 1 + (pattern + 1) % 4] = 1;
+    int32_t right = 1 + pattern % 4;
+    int accepted = 0;
+    CHECK_INT_EQ(ts_completion_verify(c, rows, &right, 1, NULL, NULL, &accepted, &id, &done, &err), TS_OK);
+    CHECK_INT_EQ(accepted, 1);
+    CHECK(ts_completion_draft(c, 3, d) > 0);
+    ts_completion_destroy(c);
 }
 
 /* ---------------------------------------------------------------- distributions */
@@ -431,6 +486,7 @@ int main(void)
     RUN(test_text_fixtures);
     RUN(test_image_fixtures);
     RUN(test_ring_limits);
+    RUN(test_draft_pause);
     if (!getenv("SKIP_E2E")) RUN(test_end_to_end_distribution);
     ts_context_destroy(ctx);
     return check_finish();
