@@ -575,6 +575,32 @@ typedef struct ts_sequence ts_sequence;
 /* Sliding-window layers (Gemma3's local ones) hold only their window, as a ring: see
  * ts_model_config_kv_size. */
 ts_status ts_sequence_create(ts_model *model, int64_t capacity, ts_sequence **out, ts_error *err);
+/* The most tokens speculative decoding drafts per step (ts_generate_params.draft_tokens). */
+#define TS_MAX_DRAFT 16
+/* ts_sequence_create whose sliding-window rings keep draft_tokens (0..TS_MAX_DRAFT) rows beyond
+ * the window, so that a speculative step verifying that many drafted tokens can be rolled back
+ * exactly; the same as ts_sequence_create for a model without sliding-window layers. On a plain
+ * sequence ts_generate drafts no more tokens than its rings keep (none for a ring of exactly the
+ * window). */
+ts_status ts_sequence_create_draft(ts_model *model, int64_t capacity, int draft_tokens,
+                                   ts_sequence **out, ts_error *err);
+/* Speculative decoding's step (callers that run their own loop, like the server): appends n_tokens[s] tokens to each sequence (tokens packed in
+ * sequence order) and writes the logits of every row, f32[Σ n_tokens][vocab], also packed. The
+ * rows are the ones ts_model_decode would give one at a time (same positions, same masks); the
+ * caller then rolls each sequence back (ts_sequence_truncate) to what it accepted. A sequence
+ * with a sliding-window ring takes at most 1 + ts_sequence_draft_room rows (else
+ * TS_ERR_UNSUPPORTED), so that the rollback is exact. */
+ts_status ts_model_verify(ts_model *model, ts_sequence *const *seqs, int n_seqs,
+                          const int32_t *tokens, const int64_t *n_tokens, float *logits,
+                          ts_error *err);
+/* Forgets the tokens after the first `length` (≤ the length; else TS_ERR_RANGE). Exact for full
+ * caches; for a ring, when the tokens forgotten were appended by one step of at most
+ * 1 + ts_sequence_draft_room rows (the ring still holds every row the window needs). */
+ts_status ts_sequence_truncate(ts_sequence *seq, int64_t length, ts_error *err);
+/* How many drafted tokens a verify step may add beyond the pending one without losing a row a
+ * rollback needs: a ring's rows beyond the window, or INT64_MAX without rings. */
+int64_t ts_sequence_draft_room(const ts_sequence *seq);
+
 void ts_sequence_destroy(ts_sequence *seq);
 int64_t ts_sequence_length(const ts_sequence *seq);
 void ts_sequence_reset(ts_sequence *seq);
@@ -883,6 +909,21 @@ typedef struct ts_generate_params {
     bool skip_special_tokens;        /* for the text, as HF decode(skip_special_tokens=…) */
     ts_token_callback on_token;      /* may be NULL */
     void *user;
+    /* Speculative decoding: each step drafts up to draft_tokens (0..TS_MAX_DRAFT; 0: off) tokens
+     * by n-gram lookup in the prompt and the output (the tokens that followed the latest earlier
+     * occurrence of the longest suffix of draft_min_ngram … 4 tokens) and verifies them in one
+     * forward pass. Greedy output is the same token for token; with sampling each drafted token
+     * is accepted with its probability under the sampler's distribution and a rejection samples
+     * the rest of that distribution, so the tokens keep the plain sampler's distribution (not its
+     * exact draws for a seed). After two verify steps in a row that accepted nothing, drafting
+ * pauses for 4, 8, … 32 tokens (a verify step costs more than the decode it replaces). Where the
+ * engine's step loop runs (ts_generate, the server). */
+    int draft_tokens;
+    int draft_min_ngram;             /* 1..4; 0: 2 */
+    /* Tokens the drafts are also looked up in, as if before the prompt (earlier turns the
+     * sequence holds, a document being quoted); borrowed for the call. May be NULL. */
+    const int32_t *draft_context;
+    size_t n_draft_context;
 } ts_generate_params;
 
 /* The ids that end generation by default: generation_config.json's eos_token_id when it names
@@ -899,6 +940,11 @@ typedef struct ts_generation {
     size_t prompt_tokens;
     double prompt_ms;        /* prefill */
     double generation_ms;    /* every sampling step and decode after the prefill */
+    /* Speculative decoding: the draft length used (draft_tokens after the sequence's limits; 0:
+     * off), the verify steps run, the tokens drafted and accepted, and every forward pass after
+     * the prefill (decode steps and verify steps). */
+    int draft_tokens;
+    size_t verify_steps, drafted, accepted, forwards;
 } ts_generation;
 
 /* Generates after `prompt` (n ≥ 1) in seq (which may already hold earlier turns). On success
@@ -932,6 +978,20 @@ ts_status ts_completion_next(ts_completion *completion, float *logits, int32_t *
 /* Flushes (final on_token with id -1) and moves the result into *out (ts_generation_free). The
  * times are left zero: the caller ran the model. */
 ts_status ts_completion_finish(ts_completion *completion, ts_generation *out, ts_error *err);
+/* Speculative decoding on a completion (params.draft_tokens > 0), for callers that run the model
+ * themselves: after ts_completion_next returned `pending` (not done), ts_completion_draft drafts
+ * up to k tokens (≤ draft_tokens, ≤ what max_tokens leaves) from the prompt, draft_context and
+ * the output; the caller runs pending + the n drafts through ts_model_verify; then
+ * ts_completion_verify samples rows[(n + 1) × vocab] (row i against draft[i], greedy: accepted
+ * iff the argmax; sampling: rejection sampling, the plain distribution kept; row n only when all
+ * were accepted) until a draft is rejected or generation ends, emitting each token as
+ * ts_completion_next does. *accepted drafts were kept: the caller truncates the sequence to
+ * its length before the step + 1 + *accepted; *next is the next pending token unless *done.
+ * on_row (may be NULL) sees each row's logits before they are sampled. draft_tokens 0: n is 0. */
+int ts_completion_draft(const ts_completion *completion, int k, int32_t *out);
+ts_status ts_completion_verify(ts_completion *completion, float *rows, const int32_t *draft, int n,
+                               void (*on_row)(void *user, const float *logits), void *user,
+                               int *accepted, int32_t *next, bool *done, ts_error *err);
 
 /* Log-probabilities of the model's distribution (log-softmax of the raw logits, before any
  * sampling parameter): *chosen gets id's, top[0..k) the k most likely ids, best first (ties →
@@ -1078,6 +1138,9 @@ typedef struct ts_server_options {
     int threads;                  /* the model's context; 0: every core */
     int media_threads;            /* the image stage's context; 0: as threads */
     int64_t prefill_chunk;        /* prompt tokens prefilled between two decode steps */
+    int draft_tokens;             /* speculative decoding: drafts of up to N (0..TS_MAX_DRAFT) tokens a slot,
+                                     verified in the decode step while few slots decode; 0: off. Not with
+                                     bundle_dir. A request's "speculative_decoding": false opts out */
     size_t encoder_cache_bytes;   /* the image encoder's cache */
     size_t prefix_cache_bytes;    /* KV rows of prompt prefixes kept for later requests (0: none) */
     const char *kv_cache;         /* NULL/"f32" or "bf16" */
@@ -1089,7 +1152,8 @@ typedef struct ts_server_options {
 
 /* Every field at its default: 127.0.0.1:8080, 4 slots (a bundle's own count), queue 64, 32 MiB bodies, 8 images,
  * 256-token prefill chunks, a 256 MiB encoder cache, a 1 GiB prefix cache, 1024 connections (128 per address), timeouts of 10 s
- * (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M image pixels per request. */
+ * (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M image pixels per request,
+ * speculative drafts of 3 tokens. */
 void ts_server_options_default(ts_server_options *options);
 
 typedef struct ts_server ts_server;

@@ -214,5 +214,15 @@ q3vl_ids=$(grep -o '"generated_ids":\[[0-9,]*\]' "$TMP/out")
 expect_exit 0 "$q3vl_ids" run --bundle "$TMP/q3vl-bundle" -m "$Q3VL" -p "Describe this image." \
     --image "$FIX/qwen3_vl/chelsea.png" --max-tokens 16 --ignore-eos --temperature 0 --repeat-penalty 1 --json
 
+# Speculative decoding (on by default): the same greedy ids as --no-draft, and the choice is said.
+expect_exit 2 "--draft needs an integer in 1..16" run -m "$MODEL" -p hi --draft 17
+spec_prompt="the cat sat on the mat. the cat sat on the mat. the cat sat on the"
+expect_exit 0 "speculative decoding, drafts of up to 3 tokens" run -m "$MODEL" -p "$spec_prompt" --raw \
+    --max-tokens 24 --ignore-eos --temperature 0 --draft 3 --json
+spec_ids=$(grep -o '"generated_ids":\[[0-9,]*\]' "$TMP/out")
+expect_exit 0 "speculative decoding off (--no-draft)" run -m "$MODEL" -p "$spec_prompt" --raw \
+    --max-tokens 24 --ignore-eos --temperature 0 --no-draft --json
+[ -n "$spec_ids" ] && grep -qF -- "$spec_ids" "$TMP/out" && ok || fail "--draft 3 and --no-draft differ: $spec_ids"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

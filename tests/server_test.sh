@@ -10,6 +10,8 @@
 #                  (Qwen2-VL, Qwen3-VL and Gemma3, through the engine and through bundles)
 #   malformed.mjs  broken, wrong-typed, oversized and refused requests: status, error object,
 #                  and /health still 200 after each
+#   speculative.mjs  speculative decoding (--draft 4): requests alone and mixed give the tokens
+#                  of their "speculative_decoding": false runs; /metrics shows drafts accepted
 #   load.mjs       300 requests at concurrency 16, every one against its oracle; RSS growth small
 #   shutdown.mjs   SIGTERM with requests running and queued: every one ends, the server exits 0
 #   prefix.mjs     the prefix cache: repeated requests and a 5-turn chat with an image restore the
@@ -119,7 +121,7 @@ oracle() {
     local key=$1
     shift
     local out
-    out=$("$BIN" run --json --temperature 0 --repeat-penalty 1 --ignore-eos "$@" 2>"$TMP/oracle.err") || {
+    out=$("$BIN" run --json --temperature 0 --repeat-penalty 1 --ignore-eos --no-draft "$@" 2>"$TMP/oracle.err") || {
         echo "FAIL: oracle $key: tessera run $*: $(cat "$TMP/oracle.err")" >&2
         exit 1
     }
@@ -142,7 +144,7 @@ oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
 
 # TS_SERVER_TESTS="api load" runs only those parts (all by default).
-want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle malformed load shutdown prefix} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle speculative malformed load shutdown prefix} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- api: the default server, and the text-only model behind an API key
 if want api; then
@@ -218,6 +220,13 @@ if want gemma3_bundle; then
     start_server g3b -m "$G3" --bundle "$TMP/g3bundle"
     TS_PORT=${PORT[g3b]} TS_ORACLE_PREFIX=g3 run_node isolation.mjs
     stop_server g3b
+fi
+
+# --- speculative: drafts verified in the decode step, against the same requests opted out
+if want speculative; then
+    start_server spec -m "$VL" --slots 4 --draft 4
+    TS_PORT=${PORT[spec]} run_node speculative.mjs
+    stop_server spec
 fi
 
 # --- malformed: small limits, a media root with an image inside and a link out of it

@@ -78,7 +78,7 @@ static ts_status generate(bundle_step *s, ts_bundle *bundle, const int32_t *prom
         if (!s->all_logits || !s->tokens || !s->active) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
         else s->active[0] = true;
     }
-    ts_step_backend backend = {s, s->vocab, bundle_prefill, bundle_decode, bundle_full};
+    ts_step_backend backend = {.self = s, .vocab = s->vocab, .prefill = bundle_prefill, .decode = bundle_decode, .full = bundle_full};
     if (st == TS_OK) st = ts_generate_backend(&backend, prompt, n, params, out, err);
     free(s->all_logits), free(s->tokens), free(s->active);
     ts_bundle_slots_destroy(s->slots);

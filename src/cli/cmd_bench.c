@@ -1,5 +1,6 @@
 /* cmd_bench.c — `tessera bench`: `--tokenizer DIR` measures tokenizer load time and encode
- * throughput here; `--synthetic PRESET` hands over to bench_model.c.
+ * throughput here; `--synthetic PRESET` hands over to bench_model.c, `--speculative` to
+ * bench_speculative.c.
  *
  * Load time is the median of three loads. Throughput encodes N MB of generated text split into
  * ~4 KB documents (so byte-level and SentencePiece-style tokenizers both see realistic pieces),
@@ -230,6 +231,8 @@ static int bench_tokenizer(int argc, char **argv)
 /* `bench --synthetic …` measures a model; anything else the tokenizer. */
 int cmd_bench(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--speculative") == 0) return bench_speculative(argc, argv);
     for (int i = 1; i < argc; i++)
         if (strncmp(argv[i], "--synthetic", 11) == 0) return bench_model(argc, argv);
     return bench_tokenizer(argc, argv);

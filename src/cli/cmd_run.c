@@ -45,7 +45,13 @@ typedef struct options {
     long long min_pixels, max_pixels; /* 0 = the preprocessor config's */
     char dir_buf[4096];               /* -m resolved (a Hugging Face id → its snapshot folder) */
     long long image_max_tokens;       /* 0 = no cap */
+    long long draft;                  /* -1 = not given: DEFAULT_DRAFT; 0 = off */
 } options;
+
+/* Drafted tokens per speculative step unless --draft/--no-draft say otherwise: the pending token
+ * and 3 drafts are 4 rows, what the matmul kernels take in one pass over the weights (a fifth row
+ * costs another pass: see tessera bench --speculative). */
+#define DEFAULT_DRAFT 3
 
 static void usage(FILE *out)
 {
@@ -90,6 +96,11 @@ static void usage(FILE *out)
         "                           weights; f32: f32 products throughout; with --bundle the "
         "default is f32)\n"
         "  --kv-cache f32|bf16      KV cache element type (default f32)\n"
+        "  --draft N                speculative decoding: draft up to N tokens a step (1..%d) by\n"
+        "                           n-gram lookup in the prompt and output, verified in one\n"
+        "                           forward pass (default %d; output unchanged: greedy tokens\n"
+        "                           identical, sampling distribution kept); not with --bundle\n"
+        "  --no-draft               plain decoding, one token a forward pass\n"
         "  --quantize q8|q4         quantize the language model's matrices at load (blocks of 32,\n"
         "                           f16 scales), and a vision tower's and projector's whose width\n"
         "                           32 divides; the weight errors are reported, tower apart\n"
@@ -97,7 +108,7 @@ static void usage(FILE *out)
         "  --json                   print one JSON object at the end instead of streaming\n"
         "  -h, --help               show this help\n\n"
         "exit status: 0 ok, 1 runtime error, 2 usage error\n",
-        MAX_STOPS);
+        MAX_STOPS, TS_MAX_DRAFT, DEFAULT_DRAFT);
 }
 
 static bool parse_double(const char *text, double lo, double hi, double *out)
@@ -115,7 +126,7 @@ static bool parse_double(const char *text, double lo, double hi, double *out)
 static int parse_args(int argc, char **argv, options *o, bool *help)
 {
     memset(o, 0, sizeof(*o));
-    o->max_tokens = -1, o->top_k = -1;
+    o->max_tokens = -1, o->top_k = -1, o->draft = -1;
     o->temperature = o->top_p = o->min_p = o->repeat_penalty = NAN;
     o->presence_penalty = o->frequency_penalty = NAN;
     *help = false;
@@ -157,6 +168,11 @@ static int parse_args(int argc, char **argv, options *o, bool *help)
             o->raw = true;
         } else if (ts_cli_match(argc, argv, &i, "--chat", NULL)) {
             o->chat = true;
+        } else if (ts_cli_match(argc, argv, &i, "--no-draft", NULL)) {
+            o->draft = 0;
+        } else if (ts_cli_match(argc, argv, &i, "--draft", &v)) {
+            if (!ts_cli_parse_int(v, 1, TS_MAX_DRAFT, &o->draft))
+                return ts_cli_usage_error("run", "--draft needs an integer in 1..%d", TS_MAX_DRAFT);
         } else if (ts_cli_match(argc, argv, &i, "--ignore-eos", NULL)) {
             o->ignore_eos = true;
         } else if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) {
@@ -395,6 +411,21 @@ static void print_timings(const ts_generation *g)
             ts_finish_reason_name(g->finish_reason), rss_mib);
 }
 
+/* What speculative decoding did, or why it was off. */
+static void print_speculation(const ts_generation *g, const options *o, bool bundle)
+{
+    if (g->draft_tokens > 0)
+        fprintf(stderr,
+                "tessera run: speculative decoding, drafts of up to %d tokens (n-gram lookup): %zu "
+                "verify steps, %zu of %zu drafted tokens accepted, %zu forward passes for %zu tokens\n",
+                g->draft_tokens, g->verify_steps, g->accepted, g->drafted, g->forwards, g->n_ids);
+    else
+        fprintf(stderr, "tessera run: speculative decoding off (%s)\n",
+                o->draft == 0 ? "--no-draft"
+                : bundle      ? "the bundle's decode entry verifies one token a slot"
+                              : "the model's sliding-window cache cannot roll back");
+}
+
 typedef struct session {
     ts_context *ctx;
     ts_model *model;
@@ -473,6 +504,8 @@ static int run(options *o)
     p.skip_special_tokens = true;
     bool wrote = false;
     if (!o->json) p.on_token = stream_piece, p.user = &wrote;
+    /* The bundle's entries verify one token a slot: no speculation through them. */
+    p.draft_tokens = s.bundle ? 0 : o->draft < 0 ? DEFAULT_DRAFT : (int)o->draft;
 
     ts_generation g;
     /* Through the bundle's entries (admitted to a capacity bucket), or the engine's graph. */
@@ -481,7 +514,7 @@ static int run(options *o)
     } else if (s.bundle) {
         st = ts_bundle_generate(s.bundle, s.ids, n_ids, &p, &g, &err);
     } else {
-        st = ts_sequence_create(s.model, capacity, &s.seq, &err);
+        st = ts_sequence_create_draft(s.model, capacity, p.draft_tokens, &s.seq, &err);
         if (!st && o->n_images) st = ts_generate_images(s.model, s.seq, s.ids, n_ids, s.images, o->n_images, &p, &g, &err);
         else if (!st) st = ts_generate(s.model, s.seq, s.ids, n_ids, &p, &g, &err);
     }
@@ -499,6 +532,7 @@ static int run(options *o)
     if (!o->seed_given && !o->json && p.sampling.temperature > 0)
         fprintf(stderr, "tessera run: seed %llu\n", o->seed);
     print_timings(&g);
+    print_speculation(&g, o, s.bundle != NULL);
     ts_generation_free(&g);
     session_close(&s);
     return TS_EXIT_OK;

@@ -62,6 +62,11 @@ static void usage(void)
         "  --prefix-cache-mb N        KV rows of prompt prefixes reused by later requests, blocks of 16\n"
         "                             tokens, least recently used evicted (default 1024; 0 = off)\n"
         "  --prefill-chunk N          prompt tokens between decode steps (default 256)\n"
+        "  --draft N                  speculative decoding: up to N drafted tokens a slot (0..16,\n"
+        "                             default 3; n-gram lookup in prompt and output), verified in\n"
+        "                             the decode step while at most 2 slots decode; a request's\n"
+        "                             \"speculative_decoding\": false opts out; not with --bundle\n"
+        "  --no-draft                 the same as --draft 0: plain decoding\n"
         "  --threads N                model threads (default: every core)\n"
         "  --media-threads N          image encoder threads (default: as --threads)\n"
         "  --kv-cache f32|bf16        KV cache element type\n"
@@ -105,7 +110,7 @@ int cmd_serve(int argc, char **argv)
               images = o.max_images, image_tokens = 0, cache_mb = (long long)(o.encoder_cache_bytes >> 20),
               prefix_mb = (long long)(o.prefix_cache_bytes >> 20), chunk = o.prefill_chunk,
               threads = 0, media_threads = 0, conns = o.max_connections, per_ip = o.max_connections_per_ip,
-              pixels = o.max_request_pixels, header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
+              pixels = o.max_request_pixels, draft = o.draft_tokens, header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
     const char *key_file = NULL;
     const int_flag ints[] = {{"--port", 0, 65535, &port},
                              {"--slots", 1, 64, &slots},
@@ -117,6 +122,7 @@ int cmd_serve(int argc, char **argv)
                              {"--encoder-cache-mb", 0, 1 << 20, &cache_mb},
                              {"--prefix-cache-mb", 0, 1 << 24, &prefix_mb},
                              {"--prefill-chunk", 1, 1 << 16, &chunk},
+                             {"--draft", 0, TS_MAX_DRAFT, &draft},
                              {"--threads", 1, 1024, &threads},
                              {"--media-threads", 1, 1024, &media_threads},
                              {"--max-connections", 1, 1 << 20, &conns},
@@ -141,6 +147,10 @@ int cmd_serve(int argc, char **argv)
         }
         if (matched) continue;
         const char **text = NULL;
+        if (ts_cli_match(argc, argv, &i, "--no-draft", NULL)) {
+            draft = 0;
+            continue;
+        }
         if (!strcmp(argv[i], "-m") || ts_cli_match(argc, argv, &i, "--model", &v)) {
             if (!strcmp(argv[i], "-m")) v = i + 1 < argc ? argv[++i] : NULL;
             text = &o.model_dir;
@@ -177,6 +187,8 @@ int cmd_serve(int argc, char **argv)
     o.max_connections = (int)conns, o.max_connections_per_ip = (int)per_ip, o.header_timeout_s = (int)header_s;
     o.body_timeout_s = (int)body_s, o.idle_timeout_s = (int)idle_s, o.prepare_threads = (int)prepare;
     o.max_request_pixels = pixels;
+    /* A bundle's decode entry verifies one token a slot: speculation stays off there. */
+    o.draft_tokens = o.bundle_dir ? 0 : (int)draft;
     char key[512];
     if ((key_file != NULL) + (o.api_key != NULL) > 1) return ts_cli_usage_error("serve", "give --api-key or --api-key-file, not both");
     if (key_file) {

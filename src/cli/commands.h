@@ -20,6 +20,8 @@ int cmd_compare(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 /* `bench --synthetic`: the model half of cmd_bench. */
 int bench_model(int argc, char **argv);
+/* `bench --speculative`: speculative decoding's cost per verify step and gains (bench_speculative.c). */
+int bench_speculative(int argc, char **argv);
 
 /* `bench --synthetic … --bundle-capacity C`: the bundle half, after the engine's figures. */
 typedef struct bench_bundle_args {

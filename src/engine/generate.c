@@ -10,7 +10,9 @@
 #include "base/buf.h"
 #include "base/error.h"
 #include "engine/model.h"
+#include "engine/ngram_draft.h"
 #include "engine/sampler.h"
+#include "engine/speculative.h"
 #include "engine/stop_matcher.h"
 #include "text/detokenizer.h"
 
@@ -123,8 +125,13 @@ struct ts_completion {
     ts_detokenizer *detok; /* owned, when the text comes from p.tokenizer */
     ts_stop_matcher stops;
     ts_sampler *sampler;
+    int64_t vocab;
     ts_generation g;
     size_t ids_cap, text_cap;
+    int32_t *history; /* prompt, then every recorded id: what drafts are looked up in */
+    size_t n_history, history_cap;
+    int misses;          /* verify steps in a row that accepted nothing */
+    size_t quiet_until;  /* no drafts while fewer ids than this were generated */
     bool cancelled, done;
 };
 
@@ -149,6 +156,12 @@ static ts_status step(ts_completion *c, int32_t id, ts_error *err)
         g->ids = ids;
     }
     g->ids[g->n_ids++] = id;
+    if (c->history && c->n_history == c->history_cap) {
+        int32_t *h = ts_array_grow(c->history, &c->history_cap, sizeof(*h), 64);
+        if (!h) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for ids");
+        c->history = h;
+    }
+    if (c->history) c->history[c->n_history++] = id;
     c->done = true;
     if (!c->p.ignore_eos && is_eos(&c->p, id)) {
         /* The EOS text is never shown; the callback still learns the id. */
@@ -177,6 +190,7 @@ void ts_completion_destroy(ts_completion *c)
     ts_stop_matcher_fini(&c->stops);
     ts_detokenizer_destroy(c->detok);
     ts_generation_free(&c->g);
+    free(c->history);
     free(c);
 }
 
@@ -189,11 +203,25 @@ ts_status ts_completion_create_stream(int64_t vocab, const int32_t *prompt, size
     ts_completion *c = calloc(1, sizeof(*c));
     if (!c) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
     c->p = *p;
+    c->vocab = vocab;
     if (text) c->text = *text;
     st = ts_stop_matcher_init(&c->stops, p->stop, p->n_stop, err);
     if (!st) st = make_sampler(vocab, p, &c->sampler, err);
     if (!st) st = ts_sampler_set_prompt(c->sampler, prompt, n, err);
     if (!st) st = append_text(&c->g, &c->text_cap, "", 0, err);
+    if (!st && p->draft_tokens) {
+        if (p->draft_tokens < 0 || p->draft_tokens > TS_MAX_DRAFT ||
+            p->draft_min_ngram < 0 || p->draft_min_ngram > TS_DRAFT_MAX_NGRAM)
+            st = ts_error_set(err, TS_ERR_RANGE,
+                              "generate: draft_tokens %d (0..%d), draft_min_ngram %d (0..%d)",
+                              p->draft_tokens, TS_MAX_DRAFT, p->draft_min_ngram, TS_DRAFT_MAX_NGRAM);
+        size_t before = p->draft_context ? p->n_draft_context : 0;
+        c->history_cap = before + n + 64;
+        if (!st && !(c->history = malloc(sizeof(*c->history) * c->history_cap)))
+            st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!st && before) memcpy(c->history, p->draft_context, sizeof(*prompt) * before);
+        if (!st) memcpy(c->history + before, prompt, sizeof(*prompt) * n), c->n_history = before + n;
+    }
     c->g.prompt_tokens = n;
     if (st) {
         ts_completion_destroy(c);
@@ -242,6 +270,60 @@ ts_status ts_completion_next(ts_completion *c, float *logits, int32_t *id, bool 
     return st;
 }
 
+int ts_completion_draft(const ts_completion *c, int k, int32_t *out)
+{
+    /* The last drafted token is worth drafting only if max_tokens leaves room for it and the
+     * token sampled after it. */
+    int64_t left = c->p.max_tokens - (int64_t)c->g.n_ids - 1;
+    if (k > c->p.draft_tokens) k = c->p.draft_tokens;
+    if (left < k) k = (int)(left > 0 ? left : 0);
+    if (c->done || k <= 0 || !c->history || c->g.n_ids < c->quiet_until) return 0;
+    int min_n = c->p.draft_min_ngram ? c->p.draft_min_ngram : TS_DRAFT_MIN_NGRAM;
+    return ts_ngram_draft(c->history, c->n_history, min_n, TS_DRAFT_MAX_NGRAM, k, out);
+}
+
+/* ts_completion_next with the sample drawn against a drafted token (ts_sampler_sample_draft):
+ * *accepted tells whether *id is the draft, accepted. */
+static ts_status next_draft(ts_completion *c, float *logits, int32_t draft, int32_t *id,
+                            bool *accepted, bool *done, ts_error *err)
+{
+    if (c->done) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "generate: the completion has already finished");
+    ts_status st = ts_sampler_sample_draft(c->sampler, logits, draft, id, accepted, err);
+    if (!st) st = ts_sampler_accept(c->sampler, *id, err);
+    if (!st) st = step(c, *id, err);
+    if (st) c->done = true;
+    *done = c->done;
+    return st;
+}
+
+ts_status ts_completion_verify(ts_completion *c, float *rows, const int32_t *draft, int n,
+                               void (*on_row)(void *user, const float *logits), void *user,
+                               int *accepted, int32_t *next, bool *done, ts_error *err)
+{
+    *accepted = 0;
+    /* Row i holds the logits after pending and draft[0..i): it is checked against draft[i]; row
+     * n, reached only when every draft was accepted, is sampled plainly. */
+    for (int i = 0;; i++) {
+        float *row = rows + (size_t)i * (size_t)c->vocab;
+        if (on_row) on_row(user, row);
+        bool ok = false;
+        ts_status st = i < n ? next_draft(c, row, draft[i], next, &ok, done, err)
+                             : ts_completion_next(c, row, next, done, err);
+        if (st) return st;
+        *accepted += ok;
+        if (!ok || *done) break;
+    }
+    /* Where drafts keep failing (free text seldom repeats) each verify step costs more than the
+     * decode it replaces: after two misses in a row, drafting pauses for 4, 8, … 32 tokens.
+     * Decided from past tokens only, so the output and its distribution are as before. */
+    c->misses = *accepted ? 0 : c->misses + 1;
+    if (c->misses >= 2) {
+        int shift = c->misses - 2 < 3 ? c->misses - 2 : 3;
+        c->quiet_until = c->g.n_ids + ((size_t)4 << shift);
+    }
+    return TS_OK;
+}
+
 /* End of generation: whatever the detokenizer and the matcher still hold is released (a stop
  * string may still complete in the detokenizer's tail; held-back text that never became a stop
  * string is real text after all), then the final callback gets it in one piece. */
@@ -283,17 +365,41 @@ static ts_status generate(const ts_step_backend *b, const int32_t *prompt, size_
         logits = malloc(sizeof(float) * (size_t)b->vocab);
         if (!logits) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for logits");
     }
+    /* Speculative decoding where the backend can verify and roll back; k its most drafts. */
+    int k = b->verify && p->draft_tokens > 0 ? p->draft_tokens : 0;
+    if (k > b->max_draft) k = (int)(b->max_draft > 0 ? b->max_draft : 0);
+    float *rows = NULL;
+    if (!st && k && !(rows = malloc(sizeof(float) * (size_t)(k + 1) * (size_t)b->vocab)))
+        st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "out of memory for logits");
+    ts_verifier v = {b->self, b->vocab, b->verify, b->rollback};
+    size_t steps = 0, drafted = 0, accepted = 0, forwards = 0;
     double t0 = now_ms();
     if (!st) st = b->prefill(b->self, prompt, n, logits, err);
     double t1 = now_ms();
     bool done = false;
-    while (!st && !done) {
-        int32_t id;
-        st = ts_completion_next(c, logits, &id, &done, err);
-        if (!st && !done && b->full(b->self)) done = true;
-        if (!st && !done) st = b->decode(b->self, id, logits, err);
+    int32_t id = -1;
+    if (!st) st = ts_completion_next(c, logits, &id, &done, err);
+    while (!st && !done && !b->full(b->self)) {
+        forwards++;
+        ts_spec_step sp = {0};
+        int64_t room = k ? b->draft_room(b->self) : 0;
+        if (room > 0)
+            st = ts_speculate(&v, c, id, room < k ? (int)room : k, rows, &sp, err);
+        if (!st && sp.ran) {
+            steps++, drafted += (size_t)sp.drafted, accepted += (size_t)sp.accepted;
+            id = sp.next, done = sp.done;
+            continue;
+        }
+        if (!st) st = b->decode(b->self, id, logits, err);
+        if (!st) st = ts_completion_next(c, logits, &id, &done, err);
     }
     if (!st) st = ts_completion_finish(c, out, err);
+    if (!st) {
+        out->draft_tokens = k;
+        out->verify_steps = steps, out->drafted = drafted, out->accepted = accepted;
+        out->forwards = forwards;
+    }
+    free(rows);
     free(logits);
     ts_completion_destroy(c);
     if (st) {
@@ -334,12 +440,42 @@ static bool model_full(void *self)
     return ts_sequence_length(m->seq) >= ts_sequence_capacity(m->seq);
 }
 
+static ts_status model_verify(void *self, const int32_t *tokens, int n, float *rows, ts_error *err)
+{
+    model_step *m = self;
+    int64_t rows_n = n;
+    return ts_model_verify(m->model, &m->seq, 1, tokens, &rows_n, rows, err);
+}
+
+static ts_status model_rollback(void *self, int drop, ts_error *err)
+{
+    model_step *m = self;
+    return ts_sequence_truncate(m->seq, ts_sequence_length(m->seq) - drop, err);
+}
+
+static int64_t model_draft_room(void *self)
+{
+    model_step *m = self;
+    /* The pending token takes one row; the drafts the rest, within the capacity and the rings. */
+    int64_t room = ts_sequence_capacity(m->seq) - ts_sequence_length(m->seq) - 1;
+    int64_t ring = ts_sequence_draft_room(m->seq);
+    return room < ring ? room : ring;
+}
+
+/* The engine's backend over one model and sequence. */
+static ts_step_backend model_backend(model_step *m)
+{
+    return (ts_step_backend){m,           ts_model_vocab_size(m->model), model_prefill,
+                             model_decode, model_full,                   model_verify,
+                             model_rollback, model_draft_room,           ts_sequence_draft_room(m->seq)};
+}
+
 ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                              const ts_generate_params *p, const ts_text_stream *text,
                              ts_generation *out, ts_error *err)
 {
     model_step m = {model, seq, NULL, 0};
-    ts_step_backend b = {&m, ts_model_vocab_size(model), model_prefill, model_decode, model_full};
+    ts_step_backend b = model_backend(&m);
     return generate(&b, prompt, n, p, true, text, out, err);
 }
 
@@ -353,7 +489,7 @@ ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *p
                              int n_images, const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
     model_step m = {model, seq, images, n_images};
-    ts_step_backend b = {&m, ts_model_vocab_size(model), model_prefill, model_decode, model_full};
+    ts_step_backend b = model_backend(&m);
     return ts_generate_backend(&b, prompt, n, params, out, err);
 }
 
@@ -361,6 +497,6 @@ ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, 
                       const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
     model_step m = {model, seq, NULL, 0};
-    ts_step_backend b = {&m, ts_model_vocab_size(model), model_prefill, model_decode, model_full};
+    ts_step_backend b = model_backend(&m);
     return ts_generate_backend(&b, prompt, n, params, out, err);
 }

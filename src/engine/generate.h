@@ -27,6 +27,13 @@ typedef struct ts_step_backend {
     ts_status (*decode)(void *self, int32_t id, float *logits, ts_error *err);
     /* No room for another token. */
     bool (*full)(void *self);
+    /* Optional (NULL: no speculative decoding): appends n tokens, every row's logits
+     * rows[n][vocab]; forgets the last `drop` appended; how many drafted tokens a step may add
+     * now (capacity, sliding-window rings). max_draft: the rings' limit alone. */
+    ts_status (*verify)(void *self, const int32_t *tokens, int n, float *rows, ts_error *err);
+    ts_status (*rollback)(void *self, int drop, ts_error *err);
+    int64_t (*draft_room)(void *self);
+    int64_t max_draft;
 } ts_step_backend;
 
 /* params->tokenizer is ignored; `text` NULL means ids only (then stop strings are an error). */

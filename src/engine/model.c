@@ -443,6 +443,18 @@ ts_status ts_sequence_create(ts_model *m, int64_t capacity, ts_sequence **out, t
     return ts_sequence_create_rows(m, capacity, ring_rows(&m->spec, capacity), out, err);
 }
 
+ts_status ts_sequence_create_draft(ts_model *m, int64_t capacity, int draft_tokens, ts_sequence **out,
+                                   ts_error *err)
+{
+    if (draft_tokens < 0 || draft_tokens > TS_MAX_DRAFT)
+        return ts_error_set(err, TS_ERR_RANGE, "sequence: %d draft tokens (0..%d)", draft_tokens,
+                            TS_MAX_DRAFT);
+    int64_t rows = ring_rows(&m->spec, capacity);
+    /* A ring that would reach the capacity saves nothing: full caches, the window as a mask. */
+    if (rows > 0) rows = rows + draft_tokens < capacity ? rows + draft_tokens : 0;
+    return ts_sequence_create_rows(m, capacity, rows, out, err);
+}
+
 void ts_sequence_destroy(ts_sequence *s)
 {
     if (!s) return;
@@ -456,6 +468,25 @@ void ts_sequence_reset(ts_sequence *s)
 {
     s->length = 0;
     s->rope_delta = 0;
+}
+
+int64_t ts_sequence_draft_room(const ts_sequence *s)
+{
+    /* Rows a ring holds beyond the window: a verify step writes that many rows past what is kept,
+     * and only those rows' evictions are ones a rollback never needs (see ts_sequence_truncate). */
+    return s->local_rows > 0 ? s->local_rows - s->model->spec.sliding_window : INT64_MAX;
+}
+
+ts_status ts_sequence_truncate(ts_sequence *s, int64_t length, ts_error *err)
+{
+    if (length < 0 || length > s->length)
+        return ts_error_set(err, TS_ERR_RANGE, "sequence: truncate to %lld of %lld tokens",
+                            (long long)length, (long long)s->length);
+    /* Rows past the length are masked by position (full caches: causal from each query's start;
+     * rings: a stale row's assumed position is older than any query's window) and overwritten by
+     * the next writes. The rope delta is per sequence, not per row: it stays. */
+    s->length = length;
+    return TS_OK;
 }
 
 const void *ts_sequence_cache(const ts_sequence *s, int layer, bool value)
@@ -886,6 +917,53 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
     if (!output_slots(m, n_seqs, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");
     st = run_step(m, seqs, &shape, tokens, NULL, NULL, NULL, outs, err);
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)n_seqs * (size_t)m->spec.vocab);
+    free(outs);
+    return st;
+}
+
+ts_status ts_model_verify(ts_model *m, ts_sequence *const *seqs, int n_seqs, const int32_t *tokens,
+                          const int64_t *n_tokens, float *logits, ts_error *err)
+{
+    if (n_seqs < 1 || n_seqs > TS_MAX_BATCH)
+        return ts_error_set(err, TS_ERR_RANGE, "verify: %d sequences (1..%d allowed)", n_seqs,
+                            TS_MAX_BATCH);
+    ts_step_shape shape = {.n_seqs = n_seqs,
+                           .capacity = seqs[0]->capacity,
+                           .local_rows = seqs[0]->local_rows,
+                           .kv_dtype = m->kv_dtype,
+                           .all_logits = true};
+    size_t total = 0;
+    for (int s = 0; s < n_seqs; s++) {
+        if (seqs[s]->model != m)
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                "verify: sequence %d belongs to another model", s);
+        if (seqs[s]->capacity != shape.capacity || seqs[s]->local_rows != shape.local_rows)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "verify: sequences of one step must share a capacity and ring rows");
+        if (n_tokens[s] < 1 || n_tokens[s] > seqs[s]->capacity - seqs[s]->length)
+            return ts_error_set(err, TS_ERR_RANGE,
+                                "verify: %lld rows for sequence %d, which holds %lld of %lld",
+                                (long long)n_tokens[s], s, (long long)seqs[s]->length,
+                                (long long)seqs[s]->capacity);
+        /* A ring keeps only window + room rows: more rows than the room could not be rolled back. */
+        if (n_tokens[s] - 1 > ts_sequence_draft_room(seqs[s]))
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "verify: %lld rows for sequence %d, but its sliding-window ring "
+                                "keeps only %lld rows beyond the window",
+                                (long long)n_tokens[s], s, (long long)ts_sequence_draft_room(seqs[s]));
+        for (int t = 0; t < s; t++)
+            if (seqs[t] == seqs[s])
+                return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "verify: sequence %d appears twice", s);
+        shape.n_tokens[s] = n_tokens[s];
+        total += (size_t)n_tokens[s];
+    }
+    ts_status st = check_tokens(m, tokens, total, err);
+    if (st != TS_OK) return st;
+    const void **outs;
+    if (!output_slots(m, n_seqs, false, &outs))
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "verify: out of memory");
+    st = run_step(m, seqs, &shape, tokens, NULL, NULL, NULL, outs, err);
+    if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * total * (size_t)m->spec.vocab);
     free(outs);
     return st;
 }

@@ -373,6 +373,52 @@ ts_status ts_sampler_sample(ts_sampler *s, float *logits, int32_t *id, ts_error 
     return TS_OK;
 }
 
+ts_status ts_sampler_sample_draft(ts_sampler *s, float *logits, int32_t draft, int32_t *id,
+                                 bool *accepted, ts_error *err)
+{
+    ts_status st = check_id(s, draft, err);
+    if (st) return st;
+    *accepted = false;
+    apply_penalties(s, logits);
+    apply_bias(s, logits);
+    if (s->params.temperature == 0) {
+        st = argmax(s, logits, id, err);
+        *accepted = st == TS_OK && *id == draft;
+        return st;
+    }
+    size_t n;
+    st = filter(s, logits, &n, err);
+    if (st) return st;
+    /* The draft is a point mass q(draft) = 1: accept with min(1, p/q) = p(draft); on rejection
+     * the residual max(0, p − q) normalized is p without the draft, renormalized. */
+    const candidate *c = s->cands;
+    double total = 0, p_draft = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += c[i].weight;
+        if (c[i].id == draft) p_draft = c[i].weight;
+    }
+    double rest = total - p_draft;
+    if (next_unit(s->rng) * total < p_draft || !(rest > 0)) {
+        /* rest 0: the draft is the only survivor, so p(draft) = 1 (u · total < total always). */
+        *id = draft;
+        *accepted = p_draft > 0;
+        if (*accepted) return TS_OK;
+    }
+    double target = next_unit(s->rng) * rest, mass = 0;
+    int32_t last = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].id == draft) continue;
+        last = c[i].id;
+        mass += c[i].weight;
+        if (target < mass) {
+            *id = c[i].id;
+            return TS_OK;
+        }
+    }
+    *id = last; /* rounding, as in ts_sampler_sample */
+    return TS_OK;
+}
+
 ts_status ts_logprobs(const float *logits, int64_t vocab, int32_t id, int k, float *chosen, ts_token_logprob *top, ts_error *err)
 {
     if (vocab < 1 || id < 0 || id >= vocab) return ts_error_set(err, TS_ERR_RANGE, "logprobs: id %d outside 0..%lld", id, (long long)vocab - 1);

@@ -28,4 +28,11 @@ ts_status ts_sampler_apply(ts_sampler *sampler, float *logits, ts_error *err);
 /* ts_sampler_apply, then draws a token into *id. Does not record it: call ts_sampler_accept. */
 ts_status ts_sampler_sample(ts_sampler *sampler, float *logits, int32_t *id, ts_error *err);
 
+/* Speculative decoding's step against a drafted token (a point-mass draft): ts_sampler_apply,
+ * then greedy: *id the argmax, *accepted whether it is the draft; sampling: the draft is accepted
+ * (*id = draft) with its probability p(draft) under the filtered distribution, else *id is drawn
+ * from that distribution without the draft, renormalized (p(draft) = 0: always that). So *id is
+ * distributed as ts_sampler_sample's draw, whatever the draft. Does not record *id. */
+ts_status ts_sampler_sample_draft(ts_sampler *sampler, float *logits, int32_t draft, int32_t *id,
+                                  bool *accepted, ts_error *err);
 #endif

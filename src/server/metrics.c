@@ -62,6 +62,7 @@ typedef struct state {
     int n_series;
     uint64_t other[STATUS_SLOTS]; /* endpoint="other" per status slot */
     uint64_t prompt_tokens, generation_tokens;
+    uint64_t spec_steps, spec_drafted, spec_accepted; /* speculative decoding */
     histogram ttft, inter_token;
     int slots_busy, slots_total, queue_depth;
     int64_t cache_hits, cache_misses;
@@ -142,6 +143,15 @@ void srv_metrics_tokens(srv_metrics *m, int64_t prompt, int64_t generated)
     pthread_mutex_lock(&m->mutex);
     if (prompt > 0) m->s.prompt_tokens += (uint64_t)prompt;
     if (generated > 0) m->s.generation_tokens += (uint64_t)generated;
+    pthread_mutex_unlock(&m->mutex);
+}
+
+void srv_metrics_speculative(srv_metrics *m, int64_t drafted, int64_t accepted)
+{
+    pthread_mutex_lock(&m->mutex);
+    m->s.spec_steps++;
+    if (drafted > 0) m->s.spec_drafted += (uint64_t)drafted;
+    if (accepted > 0) m->s.spec_accepted += (uint64_t)accepted;
     pthread_mutex_unlock(&m->mutex);
 }
 
@@ -324,6 +334,14 @@ char *srv_metrics_render(srv_metrics *m)
                 (unsigned long long)s->prompt_tokens);
     put_counter(f, "tessera_generation_tokens_total", "Tokens generated.",
                 (unsigned long long)s->generation_tokens);
+    put_counter(f, "tessera_speculative_steps_total",
+                "Slot verify steps of speculative decoding (a slot's drafts checked in one step).",
+                (unsigned long long)s->spec_steps);
+    put_counter(f, "tessera_speculative_drafted_tokens_total", "Tokens drafted by n-gram lookup.",
+                (unsigned long long)s->spec_drafted);
+    put_counter(f, "tessera_speculative_accepted_tokens_total",
+                "Drafted tokens the model confirmed (each saves a decode step).",
+                (unsigned long long)s->spec_accepted);
     put_histogram(f, "tessera_time_to_first_token_seconds",
                   "Time from a request's arrival to its first generated token.", &s->ttft,
                   TTFT_BUCKETS, N_TTFT);

@@ -4,8 +4,9 @@
  * srv_metrics_render returns the exposition text (owned, free()), metric names prefixed
  * "tessera_": requests by endpoint and HTTP status, prompt and generated tokens, time to first
  * token and inter-token latency histograms (seconds), busy slots, queue depth, encoder-cache
- * hits and misses, and the prefix cache's totals (requests that looked up and hit, their prompt
- * tokens and those restored, the token hit ratio, blocks, bytes, budget, evictions).
+ * hits and misses, the prefix cache's totals (requests that looked up and hit, their prompt
+ * tokens and those restored, the token hit ratio, blocks, bytes, budget, evictions), and
+ * speculative decoding's verify steps and drafted / accepted tokens.
  */
 #ifndef TS_SERVER_METRICS_H
 #define TS_SERVER_METRICS_H
@@ -19,6 +20,7 @@ void srv_metrics_destroy(srv_metrics *m);
 
 void srv_metrics_request(srv_metrics *m, const char *endpoint, int status); /* one finished request */
 void srv_metrics_tokens(srv_metrics *m, int64_t prompt, int64_t generated);
+void srv_metrics_speculative(srv_metrics *m, int64_t drafted, int64_t accepted); /* one slot's verify step */
 void srv_metrics_ttft(srv_metrics *m, double seconds);
 void srv_metrics_inter_token(srv_metrics *m, double seconds);
 void srv_metrics_set_slots(srv_metrics *m, int busy, int total);

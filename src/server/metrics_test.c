@@ -312,10 +312,11 @@ static void test_empty(void)
     CHECK_LINE(text, "tessera_encoder_cache_misses_total 0");
     CHECK_LINE(text, "tessera_prefix_cache_hit_ratio 0.000000");
     CHECK_LINE(text, "tessera_prefix_cache_budget_bytes 0");
-    /* 14 + 11 bounded buckets, +Inf, _sum and _count twice, 16 one-sample families; 19 families
+    CHECK_LINE(text, "tessera_speculative_steps_total 0");
+    /* 14 + 11 bounded buckets, +Inf, _sum and _count twice, 19 one-sample families; 22 families
      * with two comment lines each. */
-    CHECK_INT_EQ(count_prefixed(text, "tessera_"), 14 + 11 + 2 * 3 + 16);
-    CHECK_INT_EQ(count_prefixed(text, "# "), 38);
+    CHECK_INT_EQ(count_prefixed(text, "tessera_"), 14 + 11 + 2 * 3 + 19);
+    CHECK_INT_EQ(count_prefixed(text, "# "), 44);
     free(text);
     srv_metrics_destroy(m);
 }
@@ -393,6 +394,15 @@ static void test_tokens(void)
     CHECK_EXPOSITION(text);
     CHECK_LINE(text, "tessera_prompt_tokens_total 5000000013");
     CHECK_LINE(text, "tessera_generation_tokens_total 6");
+    free(text);
+    srv_metrics_speculative(m, 4, 3);
+    srv_metrics_speculative(m, 2, 0);
+    srv_metrics_speculative(m, -1, -1); /* a step, but counters never go down */
+    text = srv_metrics_render(m);
+    CHECK_EXPOSITION(text);
+    CHECK_LINE(text, "tessera_speculative_steps_total 3");
+    CHECK_LINE(text, "tessera_speculative_drafted_tokens_total 6");
+    CHECK_LINE(text, "tessera_speculative_accepted_tokens_total 3");
     free(text);
     srv_metrics_destroy(m);
 }

@@ -327,6 +327,9 @@ static int parse_common(parser *p, const cJSON *root)
 
     if (parse_logit_bias(p, root) || parse_budget(p, root)) return -1;
     if (get_bool(p, root, "ignore_eos", "ignore_eos", &r->ignore_eos) < 0) return -1;
+    bool speculative = true;
+    if (get_bool(p, root, "speculative_decoding", "speculative_decoding", &speculative) < 0) return -1;
+    r->no_draft = !speculative;
     return 0;
 }
 

@@ -54,6 +54,7 @@ typedef struct srv_request {
     int top_logprobs;    /* 0..20 */
     ts_image_budget budget; /* mm_processor_kwargs.{min,max}_pixels; 0 = not given */
     bool ignore_eos;     /* vLLM's extension */
+    bool no_draft;       /* "speculative_decoding": false (our extension): plain decoding */
 } srv_request;
 
 int srv_request_parse(srv_endpoint endpoint, const char *body, size_t len, const srv_limits *limits, srv_request *out,

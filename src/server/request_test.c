@@ -145,6 +145,7 @@ static void test_chat_string(void)
     CHECK_INT_EQ(req.n_images, 0);
     CHECK(req.images == NULL);
     CHECK(!req.stream && !req.include_usage && !req.seed_given && !req.logprobs && !req.ignore_eos);
+    CHECK(!req.no_draft); /* speculative decoding unless the request opts out */
     CHECK_INT_EQ(req.max_tokens, 0);
     CHECK_INT_EQ(req.n_stop, 0);
     CHECK(req.stop == NULL);
@@ -255,8 +256,9 @@ static void test_parameters(void)
         "\"max_completion_tokens\":50,\"n\":1,\"logprobs\":true,\"top_logprobs\":5,"
         "\"logit_bias\":{\"7\":-100,\"3\":2.5,\"999\":100},"
         "\"mm_processor_kwargs\":{\"min_pixels\":3136,\"max_pixels\":1003520,\"other\":1},"
-        "\"ignore_eos\":true}";
+        "\"ignore_eos\":true,\"speculative_decoding\":false}";
     if (PARSE_OK(SRV_CHAT, body, &lim, &req)) {
+        CHECK(req.no_draft);
         CHECK(req.stream && req.include_usage);
         CHECK(req.sampling.temperature == 0.0f); /* greedy */
         CHECK(req.sampling.top_p == 0.5f);
@@ -713,6 +715,7 @@ static void test_bad_sampling(void)
     BAD("{" MSG ",\"stream_options\":{\"include_usage\":1}}", "stream_options.include_usage",
         "\"stream_options.include_usage\" must be a boolean");
     BAD("{" MSG ",\"ignore_eos\":1}", "ignore_eos", "must be a boolean");
+    BAD("{" MSG ",\"speculative_decoding\":0}", "speculative_decoding", "must be a boolean");
 }
 
 static void test_bad_stop_and_lengths(void)

@@ -5,7 +5,8 @@
  *
  * One iteration: take ready jobs into free slots; drop cancelled jobs; prefill one chunk of one
  * slot (round robin, so a long prompt cannot stall the decoding slots for more than one chunk);
- * then one batched decode step over every decoding slot. Each slot keeps its own sequence (KV
+ * then one batched decode step over every decoding slot (with speculative decoding, see
+ * spec_decode_step, that step also verifies the slots' drafted tokens). Each slot keeps its own sequence (KV
  * cache, rope delta), sampler and detokenizer (its ts_completion); nothing of a job survives its
  * slot's release, so the next job starts from an empty sequence.
  *
@@ -32,6 +33,13 @@ typedef struct backend {
     ts_status (*prefill)(struct backend *b, int slot, const srv_job *job, size_t at, size_t n, float *logits, int32_t *positions,
                          ts_error *err);
     ts_status (*decode)(struct backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err);
+    /* Speculative decoding (NULL: none): appends n_rows[i] tokens to every active slot (tokens
+     * packed in slot order) and writes every row's logits, packed likewise; truncate rolls a
+     * slot back; draft_room: drafted tokens a slot can take now (capacity, rings). */
+    ts_status (*verify)(struct backend *b, const int32_t *tokens, const int64_t *n_rows, const bool *active, float *rows,
+                        ts_error *err);
+    ts_status (*truncate)(struct backend *b, int slot, int64_t length, ts_error *err);
+    int64_t (*draft_room)(const struct backend *b, int slot);
     void (*reset)(struct backend *b, int slot);
     int64_t (*length)(const struct backend *b, int slot);
     int64_t capacity;
@@ -51,6 +59,7 @@ typedef struct slot {
     srv_server *server;
     const float *raw_logits; /* the scheduler's copy of this step's logits, for logprobs */
     ts_prefix_keys *prefix;  /* the prompt's block keys, while the job runs (NULL: no cache) */
+    bool speculate;          /* drafts verified in the decode step (server and request allow it) */
 } slot;
 
 typedef struct scheduler {
@@ -60,6 +69,7 @@ typedef struct scheduler {
     int n_slots, next_prefill;
     float *logits;  /* [slots][vocab] */
     float *scratch; /* one row: the raw logits, kept for logprobs */
+    float *rows;    /* speculative steps: [SPEC_MAX_DECODING][1 + draft_tokens][vocab] */
     int32_t *positions;
     ts_prefix_cache *prefix; /* NULL: off (a bundle, a ring cache, or --prefix-cache-mb 0) */
 } scheduler;
@@ -167,6 +177,8 @@ static void start(scheduler *sc, slot *sl, srv_job *job)
                                       .skip_special_tokens = true,
                                       .on_token = on_token,
                                       .user = sl};
+    sl->speculate = sc->be.verify && s->opt.draft_tokens > 0 && !r->no_draft;
+    sl->params.draft_tokens = sl->speculate ? s->opt.draft_tokens : 0;
     srv_job_set_running(job);
     srv_metrics_set_slots(s->metrics, busy_slots(sc), sc->n_slots);
     ts_error e = {0};
@@ -198,8 +210,11 @@ static void prefill_chunk(scheduler *sc, slot *sl)
     }
 }
 
+static bool spec_decode_step(scheduler *sc);
+
 static void decode_step(scheduler *sc)
 {
+    if (spec_decode_step(sc)) return;
     int32_t tokens[SRV_MAX_SLOTS];
     bool active[SRV_MAX_SLOTS] = {false}, any = false;
     for (int i = 0; i < sc->n_slots; i++)
@@ -213,6 +228,97 @@ static void decode_step(scheduler *sc)
     }
     for (int i = 0; i < sc->n_slots; i++)
         if (active[i] && sc->slots[i].state == SLOT_DECODE) sample(sc, &sc->slots[i], sc->logits + (size_t)i * (size_t)sc->s->vocab);
+}
+
+/* ------------------------------------------------------------------ speculative decoding
+ *
+ * While at most SPEC_MAX_DECODING slots decode, the decode step becomes a verify step: every
+ * speculating slot drafts (ts_completion_draft), one ts_model_verify runs each decoding slot's
+ * pending token plus its drafts (a slot without drafts: its one row, as a plain decode), each
+ * speculating slot accepts what its rows confirm (ts_completion_verify) and is rolled back to
+ * that. With more slots decoding the batch already uses each pass over the weights, and the
+ * plain batched step runs. */
+#define SPEC_MAX_DECODING 2
+
+typedef struct {
+    scheduler *sc;
+    slot *sl;
+} spec_row_user;
+
+/* Each verified row's raw logits, kept for the token's logprobs as sample() keeps them. */
+static void spec_keep_row(void *user, const float *logits)
+{
+    spec_row_user *u = user;
+    if (u->sl->job->req.logprobs) memcpy(u->sc->scratch, logits, sizeof(float) * (size_t)u->sc->s->vocab);
+    u->sl->raw_logits = u->sc->scratch;
+}
+
+/* A speculating slot's rows: accept, roll back, finish or go on with the next pending token. */
+static void spec_accept(scheduler *sc, slot *sl, float *rows, const int32_t *draft, int n_draft)
+{
+    int i = (int)(sl - sc->slots);
+    int64_t before = sc->be.length(&sc->be, i) - 1 - n_draft;
+    spec_row_user u = {sc, sl};
+    int accepted = 0;
+    int32_t next = -1;
+    bool done = false;
+    ts_error e = {0};
+    ts_status st = ts_completion_verify(sl->completion, rows, draft, n_draft, spec_keep_row, &u, &accepted, &next, &done, &e);
+    if (!st) st = sc->be.truncate(&sc->be, i, before + 1 + accepted, &e);
+    if (!st) srv_metrics_speculative(sc->s->metrics, n_draft, accepted);
+    if (st) {
+        fail_slot(sc, sl, 500, &e);
+        return;
+    }
+    if (done || sc->be.length(&sc->be, i) >= sc->be.capacity) {
+        finish(sc, sl);
+        return;
+    }
+    sl->next_id = next;
+}
+
+/* The decode step with drafts; false (nothing run) when no slot drafted. */
+static bool spec_decode_step(scheduler *sc)
+{
+    if (!sc->be.verify || !sc->rows) return false;
+    int decoding = 0;
+    for (int i = 0; i < sc->n_slots; i++) decoding += sc->slots[i].state == SLOT_DECODE;
+    if (decoding == 0 || decoding > SPEC_MAX_DECODING) return false;
+    int32_t tokens[SPEC_MAX_DECODING * (1 + TS_MAX_DRAFT)];
+    int64_t n_rows[SRV_MAX_SLOTS] = {0};
+    bool active[SRV_MAX_SLOTS] = {false}, drafted = false;
+    int at = 0;
+    for (int i = 0; i < sc->n_slots; i++) {
+        slot *sl = &sc->slots[i];
+        if (sl->state != SLOT_DECODE) continue;
+        active[i] = true;
+        tokens[at] = sl->next_id;
+        int64_t room = sl->speculate ? sc->be.draft_room(&sc->be, i) : 0;
+        int k = room < sc->s->opt.draft_tokens ? (int)room : sc->s->opt.draft_tokens;
+        int n = k > 0 ? ts_completion_draft(sl->completion, k, tokens + at + 1) : 0;
+        n_rows[i] = 1 + n;
+        at += 1 + n;
+        drafted |= n > 0;
+    }
+    if (!drafted) return false;
+    ts_error e = {0};
+    if (sc->be.verify(&sc->be, tokens, n_rows, active, sc->rows, &e) != TS_OK) {
+        for (int i = 0; i < sc->n_slots; i++)
+            if (active[i]) fail_slot(sc, &sc->slots[i], 500, &e);
+        return true;
+    }
+    size_t vocab = (size_t)sc->s->vocab;
+    float *row = sc->rows;
+    at = 0;
+    for (int i = 0; i < sc->n_slots; i++) {
+        if (!active[i]) continue;
+        slot *sl = &sc->slots[i];
+        if (n_rows[i] == 1) sample(sc, sl, row);
+        else spec_accept(sc, sl, row, tokens + at + 1, (int)n_rows[i] - 1);
+        row += (size_t)n_rows[i] * vocab;
+        at += (int)n_rows[i];
+    }
+    return true;
 }
 
 /* ------------------------------------------------------------------ backends */
@@ -252,6 +358,29 @@ static ts_status engine_decode(backend *b, const int32_t *tokens, const bool *ac
     return st;
 }
 
+static ts_status engine_verify(backend *b, const int32_t *tokens, const int64_t *n_rows, const bool *active, float *rows,
+                               ts_error *err)
+{
+    ts_sequence *seqs[SRV_MAX_SLOTS];
+    int64_t rows_of[SRV_MAX_SLOTS];
+    int n = 0;
+    for (int i = 0; i < b->s->opt.slots; i++)
+        if (active[i]) seqs[n] = b->seqs[i], rows_of[n++] = n_rows[i];
+    return ts_model_verify(b->s->model, seqs, n, tokens, rows_of, rows, err);
+}
+
+static ts_status engine_truncate(backend *b, int slot, int64_t length, ts_error *err)
+{
+    return ts_sequence_truncate(b->seqs[slot], length, err);
+}
+
+static int64_t engine_draft_room(const backend *b, int slot)
+{
+    const ts_sequence *seq = b->seqs[slot];
+    int64_t room = b->capacity - ts_sequence_length(seq) - 1, ring = ts_sequence_draft_room(seq);
+    return room < ring ? room : ring;
+}
+
 static void engine_reset(backend *b, int slot) { ts_sequence_reset(b->seqs[slot]); }
 static int64_t engine_length(const backend *b, int slot) { return ts_sequence_length(b->seqs[slot]); }
 
@@ -283,15 +412,23 @@ static bool backend_init(scheduler *sc)
     backend *b = &sc->be;
     b->s = s, b->capacity = s->capacity;
     if (s->bundle_slots) {
-        *b = (backend){bundle_prefill, bundle_decode, bundle_reset, bundle_length, s->capacity, (size_t)s->capacity, s, NULL, s->bundle_slots};
+        *b = (backend){.prefill = bundle_prefill, .decode = bundle_decode, .reset = bundle_reset, .length = bundle_length,
+                       .capacity = s->capacity, .chunk = (size_t)s->capacity, .s = s, .slots = s->bundle_slots};
         if (s->opt.prefix_cache_bytes)
             fprintf(stderr, "tessera serve: prefix cache off: a bundle's prefill entries take whole prompts\n");
         return true;
     }
-    *b = (backend){engine_prefill, engine_decode, engine_reset, engine_length, s->capacity, (size_t)s->opt.prefill_chunk, s, NULL, NULL};
+    *b = (backend){.prefill = engine_prefill, .decode = engine_decode, .reset = engine_reset, .length = engine_length,
+                   .capacity = s->capacity, .chunk = (size_t)s->opt.prefill_chunk, .s = s};
+    if (s->opt.draft_tokens > 0) {
+        b->verify = engine_verify, b->truncate = engine_truncate, b->draft_room = engine_draft_room;
+        sc->rows = malloc(sizeof(float) * (size_t)s->vocab * SPEC_MAX_DECODING * (size_t)(1 + s->opt.draft_tokens));
+        if (!sc->rows) return false;
+    }
     if (!(b->seqs = calloc((size_t)sc->n_slots, sizeof(*b->seqs)))) return false;
+    /* Rings keep draft_tokens rows past the window, so a verify step rolls back exactly. */
     for (int i = 0; i < sc->n_slots; i++)
-        if (ts_sequence_create(s->model, s->capacity, &b->seqs[i], NULL) != TS_OK) return false;
+        if (ts_sequence_create_draft(s->model, s->capacity, s->opt.draft_tokens, &b->seqs[i], NULL) != TS_OK) return false;
     sc->prefix = srv_prefix_create(s, b->seqs[0]);
     return true;
 }
@@ -366,6 +503,6 @@ void *srv_scheduler_main(void *arg)
             release(&sc, &sc.slots[i]);
         }
     backend_fini(&sc);
-    free(sc.slots), free(sc.logits), free(sc.scratch), free(sc.positions);
+    free(sc.slots), free(sc.logits), free(sc.scratch), free(sc.positions), free(sc.rows);
     return NULL;
 }

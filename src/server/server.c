@@ -18,6 +18,7 @@ void ts_server_options_default(srv_options *o)
     o->max_images = 8;
     o->queue = 64;
     o->prefill_chunk = 256;
+    o->draft_tokens = 3;
     o->encoder_cache_bytes = (size_t)256 << 20;
     o->prefix_cache_bytes = (size_t)1 << 30;
     o->max_connections = 1024;
@@ -329,6 +330,8 @@ static ts_status load(srv_server *s, ts_error *err)
     s->capacity = o->capacity ? o->capacity : (max_pos < 4096 ? max_pos : 4096);
     if (o->bundle_dir && (st = open_bundle(s, err))) return st;
     if (!s->opt.slots) s->opt.slots = 4;
+    if (s->opt.draft_tokens < 0 || s->opt.draft_tokens > TS_MAX_DRAFT)
+        return ts_error_set(err, TS_ERR_RANGE, "server: draft_tokens %d (0..%d)", s->opt.draft_tokens, TS_MAX_DRAFT);
     bool images = ts_model_supported_modalities(cfg) & TS_MODALITY_IMAGE;
     if (images && (st = ts_preprocessor_config_load(o->model_dir, &s->pre, err))) return st;
     /* A bundle encodes images through its vision.main (a tower with side outputs gives the
