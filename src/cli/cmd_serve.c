@@ -59,7 +59,13 @@ static void usage(void)
         "  --image-max-tokens N       tokens per image at most (pixel-budget processors: lowers "
         "max_pixels)\n"
         "  --encoder-cache-mb N       image encoder cache (default 256; 0 = off)\n"
-        "  --prefill-chunk N          prompt tokens between decode steps (default 256)\n"
+        "  --prefill-chunk N          prompt tokens one request prefills per step at most "
+        "(default 256)\n"
+        "  --batch-tokens N           rows per step: every decoding request's token, then prompt "
+        "chunks\n"
+        "                             of as many requests as fit, round robin (default 512; the "
+        "first\n"
+        "                             chunk always runs)\n"
         "  --threads N                model threads (default: every core)\n"
         "  --media-threads N          image encoder threads (default: as --threads)\n"
         "  --kv-cache f32|bf16        KV cache element type\n"
@@ -100,7 +106,7 @@ int cmd_serve(int argc, char **argv)
     ts_server_options_default(&o);
     long long port = o.port, slots = o.slots, capacity = 0, queue = o.queue, body = (long long)o.max_request_bytes,
               images = o.max_images, image_tokens = 0, cache_mb = (long long)(o.encoder_cache_bytes >> 20), chunk = o.prefill_chunk,
-              threads = 0, media_threads = 0, conns = o.max_connections, per_ip = o.max_connections_per_ip,
+              batch = o.batch_tokens, threads = 0, media_threads = 0, conns = o.max_connections, per_ip = o.max_connections_per_ip,
               pixels = o.max_request_pixels, header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
     const char *key_file = NULL;
     const int_flag ints[] = {{"--port", 0, 65535, &port},
@@ -112,6 +118,7 @@ int cmd_serve(int argc, char **argv)
                              {"--image-max-tokens", 1, 1 << 24, &image_tokens},
                              {"--encoder-cache-mb", 0, 1 << 20, &cache_mb},
                              {"--prefill-chunk", 1, 1 << 16, &chunk},
+                             {"--batch-tokens", 1, 1 << 16, &batch},
                              {"--threads", 1, 1024, &threads},
                              {"--media-threads", 1, 1024, &media_threads},
                              {"--max-connections", 1, 1 << 20, &conns},
@@ -167,7 +174,7 @@ int cmd_serve(int argc, char **argv)
     if (o.synthetic && !o.tokenizer_dir) return ts_cli_usage_error("serve", "--synthetic needs --tokenizer DIR");
     o.port = (int)port, o.slots = (int)slots, o.capacity = capacity, o.queue = (int)queue, o.max_request_bytes = (size_t)body;
     o.max_images = (int)images, o.image_max_tokens = image_tokens, o.encoder_cache_bytes = (size_t)cache_mb << 20;
-    o.prefill_chunk = chunk, o.threads = (int)threads, o.media_threads = (int)media_threads;
+    o.prefill_chunk = chunk, o.batch_tokens = batch, o.threads = (int)threads, o.media_threads = (int)media_threads;
     o.max_connections = (int)conns, o.max_connections_per_ip = (int)per_ip, o.header_timeout_s = (int)header_s;
     o.body_timeout_s = (int)body_s, o.idle_timeout_s = (int)idle_s, o.prepare_threads = (int)prepare;
     o.max_request_pixels = pixels;

@@ -4,7 +4,8 @@
  * srv_metrics_render returns the exposition text (owned, free()), metric names prefixed
  * "tessera_": requests by endpoint and HTTP status, prompt and generated tokens, time to first
  * token and inter-token latency histograms (seconds), busy slots, queue depth, encoder-cache
- * hits and misses.
+ * hits and misses, and the scheduler's forward steps (rows, prompt chunks and decode tokens per
+ * step, steps that prefilled several prompts together).
  */
 #ifndef TS_SERVER_METRICS_H
 #define TS_SERVER_METRICS_H
@@ -22,6 +23,9 @@ void srv_metrics_ttft(srv_metrics *m, double seconds);
 void srv_metrics_inter_token(srv_metrics *m, double seconds);
 void srv_metrics_set_slots(srv_metrics *m, int busy, int total);
 void srv_metrics_set_queue(srv_metrics *m, int depth);
+/* One forward step of the scheduler: its rows, and how many prompt chunks and decode tokens it
+ * held. */
+void srv_metrics_step(srv_metrics *m, int64_t rows, int prefill_seqs, int decode_seqs);
 void srv_metrics_encoder_cache(srv_metrics *m, int64_t hits, int64_t misses); /* running totals */
 
 char *srv_metrics_render(srv_metrics *m);
