@@ -7,8 +7,9 @@
 // 3rd chunk, and a new request must run in the slot it frees (it finishes while the other 3 are
 // still generating) with its solo text. Then 4 long prompts (text, an image, a completion) alone,
 // then together: the same texts, and /metrics must show steps that prefilled two or more of them
-// together (with TS_SHARED_PREFILL set: engine servers whose chunks are short enough that every
-// prompt takes several steps). Finally /metrics shows no busy slot and an empty queue.
+// together, and 3 short requests sent with a much longer prompt all end before its first token
+// (with TS_SHARED_PREFILL set: engine servers whose chunks are short enough that every prompt
+// takes several steps). Finally /metrics shows no busy slot and an empty queue.
 import { a, client, dataUrl, env, fixture, metrics, oracles, openai, runCases, waitMetrics } from './lib.mjs';
 
 const PORT = env('TS_PORT');
@@ -178,6 +179,25 @@ await runCases('isolation.mjs', [
         a.ok(steps > 0 && chunks >= LONG.length, 'the steps are counted');
         a.ok(shared > 0, 'steps prefilled several prompts together');
         a.ok(after.tessera_step_prefill_chunks_max >= 2);
+    }], ['a long prompt does not hold up short ones', async () => {
+        // The long prompt takes dozens of steps; the short ones one chunk each, which the round
+        // robin and the step budget give them within the first steps: they all end before the
+        // long prompt's first token.
+        let longFirst = 0;
+        const long = (async () => {
+            const s = await c.chat.completions.create({ model: 'model', temperature: 0, ignore_eos: true, max_tokens: 2,
+                stream: true, messages: [{ role: 'user', content: story('harbour', 90) }] });
+            for await (const ch of s) if (ch.choices[0]?.delta?.content && !longFirst) longFirst = performance.now();
+        })();
+        const ends = await Promise.all([0, 1, 2].map(async (i) => {
+            const out = await run({ max: 2, stream: false, messages: [{ role: 'user', content: `Short question ${i}: why?` }] });
+            a.equal(out.usage.completion_tokens, 2);
+            return performance.now();
+        }));
+        await long;
+        a.ok(longFirst > 0, 'the long prompt answered');
+        a.ok(ends.every((t) => t < longFirst), `short requests ended ${ends.map((t) => (longFirst - t).toFixed(0))} ms ` +
+             'before the long prompt\'s first token');
     }]]),
 
     ['afterwards: no busy slot, empty queue, same answers', async () => {
