@@ -53,7 +53,10 @@ format:
 clean:
 	rm -rf build
 
-# The server's figures (issue 6): aggregate decode at 1/4/8 streams, TTFT with an image.
+# The server's figures: aggregate tok/s and mean TTFT at 1/4/8/16 streams, TTFT with an image. With
+# LLAMA_SERVER=/path/to/llama-server (and optionally LLAMA_GGUF=FILE, PYTHON with the gguf package,
+# BENCH_STREAMS, BENCH_ROUNDS) llama.cpp's server runs side by side on the same weights: see the top of
+# tools/bench_server.mjs.
 bench-server: deps release
 	node tools/bench_server.mjs $(RELEASE_DIR)/tessera 2
 

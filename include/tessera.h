@@ -779,6 +779,32 @@ void ts_mm_inputs_free(ts_mm_inputs *in);
 /* The image tokens a prompt needs for these pixel values (the count ts_prompt_expand_images
  * takes); 0 for a model without an image path. */
 int64_t ts_model_image_tokens(const ts_model *model, const ts_pixel_values *pixels);
+/* One sequence's part of a step (ts_model_step): n ≥ 1 new rows — a prompt chunk or a decode
+ * token — as tokens, or as embeddings with what ts_model_prefill_embeddings takes beside them
+ * (positions [position rows][n] or NULL = length + i, the rope delta kept for later steps, side
+ * inputs for these rows or NULL). All borrowed, read during the call only. */
+typedef struct ts_step_rows {
+    ts_sequence *seq;
+    size_t n;
+    const int32_t *tokens;     /* n tokens, or NULL when embeddings are given */
+    const float *embeddings;   /* f32[n][hidden], or NULL */
+    const int32_t *positions;  /* with embeddings */
+    int64_t rope_delta;        /* with embeddings */
+    const ts_side_inputs *side; /* with embeddings */
+} ts_step_rows;
+/* The rows of n_seqs distinct sequences (1 … 64, one capacity) in one step: every matmul runs
+ * over all rows at once (one pass over the weights), attention per sequence over its own cache.
+ * logits[n_seqs][vocab]: each sequence's last row, in the order given. Each sequence's result is
+ * bit-identical to its own call with the same rows (ts_model_prefill,
+ * ts_model_prefill_embeddings, ts_model_decode) wherever every matmul row depends on that row
+ * alone: all of Tessera's CPU kernels (each sequence's rows take the path its own row count
+ * takes); not promised under oneDNN's bf16 matmul (the bf16 compute policy on AMX CPUs).
+ * Every entry is checked as its own call checks it before anything runs; an error (prefixed
+ * "step: sequence i: ") leaves every sequence unchanged. ts_model_prefill,
+ * ts_model_prefill_embeddings and ts_model_decode are this step with one sequence, or with one
+ * token each. */
+ts_status ts_model_step(ts_model *model, const ts_step_rows *rows, int n_seqs, float *logits,
+                        ts_error *err);
 /* One token for each of n_seqs distinct sequences at their own positions, in one batched step;
  * logits[n_seqs][vocab]. The primitive continuous batching is built on. */
 ts_status ts_model_decode(ts_model *model, ts_sequence *const *seqs, const int32_t *tokens,
@@ -1137,7 +1163,10 @@ typedef struct ts_server_options {
     int queue;                    /* requests admitted but not yet in a slot; more get 429 */
     int threads;                  /* the model's context; 0: every core */
     int media_threads;            /* the image stage's context; 0: as threads */
-    int64_t prefill_chunk;        /* prompt tokens prefilled between two decode steps */
+    int64_t prefill_chunk;        /* prompt rows one slot prefills per step at most (default 256) */
+    int64_t batch_tokens;         /* rows of one step: every decoding slot's token, then prompt
+                                     chunks of as many slots as fit (default 512; the first chunk
+                                     always runs); the policy: src/server/scheduler.c */
     int draft_tokens;             /* speculative decoding: drafts of up to N (0..TS_MAX_DRAFT) tokens a slot,
                                      verified in the decode step while few slots decode; 0: off. Not with
                                      bundle_dir. A request's "speculative_decoding": false opts out */
@@ -1151,9 +1180,9 @@ typedef struct ts_server_options {
 } ts_server_options;
 
 /* Every field at its default: 127.0.0.1:8080, 4 slots (a bundle's own count), queue 64, 32 MiB bodies, 8 images,
- * 256-token prefill chunks, a 256 MiB encoder cache, a 1 GiB prefix cache, 1024 connections (128 per address), timeouts of 10 s
- * (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M image pixels per request,
- * speculative drafts of 3 tokens. */
+ * 256-token prefill chunks in steps of 512 rows, a 256 MiB encoder cache, a 1 GiB prefix cache, 1024 connections
+ * (128 per address), timeouts of 10 s (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M
+ * image pixels per request, speculative drafts of 3 tokens. */
 void ts_server_options_default(ts_server_options *options);
 
 typedef struct ts_server ts_server;

@@ -6,7 +6,9 @@
 #                  models list, the API key, errors surfaced by the client; every text and token
 #                  count against `tessera run --json` for the same prompt (the oracles below)
 #   isolation.mjs  8 requests (text, one image, two images) alone, then together on 4 slots: the
-#                  same texts; a stream cancelled mid-way frees its slot for the next request
+#                  same texts; a stream cancelled mid-way frees its slot for the next request;
+#                  4 long prompts alone, then together: the same texts, and (engine servers, short
+#                  chunks) steps that prefilled several of them at once, from /metrics
 #                  (Qwen2-VL, Qwen3-VL and Gemma3, through the engine and through bundles)
 #   malformed.mjs  broken, wrong-typed, oversized and refused requests: status, error object,
 #                  and /health still 200 after each
@@ -155,10 +157,11 @@ if want api; then
     stop_server txt
 fi
 
-# --- isolation: 4 slots
+# --- isolation: 4 slots; 32-row chunks in steps of 80 rows, so prompts share steps and the
+# budget turns some chunks away to a later step
 if want isolation; then
-    start_server iso -m "$VL" --slots 4
-    TS_PORT=${PORT[iso]} run_node isolation.mjs
+    start_server iso -m "$VL" --slots 4 --prefill-chunk 32 --batch-tokens 80
+    TS_PORT=${PORT[iso]} TS_SHARED_PREFILL=1 run_node isolation.mjs
     stop_server iso
 fi
 
@@ -166,7 +169,7 @@ fi
 # prefill chunk: 16-token chunks split the images across chunks)
 if want qwen3_vl; then
     start_server q3 -m "$Q3" --slots 4 --prefill-chunk 16
-    TS_PORT=${PORT[q3]} TS_ORACLE_PREFIX=q3 run_node isolation.mjs
+    TS_PORT=${PORT[q3]} TS_ORACLE_PREFIX=q3 TS_SHARED_PREFILL=1 run_node isolation.mjs
     stop_server q3
 fi
 
@@ -176,7 +179,7 @@ fi
 # scheduler moves it to the image's first row (ts_mm_inputs_chunk)
 if want gemma3; then
     start_server g3 -m "$G3" --slots 4 --prefill-chunk 8
-    TS_PORT=${PORT[g3]} TS_ORACLE_PREFIX=g3 run_node isolation.mjs
+    TS_PORT=${PORT[g3]} TS_ORACLE_PREFIX=g3 TS_SHARED_PREFILL=1 run_node isolation.mjs
     stop_server g3
 fi
 

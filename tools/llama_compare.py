@@ -21,6 +21,9 @@ the right vocabulary size (benchmarks feed token ids; no text is decoded).
 
   tools/llama_compare.py --tessera build/release/tessera --llama-bench ~/llama.cpp/build/bin/llama-bench \\
       --llama-quantize ~/llama.cpp/build/bin/llama-quantize --work /tmp/cmp --threads 2 -p 512 -n 64
+
+--write-gguf FILE [--tokenizer DIR] only writes the preset's BF16 GGUF (with DIR's real vocabulary,
+for llama-server: tools/bench_server.mjs) and exits.
 """
 import argparse
 import json
@@ -57,8 +60,37 @@ def safetensors_tensors(path):
     return out
 
 
-def write_gguf(ckpt, path):
-    """The checkpoint folder (a qwen2 config.json + model.safetensors in BF16) as a BF16 GGUF."""
+def tokenizer_vocab(tokenizer_dir, vocab):
+    """A tokenizer.json's BPE vocabulary for a GGUF: (tokens, types, merges), padded to `vocab`
+    entries with unused [PADi] tokens (as llama.cpp's converter pads Qwen2's), its added special
+    tokens as control tokens."""
+    import gguf
+    t = json.load(open(os.path.join(tokenizer_dir, "tokenizer.json")))
+    by_id = {i: tok for tok, i in t["model"]["vocab"].items()}
+    special = set()
+    for a in t.get("added_tokens", []):
+        by_id[a["id"]] = a["content"]
+        if a.get("special"):
+            special.add(a["id"])
+    if max(by_id) >= vocab:
+        sys.exit(f"tokenizer_vocab: token id {max(by_id)} beyond the model's {vocab} rows")
+    tokens, types = [], []
+    for i in range(vocab):
+        if i in by_id:
+            tokens.append(by_id[i])
+            types.append(gguf.TokenType.CONTROL if i in special else gguf.TokenType.NORMAL)
+        else:
+            tokens.append(f"[PAD{i}]")
+            types.append(gguf.TokenType.UNUSED)
+    merges = [m if isinstance(m, str) else " ".join(m) for m in t["model"]["merges"]]
+    return tokens, types, merges
+
+
+def write_gguf(ckpt, path, tokenizer_dir=None):
+    """The checkpoint folder (a qwen2 config.json + model.safetensors in BF16) as a BF16 GGUF. With
+    tokenizer_dir, that folder's tokenizer.json (Qwen's BPE) as the GGUF's vocabulary, so that
+    llama-server tokenizes text as Tessera does; else a placeholder of the right size (benchmarks
+    that feed token ids)."""
     import numpy as np
     import gguf
     cfg = json.load(open(os.path.join(ckpt, "config.json")))
@@ -77,9 +109,16 @@ def write_gguf(ckpt, path):
     vocab = cfg["vocab_size"]
     w.add_tokenizer_model("gpt2")
     w.add_tokenizer_pre("qwen2")
-    w.add_token_list([f"<t{i}>" for i in range(vocab)])
-    w.add_token_types([1] * vocab)
-    w.add_token_merges(["< t"])
+    if tokenizer_dir:
+        tokens, types, merges = tokenizer_vocab(tokenizer_dir, vocab)
+        w.add_token_list(tokens)
+        w.add_token_types(types)
+        w.add_token_merges(merges)
+        w.add_add_bos_token(False)  # Qwen's tokenizer adds none
+    else:
+        w.add_token_list([f"<t{i}>" for i in range(vocab)])
+        w.add_token_types([1] * vocab)
+        w.add_token_merges(["< t"])
     w.add_bos_token_id(cfg["bos_token_id"])
     w.add_eos_token_id(cfg["eos_token_id"])
     names = {"model.embed_tokens.weight": "token_embd.weight", "model.norm.weight": "output_norm.weight",
@@ -137,7 +176,11 @@ def llama_once(a, gguf_path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tessera", required=True)
-    ap.add_argument("--llama-bench", required=True)
+    ap.add_argument("--llama-bench")
+    ap.add_argument("--write-gguf", metavar="FILE",
+                    help="only write the preset's weights as a BF16 GGUF to FILE and exit (tools/bench_server.mjs)")
+    ap.add_argument("--tokenizer", metavar="DIR",
+                    help="with --write-gguf: the vocabulary of DIR/tokenizer.json in the GGUF")
     ap.add_argument("--llama-quantize")
     ap.add_argument("--gguf", action="append", default=[], metavar="TYPE=FILE",
                     help="a GGUF for one llama.cpp type (BF16, Q8_0, Q4_K_M, Q4_0)")
@@ -150,6 +193,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
+    if a.write_gguf:
+        ckpt = os.path.join(a.work, f"{a.preset}-checkpoint")
+        run([a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "--write-checkpoint", ckpt])
+        write_gguf(ckpt, a.write_gguf, a.tokenizer)
+        print(f"wrote {a.write_gguf} ({a.preset}, bf16{', vocabulary of ' + a.tokenizer if a.tokenizer else ''})")
+        return
+    if not a.llama_bench:
+        sys.exit("--llama-bench is required (or --write-gguf FILE)")
     ggufs = dict(g.split("=", 1) for g in a.gguf)
     formats = a.formats.split(",")
     need = [t for f in formats for t in LLAMA_TYPES[f] if t not in ggufs]

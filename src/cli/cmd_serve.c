@@ -61,10 +61,13 @@ static void usage(void)
         "  --encoder-cache-mb N       image encoder cache (default 256; 0 = off)\n"
         "  --prefix-cache-mb N        KV rows of prompt prefixes reused by later requests, blocks of 16\n"
         "                             tokens, least recently used evicted (default 1024; 0 = off)\n"
-        "  --prefill-chunk N          prompt tokens between decode steps (default 256)\n"
+        "  --prefill-chunk N          prompt tokens one request prefills per step at most (default 256)\n"
+        "  --batch-tokens N           rows per step: every decoding request's token, then prompt chunks\n"
+        "                             of as many requests as fit, round robin (default 512; the first\n"
+        "                             chunk always runs)\n"
         "  --draft N                  speculative decoding: up to N drafted tokens a slot (0..16,\n"
         "                             default 3; n-gram lookup in prompt and output), verified in\n"
-        "                             the decode step while at most 2 slots decode; a request's\n"
+        "                             one step while at most 2 slots decode; a request's\n"
         "                             \"speculative_decoding\": false opts out; not with --bundle\n"
         "  --no-draft                 the same as --draft 0: plain decoding\n"
         "  --threads N                model threads (default: every core)\n"
@@ -108,7 +111,7 @@ int cmd_serve(int argc, char **argv)
     ts_server_options_default(&o);
     long long port = o.port, slots = o.slots, capacity = 0, queue = o.queue, body = (long long)o.max_request_bytes,
               images = o.max_images, image_tokens = 0, cache_mb = (long long)(o.encoder_cache_bytes >> 20),
-              prefix_mb = (long long)(o.prefix_cache_bytes >> 20), chunk = o.prefill_chunk,
+              prefix_mb = (long long)(o.prefix_cache_bytes >> 20), chunk = o.prefill_chunk, batch = o.batch_tokens,
               threads = 0, media_threads = 0, conns = o.max_connections, per_ip = o.max_connections_per_ip,
               pixels = o.max_request_pixels, draft = o.draft_tokens, header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
     const char *key_file = NULL;
@@ -123,6 +126,7 @@ int cmd_serve(int argc, char **argv)
                              {"--prefix-cache-mb", 0, 1 << 24, &prefix_mb},
                              {"--prefill-chunk", 1, 1 << 16, &chunk},
                              {"--draft", 0, TS_MAX_DRAFT, &draft},
+                             {"--batch-tokens", 1, 1 << 16, &batch},
                              {"--threads", 1, 1024, &threads},
                              {"--media-threads", 1, 1024, &media_threads},
                              {"--max-connections", 1, 1 << 20, &conns},
@@ -183,7 +187,7 @@ int cmd_serve(int argc, char **argv)
     o.port = (int)port, o.slots = (int)slots, o.capacity = capacity, o.queue = (int)queue, o.max_request_bytes = (size_t)body;
     o.max_images = (int)images, o.image_max_tokens = image_tokens, o.encoder_cache_bytes = (size_t)cache_mb << 20;
     o.prefix_cache_bytes = (size_t)prefix_mb << 20;
-    o.prefill_chunk = chunk, o.threads = (int)threads, o.media_threads = (int)media_threads;
+    o.prefill_chunk = chunk, o.batch_tokens = batch, o.threads = (int)threads, o.media_threads = (int)media_threads;
     o.max_connections = (int)conns, o.max_connections_per_ip = (int)per_ip, o.header_timeout_s = (int)header_s;
     o.body_timeout_s = (int)body_s, o.idle_timeout_s = (int)idle_s, o.prepare_threads = (int)prepare;
     o.max_request_pixels = pixels;

@@ -292,6 +292,24 @@ void ts_program_destroy(ts_program *p)
     free(p);
 }
 
+ts_status ts_program_set_row_segments(ts_program *p, const int64_t *rows, int n, ts_error *err)
+{
+    int cap = (int)(sizeof(p->cpu.segments) / sizeof(p->cpu.segments[0]));
+    if (n < 0 || n > cap)
+        return ts_error_set(err, TS_ERR_RANGE, "program: %d row segments (0..%d allowed)", n, cap);
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        if (rows[i] < 1)
+            return ts_error_set(err, TS_ERR_RANGE, "program: row segment %d has %lld rows", i,
+                                (long long)rows[i]);
+        p->cpu.segments[i] = rows[i];
+        total += rows[i];
+    }
+    p->cpu.n_segments = n;
+    p->cpu.segment_rows = total;
+    return TS_OK;
+}
+
 size_t ts_program_workspace_bytes(const ts_program *p) { return p->workspace_bytes; }
 
 bool ts_program_output_in_place(const ts_program *p, int output, int parameter)

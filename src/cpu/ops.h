@@ -21,7 +21,22 @@ typedef struct ts_cpu {
     int bf16_passes;   /* 1: x rounded to bf16; 2: x = hi + lo, both multiplied */
     bool
         int8_act; /* qlinear: W8A8 (activations rounded to int8 per 32) where the kernels have it */
+    /* A multi-sequence step's rows (ts_program_set_row_segments), one run a sequence, in order;
+     * n_segments 0: none. A matmul over all segment_rows rows gives each run the path its own row
+     * count would take (tiled from TS_CPU_TILED_ROWS rows, else the row dots), so each row gets
+     * the bits of its sequence's step alone (the row dots and the tiled kernels each compute a
+     * row from that row alone); a matmul over any other count (each sequence's last row, for the
+     * logits) takes the row dots. Sequences ordered small to large make two calls at most. */
+    int n_segments;
+    int64_t segment_rows;
+    int64_t segments[64];
 } ts_cpu;
+
+/* Rows from which the tiled matmuls beat one dot per output (measured: packing costs ~2 rows). */
+#define TS_CPU_TILED_ROWS 16
+/* The runs of an m-row matmul that take one path each (see ts_cpu.segments): rows[i] rows,
+ * tiled[i]; returns how many (≥ 1, ≤ 64). */
+int ts_cpu_row_runs(const ts_cpu *cpu, int64_t m, int64_t *rows, bool *tiled);
 
 /* y[m, n] = x[m, :] · w[n, :] (+ bias[n]). Fails only on the bf16 (oneDNN) path. */
 ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,

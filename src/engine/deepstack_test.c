@@ -1159,8 +1159,8 @@ static void test_boundary_check(void)
     CHECK_INT_EQ(ts_decoder_check_deepstack(&spec, &shape, &in, &err), TS_ERR_RANGE);
     CHECK_CONTAINS(err.message, "layer_features value 200 (level 1, row 1) is not finite");
 
-    /* The builder: DeepStack rows need a model that has DeepStack, one sequence from embeddings,
-     * and no more rows than the step has. */
+    /* The builder: DeepStack rows need a model that has DeepStack, a step from embeddings, and
+     * no more rows than the step has (all its sequences' together). */
     ts_graph *g;
     ts_weight_source none = {NULL, NULL};
     ts_step_shape s = shape;
@@ -1170,9 +1170,10 @@ static void test_boundary_check(void)
     CHECK_CONTAINS(err.message, "step: 7 DeepStack rows for a step of 6 rows");
     s = shape, s.from_embeddings = false;
     CHECK_INT_EQ(ts_decoder_build(g, &spec, &none, &s, &err), TS_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "step: DeepStack needs a prefill of one sequence from embeddings");
-    s = shape, s.n_seqs = 2, s.n_tokens[1] = 1;
-    CHECK_INT_EQ(ts_decoder_build(g, &spec, &none, &s, &err), TS_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "step: DeepStack needs a step from embeddings");
+    s = shape, s.n_seqs = 2, s.n_tokens[1] = 1, s.n_visual = 8;
+    CHECK_INT_EQ(ts_decoder_build(g, &spec, &none, &s, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "step: 8 DeepStack rows for a step of 7 rows");
     ts_decoder_spec text = spec;
     text.n_deepstack = 0;
     CHECK_INT_EQ(ts_decoder_build(g, &text, &none, &shape, &err), TS_ERR_UNSUPPORTED);

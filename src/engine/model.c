@@ -31,7 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for a server's decode shapes (one per batch size) beside its prefill chunks. */
+/* Room for a server's steps: decode shapes (one per batch size) and mixed steps (the batch's row counts,
+ * sorted, are the key, not which slots hold them). */
 #define PROGRAM_CACHE 24
 
 typedef struct {
@@ -298,10 +299,11 @@ static bool same_shape(const ts_step_shape *a, const ts_step_shape *b)
     if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->local_rows != b->local_rows ||
         a->kv_dtype != b->kv_dtype || a->all_logits != b->all_logits ||
         a->from_embeddings != b->from_embeddings || a->hidden_states != b->hidden_states ||
-        a->n_visual != b->n_visual || a->attention_bias != b->attention_bias)
+        a->n_visual != b->n_visual)
         return false;
     for (int i = 0; i < a->n_seqs; i++)
-        if (a->n_tokens[i] != b->n_tokens[i]) return false;
+        if (a->n_tokens[i] != b->n_tokens[i] || a->attention_bias[i] != b->attention_bias[i])
+            return false;
     return true;
 }
 
@@ -333,6 +335,12 @@ static ts_status get_program(ts_model *m, const ts_step_shape *shape, step_progr
         const ts_node *n = &victim->graph->nodes[i];
         if (n->op == TS_OP_PARAMETER && n->attrs.parameter.role == TS_PARAM_WEIGHT)
             victim->params[n->attrs.parameter.index] = (void *)m->weights.find(m->weights.self, n->name, n->type.rank, n->type.dims)->data;
+    }
+    /* Each sequence's rows take the matmul path they take alone (cpu/ops.h). */
+    st = ts_program_set_row_segments(victim->program, shape->n_tokens, shape->n_seqs, err);
+    if (st != TS_OK) {
+        program_clear(victim);
+        return st;
     }
     victim->first_input = ts_decoder_first_input(victim->graph);
     victim->shape = *shape;
@@ -557,23 +565,40 @@ static ts_status check_tokens(const ts_model *m, const int32_t *tokens, size_t n
     return TS_OK;
 }
 
-/* Runs one step: binds tokens (or embeddings), positions, starts, the DeepStack inputs (when the
- * shape declares them; deepstack is then non-NULL) and every sequence's caches. given_positions
- * (NULL: computed from each sequence's length and rope delta) is [rows][N]. */
+/* Rotary positions [rows][N] of a step from each sequence's length and rope delta: one row, or
+ * the (t, h, w) rows of M-RoPE, which for text tokens all equal the cache position plus the
+ * sequence's rope delta. */
+static void default_positions(const ts_model *m, ts_sequence *const *seqs,
+                              const ts_step_shape *shape, int64_t n, int32_t *positions)
+{
+    int rows = m->spec.mrope ? 3 : 1;
+    int64_t at = 0;
+    for (int s = 0; s < shape->n_seqs; s++)
+        for (int64_t i = 0; i < shape->n_tokens[s]; i++, at++)
+            for (int r = 0; r < rows; r++)
+                positions[r * n + at] = (int32_t)(seqs[s]->length + i + seqs[s]->rope_delta);
+}
+
+/* Runs one step: binds tokens (or embeddings), positions ([rows][N], every row's), starts, the
+ * DeepStack inputs (when the shape declares them; deepstack is then non-NULL, its positions
+ * counting the rows of all sequences), each sequence's attention bias (attention[s], where the
+ * shape declares one) and every sequence's caches. */
 static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_shape *shape,
-                          const void *tokens, const int32_t *given_positions,
-                          const ts_deepstack *deepstack, const ts_attention_bias *attention,
-                          const void **outputs, ts_error *err)
+                          const void *tokens, const int32_t *positions,
+                          const ts_deepstack *deepstack,
+                          const ts_attention_bias *const *attention, const void **outputs,
+                          ts_error *err)
 {
     ts_status st = TS_OK;
-    /* The bias's contract at the same boundary (shape against the step's rows, values). */
-    if (shape->attention_bias &&
-        (st = attention
-                  ? ts_decoder_check_attention_bias(attention->bias, attention->shape,
-                                                    shape->n_tokens[0], err)
-                  : ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                                 "attention bias: the step declares one, none given")) != TS_OK)
-        return st;
+    /* Each bias's contract at the same boundary (shape against its sequence's rows, values). */
+    for (int s = 0; s < shape->n_seqs; s++)
+        if (shape->attention_bias[s] &&
+            (st = attention && attention[s]
+                      ? ts_decoder_check_attention_bias(attention[s]->bias, attention[s]->shape,
+                                                        shape->n_tokens[s], err)
+                      : ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                     "attention bias: the step declares one, none given")) != TS_OK)
+            return st;
     if (shape->n_visual > 0) {
         /* The graph/runtime boundary: the program's contract, checked on what is bound. */
         ts_decoder_deepstack_inputs in = {0};
@@ -591,36 +616,24 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
     step_program *p;
     st = get_program(m, shape, &p, err);
     if (st != TS_OK) return st;
-    int64_t n = 0;
-    for (int s = 0; s < shape->n_seqs; s++) n += shape->n_tokens[s];
-    /* Rotary positions: one row, or the (t, h, w) rows of M-RoPE, which for text tokens all equal
-     * the cache position plus the sequence's rope delta. */
-    int rows = m->spec.mrope ? 3 : 1;
-    int32_t *positions = malloc(sizeof(int32_t) * (size_t)(rows * n)), starts[TS_MAX_BATCH];
-    if (!positions) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "step: out of memory");
-    int64_t at = 0;
-    for (int s = 0; s < shape->n_seqs; s++) {
-        starts[s] = (int32_t)seqs[s]->length;
-        for (int64_t i = 0; i < shape->n_tokens[s]; i++, at++)
-            for (int r = 0; r < rows; r++) positions[r * n + at] = (int32_t)(seqs[s]->length + i + seqs[s]->rope_delta);
-    }
-    if (given_positions) memcpy(positions, given_positions, sizeof(int32_t) * (size_t)(rows * n));
+    int32_t starts[TS_MAX_BATCH];
+    for (int s = 0; s < shape->n_seqs; s++) starts[s] = (int32_t)seqs[s]->length;
     int32_t k = p->first_input;
     p->params[k++] = (void *)tokens;
-    p->params[k++] = positions;
+    p->params[k++] = (void *)positions;
     p->params[k++] = starts;
     if (shape->n_visual > 0) {
         p->params[k++] = (void *)deepstack->visual_positions;
         p->params[k++] = (void *)deepstack->layer_features;
     }
-    if (shape->attention_bias) p->params[k++] = (void *)attention->bias;
+    for (int s = 0; s < shape->n_seqs; s++)
+        if (shape->attention_bias[s]) p->params[k++] = (void *)attention[s]->bias;
     for (int s = 0; s < shape->n_seqs; s++)
         for (int l = 0; l < m->spec.layers; l++) {
             p->params[k++] = layer_cache(seqs[s], l, false);
             p->params[k++] = layer_cache(seqs[s], l, true);
         }
     st = ts_program_run(p->program, p->params, outputs, err);
-    free(positions);
     /* Nothing of this call's inputs stays bound to the cached program. */
     for (int32_t i = p->first_input; i < k; i++)
         p->params[i] = NULL;
@@ -648,21 +661,92 @@ static void **output_slots(const ts_model *m, int n_seqs, bool hidden, const voi
     return (void **)*outputs;
 }
 
+/* The step behind every public call (validated by its caller): each sequence's rows stacked in
+ * the order of their row counts, fewest first (the matmuls then split into at most two runs, row
+ * dots and tiled: cpu/ops.h), text rows embedded here when another sequence brings embeddings
+ * (ts_model_embed_tokens gives the graph's embedding bit for bit), DeepStack payloads merged
+ * with their positions moved to their sequence's rows, then the logits put back in the caller's
+ * order. */
+static ts_status step_run(ts_model *m, const ts_step_rows *in, int n_seqs, float *logits,
+                          ts_error *err)
+{
+    int order[TS_MAX_BATCH];
+    for (int i = 0; i < n_seqs; i++) {
+        int j = i;
+        for (; j > 0 && in[order[j - 1]].n > in[i].n; j--) order[j] = order[j - 1];
+        order[j] = i;
+    }
+    ts_step_shape shape = {.n_seqs = n_seqs,
+                           .capacity = in[0].seq->capacity,
+                           .local_rows = in[0].seq->local_rows,
+                           .kv_dtype = m->kv_dtype};
+    ts_sequence *seqs[TS_MAX_BATCH];
+    const ts_attention_bias *attention[TS_MAX_BATCH] = {0};
+    int64_t n = 0, offset[TS_MAX_BATCH];
+    for (int k = 0; k < n_seqs; k++) {
+        const ts_step_rows *r = &in[order[k]];
+        const ts_side_inputs *side = r->embeddings ? r->side : NULL;
+        seqs[k] = r->seq;
+        shape.n_tokens[k] = (int64_t)r->n;
+        offset[k] = n;
+        n += (int64_t)r->n;
+        shape.from_embeddings |= r->embeddings != NULL;
+        if (side && side->kind == TS_SIDE_DEEPSTACK) shape.n_visual += side->deepstack->n_visual;
+        if (side && side->kind == TS_SIDE_ATTENTION_BIAS)
+            attention[k] = side->attention, shape.attention_bias[k] = true;
+    }
+    int prow = m->spec.mrope ? 3 : 1;
+    int64_t h = m->spec.hidden, levels = m->spec.n_deepstack, nv = shape.n_visual;
+    int32_t *positions = malloc(sizeof(int32_t) * (size_t)(prow * n));
+    int32_t *tokens = shape.from_embeddings ? NULL : malloc(sizeof(int32_t) * (size_t)n);
+    float *embeddings = shape.from_embeddings ? malloc(sizeof(float) * (size_t)(n * h)) : NULL;
+    int32_t *visual = nv ? malloc(sizeof(int32_t) * (size_t)nv) : NULL;
+    float *features = nv ? malloc(sizeof(float) * (size_t)(levels * nv * h)) : NULL;
+    const void **outs = NULL;
+    ts_status st = TS_OK;
+    if (!positions || (!tokens && !embeddings) || (nv && (!visual || !features)) ||
+        !output_slots(m, n_seqs, false, &outs))
+        st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "step: out of memory");
+    if (st == TS_OK) default_positions(m, seqs, &shape, n, positions);
+    for (int k = 0, v = 0; st == TS_OK && k < n_seqs; k++) {
+        const ts_step_rows *r = &in[order[k]];
+        int64_t at = offset[k], rows = (int64_t)r->n;
+        if (!embeddings) memcpy(tokens + at, r->tokens, sizeof(int32_t) * (size_t)rows);
+        else if (r->embeddings) memcpy(embeddings + at * h, r->embeddings, sizeof(float) * (size_t)(rows * h));
+        else st = ts_model_embed_tokens(m, r->tokens, r->n, embeddings + at * h, err);
+        for (int p = 0; r->embeddings && r->positions && p < prow; p++)
+            memcpy(positions + p * n + at, r->positions + p * rows, sizeof(int32_t) * (size_t)rows);
+        const ts_deepstack *ds = r->embeddings && r->side && r->side->kind == TS_SIDE_DEEPSTACK
+                                     ? r->side->deepstack
+                                     : NULL;
+        if (!ds || ds->n_visual == 0) continue;
+        for (int64_t j = 0; j < ds->n_visual; j++) visual[v + j] = (int32_t)(at + ds->visual_positions[j]);
+        for (int64_t l = 0; l < levels; l++)
+            memcpy(features + (l * nv + v) * h, ds->layer_features + l * ds->n_visual * h,
+                   sizeof(float) * (size_t)(ds->n_visual * h));
+        v += (int)ds->n_visual;
+    }
+    ts_deepstack merged = {visual, nv, features, m->spec.deepstack_layers, m->spec.n_deepstack};
+    if (st == TS_OK)
+        st = run_step(m, seqs, &shape, embeddings ? (const void *)embeddings : tokens, positions,
+                      nv ? &merged : NULL, attention, outs, err);
+    size_t vocab = (size_t)m->spec.vocab;
+    for (int k = 0; st == TS_OK && k < n_seqs; k++) {
+        const ts_step_rows *r = &in[order[k]];
+        memcpy(logits + (size_t)order[k] * vocab, (const float *)outs[0] + (size_t)k * vocab,
+               sizeof(float) * vocab);
+        if (r->embeddings) r->seq->rope_delta = r->rope_delta;
+    }
+    free(positions), free(tokens), free(embeddings), free(visual), free(features), free(outs);
+    return st;
+}
+
 ts_status ts_model_prefill(ts_model *m, ts_sequence *seq, const int32_t *tokens, size_t n, float *logits, ts_error *err)
 {
     ts_status st = check_prefill(m, seq, tokens, n, err);
     if (st != TS_OK) return st;
-    ts_step_shape shape = {.n_seqs = 1,
-                           .n_tokens = {(int64_t)n},
-                           .capacity = seq->capacity,
-                           .local_rows = seq->local_rows,
-                           .kv_dtype = m->kv_dtype};
-    const void **outs;
-    if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    st = run_step(m, &seq, &shape, tokens, NULL, NULL, NULL, outs, err);
-    if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)m->spec.vocab);
-    free(outs);
-    return st;
+    ts_step_rows rows = {.seq = seq, .n = n, .tokens = tokens};
+    return step_run(m, &rows, 1, logits, err);
 }
 
 /* The public DeepStack payload against the model's config and this call's n rows; then the
@@ -739,43 +823,16 @@ static ts_status check_embedded(const ts_model *m, const ts_sequence *seq, const
     return TS_OK;
 }
 
-/* Prefill from embeddings; deepstack NULL or empty and attention NULL: the plain graph. */
-static ts_status prefill_embedded(ts_model *m, ts_sequence *seq, const float *embeddings, size_t n,
-                                  const int32_t *positions, int64_t rope_delta,
-                                  const ts_deepstack *deepstack, const ts_attention_bias *attention,
-                                  float *logits, ts_error *err)
-{
-    ts_step_shape shape = {.n_seqs = 1,
-                           .n_tokens = {(int64_t)n},
-                           .capacity = seq->capacity,
-                           .local_rows = seq->local_rows,
-                           .kv_dtype = m->kv_dtype,
-                           .from_embeddings = true,
-                           .n_visual = deepstack ? deepstack->n_visual : 0,
-                           .attention_bias = attention != NULL};
-    const void **outs;
-    if (!output_slots(m, 1, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    ts_status st =
-        run_step(m, &seq, &shape, embeddings, positions, deepstack, attention, outs, err);
-    if (st == TS_OK) {
-        memcpy(logits, outs[0], sizeof(float) * (size_t)m->spec.vocab);
-        seq->rope_delta = rope_delta;
-    }
-    free(outs);
-    return st;
-}
-
-ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float *embeddings,
-                                      size_t n, const int32_t *positions, int64_t rope_delta,
-                                      const ts_side_inputs *side, float *logits, ts_error *err)
+/* A prefill from embeddings as ts_model_prefill_embeddings takes it: the side inputs' kind and
+ * payload, the rows and positions. */
+static ts_status check_embedded_call(const ts_model *m, const ts_sequence *seq,
+                                     const float *embeddings, size_t n, const int32_t *positions,
+                                     const ts_side_inputs *side, ts_error *err)
 {
     ts_side_kind kind = side ? side->kind : TS_SIDE_NONE;
     if (kind != TS_SIDE_NONE && kind != TS_SIDE_DEEPSTACK && kind != TS_SIDE_ATTENTION_BIAS)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: side inputs of unknown kind %d",
                             (int)kind);
-    if (kind != TS_SIDE_NONE && (!seq || !logits))
-        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: %s is NULL",
-                            !seq ? "seq" : "logits");
     if (kind == TS_SIDE_ATTENTION_BIAS && !side->attention)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
                             "attention bias: no payload (NULL); side inputs of kind TS_SIDE_NONE "
@@ -783,10 +840,63 @@ ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float
     ts_status st = check_embedded(m, seq, embeddings, n, positions, err);
     if (st == TS_OK && kind == TS_SIDE_DEEPSTACK)
         st = check_deepstack_payload(m, side->deepstack, n, err);
+    return st;
+}
+
+ts_status ts_model_prefill_embeddings(ts_model *m, ts_sequence *seq, const float *embeddings,
+                                      size_t n, const int32_t *positions, int64_t rope_delta,
+                                      const ts_side_inputs *side, float *logits, ts_error *err)
+{
+    if (side && side->kind != TS_SIDE_NONE && (!seq || !logits))
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prefill: %s is NULL",
+                            !seq ? "seq" : "logits");
+    ts_status st = check_embedded_call(m, seq, embeddings, n, positions, side, err);
     if (st != TS_OK) return st;
-    return prefill_embedded(m, seq, embeddings, n, positions, rope_delta,
-                            kind == TS_SIDE_DEEPSTACK ? side->deepstack : NULL,
-                            kind == TS_SIDE_ATTENTION_BIAS ? side->attention : NULL, logits, err);
+    ts_step_rows rows = {.seq = seq,
+                         .n = n,
+                         .embeddings = embeddings,
+                         .positions = positions,
+                         .rope_delta = rope_delta,
+                         .side = side};
+    return step_run(m, &rows, 1, logits, err);
+}
+
+ts_status ts_model_step(ts_model *m, const ts_step_rows *rows, int n_seqs, float *logits,
+                        ts_error *err)
+{
+    if (n_seqs < 1 || n_seqs > TS_MAX_BATCH)
+        return ts_error_set(err, TS_ERR_RANGE, "step: %d sequences (1..%d allowed)", n_seqs,
+                            TS_MAX_BATCH);
+    if (!rows || !logits)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "step: %s is NULL",
+                            !rows ? "rows" : "logits");
+    for (int s = 0; s < n_seqs; s++) {
+        const ts_step_rows *r = &rows[s];
+        ts_status st = TS_OK;
+        if (!r->seq) st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "the sequence is NULL");
+        else if (r->embeddings)
+            st = check_embedded_call(m, r->seq, r->embeddings, r->n, r->positions, r->side, err);
+        else if (r->side && r->side->kind != TS_SIDE_NONE)
+            st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "side inputs need embeddings, not tokens");
+        else if (!r->tokens)
+            st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "neither tokens nor embeddings");
+        else st = check_prefill(m, r->seq, r->tokens, r->n, err);
+        if (st == TS_OK && (r->seq->capacity != rows[0].seq->capacity ||
+                            r->seq->local_rows != rows[0].seq->local_rows))
+            st = ts_error_set(err, TS_ERR_UNSUPPORTED,
+                              "sequences of one step must share a capacity (%lld vs %lld) and "
+                              "ring rows (%lld vs %lld)",
+                              (long long)r->seq->capacity, (long long)rows[0].seq->capacity,
+                              (long long)r->seq->local_rows, (long long)rows[0].seq->local_rows);
+        for (int t = 0; st == TS_OK && t < s; t++)
+            if (rows[t].seq == r->seq)
+                st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "the sequence of entry %d again", t);
+        if (st != TS_OK) {
+            ts_error_prefix(err, "step: sequence %d: ", s);
+            return st;
+        }
+    }
+    return step_run(m, rows, n_seqs, logits, err);
 }
 
 ts_side_kind ts_model_side_inputs(const ts_model *m, const int32_t **layers, int *n_layers)
@@ -869,11 +979,18 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
                            .hidden_states = true,
                            .from_embeddings = embedded,
                            .n_visual = deepstack ? deepstack->n_visual : 0,
-                           .attention_bias = attention != NULL};
+                           .attention_bias = {attention != NULL}};
     const void **outs;
-    if (!output_slots(m, 1, true, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    st = run_step(m, &seq, &shape, embedded ? (const void *)out->embeddings : tokens,
-                  out->positions, deepstack, attention, outs, err);
+    int32_t *positions = malloc(sizeof(int32_t) * n * (m->spec.mrope ? 3 : 1));
+    if (!positions || !output_slots(m, 1, true, &outs)) {
+        free(positions);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
+    }
+    if (out->positions) memcpy(positions, out->positions, sizeof(int32_t) * n * (m->spec.mrope ? 3 : 1));
+    else default_positions(m, &seq, &shape, (int64_t)n, positions);
+    st = run_step(m, &seq, &shape, embedded ? (const void *)out->embeddings : tokens, positions,
+                  deepstack, &attention, outs, err);
+    free(positions);
     if (st == TS_OK) {
         memcpy(out->logits, outs[0], sizeof(float) * n * (size_t)m->spec.vocab);
         size_t first_hidden = 1 + 2 * (size_t)m->spec.layers;
@@ -893,10 +1010,9 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
 {
     if (n_seqs < 1 || n_seqs > TS_MAX_BATCH)
         return ts_error_set(err, TS_ERR_RANGE, "decode: %d sequences (1..%d allowed)", n_seqs, TS_MAX_BATCH);
-    ts_step_shape shape = {.n_seqs = n_seqs,
-                           .capacity = seqs[0]->capacity,
-                           .local_rows = seqs[0]->local_rows,
-                           .kv_dtype = m->kv_dtype};
+    struct {
+        int64_t capacity, local_rows;
+    } shape = {seqs[0]->capacity, seqs[0]->local_rows};
     for (int s = 0; s < n_seqs; s++) {
         if (seqs[s]->model != m) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "decode: sequence %d belongs to another model", s);
         if (seqs[s]->capacity != shape.capacity || seqs[s]->local_rows != shape.local_rows)
@@ -909,16 +1025,12 @@ ts_status ts_model_decode(ts_model *m, ts_sequence *const *seqs, const int32_t *
             return ts_error_set(err, TS_ERR_RANGE, "decode: sequence %d is full (%lld tokens)", s, (long long)seqs[s]->capacity);
         for (int t = 0; t < s; t++)
             if (seqs[t] == seqs[s]) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "decode: sequence %d appears twice", s);
-        shape.n_tokens[s] = 1;
     }
     ts_status st = check_tokens(m, tokens, (size_t)n_seqs, err);
     if (st != TS_OK) return st;
-    const void **outs;
-    if (!output_slots(m, n_seqs, false, &outs)) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decode: out of memory");
-    st = run_step(m, seqs, &shape, tokens, NULL, NULL, NULL, outs, err);
-    if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * (size_t)n_seqs * (size_t)m->spec.vocab);
-    free(outs);
-    return st;
+    ts_step_rows rows[TS_MAX_BATCH];
+    for (int s = 0; s < n_seqs; s++) rows[s] = (ts_step_rows){.seq = seqs[s], .n = 1, .tokens = tokens + s};
+    return step_run(m, rows, n_seqs, logits, err);
 }
 
 ts_status ts_model_verify(ts_model *m, ts_sequence *const *seqs, int n_seqs, const int32_t *tokens,

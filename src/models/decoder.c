@@ -364,7 +364,7 @@ typedef struct {
     ts_value *caches; /* [(s * layers + l) * 2 + {k, v}] */
     ts_dtype kv_dtype;
     const ts_decoder_spec *spec;
-    ts_value bias; /* [N, N] over the step's own rows, or TS_NO_VALUE: causal */
+    const ts_value *bias; /* [s]: [n_s, n_s] over sequence s's own rows, or TS_NO_VALUE: causal */
 } step_attend;
 
 /* ---- sliding-window layers on a ring of R = local_rows rows (position p at row p mod R)
@@ -560,17 +560,17 @@ static ts_value step_attention(void *self, ts_graph *g, int l, ts_value q, ts_va
             ts_value *kc = &a->caches[(s * a->layers + l) * 2];
             per_seq[s] = ring_attention(
                 g, a->spec, l, rows(g, q, a->offset[s], rows_s), rows(g, k, a->offset[s], rows_s),
-                rows(g, v, a->offset[s], rows_s), a->seq_start[s], a->bias, kc, kc + 1);
+                rows(g, v, a->offset[s], rows_s), a->seq_start[s], a->bias[s], kc, kc + 1);
             continue;
         }
         ts_value at[3] = {a->seq_start[s], zero, zero};
         ts_value *kc = &a->caches[(s * a->layers + l) * 2], *vc = kc + 1;
         *kc = ts_graph_dynamic_update_slice(g, *kc, rows(g, k, a->offset[s], rows_s), at);
         *vc = ts_graph_dynamic_update_slice(g, *vc, rows(g, v, a->offset[s], rows_s), at);
-        /* With a bias (one sequence) it alone masks: no causal mask from the start. */
-        ts_value bias = a->bias == TS_NO_VALUE
+        /* With a bias it alone masks that sequence's rows: no causal mask from the start. */
+        ts_value bias = a->bias[s] == TS_NO_VALUE
                             ? TS_NO_VALUE
-                            : cache_bias(g, a->bias, a->seq_start[s], a->shape->capacity);
+                            : cache_bias(g, a->bias[s], a->seq_start[s], a->shape->capacity);
         per_seq[s] = ts_decoder_attention(g, a->spec, l, rows(g, q, a->offset[s], rows_s), *kc, *vc,
                                           bias, bias == TS_NO_VALUE ? a->seq_start[s] : TS_NO_VALUE,
                                           a->seq_start[s]);
@@ -593,7 +593,16 @@ static int router_probs(ts_graph *g, ts_value *out)
     return n;
 }
 
-/* A declared DeepStack step: one sequence from embeddings, 1 … rows visual rows, and target
+/* Rows of a step: every sequence's together. */
+static int64_t step_rows(const ts_step_shape *shape)
+{
+    int64_t n = 0;
+    for (int s = 0; s < shape->n_seqs; s++) n += shape->n_tokens[s];
+    return n;
+}
+
+/* A declared DeepStack step: from embeddings (its visual positions count the rows of every
+ * sequence together), 1 … rows visual rows, and target
  * layers the stack has, ascending. */
 static ts_status check_deepstack_shape(const ts_decoder_spec *spec, const ts_step_shape *shape,
                                        ts_error *err)
@@ -602,12 +611,12 @@ static ts_status check_deepstack_shape(const ts_decoder_spec *spec, const ts_ste
     if (spec->n_deepstack < 1)
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
                             "step: DeepStack rows declared, but the model has no DeepStack layers");
-    if (shape->n_seqs != 1 || !shape->from_embeddings)
+    if (!shape->from_embeddings)
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "step: DeepStack needs a prefill of one sequence from embeddings");
-    if (shape->n_visual < 0 || shape->n_visual > shape->n_tokens[0])
+                            "step: DeepStack needs a step from embeddings");
+    if (shape->n_visual < 0 || shape->n_visual > step_rows(shape))
         return ts_error_set(err, TS_ERR_RANGE, "step: %lld DeepStack rows for a step of %lld rows",
-                            (long long)shape->n_visual, (long long)shape->n_tokens[0]);
+                            (long long)shape->n_visual, (long long)step_rows(shape));
     if (spec->n_deepstack > TS_MAX_DEEPSTACK)
         return ts_error_set(err, TS_ERR_RANGE, "step: %d DeepStack layers (at most %d)",
                             spec->n_deepstack, TS_MAX_DEEPSTACK);
@@ -626,7 +635,7 @@ ts_status ts_decoder_check_deepstack(const ts_decoder_spec *spec, const ts_step_
 {
     ts_status st = check_deepstack_shape(spec, shape, err);
     if (st != TS_OK) return st;
-    int64_t nv = shape->n_visual, rows = shape->n_tokens[0];
+    int64_t nv = shape->n_visual, rows = step_rows(shape);
     if (nv < 1)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
                             "deepstack: the step declares no DeepStack rows");
@@ -728,10 +737,10 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec,
                             (long long)shape->local_rows, (long long)spec->sliding_window);
     ts_status st = check_deepstack_shape(spec, shape, err);
     if (st != TS_OK) return st;
-    if (shape->attention_bias && (shape->n_seqs != 1 || !shape->from_embeddings))
-        return ts_error_set(
-            err, TS_ERR_UNSUPPORTED,
-            "step: an attention bias needs a prefill of one sequence from embeddings");
+    for (int s = 0; s < shape->n_seqs; s++)
+        if (shape->attention_bias[s] && !shape->from_embeddings)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "step: an attention bias needs a step from embeddings");
     /* Weights first, so every failure about the checkpoint comes before any input is declared. */
     ts_decoder_weights *w = malloc(sizeof(*w));
     if (!w) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "decoder: out of memory");
@@ -762,11 +771,14 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec,
         deepstack.features = ts_graph_parameter(g, "layer_features", TS_PARAM_INPUT,
                                                 ts_type_make(TS_DTYPE_F32, 3, fd));
     }
-    int64_t bias_dims[2] = {n, n};
-    ts_value bias = shape->attention_bias
-                        ? ts_graph_parameter(g, "bias", TS_PARAM_INPUT,
-                                             ts_type_make(TS_DTYPE_F32, 2, bias_dims))
-                        : TS_NO_VALUE;
+    ts_value bias[TS_MAX_BATCH];
+    for (int s = 0; s < shape->n_seqs; s++) {
+        int64_t bias_dims[2] = {shape->n_tokens[s], shape->n_tokens[s]};
+        bias[s] = shape->attention_bias[s]
+                      ? ts_graph_parameter(g, "bias", TS_PARAM_INPUT,
+                                           ts_type_make(TS_DTYPE_F32, 2, bias_dims))
+                      : TS_NO_VALUE;
+    }
     int64_t cache_dims[3] = {shape->capacity, spec->kv_heads, spec->head_dim};
     int64_t ring_dims[3] = {shape->local_rows, spec->kv_heads, spec->head_dim};
     ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;

@@ -3,17 +3,17 @@
  * shape.
  *
  * A step runs B sequences at once: sequence b feeds n_tokens[b] tokens starting at absolute
- * position start[b] of its own KV cache (capacity rows). Prefill is B = 1 with the prompt;
- * batched decode is B sequences of one token each. Rows of all sequences are stacked for the
- * matmuls; attention and the cache write are per sequence. Weights are looked up by their
+ * position start[b] of its own KV cache (capacity rows): a prefill chunk, a decode token, or any
+ * mix of them (ts_model_step). Rows of all sequences are stacked for the matmuls; attention and
+ * the cache write are per sequence. Weights are looked up by their
  * published names through a ts_weight_source and checked (present, shape, dtype) while the
  * graph is built, so a bad checkpoint fails before anything runs, naming the tensor.
  *
  * Parameters, in this order: weights (in the order built), then inputs `tokens` i32[N] (or
  * `embeddings` f32[N, H] for a step from embeddings),
  * `positions` i32[N] (i32[3, N] under M-RoPE), `starts` i32[B], then (only when DeepStack is
- * declared) `visual_positions` i32[Nv] and `layer_features` f32[K, Nv, H], then (only when an
- * attention bias is declared) `bias` f32[N, N], then state
+ * declared) `visual_positions` i32[Nv] and `layer_features` f32[K, Nv, H], then `bias`
+ * f32[n_b, n_b] for each sequence b that declares an attention bias, in sequence order, then state
  * `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype) for b in 0..B-1, l in 0..layers-1 (a local
  * layer's [local_rows, Hkv, D] when the shape sets local_rows: see ts_step_shape).
  * Outputs: logits (f32[N, V] with all_logits, else f32[B, V] for each sequence's last token),
@@ -24,12 +24,13 @@
  * DeepStack (Qwen3VLTextModel): after decoder layer spec->deepstack_layers[i] (i < K) the rows
  * visual_positions of the residual stream get layer_features[i] added (a StableHLO scatter with
  * an add region), so every later layer's K/V sees the sum. A step declares it with n_visual ≥ 1
- * (one sequence, from embeddings); otherwise the graph is exactly the plain one. The positions
+ * (from embeddings; the positions count the rows of all sequences together, so several image
+ * prompts share one payload); otherwise the graph is exactly the plain one. The positions
  * must be sorted, unique and inside the step's rows: ts_decoder_check_deepstack says so before a
  * run (a scatter would skip out-of-range rows and add duplicates twice).
  *
- * Attention bias (image tokens that see their whole image; one sequence, from embeddings): `bias`
- * [N, N] is the additive mask of the step's rows over its own rows and replaces the causal mask
+ * Attention bias (image tokens that see their whole image; from embeddings): sequence b's `bias`
+ * [n_b, n_b] is the additive mask of its rows over its own rows and replaces the causal mask
  * there; keys the cache held before the step (rows < start) stay visible, rows after the step's
  * are hidden, and local layers add their sliding window on top. ts_decoder_check_attention_bias
  * checks the values before a run.
@@ -118,9 +119,10 @@ typedef struct ts_step_shape {
     bool all_logits;         /* logits for every token, not only each sequence's last */
     bool hidden_states;      /* diagnostic outputs: the residual stream after every layer */
     bool from_embeddings;    /* input `embeddings` f32[N, H] (images merged in) instead of `tokens` */
-    int64_t n_visual;        /* DeepStack rows Nv (≥ 1 declares it; needs from_embeddings, one
-                                sequence, spec->n_deepstack ≥ 1); 0: not declared */
-    bool attention_bias;     /* input `bias` f32[N, N] (needs from_embeddings, one sequence) */
+    int64_t n_visual;        /* DeepStack rows Nv of all sequences (≥ 1 declares it; needs
+                                from_embeddings, spec->n_deepstack ≥ 1); 0: not declared */
+    bool attention_bias[TS_MAX_BATCH]; /* sequence b has input `bias` f32[n_b, n_b] (needs
+                                          from_embeddings) */
 } ts_step_shape;
 
 #define TS_MAX_LAYERS 256

@@ -67,6 +67,8 @@ typedef struct state {
     int slots_busy, slots_total, queue_depth;
     int64_t cache_hits, cache_misses;
     srv_prefix_totals prefix;
+    uint64_t steps, step_rows, step_prefills, step_decodes, shared_prefill_steps;
+    int max_step_prefills;
 } state;
 
 struct srv_metrics {
@@ -194,6 +196,18 @@ void srv_metrics_set_queue(srv_metrics *m, int depth)
 {
     pthread_mutex_lock(&m->mutex);
     m->s.queue_depth = depth;
+    pthread_mutex_unlock(&m->mutex);
+}
+
+void srv_metrics_step(srv_metrics *m, int64_t rows, int prefill_seqs, int decode_seqs)
+{
+    pthread_mutex_lock(&m->mutex);
+    m->s.steps += 1;
+    m->s.step_rows += rows > 0 ? (uint64_t)rows : 0;
+    m->s.step_prefills += prefill_seqs > 0 ? (uint64_t)prefill_seqs : 0;
+    m->s.step_decodes += decode_seqs > 0 ? (uint64_t)decode_seqs : 0;
+    m->s.shared_prefill_steps += prefill_seqs >= 2;
+    if (prefill_seqs > m->s.max_step_prefills) m->s.max_step_prefills = prefill_seqs;
     pthread_mutex_unlock(&m->mutex);
 }
 
@@ -351,6 +365,19 @@ char *srv_metrics_render(srv_metrics *m)
     put_gauge(f, "tessera_slots_busy", "Slots running a request.", s->slots_busy);
     put_gauge(f, "tessera_slots_total", "Slots the server has.", s->slots_total);
     put_gauge(f, "tessera_queue_depth", "Requests waiting for a slot.", s->queue_depth);
+    put_counter(f, "tessera_model_steps_total", "Forward steps of the scheduler.",
+                (unsigned long long)s->steps);
+    put_counter(f, "tessera_step_rows_total", "Rows (prompt and decode) of those steps.",
+                (unsigned long long)s->step_rows);
+    put_counter(f, "tessera_step_prefill_chunks_total", "Prompt chunks run in those steps.",
+                (unsigned long long)s->step_prefills);
+    put_counter(f, "tessera_step_decode_rows_total", "Decode tokens run in those steps.",
+                (unsigned long long)s->step_decodes);
+    put_counter(f, "tessera_steps_shared_prefill_total",
+                "Steps that prefilled chunks of two or more prompts together.",
+                (unsigned long long)s->shared_prefill_steps);
+    put_gauge(f, "tessera_step_prefill_chunks_max", "Most prompt chunks one step has held.",
+              s->max_step_prefills);
     put_counter(f, "tessera_encoder_cache_hits_total", "Image encoder cache hits.",
                 (unsigned long long)(s->cache_hits > 0 ? s->cache_hits : 0));
     put_counter(f, "tessera_encoder_cache_misses_total", "Image encoder cache misses.",

@@ -5,8 +5,10 @@
  * "tessera_": requests by endpoint and HTTP status, prompt and generated tokens, time to first
  * token and inter-token latency histograms (seconds), busy slots, queue depth, encoder-cache
  * hits and misses, the prefix cache's totals (requests that looked up and hit, their prompt
- * tokens and those restored, the token hit ratio, blocks, bytes, budget, evictions), and
- * speculative decoding's verify steps and drafted / accepted tokens.
+ * tokens and those restored, the token hit ratio, blocks, bytes, budget, evictions),
+ * speculative decoding's verify steps and drafted / accepted tokens, and the scheduler's forward
+ * steps (rows, prompt chunks and decode tokens per step, steps that prefilled several prompts
+ * together).
  */
 #ifndef TS_SERVER_METRICS_H
 #define TS_SERVER_METRICS_H
@@ -25,6 +27,9 @@ void srv_metrics_ttft(srv_metrics *m, double seconds);
 void srv_metrics_inter_token(srv_metrics *m, double seconds);
 void srv_metrics_set_slots(srv_metrics *m, int busy, int total);
 void srv_metrics_set_queue(srv_metrics *m, int depth);
+/* One forward step of the scheduler: its rows, and how many prompt chunks and decode tokens it
+ * held. */
+void srv_metrics_step(srv_metrics *m, int64_t rows, int prefill_seqs, int decode_seqs);
 void srv_metrics_encoder_cache(srv_metrics *m, int64_t hits, int64_t misses); /* running totals */
 /* The prefix cache's running totals and state (ts_prefix_cache_stats, as plain numbers). */
 typedef struct srv_prefix_totals {

@@ -313,10 +313,13 @@ static void test_empty(void)
     CHECK_LINE(text, "tessera_prefix_cache_hit_ratio 0.000000");
     CHECK_LINE(text, "tessera_prefix_cache_budget_bytes 0");
     CHECK_LINE(text, "tessera_speculative_steps_total 0");
-    /* 14 + 11 bounded buckets, +Inf, _sum and _count twice, 19 one-sample families; 22 families
+    CHECK_LINE(text, "tessera_model_steps_total 0");
+    CHECK_LINE(text, "tessera_steps_shared_prefill_total 0");
+    CHECK_LINE(text, "tessera_step_prefill_chunks_max 0");
+    /* 14 + 11 bounded buckets, +Inf, _sum and _count twice, 25 one-sample families; 28 families
      * with two comment lines each. */
-    CHECK_INT_EQ(count_prefixed(text, "tessera_"), 14 + 11 + 2 * 3 + 19);
-    CHECK_INT_EQ(count_prefixed(text, "# "), 44);
+    CHECK_INT_EQ(count_prefixed(text, "tessera_"), 14 + 11 + 2 * 3 + 25);
+    CHECK_INT_EQ(count_prefixed(text, "# "), 56);
     free(text);
     srv_metrics_destroy(m);
 }
@@ -514,6 +517,30 @@ static void test_gauges_and_cache(void)
     srv_metrics_destroy(m);
 }
 
+/* The scheduler's steps: rows, chunks and decode tokens add up; a step with two or more prompt
+ * chunks counts as shared; the most chunks in one step is kept. */
+static void test_steps(void)
+{
+    srv_metrics *m = srv_metrics_create();
+    srv_metrics_step(m, 33, 1, 1);  /* one chunk of 32 and a decode token */
+    srv_metrics_step(m, 90, 3, 2);  /* three chunks shared one step */
+    srv_metrics_step(m, 4, 0, 4);   /* decode only */
+    srv_metrics_step(m, 64, 2, 0);
+    srv_metrics_step(m, -5, -1, -1); /* nonsense counts add nothing but the step */
+    char *text = srv_metrics_render(m);
+    CHECK_EXPOSITION(text);
+    CHECK_LINE(text, "# TYPE tessera_model_steps_total counter");
+    CHECK_LINE(text, "tessera_model_steps_total 5");
+    CHECK_LINE(text, "tessera_step_rows_total 191");
+    CHECK_LINE(text, "tessera_step_prefill_chunks_total 6");
+    CHECK_LINE(text, "tessera_step_decode_rows_total 7");
+    CHECK_LINE(text, "tessera_steps_shared_prefill_total 2");
+    CHECK_LINE(text, "# TYPE tessera_step_prefill_chunks_max gauge");
+    CHECK_LINE(text, "tessera_step_prefill_chunks_max 3");
+    free(text);
+    srv_metrics_destroy(m);
+}
+
 #define THREADS 4
 #define UPDATES 10000
 
@@ -613,6 +640,7 @@ int main(void)
     RUN(test_tokens);
     RUN(test_histograms);
     RUN(test_gauges_and_cache);
+    RUN(test_steps);
     RUN(test_concurrent);
     return check_finish();
 }

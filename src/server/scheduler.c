@@ -3,21 +3,44 @@
  * A slot:  free --take a ready job--> prefill --last chunk, first token--> decode
  *               <--finish, cancel or error: release everything, reset the sequence--
  *
- * One iteration: take ready jobs into free slots; drop cancelled jobs; prefill one chunk of one
- * slot (round robin, so a long prompt cannot stall the decoding slots for more than one chunk);
- * then one batched decode step over every decoding slot (with speculative decoding, see
- * spec_decode_step, that step also verifies the slots' drafted tokens). Each slot keeps its own sequence (KV
- * cache, rope delta), sampler and detokenizer (its ts_completion); nothing of a job survives its
- * slot's release, so the next job starts from an empty sequence.
+ * One iteration: take ready jobs into free slots; drop cancelled jobs; build one batch and run it
+ * as ONE forward step (ts_model_step: every matmul over all its rows at once):
+ *   1. every decoding slot's next token (decode never waits behind prompts);
+ *   2. prompt chunks of the prefilling slots, visited round robin from the slot after the one
+ *      that led the previous batch's prompts: each gets at most --prefill-chunk rows and no more
+ *      than what --batch-tokens has left after the rows before it. The first slot visited always
+ *      gets its chunk (so prompts advance however many slots decode: the batch may exceed the
+ *      budget by that one chunk); a slot whose next chunk does not fit waits for a later
+ *      iteration, where the rotation puts it first within as many iterations as slots prefill.
+ *      An image block is never cut (where a family's image tokens see each other:
+ *      ts_mm_inputs_chunk), so an image chunk may be longer than --prefill-chunk; it then waits
+ *      to lead a batch.
+ * Fairness and time to first token: a prompt of P rows needs ceil(P / chunk) of its turns, and
+ * with p slots prefilling it leads a batch at least every p iterations; when the budget covers
+ * every prefilling slot's chunk (the default 512 rows = two 256-row chunks, or many short
+ * prompts), all of them advance every iteration, so short prompts finish while a long one is
+ * still being read. Each sequence's logits are bit for bit those of its own step alone, so
+ * batching changes no token.
  *
- * The model runs behind a small backend: the engine's sequences (ts_model_prefill*, one
- * ts_model_decode over the decoding slots) or a bundle bucket's slots (prefill.main /
- * prefill_embeddings.main for a whole prompt, decode.main over every slot).
+ * Each slot keeps its own sequence (KV cache, rope delta), sampler and detokenizer (its
+ * ts_completion); nothing of a job survives its slot's release, so the next job starts from an
+ * empty sequence.
+ *
+ * The model runs behind a small backend: the engine's sequences (one ts_model_step over the
+ * batch) or a bundle bucket's slots, which keep their compiled entries' shapes: each prompt
+ * prefilled whole (prefill.main / prefill_embeddings.main, chunk = capacity), then decode.main
+ * over every decoding slot, in the same iteration.
+ *
+ * Speculative decoding (engine backend): while at most SPEC_MAX_DECODING slots decode, their
+ * decode rows leave the batch and one verify step (spec_decode_step) runs each one's pending
+ * token plus its drafted tokens; the batch then holds only prompt chunks.
  *
  * The prefix cache (engine backend) hooks in at two points: when a slot starts a job, the cached
  * rows of its prompt's prefix are copied into the slot's sequence and its prefill starts after
  * them (srv_prefix_begin); when it finishes, its prompt's full blocks are stored
- * (srv_prefix_store). See server/prefix.h.
+ * (srv_prefix_store). See server/prefix.h. The cache's exactness rule assumes each prompt is
+ * prefilled in the chunks chunk_rows gives for --prefill-chunk, whatever else shares the step,
+ * so the budget never shortens a chunk: it only defers it.
  */
 #include "server/prefix.h"
 #include "server/server.h"
@@ -28,11 +51,21 @@
 
 typedef enum { SLOT_FREE = 0, SLOT_PREFILL, SLOT_DECODE } slot_state;
 
-/* The model side of the slots. Decode writes logits[i][vocab] for every slot with active[i]. */
+/* One slot's rows in a batch: its decode token (n = 1, token) or prompt rows at … at + n − 1 of
+ * its job. */
+typedef struct batch_entry {
+    int slot;
+    bool decode;
+    int32_t token;
+    const srv_job *job;
+    size_t at, n;
+} batch_entry;
+
+/* The model side of the slots. step runs a batch and writes logits[e][vocab] for every entry
+ * (a prompt chunk's last row). It returns TS_OK when every entry ran; otherwise errs[e] holds
+ * the error of each entry that failed (status TS_OK for those that ran: they have their logits). */
 typedef struct backend {
-    ts_status (*prefill)(struct backend *b, int slot, const srv_job *job, size_t at, size_t n, float *logits, int32_t *positions,
-                         ts_error *err);
-    ts_status (*decode)(struct backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err);
+    ts_status (*step)(struct backend *b, const batch_entry *entries, int n, float *logits, ts_error *errs);
     /* Speculative decoding (NULL: none): appends n_rows[i] tokens to every active slot (tokens
      * packed in slot order) and writes every row's logits, packed likewise; truncate rolls a
      * slot back; draft_room: drafted tokens a slot can take now (capacity, rings). */
@@ -43,7 +76,10 @@ typedef struct backend {
     void (*reset)(struct backend *b, int slot);
     int64_t (*length)(const struct backend *b, int slot);
     int64_t capacity;
-    size_t chunk; /* prompt tokens per prefill call */
+    size_t chunk;  /* prompt rows per slot and step at most */
+    size_t budget; /* rows per step (see the top of this file) */
+    bool whole_prompts;     /* bundle: a prompt is prefilled in one call */
+    float *slot_logits;     /* bundle: decode.main's [slots][vocab] */
     srv_server *s;
     ts_sequence **seqs;     /* engine: one per slot */
     ts_bundle_slots *slots; /* bundle */
@@ -67,11 +103,11 @@ typedef struct scheduler {
     backend be;
     slot *slots;
     int n_slots, next_prefill;
-    float *logits;  /* [slots][vocab] */
+    float *logits;  /* [slots][vocab]: one row per batch entry */
     float *scratch; /* one row: the raw logits, kept for logprobs */
-    float *rows;    /* speculative steps: [SPEC_MAX_DECODING][1 + draft_tokens][vocab] */
-    int32_t *positions;
-    ts_prefix_cache *prefix; /* NULL: off (a bundle, a ring cache, or --prefix-cache-mb 0) */
+    ts_error errs[SRV_MAX_SLOTS]; /* one per batch entry */
+    float *rows;                  /* speculative steps: [SPEC_MAX_DECODING][1 + draft_tokens][vocab] */
+    ts_prefix_cache *prefix;      /* NULL: off (a bundle, a ring cache, or --prefix-cache-mb 0) */
 } scheduler;
 
 static bool on_token(void *user, int32_t id, const char *text, size_t len)
@@ -106,9 +142,9 @@ static int busy_slots(const scheduler *sc)
 
 static void release(scheduler *sc, slot *sl)
 {
+    ts_completion_destroy(sl->completion);
     ts_prefix_keys_free(sl->prefix);
     sl->prefix = NULL;
-    ts_completion_destroy(sl->completion);
     sc->be.reset(&sc->be, (int)(sl - sc->slots));
     srv_job_drop_inputs(sl->job);
     srv_job_release(sl->job);
@@ -190,44 +226,75 @@ static void start(scheduler *sc, slot *sl, srv_job *job)
         sl->prefilled = srv_prefix_begin(s, sc->prefix, job, sc->be.seqs[sl - sc->slots], sc->be.chunk, &sl->prefix);
 }
 
-/* One chunk of a slot's prompt: tokens, or (image requests) embeddings with their positions. */
-static void prefill_chunk(scheduler *sc, slot *sl)
+/* The rows of a slot's next prompt chunk: at most `max`, never cutting an image block (then
+ * possibly more than max: a block is never split). */
+static size_t chunk_rows(const slot *sl, size_t max)
 {
-    srv_job *job = sl->job;
+    const srv_job *job = sl->job;
     size_t at = sl->prefilled, n = job->n_ids - at;
-    if (n > sc->be.chunk) n = sc->be.chunk;
-    /* An image whose tokens see each other (an attention bias) stays in one chunk. */
-    if (job->mm.embeddings) n = ts_mm_inputs_chunk(&job->mm, at, sc->be.chunk);
-    ts_error e = {0};
-    if (sc->be.prefill(&sc->be, (int)(sl - sc->slots), job, at, n, sc->logits, sc->positions, &e) != TS_OK) {
-        fail_slot(sc, sl, 500, &e);
-        return;
-    }
-    sl->prefilled += n;
-    if (sl->prefilled == job->n_ids) {
-        srv_job_drop_inputs(job);
-        sample(sc, sl, sc->logits);
-    }
+    if (job->mm.embeddings) return ts_mm_inputs_chunk(&job->mm, at, max);
+    return n < max ? n : max;
 }
 
-static bool spec_decode_step(scheduler *sc);
-
-static void decode_step(scheduler *sc)
+/* A decoding slot's row for the batch. */
+static void add_decode(scheduler *sc, slot *sl, batch_entry *e)
 {
-    if (spec_decode_step(sc)) return;
-    int32_t tokens[SRV_MAX_SLOTS];
-    bool active[SRV_MAX_SLOTS] = {false}, any = false;
+    *e = (batch_entry){.slot = (int)(sl - sc->slots), .decode = true, .token = sl->next_id, .job = sl->job, .n = 1};
+}
+
+/* The batch of one iteration (see the top of this file); returns its entries. */
+static int build_batch(scheduler *sc, batch_entry *batch, bool with_decode)
+{
+    int n = 0;
+    size_t rows = 0;
     for (int i = 0; i < sc->n_slots; i++)
-        if (sc->slots[i].state == SLOT_DECODE) tokens[i] = sc->slots[i].next_id, active[i] = any = true;
-    if (!any) return;
-    ts_error e = {0};
-    if (sc->be.decode(&sc->be, tokens, active, sc->logits, &e) != TS_OK) {
-        for (int i = 0; i < sc->n_slots; i++)
-            if (active[i]) fail_slot(sc, &sc->slots[i], 500, &e);
-        return;
+        if (with_decode && sc->slots[i].state == SLOT_DECODE) add_decode(sc, &sc->slots[i], &batch[n++]), rows++;
+    bool led = false;
+    int first = sc->next_prefill;
+    for (int k = 0; k < sc->n_slots; k++) {
+        slot *sl = &sc->slots[(first + k) % sc->n_slots];
+        if (sl->state != SLOT_PREFILL) continue;
+        size_t left = rows < sc->be.budget ? sc->be.budget - rows : 0;
+        size_t take = chunk_rows(sl, sc->be.chunk);
+        if (!take || (led && take > left)) continue;
+        if (sc->be.whole_prompts && take != sl->job->n_ids - sl->prefilled) continue;
+        if (!led) sc->next_prefill = (int)(sl - sc->slots + 1) % sc->n_slots;
+        led = true;
+        batch[n++] = (batch_entry){.slot = (int)(sl - sc->slots), .job = sl->job, .at = sl->prefilled, .n = take};
+        rows += take;
     }
-    for (int i = 0; i < sc->n_slots; i++)
-        if (active[i] && sc->slots[i].state == SLOT_DECODE) sample(sc, &sc->slots[i], sc->logits + (size_t)i * (size_t)sc->s->vocab);
+    return n;
+}
+
+/* One forward step over the batch, then each slot's share of its logits: a decode token is
+ * sampled, a prompt chunk advances the prompt (its last chunk samples the first token). */
+static void run_batch(scheduler *sc, const batch_entry *batch, int n)
+{
+    if (!n) return;
+    int64_t rows = 0, prefills = 0;
+    for (int i = 0; i < n; i++) {
+        rows += (int64_t)batch[i].n, prefills += !batch[i].decode;
+        sc->errs[i] = (ts_error){0};
+    }
+    sc->be.step(&sc->be, batch, n, sc->logits, sc->errs);
+    srv_metrics_step(sc->s->metrics, rows, (int)prefills, (int)(n - prefills));
+    for (int i = 0; i < n; i++) {
+        slot *sl = &sc->slots[batch[i].slot];
+        float *logits = sc->logits + (size_t)i * (size_t)sc->s->vocab;
+        if (sc->errs[i].status != TS_OK) {
+            fail_slot(sc, sl, 500, &sc->errs[i]);
+            continue;
+        }
+        if (batch[i].decode) {
+            sample(sc, sl, logits);
+            continue;
+        }
+        sl->prefilled += batch[i].n;
+        if (sl->prefilled == sl->job->n_ids) {
+            srv_job_drop_inputs(sl->job);
+            sample(sc, sl, logits);
+        }
+    }
 }
 
 /* ------------------------------------------------------------------ speculative decoding
@@ -323,40 +390,52 @@ static bool spec_decode_step(scheduler *sc)
 
 /* ------------------------------------------------------------------ backends */
 
-static ts_status engine_prefill(backend *b, int slot, const srv_job *job, size_t at, size_t n, float *logits, int32_t *positions,
-                                ts_error *err)
+/* The batch as one ts_model_step: a decode entry's token; a prompt chunk's tokens, or (image
+ * requests) its rows of embeddings with their positions and its image tokens' side inputs,
+ * positions relative to the chunk (ts_mm_inputs_slice). Should the step fail, each entry runs
+ * alone (the same logits, bit for bit), so only the entries at fault fail. */
+static ts_status engine_step(backend *b, const batch_entry *entries, int n, float *logits, ts_error *errs)
 {
-    (void)positions; /* the chunk's positions come with its inputs */
-    ts_model *model = b->s->model;
-    if (!job->mm.embeddings)
-        return ts_model_prefill(model, b->seqs[slot], job->ids + at, n, logits, err);
-    /* This chunk's rows: its embeddings and positions, and its image tokens' side inputs with their
-     * positions relative to the chunk (DeepStack rows are added wherever the visual tokens
-     * fall). */
-    ts_mm_inputs chunk;
-    ts_status st = ts_mm_inputs_slice(&job->mm, at, n, &chunk, err);
-    ts_side_inputs side = ts_mm_inputs_side(&chunk);
-    if (st == TS_OK)
-        st = ts_model_prefill_embeddings(model, b->seqs[slot], chunk.embeddings, n, chunk.positions,
-                                         chunk.rope_delta, &side, logits, err);
-    ts_mm_inputs_free(&chunk);
+    ts_step_rows rows[SRV_MAX_SLOTS];
+    ts_mm_inputs chunks[SRV_MAX_SLOTS] = {{0}};
+    ts_side_inputs sides[SRV_MAX_SLOTS];
+    int32_t tokens[SRV_MAX_SLOTS];
+    int at[SRV_MAX_SLOTS], k = 0;
+    for (int i = 0; i < n; i++) {
+        const batch_entry *e = &entries[i];
+        const srv_job *job = e->job;
+        ts_step_rows *r = &rows[k];
+        *r = (ts_step_rows){.seq = b->seqs[e->slot], .n = e->n};
+        if (e->decode) tokens[i] = e->token, r->tokens = &tokens[i];
+        else if (!job->mm.embeddings) r->tokens = job->ids + e->at;
+        else if (ts_mm_inputs_slice(&job->mm, e->at, e->n, &chunks[i], &errs[i]) != TS_OK) continue;
+        else {
+            sides[i] = ts_mm_inputs_side(&chunks[i]);
+            r->embeddings = chunks[i].embeddings, r->positions = chunks[i].positions;
+            r->rope_delta = chunks[i].rope_delta, r->side = &sides[i];
+        }
+        at[k++] = i;
+    }
+    size_t vocab = (size_t)b->s->vocab;
+    ts_error err = {0};
+    if (k && ts_model_step(b->s->model, rows, k, logits, &err) != TS_OK) {
+        if (k == 1) errs[at[0]] = err;
+        for (int j = 0; k > 1 && j < k; j++)
+            ts_model_step(b->s->model, &rows[j], 1, logits + (size_t)j * vocab, &errs[at[j]]);
+    }
+    /* Rows come back packed in entry order; spread them to their entries (backwards: in place). */
+    for (int j = k - 1; j >= 0; j--)
+        if (at[j] != j) memcpy(logits + (size_t)at[j] * vocab, logits + (size_t)j * vocab, sizeof(float) * vocab);
+    ts_status st = TS_OK;
+    for (int i = 0; i < n; i++) {
+        ts_mm_inputs_free(&chunks[i]);
+        if (errs[i].status != TS_OK) st = errs[i].status;
+    }
     return st;
 }
 
-static ts_status engine_decode(backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err)
-{
-    ts_sequence *seqs[SRV_MAX_SLOTS] = {0};
-    int32_t ids[SRV_MAX_SLOTS] = {0};
-    int at[SRV_MAX_SLOTS], n = 0;
-    for (int i = 0; i < b->s->opt.slots; i++)
-        if (active[i]) seqs[n] = b->seqs[i], ids[n] = tokens[i], at[n++] = i;
-    ts_status st = ts_model_decode(b->s->model, seqs, ids, n, logits, err);
-    /* Rows come back packed in slot order; spread them to their slots (backwards: in place). */
-    size_t vocab = (size_t)b->s->vocab;
-    for (int k = n - 1; st == TS_OK && k >= 0; k--)
-        if (at[k] != k) memcpy(logits + (size_t)at[k] * vocab, logits + (size_t)k * vocab, sizeof(float) * vocab);
-    return st;
-}
+static void engine_reset(backend *b, int slot) { ts_sequence_reset(b->seqs[slot]); }
+static int64_t engine_length(const backend *b, int slot) { return ts_sequence_length(b->seqs[slot]); }
 
 static ts_status engine_verify(backend *b, const int32_t *tokens, const int64_t *n_rows, const bool *active, float *rows,
                                ts_error *err)
@@ -381,26 +460,45 @@ static int64_t engine_draft_room(const backend *b, int slot)
     return room < ring ? room : ring;
 }
 
-static void engine_reset(backend *b, int slot) { ts_sequence_reset(b->seqs[slot]); }
-static int64_t engine_length(const backend *b, int slot) { return ts_sequence_length(b->seqs[slot]); }
-
-static ts_status bundle_prefill(backend *b, int slot, const srv_job *job, size_t at, size_t n, float *logits, int32_t *positions,
-                                ts_error *err)
+/* The bundle's compiled entries: each prompt whole (chunk = prefill capacity ≥ every admitted
+ * prompt, and whole_prompts keeps the batch from cutting one), then decode.main over the
+ * decoding slots. */
+static ts_status bundle_step(backend *b, const batch_entry *entries, int n, float *logits, ts_error *errs)
 {
-    (void)at, (void)positions; /* the whole prompt at once: chunk = prefill capacity ≥ every admitted prompt */
-    if (!job->mm.embeddings)
-        return ts_bundle_slots_prefill(b->slots, slot, job->ids, n, logits, err);
-    /* The side inputs (DeepStack rows) are the whole prompt's image rows, padded by the slots to
-     * the bucket's Nv_max. */
-    ts_side_inputs side = ts_mm_inputs_side(&job->mm);
-    return ts_bundle_slots_prefill_embeddings(b->slots, slot, job->mm.embeddings, n, job->mm.hidden,
-                                              job->mm.positions, job->mm.rope_delta, &side, logits,
-                                              err);
-}
-
-static ts_status bundle_decode(backend *b, const int32_t *tokens, const bool *active, float *logits, ts_error *err)
-{
-    return ts_bundle_slots_decode(b->slots, tokens, active, logits, err);
+    size_t vocab = (size_t)b->s->vocab;
+    int32_t tokens[SRV_MAX_SLOTS] = {0};
+    bool active[SRV_MAX_SLOTS] = {false}, any = false;
+    ts_status st = TS_OK;
+    for (int i = 0; i < n; i++) {
+        const batch_entry *e = &entries[i];
+        const srv_job *job = e->job;
+        float *out = logits + (size_t)i * vocab;
+        if (e->decode) {
+            tokens[e->slot] = e->token, active[e->slot] = any = true;
+            continue;
+        }
+        ts_status s = TS_OK;
+        if (!job->mm.embeddings) {
+            s = ts_bundle_slots_prefill(b->slots, e->slot, job->ids, e->n, out, &errs[i]);
+        } else {
+            /* The side inputs (DeepStack rows) are the whole prompt's image rows, padded by the
+             * slots to the bucket's Nv_max. */
+            ts_side_inputs side = ts_mm_inputs_side(&job->mm);
+            s = ts_bundle_slots_prefill_embeddings(b->slots, e->slot, job->mm.embeddings, e->n, job->mm.hidden,
+                                                   job->mm.positions, job->mm.rope_delta, &side, out, &errs[i]);
+        }
+        if (s != TS_OK) st = s;
+    }
+    ts_error err = {0};
+    if (any && ts_bundle_slots_decode(b->slots, tokens, active, b->slot_logits, &err) != TS_OK) {
+        for (int i = 0; i < n; i++)
+            if (entries[i].decode) errs[i] = err;
+        return err.status;
+    }
+    for (int i = 0; any && i < n; i++)
+        if (entries[i].decode)
+            memcpy(logits + (size_t)i * vocab, b->slot_logits + (size_t)entries[i].slot * vocab, sizeof(float) * vocab);
+    return st;
 }
 
 static void bundle_reset(backend *b, int slot) { ts_bundle_slots_reset(b->slots, slot); }
@@ -412,21 +510,33 @@ static bool backend_init(scheduler *sc)
     backend *b = &sc->be;
     b->s = s, b->capacity = s->capacity;
     if (s->bundle_slots) {
-        *b = (backend){.prefill = bundle_prefill, .decode = bundle_decode, .reset = bundle_reset, .length = bundle_length,
-                       .capacity = s->capacity, .chunk = (size_t)s->capacity, .s = s, .slots = s->bundle_slots};
+        *b = (backend){.step = bundle_step,
+                       .reset = bundle_reset,
+                       .length = bundle_length,
+                       .capacity = s->capacity,
+                       .chunk = (size_t)s->capacity,
+                       .budget = (size_t)s->opt.batch_tokens,
+                       .whole_prompts = true,
+                       .s = s,
+                       .slots = s->bundle_slots,
+                       .slot_logits = malloc(sizeof(float) * (size_t)s->vocab * (size_t)sc->n_slots)};
         if (s->opt.prefix_cache_bytes)
             fprintf(stderr, "tessera serve: prefix cache off: a bundle's prefill entries take whole prompts\n");
-        return true;
+        return b->slot_logits != NULL;
     }
-    *b = (backend){.prefill = engine_prefill, .decode = engine_decode, .reset = engine_reset, .length = engine_length,
-                   .capacity = s->capacity, .chunk = (size_t)s->opt.prefill_chunk, .s = s};
+    *b = (backend){.step = engine_step,
+                   .reset = engine_reset,
+                   .length = engine_length,
+                   .capacity = s->capacity,
+                   .chunk = (size_t)s->opt.prefill_chunk,
+                   .budget = (size_t)s->opt.batch_tokens,
+                   .s = s};
     if (s->opt.draft_tokens > 0) {
         b->verify = engine_verify, b->truncate = engine_truncate, b->draft_room = engine_draft_room;
         sc->rows = malloc(sizeof(float) * (size_t)s->vocab * SPEC_MAX_DECODING * (size_t)(1 + s->opt.draft_tokens));
         if (!sc->rows) return false;
     }
     if (!(b->seqs = calloc((size_t)sc->n_slots, sizeof(*b->seqs)))) return false;
-    /* Rings keep draft_tokens rows past the window, so a verify step rolls back exactly. */
     for (int i = 0; i < sc->n_slots; i++)
         if (ts_sequence_create_draft(s->model, s->capacity, s->opt.draft_tokens, &b->seqs[i], NULL) != TS_OK) return false;
     sc->prefix = srv_prefix_create(s, b->seqs[0]);
@@ -438,6 +548,7 @@ static void backend_fini(scheduler *sc)
     ts_prefix_cache_destroy(sc->prefix);
     for (int i = 0; sc->be.seqs && i < sc->n_slots; i++) ts_sequence_destroy(sc->be.seqs[i]);
     free(sc->be.seqs);
+    free(sc->be.slot_logits);
 }
 
 static bool has_work(const scheduler *sc)
@@ -452,8 +563,7 @@ void *srv_scheduler_main(void *arg)
     sc.slots = calloc((size_t)sc.n_slots, sizeof(slot));
     sc.logits = malloc(sizeof(float) * (size_t)s->vocab * (size_t)sc.n_slots);
     sc.scratch = malloc(sizeof(float) * (size_t)s->vocab);
-    sc.positions = malloc(sizeof(int32_t) * 3 * (size_t)s->opt.prefill_chunk);
-    bool ok = sc.slots && sc.logits && sc.scratch && sc.positions && backend_init(&sc);
+    bool ok = sc.slots && sc.logits && sc.scratch && backend_init(&sc);
     if (!ok) { /* every request then fails rather than waits */
         pthread_mutex_lock(&s->mu);
         s->stopping = true;
@@ -488,14 +598,10 @@ void *srv_scheduler_main(void *arg)
                 release(&sc, sl);
             }
         }
-        for (int k = 0; k < sc.n_slots; k++) {
-            slot *sl = &sc.slots[(sc.next_prefill + k) % sc.n_slots];
-            if (sl->state != SLOT_PREFILL) continue;
-            sc.next_prefill = (int)(sl - sc.slots + 1) % sc.n_slots;
-            prefill_chunk(&sc, sl);
-            break;
-        }
-        decode_step(&sc);
+        batch_entry batch[SRV_MAX_SLOTS];
+        bool verified = spec_decode_step(&sc); /* the decoding slots' rows, when few decode */
+        int n = build_batch(&sc, batch, !verified);
+        run_batch(&sc, batch, n);
     }
     for (int i = 0; sc.slots && i < sc.n_slots; i++)
         if (sc.slots[i].state != SLOT_FREE) {
@@ -503,6 +609,6 @@ void *srv_scheduler_main(void *arg)
             release(&sc, &sc.slots[i]);
         }
     backend_fini(&sc);
-    free(sc.slots), free(sc.logits), free(sc.scratch), free(sc.positions), free(sc.rows);
+    free(sc.slots), free(sc.logits), free(sc.scratch), free(sc.rows);
     return NULL;
 }

@@ -19,6 +19,7 @@ void ts_server_options_default(srv_options *o)
     o->queue = 64;
     o->prefill_chunk = 256;
     o->draft_tokens = 3;
+    o->batch_tokens = 512;
     o->encoder_cache_bytes = (size_t)256 << 20;
     o->prefix_cache_bytes = (size_t)1 << 30;
     o->max_connections = 1024;
@@ -288,6 +289,9 @@ static ts_status load(srv_server *s, ts_error *err)
         return ts_error_set(err, TS_ERR_RANGE, "--max-images %d outside 0..%d", o->max_images,
                             SRV_MAX_IMAGES);
     if (o->queue < 1) return ts_error_set(err, TS_ERR_RANGE, "--queue must be at least 1");
+    if (o->prefill_chunk < 1 || o->batch_tokens < 1)
+        return ts_error_set(err, TS_ERR_RANGE, "--%s must be at least 1",
+                            o->prefill_chunk < 1 ? "prefill-chunk" : "batch-tokens");
     if (o->prepare_threads < 1)
         return ts_error_set(err, TS_ERR_RANGE, "--prepare-threads must be at least 1");
     if (o->max_request_pixels < 1)

@@ -5,7 +5,11 @@
 // alone, one after another; then all together, twice, in two orders: every text and usage must
 // be the one of its solo run. Then 4 long streams fill the 4 slots; one is cancelled after its
 // 3rd chunk, and a new request must run in the slot it frees (it finishes while the other 3 are
-// still generating) with its solo text. Finally /metrics shows no busy slot and an empty queue.
+// still generating) with its solo text. Then 4 long prompts (text, an image, a completion) alone,
+// then together: the same texts, and /metrics must show steps that prefilled two or more of them
+// together, and 3 short requests sent with a much longer prompt all end before its first token
+// (with TS_SHARED_PREFILL set: engine servers whose chunks are short enough that every prompt
+// takes several steps). Finally /metrics shows no busy slot and an empty queue.
 import { a, client, dataUrl, env, fixture, metrics, oracles, openai, runCases, waitMetrics } from './lib.mjs';
 
 const PORT = env('TS_PORT');
@@ -36,6 +40,17 @@ const REQUESTS = [
       messages: [{ role: 'system', content: 'You answer in one word.' },
                  { role: 'user', content: [TINY_JPG, WEBP, text('Describe.')] }] },
     { name: 'completions, streamed', max: 24, stream: true, prompt: 'The history of the river begins' },
+];
+
+// Long prompts (a few hundred tokens each), several chunks apiece under short --prefill-chunk.
+const story = (topic, n) => Array.from({ length: n }, (_, i) =>
+    `Part ${i + 1} of the tale of the ${topic} tells of ${['storms', 'harvests', 'travellers', 'songs'][i % 4]}`).join('. ');
+const LONG = [
+    { name: 'long text', max: 8, stream: false, messages: [{ role: 'user', content: story('lighthouse', 24) }] },
+    { name: 'long text, streamed', max: 10, stream: true, messages: [{ role: 'user', content: story('mill', 30) }] },
+    { name: 'chelsea + long text', max: 8, stream: false,
+      messages: [{ role: 'user', content: [CHELSEA, text(story('cat', 20))] }] },
+    { name: 'long completion, streamed', max: 8, stream: true, prompt: story('bridge', 26) },
 ];
 
 // One request to the end: { text, finish, usage }.
@@ -145,6 +160,47 @@ await runCases('isolation.mjs', [
         await Promise.all(long.map((s) => s.done));
         a.ok(long.every(aborted));
     }],
+
+    // Engine servers only: a bundle prefills whole prompts up to its prefill capacity.
+    ...(!process.env.TS_SHARED_PREFILL ? [] : [['long prompts prefilled in the same steps', async () => {
+        const alone = [];
+        for (const r of LONG) alone.push(await run(r));
+        a.ok(alone.every((o) => o.usage.prompt_tokens > 150), `long prompts: ${alone.map((o) => o.usage.prompt_tokens)}`);
+        const before = await metrics(PORT);
+        const outs = await Promise.all(LONG.map(run));
+        const after = await metrics(PORT);
+        LONG.forEach((r, k) => {
+            a.equal(outs[k].text, alone[k].text, `${r.name}: together = alone`);
+            a.deepEqual(outs[k].usage, alone[k].usage, `${r.name}: usage`);
+        });
+        const shared = after.tessera_steps_shared_prefill_total - before.tessera_steps_shared_prefill_total;
+        const chunks = after.tessera_step_prefill_chunks_total - before.tessera_step_prefill_chunks_total;
+        const steps = after.tessera_model_steps_total - before.tessera_model_steps_total;
+        console.log(`    ${steps} steps, ${chunks} prompt chunks, ${shared} steps prefilled 2+ prompts together, ` +
+                    `at most ${after.tessera_step_prefill_chunks_max} in one step`);
+        a.ok(steps > 0 && chunks >= LONG.length, 'the steps are counted');
+        a.ok(shared > 0, 'steps prefilled several prompts together');
+        a.ok(after.tessera_step_prefill_chunks_max >= 2);
+    }], ['a long prompt does not hold up short ones', async () => {
+        // The long prompt takes dozens of steps; the short ones one chunk each, which the round
+        // robin and the step budget give them within the first steps: they all end before the
+        // long prompt's first token.
+        let longFirst = 0;
+        const long = (async () => {
+            const s = await c.chat.completions.create({ model: 'model', temperature: 0, ignore_eos: true, max_tokens: 2,
+                stream: true, messages: [{ role: 'user', content: story('harbour', 90) }] });
+            for await (const ch of s) if (ch.choices[0]?.delta?.content && !longFirst) longFirst = performance.now();
+        })();
+        const ends = await Promise.all([0, 1, 2].map(async (i) => {
+            const out = await run({ max: 2, stream: false, messages: [{ role: 'user', content: `Short question ${i}: why?` }] });
+            a.equal(out.usage.completion_tokens, 2);
+            return performance.now();
+        }));
+        await long;
+        a.ok(longFirst > 0, 'the long prompt answered');
+        a.ok(ends.every((t) => t < longFirst), `short requests ended ${ends.map((t) => (longFirst - t).toFixed(0))} ms ` +
+             'before the long prompt\'s first token');
+    }]]),
 
     ['afterwards: no busy slot, empty queue, same answers', async () => {
         const m = await waitMetrics(PORT, (x) => x.tessera_slots_busy === 0 && x.tessera_queue_depth === 0);

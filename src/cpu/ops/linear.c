@@ -94,9 +94,6 @@ static void gemm_task(void *arg, int64_t task, int worker)
             for (int64_t o = n0; o < n1; o++) j->y[r * j->n + o] += bias_at(j->bias, j->bias_dtype, o);
 }
 
-/* Rows at which the tiled kernel beats one dot per output (measured: packing costs ~2 rows). */
-#define GEMM_MIN_ROWS 16
-
 static uint16_t round_bf16(float f)
 {
     uint32_t bits;
@@ -171,13 +168,30 @@ static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64
     return st;
 }
 
-ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
-                        ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y,
-                        ts_error *err)
+int ts_cpu_row_runs(const ts_cpu *cpu, int64_t m, int64_t *rows, bool *tiled)
 {
-    if (m >= GEMM_MIN_ROWS && cpu->bf16_passes && w_dtype == TS_DTYPE_BF16 && k % 2 == 0)
+    if (!cpu->n_segments || m != cpu->segment_rows) {
+        rows[0] = m;
+        tiled[0] = m >= TS_CPU_TILED_ROWS && !cpu->n_segments;
+        return 1;
+    }
+    int runs = 0;
+    for (int s = 0; s < cpu->n_segments; s++) {
+        bool t = cpu->segments[s] >= TS_CPU_TILED_ROWS;
+        if (runs && tiled[runs - 1] == t) rows[runs - 1] += cpu->segments[s];
+        else rows[runs] = cpu->segments[s], tiled[runs++] = t;
+    }
+    return runs;
+}
+
+/* m rows by the tiled kernels (bf16 products under that policy) or by the row dots. */
+static ts_status linear_run(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
+                            ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype,
+                            float *y, bool tiled, ts_error *err)
+{
+    if (tiled && cpu->bf16_passes && w_dtype == TS_DTYPE_BF16 && k % 2 == 0)
         return linear_bf16(cpu, x, m, k, w, n, bias, bias_dtype, y, err);
-    if (m >= GEMM_MIN_ROWS && cpu->kernels->gemm_f32) {
+    if (tiled && cpu->kernels->gemm_f32) {
         int workers = ts_pool_size(cpu->pool);
         int64_t blocks = (n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
         int64_t per = blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1;
@@ -191,4 +205,18 @@ ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k,
     linear_job job = {cpu, x, m, k, n, w, w_dtype, bias, bias_dtype, y, block};
     ts_pool_run(cpu->pool, linear_task, &job, (n + block - 1) / block);
     return TS_OK;
+}
+
+ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
+                        ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y,
+                        ts_error *err)
+{
+    int64_t rows[64], r = 0;
+    bool tiled[64];
+    int runs = ts_cpu_row_runs(cpu, m, rows, tiled);
+    ts_status st = TS_OK;
+    for (int i = 0; st == TS_OK && i < runs; r += rows[i++])
+        st = linear_run(cpu, x + r * k, rows[i], k, w, w_dtype, n, bias, bias_dtype,
+                        y + r * n, tiled[i], err);
+    return st;
 }

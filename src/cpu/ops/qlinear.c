@@ -16,7 +16,6 @@
 
 #include <string.h>
 
-#define QLINEAR_GEMM_MIN_ROWS 16 /* as linear.c: below this, packing costs more than it saves */
 
 static float widen(const void *p, ts_dtype dtype, int64_t i)
 {
@@ -45,10 +44,6 @@ static size_t worker_floats(const ts_qlinear_shape *s, bool gemm)
     return (f + 15) & ~(size_t)15; /* each worker's slice starts on a cache line */
 }
 
-static bool use_gemm(const ts_cpu *cpu, const ts_qlinear_shape *s)
-{
-    return s->m >= QLINEAR_GEMM_MIN_ROWS && cpu->kernels->gemm_f32;
-}
 
 /* W8A8 (kernels.h: ts_q8_act) where the policy asks for it and the kernels and shape allow: whole
  * chunks of 32 in every weight block, and no zero points on 8-bit weights. */
@@ -70,7 +65,7 @@ static size_t act_bytes(const ts_qlinear_shape *s)
 
 size_t ts_cpu_qlinear_scratch_bytes(const ts_qlinear_shape *s, int n_workers)
 {
-    return sizeof(float) * worker_floats(s, s->m >= QLINEAR_GEMM_MIN_ROWS) *
+    return sizeof(float) * worker_floats(s, s->m >= TS_CPU_TILED_ROWS) *
                (size_t)(n_workers > 0 ? n_workers : 1) +
            act_bytes(s) + 64;
 }
@@ -307,15 +302,17 @@ static void q8_gemm_task(void *arg, int64_t task, int worker)
     }
 }
 
-void ts_cpu_qlinear(const ts_cpu *cpu, const ts_qlinear_shape *s, const float *x, const void *q,
-                    const void *scale, const int8_t *zero, const void *bias, float *y,
-                    void *scratch)
+/* s->m rows by the tiled kernels or by the row dots (the scratch of the whole call serves any
+ * run of its rows: both parts only grow with the rows and the tiled choice). */
+static void qlinear_run(const ts_cpu *cpu, const ts_qlinear_shape *s, const float *x, const void *q,
+                        const void *scale, const int8_t *zero, const void *bias, float *y,
+                        void *scratch, bool tiled)
 {
     int workers = ts_pool_size(cpu->pool);
-    bool gemm = use_gemm(cpu, s);
+    bool gemm = tiled && cpu->kernels->gemm_f32;
     float *base = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     qjob job = {cpu,  s,    x,     q,    scale,
-                bias, zero, y,     base, worker_floats(s, gemm || s->m >= QLINEAR_GEMM_MIN_ROWS),
+                bias, zero, y,     base, worker_floats(s, tiled),
                 0,    {0},  false, NULL};
     if (use_q8(cpu, s, zero != NULL)) {
         /* Activations once per call, then one pass over each task's weights per row tile. */
@@ -323,7 +320,7 @@ void ts_cpu_qlinear(const ts_cpu *cpu, const ts_qlinear_shape *s, const float *x
         size_t mk = (size_t)(s->m * s->k);
         float *d = (float *)(aq + ((mk + 63) & ~(size_t)63));
         job.act = (ts_q8_act){aq, d, d + mk / 32, (size_t)s->k};
-        bool q8_gemm = s->m >= QLINEAR_GEMM_MIN_ROWS && cpu->kernels->gemm_q8;
+        bool q8_gemm = tiled && cpu->kernels->gemm_q8;
         job.act_u4 = s->bits == 4 && !q8_gemm;
         job.xsum = q8_gemm ? (int32_t *)(d + mk / 32 + mk / 4) : NULL;
         if (s->m > 1)
@@ -350,4 +347,19 @@ void ts_cpu_qlinear(const ts_cpu *cpu, const ts_qlinear_shape *s, const float *x
     /* Enough blocks to balance, not so many that scheduling shows (as linear.c). */
     job.block = s->n / (workers * 8) > 16 ? s->n / (workers * 8) : 16;
     ts_pool_run(cpu->pool, dot_task, &job, (s->n + job.block - 1) / job.block);
+}
+
+void ts_cpu_qlinear(const ts_cpu *cpu, const ts_qlinear_shape *s, const float *x, const void *q,
+                    const void *scale, const int8_t *zero, const void *bias, float *y,
+                    void *scratch)
+{
+    int64_t rows[64], r = 0;
+    bool tiled[64];
+    int runs = ts_cpu_row_runs(cpu, s->m, rows, tiled);
+    for (int i = 0; i < runs; r += rows[i++]) {
+        ts_qlinear_shape part = *s;
+        part.m = rows[i];
+        qlinear_run(cpu, &part, x + r * s->k, q, scale, zero, bias, y + r * s->n, scratch,
+                    tiled[i]);
+    }
 }
