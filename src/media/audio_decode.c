@@ -22,6 +22,7 @@ static ts_status open_checked(const uint8_t *data, size_t len, const ts_audio_li
     memset(info, 0, sizeof(*info));
     if (!data || len == 0) return ts_error_set(err, TS_ERR_FORMAT, "audio: empty input (0 bytes)");
     ts_audio_format format = ts_audio_format_sniff(data, len);
+    info->format = format; /* kept on failure (ts_audio_probe's contract): set again below */
     const char *name = ts_audio_format_name(format);
     if (format == TS_AUDIO_FORMAT_UNKNOWN)
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
@@ -49,6 +50,7 @@ static ts_status open_checked(const uint8_t *data, size_t len, const ts_audio_li
 ts_status ts_audio_probe(const void *data, size_t len, const ts_audio_limits *limits,
                          ts_audio_info *info, ts_error *err)
 {
+    memset(info, 0, sizeof(*info));
     ts_audio_limits l;
     TS_TRY(ts_audio_limits_resolve(limits, &l, err));
     return open_checked(data, len, &l, info, NULL, err);
