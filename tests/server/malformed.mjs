@@ -306,41 +306,34 @@ function checkError(res, status, pattern, param, name) {
 }
 
 let refused = 0;
-await runCases('malformed.mjs', [
-    [`${CASES.length} malformed requests, /health after each`, async () => {
-        const failures = [];
-        for (const [name, method, route, body, status, pattern, param] of CASES) {
-            try {
-                const res = await send(method, route, body);
-                sent(route, status);
-                checkError(res, status, pattern, param, name);
-                refused++;
-            } catch (e) {
-                failures.push(`${name}: ${e.message}`);
-            }
-            await healthy();
+// Sends each case, checks its error and /health after it (and `after(name)` first, when given).
+async function refuseAll(cases, what, after = async () => {}) {
+    const failures = [];
+    for (const [name, method, route, body, status, pattern, param] of cases) {
+        try {
+            const res = await send(method, route, body);
+            sent(route, status);
+            checkError(res, status, pattern, param, name);
+            refused++;
+            await after(name);
+        } catch (e) {
+            failures.push(`${name}: ${e.message}`);
         }
-        a.deepEqual(failures, [], `${failures.length} of ${CASES.length} malformed requests were not refused as expected`);
-    }],
+        await healthy();
+    }
+    a.deepEqual(failures, [], `${failures.length} of ${cases.length} ${what} were not refused as expected`);
+}
+
+await runCases('malformed.mjs', [
+    [`${CASES.length} malformed requests, /health after each`, () => refuseAll(CASES, 'malformed requests')],
 
     [`${AUDIO_CASES.length} malformed and refused audio requests, /health and a text request after each`, async () => {
-        const failures = [];
-        for (const [name, method, route, body, status, pattern, param] of AUDIO_CASES) {
-            try {
-                const res = await send(method, route, body);
-                sent(route, status);
-                checkError(res, status, pattern, param, name);
-                refused++;
-                const text = await send('POST', CHAT, chat({ temperature: 0, ignore_eos: true }));
-                sent(CHAT, 200);
-                a.equal(text.status, 200, `${name}: a text request after it`);
-                a.equal(JSON.parse(Buffer.from(text.bytes).toString()).usage.completion_tokens, 4, `${name}: its tokens`);
-            } catch (e) {
-                failures.push(`${name}: ${e.message}`);
-            }
-            await healthy();
-        }
-        a.deepEqual(failures, [], `${failures.length} of ${AUDIO_CASES.length} audio requests were not refused as expected`);
+        await refuseAll(AUDIO_CASES, 'audio requests', async (name) => {
+            const text = await send('POST', CHAT, chat({ temperature: 0, ignore_eos: true }));
+            sent(CHAT, 200);
+            a.equal(text.status, 200, `${name}: a text request after it`);
+            a.equal(JSON.parse(Buffer.from(text.bytes).toString()).usage.completion_tokens, 4, `${name}: its tokens`);
+        });
         const models = JSON.parse(Buffer.from((await send('GET', '/v1/models')).bytes).toString());
         sent('/v1/models', 200);
         a.deepEqual(models.data.map((m) => m.input_modalities), [['text', 'image']], '/v1/models lists no audio');
