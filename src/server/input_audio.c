@@ -50,7 +50,7 @@ int srv_input_audio_load(const cJSON *part, int i, int j, const srv_limits *limi
         return srv_fail(err, 400, param, "\"%s\" must be an object with \"data\" and \"format\"", param);
 
     /* The format first: it is cheap, and says what the data must be. */
-    const char *name, *data;
+    const char *name = NULL, *data = NULL;
     if (string_field(audio, "format", fparam, "\"wav\", \"mp3\", \"flac\" or \"ogg\"", &name, err)) return -1;
     int declared = TS_AUDIO_FORMAT_UNKNOWN;
     for (size_t k = 0; k < N_FORMATS; k++)
