@@ -385,6 +385,53 @@ ts_status ts_image_load(const char *path, const ts_image_limits *limits, ts_imag
 /* Frees the pixels and empties *img; NULL and empty images are fine. */
 void ts_image_free(ts_image *img);
 
+/* Audio containers, named from a clip's first bytes. WAV, FLAC, MP3 and Ogg are decoded; the
+ * rest are recognised only, so that a refusal can say what was sent. */
+typedef enum ts_audio_format {
+    TS_AUDIO_FORMAT_UNKNOWN = 0,
+    TS_AUDIO_FORMAT_WAV,  /* RIFF/WAVE, PCM 8/16/24/32-bit or IEEE float 32/64 */
+    TS_AUDIO_FORMAT_FLAC,
+    TS_AUDIO_FORMAT_MP3,  /* MPEG-1/2 layer I/II/III, bare or behind an ID3v2 tag */
+    TS_AUDIO_FORMAT_OGG,  /* Ogg Vorbis (and Opus, as libsndfile reads it) */
+    TS_AUDIO_FORMAT_AIFF, /* recognised only, from here down */
+    TS_AUDIO_FORMAT_RF64,
+    TS_AUDIO_FORMAT_CAF,
+    TS_AUDIO_FORMAT_COUNT
+} ts_audio_format;
+
+/* Checked against what a clip's header declares, before any sample is decoded. A zero field
+ * takes its default; sample rates outside [TS_AUDIO_MIN_RATE, TS_AUDIO_MAX_RATE] are refused
+ * whatever the limits (below 4 kHz no speech band is left, above 768 kHz no real recording). */
+typedef struct ts_audio_limits {
+    size_t max_bytes;   /* encoded size; default TS_AUDIO_DEFAULT_MAX_BYTES */
+    double max_seconds; /* declared duration (and decoded); default TS_AUDIO_DEFAULT_MAX_SECONDS */
+    int max_channels;   /* default TS_AUDIO_DEFAULT_MAX_CHANNELS */
+} ts_audio_limits;
+
+#define TS_AUDIO_DEFAULT_MAX_BYTES ((size_t)64 * 1000 * 1000) /* 64 MB encoded */
+#define TS_AUDIO_DEFAULT_MAX_SECONDS 1800.0                   /* 30 min */
+#define TS_AUDIO_DEFAULT_MAX_CHANNELS 8
+#define TS_AUDIO_MIN_RATE 4000
+#define TS_AUDIO_MAX_RATE 768000
+
+/* What a header declares. */
+typedef struct ts_audio_info {
+    int format; /* ts_audio_format */
+    int channels;
+    int rate;       /* Hz */
+    int64_t frames; /* declared length in frames (libsndfile's count where the header has none) */
+} ts_audio_info;
+
+/* Reads a WAV, FLAC, MP3 or Ogg clip's header from memory and holds it to the limits (NULL =
+ * defaults) without decoding any sample. Errors, each message led by the container's name
+ * ("WAV: …"): TS_ERR_UNSUPPORTED (not a container decoded, or an encoding inside it that is not),
+ * TS_ERR_RANGE (a limit: size, duration, channels, rate), TS_ERR_FORMAT (malformed, truncated,
+ * empty, zero channels or rate), TS_ERR_OUT_OF_MEMORY. Even on failure info->format says which
+ * container the first bytes are (TS_AUDIO_FORMAT_UNKNOWN when none), so a caller told the format
+ * can report a mismatch before the header's own fault. */
+ts_status ts_audio_probe(const void *data, size_t len, const ts_audio_limits *limits,
+                         ts_audio_info *info, ts_error *err);
+
 /* ---------------------------------------------------------------- image preprocessing */
 
 /* Per-call pixel budget for Qwen-VL processors (the processor's min_pixels/max_pixels kwargs).
@@ -1159,6 +1206,9 @@ typedef struct ts_server_options {
     const char *media_root;       /* file:// images allowed under it; NULL: refused */
     size_t max_request_bytes;     /* request body */
     int max_images;               /* per request */
+    int max_audio;                /* input_audio clips per request (default 8) */
+    double max_audio_seconds;     /* the duration a clip's header may declare (default 1800) */
+    double max_request_audio_seconds; /* … a request's clips in all (default 3600) */
     int64_t image_max_tokens;     /* per image; 0: the processor's own budget */
     int queue;                    /* requests admitted but not yet in a slot; more get 429 */
     int threads;                  /* the model's context; 0: every core */
@@ -1182,7 +1232,8 @@ typedef struct ts_server_options {
 /* Every field at its default: 127.0.0.1:8080, 4 slots (a bundle's own count), queue 64, 32 MiB bodies, 8 images,
  * 256-token prefill chunks in steps of 512 rows, a 256 MiB encoder cache, a 1 GiB prefix cache, 1024 connections
  * (128 per address), timeouts of 10 s (headers), 60 s (body) and 30 s (idle), 2 requests prepared at once, 80 M
- * image pixels per request, speculative drafts of 3 tokens. */
+ * image pixels per request, 8 audio clips of at most 30 min and 60 min of audio per request (headers'
+ * declarations), speculative drafts of 3 tokens. */
 void ts_server_options_default(ts_server_options *options);
 
 typedef struct ts_server ts_server;

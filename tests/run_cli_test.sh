@@ -3,7 +3,9 @@
 # on the qwen2 fixture: --raw --json greedy with EOS ignored gives the fixture's 16 generated_ids and
 # generated_text, streaming prints the same text, --max-tokens/--stop/seeds behave, the default chat
 # mode renders the fixture's prompt_text itself; images on the VLM fixtures give their tokens;
-# Qwen3-VL-MoE generates text, the same through a bundle.
+# Qwen3-VL-MoE generates text, the same through a bundle; --audio clips are checked from their
+# headers, malformed ones refused with the reason, well-formed ones refused because no model takes
+# audio yet.
 set -u
 BIN=${TS_BIN:?TS_BIN must name the tessera binary}
 cd "${TS_ROOT:-.}"
@@ -181,6 +183,44 @@ expect_exit 1 "images are not supported for this model" run -m "$MODEL" -p "hi" 
 expect_exit 1 "nope.png" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/nope.png"
 printf 'GIF89a-not-really' >"$TMP/fake.png"
 expect_exit 1 "GIF images are not supported" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/fake.png"
+
+# --- audio: each clip's header probed before any model loads (the server's input_audio checks),
+# then refused for a model without audio — every model yet. The WAV headers are built here.
+AUD=tests/fixtures/media/audio
+mkwav() { # file channels rate declared-bytes present-bytes
+    /usr/bin/python3 - "$@" <<'PY'
+import struct, sys
+path, ch, rate, declared, present = sys.argv[1], *map(int, sys.argv[2:])
+align = max(ch, 1) * 2
+fmt = struct.pack('<HHIIHH', 1, ch, rate, (rate * align) & 0xFFFFFFFF, align, 16)
+body = b'WAVEfmt ' + struct.pack('<I', 16) + fmt + b'data' + struct.pack('<I', declared) + bytes(present)
+open(path, 'wb').write(b'RIFF' + struct.pack('<I', 4 + len(body) - 4) + body)
+PY
+}
+mkwav "$TMP/zero_channels.wav" 0 16000 3200 3200
+mkwav "$TMP/ten_hours.wav" 1 16000 1152000000 3200
+mkwav "$TMP/absurd_rate.wav" 1 4294967295 3200 3200
+head -c 12 "$AUD/speech_8k_s16.wav" >"$TMP/truncated.wav"
+: >"$TMP/empty.wav"
+expect_exit 0 "--audio FILE" run --help
+expect_exit 2 "--audio needs a file" run -m "$MODEL" -p hi --audio
+expect_exit 2 "at most 8 --audio files" run -m "$MODEL" -p hi $(for i in $(seq 9); do echo --audio "$AUD/speech_8k_s16.wav"; done)
+expect_exit 1 "nope.wav" run -m "$MODEL" -p hi --audio "$TMP/nope.wav"
+expect_exit 1 "--audio $TMP/zero_channels.wav: WAV: header declares 0 channels" run -m "$MODEL" -p hi --audio "$TMP/zero_channels.wav"
+expect_exit 1 "WAV: header declares 36000.0 s of audio (576000000 frames at 16000 Hz), over the limit of 1800.0 s" \
+    run -m "$MODEL" -p hi --audio "$TMP/ten_hours.wav"
+expect_exit 1 "WAV: sample rate 4294967295 Hz is outside the supported 4000..768000 Hz" run -m "$MODEL" -p hi --audio "$TMP/absurd_rate.wav"
+expect_exit 1 "--audio $TMP/truncated.wav: WAV: no fmt chunk" run -m "$MODEL" -p hi --audio "$TMP/truncated.wav"
+expect_exit 1 "not a WAV, FLAC, MP3 or Ogg file (first bytes 89 50 4e 47)" run -m "$MODEL" -p hi --audio "$FIX/media/tiny.png"
+expect_exit 1 "--audio $TMP/empty.wav: audio: empty input (0 bytes)" run -m "$MODEL" -p hi --audio "$TMP/empty.wav"
+# Well-formed clips: a malformed one beside them is reported first; alone, the model's refusal.
+expect_exit 1 "zero_channels.wav: WAV: header declares 0 channels" run -m "$MODEL" -p hi --audio "$AUD/speech_8k_s16.wav" \
+    --audio "$TMP/zero_channels.wav"
+expect_exit 1 "qwen2: this model does not accept audio input (input modalities: text)" run -m "$MODEL" -p hi --audio "$AUD/speech_8k_s16.wav"
+for clip in silence_16k.flac speech_16k.mp3 speech_48k.ogg tone_48k_f32.wav; do
+    expect_exit 1 "qwen2_vl: this model does not accept audio input (input modalities: text, image)" \
+        run -m "$FIX/qwen2_vl/model" -p hi --audio "$AUD/$clip"
+done
 
 # --- Qwen3-VL-MoE, text only (MoE layers; its image path is not built): 8 greedy tokens, the same
 # through an exported bundle; an image is refused by name.

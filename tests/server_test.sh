@@ -11,7 +11,8 @@
 #                  chunks) steps that prefilled several of them at once, from /metrics
 #                  (Qwen2-VL, Qwen3-VL and Gemma3, through the engine and through bundles)
 #   malformed.mjs  broken, wrong-typed, oversized and refused requests: status, error object,
-#                  and /health still 200 after each
+#                  and /health still 200 after each; malformed input_audio clips (and well-formed
+#                  ones, refused: no model takes audio), a text request answered after each
 #   speculative.mjs  speculative decoding (--draft 4): requests alone and mixed give the tokens
 #                  of their "speculative_decoding": false runs; /metrics shows drafts accepted
 #   load.mjs       300 requests at concurrency 16, every one against its oracle; RSS growth small
@@ -232,7 +233,7 @@ if want speculative; then
     stop_server spec
 fi
 
-# --- malformed: small limits, a media root with an image inside and a link out of it
+# --- malformed: small limits, a media root with an image inside and a link out of it, audio limits
 if want malformed; then
     mkdir -p "$TMP/media/sub" "$TMP/outside"
     cp "$CHELSEA" "$TMP/media/sub/cat.png"
@@ -242,7 +243,7 @@ if want malformed; then
     ln -s "$TMP/outside" "$TMP/media/outdir"
     printf 'not an image at all\n' >"$TMP/media/notes.png"
     start_server bad -m "$VL" --slots 2 --max-request-bytes 65536 --media-root "$TMP/media" --max-images 2 \
-        --image-max-tokens 64 --capacity 256
+        --image-max-tokens 64 --capacity 256 --max-audio 3 --max-audio-seconds 2 --max-request-audio-seconds 2
     TS_PORT=${PORT[bad]} TS_MEDIA_ROOT=$TMP/media TS_OUTSIDE=$TMP/outside run_node malformed.mjs
     stop_server bad
 fi

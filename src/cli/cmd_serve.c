@@ -58,6 +58,13 @@ static void usage(void)
         "  --max-images N             images per request (default 8)\n"
         "  --image-max-tokens N       tokens per image at most (pixel-budget processors: lowers "
         "max_pixels)\n"
+        "  --max-audio N              input_audio clips per request (default 8)\n"
+        "  --max-audio-seconds S      seconds a clip's header may declare (default 1800)\n"
+        "  --max-request-audio-seconds S  seconds a request's clips may declare in all (default "
+        "3600); both\n"
+        "                             checked from the headers before anything is decoded (no "
+        "model takes\n"
+        "                             audio yet: valid clips are then refused with a 400)\n"
         "  --encoder-cache-mb N       image encoder cache (default 256; 0 = off)\n"
         "  --prefix-cache-mb N        KV rows of prompt prefixes reused by later requests, blocks of 16\n"
         "                             tokens, least recently used evicted (default 1024; 0 = off)\n"
@@ -113,7 +120,8 @@ int cmd_serve(int argc, char **argv)
               images = o.max_images, image_tokens = 0, cache_mb = (long long)(o.encoder_cache_bytes >> 20),
               prefix_mb = (long long)(o.prefix_cache_bytes >> 20), chunk = o.prefill_chunk, batch = o.batch_tokens,
               threads = 0, media_threads = 0, conns = o.max_connections, per_ip = o.max_connections_per_ip,
-              pixels = o.max_request_pixels, draft = o.draft_tokens, header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
+              pixels = o.max_request_pixels, draft = o.draft_tokens, audio = o.max_audio, audio_s = (long long)o.max_audio_seconds,
+              request_audio_s = (long long)o.max_request_audio_seconds, header_s = o.header_timeout_s, body_s = o.body_timeout_s, idle_s = o.idle_timeout_s, prepare = o.prepare_threads;
     const char *key_file = NULL;
     const int_flag ints[] = {{"--port", 0, 65535, &port},
                              {"--slots", 1, 64, &slots},
@@ -135,7 +143,10 @@ int cmd_serve(int argc, char **argv)
                              {"--body-timeout", 1, 86400, &body_s},
                              {"--idle-timeout", 1, 86400, &idle_s},
                              {"--prepare-threads", 1, 256, &prepare},
-                             {"--max-request-pixels", 1, 1LL << 40, &pixels}};
+                             {"--max-request-pixels", 1, 1LL << 40, &pixels},
+                             {"--max-audio", 0, 64, &audio},
+                             {"--max-audio-seconds", 1, 10000000, &audio_s},
+                             {"--max-request-audio-seconds", 1, 10000000, &request_audio_s}};
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         if (ts_cli_is_help(argv[i])) {
@@ -193,6 +204,7 @@ int cmd_serve(int argc, char **argv)
     o.max_request_pixels = pixels;
     /* A bundle's decode entry verifies one token a slot: speculation stays off there. */
     o.draft_tokens = o.bundle_dir ? 0 : (int)draft;
+    o.max_audio = (int)audio, o.max_audio_seconds = (double)audio_s, o.max_request_audio_seconds = (double)request_audio_s;
     char key[512];
     if ((key_file != NULL) + (o.api_key != NULL) > 1) return ts_cli_usage_error("serve", "give --api-key or --api-key-file, not both");
     if (key_file) {

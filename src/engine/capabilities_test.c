@@ -1,6 +1,7 @@
 /* capabilities_test.c — the modality predicate: text where the decoder is built, never images
  * where every image stage of the family exists, whatever its config declares. */
 #include "check.h"
+#include "models/family.h"
 #include "tessera.h"
 
 static unsigned served(const char *name)
@@ -33,8 +34,24 @@ static void test_predicate(void)
     CHECK_INT_EQ(served("llava_siglip"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
 }
 
+/* No family takes audio yet: the media stage has no audio step (server/media.c), so a family that
+ * sets its descriptor's audio path must bring that step with it and change this test. Every
+ * fixture's predicate above is exact, so none says audio either. */
+static void test_no_audio_yet(void)
+{
+    int n = 0;
+    const ts_family_desc *const *all = ts_family_all(&n);
+    CHECK(n > 0);
+    for (int i = 0; i < n; i++) {
+        if (all[i]->audio) fprintf(stderr, "family %s has an audio path\n", all[i]->name);
+        CHECK(all[i]->audio == NULL);
+    }
+    CHECK((served("qwen2_vl") & TS_MODALITY_AUDIO) == 0);
+}
+
 int main(void)
 {
     RUN(test_predicate);
+    RUN(test_no_audio_yet);
     return check_finish();
 }

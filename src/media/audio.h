@@ -20,20 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Defaults for the limits; a field left 0 takes its default. */
-#define TS_AUDIO_DEFAULT_MAX_BYTES ((size_t)64 * 1000 * 1000) /* 64 MB encoded */
-#define TS_AUDIO_DEFAULT_MAX_SECONDS 1800.0                   /* 30 min, as declared or decoded */
-#define TS_AUDIO_DEFAULT_MAX_CHANNELS 8
-/* Sample rates outside [TS_AUDIO_MIN_RATE, TS_AUDIO_MAX_RATE] are refused whatever the limits:
- * below 4 kHz there is no speech band left, above 768 kHz no real recording. */
-#define TS_AUDIO_MIN_RATE 4000
-#define TS_AUDIO_MAX_RATE 768000
-
-typedef struct ts_audio_limits {
-    size_t max_bytes;   /* encoded size */
-    double max_seconds; /* declared duration, and decoded duration */
-    int max_channels;
-} ts_audio_limits;
+/* The limits, their defaults, the rate bounds and ts_audio_info are public (tessera.h). */
 
 /* Mono samples, nominally in [-1, 1] (float files may exceed it; nothing is clipped). */
 typedef struct ts_audio {
@@ -42,20 +29,11 @@ typedef struct ts_audio {
     int rate; /* Hz */
 } ts_audio;
 
-/* What a header declares, before decoding (audio_probe.h fills it). */
-typedef struct ts_audio_info {
-    int format; /* ts_audio_format */
-    int channels;
-    int rate;
-    int64_t frames; /* declared length in frames; libsndfile's count where the header has none */
-} ts_audio_info;
-
 /* Decodes data[0..len) to mono at `rate` Hz (0 = the file's own rate). limits: NULL = defaults. */
 ts_status ts_audio_decode(const void *data, size_t len, const ts_audio_limits *limits, int rate,
                           ts_audio *out, ts_error *err);
-/* The header's declaration, limits checked (the first steps of ts_audio_decode, no sample read). */
-ts_status ts_audio_probe(const void *data, size_t len, const ts_audio_limits *limits,
-                         ts_audio_info *info, ts_error *err);
+/* ts_audio_probe (tessera.h): the header's declaration, limits checked — the first steps of
+ * ts_audio_decode, no sample read. */
 /* Frees the samples and empties *audio; NULL and empty are fine. */
 void ts_audio_free(ts_audio *audio);
 

@@ -1,12 +1,14 @@
 /* audio_decode.c — ts_audio_probe and ts_audio_decode: the steps of audio.h in order.
  *
- * sniff → byte size → (WAV: our own header walk) → libsndfile's header → limits → decode with a
+ * sniff → byte size → (WAV: our own header walk; Ogg: the Vorbis headers through libvorbis, see
+ * audio_ogg.h) → libsndfile's header → limits → decode with a
  * frame cap → mono → resample. The frame cap is the duration limit at the file's rate, so a
  * header that under-declares (an MP3's estimated length) cannot decode past the limit either.
  */
 #include "base/error.h"
 #include "media/audio.h"
 #include "media/audio_format.h"
+#include "media/audio_ogg.h"
 #include "media/audio_probe.h"
 #include "media/audio_resample.h"
 #include "media/audio_sndfile.h"
@@ -22,6 +24,7 @@ static ts_status open_checked(const uint8_t *data, size_t len, const ts_audio_li
     memset(info, 0, sizeof(*info));
     if (!data || len == 0) return ts_error_set(err, TS_ERR_FORMAT, "audio: empty input (0 bytes)");
     ts_audio_format format = ts_audio_format_sniff(data, len);
+    info->format = format; /* kept on failure (ts_audio_probe's contract): set again below */
     const char *name = ts_audio_format_name(format);
     if (format == TS_AUDIO_FORMAT_UNKNOWN)
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
@@ -35,6 +38,7 @@ static ts_status open_checked(const uint8_t *data, size_t len, const ts_audio_li
         return ts_error_set(err, TS_ERR_RANGE, "%s: %zu bytes, over the limit of %zu", name, len,
                             limits->max_bytes);
     if (format == TS_AUDIO_FORMAT_WAV) TS_TRY(ts_audio_wav_header(data, len, limits, info, err));
+    if (format == TS_AUDIO_FORMAT_OGG) TS_TRY(ts_audio_ogg_headers(data, len, err));
     ts_audio_sndfile *f = NULL;
     TS_TRY(ts_audio_sndfile_open(data, len, (int)format, &f, info, err));
     ts_status st = ts_audio_check_info(name, info, limits, err);
@@ -49,6 +53,7 @@ static ts_status open_checked(const uint8_t *data, size_t len, const ts_audio_li
 ts_status ts_audio_probe(const void *data, size_t len, const ts_audio_limits *limits,
                          ts_audio_info *info, ts_error *err)
 {
+    memset(info, 0, sizeof(*info));
     ts_audio_limits l;
     TS_TRY(ts_audio_limits_resolve(limits, &l, err));
     return open_checked(data, len, &l, info, NULL, err);

@@ -24,6 +24,8 @@
  *   prompt        image_prompt: how an image placeholder expands into its tokens;
  *   positions     positions: the rotary positions and rope delta of a prompt with images
  *                 (NULL: 1-D positions 0 … n−1, no delta);
+ *   audio         audio: feature extractor, token count and encoder of audio input
+ *                 (models/audio_path.h; NULL for every family yet);
  *   side inputs   the decoder's DeepStack layers (the tower gives the rows); image_attention
  *                 BIDIRECTIONAL makes the model take an attention bias (ts_model_side_inputs);
  *   benchmarks    presets: published shapes `tessera bench --synthetic` builds with random
@@ -33,6 +35,7 @@
 #define TS_MODELS_FAMILY_H
 
 #include "loader/json_fields.h"
+#include "models/audio_path.h"
 #include "models/decoder.h"
 #include "models/tower.h"
 #include "tessera.h"
@@ -127,6 +130,10 @@ struct ts_family_desc {
     const char *const *crop_prompt;
     ts_image_attention image_attention;
 
+    /* audio: the feature extractor, token count and encoder of the family's audio input
+     * (audio_path.h); NULL: the family takes no audio (every family today). */
+    const ts_audio_path *audio;
+
     /* positions [position_rows][n] and the rope delta of a prompt whose image tokens stand for
      * `images` (NULL: 1-D positions, position_rows 1). */
     int position_rows;
@@ -154,5 +161,9 @@ bool ts_family_is(const ts_family_desc *family, const char *name);
 /* Whether every stage of the image path exists for a config: vision keys read, a decoder, a
  * processor, a tower and a prompt rule. */
 bool ts_family_image_path(const ts_model_config *cfg);
+/* Whether every stage of the audio path exists for a config: a decoder and the descriptor's
+ * audio hooks (a rate, features, a token count, an encoder), for a config that declares audio
+ * (cfg->has_audio, set by the family's config reader). */
+bool ts_family_audio_path(const ts_model_config *cfg);
 
 #endif

@@ -129,3 +129,11 @@ bool ts_family_image_path(const ts_model_config *cfg)
     return f && cfg->has_vision && f->read_vision && f->decoder && f->preprocess && f->tower &&
            f->image_prompt != TS_IMAGE_PROMPT_NONE;
 }
+
+bool ts_family_audio_path(const ts_model_config *cfg)
+{
+    const ts_family_desc *f = cfg->family;
+    const ts_audio_path *a = f ? f->audio : NULL;
+    return a && cfg->has_audio && f->decoder && a->sample_rate > 0 &&
+           a->features && a->tokens && a->encoder;
+}

@@ -1,4 +1,4 @@
-/* base64.c — the strict base64 of data: image URLs (see base64.h). */
+/* base64.c — the strict base64 of data: image URLs and input_audio data (see base64.h). */
 #include "server/base64.h"
 
 #include <stdio.h>
@@ -15,8 +15,8 @@ static int base64_value(unsigned char c)
     return -1;
 }
 
-int srv_base64_decode(const char *s, const char *where, const char *param, size_t max_bytes,
-                      uint8_t **out, size_t *out_len, srv_error *err)
+int srv_base64_decode(const char *s, const char *where, const char *param, const char *what,
+                      size_t max_bytes, uint8_t **out, size_t *out_len, srv_error *err)
 {
     size_t n = strlen(s), data = n;
     while (data > 0 && s[data - 1] == '=')
@@ -40,9 +40,9 @@ int srv_base64_decode(const char *s, const char *where, const char *param, size_
             "%s: bad base64 padding or length (%zu characters, %zu of them '=' at the end)", where,
             n, pad);
     size_t len = data / 4 * 3 + (data % 4 ? data % 4 - 1 : 0);
-    if (len == 0) return srv_fail(err, 400, param, "%s: image data is empty", where);
+    if (len == 0) return srv_fail(err, 400, param, "%s: %s data is empty", where, what);
     if (len > max_bytes)
-        return srv_fail(err, 400, param, "%s: image is %zu bytes, at most %zu", where, len,
+        return srv_fail(err, 400, param, "%s: %s is %zu bytes, at most %zu", where, what, len,
                         max_bytes);
     uint8_t *bytes = malloc(len);
     if (!bytes) return srv_fail(err, 500, "", "out of memory");

@@ -34,7 +34,7 @@ static int load_data_url(const char *url, const char *where, const char *param,
         return srv_fail(err, 400, param,
                         "%s: the data: URL must be base64 (data:<image type>;base64,<data>)",
                         where);
-    return srv_base64_decode(comma + 1, where, param, limits->max_image_bytes, out, out_len, err);
+    return srv_base64_decode(comma + 1, where, param, "image", limits->max_image_bytes, out, out_len, err);
 }
 
 /* The path of file://[localhost]/path, percent-decoded; owned. Query and fragment are dropped

@@ -2,12 +2,13 @@
  *
  * Every field the server acts on is read here and nowhere else, so a request that parses is one
  * the engine can run as asked: a wrong type, an out-of-range value or a feature this server does
- * not implement (n > 1, echo, suffix, tools, audio parts, remote images) is a 400 naming the
+ * not implement (n > 1, echo, suffix, tools, remote images) is a 400 naming the
  * field, never a quiet default. The request is built in place in *out; any failure tears it
  * down with srv_request_free, so a caller never sees half a request.
  */
 #include "server/request.h"
 #include "server/image_url.h"
+#include "server/input_audio.h"
 #include "server/json_strings.h"
 
 #include <cjson/cJSON.h>
@@ -353,7 +354,7 @@ static int load_image(parser *p, const char *url, int i, int j, const char *para
 /* ---------------------------------------------------------------- chat */
 
 /* Counted before anything loads, so "12 images, at most 4" costs no decoding. */
-static int count_images(const cJSON *messages)
+static int count_parts(const cJSON *messages, const char *kind)
 {
     int n = 0;
     const cJSON *m, *part;
@@ -364,7 +365,7 @@ static int count_images(const cJSON *messages)
         cJSON_ArrayForEach(part, content)
         {
             const cJSON *type = field(part, "type");
-            if (cJSON_IsString(type) && strcmp(type->valuestring, "image_url") == 0) n++;
+            if (cJSON_IsString(type) && strcmp(type->valuestring, kind) == 0) n++;
         }
     }
     return n;
@@ -416,6 +417,28 @@ static int parse_part(parser *p, const cJSON *part, int i, int j, const char *ro
         }
         if (load_image(p, url, i, j, param)) return -1;
         if (!cJSON_AddStringToObject(out, "type", "image")) return out_of_memory(p->err);
+        return 0;
+    }
+    if (strcmp(type->valuestring, "input_audio") == 0) {
+        if (strcmp(role, "user") != 0)
+            return srv_fail(p->err, 400, where,
+                            "%s: audio is only allowed in user messages, not %s messages", where,
+                            role);
+        srv_request *r = p->req;
+        srv_audio_source *clip = &r->audio[r->n_audio];
+        if (srv_input_audio_load(part, i, j, p->limits, clip, p->err)) return -1;
+        r->n_audio++;
+        double total = 0;
+        for (int k = 0; k < r->n_audio; k++) total += r->audio[k].seconds;
+        if (total > p->limits->max_request_audio_seconds) {
+            char data[96];
+            snprintf(data, sizeof data, "%s.input_audio.data", where);
+            return srv_fail(p->err, 400, data,
+                            "%s: the clips declare %.1f s of audio up to here (this one %.1f s), "
+                            "over this server's %.1f s per request; nothing was decoded",
+                            data, total, clip->seconds, p->limits->max_request_audio_seconds);
+        }
+        if (!cJSON_AddStringToObject(out, "type", "audio")) return out_of_memory(p->err);
         return 0;
     }
     char shown[SRV_CLIP];
@@ -536,11 +559,17 @@ static int parse_chat(parser *p, const cJSON *root)
     if (!cJSON_IsArray(messages)) return type_error(p->err, "messages", "an array");
     if (cJSON_GetArraySize(messages) == 0)
         return srv_fail(p->err, 400, "messages", "\"messages\" must not be empty");
-    int n_images = count_images(messages);
+    int n_images = count_parts(messages, "image_url");
     if (n_images > p->limits->max_images)
         return srv_fail(p->err, 400, "messages", "%d image%s, at most %d per request", n_images,
                         n_images == 1 ? "" : "s", p->limits->max_images);
     if (n_images > 0 && !(r->images = calloc((size_t)n_images, sizeof *r->images)))
+        return out_of_memory(p->err);
+    int n_audio = count_parts(messages, "input_audio");
+    if (n_audio > p->limits->max_audio)
+        return srv_fail(p->err, 400, "messages", "%d audio clip%s, at most %d per request",
+                        n_audio, n_audio == 1 ? "" : "s", p->limits->max_audio);
+    if (n_audio > 0 && !(r->audio = calloc((size_t)n_audio, sizeof *r->audio)))
         return out_of_memory(p->err);
 
     cJSON *out = cJSON_CreateArray();
@@ -667,6 +696,9 @@ void srv_request_free(srv_request *req)
     for (int i = 0; i < req->n_images; i++)
         free(req->images[i].bytes);
     free(req->images);
+    for (int i = 0; i < req->n_audio; i++)
+        free(req->audio[i].bytes);
+    free(req->audio);
     for (int i = 0; i < req->n_stop; i++)
         free(req->stop[i]);
     free(req->stop);

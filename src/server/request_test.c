@@ -4,6 +4,7 @@
  * file:// images against a real temporary media root (traversal, symlink escape, directory,
  * size); and the OpenAI error document srv_error_json writes. */
 #include "server/request.h"
+#include "base/file.h"
 #include "check.h"
 
 #include <cjson/cJSON.h>
@@ -71,6 +72,9 @@ static srv_limits limits(void)
     l.max_images = 3;
     l.max_image_bytes = 4096;
     l.max_stop = 16;
+    l.max_audio = 3;
+    l.audio.max_seconds = 3.0;
+    l.max_request_audio_seconds = 4.0;
     l.vocab_size = 1000;
     ts_sampling_params_default(&l.defaults);
     /* Non-trivial defaults show that absent fields take them. */
@@ -603,9 +607,6 @@ static void test_bad_parts(void)
     BAD(PARTS("{\"text\":\"hi\"}"), "messages[0].content[0].type",
         "\"messages[0].content[0].type\" is required");
     BAD(PARTS("{\"type\":7}"), "messages[0].content[0].type", "must be a string");
-    BAD(PARTS("{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"input_audio\",\"input_audio\":{}}"),
-        "messages[0].content[1].type",
-        "content part type \"input_audio\" is not supported by this server");
     BAD(PARTS("{\"type\":\"video_url\",\"video_url\":{\"url\":\"x\"}}"),
         "messages[0].content[0].type", "\"video_url\" is not supported");
     BAD(PARTS("{\"type\":\"file\",\"file\":{}}"), "messages[0].content[0].type",
@@ -621,6 +622,154 @@ static void test_bad_parts(void)
     BAD(PARTS("{\"type\":\"image_url\",\"image_url\":5}"), "messages[0].content[0].image_url",
         "must be an object with a \"url\"");
 #undef PARTS
+}
+
+/* ---- input_audio parts: the clips are the committed fixtures and WAV headers built here. */
+
+static char *read_clip(const char *name, size_t *len)
+{
+    char path[4096], *data = NULL;
+    const char *root = getenv("TS_ROOT");
+    ts_error err = {0};
+    snprintf(path, sizeof path, "%s/tests/fixtures/media/audio/%s", root ? root : ".", name);
+    if (ts_file_read(path, &data, len, &err) != TS_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(1);
+    }
+    return data;
+}
+
+static char *clip_b64(const char *name)
+{
+    size_t len;
+    char *data = read_clip(name, &len);
+    char *b = base64((const uint8_t *)data, len, true);
+    free(data);
+    return b;
+}
+
+/* A 44-byte WAV header and `present` zero bytes, base64: channels, rate and the data size given. */
+static char *wav_b64(unsigned channels, uint32_t rate, uint32_t declared, uint32_t present)
+{
+    uint8_t *w = calloc(1, 44 + present);
+    unsigned align = (channels ? channels : 1) * 2;
+    memcpy(w, "RIFF", 4), memcpy(w + 8, "WAVEfmt ", 8), memcpy(w + 36, "data", 4);
+    uint32_t v[] = {36 + present, 16, rate, rate * align, declared};
+    int at[] = {4, 16, 24, 28, 40};
+    for (int k = 0; k < 5; k++)
+        for (int b = 0; b < 4; b++) w[at[k] + b] = (uint8_t)(v[k] >> (8 * b));
+    w[20] = 1, w[22] = (uint8_t)channels, w[32] = (uint8_t)align, w[34] = 16;
+    char *b = base64(w, 44 + present, true);
+    free(w);
+    return b;
+}
+
+#define AUDIO_PART(data, format)                                                                   \
+    fmt("{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_audio\",\"input_audio\":" \
+        "{\"data\":\"%s\",\"format\":\"%s\"}}]}]}",                                                 \
+        data, format)
+
+static void test_chat_audio(void)
+{
+    srv_limits lim = limits();
+    size_t len;
+    char *wav = read_clip("speech_8k_s16.wav", &len);
+    char *b = base64((const uint8_t *)wav, len, true);
+    char *body = fmt("{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"input_audio\","
+                     "\"input_audio\":{\"data\":\"%s\",\"format\":\"wav\"}},{\"type\":\"text\","
+                     "\"text\":\"What is said?\"}]}]}",
+                     b);
+    srv_request req;
+    if (PARSE_OK(SRV_CHAT, body, &lim, &req)) {
+        CHECK_STR_EQ(req.messages_json, "[{\"role\":\"user\",\"content\":[{\"type\":\"audio\"},"
+                                        "{\"type\":\"text\",\"text\":\"What is said?\"}]}]");
+        CHECK_INT_EQ(req.n_audio, 1);
+        CHECK_INT_EQ(req.n_images, 0);
+        CHECK(req.audio[0].len == len && memcmp(req.audio[0].bytes, wav, len) == 0);
+        CHECK_INT_EQ(req.audio[0].info.format, TS_AUDIO_FORMAT_WAV);
+        CHECK_INT_EQ(req.audio[0].info.channels, 1);
+        CHECK_INT_EQ(req.audio[0].info.rate, 8000);
+        CHECK_INT_EQ(req.audio[0].info.frames, 12000); /* 1.5 s (sox trim 0 1.5) */
+        CHECK(req.audio[0].seconds == 1.5);
+        CHECK_STR_EQ(req.audio[0].where, "messages[0].content[0]");
+        srv_request_free(&req);
+    }
+    free(body), free(b), free(wav);
+    /* Each container under its own name, two clips within the 4 s a request may declare. */
+    const char *clips[][2] = {{"silence_16k.flac", "flac"}, {"speech_16k.mp3", "mp3"},
+                              {"tone_8k_stereo.ogg", "ogg"}, {"tone_48k_f32.wav", "wav"}};
+    for (int k = 0; k < 4; k++) {
+        b = clip_b64(clips[k][0]);
+        body = AUDIO_PART(b, clips[k][1]);
+        if (PARSE_OK(SRV_CHAT, body, &lim, &req)) {
+            CHECK_INT_EQ(req.n_audio, 1);
+            CHECK(req.audio[0].info.rate >= 8000 && req.audio[0].seconds <= 1.6);
+            srv_request_free(&req);
+        }
+        free(body), free(b);
+    }
+}
+
+static void test_bad_audio(void)
+{
+    srv_limits lim = limits();
+#define PARTS(p) "{\"messages\":[{\"role\":\"user\",\"content\":[" p "]}]}"
+    const char *D = "messages[0].content[0].input_audio.data";
+    const char *F = "messages[0].content[0].input_audio.format";
+    BAD(PARTS("{\"type\":\"input_audio\"}"), "messages[0].content[0].input_audio",
+        "\"messages[0].content[0].input_audio\" is required");
+    BAD(PARTS("{\"type\":\"input_audio\",\"input_audio\":\"UklGRg==\"}"),
+        "messages[0].content[0].input_audio", "must be an object with \"data\" and \"format\"");
+    BAD(PARTS("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"UklGRg==\"}}"), F,
+        "\"messages[0].content[0].input_audio.format\" is required");
+    BAD(PARTS("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"UklGRg==\",\"format\":3}}"), F,
+        "must be a string");
+    BAD(PARTS("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"UklGRg==\",\"format\":\"aac\"}}"),
+        F, "audio format \"aac\" is not supported (\"wav\", \"mp3\", \"flac\" or \"ogg\")");
+    BAD(PARTS("{\"type\":\"input_audio\",\"input_audio\":{\"format\":\"wav\"}}"), D,
+        "\"messages[0].content[0].input_audio.data\" is required");
+    BAD(PARTS("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"\",\"format\":\"wav\"}}"), D,
+        "input_audio.data: audio data is empty");
+    BAD(PARTS("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"UklG@@==\",\"format\":\"wav\"}}"),
+        D, "invalid base64 character '@' at offset 4");
+    char *png_b64 = base64(png, sizeof png, true);
+    bad_dynamic(__LINE__, &lim, AUDIO_PART(png_b64, "wav"), D,
+                "the audio cannot be accepted: audio: not a WAV, FLAC, MP3 or Ogg file (first bytes "
+                "89 50 4e 47)");
+    free(png_b64);
+    char *b = clip_b64("speech_16k.mp3");
+    bad_dynamic(__LINE__, &lim, AUDIO_PART(b, "wav"), F,
+                "the format is \"wav\" but the data is a MP3 file (\"mp3\")");
+    free(b);
+    b = wav_b64(0, 16000, 3200, 3200);
+    bad_dynamic(__LINE__, &lim, AUDIO_PART(b, "wav"), D, "WAV: header declares 0 channels");
+    free(b);
+    b = wav_b64(1, 100, 200, 200);
+    bad_dynamic(__LINE__, &lim, AUDIO_PART(b, "wav"), D, "sample rate 100 Hz is outside");
+    free(b);
+    b = wav_b64(1, 16000, 16000u * 2 * 36000, 3200); /* ten hours declared, 0.1 s present */
+    bad_dynamic(__LINE__, &lim, AUDIO_PART(b, "wav"), D,
+                "WAV: header declares 36000.0 s of audio (576000000 frames at 16000 Hz), over the "
+                "limit of 3.0 s");
+    /* A wrong format on broken data: the mismatch is what is reported. */
+    bad_dynamic(__LINE__, &lim, AUDIO_PART(b, "flac"), F, "the data is a WAV file");
+    free(b);
+    /* Four clips, at most three; three of 1.5 s, at most 4 s a request (the third named). */
+    b = clip_b64("speech_8k_s16.wav");
+    char *part = fmt("{\"type\":\"input_audio\",\"input_audio\":{\"data\":\"%s\",\"format\":\"wav\"}}", b);
+    bad_dynamic(__LINE__, &lim,
+                fmt("{\"messages\":[{\"role\":\"user\",\"content\":[%s,%s,%s,%s]}]}", part, part, part, part),
+                "messages", "4 audio clips, at most 3 per request");
+    bad_dynamic(__LINE__, &lim, fmt("{\"messages\":[{\"role\":\"user\",\"content\":[%s,%s,%s]}]}", part, part, part),
+                "messages[0].content[2].input_audio.data",
+                "the clips declare 4.5 s of audio up to here (this one 1.5 s), over this server's 4.0 s "
+                "per request; nothing was decoded");
+    bad_dynamic(__LINE__, &lim,
+                fmt("{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"},{\"role\":\"assistant\","
+                    "\"content\":[%s]}]}",
+                    part),
+                "messages[1].content[0]", "audio is only allowed in user messages, not assistant");
+    free(part), free(b);
 }
 
 static void test_bad_image_urls(void)
@@ -883,6 +1032,8 @@ int main(void)
     RUN(test_bad_json);
     RUN(test_bad_messages);
     RUN(test_bad_parts);
+    RUN(test_chat_audio);
+    RUN(test_bad_audio);
     RUN(test_bad_image_urls);
     RUN(test_bad_sampling);
     RUN(test_bad_stop_and_lengths);

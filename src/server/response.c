@@ -226,6 +226,7 @@ char *srv_models_json(const srv_server *s, bool one)
     cJSON *modalities = cJSON_AddArrayToObject(m, "input_modalities");
     cJSON_AddItemToArray(modalities, cJSON_CreateString("text"));
     if (srv_accepts_images(s)) cJSON_AddItemToArray(modalities, cJSON_CreateString("image"));
+    if (srv_accepts_audio(s)) cJSON_AddItemToArray(modalities, cJSON_CreateString("audio"));
     cJSON *out = cJSON_AddArrayToObject(m, "output_modalities");
     cJSON_AddItemToArray(out, cJSON_CreateString("text"));
     return print(doc, false);

@@ -29,12 +29,20 @@ void ts_server_options_default(srv_options *o)
     o->idle_timeout_s = 30;
     o->prepare_threads = 2;
     o->max_request_pixels = (int64_t)80 * 1000 * 1000;
+    o->max_audio = 8;
+    o->max_audio_seconds = TS_AUDIO_DEFAULT_MAX_SECONDS;
+    o->max_request_audio_seconds = 2 * TS_AUDIO_DEFAULT_MAX_SECONDS;
     o->log_level = TS_LOG_WARN;
 }
 
 bool srv_accepts_images(const srv_server *s)
 {
     return (s->encoder || s->media_bundle) && (ts_model_supported_modalities(ts_model_get_config(s->model)) & TS_MODALITY_IMAGE);
+}
+
+bool srv_accepts_audio(const srv_server *s)
+{
+    return ts_model_supported_modalities(ts_model_get_config(s->model)) & TS_MODALITY_AUDIO;
 }
 
 ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n,
@@ -212,7 +220,14 @@ int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
     srv_request *r = &job->req;
     if (cheap_size_check(s, r, err)) return -1;
     if (r->n_images && !srv_accepts_images(s))
-        return srv_fail(err, 400, r->images[0].where, "this model does not accept images (input modalities: text)");
+        return srv_fail(err, 400, r->images[0].where, "this model does not accept images (input modalities: text%s)",
+                        srv_accepts_audio(s) ? ", audio" : "");
+    /* After the parse has validated every clip: malformed audio is reported as what it is. */
+    if (r->n_audio && !srv_accepts_audio(s))
+        return srv_fail(err, 400, r->audio[0].where, "%s: this model does not accept audio input (input modalities: text%s)",
+                        r->audio[0].where, srv_accepts_images(s) ? ", image" : "");
+    if (r->n_audio) /* no media-stage audio step yet (server.h): refused, never dropped */
+        return srv_fail(err, 500, "", "this server has no audio step for this model yet");
     if (r->endpoint == SRV_CHAT) {
         if (render_chat(s, job, err)) return -1;
     } else if (!(job->prompt_text = strdup(r->prompt))) {
@@ -296,6 +311,11 @@ static ts_status load(srv_server *s, ts_error *err)
         return ts_error_set(err, TS_ERR_RANGE, "--prepare-threads must be at least 1");
     if (o->max_request_pixels < 1)
         return ts_error_set(err, TS_ERR_RANGE, "--max-request-pixels must be at least 1");
+    if (o->max_audio < 0 || o->max_audio > SRV_MAX_AUDIO)
+        return ts_error_set(err, TS_ERR_RANGE, "--max-audio %d outside 0..%d", o->max_audio, SRV_MAX_AUDIO);
+    if (!(o->max_audio_seconds > 0) || !(o->max_request_audio_seconds > 0) || o->max_audio_seconds > 1e7 ||
+        o->max_request_audio_seconds > 1e7)
+        return ts_error_set(err, TS_ERR_RANGE, "--max-audio-seconds and --max-request-audio-seconds must be in (0, 1e7]");
     ts_context_options co = {.n_threads = o->threads, .log_level = o->log_level, .cpu_level = o->cpu_level, .compute = o->compute};
     ts_status st = ts_context_create(&co, &s->ctx, err);
     if (st) return st;
@@ -352,6 +372,9 @@ static ts_status load(srv_server *s, ts_error *err)
     s->limits = (srv_limits){.media_root = o->media_root,
                              .max_images = o->max_images,
                              .max_image_bytes = TS_IMAGE_DEFAULT_MAX_BYTES,
+                             .max_audio = o->max_audio,
+                             .audio = {.max_bytes = TS_AUDIO_DEFAULT_MAX_BYTES, .max_seconds = o->max_audio_seconds},
+                             .max_request_audio_seconds = o->max_request_audio_seconds,
                              .max_stop = 16,
                              .vocab_size = s->vocab,
                              .defaults = s->defaults};

@@ -28,6 +28,7 @@ typedef ts_server_options srv_options;
  * --max-images (the CLI's ranges say the same). */
 #define SRV_MAX_SLOTS 64
 #define SRV_MAX_IMAGES 64
+#define SRV_MAX_AUDIO 64
 
 /* ---- shared by the stages */
 
@@ -86,6 +87,10 @@ struct ts_server {
  * model has an image path and this server has a tower to run it (the engine's, or a bundle's
  * vision.main). */
 bool srv_accepts_images(const srv_server *s);
+/* Whether the server admits audio: ts_model_supported_modalities says so (the family's whole
+ * audio path exists: features, encoder; models/audio_path.h) — false for every model yet. The
+ * media stage gets its audio step with the first family that has one. */
+bool srv_accepts_audio(const srv_server *s);
 /* A place in the queue for a completion whose body has arrived, before any of it is parsed: 429
  * when admitted + reserved fill --queue, 503 when stopping. srv_unreserve once it was submitted
  * (or refused). */

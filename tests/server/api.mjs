@@ -206,6 +206,8 @@ await runCases('api.mjs', [
         const tm = (await t.models.list()).data;
         a.equal(tm.length, 1);
         a.deepEqual(tm[0].input_modalities, ['text'], 'the text-only model takes text only');
+        // No model takes audio yet: neither lists it (the deepEqual above says so too).
+        a.ok(!m.input_modalities.includes('audio') && !tm[0].input_modalities.includes('audio'), 'no audio listed');
     }],
 
     ['the text-only model', async () => {
@@ -216,6 +218,14 @@ await runCases('api.mjs', [
         await expectError(t.chat.completions.create({
             ...greedy, max_tokens: 4, messages: user([{ type: 'image_url', image_url: { url: CHELSEA } }, { type: 'text', text: 'hi' }]) }),
             OpenAI.BadRequestError, 400, /does not accept images/);
+        // A well-formed clip through the official client's input_audio part: validated, then refused.
+        const wav = fs.readFileSync(fixture('media', 'audio', 'speech_8k_s16.wav')).toString('base64');
+        const e = await expectError(t.chat.completions.create({
+            ...greedy, max_tokens: 4, messages: user([{ type: 'input_audio', input_audio: { data: wav, format: 'wav' } }, { type: 'text', text: 'hi' }]) }),
+            OpenAI.BadRequestError, 400, /messages\[0\]\.content\[0\]: this model does not accept audio input \(input modalities: text\)$/);
+        a.equal(e.param, 'messages[0].content[0]');
+        const after = await t.chat.completions.create({ ...greedy, messages: user('Hello there'), max_tokens: 16 });
+        a.equal(after.choices[0].message.content, O.txt_chat.text, 'the same text after the refusal');
     }],
 
     ['the API key', async () => {
