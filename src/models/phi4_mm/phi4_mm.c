@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "loader/config_keys.h"
 #include "models/family.h"
+#include "models/phi4_mm/phi4_lora.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -143,4 +144,7 @@ const ts_family_desc ts_phi4_mm_family = {
     .read_text = read_text,
     .derive_weight = derive_weight,
     .decoder = decoder,
+    .lora_adapters = ts_phi4_mm_lora_folders,
+    .lora_for_input = ts_phi4_mm_lora_for_input,
+    .lora_module = ts_phi4_mm_lora_module,
 };
