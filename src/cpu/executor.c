@@ -172,9 +172,11 @@ static size_t scratch_bytes(const ts_program *p, const ts_node *n)
         ts_qlinear_shape s = qlinear_shape_of(g, n);
         return ts_cpu_qlinear_scratch_bytes(&s, ts_pool_size(p->cpu.pool));
     }
-    case TS_OP_LORA_LINEAR: /* A·x of every row: [N, r] (x is [N, in]) */
-        return sizeof(float) * (size_t)ts_graph_type(g, n->inputs[0])->dims[0] *
-               (size_t)ts_graph_type(g, n->inputs[2])->dims[1];
+    case TS_OP_LORA_LINEAR: {
+        const ts_type *x = ts_graph_type(g, n->inputs[0]), *a = ts_graph_type(g, n->inputs[2]);
+        ts_lora_shape s = {x->dims[0], x->dims[1], n->type.dims[1], a->dims[0], a->dims[1]};
+        return ts_cpu_lora_scratch_bytes(&s);
+    }
     default: return 0;
     }
 }

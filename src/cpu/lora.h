@@ -1,11 +1,13 @@
 /* lora.h — the CPU half of ts_graph_lora_linear: the per-row low-rank delta added onto a base
  * linear's output (the executor runs ts_cpu_linear for the base first, into the same y).
  *
- * Contract: y[i] += (b[k]·(a[k]·x[i])) · scale[k] with k = index[i], in f32, the A product
- * summed over `in` in order, the B product over r in order (so a zero-padded rank adds exact
- * zeros and an all-zero adapter leaves y bit-identical). Rows are independent: a row's result
- * does not depend on the other rows of the batch or their adapters. scratch holds m·r floats
- * (the executor sizes it). TS_ERR_RANGE, y untouched, when an index lies outside 0 … adapters−1.
+ * Contract: y[i] += (b[k]·(a[k]·x[i])) · scale[k] with k = index[i], in f32, both products by
+ * ts_cpu_linear over the rows that chose adapter k (a zero-padded rank adds exact zeros); rows
+ * of an adapter with scale 0 (adapter 0, "none") are left exactly as the base wrote them. A row's
+ * result depends only on its own x and on how many rows share its adapter in the step (through
+ * ts_cpu_linear's kernel choice, as for any linear), never on the other adapters' rows.
+ * scratch: ts_cpu_lora_scratch_bytes. TS_ERR_RANGE, y untouched, when an index lies outside
+ * 0 … adapters−1; ts_cpu_linear's errors (bf16 compute policies only).
  */
 #ifndef TS_CPU_LORA_H
 #define TS_CPU_LORA_H
@@ -16,6 +18,7 @@ typedef struct ts_lora_shape {
     int64_t m, in, out, adapters, rank;
 } ts_lora_shape;
 
+size_t ts_cpu_lora_scratch_bytes(const ts_lora_shape *s);
 ts_status ts_cpu_lora_delta(const ts_cpu *cpu, const ts_lora_shape *s, const float *x,
                             const float *a, const float *b, const float *scale,
                             const int32_t *index, float *y, void *scratch, ts_error *err);
