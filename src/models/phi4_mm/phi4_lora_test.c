@@ -5,7 +5,8 @@
  * per tensor (fixture_compare.h). Also: the family's adapter per input mode; a decode step mixing a
  * speech sequence and a no-adapter sequence gives each the logits it gets alone; the adapter
  * choice is refused when unknown or when the sequence holds rows of another adapter and is back
- * to none after a reset; adapter configs that are not plain LoRA are refused by name. */
+ * to none after a reset; the prefix cache shares rows only within one adapter; adapter configs
+ * that are not plain LoRA are refused by name. */
 #include "engine/model.h"
 #include "models/family.h"
 #include "check.h"
@@ -231,6 +232,45 @@ static void test_adapter_choice(void)
     ts_model_destroy(m);
 }
 
+/* The prefix cache shares rows only between sequences of the same adapter. */
+static void test_prefix_cache_keys_the_adapter(void)
+{
+    enum { N = 40 };
+    ts_error err;
+    ts_model *m;
+    REQUIRE_INT_EQ(ts_model_load(ctx, CASE "/model", NULL, &m, &err), TS_OK);
+    int32_t ids[N];
+    for (int i = 0; i < N; i++) ids[i] = 10 + 7 * i;
+    ts_sequence *like;
+    REQUIRE_INT_EQ(ts_sequence_create(m, 64, &like, &err), TS_OK);
+    ts_prefix_cache *cache;
+    REQUIRE_INT_EQ(ts_prefix_cache_create(m, like, 1 << 24, &cache, &err), TS_OK);
+    ts_prefix_prompt prompt = {.ids = ids, .n = N, .chunk = 256};
+    float *logits = malloc(sizeof(float) * (size_t)ts_model_vocab_size(m));
+    const char *order[3] = {"speech", "none", "speech"};
+    int64_t restored[3];
+    for (int r = 0; r < 3; r++) {
+        ts_sequence *seq;
+        ts_prefix_keys *keys;
+        REQUIRE_INT_EQ(ts_sequence_create(m, 64, &seq, &err), TS_OK);
+        CHECK_INT_EQ(ts_sequence_set_adapter(seq, order[r], &err), TS_OK);
+        CHECK_INT_EQ(ts_prefix_cache_begin(cache, &prompt, seq, &keys, &restored[r], &err), TS_OK);
+        CHECK_INT_EQ(ts_model_prefill(m, seq, ids + restored[r], (size_t)(N - restored[r]), logits, &err), TS_OK);
+        ts_prefix_cache_store(cache, keys, seq);
+        ts_prefix_keys_free(keys);
+        ts_sequence_destroy(seq);
+    }
+    /* speech stores; none finds nothing of it; speech again restores 16 rows (the exactness rule
+     * keeps the last 24 rows in one call of ≥ 16) */
+    CHECK_INT_EQ(restored[0], 0);
+    CHECK_INT_EQ(restored[1], 0);
+    CHECK_INT_EQ(restored[2], 16);
+    free(logits);
+    ts_prefix_cache_destroy(cache);
+    ts_sequence_destroy(like);
+    ts_model_destroy(m);
+}
+
 /* A copy of the case's model folder (files linked) whose speech adapter config has `key` set to
  * `value`: the load is refused naming the key. */
 static void expect_refused(const char *key, const char *value, const char *message)
@@ -301,6 +341,7 @@ int main(void)
     RUN(test_speech_adapter_bf16);
     RUN(test_mixed_batch_matches_alone);
     RUN(test_adapter_choice);
+    RUN(test_prefix_cache_keys_the_adapter);
     RUN(test_unsupported_configs_refused);
     ts_context_destroy(ctx);
     return check_finish();
