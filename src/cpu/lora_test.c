@@ -51,8 +51,9 @@ static ts_context *make_ctx(void)
     return ctx;
 }
 
-/* The graph y = lora_linear(x, w, a, b, scale, index) and z = linear(x, w). */
-static ts_graph *build(void)
+/* The operands as parameters (b with rank b_rank: R, or a wrong one), then
+ * y = lora_linear(x, w, a, b, scale, index) and z = linear(x, w) as the outputs. */
+static ts_graph *build(int64_t b_rank)
 {
     ts_graph *g;
     ts_error err;
@@ -60,7 +61,7 @@ static ts_graph *build(void)
     ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 2, (int64_t[]){N, IN}));
     ts_value w = ts_graph_parameter(g, "w", TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_F32, 2, (int64_t[]){OUT, IN}));
     ts_value a = ts_graph_parameter(g, "a", TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_F32, 3, (int64_t[]){K, R, IN}));
-    ts_value b = ts_graph_parameter(g, "b", TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_F32, 3, (int64_t[]){K, OUT, R}));
+    ts_value b = ts_graph_parameter(g, "b", TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_F32, 3, (int64_t[]){K, OUT, b_rank}));
     ts_value s = ts_graph_parameter(g, "scale", TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_F32, 1, (int64_t[]){K}));
     ts_value i = ts_graph_parameter(g, "index", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, (int64_t[]){N}));
     ts_value outs[2] = {ts_graph_lora_linear(g, x, w, a, b, s, i), ts_graph_linear(g, x, w, TS_NO_VALUE)};
@@ -73,7 +74,7 @@ static void test_fused_matches_decomposition_and_by_hand(void)
     operands o;
     make(&o, 7);
     ts_context *ctx = make_ctx();
-    ts_graph *g = build(), *d = NULL;
+    ts_graph *g = build(R), *d = NULL;
     ts_program *prog = NULL;
     ts_error err;
     const void *out[2];
@@ -132,16 +133,8 @@ static void test_fused_matches_decomposition_and_by_hand(void)
 
 static void test_bad_operands_refused(void)
 {
-    ts_graph *g;
+    ts_graph *g = build(R + 1);
     ts_error err;
-    ts_graph_create(&g, &err);
-    ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_F32, 2, (int64_t[]){N, IN}));
-    ts_value w = ts_graph_parameter(g, "w", TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_F32, 2, (int64_t[]){OUT, IN}));
-    ts_value a = ts_graph_parameter(g, "a", TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_F32, 3, (int64_t[]){K, R, IN}));
-    ts_value b = ts_graph_parameter(g, "b", TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_F32, 3, (int64_t[]){K, OUT, R + 1}));
-    ts_value s = ts_graph_parameter(g, "scale", TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_F32, 1, (int64_t[]){K}));
-    ts_value i = ts_graph_parameter(g, "index", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, (int64_t[]){N}));
-    CHECK(ts_graph_lora_linear(g, x, w, a, b, s, i) == TS_NO_VALUE);
     CHECK(ts_graph_status(g, &err) != TS_OK && strstr(err.message, "b must be f32 [3, 6, 3]"));
     ts_graph_destroy(g);
 }

@@ -57,8 +57,8 @@ static ts_status read_config(const char *dir, adapter *a, ts_error *err)
     char peft_type[32], bias[32];
     st = ts_json_string(&r, root, "peft_type", "LORA", peft_type, sizeof(peft_type));
     if (st == TS_OK && strcmp(peft_type, "LORA") != 0)
-        st = ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: peft_type \"%s\" (only LORA is implemented)",
-                          origin, peft_type);
+        st = ts_error_set(err, TS_ERR_UNSUPPORTED,
+                          "%s: peft_type \"%s\" (only LORA is implemented)", origin, peft_type);
     if (st == TS_OK) st = ts_json_int_required(&r, root, "r", &a->r);
     if (st == TS_OK && a->r < 1)
         st = ts_error_set(err, TS_ERR_RANGE, "%s: r %lld (≥ 1 needed)", origin, (long long)a->r);
@@ -160,7 +160,8 @@ static ts_status stack_projection(ts_lora_set *set, const ts_model_config *cfg,
     }
     for (int i = 0; i < n_ad; i++) {
         const adapter *a = &ad[i];
-        const ts_tensor_info *A = adapter_tensor(a, module, 'A'), *B = adapter_tensor(a, module, 'B');
+        const ts_tensor_info *A = adapter_tensor(a, module, 'A');
+        const ts_tensor_info *B = adapter_tensor(a, module, 'B');
         if (!A && !B) continue; /* the adapter leaves this module alone */
         int64_t r = a->r;
         if (!A || !B)
@@ -201,8 +202,10 @@ static ts_status check_all_used(const ts_model_config *cfg, const ts_decoder_spe
                 for (int p = 0; p < TS_LORA_PROJS && !used; p++) {
                     char weight[256], module[256], want[512];
                     int64_t out, in, row0, rows, total;
-                    if (!ts_decoder_lora_projection(spec, l, p, weight, sizeof(weight), &out, &in) ||
-                        !module_of(cfg, weight, out, module, sizeof(module), &row0, &rows, &total))
+                    if (!ts_decoder_lora_projection(spec, l, p, weight, sizeof(weight), &out,
+                                                    &in) ||
+                        !module_of(cfg, weight, out, module, sizeof(module), &row0, &rows,
+                                   &total))
                         continue;
                     for (char ab = 'A'; ab <= 'B' && !used; ab++) {
                         snprintf(want, sizeof(want), PEFT_PREFIX "%s.lora_%c.weight", module, ab);

@@ -248,9 +248,8 @@ static ts_value project(ts_graph *g, const ts_decoder_weights *w,
     if (bias == TS_NO_VALUE) return y;
     const ts_type t = *ts_graph_type(g, y);
     int64_t last = t.rank - 1;
-    return ts_graph_binary(
-        g, TS_OP_ADD, y,
-        ts_graph_broadcast_in_dim(g, ts_graph_convert(g, bias, TS_DTYPE_F32), t.rank, t.dims, &last));
+    ts_value b = ts_graph_convert(g, bias, TS_DTYPE_F32);
+    return ts_graph_binary(g, TS_OP_ADD, y, ts_graph_broadcast_in_dim(g, b, t.rank, t.dims, &last));
 }
 
 /* Qwen2MLP / LlamaMLP, or Qwen3VLMoeTextSparseMoeBlock (its router renormalises the top-k

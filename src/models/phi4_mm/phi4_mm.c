@@ -1,6 +1,6 @@
 /* phi4_mm.c — the Phi-4-multimodal family (Phi4MultimodalForCausalLM, model_type
  * "phi4_multimodal"): its Phi-3-style language model. Only the text path is built: the SigLIP
- * tower with HD crops, the Conformer audio encoder and the speech/vision LoRA adapters are not
+ * tower with HD crops and the Conformer audio encoder are not (LoRA is: phi4_lora.c)
  * (docs/phi4-multimodal.md), so the family reads no vision_config and the model advertises text
  * alone; image and audio requests are refused as for any text-only model.
  *
