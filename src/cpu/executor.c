@@ -174,7 +174,7 @@ static size_t scratch_bytes(const ts_program *p, const ts_node *n)
     }
     case TS_OP_LORA_LINEAR: {
         const ts_type *x = ts_graph_type(g, n->inputs[0]), *a = ts_graph_type(g, n->inputs[2]);
-        ts_lora_shape s = {x->dims[0], x->dims[1], n->type.dims[1], a->dims[0], a->dims[1]};
+        ts_lora_shape s = {x->dims[0], x->dims[1], n->type.dims[1], a->dims[0], a->dims[1], a->dtype};
         return ts_cpu_lora_scratch_bytes(&s);
     }
     default: return 0;
@@ -376,7 +376,7 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
         ts_status st = ts_cpu_linear(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]],
                                      w->dtype, w->dims[0], NULL, TS_DTYPE_F32, out, err);
         if (st != TS_OK) return st;
-        ts_lora_shape s = {rows_of(t0), last_dim(t0), w->dims[0], a->dims[0], a->dims[1]};
+        ts_lora_shape s = {rows_of(t0), last_dim(t0), w->dims[0], a->dims[0], a->dims[1], a->dtype};
         return ts_cpu_lora_delta(cpu, &s, v[n->inputs[0]], v[n->inputs[2]], v[n->inputs[3]],
                                  v[n->inputs[4]], v[n->inputs[5]], out, scratch, err);
     }

@@ -13,7 +13,7 @@ size_t ts_cpu_lora_scratch_bytes(const ts_lora_shape *s)
 }
 
 ts_status ts_cpu_lora_delta(const ts_cpu *cpu, const ts_lora_shape *s, const float *x,
-                            const float *a, const float *b, const float *scale,
+                            const void *a, const void *b, const float *scale,
                             const int32_t *index, float *y, void *scratch, ts_error *err)
 {
     for (int64_t i = 0; i < s->m; i++)
@@ -36,13 +36,14 @@ ts_status ts_cpu_lora_delta(const ts_cpu *cpu, const ts_lora_shape *s, const flo
                 memcpy(xs + j * s->in, x + rows[j] * s->in, sizeof(float) * (size_t)s->in);
             xk = xs;
         }
-        const float *ak = a + (size_t)k * (size_t)(s->rank * s->in),
-                    *bk = b + (size_t)k * (size_t)(s->out * s->rank);
-        ts_status st = ts_cpu_linear(cpu, xk, mk, s->in, ak, TS_DTYPE_F32, s->rank, NULL,
+        size_t size = ts_dtype_size(s->dtype);
+        const void *ak = (const uint8_t *)a + (size_t)k * (size_t)(s->rank * s->in) * size,
+                   *bk = (const uint8_t *)b + (size_t)k * (size_t)(s->out * s->rank) * size;
+        ts_status st = ts_cpu_linear(cpu, xk, mk, s->in, ak, s->dtype, s->rank, NULL,
                                      TS_DTYPE_F32, t, err);
         if (st == TS_OK)
-            st = ts_cpu_linear(cpu, t, mk, s->rank, bk, TS_DTYPE_F32, s->out, NULL, TS_DTYPE_F32,
-                               d, err);
+            st = ts_cpu_linear(cpu, t, mk, s->rank, bk, s->dtype, s->out, NULL, TS_DTYPE_F32, d,
+                               err);
         if (st != TS_OK) return st;
         for (int64_t j = 0; j < mk; j++) {
             float *yi = y + rows[j] * s->out;

@@ -16,11 +16,12 @@
 
 typedef struct ts_lora_shape {
     int64_t m, in, out, adapters, rank;
+    ts_dtype dtype; /* of a and b: F32, BF16 or F16 */
 } ts_lora_shape;
 
 size_t ts_cpu_lora_scratch_bytes(const ts_lora_shape *s);
 ts_status ts_cpu_lora_delta(const ts_cpu *cpu, const ts_lora_shape *s, const float *x,
-                            const float *a, const float *b, const float *scale,
+                            const void *a, const void *b, const float *scale,
                             const int32_t *index, float *y, void *scratch, ts_error *err);
 
 #endif

@@ -15,13 +15,14 @@
 typedef struct {
     char name[256]; /* "model.layers.l.self_attn.q_proj.lora_A" */
     ts_tensor_info info;
-    float *data;
+    void *data;
 } stacked;
 
 struct ts_lora_set {
     ts_weight_source base;
     int count; /* K, "none" included */
     int64_t rank;
+    ts_dtype dtype; /* of the stacks: BF16 when every adapter tensor is, else F32 */
     const char *names[MAX_ADAPTERS];
     float scale[MAX_ADAPTERS];
     ts_tensor_info scale_info;
@@ -105,6 +106,13 @@ static const ts_tensor_info *adapter_tensor(const adapter *a, const char *module
     return n > 0 && (size_t)n < sizeof(name) ? ts_checkpoint_find(a->ckpt, name) : NULL;
 }
 
+/* Element i of t into element at of a stack of set->dtype (a bf16 value copied as it is). */
+static void put(const ts_lora_set *set, void *stack, size_t at, const ts_tensor_info *t, size_t i)
+{
+    if (set->dtype == TS_DTYPE_BF16) ((uint16_t *)stack)[at] = ((const uint16_t *)t->data)[i];
+    else ((float *)stack)[at] = widen(t, i);
+}
+
 static bool float_dtype(ts_dtype d)
 {
     return d == TS_DTYPE_F32 || d == TS_DTYPE_BF16 || d == TS_DTYPE_F16;
@@ -149,14 +157,15 @@ static ts_status stack_projection(ts_lora_set *set, const ts_model_config *cfg,
         snprintf(s[ab].name, sizeof(s[ab].name), "%.*s.lora_%c", (int)base_len, weight,
                  ab ? 'B' : 'A');
         int64_t d1 = ab ? out : R, d2 = ab ? R : in;
-        s[ab].data = calloc((size_t)(K * d1 * d2), sizeof(float));
+        size_t size = ts_dtype_size(set->dtype);
+        s[ab].data = calloc((size_t)(K * d1 * d2), size);
         if (!s[ab].data) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "LoRA: out of memory");
         s[ab].info = (ts_tensor_info){.name = s[ab].name,
-                                      .dtype = TS_DTYPE_F32,
+                                      .dtype = set->dtype,
                                       .n_dims = 3,
                                       .shape = {K, d1, d2},
                                       .data = s[ab].data,
-                                      .n_bytes = sizeof(float) * (size_t)(K * d1 * d2)};
+                                      .n_bytes = size * (size_t)(K * d1 * d2)};
     }
     for (int i = 0; i < n_ad; i++) {
         const adapter *a = &ad[i];
@@ -182,10 +191,11 @@ static ts_status stack_projection(ts_lora_set *set, const ts_model_config *cfg,
         int64_t k = i + 1;
         for (int64_t j = 0; j < r; j++)
             for (int64_t c = 0; c < in; c++)
-                s[0].data[(k * R + j) * in + c] = widen(A, (size_t)(j * in + c));
+                put(set, s[0].data, (size_t)((k * R + j) * in + c), A, (size_t)(j * in + c));
         for (int64_t o = 0; o < out; o++)
             for (int64_t j = 0; j < r; j++)
-                s[1].data[(k * out + o) * R + j] = widen(B, (size_t)((row0 + o) * r + j));
+                put(set, s[1].data, (size_t)((k * out + o) * R + j), B,
+                    (size_t)((row0 + o) * r + j));
     }
     return TS_OK;
 }
@@ -272,6 +282,12 @@ ts_status ts_lora_set_load(const char *dir, const ts_model_config *cfg, const ts
             set->scale[i + 1] = (float)(ad[i].alpha / (double)ad[i].r);
             if (ad[i].r > set->rank) set->rank = ad[i].r;
         }
+        /* bf16 adapters stay bf16 (half the memory, exact); anything else is widened to f32. */
+        set->dtype = TS_DTYPE_BF16;
+        for (int i = 0; i < n_ad; i++)
+            for (size_t t = 0; t < ts_checkpoint_tensor_count(ad[i].ckpt); t++)
+                if (ts_checkpoint_tensor_at(ad[i].ckpt, t)->dtype != TS_DTYPE_BF16)
+                    set->dtype = TS_DTYPE_F32;
         int64_t K = set->count;
         set->scale_info = (ts_tensor_info){.name = "lora.scale",
                                            .dtype = TS_DTYPE_F32,

@@ -2,7 +2,8 @@
  *
  * Owns: the adapters the family names (ts_family_desc.lora_adapters) that the checkpoint folder
  * ships, read once at load from each `<folder>/adapter_config.json` and
- * `<folder>/adapter_model.safetensors` (peft's format), widened to f32 and stacked per decoder
+ * `<folder>/adapter_model.safetensors` (peft's format), stacked (bf16 when every adapter tensor
+ * is bf16, else widened to f32) per decoder
  * projection as `….lora_A` [K, R, in] and `….lora_B` [K, out, R] plus `lora.scale` [K]
  * (decoder.h: ts_decoder_spec's LoRA fields). Adapter 0 is "none" (zeros, scale 0); adapters
  * 1 … K−1 follow the family's order; R is the largest rank, a smaller one zero-padded (its
@@ -17,7 +18,7 @@
  * checkpoint lacks is not offered (selecting it fails naming the adapter). Errors name the
  * folder and the key or tensor relative to the checkpoint, never an absolute path.
  *
- * Memory: the stacks are the set's (f32: K · R · (in + out) per projection), freed by
+ * Memory: the stacks are the set's (K · R · (in + out) values per projection), freed by
  * ts_lora_set_destroy; the weight source it gives borrows the set and the base source.
  */
 #ifndef TS_ENGINE_LORA_H

@@ -240,14 +240,14 @@ ts_value ts_graph_lora_linear(ts_graph *g, ts_value x, ts_value w, ts_value a, t
         return reject(g, TS_OP_LORA_LINEAR, "x must be f32 [rows, in]");
     if (!linear_ok(g, TS_OP_LORA_LINEAR, tx, tw, tx->dims[1])) return TS_NO_VALUE;
     int64_t n = tx->dims[0], in_dim = tx->dims[1], out = tw->dims[0];
-    if (ta->dtype != TS_DTYPE_F32 || ta->rank != 3 || ta->dims[2] != in_dim || ta->dims[0] < 1)
-        return reject(g, TS_OP_LORA_LINEAR, "a must be f32 [adapters, rank, %lld]",
+    if (!is_weight_dtype(ta->dtype) || ta->rank != 3 || ta->dims[2] != in_dim || ta->dims[0] < 1)
+        return reject(g, TS_OP_LORA_LINEAR, "a must be f32/bf16/f16 [adapters, rank, %lld]",
                       (long long)in_dim);
     int64_t k = ta->dims[0], r = ta->dims[1];
-    if (tb->dtype != TS_DTYPE_F32 || tb->rank != 3 || tb->dims[0] != k || tb->dims[1] != out ||
+    if (tb->dtype != ta->dtype || tb->rank != 3 || tb->dims[0] != k || tb->dims[1] != out ||
         tb->dims[2] != r)
-        return reject(g, TS_OP_LORA_LINEAR, "b must be f32 [%lld, %lld, %lld]", (long long)k,
-                      (long long)out, (long long)r);
+        return reject(g, TS_OP_LORA_LINEAR, "b must be [%lld, %lld, %lld] of a's dtype",
+                      (long long)k, (long long)out, (long long)r);
     if (ts->dtype != TS_DTYPE_F32 || ts->rank != 1 || ts->dims[0] != k)
         return reject(g, TS_OP_LORA_LINEAR, "scale must be f32 [%lld]", (long long)k);
     if (ti->dtype != TS_DTYPE_I32 || ti->rank != 1 || ti->dims[0] != n)

@@ -321,8 +321,8 @@ ts_value ts_decompose_lora_linear(ts_graph *g, ts_value x, ts_value w, ts_value 
 {
     ts_value base = ts_decompose_linear(g, x, w, TS_NO_VALUE);
     ts_dims batch = dims1(0), ac = dims1(2), xc = dims1(1), bc = dims1(2), tc = dims1(1);
-    ts_value t = ts_graph_dot_general(g, per_row(g, a, index), x, &batch, &batch, &ac, &xc);
-    ts_value d = ts_graph_dot_general(g, per_row(g, b, index), t, &batch, &batch, &bc, &tc);
+    ts_value t = ts_graph_dot_general(g, as_f32(g, per_row(g, a, index)), x, &batch, &batch, &ac, &xc);
+    ts_value d = ts_graph_dot_general(g, as_f32(g, per_row(g, b, index)), t, &batch, &batch, &bc, &tc);
     const ts_type td = *ts_graph_type(g, d);
     int64_t along_rows[1] = {0};
     ts_value s = ts_graph_broadcast_in_dim(g, per_row(g, scale, index), td.rank, td.dims, along_rows);

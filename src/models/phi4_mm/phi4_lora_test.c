@@ -1,13 +1,16 @@
 /* phi4_lora_test.c — Phi-4-multimodal's speech LoRA against transformers + peft
  * (tests/fixtures/phi4_mm-audio: the merged embeddings with the audio rows, every hidden state,
  * the KV cache, all prefill logits, each decode step's logits and the 16 greedy ids, all with the
- * speech adapter on), with the F32 and the BF16 weight files; tolerance 1e-4 · max(1, max |ref|)
+ * speech adapter on), with the F32 and the BF16 weight files and with the adapter file rounded to
+ * bf16 (kept bf16 by the loader); tolerance 1e-4 · max(1, max |ref|)
  * per tensor (fixture_compare.h). Also: the family's adapter per input mode; a decode step mixing a
  * speech sequence and a no-adapter sequence gives each the logits it gets alone; the adapter
  * choice is refused when unknown or when the sequence holds rows of another adapter and is back
  * to none after a reset; the prefix cache shares rows only within one adapter; adapter configs
  * that are not plain LoRA are refused by name. */
 #include "engine/model.h"
+#include "models/decoder.h"
+#include "loader/safetensors_write.h"
 #include "models/family.h"
 #include "check.h"
 #include "fixture_compare.h"
@@ -34,12 +37,12 @@ static bool close_enough(const char *stage, const float *ours, const float *ref,
     return true;
 }
 
-static void check_speech(bool bf16)
+static void check_speech(const char *dir, bool bf16)
 {
     ts_error err;
     ts_model *m;
     ts_model_options opt = {.weights = bf16 ? CASE "/model-bf16/model.safetensors" : NULL};
-    REQUIRE_INT_EQ(ts_model_load(ctx, CASE "/model", &opt, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, &opt, &m, &err), TS_OK);
     ts_checkpoint *ref;
     REQUIRE_INT_EQ(ts_checkpoint_open(CASE "/reference.safetensors", &ref, &err), TS_OK);
     const ts_tensor_info *emb = ref_tensor(ref, "lm_inputs_embeds"),
@@ -119,9 +122,9 @@ static void check_speech(bool bf16)
     CHECK(logits_ok);
     CHECK(tokens_ok);
     fprintf(stderr,
-            "  phi4_mm-audio, speech adapter (%s weights): %lld rows, %lld layers; max |diff|/scale "
-            "hidden %.3g, kv %.3g, logits %.3g; %d/%lld greedy tokens\n",
-            bf16 ? "bf16" : "f32", (long long)n, (long long)layers, worst_hidden, worst_kv,
+            "  phi4_mm-audio, speech adapter (%s weights, %s): %lld rows, %lld layers; max "
+            "|diff|/scale hidden %.3g, kv %.3g, logits %.3g; %d/%lld greedy tokens\n",
+            bf16 ? "bf16" : "f32", strcmp(dir, CASE "/model") ? "bf16 adapter file" : "f32 adapter file", (long long)n, (long long)layers, worst_hidden, worst_kv,
             worst_logits, same, (long long)n_new);
     free(step);
     for (int64_t l = 0; l <= layers; l++) free(hid[l]);
@@ -131,8 +134,8 @@ static void check_speech(bool bf16)
     ts_model_destroy(m);
 }
 
-static void test_speech_adapter_f32(void) { check_speech(false); }
-static void test_speech_adapter_bf16(void) { check_speech(true); }
+static void test_speech_adapter_f32(void) { check_speech(CASE "/model", false); }
+static void test_speech_adapter_bf16(void) { check_speech(CASE "/model", true); }
 
 /* Prefill of the fixture's embeddings with `adapter`, then `steps` decode steps feeding the
  * reference's greedy ids; each step's logits into out[step]. */
@@ -276,52 +279,119 @@ static void test_prefix_cache_keys_the_adapter(void)
     ts_model_destroy(m);
 }
 
-/* A copy of the case's model folder (files linked) whose speech adapter config has `key` set to
- * `value`: the load is refused naming the key. */
-static void expect_refused(const char *key, const char *value, const char *message)
+/* A copy of the case's model folder in dir (base files linked) with one adapter, speech-lora/:
+ * its config the fixture's (config NULL) or `config`, its tensors the fixture's file or, with
+ * bf16, that file's tensors rounded to bf16. remove_model undoes it. */
+static const char *const linked[] = {"config.json", "model.safetensors", "generation_config.json",
+                                     "tokenizer.json", "tokenizer_config.json",
+                                     "speech-lora/adapter_config.json",
+                                     "speech-lora/adapter_model.safetensors"};
+enum { N_LINKED = sizeof(linked) / sizeof(linked[0]) };
+
+static uint16_t round_bf16(float f)
 {
-    char dir[] = "/tmp/ts_lora_XXXXXX";
-    REQUIRE(mkdtemp(dir));
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return (uint16_t)((u + 0x7fff + ((u >> 16) & 1)) >> 16);
+}
+
+static bool write_bf16_adapter(const char *from, const char *to)
+{
+    ts_error err;
+    ts_checkpoint *ck;
+    if (ts_checkpoint_open(from, &ck, &err) != TS_OK) return false;
+    size_t n = ts_checkpoint_tensor_count(ck);
+    ts_tensor_info *infos = calloc(n, sizeof(*infos));
+    const ts_tensor_info **list = calloc(n, sizeof(*list));
+    uint16_t **data = calloc(n, sizeof(*data));
+    bool ok = infos && list && data;
+    for (size_t i = 0; ok && i < n; i++) {
+        const ts_tensor_info *t = ts_checkpoint_tensor_at(ck, i);
+        size_t count = t->n_bytes / 4;
+        ok = t->dtype == TS_DTYPE_F32 && (data[i] = malloc(2 * count + 2)) != NULL;
+        for (size_t j = 0; ok && j < count; j++) data[i][j] = round_bf16(((const float *)t->data)[j]);
+        infos[i] = *t;
+        infos[i].dtype = TS_DTYPE_BF16, infos[i].data = data[i], infos[i].n_bytes = 2 * count;
+        list[i] = &infos[i];
+    }
+    ok = ok && ts_safetensors_write(to, list, n, &err) == TS_OK;
+    for (size_t i = 0; data && i < n; i++) free(data[i]);
+    free(data), free(list), free(infos);
+    ts_checkpoint_close(ck);
+    return ok;
+}
+
+static bool make_model(char *dir, const char *config, bool bf16)
+{
     char path[1024], src[1024], cwd[256];
-    REQUIRE(getcwd(cwd, sizeof(cwd)));
-    const char *files[] = {"config.json", "model.safetensors", "generation_config.json", "tokenizer.json",
-                           "tokenizer_config.json"};
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        snprintf(src, sizeof(src), "%s/" CASE "/model/%s", cwd, files[i]);
-        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-        CHECK(symlink(src, path) == 0);
+    if (!mkdtemp(dir) || !getcwd(cwd, sizeof(cwd))) return false;
+    snprintf(path, sizeof(path), "%s/speech-lora", dir);
+    bool ok = mkdir(path, 0700) == 0;
+    for (int i = 0; ok && i < N_LINKED; i++) {
+        snprintf(src, sizeof(src), "%s/" CASE "/model/%s", cwd, linked[i]);
+        snprintf(path, sizeof(path), "%s/%s", dir, linked[i]);
+        if (i == N_LINKED - 2 && config) {
+            FILE *f = fopen(path, "w");
+            ok = f && fputs(config, f) >= 0;
+            if (f) fclose(f);
+        } else if (i == N_LINKED - 1 && bf16) {
+            ok = write_bf16_adapter(src, path);
+        } else {
+            ok = symlink(src, path) == 0;
+        }
+    }
+    return ok;
+}
+
+static void remove_model(const char *dir)
+{
+    char path[1024];
+    for (int i = 0; i < N_LINKED; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, linked[i]);
+        unlink(path);
     }
     snprintf(path, sizeof(path), "%s/speech-lora", dir);
-    CHECK(mkdir(path, 0700) == 0);
-    snprintf(src, sizeof(src), "%s/" CASE "/model/speech-lora/adapter_model.safetensors", cwd);
-    snprintf(path, sizeof(path), "%s/speech-lora/adapter_model.safetensors", dir);
-    CHECK(symlink(src, path) == 0);
-    snprintf(path, sizeof(path), "%s/speech-lora/adapter_config.json", dir);
-    FILE *f = fopen(path, "w");
-    REQUIRE(f);
+    rmdir(path);
+    rmdir(dir);
+}
+
+/* The speech adapter's config with `key` set to `value`: the load is refused, saying `message`. */
+static void expect_refused(const char *key, const char *value, const char *message)
+{
     /* The fixture's plain keys, with `key` replacing its own entry (no duplicate keys). */
     const char *plain[][2] = {{"peft_type", "\"LORA\""}, {"r", "4"}, {"lora_alpha", "8"}, {"bias", "\"none\""}};
-    fprintf(f, "{\"%s\": %s", key, value);
+    char config[512];
+    int at = snprintf(config, sizeof(config), "{\"%s\": %s", key, value);
     for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
-        if (strcmp(plain[i][0], key) != 0) fprintf(f, ", \"%s\": %s", plain[i][0], plain[i][1]);
-    fprintf(f, "}\n");
-    fclose(f);
+        if (strcmp(plain[i][0], key) != 0)
+            at += snprintf(config + at, sizeof(config) - (size_t)at, ", \"%s\": %s", plain[i][0], plain[i][1]);
+    snprintf(config + at, sizeof(config) - (size_t)at, "}\n");
+    char dir[] = "/tmp/ts_lora_XXXXXX";
+    REQUIRE(make_model(dir, config, false));
     ts_error err;
     ts_model *m = NULL;
     CHECK(ts_model_load(ctx, dir, NULL, &m, &err) != TS_OK);
     CHECK(strstr(err.message, message) != NULL);
     if (!strstr(err.message, message)) fprintf(stderr, "  %s: %s\n", key, err.message);
     ts_model_destroy(m);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/speech-lora/adapter_model.safetensors", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/speech-lora", dir);
-    rmdir(path);
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    remove_model(dir);
+}
+
+/* bf16 adapter files are kept bf16 (not widened): the same stages within the same tolerance. */
+static void test_speech_adapter_bf16_file(void)
+{
+    char dir[] = "/tmp/ts_lora_XXXXXX";
+    REQUIRE(make_model(dir, NULL, true));
+    ts_error err;
+    ts_model *m;
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+    const ts_weight_source *w = ts_model_weights(m);
+    int64_t dims[3] = {2, 4, 48};
+    const ts_tensor_info *a = w->find(w->self, "model.layers.0.self_attn.q_proj.lora_A", 3, dims);
+    CHECK(a && a->dtype == TS_DTYPE_BF16 && a->shape[0] == 2 && a->shape[1] == 4);
+    ts_model_destroy(m);
+    check_speech(dir, false);
+    remove_model(dir);
 }
 
 static void test_unsupported_configs_refused(void)
@@ -344,6 +414,7 @@ int main(void)
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
     RUN(test_speech_adapter_f32);
     RUN(test_speech_adapter_bf16);
+    RUN(test_speech_adapter_bf16_file);
     RUN(test_mixed_batch_matches_alone);
     RUN(test_adapter_choice);
     RUN(test_prefix_cache_keys_the_adapter);
