@@ -12,6 +12,7 @@
  * Composites get scratch right after their output, released after the node.
  */
 #include "cpu/executor.h"
+#include "cpu/lora.h"
 #include "base/context.h"
 #include "base/error.h"
 #include "cpu/onednn.h"
@@ -170,6 +171,11 @@ static size_t scratch_bytes(const ts_program *p, const ts_node *n)
     case TS_OP_QLINEAR: {
         ts_qlinear_shape s = qlinear_shape_of(g, n);
         return ts_cpu_qlinear_scratch_bytes(&s, ts_pool_size(p->cpu.pool));
+    }
+    case TS_OP_LORA_LINEAR: {
+        const ts_type *x = ts_graph_type(g, n->inputs[0]), *a = ts_graph_type(g, n->inputs[2]);
+        ts_lora_shape s = {x->dims[0], x->dims[1], n->type.dims[1], a->dims[0], a->dims[1], a->dtype};
+        return ts_cpu_lora_scratch_bytes(&s);
     }
     default: return 0;
     }
@@ -382,6 +388,15 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
         const ts_type *b = n->n_inputs > 2 ? ts_graph_type(g, n->inputs[2]) : NULL;
         return ts_cpu_linear(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]], w->dtype, w->dims[0],
                              b ? v[n->inputs[2]] : NULL, b ? b->dtype : TS_DTYPE_F32, out, err);
+    }
+    case TS_OP_LORA_LINEAR: {
+        const ts_type *w = ts_graph_type(g, n->inputs[1]), *a = ts_graph_type(g, n->inputs[2]);
+        ts_status st = ts_cpu_linear(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]],
+                                     w->dtype, w->dims[0], NULL, TS_DTYPE_F32, out, err);
+        if (st != TS_OK) return st;
+        ts_lora_shape s = {rows_of(t0), last_dim(t0), w->dims[0], a->dims[0], a->dims[1], a->dtype};
+        return ts_cpu_lora_delta(cpu, &s, v[n->inputs[0]], v[n->inputs[2]], v[n->inputs[3]],
+                                 v[n->inputs[4]], v[n->inputs[5]], out, scratch, err);
     }
     case TS_OP_RMS_NORM:
         ts_cpu_rms_norm(cpu, v[n->inputs[0]], rows_of(t0), last_dim(t0), v[n->inputs[1]],

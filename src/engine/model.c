@@ -13,6 +13,7 @@
  */
 #include "engine/model.h"
 #include "engine/derived_weights.h"
+#include "engine/lora.h"
 #include "base/context.h"
 #include "base/error.h"
 #include "cpu/executor.h"
@@ -60,6 +61,7 @@ struct ts_model {
     void *choose_user;
     char quant_summary[1024];
     ts_vision *vision; /* the image tower, for families whose image path is built */
+    ts_lora_set *lora; /* the checkpoint's LoRA adapters (serves `weights`), or NULL */
     ts_decoder_spec spec;
     ts_dtype kv_dtype;
     step_program programs[PROGRAM_CACHE];
@@ -71,6 +73,7 @@ struct ts_sequence {
     int64_t capacity, length;
     int64_t local_rows; /* rows of a sliding-window layer's ring (0: capacity, window masked) */
     int64_t rope_delta; /* M-RoPE: position of the next token = length + rope_delta (0 for text) */
+    int adapter;        /* LoRA adapter every row of this sequence runs with (0: none) */
     /* [layers][k|v][rows][kv_heads][head_dim] of the model's kv_dtype, rows = capacity, or
      * local_rows for a local layer (position p at row p mod local_rows) */
     uint8_t *cache;
@@ -104,6 +107,18 @@ static ts_status use_packed(ts_model *m, const ts_quant_config *qc, ts_error *er
     return TS_OK;
 }
 
+/* The checkpoint's LoRA adapters, when its family has some and the folder ships them: served per
+ * row through the weight source, every dense projection a lora_linear. */
+static ts_status use_lora(ts_model *m, const char *dir, ts_error *err)
+{
+    ts_status st = ts_lora_set_load(dir, &m->config, &m->spec, &m->weights, &m->lora, err);
+    if (st != TS_OK || !m->lora) return st;
+    m->spec.lora_adapters = ts_lora_set_count(m->lora);
+    m->spec.lora_rank = ts_lora_set_rank(m->lora);
+    m->weights = ts_lora_set_source(m->lora);
+    return TS_OK;
+}
+
 ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options *options, ts_model **out, ts_error *err)
 {
     *out = NULL;
@@ -125,6 +140,7 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     ts_quant_config qc;
     if (st == TS_OK) st = ts_quant_config_load(dir, &qc, err);
     if (st == TS_OK && qc.method != TS_QUANT_NONE) st = use_packed(m, &qc, err);
+    if (st == TS_OK) st = use_lora(m, dir, err);
     if (st == TS_OK) st = check_weights(m, err);
     if (st == TS_OK && ts_vision_has_tower(&m->config)) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
     if (st == TS_OK && options && options->quantize) st = ts_model_quantize(m, options->quantize, err);
@@ -183,6 +199,7 @@ void ts_model_destroy(ts_model *m)
     if (!m) return;
     for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
     ts_vision_destroy(m->vision);
+    ts_lora_set_destroy(m->lora);
     ts_quantized_weights_destroy(m->quantized);
     ts_packed_weights_destroy(m->packed);
     ts_derived_weights_destroy(m->derived);
@@ -476,6 +493,37 @@ void ts_sequence_reset(ts_sequence *s)
 {
     s->length = 0;
     s->rope_delta = 0;
+    s->adapter = 0;
+}
+
+ts_status ts_sequence_set_adapter(ts_sequence *s, const char *name, ts_error *err)
+{
+    int i = ts_lora_set_index(s->model->lora, name);
+    if (i < 0)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "LoRA adapter \"%s\": %s", name,
+                            s->model->lora ? "the checkpoint does not ship it"
+                                           : "this model has no LoRA adapters");
+    /* Rows already in the cache were computed with the current adapter. */
+    if (s->length > 0 && i != s->adapter)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "LoRA adapter \"%s\": the sequence holds %lld positions computed with "
+                            "\"%s\" (reset it first)",
+                            name, (long long)s->length, ts_lora_set_name(s->model->lora, s->adapter));
+    s->adapter = i;
+    return TS_OK;
+}
+
+const char *ts_sequence_adapter(const ts_sequence *s)
+{
+    return ts_lora_set_name(s->model->lora, s->adapter);
+}
+
+const char *ts_model_adapter_for(const ts_model *m, unsigned inputs)
+{
+    const ts_family_desc *f = m->config.family;
+    const char *name = f && f->lora_for_input ? f->lora_for_input(inputs) : NULL;
+    return ts_lora_set_index(m->lora, name) > 0 ? name : NULL;
 }
 
 int64_t ts_sequence_draft_room(const ts_sequence *s)
@@ -628,12 +676,24 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
     }
     for (int s = 0; s < shape->n_seqs; s++)
         if (shape->attention_bias[s]) p->params[k++] = (void *)attention[s]->bias;
+    int32_t *adapters = NULL;
+    if (m->spec.lora_adapters > 0) {
+        /* Every row of a sequence runs with that sequence's adapter. */
+        int64_t rows = 0;
+        for (int s = 0; s < shape->n_seqs; s++) rows += shape->n_tokens[s];
+        if (!(adapters = malloc(sizeof(int32_t) * (size_t)rows)))
+            return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "step: out of memory");
+        for (int s = 0, row = 0; s < shape->n_seqs; s++)
+            for (int64_t i = 0; i < shape->n_tokens[s]; i++) adapters[row++] = seqs[s]->adapter;
+        p->params[k++] = adapters;
+    }
     for (int s = 0; s < shape->n_seqs; s++)
         for (int l = 0; l < m->spec.layers; l++) {
             p->params[k++] = layer_cache(seqs[s], l, false);
             p->params[k++] = layer_cache(seqs[s], l, true);
         }
     st = ts_program_run(p->program, p->params, outputs, err);
+    free(adapters);
     /* Nothing of this call's inputs stays bound to the cached program. */
     for (int32_t i = p->first_input; i < k; i++)
         p->params[i] = NULL;

@@ -90,6 +90,16 @@ ts_side_kind ts_model_side_inputs(const ts_model *model, const int32_t **layers,
 ts_status ts_model_prefill_images(ts_model *model, ts_sequence *seq, const int32_t *ids, size_t n,
                                   const ts_pixel_values *images, int n_images, float *logits,
                                   ts_error *err);
+/* LoRA (engine/lora.h): the adapter a sequence runs with, chosen by the caller before its first
+ * row (name NULL or "none": no adapter) and back to none on ts_sequence_reset. Refused when the
+ * model has no such adapter, or when the sequence already holds rows computed with another one.
+ * Sequences with different adapters may share one ts_model_decode step. */
+ts_status ts_sequence_set_adapter(ts_sequence *seq, const char *name, ts_error *err);
+/* The sequence's adapter ("none" when none). */
+const char *ts_sequence_adapter(const ts_sequence *seq);
+/* The adapter the model's family runs a request of these inputs with (TS_INPUT_* bits of
+ * models/family.h; 0 = text only), NULL for none or when the checkpoint does not ship it. */
+const char *ts_model_adapter_for(const ts_model *model, unsigned inputs);
 /* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
 ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out,
                                 ts_error *err);

@@ -229,8 +229,8 @@ static ts_status media_rows(const ts_prefix_prompt *p, int32_t media_token, int 
     return TS_OK;
 }
 
-static ts_status make_keys(const ts_prefix_cache *c, const ts_prefix_prompt *p, ts_prefix_keys *k,
-                           ts_error *err)
+static ts_status make_keys(const ts_prefix_cache *c, const ts_prefix_prompt *p, const char *adapter,
+                           ts_prefix_keys *k, ts_error *err)
 {
     const ts_model_config *cfg = ts_model_get_config(c->model);
     int32_t media_token = p->mm ? (int32_t)cfg->image_token_id : -1;
@@ -240,6 +240,13 @@ static ts_status make_keys(const ts_prefix_cache *c, const ts_prefix_prompt *p, 
                                          : ts_error_set(err, TS_ERR_OUT_OF_MEMORY,
                                                         "prefix cache: out of memory");
     uint8_t parent[32] = {0};
+    /* A LoRA adapter changes every row's K/V: its name seeds the chain (none: the zero seed). */
+    if (strcmp(adapter, "none") != 0) {
+        ts_sha256 h;
+        ts_sha256_init(&h);
+        ts_sha256_update(&h, (const uint8_t *)adapter, strlen(adapter));
+        ts_sha256_final(&h, parent);
+    }
     for (int64_t b = 0; st == TS_OK && b < k->n_blocks; b++) {
         ts_sha256 h;
         ts_sha256_init(&h);
@@ -273,7 +280,7 @@ ts_status ts_prefix_cache_begin(ts_prefix_cache *c, const ts_prefix_prompt *p, t
     }
     if (!k || !k->key || !k->storable || !whole || !from)
         st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefix cache: out of memory");
-    if (st == TS_OK) st = make_keys(c, p, k, err);
+    if (st == TS_OK) st = make_keys(c, p, ts_sequence_adapter(seq), k, err);
     if (st != TS_OK) {
         ts_prefix_keys_free(k), free(whole), free(from);
         return st;

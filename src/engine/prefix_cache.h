@@ -17,6 +17,9 @@
  * them; an image-block attention bias (image tokens seeing their whole image) follows from which
  * rows are image rows;
  * the rope delta only moves positions after the prompt, which the request's own inputs carry.
+ * The sequence's LoRA adapter (ts_sequence_set_adapter) changes every row: a named adapter seeds
+ * the chain with SHA-256 of its name ("none" keeps the zero seed), so rows are shared only
+ * between requests of the same adapter.
  * The model, its weights, the KV type and the compute policy are fixed for one cache (one per
  * server), so they are not hashed.
  *

@@ -517,6 +517,9 @@ static ts_status decomposition_graph(const ts_node *n, const ts_graph *src, ts_g
     case TS_OP_EMBEDDING: r = ts_decompose_embedding(g, in[0], in[1]); break;
     case TS_OP_ERF: r = ts_decompose_erf(g, in[0]); break;
     case TS_OP_QLINEAR: r = ts_decompose_qlinear_node(g, n, in); break;
+    case TS_OP_LORA_LINEAR:
+        r = ts_decompose_lora_linear(g, in[0], in[1], in[2], in[3], in[4], in[5]);
+        break;
     default: break;
     }
     if (r != TS_NO_VALUE) ts_graph_set_outputs(g, &r, 1);

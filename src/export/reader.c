@@ -1819,6 +1819,9 @@ static bool read_composite(op_ctx *o)
         v = ts_graph_linear(g, in[0], in[1], n > 2 ? in[2] : TS_NO_VALUE);
         break;
     case TS_OP_EMBEDDING: v = ts_graph_embedding(g, in[0], in[1]); break;
+    case TS_OP_LORA_LINEAR:
+        v = ts_graph_lora_linear(g, in[0], in[1], in[2], in[3], in[4], in[5]);
+        break;
     case TS_OP_ERF: v = ts_graph_unary(g, TS_OP_ERF, in[0]); break;
     case TS_OP_QLINEAR: {
         if (!get_attr(R, &ca, &used, "bits", ATTR_INT, o->pos, name, &a1) || !get_attr(R, &ca, &used, "block", ATTR_INT, o->pos, name, &a2) ||

@@ -452,6 +452,29 @@ static int build_composites(ts_graph *g)
     return n;
 }
 
+/* A LoRA projection (tessera.lora_linear: per-row adapter index into stacked A/B) round-trips,
+ * run fused, with indices drawn in 0 … K−1 (K = 3). */
+static void test_lora_linear_round_trip(void)
+{
+    ts_graph *g;
+    ts_error err;
+    ts_graph_create(&g, &err);
+    ts_value x = ts_graph_parameter(g, "x", TS_PARAM_INPUT, ty(TS_DTYPE_F32, 2, 4, 8, 0));
+    ts_value w = ts_graph_parameter(g, "l.w", TS_PARAM_WEIGHT, ty(TS_DTYPE_BF16, 2, 6, 8, 0));
+    ts_value a = ts_graph_parameter(g, "l.lora_A", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 3, 3, 2, 8));
+    ts_value b = ts_graph_parameter(g, "l.lora_B", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 3, 3, 6, 2));
+    ts_value s = ts_graph_parameter(g, "lora.scale", TS_PARAM_WEIGHT, ty(TS_DTYPE_F32, 1, 3, 0, 0));
+    ts_value i = ts_graph_parameter(g, "adapters", TS_PARAM_INPUT, ty(TS_DTYPE_I32, 1, 4, 0, 0));
+    ts_graph_set_stage(g, "layer.0");
+    ts_value y = ts_graph_lora_linear(g, x, w, a, b, s, i);
+    ts_graph_set_outputs(g, &y, 1);
+    check_round_trip(g, "lora_linear", true, 3);
+    char *text = print_graph(g, "lora_linear");
+    CHECK(text && strstr(text, "stablehlo.composite \"tessera.lora_linear\""));
+    free(text);
+    ts_graph_destroy(g);
+}
+
 /* A quantized layer alone at a real block size (32), 8-bit and 4-bit: its text (dumped as
  * qlinear.mlir) is what tests/quant_oracle_test.sh gives jaxlib's parser and iree-compile. */
 static void test_qlinear_round_trip(void)
@@ -1080,6 +1103,7 @@ int main(void)
     RUN(test_shape_round_trip);
     RUN(test_composite_round_trip);
     RUN(test_qlinear_round_trip);
+    RUN(test_lora_linear_round_trip);
     RUN(test_decompositions_match_fused);
     RUN(test_every_op_covered);
     RUN(test_text_add);

@@ -227,3 +227,32 @@ ts_value ts_graph_qlinear(ts_graph *g, ts_value x, ts_value q, ts_value scale, t
     ts_attrs a = {.qlinear = {.bits = bits, .block = block, .has_zero = zero != TS_NO_VALUE, .has_bias = bias != TS_NO_VALUE}};
     return ts_graph_append(g, TS_OP_QLINEAR, r, in, n, &a);
 }
+
+ts_value ts_graph_lora_linear(ts_graph *g, ts_value x, ts_value w, ts_value a, ts_value b,
+                              ts_value scale, ts_value index)
+{
+    ts_value in[6] = {x, w, a, b, scale, index};
+    if (!defined(g, in, 6)) return TS_NO_VALUE;
+    const ts_type *tx = ts_graph_type(g, x), *tw = ts_graph_type(g, w), *ta = ts_graph_type(g, a),
+                  *tb = ts_graph_type(g, b), *ts = ts_graph_type(g, scale),
+                  *ti = ts_graph_type(g, index);
+    if (tx->dtype != TS_DTYPE_F32 || tx->rank != 2)
+        return reject(g, TS_OP_LORA_LINEAR, "x must be f32 [rows, in]");
+    if (!linear_ok(g, TS_OP_LORA_LINEAR, tx, tw, tx->dims[1])) return TS_NO_VALUE;
+    int64_t n = tx->dims[0], in_dim = tx->dims[1], out = tw->dims[0];
+    if (!is_weight_dtype(ta->dtype) || ta->rank != 3 || ta->dims[2] != in_dim || ta->dims[0] < 1)
+        return reject(g, TS_OP_LORA_LINEAR, "a must be f32/bf16/f16 [adapters, rank, %lld]",
+                      (long long)in_dim);
+    int64_t k = ta->dims[0], r = ta->dims[1];
+    if (tb->dtype != ta->dtype || tb->rank != 3 || tb->dims[0] != k || tb->dims[1] != out ||
+        tb->dims[2] != r)
+        return reject(g, TS_OP_LORA_LINEAR, "b must be [%lld, %lld, %lld] of a's dtype",
+                      (long long)k, (long long)out, (long long)r);
+    if (ts->dtype != TS_DTYPE_F32 || ts->rank != 1 || ts->dims[0] != k)
+        return reject(g, TS_OP_LORA_LINEAR, "scale must be f32 [%lld]", (long long)k);
+    if (ti->dtype != TS_DTYPE_I32 || ti->rank != 1 || ti->dims[0] != n)
+        return reject(g, TS_OP_LORA_LINEAR, "index must be i32 [%lld]", (long long)n);
+    ts_type t = *tx;
+    t.dims[1] = out;
+    return ts_graph_append(g, TS_OP_LORA_LINEAR, t, in, 6, NULL);
+}

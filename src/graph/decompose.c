@@ -302,6 +302,33 @@ ts_value ts_decompose_embedding(ts_graph *g, ts_value table, ts_value ids)
     return ts_graph_gather(g, as_f32(g, table), ids, &offset, &collapsed, &start_map, ti.rank, &slice);
 }
 
+/* The adapter tensors' rows of each input row: gather(t, index) along axis 0 → [N, t.dims[1:]…]. */
+static ts_value per_row(ts_graph *g, ts_value t, ts_value index)
+{
+    const ts_type tt = *ts_graph_type(g, t);
+    int64_t sizes[TS_MAX_DIMS], offs[TS_MAX_DIMS];
+    sizes[0] = 1;
+    for (int d = 1; d < tt.rank; d++) sizes[d] = tt.dims[d], offs[d - 1] = d;
+    ts_dims offset = dims_of(tt.rank - 1, offs), collapsed = dims1(0), start_map = dims1(0);
+    ts_dims slice = dims_of(tt.rank, sizes);
+    return ts_graph_gather(g, t, index, &offset, &collapsed, &start_map, 1, &slice);
+}
+
+/* peft's lora.Linear per row: base + (B·(A·x)) · scale, with row i's adapter index[i]:
+ * gather the row's A [r, in], B [out, r] and scale, two batched dots, a multiply, an add. */
+ts_value ts_decompose_lora_linear(ts_graph *g, ts_value x, ts_value w, ts_value a, ts_value b,
+                                  ts_value scale, ts_value index)
+{
+    ts_value base = ts_decompose_linear(g, x, w, TS_NO_VALUE);
+    ts_dims batch = dims1(0), ac = dims1(2), xc = dims1(1), bc = dims1(2), tc = dims1(1);
+    ts_value t = ts_graph_dot_general(g, as_f32(g, per_row(g, a, index)), x, &batch, &batch, &ac, &xc);
+    ts_value d = ts_graph_dot_general(g, as_f32(g, per_row(g, b, index)), t, &batch, &batch, &bc, &tc);
+    const ts_type td = *ts_graph_type(g, d);
+    int64_t along_rows[1] = {0};
+    ts_value s = ts_graph_broadcast_in_dim(g, per_row(g, scale, index), td.rank, td.dims, along_rows);
+    return ts_graph_binary(g, TS_OP_ADD, base, ts_graph_binary(g, TS_OP_MULTIPLY, d, s));
+}
+
 /* erf, which StableHLO lacks (jax writes CHLO's erf; a portable artifact may hold StableHLO only).
  * |x| < 0.5: its Maclaurin series to x¹¹ (the next term is below 3e-8 relative there);
  * otherwise Abramowitz & Stegun 7.1.26, 1 − (a₁t + … + a₅t⁵)·e^(−x²) with t = 1/(1 + p|x|),
@@ -407,6 +434,8 @@ static ts_value rebuild(ts_graph *dst, const ts_graph *src, const ts_node *n, co
     case TS_OP_EMBEDDING: return ts_decompose_embedding(dst, in[0], in[1]);
     case TS_OP_ERF: return ts_decompose_erf(dst, in[0]);
     case TS_OP_QLINEAR: return ts_decompose_qlinear_node(dst, n, in);
+    case TS_OP_LORA_LINEAR:
+        return ts_decompose_lora_linear(dst, in[0], in[1], in[2], in[3], in[4], in[5]);
     default:
         /* Primitives are copied as they are: same type and attributes. */
         (void)src;

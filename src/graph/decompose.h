@@ -29,6 +29,8 @@ ts_value ts_decompose_erf(ts_graph *g, ts_value x);
 /* zero, bias: TS_NO_VALUE for none. */
 ts_value ts_decompose_qlinear(ts_graph *g, ts_value x, ts_value q, ts_value scale, ts_value zero,
                               ts_value bias, int64_t block);
+ts_value ts_decompose_lora_linear(ts_graph *g, ts_value x, ts_value w, ts_value a, ts_value b,
+                                  ts_value scale, ts_value index);
 /* A node's operands in the order the builder takes them (zero, bias: TS_NO_VALUE if absent). */
 ts_value ts_decompose_qlinear_node(ts_graph *g, const ts_node *n, const ts_value *in);
 

@@ -205,6 +205,14 @@ ts_value ts_graph_linear(ts_graph *g, ts_value x, ts_value w, ts_value bias);
  * TS_NO_VALUE for the symmetric formats: 0 for 8-bit, 8 for 4-bit. bias as for ts_graph_linear. */
 ts_value ts_graph_qlinear(ts_graph *g, ts_value x, ts_value q, ts_value scale, ts_value zero,
                           ts_value bias, int64_t block);
+/* LoRA over a batch of rows, each with its own adapter (peft's lora.Linear, mixed batch):
+ *   y[i] = x[i]·wᵀ + (b[k]·(a[k]·x[i])) · scale[k],   k = index[i]
+ * x f32 [N, in], w [out, in] as for ts_graph_linear, a [K, r, in] and b [K, out, r] of one of
+ * f32/bf16/f16 (adapters stacked, a smaller rank zero-padded to r), scale f32 [K] (alpha/r of each adapter), index i32
+ * [N] in 0 … K−1 (the caller keeps adapter 0 all-zero for "no adapter"; an index outside 0 … K−1
+ * is a runtime error on CPU). The selection is an input: one program serves every mix. */
+ts_value ts_graph_lora_linear(ts_graph *g, ts_value x, ts_value w, ts_value a, ts_value b,
+                              ts_value scale, ts_value index);
 /* table[ids] → [ids..., hidden]; table may be bf16/f16 (converted to f32). */
 ts_value ts_graph_embedding(ts_graph *g, ts_value table, ts_value ids);
 

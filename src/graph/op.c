@@ -51,6 +51,7 @@ static const ts_op_info infos[] = {
     [TS_OP_LINEAR] = {"linear", "tessera.linear", -1, true},
     [TS_OP_EMBEDDING] = {"embedding", "tessera.embedding", 2, true},
     [TS_OP_QLINEAR] = {"qlinear", "tessera.qlinear", -1, true},
+    [TS_OP_LORA_LINEAR] = {"lora_linear", "tessera.lora_linear", 6, true},
 };
 _Static_assert(sizeof(infos) / sizeof(infos[0]) == TS_OP_COUNT, "ORDER OP: infos out of step");
 

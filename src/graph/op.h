@@ -62,6 +62,7 @@ typedef enum ts_op {
     TS_OP_LINEAR,
     TS_OP_EMBEDDING,
     TS_OP_QLINEAR,             /* linear over integer weights: graph.h ts_graph_qlinear */
+    TS_OP_LORA_LINEAR,         /* linear + per-row low-rank adapter delta: ts_graph_lora_linear */
     TS_OP_COUNT
 } ts_op;
 

@@ -14,6 +14,7 @@
  *                    if i < K:  h[visual_pos_masks] += deepstack_visual_embeds[i]
  */
 #include "models/decoder.h"
+#include "graph/decompose.h"
 #include "models/family.h"
 #include "models/weights.h"
 
@@ -82,6 +83,39 @@ static ts_value heads(ts_graph *g, ts_value x, int64_t n, int64_t h, int64_t d)
     return ts_graph_reshape(g, x, 3, dims);
 }
 
+bool ts_decoder_lora_projection(const ts_decoder_spec *spec, int l, int p, char *name, size_t cap,
+                                int64_t *out, int64_t *in)
+{
+    static const char *const tails[TS_LORA_PROJS] = {
+        "self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+        "mlp.gate_proj",    "mlp.up_proj",      "mlp.down_proj"};
+    if (p < 0 || p >= TS_LORA_PROJS || l < 0 || l >= spec->layers) return false;
+    if (p >= TS_LORA_GATE && ts_decoder_layer_sparse(spec, l)) return false;
+    int64_t H = spec->hidden, q = spec->q_heads * spec->head_dim,
+            kv = spec->kv_heads * spec->head_dim, I = spec->inter;
+    const int64_t dims[TS_LORA_PROJS][2] = {{q, H}, {kv, H}, {kv, H}, {H, q},
+                                            {I, H}, {I, H},  {H, I}};
+    *out = dims[p][0], *in = dims[p][1];
+    int n = snprintf(name, cap, "%slayers.%d.%s.weight", spec->prefix, l, tails[p]);
+    return n > 0 && (size_t)n < cap;
+}
+
+/* Projection p's stacked adapters beside its weight name (see ts_decoder_spec). */
+static void lora_weights(builder *b, int l, int p, ts_decoder_layer_weights *lw)
+{
+    lw->lora_a[p] = lw->lora_b[p] = TS_NO_VALUE;
+    char name[256];
+    int64_t out, in;
+    if (b->spec->lora_adapters < 1 ||
+        !ts_decoder_lora_projection(b->spec, l, p, name, sizeof(name), &out, &in))
+        return;
+    name[strlen(name) - strlen(".weight")] = '\0';
+    int64_t K = b->spec->lora_adapters, r = b->spec->lora_rank;
+    int64_t ad[3] = {K, r, in}, bd[3] = {K, out, r};
+    lw->lora_a[p] = weight(b, 3, ad, "%s.lora_A", name);
+    lw->lora_b[p] = weight(b, 3, bd, "%s.lora_B", name);
+}
+
 ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec,
                                   const ts_weight_source *source, ts_decoder_weights *w,
                                   ts_error *err)
@@ -130,6 +164,13 @@ ts_status ts_decoder_load_weights(ts_graph *g, const ts_decoder_spec *spec,
             lw->up = mat_weight(b, spec->inter, H, "mlp.up_proj.weight", l);
             lw->down = mat_weight(b, H, spec->inter, "mlp.down_proj.weight", l);
         }
+        for (int p = 0; p < TS_LORA_PROJS; p++) lora_weights(b, l, p, lw);
+    }
+    w->adapters = TS_NO_VALUE;
+    w->lora_scale = TS_NO_VALUE;
+    if (spec->lora_adapters > 0) {
+        int64_t K = spec->lora_adapters;
+        w->lora_scale = weight(b, 1, &K, "lora.scale");
     }
     ts_graph_set_stage(g, "norm");
     w->final_norm = weight(b, 1, &H, "%snorm.weight", spec->prefix);
@@ -196,11 +237,35 @@ static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *in
     }
 }
 
+/* x·weightᵀ (+ bias), plus row i's adapter delta when the layer has LoRA on projection p. */
+static ts_value project(ts_graph *g, const ts_decoder_weights *w,
+                        const ts_decoder_layer_weights *lw, int p, ts_value x, ts_value weight,
+                        ts_value bias)
+{
+    if (lw->lora_a[p] == TS_NO_VALUE) return ts_graph_linear(g, x, weight, bias);
+    ts_value y = ts_graph_lora_linear(g, x, weight, lw->lora_a[p], lw->lora_b[p], w->lora_scale,
+                                      w->adapters);
+    if (bias == TS_NO_VALUE) return y;
+    const ts_type t = *ts_graph_type(g, y);
+    int64_t last = t.rank - 1;
+    ts_value b = ts_graph_convert(g, bias, TS_DTYPE_F32);
+    return ts_graph_binary(g, TS_OP_ADD, y, ts_graph_broadcast_in_dim(g, b, t.rank, t.dims, &last));
+}
+
 /* Qwen2MLP / LlamaMLP, or Qwen3VLMoeTextSparseMoeBlock (its router renormalises the top-k
  * probabilities: norm_topk_prob). */
-static ts_value mlp(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_layer_weights *lw,
-                    ts_value x)
+static ts_value mlp(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
+                    const ts_decoder_layer_weights *lw, ts_value x)
 {
+    /* With LoRA the gated MLP runs as its parts, each projection a lora_linear (the gated_mlp
+     * composite's own decomposition, with the adapters' deltas). */
+    if (lw->lora_a[TS_LORA_GATE] != TS_NO_VALUE) {
+        ts_value gate = ts_decompose_activation(
+            g, project(g, w, lw, TS_LORA_GATE, x, lw->gate, TS_NO_VALUE), spec->activation);
+        ts_value up = project(g, w, lw, TS_LORA_UP, x, lw->up, TS_NO_VALUE);
+        return project(g, w, lw, TS_LORA_DOWN, ts_graph_binary(g, TS_OP_MULTIPLY, gate, up),
+                       lw->down, TS_NO_VALUE);
+    }
     if (lw->router != TS_NO_VALUE)
         return ts_graph_moe_mlp(g, x, lw->router, lw->experts_gate_up, lw->experts_down,
                                 (int)spec->experts_per_token, spec->norm_topk_prob,
@@ -304,9 +369,9 @@ ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
         ts_graph_set_stage(g, "layer.%d.attn", l);
         double off = spec->norm_offset;
         ts_value x = ts_graph_rms_norm(g, h, lw->in_norm, spec->rms_eps, off);
-        ts_value q = heads(g, ts_graph_linear(g, x, lw->q, lw->q_bias), n, HQ, D);
-        ts_value k = heads(g, ts_graph_linear(g, x, lw->k, lw->k_bias), n, HKV, D);
-        ts_value v = heads(g, ts_graph_linear(g, x, lw->v, lw->v_bias), n, HKV, D);
+        ts_value q = heads(g, project(g, w, lw, TS_LORA_Q, x, lw->q, lw->q_bias), n, HQ, D);
+        ts_value k = heads(g, project(g, w, lw, TS_LORA_K, x, lw->k, lw->k_bias), n, HKV, D);
+        ts_value v = heads(g, project(g, w, lw, TS_LORA_V, x, lw->v, lw->v_bias), n, HKV, D);
         if (spec->qk_norm) {
             q = ts_graph_rms_norm(g, q, lw->q_norm, spec->rms_eps, off);
             k = ts_graph_rms_norm(g, k, lw->k_norm, spec->rms_eps, off);
@@ -316,13 +381,14 @@ ts_value ts_decoder_layers_deepstack(ts_graph *g, const ts_decoder_spec *spec,
         k = ts_graph_rope(g, k, cos[table], sin[table], spec->rotary_dim, false);
         ts_value attn = attend->fn(attend->self, g, l, q, k, v);
         int64_t flat[2] = {n, HQ * D};
-        attn = ts_graph_linear(g, ts_graph_reshape(g, attn, 2, flat), lw->o, TS_NO_VALUE);
+        attn = project(g, w, lw, TS_LORA_O, ts_graph_reshape(g, attn, 2, flat), lw->o,
+                       TS_NO_VALUE);
         if (spec->sandwich_norms)
             attn = ts_graph_rms_norm(g, attn, lw->post_norm, spec->rms_eps, off);
         h = ts_graph_binary(g, TS_OP_ADD, h, attn);
         ts_graph_set_stage(g, "layer.%d.mlp", l);
         ts_value m =
-            mlp(g, spec, lw,
+            mlp(g, spec, w, lw,
                 ts_graph_rms_norm(g, h, spec->sandwich_norms ? lw->pre_ff_norm : lw->post_norm,
                                   spec->rms_eps, off));
         if (spec->sandwich_norms) m = ts_graph_rms_norm(g, m, lw->post_ff_norm, spec->rms_eps, off);
@@ -779,6 +845,9 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec,
                                            ts_type_make(TS_DTYPE_F32, 2, bias_dims))
                       : TS_NO_VALUE;
     }
+    if (spec->lora_adapters > 0)
+        w->adapters =
+            ts_graph_parameter(g, "adapters", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 1, &n));
     int64_t cache_dims[3] = {shape->capacity, spec->kv_heads, spec->head_dim};
     int64_t ring_dims[3] = {shape->local_rows, spec->kv_heads, spec->head_dim};
     ts_dtype kv_dtype = shape->kv_dtype == TS_DTYPE_BF16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;

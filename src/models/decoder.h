@@ -13,7 +13,9 @@
  * `embeddings` f32[N, H] for a step from embeddings),
  * `positions` i32[N] (i32[3, N] under M-RoPE), `starts` i32[B], then (only when DeepStack is
  * declared) `visual_positions` i32[Nv] and `layer_features` f32[K, Nv, H], then `bias`
- * f32[n_b, n_b] for each sequence b that declares an attention bias, in sequence order, then state
+ * f32[n_b, n_b] for each sequence b that declares an attention bias, in sequence order, then (only
+ * with LoRA: spec->lora_adapters > 0) `adapters` i32[N], each row's adapter 0 … K−1 (0 = none),
+ * then state
  * `k_cache.b.l`, `v_cache.b.l` [C, Hkv, D] (kv_dtype) for b in 0..B-1, l in 0..layers-1 (a local
  * layer's [local_rows, Hkv, D] when the shape sets local_rows: see ts_step_shape).
  * Outputs: logits (f32[N, V] with all_logits, else f32[B, V] for each sequence's last token),
@@ -101,6 +103,13 @@ typedef struct ts_decoder_spec {
      * n_deepstack 0: the model has none. */
     int n_deepstack;
     int32_t deepstack_layers[TS_MAX_DEEPSTACK];
+    /* LoRA adapters served per row (engine/lora.h loads them): lora_adapters = K stacked adapters
+     * (entry 0 = none), each dense layer's q/k/v/o/gate/up/down becomes tessera.lora_linear over
+     * `….lora_A` [K, lora_rank, in] and `….lora_B` [K, out, lora_rank] beside the projection's
+     * weight name (without ".weight") and `lora.scale` [K], and the step takes the input
+     * `adapters` i32[N] (see ts_decoder_build). 0: no LoRA, the graph is exactly the plain one. */
+    int lora_adapters;
+    int64_t lora_rank;
 } ts_decoder_spec;
 
 /* Whether layer l runs the sparse MoE block; the count of such layers. */
@@ -130,7 +139,17 @@ typedef struct ts_step_shape {
 /* Whether layer l's cache is a ring of shape->local_rows rows (a local layer, local_rows > 0). */
 bool ts_decoder_layer_ring(const ts_decoder_spec *spec, const ts_step_shape *shape, int l);
 
+/* The projections LoRA may target, in the order of ts_decoder_lora_projection. */
+enum { TS_LORA_Q, TS_LORA_K, TS_LORA_V, TS_LORA_O, TS_LORA_GATE, TS_LORA_UP, TS_LORA_DOWN, TS_LORA_PROJS };
+
+/* Projection p of layer l (TS_LORA_*): its weight name (`model.layers.l.self_attn.q_proj.weight`)
+ * into name and its [out, in]; false when p is out of range or the layer has no such dense
+ * projection (a sparse MoE layer's MLP). */
+bool ts_decoder_lora_projection(const ts_decoder_spec *spec, int l, int p, char *name, size_t cap,
+                                int64_t *out, int64_t *in);
+
 typedef struct ts_decoder_layer_weights {
+    ts_value lora_a[TS_LORA_PROJS], lora_b[TS_LORA_PROJS]; /* TS_NO_VALUE without LoRA */
     ts_value in_norm, q, k, v, q_bias, k_bias, v_bias, q_norm, k_norm, o, post_norm, gate, up, down;
     ts_value pre_ff_norm, post_ff_norm; /* sandwich norms */
     ts_value router, experts_gate_up, experts_down; /* MoE layers (then gate, up, down are unset) */
@@ -138,6 +157,9 @@ typedef struct ts_decoder_layer_weights {
 
 typedef struct ts_decoder_weights {
     ts_value embed, final_norm, lm_head;
+    /* LoRA: the adapters' scales [K] (a weight) and the step's per-row adapter input i32[N] (set
+     * by the step builder); TS_NO_VALUE without LoRA. */
+    ts_value lora_scale, adapters;
     ts_decoder_layer_weights layers[TS_MAX_LAYERS];
 } ts_decoder_weights;
 

@@ -91,6 +91,15 @@ typedef struct ts_synthetic_preset {
     const char *config_json; /* the published checkpoint's config.json */
 } ts_synthetic_preset;
 
+/* A LoRA adapter shipped in a subfolder of the checkpoint (a peft adapter: adapter_config.json
+ * and adapter_model.safetensors), offered under `name`. */
+typedef struct ts_lora_folder {
+    const char *name, *folder;
+} ts_lora_folder;
+
+/* Input modes, for choosing an adapter (ts_family_desc.lora_for_input). */
+enum { TS_INPUT_AUDIO = 1u << 0, TS_INPUT_IMAGE = 1u << 1 };
+
 struct ts_family_desc {
     const char *name;                /* the Hugging Face model_type the family is known by */
     const ts_config_layout *layouts; /* terminated by a NULL model_type */
@@ -142,6 +151,18 @@ struct ts_family_desc {
                            int64_t *delta, ts_error *err);
 
     const ts_synthetic_preset *presets; /* benchmark shapes, terminated by a NULL id; may be NULL */
+
+    /* LoRA (engine/lora.h). lora_adapters: the adapters the checkpoint may ship, terminated by a
+     * NULL name (NULL: none). lora_for_input: the adapter a request of these inputs
+     * (TS_INPUT_* bits; 0 = text) runs with, a name of lora_adapters or NULL for none.
+     * lora_module: where the decoder weight `weight` (…layers.l.self_attn.q_proj.weight) sits in
+     * the adapter file — the peft module name (…layers.l.self_attn.qkv_proj) into module, and the
+     * rows [*row0, *row0 + *rows) of its *total_rows that lora_B gives this projection; false when
+     * the family has no such module. NULL: module = weight without ".weight", all rows. */
+    const ts_lora_folder *lora_adapters;
+    const char *(*lora_for_input)(unsigned inputs);
+    bool (*lora_module)(const ts_model_config *cfg, const char *weight, char *module, size_t cap,
+                        int64_t *row0, int64_t *rows, int64_t *total_rows);
 };
 
 /* The registry (src/models/registry.c). */

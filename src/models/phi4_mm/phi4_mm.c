@@ -1,6 +1,6 @@
 /* phi4_mm.c — the Phi-4-multimodal family (Phi4MultimodalForCausalLM, model_type
  * "phi4_multimodal"): its Phi-3-style language model. Only the text path is built: the SigLIP
- * tower with HD crops, the Conformer audio encoder and the speech/vision LoRA adapters are not
+ * tower with HD crops and the Conformer audio encoder are not (LoRA is: phi4_lora.c)
  * (docs/phi4-multimodal.md), so the family reads no vision_config and the model advertises text
  * alone; image and audio requests are refused as for any text-only model.
  *
@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "loader/config_keys.h"
 #include "models/family.h"
+#include "models/phi4_mm/phi4_lora.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -143,4 +144,7 @@ const ts_family_desc ts_phi4_mm_family = {
     .read_text = read_text,
     .derive_weight = derive_weight,
     .decoder = decoder,
+    .lora_adapters = ts_phi4_mm_lora_folders,
+    .lora_for_input = ts_phi4_mm_lora_for_input,
+    .lora_module = ts_phi4_mm_lora_module,
 };
