@@ -144,12 +144,18 @@ static ts_value weight(builder *b, int rank, const int64_t *dims, int as_rank,
     ts_value v = ts_weight_paramv(b->g, b->weights, &b->status, b->err, rank, dims, as_rank,
                                   as_dims, fmt, ap);
     va_end(ap);
-    /* Biases and tables are added, not multiplied by a linear that widens them: f32 for all. */
+    return v;
+}
+
+/* Linear weights stay as stored (ts_graph_linear widens them); what is added or multiplied
+ * elementwise (biases, norms, depthwise taps) is widened to f32 here. */
+static ts_value wide(builder *b, ts_value v)
+{
     const ts_type *t = v != TS_NO_VALUE ? ts_graph_type(b->g, v) : NULL;
     return t && t->dtype != TS_DTYPE_F32 ? ts_graph_convert(b->g, v, TS_DTYPE_F32) : v;
 }
 
-#define VEC(b, n, ...) weight(b, 1, (int64_t[]){n}, 1, (int64_t[]){n}, __VA_ARGS__)
+#define VEC(b, n, ...) wide(b, weight(b, 1, (int64_t[]){n}, 1, (int64_t[]){n}, __VA_ARGS__))
 #define MAT(b, o, i, ...) weight(b, 2, (int64_t[]){o, i}, 2, (int64_t[]){o, i}, __VA_ARGS__)
 
 typedef struct {
@@ -201,10 +207,10 @@ static void load_block(builder *b, int i, block_weights *w)
     w->glu_w = weight(b, 3, (int64_t[]){2 * d, d, 1}, 2, (int64_t[]){2 * d, d},
                       BLK "conv.glu.ext_pw_conv_1d.weight", i);
     w->glu_b = VEC(b, 2 * d, BLK "conv.glu.ext_pw_conv_1d.bias", i);
-    w->b1 = weight(b, 3, (int64_t[]){1, d, 1}, 1, &d, BLK "conv.glu.b1", i);
-    w->b2 = weight(b, 3, (int64_t[]){1, d, 1}, 1, &d, BLK "conv.glu.b2", i);
-    w->dw_w = weight(b, 3, (int64_t[]){d, 1, k}, 2, (int64_t[]){d, k},
-                     BLK "conv.dw_sep_conv_1d.dw_conv.weight", i);
+    w->b1 = wide(b, weight(b, 3, (int64_t[]){1, d, 1}, 1, &d, BLK "conv.glu.b1", i));
+    w->b2 = wide(b, weight(b, 3, (int64_t[]){1, d, 1}, 1, &d, BLK "conv.glu.b2", i));
+    w->dw_w = wide(b, weight(b, 3, (int64_t[]){d, 1, k}, 2, (int64_t[]){d, k},
+                     BLK "conv.dw_sep_conv_1d.dw_conv.weight", i));
     w->dw_b = VEC(b, d, BLK "conv.dw_sep_conv_1d.dw_conv.bias", i);
     w->pw_w = weight(b, 3, (int64_t[]){d, d, 1}, 2, (int64_t[]){d, d},
                      BLK "conv.dw_sep_conv_1d.pw_conv.weight", i);
@@ -425,7 +431,7 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const
     st[0].b = VEC(b, c, PREFIX "encoder.embed.conv.0.bias");
     for (int64_t i = 1; i < s->stages; i++) {
         int dw = (int)(2 + 3 * (i - 1)), pw = dw + 1;
-        st[i].w = weight(b, 4, (int64_t[]){c, 1, 3, 3}, 2, (int64_t[]){c, 9}, PREFIX "encoder.embed.conv.%d.weight", dw);
+        st[i].w = wide(b, weight(b, 4, (int64_t[]){c, 1, 3, 3}, 2, (int64_t[]){c, 9}, PREFIX "encoder.embed.conv.%d.weight", dw));
         st[i].b = VEC(b, c, PREFIX "encoder.embed.conv.%d.bias", dw);
         st[i].pw_w = weight(b, 4, (int64_t[]){c, c, 1, 1}, 2, (int64_t[]){c, c}, PREFIX "encoder.embed.conv.%d.weight", pw);
         st[i].pw_b = VEC(b, c, PREFIX "encoder.embed.conv.%d.bias", pw);

@@ -9,6 +9,7 @@
  *      reference evaluator agrees with the fused run;
  *   3. the <|audio|> placeholder expanded to the clip's count gives the reference's input_ids,
  *      and the token embeddings with the audio rows merged in = lm_inputs_embeds;
+ * the bf16 checkpoint (the same values) gives the same rows;
  * and a checkpoint missing an encoder tensor fails naming it before any input is declared.
  */
 #include "models/phi4_mm/phi4_audio.h"
@@ -110,11 +111,11 @@ static void test_features(void)
 }
 
 /* Runs the diagnostics graph on features [n_frames, mels]; outs borrowed from *prog. */
-static bool run_encoder(const float *features, int64_t n_frames, ts_graph **g, ts_program **prog, void ***params,
+static bool run_encoder(const ts_checkpoint *ckpt, const float *features, int64_t n_frames, ts_graph **g, ts_program **prog, void ***params,
                         const void **outs)
 {
     ts_error err;
-    source src = {weights, NULL};
+    source src = {ckpt, NULL};
     ts_weight_source ws = {find, &src};
     bool ok = ts_graph_create(g, &err) == TS_OK &&
               ts_phi4_audio_build(*g, &spec, &ws, n_frames, TS_PHI4_AUDIO_SPEECH, true, &err) == TS_OK;
@@ -123,7 +124,7 @@ static bool run_encoder(const float *features, int64_t n_frames, ts_graph **g, t
         const ts_node *n = &(*g)->nodes[i];
         if (n->op != TS_OP_PARAMETER) continue;
         (*params)[n->attrs.parameter.index] = n->attrs.parameter.role == TS_PARAM_WEIGHT
-                                                  ? (void *)ts_checkpoint_find(weights, n->name)->data
+                                                  ? (void *)ts_checkpoint_find(ckpt, n->name)->data
                                                   : (void *)features;
     }
     ok = ok && *params && ts_program_create(*g, ctx, prog, &err) == TS_OK && ts_program_run(*prog, *params, outs, &err) == TS_OK;
@@ -141,7 +142,7 @@ static void test_encoder(void)
     ts_program *prog = NULL;
     void **params = NULL;
     const void *outs[TS_PHI4_AUDIO_OUT_BLOCK0 + TS_PHI4_AUDIO_MAX_BLOCKS];
-    bool ran = run_encoder(in->data, frames, &g, &prog, &params, outs);
+    bool ran = run_encoder(weights, in->data, frames, &g, &prog, &params, outs);
     CHECK(ran);
     if (ran) {
         size_t rows = (size_t)t * (size_t)spec.width, lm = (size_t)t * (size_t)spec.lm_hidden;
@@ -192,7 +193,7 @@ static void test_wav_to_inputs_embeds(void)
     ts_program *prog = NULL;
     void **params = NULL;
     const void *outs[TS_PHI4_AUDIO_OUT_BLOCK0 + TS_PHI4_AUDIO_MAX_BLOCKS];
-    bool ran = run_encoder(f.data, f.n_frames, &g, &prog, &params, outs);
+    bool ran = run_encoder(weights, f.data, f.n_frames, &g, &prog, &params, outs);
     CHECK(ran);
     const ts_tensor_info *ids_t = ref_tensor(ref, "input_ids"), *want = ref_tensor(ref, "lm_inputs_embeds");
     const ts_tensor_info *table = ts_checkpoint_find(weights, "model.embed_tokens.weight");
@@ -237,6 +238,31 @@ static void test_wav_to_inputs_embeds(void)
     ts_audio_features_free(&f);
 }
 
+/* The bf16 checkpoint holds the same values (the fixture's weights are bf16-rounded): linear
+ * weights stay bf16, the rest is widened, and the rows agree within the same tolerance. */
+static void test_bf16(void)
+{
+    ts_checkpoint *bf16 = NULL;
+    ts_error err;
+    REQUIRE_INT_EQ(ts_checkpoint_open(FIX "/model-bf16", &bf16, &err), TS_OK);
+    const ts_tensor_info *in = ref_tensor(ref, "audio_input_features"), *w =
+        ts_checkpoint_find(bf16, "model.embed_tokens_extend.audio_embed.encoder.encoders.0.self_attn.q_proj.weight");
+    CHECK(w && w->dtype == TS_DTYPE_BF16);
+    ts_graph *g = NULL;
+    ts_program *prog = NULL;
+    void **params = NULL;
+    const void *outs[TS_PHI4_AUDIO_OUT_BLOCK0 + TS_PHI4_AUDIO_MAX_BLOCKS];
+    bool ran = in && run_encoder(bf16, in->data, in->shape[1], &g, &prog, &params, outs);
+    CHECK(ran);
+    if (ran)
+        CHECK(within("audio_embeds (bf16)", outs[0], ref_tensor(ref, "audio_embeds_speech"),
+                     (size_t)(ts_phi4_audio_tokens(&spec, in->shape[1]) * spec.lm_hidden)));
+    ts_program_destroy(prog);
+    free(params);
+    ts_graph_destroy(g);
+    ts_checkpoint_close(bf16);
+}
+
 static void test_bad_checkpoint(void)
 {
     const char *gone = "model.embed_tokens_extend.audio_embed.encoder.encoders.1.conv.glu.b2";
@@ -271,6 +297,7 @@ int main(void)
     RUN(test_features);
     RUN(test_encoder);
     RUN(test_wav_to_inputs_embeds);
+    RUN(test_bf16);
     RUN(test_bad_checkpoint);
     ts_checkpoint_close(ref);
     ts_checkpoint_close(weights);
