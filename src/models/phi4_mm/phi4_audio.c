@@ -79,13 +79,14 @@ static ts_status read_audio(const ts_json_reader *r, const cJSON *a, ts_phi4_aud
     TS_TRY(want_int(r, a, "depthwise_separable_out_channel", s->width, s->width,
                     "the convolution module keeps the width"));
     if (s->width < 1 || s->inter < 1 || s->heads < 1 || s->width % s->heads ||
-        s->blocks < 1 || s->blocks > TS_PHI4_AUDIO_MAX_BLOCKS || s->kernel < 1 ||
+        s->heads > TS_PHI4_AUDIO_MAX_HEADS || s->blocks < 1 || s->blocks > TS_PHI4_AUDIO_MAX_BLOCKS || s->kernel < 1 ||
         s->input_size < 1 || s->conv_channels < 1 || s->max_distance < 1)
         return ts_error_set(r->err, TS_ERR_FORMAT,
                             "%s: audio_config (hidden_size %lld, %lld heads, %lld blocks, kernel "
-                            "%lld) does not describe an encoder (1..%d blocks)",
+                            "%lld) does not describe an encoder (1..%d blocks, 1..%d heads)",
                             r->origin, (long long)s->width, (long long)s->heads,
-                            (long long)s->blocks, (long long)s->kernel, TS_PHI4_AUDIO_MAX_BLOCKS);
+                            (long long)s->blocks, (long long)s->kernel, TS_PHI4_AUDIO_MAX_BLOCKS,
+                            TS_PHI4_AUDIO_MAX_HEADS);
     s->stages = 0;
     for (int64_t t = s->time_reduction; t > 1 && t % 2 == 0; t /= 2) s->stages++;
     if (s->stages < 1 || (INT64_C(1) << s->stages) != s->time_reduction)
@@ -350,19 +351,25 @@ static ts_value feed_forward(ts_graph *g, const ts_phi4_audio_spec *s, const ff_
     return ts_graph_linear(g, a, w->down_w, w->down_b);
 }
 
-/* Scores q·kᵀ·scale + mask per head, softmax, · v; the mask is per head, [H, T, T]. */
+/* Scores q·kᵀ·scale + mask, softmax, · v, where the mask differs per head ([H, T, T]): one
+ * fused attention per head with its own [T, T] bias (the fused op shares one bias over heads). */
 static ts_value attention(ts_graph *g, const ts_phi4_audio_spec *s, const block_weights *w, ts_value x,
                           ts_value mask)
 {
-    int64_t t = type_of(g, x)->dims[0], split[3] = {t, s->heads, s->head_dim}, flat[2] = {t, s->width};
+    int64_t t = type_of(g, x)->dims[0], hd = s->head_dim, split[3] = {t, s->heads, hd}, flat[2] = {t, s->width};
     ts_value q = ts_graph_reshape(g, ts_graph_linear(g, x, w->q_w, w->q_b), 3, split);
     ts_value k = ts_graph_reshape(g, ts_graph_linear(g, x, w->k_w, w->k_b), 3, split);
     ts_value v = ts_graph_reshape(g, ts_graph_linear(g, x, w->v_w, w->v_b), 3, split);
-    ts_dims b1 = {1, {1}}, c2 = {1, {2}}, b0 = {1, {0}}, c0 = {1, {0}};
-    ts_value scores = scale(g, ts_graph_dot_general(g, q, k, &b1, &b1, &c2, &c2), (float)(1.0 / sqrt((double)s->head_dim)));
-    ts_value p = ts_graph_softmax(g, scores, mask);
-    ts_value o = ts_graph_dot_general(g, p, v, &b0, &b1, &c2, &c0); /* [H, T, Dh] */
-    o = ts_graph_reshape(g, ts_graph_transpose(g, o, (int64_t[]){1, 0, 2}), 2, flat);
+    ts_value heads[TS_PHI4_AUDIO_MAX_HEADS];
+    for (int64_t h = 0; h < s->heads; h++) {
+        int64_t start[3] = {0, h, 0}, limit[3] = {t, h + 1, hd};
+        ts_value bias = ts_graph_slice(g, mask, (int64_t[]){h, 0, 0}, (int64_t[]){h + 1, t, t}, NULL);
+        heads[h] = ts_graph_attention(g, ts_graph_slice(g, q, start, limit, NULL), ts_graph_slice(g, k, start, limit, NULL),
+                                      ts_graph_slice(g, v, start, limit, NULL),
+                                      ts_graph_reshape(g, bias, 2, (int64_t[]){t, t}), TS_NO_VALUE,
+                                      1.0 / sqrt((double)hd), 0);
+    }
+    ts_value o = ts_graph_reshape(g, ts_graph_concatenate(g, heads, (int)s->heads, 1), 2, flat);
     return ts_graph_linear(g, o, w->o_w, w->o_b);
 }
 
@@ -414,6 +421,10 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const
                             "audio: %lld feature frames make %lld audio tokens (1..%d per clip: the "
                             "reference's chunked encoding of longer clips is not built)",
                             (long long)n_frames, (long long)t, TS_PHI4_AUDIO_MAX_TOKENS);
+    if (spec->heads < 1 || spec->heads > TS_PHI4_AUDIO_MAX_HEADS || spec->blocks < 1 || spec->blocks > TS_PHI4_AUDIO_MAX_BLOCKS ||
+        spec->stages < 1 || spec->stages > 16)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio: a spec of %lld heads, %lld blocks, %lld stages",
+                            (long long)spec->heads, (long long)spec->blocks, (long long)spec->stages);
     if (projection != TS_PHI4_AUDIO_SPEECH && projection != TS_PHI4_AUDIO_VISION_SPEECH)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio: projection mode %d", (int)projection);
     builder bb = {g, spec, weights, err, TS_OK}, *b = &bb;
@@ -425,7 +436,6 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const
     ts_value mean = VEC(b, mels, PREFIX "encoder.encoder_embedding.global_mean");
     ts_value invstd = VEC(b, mels, PREFIX "encoder.encoder_embedding.global_invstd");
     stage_weights st[16];
-    if (s->stages > 16) return ts_error_set(err, TS_ERR_UNSUPPORTED, "audio: %lld subsampling stages", (long long)s->stages);
     /* nn.Sequential indices: conv 0, ReLU 1, then (depthwise, pointwise, ReLU) per stage. */
     st[0].w = weight(b, 4, (int64_t[]){c, 1, 3, 3}, 2, (int64_t[]){c, 9}, PREFIX "encoder.embed.conv.0.weight");
     st[0].b = VEC(b, c, PREFIX "encoder.embed.conv.0.bias");

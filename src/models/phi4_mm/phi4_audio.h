@@ -35,6 +35,7 @@ struct ts_weight_source;
 /* The reference's limit on one encoder pass (Phi4MultimodalAudioModel.forward's max_seq_len). */
 #define TS_PHI4_AUDIO_MAX_TOKENS 500
 #define TS_PHI4_AUDIO_MAX_BLOCKS 64
+#define TS_PHI4_AUDIO_MAX_HEADS 64
 
 typedef enum {
     TS_PHI4_AUDIO_SPEECH = 0,    /* up/down_proj_for_speech */
