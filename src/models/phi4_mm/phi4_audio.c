@@ -17,8 +17,9 @@
  */
 #include "models/phi4_mm/phi4_audio.h"
 #include "base/error.h"
+#include "base/file.h"
 #include "graph/decompose.h"
-#include "loader/json_fields.h"
+#include "loader/config_keys.h"
 #include "models/weights.h"
 
 #include <limits.h>
@@ -56,15 +57,15 @@ static ts_status want_int(const ts_json_reader *r, const cJSON *a, const char *k
 /* Phi4MultimodalAudioConfig's defaults (the published model's values). */
 static ts_status read_audio(const ts_json_reader *r, const cJSON *a, ts_phi4_audio_spec *s)
 {
-    TS_TRY(ts_json_int(r, a, "hidden_size", 1024, &s->width));
-    TS_TRY(ts_json_int(r, a, "intermediate_size", 1536, &s->inter));
-    TS_TRY(ts_json_int(r, a, "num_blocks", 24, &s->blocks));
-    TS_TRY(ts_json_int(r, a, "num_attention_heads", 16, &s->heads));
-    TS_TRY(ts_json_int(r, a, "kernel_size", 3, &s->kernel));
-    TS_TRY(ts_json_int(r, a, "input_size", 80, &s->input_size));
-    TS_TRY(ts_json_int(r, a, "nemo_conv_channels", 1024, &s->conv_channels));
-    TS_TRY(ts_json_int(r, a, "time_reduction", 8, &s->time_reduction));
-    TS_TRY(ts_json_int(r, a, "bias_max_distance", 1000, &s->max_distance));
+    TS_TRY(ts_config_dim(r, a, "hidden_size", 1024, &s->width));
+    TS_TRY(ts_config_dim(r, a, "intermediate_size", 1536, &s->inter));
+    TS_TRY(ts_config_dim(r, a, "num_blocks", 24, &s->blocks));
+    TS_TRY(ts_config_dim(r, a, "num_attention_heads", 16, &s->heads));
+    TS_TRY(ts_config_dim(r, a, "kernel_size", 3, &s->kernel));
+    TS_TRY(ts_config_dim(r, a, "input_size", 80, &s->input_size));
+    TS_TRY(ts_config_dim(r, a, "nemo_conv_channels", 1024, &s->conv_channels));
+    TS_TRY(ts_config_dim(r, a, "time_reduction", 8, &s->time_reduction));
+    TS_TRY(ts_config_dim(r, a, "bias_max_distance", 1000, &s->max_distance));
     TS_TRY(ts_json_bool(r, a, "bias_symmetric", false, &s->symmetric));
     TS_TRY(ts_json_int(r, a, "audio_token_id", 200011, &s->audio_token_id));
     TS_TRY(want_string(r, a, "activation", "swish", "swish", "silu"));
@@ -100,14 +101,11 @@ static ts_status read_audio(const ts_json_reader *r, const cJSON *a, ts_phi4_aud
     return TS_OK;
 }
 
-ts_status ts_phi4_audio_spec_load(const char *dir, ts_phi4_audio_spec *spec, ts_error *err)
+ts_status ts_phi4_audio_spec_parse(const char *json, size_t len, ts_phi4_audio_spec *spec, ts_error *err)
 {
     memset(spec, 0, sizeof(*spec));
-    char path[4096];
-    if (snprintf(path, sizeof(path), "%s/config.json", dir) >= (int)sizeof(path))
-        return ts_error_set(err, TS_ERR_RANGE, "model directory name too long");
     cJSON *root = NULL;
-    TS_TRY(ts_json_read_file(path, &root, err));
+    TS_TRY(ts_json_parse_text(json, len, "config.json", &root, err));
     ts_json_reader top = {"config.json", "", err}, ar = {"config.json", "audio_config.", err};
     const cJSON *a = ts_json_member(root, "audio_config");
     ts_status st = TS_OK;
@@ -116,6 +114,19 @@ ts_status ts_phi4_audio_spec_load(const char *dir, ts_phi4_audio_spec *spec, ts_
     if (st == TS_OK) st = ts_json_int_required(&top, root, "hidden_size", &spec->lm_hidden);
     if (st == TS_OK) st = read_audio(&ar, a, spec);
     cJSON_Delete(root);
+    return st;
+}
+
+ts_status ts_phi4_audio_spec_load(const char *dir, ts_phi4_audio_spec *spec, ts_error *err)
+{
+    memset(spec, 0, sizeof(*spec));
+    char path[4096], *text = NULL;
+    size_t len = 0;
+    if (snprintf(path, sizeof(path), "%s/config.json", dir) >= (int)sizeof(path))
+        return ts_error_set(err, TS_ERR_RANGE, "model directory name too long");
+    TS_TRY(ts_file_read(path, &text, &len, err));
+    ts_status st = ts_phi4_audio_spec_parse(text, len, spec, err);
+    free(text);
     return st;
 }
 

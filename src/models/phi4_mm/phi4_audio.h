@@ -28,6 +28,7 @@
 #include "tessera.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ts_weight_source;
@@ -60,7 +61,8 @@ typedef enum {
     TS_PHI4_AUDIO_OUT_BLOCK0,     /* [T, width] each Conformer block's output, then block 1, … */
 } ts_phi4_audio_output;
 
-/* config.json of the model directory `dir`. */
+/* config.json's text (messages name "config.json", never a path), or the file in `dir`. */
+ts_status ts_phi4_audio_spec_parse(const char *json, size_t len, ts_phi4_audio_spec *spec, ts_error *err);
 ts_status ts_phi4_audio_spec_load(const char *dir, ts_phi4_audio_spec *spec, ts_error *err);
 /* Audio tokens of a clip of n_frames feature frames (audio_embed_sizes for downsample_rate 1). */
 int64_t ts_phi4_audio_tokens(const ts_phi4_audio_spec *spec, int64_t n_frames);

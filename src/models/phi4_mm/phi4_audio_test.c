@@ -93,6 +93,33 @@ static void test_spec(void)
     ts_error err;
     CHECK_INT_EQ(ts_phi4_audio_spec_load("tests/fixtures/qwen3/model", &s, &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "no audio_config");
+    /* Settings the graph does not build are refused naming the key. */
+    static const struct {
+        const char *from, *to, *message;
+    } edits[] = {
+        {"\"chunk_size\": -1", "\"chunk_size\": 18", "audio_config.chunk_size 18 (only -1 is built"},
+        {"\"conv_glu_type\": \"swish\"", "\"conv_glu_type\": \"relu\"", "audio_config.conv_glu_type \"relu\""},
+        {"\"depthwise_multiplier\": 1", "\"depthwise_multiplier\": 2", "audio_config.depthwise_multiplier 2"},
+        {"\"nemo_activation\": \"relu\"", "\"nemo_activation\": \"swish\"", "audio_config.nemo_activation \"swish\""},
+        {"\"time_reduction\": 8", "\"time_reduction\": 6", "audio_config.time_reduction 6"},
+    };
+    char *text;
+    size_t len;
+    REQUIRE_INT_EQ(ts_file_read(FIX "/model/config.json", &text, &len, &err), TS_OK);
+    CHECK_INT_EQ(ts_phi4_audio_spec_parse(text, len, &s, &err), TS_OK);
+    for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+        char *at = strstr(text, edits[i].from);
+        REQUIRE(at);
+        size_t head = (size_t)(at - text), from = strlen(edits[i].from), to = strlen(edits[i].to);
+        char *edited = malloc(len - from + to + 1);
+        memcpy(edited, text, head);
+        memcpy(edited + head, edits[i].to, to);
+        memcpy(edited + head + to, at + from, len - head - from + 1);
+        CHECK(ts_phi4_audio_spec_parse(edited, len - from + to, &s, &err) != TS_OK);
+        CHECK_CONTAINS(err.message, edits[i].message);
+        free(edited);
+    }
+    free(text);
 }
 
 /* 1: the extractor reproduces the reference's features and token count. */
