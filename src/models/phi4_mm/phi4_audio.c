@@ -427,11 +427,9 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const
                               int64_t n_frames, ts_phi4_audio_projection projection, bool diagnostics, ts_error *err)
 {
     int64_t t = ts_phi4_audio_tokens(spec, n_frames);
-    if (t < 1 || t > TS_PHI4_AUDIO_MAX_TOKENS)
-        return ts_error_set(err, t < 1 ? TS_ERR_RANGE : TS_ERR_UNSUPPORTED,
-                            "audio: %lld feature frames make %lld audio tokens (1..%d per clip: the "
-                            "reference's chunked encoding of longer clips is not built)",
-                            (long long)n_frames, (long long)t, TS_PHI4_AUDIO_MAX_TOKENS);
+    if (t < 1 || t > TS_PHI4_AUDIO_MAX_CLIP_TOKENS)
+        return ts_error_set(err, TS_ERR_RANGE, "audio: %lld feature frames make %lld audio tokens (1..%d per clip)",
+                            (long long)n_frames, (long long)t, TS_PHI4_AUDIO_MAX_CLIP_TOKENS);
     if (spec->heads < 1 || spec->heads > TS_PHI4_AUDIO_MAX_HEADS || spec->blocks < 1 || spec->blocks > TS_PHI4_AUDIO_MAX_BLOCKS ||
         spec->stages < 1 || spec->stages > 16)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio: a spec of %lld heads, %lld blocks, %lld stages",
@@ -487,16 +485,42 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const
                         along(g, invstd, x, 1));
     x = subsample(g, s, st, out_w, out_b, x);
     outs[TS_PHI4_AUDIO_OUT_SUBSAMPLED] = x;
+    /* Past one pass the reference zero-pads the subsampled rows to whole 500-row chunks and
+     * encodes each chunk alone (the padding unmasked: the mask is all ones there too), then drops
+     * the padding rows. */
+    int64_t chunk = t > TS_PHI4_AUDIO_CHUNK ? TS_PHI4_AUDIO_CHUNK : t;
+    int64_t n_chunks = (t + chunk - 1) / chunk;
     ts_graph_set_stage(g, "audio.relative_bias");
-    ts_value bias = relative_bias(g, s, table, t);
+    ts_value bias = relative_bias(g, s, table, chunk);
     outs[TS_PHI4_AUDIO_OUT_BIAS] = bias;
-    /* hs_mask (all true for one unchunked clip) added as 1.0, as the reference adds its bool. */
+    /* hs_mask (all true for one clip with chunk_size -1) added as 1.0, as the reference adds its bool. */
     ts_value mask = ts_graph_binary(g, TS_OP_ADD, bias, splat(g, 1.0f, bias));
-    for (int i = 0; i < s->blocks; i++) {
-        ts_graph_set_stage(g, "audio.block.%d", i);
-        x = conformer(g, s, &bw[i], x, mask);
-        outs[TS_PHI4_AUDIO_OUT_BLOCK0 + i] = x;
+    if (n_chunks > 1)
+        x = ts_graph_pad(g, x, ts_graph_constant_f32(g, 0.0f), (int64_t[]){0, 0}, (int64_t[]){n_chunks * chunk - t, 0},
+                         (int64_t[]){0, 0});
+    ts_value *parts = calloc((size_t)(n_chunks * (s->blocks + 1)), sizeof(ts_value));
+    if (!parts) {
+        free(bw);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "audio: out of memory");
     }
+    for (int64_t c = 0; c < n_chunks; c++) {
+        ts_value h = n_chunks > 1 ? ts_graph_slice(g, x, (int64_t[]){c * chunk, 0}, (int64_t[]){(c + 1) * chunk, d}, NULL) : x;
+        for (int i = 0; i < s->blocks; i++) {
+            ts_graph_set_stage(g, "audio.block.%d", i);
+            h = conformer(g, s, &bw[i], h, mask);
+            parts[(size_t)(i * n_chunks + c)] = h;
+        }
+    }
+    /* Each block's rows over the chunks, the padding dropped: [T, width]. */
+    for (int i = 0; i < s->blocks; i++) {
+        ts_value rows = parts[(size_t)(i * n_chunks)];
+        if (n_chunks > 1)
+            rows = ts_graph_slice(g, ts_graph_concatenate(g, parts + (size_t)(i * n_chunks), (int)n_chunks, 0),
+                                  (int64_t[]){0, 0}, (int64_t[]){t, d}, NULL);
+        outs[TS_PHI4_AUDIO_OUT_BLOCK0 + i] = rows;
+    }
+    free(parts);
+    x = outs[TS_PHI4_AUDIO_OUT_BLOCK0 + s->blocks - 1];
     free(bw);
     ts_graph_set_stage(g, "audio.projector");
     ts_value up = ts_graph_linear(g, x, up_w, up_b);
@@ -526,9 +550,9 @@ ts_status ts_phi4_audio_expand_ids(const int32_t *ids, size_t n, int32_t audio_t
                             (long long)found, n_clips);
     size_t total = n - (size_t)n_clips;
     for (int i = 0; i < n_clips; i++) {
-        if (counts[i] < 1 || counts[i] > TS_PHI4_AUDIO_MAX_TOKENS)
+        if (counts[i] < 1 || counts[i] > TS_PHI4_AUDIO_MAX_CLIP_TOKENS)
             return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio: clip %d takes %lld tokens (1..%d)", i,
-                                (long long)counts[i], TS_PHI4_AUDIO_MAX_TOKENS);
+                                (long long)counts[i], TS_PHI4_AUDIO_MAX_CLIP_TOKENS);
         total += (size_t)counts[i];
     }
     int32_t *o = malloc(sizeof(int32_t) * (total ? total : 1));

@@ -10,8 +10,10 @@
  * f32[n_frames, input_size] (the log-mel features of src/media/audio_fbank.h for one clip) and
  * builds the encoder for that frame count: its static shape. Outputs: [T, lm_hidden] projected
  * rows, T = ceil(n_frames / time_reduction) = the clip's audio tokens; with diagnostics also the
- * reference's captured stages (see ts_phi4_audio_output). One clip per graph: a clip whose T
- * exceeds 500 (the reference then encodes 500-frame chunks separately) is TS_ERR_UNSUPPORTED.
+ * reference's captured stages (see ts_phi4_audio_output). One clip per graph. Past 500 rows the
+ * reference zero-pads the subsampled rows to whole 500-row chunks, runs the blocks on each chunk
+ * alone (the padding rows attended, unmasked, in the last chunk) and drops the padding; the graph
+ * does the same. T beyond TS_PHI4_AUDIO_MAX_CLIP_TOKENS is TS_ERR_RANGE.
  *
  * The reference adds its streaming mask to the scores as 0/1 rather than 0/−inf; for one clip
  * with chunk_size ≤ 0 every frame is visible, so the mask is a constant +1 on every score, which
@@ -33,8 +35,12 @@
 
 struct ts_weight_source;
 
-/* The reference's limit on one encoder pass (Phi4MultimodalAudioModel.forward's max_seq_len). */
-#define TS_PHI4_AUDIO_MAX_TOKENS 500
+/* One encoder pass (Phi4MultimodalAudioModel.forward's max_seq_len): longer clips are encoded in
+ * chunks of this many rows. */
+#define TS_PHI4_AUDIO_CHUNK 500
+/* The longest clip one graph takes: 16 chunks, 8000 audio tokens (10 min 40 s of 16 kHz audio);
+ * the graph grows by a copy of the blocks per chunk. */
+#define TS_PHI4_AUDIO_MAX_CLIP_TOKENS (16 * TS_PHI4_AUDIO_CHUNK)
 #define TS_PHI4_AUDIO_MAX_BLOCKS 64
 #define TS_PHI4_AUDIO_MAX_HEADS 64
 
@@ -57,8 +63,9 @@ typedef enum {
     TS_PHI4_AUDIO_OUT_EMBEDS = 0, /* [T, lm_hidden] (the only output without diagnostics) */
     TS_PHI4_AUDIO_OUT_UP,         /* [T, lm_hidden] the first projector linear, before GELU */
     TS_PHI4_AUDIO_OUT_SUBSAMPLED, /* [T, width] embed (conv subsampling + out) */
-    TS_PHI4_AUDIO_OUT_BIAS,       /* [heads, T, T] the relative attention bias (without the +1) */
-    TS_PHI4_AUDIO_OUT_BLOCK0,     /* [T, width] each Conformer block's output, then block 1, … */
+    TS_PHI4_AUDIO_OUT_BIAS,       /* [heads, C, C] the relative attention bias (without the +1), C = min(T, 500) */
+    TS_PHI4_AUDIO_OUT_BLOCK0,     /* [T, width] each Conformer block's output (chunks joined, padding
+                                   * dropped), then block 1, … */
 } ts_phi4_audio_output;
 
 /* config.json's text (messages name "config.json", never a path), or the file in `dir`. */

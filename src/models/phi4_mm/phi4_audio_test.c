@@ -9,7 +9,8 @@
  *      reference evaluator agrees with the fused run;
  *   3. the <|audio|> placeholder expanded to the clip's count gives the reference's input_ids,
  *      and the token embeddings with the audio rows merged in = lm_inputs_embeds;
- * the bf16 checkpoint (the same values) gives the same rows;
+ * the bf16 checkpoint (the same values) gives the same rows; a 513-row clip is encoded in two
+ * 500-row chunks as the reference does (tests/fixtures/phi4_mm-audio-long);
  * and a checkpoint missing an encoder tensor fails naming it before any input is declared.
  */
 #include "models/phi4_mm/phi4_audio.h"
@@ -290,6 +291,44 @@ static void test_bf16(void)
     ts_checkpoint_close(bf16);
 }
 
+/* A clip past one 500-row pass (tests/fixtures/phi4_mm-audio-long, written by
+ * tools/fixtures/make_phi4_audio_long.py from the same synthetic features): 513 rows, two chunks,
+ * the second almost all padding. */
+static void test_long_clip(void)
+{
+    enum { FRAMES = 4100, MELS = 80 };
+    ts_checkpoint *lref = NULL;
+    ts_error err;
+    REQUIRE_INT_EQ(ts_checkpoint_open("tests/fixtures/phi4_mm-audio-long/reference.safetensors", &lref, &err), TS_OK);
+    float *x = malloc(sizeof(float) * FRAMES * MELS);
+    uint32_t st = 7;
+    for (int i = 0; i < FRAMES * MELS; i++) {
+        st = st * 1664525u + 1013904223u;
+        x[i] = (float)((double)(st >> 8) / (1 << 24) * 2 - 1) * 4.0f;
+    }
+    ts_graph *g = NULL;
+    ts_program *prog = NULL;
+    void **params = NULL;
+    const void *outs[TS_PHI4_AUDIO_OUT_BLOCK0 + TS_PHI4_AUDIO_MAX_BLOCKS];
+    bool ran = run_encoder(weights, x, FRAMES, &g, &prog, &params, outs);
+    CHECK(ran);
+    int64_t t = ts_phi4_audio_tokens(&spec, FRAMES);
+    CHECK_INT_EQ(t, 513);
+    if (ran) {
+        size_t rows = (size_t)(t * spec.width);
+        CHECK(within("long: audio_subsampled", outs[TS_PHI4_AUDIO_OUT_SUBSAMPLED], ref_tensor(lref, "audio_subsampled"), rows));
+        CHECK(within("long: audio_encoder", outs[TS_PHI4_AUDIO_OUT_BLOCK0 + spec.blocks - 1], ref_tensor(lref, "audio_encoder"),
+                     rows));
+        CHECK(within("long: audio_embeds", outs[TS_PHI4_AUDIO_OUT_EMBEDS], ref_tensor(lref, "audio_embeds_speech"),
+                     (size_t)(t * spec.lm_hidden)));
+    }
+    ts_program_destroy(prog);
+    free(params);
+    ts_graph_destroy(g);
+    free(x);
+    ts_checkpoint_close(lref);
+}
+
 static void test_bad_checkpoint(void)
 {
     const char *gone = "model.embed_tokens_extend.audio_embed.encoder.encoders.1.conv.glu.b2";
@@ -305,8 +344,8 @@ static void test_bad_checkpoint(void)
     ts_graph_destroy(g);
     REQUIRE_INT_EQ(ts_graph_create(&g, &err), TS_OK);
     src.drop = NULL;
-    CHECK_INT_EQ(ts_phi4_audio_build(g, &spec, &ws, 8 * 500 + 1, TS_PHI4_AUDIO_SPEECH, false, &err), TS_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "501 audio tokens");
+    CHECK_INT_EQ(ts_phi4_audio_build(g, &spec, &ws, 8 * 8000 + 1, TS_PHI4_AUDIO_SPEECH, false, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "8001 audio tokens (1..8000 per clip)");
     ts_graph_destroy(g);
 }
 
@@ -325,6 +364,7 @@ int main(void)
     RUN(test_encoder);
     RUN(test_wav_to_inputs_embeds);
     RUN(test_bf16);
+    RUN(test_long_clip);
     RUN(test_bad_checkpoint);
     ts_checkpoint_close(ref);
     ts_checkpoint_close(weights);
