@@ -8,10 +8,13 @@
  *                                                               = audio_subsampled [T, D]
  *   bias[h, i, j] = table[clip(j − i, −M, M − 1) + M][h]        = audio_relative_bias
  *   mask = 1 (every frame visible, added as a number) + bias
+ *   past 500 rows: zero-padded to whole 500-row chunks, each chunk through the blocks alone
  *   per block: r = x + ½·FF_in(x); x = r + Attn(LN_att(r), mask); x += Conv(x);
  *              x += ½·FF_out(x); x = LN(x)                       = audio_block_i
- *   rows = down(gelu(up(x)))                                     = audio_embeds_{mode}
+ *   rows = down(gelu(up(x))), the padding rows dropped            = audio_embeds_{mode}
  *
+ * Attention runs as one fused attention op per head, each with its head's [T, T] mask: the fused
+ * op takes one bias for all heads, and a generic dot_general is far slower on the CPU.
  * Convolutions are built from StableHLO slices (strided for stride 2), products and sums, one
  * kernel tap at a time; a pointwise convolution is a linear over the channel axis.
  */
