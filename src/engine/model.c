@@ -1131,12 +1131,17 @@ ts_status ts_model_verify(ts_model *m, ts_sequence *const *seqs, int n_seqs, con
     }
     ts_status st = check_tokens(m, tokens, total, err);
     if (st != TS_OK) return st;
-    const void **outs;
-    if (!output_slots(m, n_seqs, false, &outs))
+    const void **outs = NULL;
+    int32_t *positions = malloc(sizeof(int32_t) * total * (size_t)(m->spec.mrope ? 3 : 1));
+    if (!positions || !output_slots(m, n_seqs, false, &outs)) {
+        free(positions);
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "verify: out of memory");
-    st = run_step(m, seqs, &shape, tokens, NULL, NULL, NULL, outs, err);
+    }
+    default_positions(m, seqs, &shape, (int64_t)total, positions);
+    st = run_step(m, seqs, &shape, tokens, positions, NULL, NULL, outs, err);
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * total * (size_t)m->spec.vocab);
     free(outs);
+    free(positions);
     return st;
 }
 
