@@ -1,0 +1,134 @@
+/* phi4_vision_test.c — Phi-4-multimodal's image path against the phi4_mm-image-small fixture
+ * (tools/fixtures/make_phi4_fixture.py: a 1200x60 strip, dynamic_hd 2 → 2 crops + the global
+ * view, 339 image tokens), stage by stage:
+ *   1. the HD processor: every pixel value bit-exact (sha256 of the whole tensor, which the slim
+ *      fixture keeps instead of the 7 MB tensor, plus the kept rows and per-view sums), the patch
+ *      mask, the canvas size and the token count;
+ */
+#include "models/phi4_mm/phi4_image_processor.h"
+#include "base/file.h"
+#include "base/sha256.h"
+#include "check.h"
+#include "fixture_compare.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CASE "tests/fixtures/phi4_mm-image-small/"
+
+static ts_checkpoint *open_ref(void)
+{
+    ts_checkpoint *ref = NULL;
+    ts_error err;
+    if (ts_checkpoint_open(CASE "reference.safetensors", &ref, &err) != TS_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return NULL;
+    }
+    return ref;
+}
+
+/* The processor's output for the fixture's image with the fixture's settings. */
+static bool preprocess(ts_phi4_hd_image *im)
+{
+    ts_error err;
+    ts_image img = {0};
+    if (ts_image_load(CASE "chelsea_strip_1200x60.png", NULL, &img, &err) != TS_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return false;
+    }
+    /* processor_config.json: size 448, patch_size 14, dynamic_hd 2. */
+    ts_status st = ts_phi4_hd_preprocess(img.rgb, img.width, img.height, 448, 14, 2, im, &err);
+    if (st) fprintf(stderr, "%s\n", err.message);
+    ts_image_free(&img);
+    return st == TS_OK;
+}
+
+/* reference.json's "image_pixel_values_sha256". */
+static bool ref_pixel_sha(char out[65])
+{
+    char *text = NULL;
+    size_t len;
+    ts_error err;
+    if (ts_file_read(CASE "reference.json", &text, &len, &err) != TS_OK) return false;
+    const char *key = "\"image_pixel_values_sha256\": \"";
+    const char *p = strstr(text, key);
+    bool ok = p && strlen(p + strlen(key)) >= 64;
+    if (ok) {
+        memcpy(out, p + strlen(key), 64);
+        out[64] = 0;
+    }
+    free(text);
+    return ok;
+}
+
+static void test_processor(void)
+{
+    ts_checkpoint *ref = open_ref();
+    REQUIRE(ref);
+    ts_phi4_hd_image im;
+    bool ok = preprocess(&im);
+    CHECK(ok);
+    if (!ok) {
+        ts_checkpoint_close(ref);
+        return;
+    }
+    CHECK_INT_EQ(im.grid_w, 2);
+    CHECK_INT_EQ(im.grid_h, 1);
+    CHECK_INT_EQ(im.views, 3);
+    const ts_tensor_info *sizes = ref_tensor(ref, "image_sizes");
+    const ts_tensor_info *mask = ref_tensor(ref, "image_attention_mask");
+    const ts_tensor_info *rows = ref_tensor(ref, "image_pixel_values_rows64");
+    const ts_tensor_info *sums = ref_tensor(ref, "image_pixel_values_sum");
+    const ts_tensor_info *ids = ref_tensor(ref, "input_ids");
+    CHECK(sizes && mask && rows && sums && ids);
+    if (sizes && mask && rows && sums && ids) {
+        const int64_t *hw = (const int64_t *)sizes->data;
+        CHECK_INT_EQ(hw[0], 448 * im.grid_h);
+        CHECK_INT_EQ(hw[1], 448 * im.grid_w);
+        /* Token count = the <|image|> (1285) tokens the reference's processor put in the prompt. */
+        int64_t want = 0;
+        for (int64_t i = 0; i < ids->shape[1]; i++)
+            want += ((const int64_t *)ids->data)[i] == 1285;
+        CHECK_INT_EQ(im.tokens, want);
+        CHECK_INT_EQ(im.tokens, 339);
+        CHECK_INT_EQ(mask->shape[1], im.views);
+        size_t m = 32 * 32, bad = 0;
+        for (size_t i = 0; i < (size_t)im.views * m; i++)
+            bad += ((const int64_t *)mask->data)[i] != im.mask[i];
+        CHECK_INT_EQ(bad, 0);
+        /* Every 64th row of every view and channel, bit for bit. */
+        const float *r = (const float *)rows->data;
+        size_t plane = 448 * 448, differ = 0, k = 0;
+        for (int v = 0; v < im.views; v++)
+            for (int c = 0; c < 3; c++)
+                for (int y = 0; y < 448; y += 64)
+                    for (int x = 0; x < 448; x++, k++)
+                        differ += memcmp(&r[k], &im.pixels[(size_t)(v * 3 + c) * plane + (size_t)y * 448 + x],
+                                         sizeof(float)) != 0;
+        CHECK_INT_EQ(k, (size_t)rows->shape[1] * 3 * 7 * 448);
+        CHECK_INT_EQ(differ, 0);
+        double worst = 0;
+        for (int v = 0; v < im.views; v++)
+            for (int c = 0; c < 3; c++) {
+                double s = 0;
+                for (size_t i = 0; i < plane; i++)
+                    s += im.pixels[(size_t)(v * 3 + c) * plane + i];
+                worst = fmax(worst, fabs(s - ((const float *)sums->data)[v * 3 + c]) / fmax(1, fabs(s)));
+            }
+        CHECK(worst < 1e-6);
+        char want_sha[65], got_sha[65];
+        CHECK(ref_pixel_sha(want_sha));
+        ts_sha256_hex(im.pixels, (size_t)im.views * 3 * plane * sizeof(float), got_sha);
+        CHECK_STR_EQ(got_sha, want_sha);
+        fprintf(stderr, "processor: %d views, %" PRId64 " tokens, rows64 differing %zu, sums rel %.3g, sha %s\n",
+                im.views, im.tokens, differ, worst, strcmp(got_sha, want_sha) ? "DIFFERS" : "equal");
+    }
+    ts_phi4_hd_free(&im);
+    ts_checkpoint_close(ref);
+}
+
+int main(void)
+{
+    RUN(test_processor);
+    return check_finish();
+}
