@@ -4,8 +4,12 @@
  *   1. the HD processor: every pixel value bit-exact (sha256 of the whole tensor, which the slim
  *      fixture keeps instead of the 7 MB tensor, plus the kept rows and per-view sums), the patch
  *      mask, the canvas size and the token count;
+ *   2. the tower's features (hidden_states[-2]) of every view, from our own pixel values;
+ *   3. the HD layout the projector reads (pooling, cut, separators) and the projected rows;
+ * each within the fixtures' tolerance 1e-4 · max(1, max |ref|).
  */
 #include "models/phi4_mm/phi4_image_processor.h"
+#include "models/phi4_mm/phi4_vision.h"
 #include "base/file.h"
 #include "base/sha256.h"
 #include "check.h"
@@ -127,8 +131,72 @@ static void test_processor(void)
     ts_checkpoint_close(ref);
 }
 
+/* The checkpoint as a weight source. */
+static const ts_tensor_info *find(void *self, const char *name, int rank, const int64_t *dims)
+{
+    (void)rank, (void)dims;
+    return ts_checkpoint_find(self, name);
+}
+
+static bool read_spec(ts_phi4_vision_spec *spec)
+{
+    ts_error err;
+    cJSON *root = NULL;
+    ts_json_reader r = {"config.json", "vision_config.", &err};
+    bool ok = ts_json_read_file(CASE "model/config.json", &root, &err) == TS_OK &&
+              ts_phi4_vision_spec_read(&r, ts_json_member(root, "vision_config"),
+                                       cJSON_GetObjectItem(root, "hidden_size")->valueint, spec) == TS_OK;
+    if (!ok) fprintf(stderr, "%s\n", err.message);
+    cJSON_Delete(root);
+    return ok;
+}
+
+/* Largest error of n floats against the named reference tensor (which must hold n). */
+static double stage(const ts_checkpoint *ref, const char *name, const float *ours, size_t n)
+{
+    const ts_tensor_info *t = ref_tensor(ref, name);
+    if (!t || t->n_bytes != n * sizeof(float)) {
+        fprintf(stderr, "%s: %zu bytes, want %zu\n", name, t ? t->n_bytes : 0, n * sizeof(float));
+        return INFINITY;
+    }
+    double scale, d = max_diff(ours, t->data, n, &scale);
+    fprintf(stderr, "%-22s max |ours - ref| %.3g (tolerance %.3g)\n", name, d, 1e-4 * scale);
+    return d / (1e-4 * scale);
+}
+
+static void test_tower_and_projector(void)
+{
+    ts_checkpoint *ref = open_ref(), *weights = NULL;
+    ts_error err;
+    REQUIRE(ref);
+    ts_phi4_vision_spec spec;
+    ts_phi4_hd_image im;
+    bool ok = read_spec(&spec) && ts_checkpoint_open(CASE "model", &weights, &err) == TS_OK && preprocess(&im);
+    CHECK(ok);
+    if (!ok) {
+        if (weights) ts_checkpoint_close(weights);
+        ts_checkpoint_close(ref);
+        return;
+    }
+    CHECK_INT_EQ(spec.layers, 2);
+    ts_weight_source ws = {find, weights};
+    float *feat = NULL, *rows = NULL, *hd = NULL;
+    CHECK_INT_EQ(ts_phi4_vision_features(&spec, &ws, &im, &feat, &err), TS_OK);
+    if (feat) CHECK(stage(ref, "vision_block_1", feat, (size_t)im.views * 1024 * 16) <= 1);
+    CHECK_INT_EQ(ts_phi4_image_rows(&spec, &ws, &im, &rows, &hd, &err), TS_OK);
+    if (rows && hd) {
+        CHECK(stage(ref, "image_features_hd", hd, (size_t)im.tokens * 16) <= 1);
+        CHECK(stage(ref, "image_embeds", rows, (size_t)im.tokens * 48) <= 1);
+    }
+    free(feat), free(rows), free(hd);
+    ts_phi4_hd_free(&im);
+    ts_checkpoint_close(weights);
+    ts_checkpoint_close(ref);
+}
+
 int main(void)
 {
     RUN(test_processor);
+    RUN(test_tower_and_projector);
     return check_finish();
 }
