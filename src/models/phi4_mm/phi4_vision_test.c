@@ -6,10 +6,15 @@
  *      mask, the canvas size and the token count;
  *   2. the tower's features (hidden_states[-2]) of every view, from our own pixel values;
  *   3. the HD layout the projector reads (pooling, cut, separators) and the projected rows;
+ *   4. the prompt: <|image|> expanded by the count of stage 1 (ts_prompt_expand_images with the
+ *      REPEAT rule the descriptor will name once the modality is on), tokenized = input_ids, and
+ *      the token embeddings with the image rows in place = lm_inputs_embeds;
  * each within the fixtures' tolerance 1e-4 · max(1, max |ref|).
  */
 #include "models/phi4_mm/phi4_image_processor.h"
 #include "models/phi4_mm/phi4_vision.h"
+#include "engine/model.h"
+#include "models/family.h"
 #include "base/file.h"
 #include "base/sha256.h"
 #include "check.h"
@@ -194,9 +199,86 @@ static void test_tower_and_projector(void)
     ts_checkpoint_close(ref);
 }
 
+static ts_context *ctx;
+
+static void test_prompt_and_embeddings(void)
+{
+    ts_checkpoint *ref = open_ref(), *weights = NULL;
+    ts_error err;
+    REQUIRE(ref);
+    ts_phi4_vision_spec spec;
+    ts_phi4_hd_image im;
+    ts_model *m = NULL;
+    ts_tokenizer *tok = NULL;
+    cJSON *doc = NULL;
+    bool ok = read_spec(&spec) && preprocess(&im);
+    REQUIRE(ok);
+    ok = ts_checkpoint_open(CASE "model", &weights, &err) == TS_OK &&
+         ts_model_load(ctx, CASE "model", NULL, &m, &err) == TS_OK &&
+         ts_tokenizer_load(CASE "model", &tok, &err) == TS_OK &&
+         ts_json_read_file(CASE "reference.json", &doc, &err) == TS_OK;
+    if (!ok) fprintf(stderr, "%s\n", err.message);
+    CHECK(ok);
+    const cJSON *prompt = ok ? ts_json_member(doc, "prompt_text") : NULL;
+    CHECK(prompt && cJSON_IsString(prompt));
+    if (ok && prompt && cJSON_IsString(prompt)) {
+        /* The family advertises no images yet: the descriptor's image rule and the image token
+         * id as the lead will set them when the modality is switched on. */
+        ts_model_config cfg = *ts_model_get_config(m);
+        struct ts_family_desc family = *cfg.family;
+        family.image_prompt = TS_IMAGE_PROMPT_REPEAT;
+        cfg.family = &family;
+        cfg.image_token_id = spec.image_token_id;
+        char *expanded = NULL;
+        size_t len = 0, n = 0;
+        int32_t *ids = NULL;
+        const char *text = prompt->valuestring;
+        CHECK_INT_EQ(ts_prompt_expand_images(&cfg, tok, text, strlen(text), &im.tokens, 1, &expanded, &len, &err),
+                     TS_OK);
+        CHECK_INT_EQ(ts_tokenizer_encode(tok, expanded ? expanded : "", len, true, &ids, &n, &err), TS_OK);
+        const ts_tensor_info *want = ref_tensor(ref, "input_ids");
+        bool same = want && ids && (int64_t)n == want->shape[1];
+        for (size_t i = 0; same && i < n; i++)
+            same = ids[i] == ((const int64_t *)want->data)[i];
+        CHECK(same);
+        ts_weight_source ws = {find, weights};
+        float *rows = NULL;
+        CHECK_INT_EQ(ts_phi4_image_rows(&spec, &ws, &im, &rows, NULL, &err), TS_OK);
+        int64_t hidden = cfg.text.hidden_size;
+        float *emb = same && rows ? malloc(sizeof(float) * n * (size_t)hidden) : NULL;
+        if (emb) {
+            /* ts_mm_inputs_build's merge: token rows, the image rows in prompt order at the image
+             * tokens. */
+            int32_t *text_ids = malloc(sizeof(int32_t) * n);
+            for (size_t i = 0; i < n; i++)
+                text_ids[i] = ids[i] == spec.image_token_id ? 0 : ids[i];
+            CHECK_INT_EQ(ts_model_embed_tokens(m, text_ids, n, emb, &err), TS_OK);
+            int64_t next = 0;
+            for (size_t i = 0; i < n; i++)
+                if (ids[i] == spec.image_token_id && next < im.tokens)
+                    memcpy(emb + i * (size_t)hidden, rows + next++ * hidden, sizeof(float) * (size_t)hidden);
+            CHECK_INT_EQ(next, im.tokens);
+            CHECK(stage(ref, "lm_inputs_embeds", emb, n * (size_t)hidden) <= 1);
+            free(text_ids);
+        }
+        free(emb), free(rows), free(ids), free(expanded);
+    }
+    cJSON_Delete(doc);
+    if (tok) ts_tokenizer_destroy(tok);
+    if (m) ts_model_destroy(m);
+    if (weights) ts_checkpoint_close(weights);
+    ts_phi4_hd_free(&im);
+    ts_checkpoint_close(ref);
+}
+
 int main(void)
 {
+    ts_context_options o = {.n_threads = 2};
+    ts_error err;
+    if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
     RUN(test_processor);
     RUN(test_tower_and_projector);
+    RUN(test_prompt_and_embeddings);
+    ts_context_destroy(ctx);
     return check_finish();
 }
