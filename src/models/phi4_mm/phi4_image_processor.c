@@ -8,11 +8,75 @@
 #include "models/phi4_mm/phi4_image_processor.h"
 
 #include "base/error.h"
+#include "loader/json_fields.h"
 #include "media/resample.h"
+
+#include <stdio.h>
+#include <sys/stat.h>
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static ts_status read_settings(const ts_json_reader *r, const cJSON *o, ts_phi4_hd_settings *s)
+{
+    int64_t h = 448, w = 448, patch, hd;
+    const cJSON *size = ts_json_member(o, "size");
+    if (size) {
+        TS_TRY(ts_json_int(r, size, "height", 448, &h));
+        TS_TRY(ts_json_int(r, size, "width", 448, &w));
+    }
+    TS_TRY(ts_json_int(r, o, "patch_size", 14, &patch));
+    TS_TRY(ts_json_int(r, o, "dynamic_hd", 36, &hd));
+    double mean[3] = {0.5, 0.5, 0.5}, std[3] = {0.5, 0.5, 0.5}, rescale;
+    int n_mean = 3, n_std = 3;
+    bool do_rescale, do_normalize;
+    if (!ts_json_absent(o, "image_mean")) TS_TRY(ts_json_double_list(r, o, "image_mean", mean, 3, &n_mean));
+    if (!ts_json_absent(o, "image_std")) TS_TRY(ts_json_double_list(r, o, "image_std", std, 3, &n_std));
+    TS_TRY(ts_json_double(r, o, "rescale_factor", 1.0 / 255, &rescale));
+    TS_TRY(ts_json_bool(r, o, "do_rescale", true, &do_rescale));
+    TS_TRY(ts_json_bool(r, o, "do_normalize", true, &do_normalize));
+    bool half = n_mean == 3 && n_std == 3;
+    for (int c = 0; c < 3 && half; c++)
+        half = mean[c] == 0.5 && std[c] == 0.5;
+    const char *bad = h != w || h <= 0 || h > 4096    ? "size"
+                      : patch <= 0 || h % patch        ? "patch_size"
+                      : hd < 1 || hd > 1024            ? "dynamic_hd"
+                      : !half                          ? "image_mean/image_std"
+                      : fabs(rescale - 1.0 / 255) > 1e-12 ? "rescale_factor"
+                      : !do_rescale || !do_normalize   ? "do_rescale/do_normalize"
+                                                       : NULL;
+    if (bad)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
+                            "%s: %s%s: not supported by the Phi-4-multimodal image processor", r->origin,
+                            r->prefix, bad);
+    s->crop = (int)h, s->patch = (int)patch, s->max_crops = (int)hd;
+    return TS_OK;
+}
+
+ts_status ts_phi4_hd_settings_load(const char *model_dir, ts_phi4_hd_settings *s, ts_error *err)
+{
+    char path[4096];
+    struct stat st;
+    bool nested = false;
+    snprintf(path, sizeof(path), "%s/preprocessor_config.json", model_dir);
+    if (stat(path, &st) != 0) {
+        snprintf(path, sizeof(path), "%s/processor_config.json", model_dir);
+        nested = true;
+        if (stat(path, &st) != 0)
+            return ts_error_set(err, TS_ERR_NOT_FOUND,
+                                "the model has no preprocessor_config.json or processor_config.json");
+    }
+    cJSON *root = NULL;
+    TS_TRY(ts_json_read_file(path, &root, err));
+    const char *file = nested ? "processor_config.json" : "preprocessor_config.json";
+    ts_json_reader r = {file, nested ? "image_processor." : "", err};
+    const cJSON *o = nested ? ts_json_member(root, "image_processor") : root;
+    ts_status rc = cJSON_IsObject(o) ? read_settings(&r, o, s)
+                                     : ts_error_set(err, TS_ERR_FORMAT, "%s: no image_processor object", file);
+    cJSON_Delete(root);
+    return rc;
+}
 
 void ts_phi4_hd_free(ts_phi4_hd_image *im)
 {

@@ -27,6 +27,16 @@ typedef struct ts_phi4_hd_image {
     int64_t tokens;           /* <|image|> tokens the image takes in the prompt */
 } ts_phi4_hd_image;
 
+/* The processor's settings: preprocessor_config.json, or the image_processor object of
+ * processor_config.json (what transformers 5 saves), in model_dir; absent keys take the class
+ * defaults (size 448, patch_size 14, dynamic_hd 36). Settings the arithmetic here does not
+ * follow (a non-square size, mean/std other than 0.5, rescale other than 1/255, no
+ * rescale/normalise) are TS_ERR_UNSUPPORTED naming the key; no file is TS_ERR_NOT_FOUND. */
+typedef struct ts_phi4_hd_settings {
+    int crop, patch, max_crops;
+} ts_phi4_hd_settings;
+ts_status ts_phi4_hd_settings_load(const char *model_dir, ts_phi4_hd_settings *s, ts_error *err);
+
 ts_status ts_phi4_hd_preprocess(const uint8_t *rgb, int width, int height, int crop, int patch,
                                 int max_crops, ts_phi4_hd_image *out, ts_error *err);
 void ts_phi4_hd_free(ts_phi4_hd_image *im);

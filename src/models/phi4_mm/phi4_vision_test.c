@@ -16,12 +16,14 @@
 #include "engine/model.h"
 #include "models/family.h"
 #include "base/file.h"
+#include "base/error.h"
 #include "base/sha256.h"
 #include "check.h"
 #include "fixture_compare.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CASE "tests/fixtures/phi4_mm-image-small/"
 
@@ -46,7 +48,13 @@ static bool preprocess(ts_phi4_hd_image *im)
         return false;
     }
     /* processor_config.json: size 448, patch_size 14, dynamic_hd 2. */
-    ts_status st = ts_phi4_hd_preprocess(img.rgb, img.width, img.height, 448, 14, 2, im, &err);
+    ts_phi4_hd_settings hs;
+    ts_status st = ts_phi4_hd_settings_load(CASE "model", &hs, &err);
+    if (!st && (hs.crop != 448 || hs.patch != 14 || hs.max_crops != 2)) {
+        st = ts_error_set(&err, TS_ERR_FORMAT, "settings %d %d %d, want 448 14 2", hs.crop, hs.patch,
+                          hs.max_crops);
+    }
+    if (!st) st = ts_phi4_hd_preprocess(img.rgb, img.width, img.height, hs.crop, hs.patch, hs.max_crops, im, &err);
     if (st) fprintf(stderr, "%s\n", err.message);
     ts_image_free(&img);
     return st == TS_OK;
@@ -199,6 +207,45 @@ static void test_tower_and_projector(void)
     ts_checkpoint_close(ref);
 }
 
+/* What the processor refuses, before any pixel: settings it does not follow, and the reference's
+ * "very extreme" aspect ratios. */
+static void test_refusals(void)
+{
+    ts_error err;
+    ts_phi4_hd_settings hs;
+    char dir[] = "/tmp/phi4_hd_XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof(path), "%s/preprocessor_config.json", dir);
+    CHECK_INT_EQ(ts_phi4_hd_settings_load(dir, &hs, &err), TS_ERR_NOT_FOUND);
+    const char *cases[][2] = {{"{\"dynamic_hd\": 0}", "dynamic_hd"},
+                              {"{\"size\": {\"height\": 448, \"width\": 224}}", "size"},
+                              {"{\"image_mean\": [0.48, 0.45, 0.4]}", "image_mean"}};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(path, "w");
+        REQUIRE(f);
+        fputs(cases[i][0], f);
+        fclose(f);
+        CHECK_INT_EQ(ts_phi4_hd_settings_load(dir, &hs, &err), TS_ERR_UNSUPPORTED);
+        CHECK_CONTAINS(err.message, cases[i][1]);
+    }
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    fputs("{}", f);
+    fclose(f);
+    CHECK_INT_EQ(ts_phi4_hd_settings_load(dir, &hs, &err), TS_OK);
+    CHECK(hs.crop == 448 && hs.patch == 14 && hs.max_crops == 36);
+    remove(path);
+    rmdir(dir);
+    /* 2000 × 4: the canvas is 2240 × 448 and the image 4·1.12 = 4 rows tall (< 10). */
+    uint8_t *px = calloc(2000 * 4 * 3, 1);
+    ts_phi4_hd_image im;
+    CHECK_INT_EQ(ts_phi4_hd_preprocess(px, 2000, 4, 448, 14, 36, &im, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "very extreme");
+    CHECK_INT_EQ(ts_phi4_hd_preprocess(px, 2000, 4, 448, 14, 0, &im, &err), TS_ERR_INVALID_ARGUMENT);
+    free(px);
+}
+
 static ts_context *ctx;
 
 static void test_prompt_and_embeddings(void)
@@ -277,6 +324,7 @@ int main(void)
     ts_error err;
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
     RUN(test_processor);
+    RUN(test_refusals);
     RUN(test_tower_and_projector);
     RUN(test_prompt_and_embeddings);
     ts_context_destroy(ctx);
