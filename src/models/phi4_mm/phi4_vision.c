@@ -144,6 +144,16 @@ static int64_t bucket(int64_t i, int64_t n, int64_t side)
     return k;
 }
 
+int64_t ts_phi4_vision_position(const uint8_t *mask, int64_t side, int64_t p)
+{
+    if (!mask[p]) return 0;
+    /* nh, nw: the valid rows (first column's sum) and columns (first row's sum). */
+    int64_t nh = 0, nw = 0;
+    for (int64_t i = 0; i < side; i++)
+        nh += mask[i * side] != 0, nw += mask[i] != 0;
+    return bucket(p / side, nh, side) * side + bucket(p % side, nw, side);
+}
+
 typedef struct {
     float *ln1_w, *ln1_b, *q_w, *q_b, *k_w, *k_b, *v_w, *v_b, *o_w, *o_b, *ln2_w, *ln2_b, *fc1_w, *fc1_b,
         *fc2_w, *fc2_b;
@@ -257,13 +267,10 @@ ts_status ts_phi4_vision_features(const ts_phi4_vision_spec *s, const ts_weight_
         const float *px = im->pixels + (size_t)v * 3 * plane;
         const uint8_t *mask = im->mask + (size_t)v * n;
         float *x = feat + (size_t)v * n * d;
-        int64_t nh = 0, nw = 0;
-        for (int64_t i = 0; i < side; i++)
-            nh += mask[i * side] != 0, nw += mask[i] != 0;
         for (int64_t py = 0; py < side; py++)
             for (int64_t pxi = 0; pxi < side; pxi++) {
                 int64_t p = py * side + pxi;
-                int64_t at = mask[p] ? bucket(py, nh, side) * side + bucket(pxi, nw, side) : 0;
+                int64_t at = ts_phi4_vision_position(mask, side, p);
                 for (int64_t o = 0; o < d; o++) {
                     const float *w = pw + o * 3 * P * P;
                     float acc = 0.f;
@@ -307,9 +314,19 @@ ts_status ts_phi4_image_rows(const ts_phi4_vision_spec *s, const ts_weight_sourc
     if (hd_out) *hd_out = NULL;
     float *feat = NULL;
     TS_TRY(ts_phi4_vision_features(s, weights, im, &feat, err));
+    ts_status st = ts_phi4_image_rows_from_features(s, weights, im, feat, rows, hd_out, err);
+    free(feat);
+    return st;
+}
+
+ts_status ts_phi4_image_rows_from_features(const ts_phi4_vision_spec *s, const ts_weight_source *weights,
+                                           const ts_phi4_hd_image *im, const float *feat, float **rows,
+                                           float **hd_out, ts_error *err)
+{
+    *rows = NULL;
+    if (hd_out) *hd_out = NULL;
     int64_t side = s->image_size / s->patch, half = side / 2, d = s->width, D = s->text_width;
     if (side % 2) {
-        free(feat);
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
                             "Phi-4-multimodal image tower: an odd patch grid (%lld) needs the reflection "
                             "pad, not built",
@@ -358,7 +375,7 @@ ts_status ts_phi4_image_rows(const ts_phi4_vision_spec *s, const ts_weight_sourc
             mid[i] = gelu_erf(mid[i]);
         linear(mid, T, D, down_w, down_b, D, out);
     }
-    free(feat), free(mid);
+    free(mid);
     free(glob_ext), free(sub_ext), free(up_w), free(up_b), free(down_w), free(down_b);
     if (ld.st || !hd_out) free(hd);
     if (ld.st) {

@@ -14,8 +14,9 @@
  *   projector: img_projection_down(gelu_erf(img_projection_up(x))).
  *
  * Contract: host code (plain loops, f32 math over F32 or BF16 weights widened once per call), a
- * reference path checked stage by stage against transformers (phi4_vision_test.c); the engine's
- * graph tower is not built on it yet. Weights are read by their checkpoint names under
+ * reference path checked stage by stage against transformers (phi4_vision_test.c). The tower is
+ * also a graph per view (ts_phi4_vision_build, the fast path: run it per view, then
+ * ts_phi4_image_rows_from_features); it is not yet registered as the family's ts_tower_ops. Weights are read by their checkpoint names under
  * "model.embed_tokens_extend.image_embed."; a missing or misshapen one fails naming it. Outputs
  * are owned by the caller (free()).
  */
@@ -25,6 +26,7 @@
 #include "loader/json_fields.h"
 #include "models/decoder.h"
 #include "models/phi4_mm/phi4_image_processor.h"
+#include "graph/graph.h"
 #include "tessera.h"
 
 typedef struct ts_phi4_vision_spec {
@@ -42,6 +44,18 @@ typedef struct ts_phi4_vision_spec {
 ts_status ts_phi4_vision_spec_read(const ts_json_reader *r, const cJSON *vision, int64_t text_width,
                                    ts_phi4_vision_spec *spec);
 
+/* The position-table row of patch p of a view with patch mask [side²] (0 for padding). */
+int64_t ts_phi4_vision_position(const uint8_t *mask, int64_t side, int64_t p);
+
+/* The graph of one view's tower into the empty g (phi4_vision_graph.c): inputs pixel_values
+ * f32[3, S, S], positions i32[(S/P)²], key_bias f32[(S/P)²]; output hidden_states[feature_layer]
+ * f32[(S/P)², D]. Every weight checked first; errors name the tensor. */
+ts_status ts_phi4_vision_build(ts_graph *g, const ts_phi4_vision_spec *spec, const ts_weight_source *weights,
+                               ts_error *err);
+/* The graph's positions and key_bias for a view's patch mask. */
+void ts_phi4_vision_view_inputs(const ts_phi4_vision_spec *spec, const uint8_t *mask, int32_t *positions,
+                                float *key_bias);
+
 /* The tower's features for every view of im: *out [views][(S/P)²][width]. */
 ts_status ts_phi4_vision_features(const ts_phi4_vision_spec *spec, const ts_weight_source *weights,
                                   const ts_phi4_hd_image *im, float **out, ts_error *err);
@@ -50,5 +64,10 @@ ts_status ts_phi4_vision_features(const ts_phi4_vision_spec *spec, const ts_weig
  * [text_width]. hd (optional) receives the HD layout the projector reads, [im->tokens][width]. */
 ts_status ts_phi4_image_rows(const ts_phi4_vision_spec *spec, const ts_weight_source *weights,
                              const ts_phi4_hd_image *im, float **rows, float **hd, ts_error *err);
+/* The same from features already computed ([views][(S/P)²][width], e.g. the graph tower's, one
+ * run per view): pooling, HD layout and projector. */
+ts_status ts_phi4_image_rows_from_features(const ts_phi4_vision_spec *spec, const ts_weight_source *weights,
+                                           const ts_phi4_hd_image *im, const float *features, float **rows,
+                                           float **hd, ts_error *err);
 
 #endif

@@ -5,6 +5,7 @@
  *      fixture keeps instead of the 7 MB tensor, plus the kept rows and per-view sums), the patch
  *      mask, the canvas size and the token count;
  *   2. the tower's features (hidden_states[-2]) of every view, from our own pixel values;
+ *   2b. the same features from the graph tower (ts_phi4_vision_build), view by view;
  *   3. the HD layout the projector reads (pooling, cut, separators) and the projected rows;
  *   4. the prompt: <|image|> expanded by the count of stage 1 (ts_prompt_expand_images with the
  *      REPEAT rule the descriptor will name once the modality is on), tokenized = input_ids, and
@@ -13,6 +14,7 @@
  */
 #include "models/phi4_mm/phi4_image_processor.h"
 #include "models/phi4_mm/phi4_vision.h"
+#include "cpu/executor.h"
 #include "engine/model.h"
 #include "models/family.h"
 #include "base/file.h"
@@ -248,6 +250,62 @@ static void test_refusals(void)
 
 static ts_context *ctx;
 
+/* The graph tower, one view per run, against the fixture's features and the host code. */
+static void test_graph_tower(void)
+{
+    ts_checkpoint *ref = open_ref(), *weights = NULL;
+    ts_error err;
+    REQUIRE(ref);
+    ts_phi4_vision_spec spec;
+    ts_phi4_hd_image im;
+    bool ok = read_spec(&spec) && ts_checkpoint_open(CASE "model", &weights, &err) == TS_OK && preprocess(&im);
+    CHECK(ok);
+    if (!ok) {
+        if (weights) ts_checkpoint_close(weights);
+        ts_checkpoint_close(ref);
+        return;
+    }
+    ts_weight_source ws = {find, weights};
+    ts_graph *g = NULL;
+    ts_program *prog = NULL;
+    bool built = ts_graph_create(&g, &err) == TS_OK && ts_phi4_vision_build(g, &spec, &ws, &err) == TS_OK &&
+                 ts_program_create(g, ctx, &prog, &err) == TS_OK;
+    if (!built) fprintf(stderr, "%s\n", err.message);
+    CHECK(built);
+    size_t n = 1024, d = 16, plane = 448 * 448;
+    float *feat = malloc(sizeof(float) * n * d * (size_t)im.views), *bias = malloc(sizeof(float) * n);
+    int32_t *pos = malloc(sizeof(int32_t) * n);
+    void **params = built ? calloc((size_t)g->n_parameters, sizeof(void *)) : NULL;
+    for (int v = 0; params && v < im.views; v++) {
+        ts_phi4_vision_view_inputs(&spec, im.mask + (size_t)v * n, pos, bias);
+        for (int32_t i = 0; i < g->n_nodes; i++) {
+            const ts_node *nd = &g->nodes[i];
+            if (nd->op != TS_OP_PARAMETER) continue;
+            void **slot = &params[nd->attrs.parameter.index];
+            if (nd->attrs.parameter.role == TS_PARAM_WEIGHT) *slot = (void *)ts_checkpoint_find(weights, nd->name)->data;
+            else if (strcmp(nd->name, "pixel_values") == 0) *slot = im.pixels + (size_t)v * 3 * plane;
+            else if (strcmp(nd->name, "positions") == 0) *slot = pos;
+            else if (strcmp(nd->name, "key_bias") == 0) *slot = bias;
+        }
+        const void *out = NULL;
+        CHECK_INT_EQ(ts_program_run(prog, params, &out, &err), TS_OK);
+        if (out) memcpy(feat + (size_t)v * n * d, out, sizeof(float) * n * d);
+    }
+    if (params) {
+        CHECK(stage(ref, "vision_block_1", feat, (size_t)im.views * n * d) <= 1);
+        float *rows = NULL;
+        CHECK_INT_EQ(ts_phi4_image_rows_from_features(&spec, &ws, &im, feat, &rows, NULL, &err), TS_OK);
+        if (rows) CHECK(stage(ref, "image_embeds", rows, (size_t)im.tokens * 48) <= 1);
+        free(rows);
+    }
+    free(params), free(feat), free(bias), free(pos);
+    ts_program_destroy(prog);
+    ts_graph_destroy(g);
+    ts_phi4_hd_free(&im);
+    ts_checkpoint_close(weights);
+    ts_checkpoint_close(ref);
+}
+
 static void test_prompt_and_embeddings(void)
 {
     ts_checkpoint *ref = open_ref(), *weights = NULL;
@@ -326,6 +384,7 @@ int main(void)
     RUN(test_processor);
     RUN(test_refusals);
     RUN(test_tower_and_projector);
+    RUN(test_graph_tower);
     RUN(test_prompt_and_embeddings);
     ts_context_destroy(ctx);
     return check_finish();
