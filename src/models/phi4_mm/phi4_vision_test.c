@@ -179,34 +179,49 @@ static double stage(const ts_checkpoint *ref, const char *name, const float *our
     return d / (1e-4 * scale);
 }
 
-static void test_tower_and_projector(void)
-{
-    ts_checkpoint *ref = open_ref(), *weights = NULL;
-    ts_error err;
-    REQUIRE(ref);
+/* The reference, the weights, the spec and our processor's output for the fixture's image. */
+typedef struct {
+    ts_checkpoint *ref, *weights;
     ts_phi4_vision_spec spec;
     ts_phi4_hd_image im;
-    bool ok = read_spec(&spec) && ts_checkpoint_open(CASE "model", &weights, &err) == TS_OK && preprocess(&im);
+} setup;
+
+static void setup_close(setup *f)
+{
+    ts_phi4_hd_free(&f->im);
+    if (f->weights) ts_checkpoint_close(f->weights);
+    if (f->ref) ts_checkpoint_close(f->ref);
+}
+
+static bool setup_open(setup *f)
+{
+    memset(f, 0, sizeof(*f));
+    ts_error err;
+    f->ref = open_ref();
+    bool ok = f->ref && read_spec(&f->spec) && ts_checkpoint_open(CASE "model", &f->weights, &err) == TS_OK;
+    if (f->ref && !f->weights) fprintf(stderr, "%s\n", err.message);
+    return ok && preprocess(&f->im);
+}
+
+static void test_tower_and_projector(void)
+{
+    ts_error err;
+    setup f;
+    bool ok = setup_open(&f);
     CHECK(ok);
-    if (!ok) {
-        if (weights) ts_checkpoint_close(weights);
-        ts_checkpoint_close(ref);
-        return;
-    }
-    CHECK_INT_EQ(spec.layers, 2);
-    ts_weight_source ws = {find, weights};
+    if (!ok) return setup_close(&f);
+    CHECK_INT_EQ(f.spec.layers, 2);
+    ts_weight_source ws = {find, f.weights};
     float *feat = NULL, *rows = NULL, *hd = NULL;
-    CHECK_INT_EQ(ts_phi4_vision_features(&spec, &ws, &im, &feat, &err), TS_OK);
-    if (feat) CHECK(stage(ref, "vision_block_1", feat, (size_t)im.views * 1024 * 16) <= 1);
-    CHECK_INT_EQ(ts_phi4_image_rows(&spec, &ws, &im, &rows, &hd, &err), TS_OK);
+    CHECK_INT_EQ(ts_phi4_vision_features(&f.spec, &ws, &f.im, &feat, &err), TS_OK);
+    if (feat) CHECK(stage(f.ref, "vision_block_1", feat, (size_t)f.im.views * 1024 * 16) <= 1);
+    CHECK_INT_EQ(ts_phi4_image_rows(&f.spec, &ws, &f.im, &rows, &hd, &err), TS_OK);
     if (rows && hd) {
-        CHECK(stage(ref, "image_features_hd", hd, (size_t)im.tokens * 16) <= 1);
-        CHECK(stage(ref, "image_embeds", rows, (size_t)im.tokens * 48) <= 1);
+        CHECK(stage(f.ref, "image_features_hd", hd, (size_t)f.im.tokens * 16) <= 1);
+        CHECK(stage(f.ref, "image_embeds", rows, (size_t)f.im.tokens * 48) <= 1);
     }
     free(feat), free(rows), free(hd);
-    ts_phi4_hd_free(&im);
-    ts_checkpoint_close(weights);
-    ts_checkpoint_close(ref);
+    setup_close(&f);
 }
 
 /* What the processor refuses, before any pixel: settings it does not follow, and the reference's
@@ -253,37 +268,30 @@ static ts_context *ctx;
 /* The graph tower, one view per run, against the fixture's features and the host code. */
 static void test_graph_tower(void)
 {
-    ts_checkpoint *ref = open_ref(), *weights = NULL;
     ts_error err;
-    REQUIRE(ref);
-    ts_phi4_vision_spec spec;
-    ts_phi4_hd_image im;
-    bool ok = read_spec(&spec) && ts_checkpoint_open(CASE "model", &weights, &err) == TS_OK && preprocess(&im);
+    setup f;
+    bool ok = setup_open(&f);
     CHECK(ok);
-    if (!ok) {
-        if (weights) ts_checkpoint_close(weights);
-        ts_checkpoint_close(ref);
-        return;
-    }
-    ts_weight_source ws = {find, weights};
+    if (!ok) return setup_close(&f);
+    ts_weight_source ws = {find, f.weights};
     ts_graph *g = NULL;
     ts_program *prog = NULL;
-    bool built = ts_graph_create(&g, &err) == TS_OK && ts_phi4_vision_build(g, &spec, &ws, &err) == TS_OK &&
+    bool built = ts_graph_create(&g, &err) == TS_OK && ts_phi4_vision_build(g, &f.spec, &ws, &err) == TS_OK &&
                  ts_program_create(g, ctx, &prog, &err) == TS_OK;
     if (!built) fprintf(stderr, "%s\n", err.message);
     CHECK(built);
     size_t n = 1024, d = 16, plane = 448 * 448;
-    float *feat = malloc(sizeof(float) * n * d * (size_t)im.views), *bias = malloc(sizeof(float) * n);
+    float *feat = malloc(sizeof(float) * n * d * (size_t)f.im.views), *bias = malloc(sizeof(float) * n);
     int32_t *pos = malloc(sizeof(int32_t) * n);
     void **params = built ? calloc((size_t)g->n_parameters, sizeof(void *)) : NULL;
-    for (int v = 0; params && v < im.views; v++) {
-        ts_phi4_vision_view_inputs(&spec, im.mask + (size_t)v * n, pos, bias);
+    for (int v = 0; params && v < f.im.views; v++) {
+        ts_phi4_vision_view_inputs(&f.spec, f.im.mask + (size_t)v * n, pos, bias);
         for (int32_t i = 0; i < g->n_nodes; i++) {
             const ts_node *nd = &g->nodes[i];
             if (nd->op != TS_OP_PARAMETER) continue;
             void **slot = &params[nd->attrs.parameter.index];
-            if (nd->attrs.parameter.role == TS_PARAM_WEIGHT) *slot = (void *)ts_checkpoint_find(weights, nd->name)->data;
-            else if (strcmp(nd->name, "pixel_values") == 0) *slot = im.pixels + (size_t)v * 3 * plane;
+            if (nd->attrs.parameter.role == TS_PARAM_WEIGHT) *slot = (void *)ts_checkpoint_find(f.weights, nd->name)->data;
+            else if (strcmp(nd->name, "pixel_values") == 0) *slot = f.im.pixels + (size_t)v * 3 * plane;
             else if (strcmp(nd->name, "positions") == 0) *slot = pos;
             else if (strcmp(nd->name, "key_bias") == 0) *slot = bias;
         }
@@ -292,18 +300,16 @@ static void test_graph_tower(void)
         if (out) memcpy(feat + (size_t)v * n * d, out, sizeof(float) * n * d);
     }
     if (params) {
-        CHECK(stage(ref, "vision_block_1", feat, (size_t)im.views * n * d) <= 1);
+        CHECK(stage(f.ref, "vision_block_1", feat, (size_t)f.im.views * n * d) <= 1);
         float *rows = NULL;
-        CHECK_INT_EQ(ts_phi4_image_rows_from_features(&spec, &ws, &im, feat, &rows, NULL, &err), TS_OK);
-        if (rows) CHECK(stage(ref, "image_embeds", rows, (size_t)im.tokens * 48) <= 1);
+        CHECK_INT_EQ(ts_phi4_image_rows_from_features(&f.spec, &ws, &f.im, feat, &rows, NULL, &err), TS_OK);
+        if (rows) CHECK(stage(f.ref, "image_embeds", rows, (size_t)f.im.tokens * 48) <= 1);
         free(rows);
     }
     free(params), free(feat), free(bias), free(pos);
     ts_program_destroy(prog);
     ts_graph_destroy(g);
-    ts_phi4_hd_free(&im);
-    ts_checkpoint_close(weights);
-    ts_checkpoint_close(ref);
+    setup_close(&f);
 }
 
 static void test_prompt_and_embeddings(void)
