@@ -44,6 +44,7 @@ static double bicubic_weight(double x)
  * fixed-point weights coeff[i·taps …]. */
 typedef struct pass_plan {
     int taps;
+    int bits; /* fixed-point fraction bits of coeff */
     int *first;
     int *count;
     int32_t *coeff;
@@ -57,7 +58,22 @@ static void plan_free(pass_plan *p)
     memset(p, 0, sizeof(*p));
 }
 
-static ts_status plan_pass(int in_size, int out_size, const filter *f, pass_plan *p, ts_error *err)
+/* torch's uint8 antialias kernel (_compute_index_ranges_int16_weights) stores the same normalised
+ * weights as int16 with as many fraction bits as the pass's largest weight allows (< 2^15). */
+static int torch_int16_bits(const double *w, size_t n)
+{
+    double wmax = n ? w[0] : 0.0;
+    for (size_t i = 1; i < n; i++)
+        if (wmax < w[i]) wmax = w[i];
+    int bits;
+    for (bits = 0; bits < 22; bits++)
+        if ((int)(0.5 + wmax * (1 << (bits + 1))) >= (1 << 15)) break;
+    return bits;
+}
+
+/* torch_bits: the int16 precision of torch's kernel instead of Pillow's 22 bits. */
+static ts_status plan_pass(int in_size, int out_size, const filter *f, bool torch_bits, pass_plan *p,
+                           ts_error *err)
 {
     memset(p, 0, sizeof(*p));
     /* Pillow takes the box edges as float and subtracts them in float before widening. */
@@ -70,7 +86,7 @@ static ts_status plan_pass(int in_size, int out_size, const filter *f, pass_plan
     p->first = malloc((size_t)out_size * sizeof(int));
     p->count = malloc((size_t)out_size * sizeof(int));
     p->coeff = malloc(n * sizeof(int32_t));
-    double *w = malloc((size_t)p->taps * sizeof(double));
+    double *w = malloc(n * sizeof(double));
     if (!p->first || !p->count || !p->coeff || !w) {
         free(w);
         plan_free(p);
@@ -85,20 +101,21 @@ static ts_status plan_pass(int in_size, int out_size, const filter *f, pass_plan
         int hi = (int)(center + support + 0.5);
         if (hi > in_size) hi = in_size;
         int count = hi - lo;
-        double sum = 0.0;
+        double sum = 0.0, *wi = w + (size_t)i * p->taps;
         for (int x = 0; x < count; x++) {
-            w[x] = f->weight((x + lo - center + 0.5) * inv);
-            sum += w[x];
+            wi[x] = f->weight((x + lo - center + 0.5) * inv);
+            sum += wi[x];
         }
-        int32_t *k = p->coeff + (size_t)i * p->taps;
-        for (int x = 0; x < p->taps; x++) {
-            double v = x < count ? (sum != 0.0 ? w[x] / sum : w[x]) : 0.0;
-            /* Round half away from zero, then truncate: Pillow's normalize_coeffs_8bpc. */
-            k[x] = (int32_t)(v < 0 ? -0.5 + v * (1 << PRECISION_BITS)
-                                   : 0.5 + v * (1 << PRECISION_BITS));
-        }
+        for (int x = 0; x < p->taps; x++)
+            wi[x] = x < count ? (sum != 0.0 ? wi[x] / sum : wi[x]) : 0.0;
         p->first[i] = lo;
         p->count[i] = count;
+    }
+    p->bits = torch_bits ? torch_int16_bits(w, n) : PRECISION_BITS;
+    for (size_t j = 0; j < n; j++) {
+        /* Round half away from zero, then truncate: Pillow's normalize_coeffs_8bpc (torch's too). */
+        double v = w[j] * (1 << p->bits);
+        p->coeff[j] = (int32_t)(v < 0 ? -0.5 + v : 0.5 + v);
     }
     free(w);
     return TS_OK;
@@ -106,10 +123,10 @@ static ts_status plan_pass(int in_size, int out_size, const filter *f, pass_plan
 
 /* Accumulators are int32 as in Pillow: normalised bilinear/bicubic weights keep every partial sum
  * below 255·1.2·2^22 + 2^21 < 2^31. */
-static inline uint8_t clip8(int32_t acc)
+static inline uint8_t clip8(int32_t acc, int bits)
 {
     if (acc < 0) return 0;
-    int32_t v = acc >> PRECISION_BITS;
+    int32_t v = acc >> bits;
     return v > 255 ? 255 : (uint8_t)v;
 }
 
@@ -123,15 +140,15 @@ static void horizontal(const uint8_t *src, int in_w, int row0, int rows, uint8_t
         for (int x = 0; x < out_w; x++) {
             const int32_t *k = p->coeff + (size_t)x * p->taps;
             const uint8_t *px = s + (size_t)p->first[x] * 3;
-            int32_t a0 = 1 << (PRECISION_BITS - 1), a1 = a0, a2 = a0;
+            int32_t a0 = 1 << (p->bits - 1), a1 = a0, a2 = a0;
             for (int t = 0; t < p->count[x]; t++) {
                 a0 += px[3 * t + 0] * k[t];
                 a1 += px[3 * t + 1] * k[t];
                 a2 += px[3 * t + 2] * k[t];
             }
-            d[3 * x + 0] = clip8(a0);
-            d[3 * x + 1] = clip8(a1);
-            d[3 * x + 2] = clip8(a2);
+            d[3 * x + 0] = clip8(a0, p->bits);
+            d[3 * x + 1] = clip8(a1, p->bits);
+            d[3 * x + 2] = clip8(a2, p->bits);
         }
     }
 }
@@ -149,19 +166,19 @@ static void vertical(const uint8_t *src, int width, int row0, uint8_t *dst, int 
         /* Tap-major over a row of accumulators: the same sums in the same order, read row by row.
          */
         for (size_t c = 0; c < stride; c++)
-            acc[c] = 1 << (PRECISION_BITS - 1);
+            acc[c] = 1 << (p->bits - 1);
         for (int t = 0; t < p->count[y]; t++) {
             const uint8_t *row = s + (size_t)t * stride;
             for (size_t c = 0; c < stride; c++)
                 acc[c] += row[c] * k[t];
         }
         for (size_t c = 0; c < stride; c++)
-            d[c] = clip8(acc[c]);
+            d[c] = clip8(acc[c], p->bits);
     }
 }
 
-ts_status ts_resample_rgb8(const uint8_t *src, int width, int height, uint8_t *dst, int out_width,
-                           int out_height, ts_resample_filter filter_id, ts_error *err)
+static ts_status resample(const uint8_t *src, int width, int height, uint8_t *dst, int out_width,
+                          int out_height, ts_resample_filter filter_id, bool torch_bits, ts_error *err)
 {
     static const filter bilinear = {bilinear_weight, 1.0};
     static const filter bicubic = {bicubic_weight, 2.0};
@@ -190,7 +207,7 @@ ts_status ts_resample_rgb8(const uint8_t *src, int width, int height, uint8_t *d
     uint8_t *tmp = NULL;
     int32_t *acc = NULL;
     ts_status st = TS_OK;
-    if (need_v && (st = plan_pass(height, out_height, f, &vp, err))) return st;
+    if (need_v && (st = plan_pass(height, out_height, f, torch_bits, &vp, err))) return st;
     const uint8_t *mid = src;
     int row0 = 0;
     if (need_h) {
@@ -200,7 +217,7 @@ ts_status ts_resample_rgb8(const uint8_t *src, int width, int height, uint8_t *d
             row0 = vp.first[0];
             rows = vp.first[out_height - 1] + vp.count[out_height - 1] - row0;
         }
-        if ((st = plan_pass(width, out_width, f, &hp, err))) goto done;
+        if ((st = plan_pass(width, out_width, f, torch_bits, &hp, err))) goto done;
         uint8_t *out = dst;
         if (need_v) {
             tmp = malloc((size_t)out_width * rows * 3);
@@ -229,4 +246,17 @@ done:
     plan_free(&hp);
     plan_free(&vp);
     return st;
+}
+
+ts_status ts_resample_rgb8(const uint8_t *src, int width, int height, uint8_t *dst, int out_width,
+                           int out_height, ts_resample_filter filter, ts_error *err)
+{
+    return resample(src, width, height, dst, out_width, out_height, filter, false, err);
+}
+
+ts_status ts_resample_rgb8_torch(const uint8_t *src, int width, int height, uint8_t *dst,
+                                 int out_width, int out_height, ts_resample_filter filter,
+                                 ts_error *err)
+{
+    return resample(src, width, height, dst, out_width, out_height, filter, true, err);
 }

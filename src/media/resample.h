@@ -21,4 +21,12 @@ typedef enum ts_resample_filter {
 ts_status ts_resample_rgb8(const uint8_t *src, int width, int height, uint8_t *dst, int out_width,
                            int out_height, ts_resample_filter filter, ts_error *err);
 
+/* torch's antialiased resize of a uint8 image (F.interpolate(..., antialias=True), what
+ * torchvision's resize does to uint8 tensors): Pillow's taps and pass order, but int16 weights
+ * with as many fraction bits as each pass's largest weight allows, so some bytes differ from
+ * Pillow's by one. Same buffers and errors as ts_resample_rgb8. */
+ts_status ts_resample_rgb8_torch(const uint8_t *src, int width, int height, uint8_t *dst,
+                                 int out_width, int out_height, ts_resample_filter filter,
+                                 ts_error *err);
+
 #endif
