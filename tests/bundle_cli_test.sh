@@ -65,10 +65,15 @@ for fx in qwen2 llama; do
     done
 done
 # An image model quantized: its language model's matrices (all four entries, DeepStack's too, one
-# weight schema), the tower as stored: the quantized engine's tokens for the fixture's image.
+# weight schema) and vision.main's as the engine quantizes its tower (every matrix whose width is a
+# multiple of 32, in the same quantization object and file): the quantized engine's tokens for the
+# fixture's image.
 q3=$root/tests/fixtures/qwen3_vl
 "$bin" export -m "$q3/model" -o "$work/q3-q4" --capacity 128 --prefill-capacity 96 --vision-patches 256 --quantize q4 2>/dev/null
 check "qwen3_vl --quantize q4 exports with its tower" test -s "$work/q3-q4/c128/prefill_embeddings_deepstack.mlir" -a -s "$work/q3-q4/vision/p256.mlir"
+grep -q '"weight":	"model.visual.blocks.0.mlp.linear_fc2.weight"' "$work/q3-q4/manifest.json" &&
+    grep -q 'model.visual.blocks.0.mlp.linear_fc2.weight:q4' "$work/q3-q4/vision/p256.mlir"
+check "qwen3_vl q4: vision.main takes the tower's quantized matrices, the manifest describes them" test $? -eq 0
 q3run=(--image "$q3/chelsea.png" -p "Describe this image." --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 --compute f32)
 q3_engine=$("$bin" run -m "$q3/model" --quantize q4 "${q3run[@]}" 2>/dev/null | ids)
 q3_bundle=$("$bin" run --bundle "$work/q3-q4" -m "$q3/model" "${q3run[@]}" 2>/dev/null | ids)

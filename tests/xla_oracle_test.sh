@@ -6,8 +6,8 @@
 # decode.main): greedy tokens = the reference's,
 # every entry's logits within the fixture tolerance of the reference's (alone from the reference's
 # inputs and through the chain), batched decode of 3 ragged slots = each alone; qwen2 again with
-# its BF16 weights; quantized bundles (q8, q4 of qwen2 and llama, a GPTQ 4-bit qwen2 checkpoint):
-# the quantized engine's greedy ids under --compute f32.
+# its BF16 weights; quantized bundles (q8, q4 of qwen2 and llama, a GPTQ 4-bit qwen2 checkpoint,
+# qwen3_vl q4 with its quantized vision.main): the quantized engine's greedy ids under --compute f32.
 # Needs .venv (scripts/install-deps; `make test` installs it): without it the test fails.
 ORACLE_IMPORTS="jax, jaxlib, ml_dtypes" ORACLE_NAME=xla-oracle
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/compiler_oracle_prologue.sh"
@@ -43,6 +43,12 @@ for c in qwen2 llama; do
 done
 gptq_model "$work/gptq-model"
 quant_case xla qwen2-gptq4 "$work/gptq-model" qwen2
+# An image model quantized: vision.main's matrices too (the engine's tower rule, bound from
+# quantized.safetensors by the runner), DeepStack's entry, XLA's ids = the quantized engine's.
+QUANT_SHAPE="--capacity 128 --prefill-capacity 96 --vision-patches 256" \
+    quant_case xla qwen3_vl-q4 "$fix/qwen3_vl/model" qwen3_vl --quantize q4
+grep -q '"weight":	"model.visual.blocks.0.mlp.linear_fc2.weight"' "$work/qwen3_vl-q4/manifest.json"
+check "qwen3_vl-q4: the manifest's quantization holds the tower's matrices" test $? -eq 0
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

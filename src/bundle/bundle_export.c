@@ -80,9 +80,10 @@ static const ts_tensor_info *find_shape(void *self, const char *name, int rank, 
     return &s->info;
 }
 
-/* How the language model's matrices are quantized in the modules: choose = NULL for none. */
+/* How the matrices are quantized in the modules: choose (the language model's) = NULL for none;
+ * tower (vision.main's) = NULL for a float tower. */
 typedef struct {
-    ts_quant_chooser choose;
+    ts_quant_chooser choose, tower;
     void *user;
     const char *method; /* the manifest's quantization.method */
 } quant_plan;
@@ -92,7 +93,8 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
 
 /* The weights as the engine serves them (engine/model.c): a GPTQ/AWQ checkpoint's packed matrices
  * unpacked, or --quantize's at load; the same stores, so a bundle's integer weights are the
- * engine's bytes. */
+ * engine's bytes. The tower follows the engine too: --quantize quantizes it with the engine's
+ * chooser (ts_quantized_weights_choose_tower); a GPTQ/AWQ checkpoint's stays as stored. */
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
 {
     ts_model_config cfg;
@@ -115,12 +117,12 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
                                     ts_quant_method_name(qc.method));
         if (st == TS_OK) st = ts_packed_weights_create(ck, &qc, &packed, err);
         if (st == TS_OK) src = ts_packed_weights_source(packed);
-        plan = (quant_plan){ts_packed_weights_choose, packed, ts_quant_method_name(qc.method)};
+        plan = (quant_plan){ts_packed_weights_choose, NULL, packed, ts_quant_method_name(qc.method)};
     }
     if (st == TS_OK && bits > 0) {
         st = ts_quantized_weights_create(&src, bits, false, &quantized, err);
         if (st == TS_OK) src = ts_quantized_weights_source(quantized);
-        plan = (quant_plan){ts_quantized_weights_choose, quantized, format};
+        plan = (quant_plan){ts_quantized_weights_choose, ts_quantized_weights_choose_tower, quantized, format};
     }
     if (st == TS_OK) st = export_bundle(&cfg, digest, &src, &plan, bundle_dir, options, err);
     else ts_error_prefix(err, "export %s: ", bundle_dir);
@@ -257,6 +259,12 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             st = ts_graph_create(&g, err);
             if (st != TS_OK) break;
             st = ts_vision_entry_build(g, cfg, source, n, err);
+            if (st == TS_OK && quant->tower) {
+                ts_graph *q;
+                st = ts_graph_quantize(g, quant->tower, quant->user, &q, err);
+                ts_graph_destroy(g);
+                g = st == TS_OK ? q : NULL;
+            }
             v->patches[b] = n;
             if (st == TS_OK) st = ts_manifest_add_vision_entry(&man, b, g, rel, err);
             if (st == TS_OK) v->n_buckets = b + 1;

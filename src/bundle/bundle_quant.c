@@ -36,20 +36,36 @@ static const char *claim(const ts_quant_weight *w, char *buf, size_t cap)
     return buf;
 }
 
+/* The language model's weight schema, then vision.main's: the quantized matrices of both are
+ * described in the one quantization object and held in the one file. */
+static int schema_count(const ts_manifest *m) { return m->n_weights + m->vision.n_weights; }
+
+static const ts_descriptor *schema_at(const ts_manifest *m, int i)
+{
+    return i < m->n_weights ? &m->weights[i] : &m->vision.weights[i - m->n_weights];
+}
+
 static const ts_descriptor *schema_find(const ts_manifest *m, const char *name)
 {
-    for (int i = 0; i < m->n_weights; i++)
-        if (strcmp(m->weights[i].name, name) == 0) return &m->weights[i];
+    for (int i = 0; i < schema_count(m); i++)
+        if (strcmp(schema_at(m, i)->name, name) == 0) return schema_at(m, i);
     return NULL;
+}
+
+/* Whether schema weight i is a quantized matrix ("W:q8" / "W:q4") not already met in the schema
+ * before it (a name in both schemas is one tensor of the file). */
+static bool quantized_matrix(const ts_manifest *m, int i)
+{
+    const char *name = schema_at(m, i)->name, *at = strstr(name, ":q");
+    if (!at || (strcmp(at, ":q8") != 0 && strcmp(at, ":q4") != 0)) return false;
+    return schema_find(m, name) == schema_at(m, i);
 }
 
 ts_status ts_bundle_quant_describe(ts_manifest *m, const char *method, ts_error *err)
 {
     int n = 0;
-    for (int i = 0; i < m->n_weights; i++) {
-        const char *at = strstr(m->weights[i].name, ":q");
-        if (at && (strcmp(at, ":q8") == 0 || strcmp(at, ":q4") == 0)) n++;
-    }
+    for (int i = 0; i < schema_count(m); i++)
+        n += quantized_matrix(m, i);
     if (!n) return TS_OK;
     ts_quant_manifest *q = &m->quant;
     q->weights = calloc((size_t)n, sizeof(ts_quant_weight));
@@ -57,10 +73,10 @@ ts_status ts_bundle_quant_describe(ts_manifest *m, const char *method, ts_error 
     q->version = TS_BUNDLE_QUANT_VERSION;
     snprintf(q->method, sizeof(q->method), "%s", method);
     snprintf(q->file, sizeof(q->file), "%s", TS_BUNDLE_QUANT_FILE);
-    for (int i = 0; i < m->n_weights; i++) {
-        const ts_descriptor *d = &m->weights[i];
+    for (int i = 0; i < schema_count(m); i++) {
+        if (!quantized_matrix(m, i)) continue;
+        const ts_descriptor *d = schema_at(m, i);
         const char *at = strstr(d->name, ":q");
-        if (!at || (strcmp(at, ":q8") != 0 && strcmp(at, ":q4") != 0)) continue;
         ts_quant_weight *w = &q->weights[q->n_weights];
         size_t len = (size_t)(at - d->name);
         if (len >= sizeof(w->weight)) return ts_error_set(err, TS_ERR_INTERNAL, "quantization: %s: name too long", d->name);

@@ -13,9 +13,11 @@
  * ("could not map dtype(int4) to element type"); the ui8 form's unpacking is four integer ops in the
  * module, which the official parser, IREE and XLA all accept and run (the oracle tests).
  *
- * Export: ts_bundle_quant_describe fills m->quant from the weight schema (each "W:q<bits>" with
- * its scales, block = in / scale columns), ts_bundle_quant_write asks `source` for those tensors
- * and writes them to BUNDLE/<file> (loader/safetensors_write.h).
+ * Export: ts_bundle_quant_describe fills m->quant from the weight schemas, the language model's
+ * and vision.main's (each "W:q<bits>" with its scales, block = in / scale columns; a --quantize
+ * export's tower is quantized as the engine's: engine/quantized_weights.h's tower chooser);
+ * ts_bundle_quant_write asks `source` for those tensors and writes them to BUNDLE/<file>
+ * (loader/safetensors_write.h). A matrix named in both schemas is one tensor, described once.
  * Open: ts_bundle_quant_check holds each matrix the manifest describes (bits 8 or 4, a block that
  * divides its width, even for 4-bit, an F16/BF16/F32 scale dtype) to the weight schema's
  * descriptors and to the file's tensors (dtype, shape, byte count); ts_bundle_quant_check_module

@@ -208,16 +208,6 @@ void ts_model_destroy(ts_model *m)
     free(m);
 }
 
-/* The tower's matrices: every one whose width blocks of TS_QUANT_BLOCK divide (a patch embedding
- * over 3·2·14·14 = 1176 pixels, SigLIP's 4304-wide MLP output stay in floats; the summary counts
- * and names them). */
-static bool choose_tower(void *user, const char *name, int64_t out, int64_t in, ts_quant_choice *c)
-{
-    (void)name, (void)out;
-    *c = (ts_quant_choice){.bits = *(const int *)user, .block = TS_QUANT_BLOCK};
-    return in % TS_QUANT_BLOCK == 0;
-}
-
 /* "q8: N matrices, …; weight error … overall, worst …% (name)" over the store's matrices
  * first … end − 1. */
 static int describe(const ts_quantized_weights *q, int first, int end, char *out, size_t cap)
@@ -281,7 +271,7 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
     /* The vision tower and projector too, through the same store (the tower reads the model's
      * weight source): their own report follows the language model's. */
     ts_vision_float_matrices kept = {0};
-    if (st == TS_OK && m->vision) st = ts_vision_quantize(m->vision, choose_tower, &m->quant_bits, &kept, err);
+    if (st == TS_OK && m->vision) st = ts_vision_quantize(m->vision, ts_quantized_weights_choose_tower, q, &kept, err);
     if (st != TS_OK) {
         m->weights = m->base_weights;
         m->quant_bits = 0;

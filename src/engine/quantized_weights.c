@@ -59,6 +59,11 @@ bool ts_quantized_weights_choose(void *self, const char *name, int64_t out, int6
     return true;
 }
 
+bool ts_quantized_weights_choose_tower(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice)
+{
+    return in % TS_QUANT_BLOCK == 0 && ts_quantized_weights_choose(self, name, out, in, choice);
+}
+
 ts_weight_source ts_quantized_weights_source(ts_quantized_weights *q)
 {
     return (ts_weight_source){ts_quantized_weights_find, q};

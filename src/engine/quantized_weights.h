@@ -35,6 +35,12 @@ const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, in
 /* A ts_quant_chooser (self = the store): every float matrix, the store's bits, blocks of
  * TS_QUANT_BLOCK, no zero points. */
 bool ts_quantized_weights_choose(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice);
+/* The vision tower's and projector's chooser (self = the store), shared by the engine
+ * (engine/model.c) and a quantized bundle's vision.main (bundle/bundle_export.c) so both hold the
+ * same matrices in the same bytes: as ts_quantized_weights_choose, but only matrices whose input
+ * width is a multiple of TS_QUANT_BLOCK (a patch embedding over 3·2·14·14 = 1176 pixels, SigLIP's
+ * 4304-wide MLP output stay in floats). */
+bool ts_quantized_weights_choose_tower(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice);
 
 typedef struct ts_quantization_report {
     int bits;

@@ -25,11 +25,13 @@ check() { # description, condition…
 # --quantize`, or a GPTQ/AWQ checkpoint as it is) compiled by the backend (iree: tools/iree_compile.py;
 # xla: in tools/bundle_runner) and run by tools/bundle_runner on CASE's prompt: its 16 greedy ids =
 # the quantized engine's under --compute f32 (the same integer weights, f32 activations on both
-# sides) = `tessera run --bundle`'s.
+# sides) = `tessera run --bundle`'s. QUANT_SHAPE: the export's bucket flags (an image case's
+# capacity and vision buckets; default --capacity 64 --prefill-capacity 32).
 quant_case() {
-    local backend=$1 name=$2 model=$3 case=$4
+    local backend=$1 name=$2 model=$3 case=$4 shape
     shift 4
-    "$bin" export -m "$model" -o "$work/$name" --capacity 64 --prefill-capacity 32 "$@" >/dev/null 2>"$work/$name.export.err"
+    read -r -a shape <<<"${QUANT_SHAPE:---capacity 64 --prefill-capacity 32}"
+    "$bin" export -m "$model" -o "$work/$name" "${shape[@]}" "$@" >/dev/null 2>"$work/$name.export.err"
     check "$name: tessera export $* exits 0" test $? -eq 0
     if [ "$backend" = iree ]; then
         "$py" "$root/tools/iree_compile.py" "$work/$name" >"$work/$name.compile.log" 2>&1

@@ -104,7 +104,8 @@ class Runner:
             found = read_file(path)
         except SafetensorsError as e:
             raise ContractError(f"quantization: {e}") from None
-        schema = {d.name: d for d in self.man.weights}
+        # The language model's schema and vision.main's: a --quantize export quantizes both.
+        schema = {d.name: d for d in self.man.weights + (self.man.vision["weights"] if self.man.vision else [])}
         for name, (dtype, shape) in want.items():
             matrix = name.rsplit(":", 1)[0]
             d, t = schema.get(name), found.get(name)
