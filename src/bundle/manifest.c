@@ -217,7 +217,7 @@ static cJSON *manifest_json(const ts_manifest *m)
         cJSON_AddNumberToObject(dk, "k", (double)m->draft_width);
         cJSON_AddStringToObject(dk, "optional",
                                 "an optional entry: present in every bucket when this object is, absent with it; a runtime without it "
-                                "decodes one token per slot and call through decode.main");
+                                "decodes one token per slot and call (decode.main)");
         cJSON_AddStringToObject(dk, "use",
                                 "speculative decoding: per slot the pending token and up to k - 1 drafted tokens at positions "
                                 "cache_len[b] + j (rope_delta added), one call; logits [slots, k, vocab], row j predicting the token "
