@@ -1109,7 +1109,6 @@ ts_status ts_bundle_slots_decode(ts_bundle_slots *slots, const int32_t *tokens, 
  * logits[i][j][vocab] (rows past n_rows[i] untouched); a slot must have room for K rows. The
  * caller then truncates each slot to what it accepted (ts_bundle_slots_truncate: bookkeeping, the
  * rows past the length are overwritten later). TS_ERR_UNSUPPORTED without the entry. */
-int64_t ts_bundle_draft_width(const ts_bundle *bundle);
 int64_t ts_bundle_slots_draft_width(const ts_bundle_slots *slots);
 ts_status ts_bundle_slots_verify(ts_bundle_slots *slots, const int32_t *tokens, const int *n_rows, float *logits, ts_error *err);
 ts_status ts_bundle_slots_truncate(ts_bundle_slots *slots, int slot, int64_t length, ts_error *err);
