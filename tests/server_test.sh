@@ -231,9 +231,11 @@ if want speculative; then
 fi
 
 # --- bundle_speculative: the same speculative run through a bundle with decode_k.main (K = 4: the
-# pending token and 3 drafts a slot per call; --draft 4 is held to 3 by the bundle)
+# pending token and 3 drafts a slot per call; --draft 4 is held to 3 by the bundle). Capacity 124:
+# the image request ends within K rows of it, so in the mixed case its last steps (no room for K
+# rows) decode through decode.main in the same step as a verifying slot.
 if want bundle_speculative; then
-    "$BIN" export -m "$VL" -o "$TMP/bspec" --capacity 512 --prefill-capacity 256 --batch 4 --draft-width 4 \
+    "$BIN" export -m "$VL" -o "$TMP/bspec" --capacity 124 --prefill-capacity 124 --batch 4 --draft-width 4 \
         --vision-patches 256,512 >"$TMP/export.log" 2>&1 || fail "export for the speculative bundle server: $(cat "$TMP/export.log")"
     start_server bspec -m "$VL" --bundle "$TMP/bspec" --draft 4
     TS_PORT=${PORT[bspec]} run_node speculative.mjs
