@@ -355,6 +355,20 @@ static void replace_in_file(const char *path, const char *from, const char *to)
     free(t);
 }
 
+/* Whether dir_a/file and dir_b/file hold the same text; text_a (optional) gets dir_a's (free). */
+static bool same_text(const char *dir_a, const char *dir_b, const char *file, char **text_a)
+{
+    char a[256], b[256];
+    snprintf(a, sizeof(a), "%s/%s", dir_a, file);
+    snprintf(b, sizeof(b), "%s/%s", dir_b, file);
+    char *x = read_text(a), *y = read_text(b);
+    bool same = x && y && strcmp(x, y) == 0;
+    if (text_a) *text_a = x;
+    else free(x);
+    free(y);
+    return same;
+}
+
 static ts_status open_status(const char *bundle, const char *model, ts_error *err)
 {
     ts_bundle *b = NULL;
@@ -737,29 +751,39 @@ static void test_vision_entries(void)
     CHECK(strstr(err.message, "identity") != NULL);
 }
 
+
+/* A fixture exported to TMP/NAME-SUFFIX (one bucket of capacity 192, prefill 160, one slot; with
+ * draft_width, decode_k.main) and opened, with its reference and (with_model) the model. */
+static bool open_case(const char *name, const char *suffix, int64_t draft_width, const int64_t *patches, int n_patches,
+                      bool with_model, ts_bundle **b, ts_model **m, ts_checkpoint **ref)
+{
+    char dir[128], bundle[160], refpath[160];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    snprintf(bundle, sizeof(bundle), "%s/%s-%s", tmp, name, suffix);
+    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
+    static const int64_t capacity[1] = {192};
+    ts_bundle_options o = {.capacities = capacity, .n_capacities = 1, .prefill_capacity = 160, .slots = 1, .draft_width = draft_width,
+                           .vision_patches = patches, .n_vision_patches = n_patches};
+    ts_error err;
+    if (ts_bundle_export(dir, bundle, &o, &err) != TS_OK || ts_bundle_open(ctx, bundle, dir, b, &err) != TS_OK ||
+        (with_model && ts_model_load(ctx, dir, NULL, m, &err) != TS_OK) || ts_checkpoint_open(refpath, ref, &err) != TS_OK) {
+        fprintf(stderr, "%s: %s\n", name, err.message);
+        CHECK(false);
+        return false;
+    }
+    return true;
+}
 /* A Qwen2-VL fixture end to end through the bundle: its pixel values through vision.main, the
  * merged embeddings and M-RoPE positions into prefill_embeddings.main (causal bias), then
  * decode.main with the rope delta. Merged embeddings and prefill logits within the fixture
  * tolerance of the reference's; greedy tokens identical to its generated_ids. */
 static void vlm_through_bundle(const char *name, const int64_t *patches, int n_patches)
 {
-    char dir[128], bundle[128], refpath[160];
-    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
-    snprintf(bundle, sizeof(bundle), "%s/%s-vlm", tmp, name);
-    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
-    static const int64_t capacity[1] = {192};
-    ts_bundle_options o = {.capacities = capacity, .n_capacities = 1, .prefill_capacity = 160, .slots = 1,
-                           .vision_patches = patches, .n_vision_patches = n_patches};
     ts_error err;
     ts_bundle *b = NULL;
     ts_model *m = NULL;
     ts_checkpoint *ref = NULL;
-    if (ts_bundle_export(dir, bundle, &o, &err) != TS_OK || ts_bundle_open(ctx, bundle, dir, &b, &err) != TS_OK ||
-        ts_model_load(ctx, dir, NULL, &m, &err) != TS_OK || ts_checkpoint_open(refpath, &ref, &err) != TS_OK) {
-        fprintf(stderr, "%s: %s\n", name, err.message);
-        CHECK(false);
-        goto out;
-    }
+    if (!open_case(name, "vlm", 0, patches, n_patches, true, &b, &m, &ref)) goto out;
     const ts_model_config *cfg = ts_model_get_config(m);
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
     const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
@@ -1344,14 +1368,7 @@ static void test_decode_k_rows(void)
     o_plain.draft_width = 0;
     REQUIRE_INT_EQ(ts_bundle_export(dir, plain_bundle, &o_plain, &err), TS_OK);
     static const char *const files[] = {"c64/prefill.mlir", "c64/prefill_embeddings.mlir", "c64/decode.mlir"};
-    for (int f = 0; f < 3; f++) {
-        char a[256], c[256];
-        snprintf(a, sizeof(a), "%s/%s", bundle, files[f]);
-        snprintf(c, sizeof(c), "%s/%s", plain_bundle, files[f]);
-        char *x = read_text(a), *y = read_text(c);
-        CHECK(x && y && strcmp(x, y) == 0);
-        free(x), free(y);
-    }
+    for (int f = 0; f < 3; f++) CHECK(same_text(bundle, plain_bundle, files[f], NULL));
     REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
     CHECK_INT_EQ(ts_bundle_draft_width(b), 4);
     REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &plain, &err), TS_OK);
@@ -1453,23 +1470,11 @@ static void test_decode_k_rows(void)
  * `images`: the fixture's image prompt (M-RoPE positions [3, B, K] and the rope delta). */
 static void speculative_through_bundle(const char *name, bool images, const int64_t *patches, int n_patches)
 {
-    char dir[128], bundle[160], refpath[160];
-    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
-    snprintf(bundle, sizeof(bundle), "%s/%s-spec", tmp, name);
-    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
-    static const int64_t capacity[1] = {192};
-    ts_bundle_options o = {.capacities = capacity, .n_capacities = 1, .prefill_capacity = 160, .slots = 1, .draft_width = 4,
-                           .vision_patches = patches, .n_vision_patches = n_patches};
     ts_error err;
     ts_bundle *b = NULL;
     ts_model *m = NULL;
     ts_checkpoint *ref = NULL;
-    if (ts_bundle_export(dir, bundle, &o, &err) != TS_OK || ts_bundle_open(ctx, bundle, dir, &b, &err) != TS_OK ||
-        (images && ts_model_load(ctx, dir, NULL, &m, &err) != TS_OK) || ts_checkpoint_open(refpath, &ref, &err) != TS_OK) {
-        fprintf(stderr, "%s: %s\n", name, err.message);
-        CHECK(false);
-        goto out;
-    }
+    if (!open_case(name, "spec", 4, patches, n_patches, images, &b, &m, &ref)) goto out;
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
     const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
     size_t n = (size_t)ids64->shape[1];
@@ -1837,14 +1842,12 @@ static void test_deepstack_leaves_ordinary_modules(void)
     static const char *const files[] = {"c32/prefill.mlir", "c32/prefill_embeddings.mlir", "c32/decode.mlir"};
     int same = 0;
     for (int f = 0; f < 3; f++) {
-        char a[256], c[256];
-        snprintf(a, sizeof(a), "%s/%s", with, files[f]);
-        snprintf(c, sizeof(c), "%s/%s", without, files[f]);
-        char *x = read_text(a), *y = read_text(c);
-        CHECK(x && y && strcmp(x, y) == 0);
-        same += x && y && strcmp(x, y) == 0;
+        char *x = NULL;
+        bool equal = same_text(with, without, files[f], &x);
+        CHECK(equal);
+        same += equal;
         CHECK(x && !strstr(x, "stablehlo.scatter") && !strstr(x, "visual_positions"));
-        free(x), free(y);
+        free(x);
     }
     char a[256];
     snprintf(a, sizeof(a), "%s/c32/prefill_embeddings_deepstack.mlir", without);
