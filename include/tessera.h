@@ -1097,6 +1097,10 @@ typedef struct ts_bundle_options {
      * quantized either way). A quantized bundle keeps its integer weights, scales and zero points
      * in its own file (quantized.safetensors), described in the manifest. */
     const char *quantize;
+    /* 2..16: also write decode_k.main per bucket, verifying this many rows per slot in one call
+     * (the pending token and draft_width - 1 drafted ones: speculative decoding through the
+     * bundle); 0 = no such entry (the manifest is then as before it existed). */
+    int64_t draft_width;
 } ts_bundle_options;
 
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options,
@@ -1172,6 +1176,15 @@ ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *slots, int slot,
                                              const ts_side_inputs *side, float *logits,
                                              ts_error *err);
 ts_status ts_bundle_slots_decode(ts_bundle_slots *slots, const int32_t *tokens, const bool *active, float *logits, ts_error *err);
+/* Speculative decoding through decode_k.main (a bundle exported with a draft width K; 0 = none):
+ * one call over every slot appends the first n_rows[i] (0 = inactive, at most K) of tokens[i][K]
+ * to slot i (the pending token, then its drafts) and writes row j's logits to
+ * logits[i][j][vocab] (rows past n_rows[i] untouched); a slot must have room for K rows. The
+ * caller then truncates each slot to what it accepted (ts_bundle_slots_truncate: bookkeeping, the
+ * rows past the length are overwritten later). TS_ERR_UNSUPPORTED without the entry. */
+int64_t ts_bundle_slots_draft_width(const ts_bundle_slots *slots);
+ts_status ts_bundle_slots_verify(ts_bundle_slots *slots, const int32_t *tokens, const int *n_rows, float *logits, ts_error *err);
+ts_status ts_bundle_slots_truncate(ts_bundle_slots *slots, int slot, int64_t length, ts_error *err);
 /* ts_generate through the bundle's entries: admitted to a bucket by prompt + max_tokens. */
 ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);

@@ -4,6 +4,7 @@
 # exit 2. Quantized bundles (--quantize q8|q4, qwen2 and llama; qwen3_vl q4 with its image) = the
 # quantized engine's tokens under --compute f32; short weight bytes refused. Qwen2.5-VL's windowed vision.main: its fixture's 16 reference ids, and two different
 # images (chelsea and coffee: no two-image Qwen2.5-VL reference exists) = the engine's ids.
+# --draft-width: decode_k.main verifies drafts (run's default 3, --no-draft), the same ids.
 set -u
 bin=${TS_BIN:?TS_BIN not set}
 root=${TS_ROOT:?TS_ROOT not set}
@@ -158,6 +159,32 @@ q25_bundle=$(q25_run --bundle "$work/q25" -m "$q25/model" "${two_images[@]}")
 echo "qwen2_5_vl two images: engine $q25_engine, bundle $q25_bundle"
 check "qwen2_5_vl two images: 16 ids" test "$(echo "$q25_engine" | tr ',' '\n' | grep -c .)" -eq 16
 check "qwen2_5_vl two images through the bundle = the engine" test "$q25_bundle" = "$q25_engine"
+
+# Speculative decoding through decode_k.main (--draft-width 4): the same ids with drafts and with
+# --no-draft, on qwen2 and on qwen2_vl with its image; a bundle without the entry says why it is off.
+"$bin" export -m "$model" -o "$work/dk" --capacity 64 --prefill-capacity 48 --draft-width 4 2>/dev/null
+check "export --draft-width 4 writes decode_k.main" test -s "$work/dk/c64/decode_k.mlir"
+grep -q '"k":	4' "$work/dk/manifest.json" && grep -q '"decode_k.main":	{' "$work/dk/manifest.json"
+check "the manifest states k and the entry" test $? -eq 0
+dk_args=(-m "$model" -p "Write a short poem about the sea." --max-tokens 16 --temperature 0 --json)
+dk_spec=$("$bin" run --bundle "$work/dk" "${dk_args[@]}" 2>"$work/dk.err" | ids)
+dk_plain=$("$bin" run --bundle "$work/dk" "${dk_args[@]}" --no-draft 2>"$work/dk-plain.err" | ids)
+check "qwen2 run --bundle with drafts gives the fixture's ids ($dk_spec)" test "$dk_spec" = "9,14,891,452,1088,406,36,1217,269,763,392,758,957,1149,24,976"
+check "… and --no-draft the same" test "$dk_plain" = "$dk_spec"
+grep -q "speculative decoding, drafts of up to 3 tokens" "$work/dk.err" && grep -q "speculative decoding off (--no-draft)" "$work/dk-plain.err"
+check "speculation on through decode_k.main (3 drafts a step), off with --no-draft" test $? -eq 0
+"$bin" run --bundle "$work/b" "${dk_args[@]}" >/dev/null 2>"$work/nodk.err"
+grep -q "the bundle has no decode_k.main" "$work/nodk.err"
+check "a bundle without decode_k.main says why speculation is off" test $? -eq 0
+"$bin" export -m "$model" -o "$work/dk1" --draft-width 1 >/dev/null 2>&1
+check "--draft-width 1 is a usage error" test $? -eq 2
+"$bin" export -m "$vl" -o "$work/vldk" --capacity 256 --vision-patches 256 --draft-width 4 2>/dev/null
+vl_args=(--bundle "$work/vldk" -m "$vl" --image "$root/tests/fixtures/qwen2_vl/chelsea.png" -p "Describe this image." --json --ignore-eos
+    --max-tokens 16 --temperature 0 --repeat-penalty 1)
+vldk_spec=$("$bin" run "${vl_args[@]}" 2>/dev/null | ids)
+vldk_plain=$("$bin" run "${vl_args[@]}" --no-draft 2>/dev/null | ids)
+check "qwen2_vl run --bundle --image with drafts gives the fixture's tokens" test "$vldk_spec" = "1028,214,467,968,1252,1195,443,240,1127,902,798,594,791,1268,158,202"
+check "… and --no-draft the same" test "$vldk_plain" = "$vldk_spec"
 
 echo "$pass passed, $fail failed"
 test "$fail" -eq 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# iree_oracle_text_test.sh — the text families (qwen2, qwen3, llama) through IREE (see
+# iree_oracle_text_test.sh — the text families (qwen2 with decode_k.main, qwen3, llama) through IREE (see
 # tests/oracle/iree_oracle_lib.sh for what each case asserts), quantized bundles (qwen2 q8,
 # llama q4, a GPTQ checkpoint: the quantized engine's greedy ids), then the bad days
 # (tests/oracle/bundle_negative.py): edited modules and identities, broken contracts and
@@ -7,7 +7,9 @@
 set -u
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/iree_oracle_lib.sh"
 
-bundle qwen2 qwen2 --capacity 64 --prefill-capacity 32
+# qwen2 also has decode_k.main (--draft-width 4): `tessera run --bundle` verifies drafts through it,
+# and the runner holds its rows to decode.main's chain (after a rollback over stale rows).
+bundle qwen2 qwen2 --capacity 64 --prefill-capacity 32 --draft-width 4
 bundle qwen3 qwen3 --capacity 64 --prefill-capacity 32
 bundle llama llama --capacity 64 --prefill-capacity 32
 for c in qwen2 qwen3 llama; do run_case "$c" "$c"; done

@@ -13,7 +13,8 @@
 #   malformed.mjs  broken, wrong-typed, oversized and refused requests: status, error object,
 #                  and /health still 200 after each; malformed input_audio clips (and well-formed
 #                  ones, refused: no model takes audio), a text request answered after each
-#   speculative.mjs  speculative decoding (--draft 4): requests alone and mixed give the tokens
+#   speculative.mjs  speculative decoding (--draft 4; also through a bundle's decode_k.main):
+#                  requests alone and mixed give the tokens
 #                  of their "speculative_decoding": false runs; /metrics shows drafts accepted
 #   load.mjs       300 requests at concurrency 16, every one against its oracle; RSS growth small
 #   shutdown.mjs   SIGTERM with requests running and queued: every one ends, the server exits 0
@@ -147,7 +148,7 @@ oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
 
 # TS_SERVER_TESTS="api load" runs only those parts (all by default).
-want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle speculative malformed load shutdown prefix} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle speculative bundle_speculative malformed load shutdown prefix} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- api: the default server, and the text-only model behind an API key
 if want api; then
@@ -231,6 +232,18 @@ if want speculative; then
     start_server spec -m "$VL" --slots 4 --draft 4
     TS_PORT=${PORT[spec]} run_node speculative.mjs
     stop_server spec
+fi
+
+# --- bundle_speculative: the same speculative run through a bundle with decode_k.main (K = 4: the
+# pending token and 3 drafts a slot per call; --draft 4 is held to 3 by the bundle). Capacity 124:
+# the image request ends within K rows of it, so in the mixed case its last steps (no room for K
+# rows) decode through decode.main in the same step as a verifying slot.
+if want bundle_speculative; then
+    "$BIN" export -m "$VL" -o "$TMP/bspec" --capacity 124 --prefill-capacity 124 --batch 4 --draft-width 4 \
+        --vision-patches 256,512 >"$TMP/export.log" 2>&1 || fail "export for the speculative bundle server: $(cat "$TMP/export.log")"
+    start_server bspec -m "$VL" --bundle "$TMP/bspec" --draft 4
+    TS_PORT=${PORT[bspec]} run_node speculative.mjs
+    stop_server bspec
 fi
 
 # --- malformed: small limits, a media root with an image inside and a link out of it, audio limits

@@ -47,6 +47,14 @@ for q in q8 q4; do
     check "qwen2 $q: one portable artifact per module" test "$n" -eq 3 -a "$(find "$work/qwen2-$q" -name '*.mlirbc' | wc -l)" -eq 3
     modules=$((modules + n))
 done
+# decode_k.main (--draft-width 4: K rows per slot, speculative decoding), M-RoPE's [3, B, K] positions.
+"$bin" export -m "$fx/qwen2_vl/model" -o "$work/qwen2_vl-dk" --capacity 32 --prefill-capacity 32 --batch 3 --draft-width 4 \
+    --portable --python "$py" 2>"$work/qwen2_vl-dk.err"
+check "qwen2_vl --draft-width 4 exports with --portable" test $? -eq 0
+check "… decode_k.main and its portable artifact" test -s "$work/qwen2_vl-dk/c32/decode_k.mlir" -a -s "$work/qwen2_vl-dk/c32/decode_k.mlirbc"
+check "… taking tokens [3, 4] and positions [3, 3, 4]" grep -q "tensor<3x4xi32> {tessera.name = \"tokens\", tessera.role = \"input\"}, %arg[0-9]*: tensor<3x3x4xi32> {tessera.name = \"positions\"" \
+    "$work/qwen2_vl-dk/c32/decode_k.mlir"
+modules=$((modules + $(find "$work/qwen2_vl-dk" -name '*.mlir' | wc -l)))
 check "the 8-bit modules take i8 weights into tessera.qlinear" grep -q 'tensor<64x64xi8> {tessera.name = "model.layers.0.self_attn.q_proj.weight:q8"' \
     "$work/qwen2-q8/c32/decode.mlir"
 check "the 4-bit modules take ui8 bytes" grep -q 'tensor<64x32xui8> {tessera.name = "model.layers.0.self_attn.q_proj.weight:q4"' \

@@ -3,7 +3,7 @@
 # as exported, weights as arguments) and run by tools/bundle_runner (issue 11): the text fixtures
 # (qwen2, qwen3, llama: prefill.main, prefill_embeddings.main, decode.main) and one image fixture
 # (qwen2_vl, and qwen2_5_vl with its windowed tower: vision.main, prefill_embeddings.main,
-# decode.main): greedy tokens = the reference's,
+# decode.main; qwen2_vl also decode_k.main, its verified rows = decode.main's chain): greedy tokens = the reference's,
 # every entry's logits within the fixture tolerance of the reference's (alone from the reference's
 # inputs and through the chain), batched decode of 3 ragged slots = each alone; qwen2 again with
 # its BF16 weights; quantized bundles (q8, q4 of qwen2 and llama, a GPTQ 4-bit qwen2 checkpoint,
@@ -26,7 +26,8 @@ xla_case() { # case, model folder, export flags…
 xla_case qwen2 "$fix/qwen2/model" --capacity 64 --prefill-capacity 32
 xla_case qwen3 "$fix/qwen3/model" --capacity 64 --prefill-capacity 32
 xla_case llama "$fix/llama/model" --capacity 64 --prefill-capacity 32
-xla_case qwen2_vl "$fix/qwen2_vl/model" --capacity 192 --prefill-capacity 160 --vision-patches 256
+# qwen2_vl with decode_k.main (--draft-width 4: M-RoPE positions [3, B, K], the image's rope delta).
+xla_case qwen2_vl "$fix/qwen2_vl/model" --capacity 192 --prefill-capacity 160 --vision-patches 256 --draft-width 4
 xla_case qwen2_5_vl "$fix/qwen2_5_vl/model" --capacity 192 --prefill-capacity 160 --vision-patches 256
 # BF16 weights (the fixture's model-bf16 file, the same values): the modules take them as stored.
 mkdir -p "$work/qwen2-bf16-model"

@@ -277,6 +277,39 @@ static ts_status check_donation(const ts_graph *g, const ts_program *program, in
     return TS_OK;
 }
 
+/* decode_k.main against decode.main in every bucket: the same arguments and results but K rows
+ * per slot (tokens [B, K], positions [B, K] or [3, B, K], logits [B, K, V]), K the manifest's. */
+static ts_status check_decode_k_contract(const ts_manifest *m, ts_error *err)
+{
+    for (int b = 0; m->draft_width && b < m->n_buckets; b++) {
+        const ts_entry_descriptors *one = &m->entries[b][TS_ENTRY_DECODE], *ed = &m->entries[b][TS_ENTRY_DECODE_K];
+        int64_t k = m->draft_width;
+        if (k > m->buckets[b].capacity)
+            return ts_error_set(err, TS_ERR_FORMAT, "decode_k.k %lld exceeds bucket %d's capacity %lld", (long long)k, b,
+                                (long long)m->buckets[b].capacity);
+        bool same = ed->n_inputs == one->n_inputs && ed->n_results == one->n_results;
+        for (int i = 0; same && i < ed->n_inputs; i++) {
+            ts_type want = one->inputs[i].type;
+            bool rows = strcmp(one->inputs[i].name, "tokens") == 0 || strcmp(one->inputs[i].name, "positions") == 0;
+            if (rows) want.dims[want.rank++] = k;
+            same = strcmp(ed->inputs[i].name, one->inputs[i].name) == 0 && ts_type_equal(&ed->inputs[i].type, &want);
+        }
+        for (int i = 0; same && i < ed->n_results; i++) {
+            ts_type want = one->results[i].type;
+            if (i == 0) {
+                want.rank = 3, want.dims[2] = want.dims[1], want.dims[1] = k;
+            }
+            same = strcmp(ed->results[i].name, one->results[i].name) == 0 && ts_type_equal(&ed->results[i].type, &want);
+        }
+        if (!same)
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "buckets[%d].entries.decode_k.main: expected decode.main's arguments and results with %lld rows per slot "
+                                "(tokens [slots, k], positions [.., slots, k], logits [slots, k, vocab])",
+                                b, (long long)k);
+    }
+    return TS_OK;
+}
+
 static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_dir, ts_error *err)
 {
     char path[1200], *json;
@@ -316,11 +349,13 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
     if (st == TS_OK) st = check_weights(b, b->man.weights, b->man.n_weights, err);
     if (st == TS_OK) st = check_weights(b, b->man.vision.weights, b->man.vision.n_weights, err);
     if (st == TS_OK) st = check_deepstack_contract(&b->man, &cfg, err);
-    int n_entries = ts_manifest_entry_count(&b->man), n_text = b->man.n_buckets * n_entries;
+    ts_entry list[TS_ENTRY_COUNT];
+    int n_entries = ts_manifest_entries(&b->man, list), n_text = b->man.n_buckets * n_entries;
+    if (st == TS_OK) st = check_decode_k_contract(&b->man, err);
     for (int i = 0; i < n_modules && st == TS_OK; i++) {
         bool vision = i >= n_text;
         int bucket = vision ? i - n_text : i / n_entries;
-        ts_entry e = (ts_entry)(i % n_entries);
+        ts_entry e = list[i % n_entries];
         const ts_descriptor *weights = vision ? b->man.vision.weights : b->man.weights;
         int n_weights = vision ? b->man.vision.n_weights : b->man.n_weights;
         const ts_entry_descriptors *ed = vision ? &b->man.vision.entries[bucket] : &b->man.entries[bucket][e];
@@ -332,7 +367,8 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         if (st == TS_OK) st = ts_bundle_quant_check_module(&b->man, *g, ed->file, err);
         if (st == TS_OK) st = ts_program_create(*g, b->ctx, program, err);
         if (st == TS_OK)
-            st = check_donation(*g, *program, n_weights, !vision && e == TS_ENTRY_DECODE, vision ? "vision.main" : ts_entry_name(e), err);
+            st = check_donation(*g, *program, n_weights, !vision && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K),
+                                vision ? "vision.main" : ts_entry_name(e), err);
         if (st == TS_OK) {
             *params = calloc((size_t)(*g)->n_parameters + 1, sizeof(void *));
             if (!*params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
@@ -476,8 +512,8 @@ static ts_status check_values(const ts_bundle *b, int bucket, ts_entry e, const 
             st = ts_bundle_range_i32(data[i], 1, 1, k->prefill_capacity, entry, d->name, err);
         else if (strcmp(d->name, "positions") == 0)
             st = ts_bundle_range_i32(data[i], n, 0, k->capacity - 1, entry, d->name, err);
-        else if (strcmp(d->name, "cache_len") == 0)
-            st = ts_bundle_range_i32(data[i], n, 0, k->capacity - 1, entry, d->name, err);
+        else if (strcmp(d->name, "cache_len") == 0) /* decode_k.main writes K rows from cache_len */
+            st = ts_bundle_range_i32(data[i], n, 0, k->capacity - (e == TS_ENTRY_DECODE_K ? b->man.draft_width : 1), entry, d->name, err);
         else if (strcmp(d->name, "rope_delta") == 0)
             st = ts_bundle_range_i32(data[i], n, -k->capacity, k->capacity, entry, d->name, err);
         else if (d->type.dtype == TS_DTYPE_F32 && d->role[0] == 'i') {
@@ -534,11 +570,16 @@ ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_te
 {
     if (bucket < 0 || bucket >= b->man.n_buckets)
         return ts_error_set(err, TS_ERR_RANGE, "bucket %d (the bundle has %d)", bucket, b->man.n_buckets);
-    int e = 0, n_entries = ts_manifest_entry_count(&b->man);
-    while (e < n_entries && strcmp(ts_entry_name((ts_entry)e), entry) != 0) e++;
-    if (e == n_entries)
-        return ts_error_set(err, TS_ERR_NOT_FOUND, "no entry '%s' (entries: prefill.main, prefill_embeddings.main, decode.main%s)", entry,
-                            n_entries > TS_ENTRY_ORDINARY ? ", prefill_embeddings_deepstack.main" : "");
+    ts_entry list[TS_ENTRY_COUNT];
+    int i_entry = 0, n_entries = ts_manifest_entries(&b->man, list);
+    while (i_entry < n_entries && strcmp(ts_entry_name(list[i_entry]), entry) != 0) i_entry++;
+    if (i_entry == n_entries) {
+        char names[200] = "";
+        for (int i = 0, at = 0; i < n_entries && at < (int)sizeof(names); i++)
+            at += snprintf(names + at, sizeof(names) - (size_t)at, "%s%s", i ? ", " : "", ts_entry_name(list[i]));
+        return ts_error_set(err, TS_ERR_NOT_FOUND, "no entry '%s' (entries: %s)", entry, names);
+    }
+    ts_entry e = list[i_entry];
     const ts_entry_descriptors *ed = &b->man.entries[bucket][e];
     if (n_args != ed->n_inputs)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "%s: %d arguments given, %d expected", entry, n_args, ed->n_inputs);
@@ -589,6 +630,8 @@ int64_t ts_bundle_visual_capacity(const ts_bundle *b, int bucket)
 {
     return b->man.n_deepstack && bucket >= 0 && bucket < b->man.n_buckets ? b->man.visual_capacity[bucket] : 0;
 }
+
+int64_t ts_bundle_draft_width(const ts_bundle *b) { return b->man.draft_width; }
 
 int ts_bundle_position_rows(const ts_bundle *b) { return strcmp(b->man.position_mode, "1d") == 0 ? 1 : 3; }
 

@@ -56,6 +56,8 @@ int64_t ts_bundle_slots_prefill_capacity(const ts_bundle_slots *slots);
 /* The bundle's geometry the slots and the generation loop read. */
 /* Rows of the positions arguments: 1, or 3 (t, h, w) for M-RoPE models. */
 int ts_bundle_position_rows(const ts_bundle *bundle);
+/* decode_k.main's rows per slot K (the manifest's decode_k.k), 0 when the bundle has none. */
+int64_t ts_bundle_draft_width(const ts_bundle *bundle);
 /* A bucket's static maximum of DeepStack image rows Nv_max: its prefill capacity when the bundle
  * has prefill_embeddings_deepstack.main, else 0. */
 int64_t ts_bundle_visual_capacity(const ts_bundle *bundle, int bucket);

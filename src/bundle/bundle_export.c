@@ -60,7 +60,8 @@ ts_status ts_bundle_config_digest(const char *model_dir, char out[65], ts_error 
 
 static const char *entry_file(ts_entry e)
 {
-    static const char *const files[] = {"prefill.mlir", "prefill_embeddings.mlir", "decode.mlir", "prefill_embeddings_deepstack.mlir"};
+    static const char *const files[] = {"prefill.mlir", "prefill_embeddings.mlir", "decode.mlir", "prefill_embeddings_deepstack.mlir",
+                                        "decode_k.mlir"};
     return files[e];
 }
 
@@ -199,7 +200,14 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     man.image_blocks =
         cfg->family && cfg->family->image_attention == TS_IMAGE_ATTENTION_BIDIRECTIONAL;
     man.embed_scale = st == TS_OK ? spec.embed_scale : 0;
-    int n_entries = ts_manifest_entry_count(&man);
+    /* Speculative decoding: decode_k.main verifies draft_width rows per slot (checked by the
+     * entry builder against every bucket). */
+    man.draft_width = options ? options->draft_width : 0;
+    if (man.draft_width && (man.draft_width < 2 || man.draft_width > TS_ENTRY_MAX_DRAFT_WIDTH))
+        st = ts_error_set(err, TS_ERR_RANGE, "export: draft width %lld (2..%d rows per slot, or 0 for none)", (long long)man.draft_width,
+                          TS_ENTRY_MAX_DRAFT_WIDTH);
+    ts_entry list[TS_ENTRY_COUNT];
+    int n_entries = ts_manifest_entries(&man, list);
     for (int b = 0; b < n_caps && st == TS_OK; b++) {
         int64_t lp = options && options->prefill_capacity ? options->prefill_capacity : caps[b];
         if (lp > caps[b]) lp = caps[b];
@@ -208,27 +216,28 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         char dir[1024];
         snprintf(dir, sizeof(dir), "%s/c%lld", bundle_dir, (long long)caps[b]);
         st = make_dir(dir, err);
-        ts_entry_shape shape = {caps[b], lp, slots};
+        ts_entry_shape shape = {caps[b], lp, slots, man.draft_width};
         if (man.n_deepstack) man.visual_capacity[b] = ts_entry_visual_capacity(&shape);
         for (int e = 0; e < n_entries && st == TS_OK; e++) {
             ts_graph *g;
             char rel[64], path[1200], module[64];
-            snprintf(rel, sizeof(rel), "c%lld/%s", (long long)caps[b], entry_file((ts_entry)e));
+            ts_entry entry = list[e];
+            snprintf(rel, sizeof(rel), "c%lld/%s", (long long)caps[b], entry_file(entry));
             snprintf(path, sizeof(path), "%s/%s", bundle_dir, rel);
-            snprintf(module, sizeof(module), "%s_c%lld", ts_entry_name((ts_entry)e), (long long)caps[b]);
+            snprintf(module, sizeof(module), "%s_c%lld", ts_entry_name(entry), (long long)caps[b]);
             for (char *c = module; *c; c++)
                 if (*c == '.') *c = '_';
             st = ts_graph_create(&g, err);
             if (st != TS_OK) break;
             size_t len;
-            st = ts_decoder_build_entry(g, &spec, source, (ts_entry)e, &shape, err);
+            st = ts_decoder_build_entry(g, &spec, source, entry, &shape, err);
             if (st == TS_OK && quant->choose) {
                 ts_graph *q;
                 st = ts_graph_quantize_keeping(g, quant->choose, quant->user, man.weights ? in_schema : NULL, &man, &q, err);
                 ts_graph_destroy(g);
                 g = st == TS_OK ? q : NULL;
             }
-            if (st == TS_OK) st = ts_manifest_add_entry(&man, b, (ts_entry)e, g, rel, err);
+            if (st == TS_OK) st = ts_manifest_add_entry(&man, b, entry, g, rel, err);
             if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[b * n_entries + e], &len, err);
             if (st == TS_OK) st = write_file(path, texts[b * n_entries + e], err);
             ts_graph_destroy(g);

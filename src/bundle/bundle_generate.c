@@ -1,5 +1,7 @@
 /* bundle_generate.c — generation of one request through a bundle's entries (prefill.main, then
- * decode.main), in slot 0 of its bucket's slots (bundle_slots.c).
+ * decode.main), in slot 0 of its bucket's slots (bundle_slots.c). A bundle with decode_k.main
+ * verifies drafts through it when params->draft_tokens asks for speculative decoding (the loop's
+ * verify/rollback hooks: rollback is the slot's length).
  *
  * The request is admitted to the smallest bucket that holds prompt + max_tokens (never
  * truncated); the other slots stay empty.
@@ -31,9 +33,10 @@ typedef struct {
     const int32_t *embedding_positions;
     const ts_side_inputs *side; /* with embeddings: their side inputs (DeepStack), or NULL */
     int64_t hidden, rope_delta, vocab;
-    float *all_logits; /* decode.main's [slots][vocab] */
-    int32_t *tokens;   /* [slots]: only slot 0's is used */
+    float *all_logits; /* decode.main's [slots][vocab], decode_k.main's [slots][K][vocab] */
+    int32_t *tokens;   /* [slots][K]: only slot 0's are used */
     bool *active;      /* [slots]: slot 0 */
+    int *n_rows;       /* [slots]: slot 0's verify rows */
 } bundle_step;
 
 static ts_status bundle_prefill(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err)
@@ -55,6 +58,31 @@ static ts_status bundle_decode(void *self, int32_t id, float *logits, ts_error *
     return st;
 }
 
+/* Speculative decoding through decode_k.main: n ≤ K rows in slot 0, every row's logits. */
+static ts_status bundle_verify(void *self, const int32_t *tokens, int n, float *rows, ts_error *err)
+{
+    bundle_step *s = self;
+    memcpy(s->tokens, tokens, sizeof(int32_t) * (size_t)n);
+    s->n_rows[0] = n;
+    ts_status st = ts_bundle_slots_verify(s->slots, s->tokens, s->n_rows, s->all_logits, err);
+    if (st == TS_OK) memcpy(rows, s->all_logits, sizeof(float) * (size_t)n * (size_t)s->vocab);
+    return st;
+}
+
+static ts_status bundle_rollback(void *self, int drop, ts_error *err)
+{
+    bundle_step *s = self;
+    return ts_bundle_slots_truncate(s->slots, 0, ts_bundle_slots_length(s->slots, 0) - drop, err);
+}
+
+/* Drafts a step may add: K - 1 while the slot has room for all K rows decode_k.main writes. */
+static int64_t bundle_draft_room(void *self)
+{
+    bundle_step *s = self;
+    int64_t k = ts_bundle_slots_draft_width(s->slots);
+    return ts_bundle_slots_length(s->slots, 0) + k <= ts_bundle_slots_capacity(s->slots) ? k - 1 : 0;
+}
+
 static bool bundle_full(void *self)
 {
     bundle_step *s = self;
@@ -71,16 +99,23 @@ static ts_status generate(bundle_step *s, ts_bundle *bundle, const int32_t *prom
     if (st == TS_OK) st = ts_bundle_kv_shape(bundle, &s->vocab, &layers, &kv_heads, &head_dim, err);
     if (st == TS_OK) st = ts_bundle_slots_create(bundle, bucket, &s->slots, err);
     size_t slots = st == TS_OK ? (size_t)ts_bundle_slots_count(s->slots) : 0;
+    int64_t k = st == TS_OK ? ts_bundle_slots_draft_width(s->slots) : 0;
+    size_t width = k ? (size_t)k : 1;
     if (st == TS_OK) {
-        s->all_logits = malloc(sizeof(float) * (size_t)s->vocab * slots);
-        s->tokens = calloc(slots, sizeof(int32_t));
+        s->all_logits = malloc(sizeof(float) * (size_t)s->vocab * slots * width);
+        s->tokens = calloc(slots * width, sizeof(int32_t));
         s->active = calloc(slots, sizeof(bool));
-        if (!s->all_logits || !s->tokens || !s->active) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
+        s->n_rows = calloc(slots, sizeof(int));
+        if (!s->all_logits || !s->tokens || !s->active || !s->n_rows) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
         else s->active[0] = true;
     }
     ts_step_backend backend = {.self = s, .vocab = s->vocab, .prefill = bundle_prefill, .decode = bundle_decode, .full = bundle_full};
+    if (k) { /* decode_k.main: the pending token and up to K - 1 drafts a step */
+        backend.verify = bundle_verify, backend.rollback = bundle_rollback, backend.draft_room = bundle_draft_room;
+        backend.max_draft = k - 1;
+    }
     if (st == TS_OK) st = ts_generate_backend(&backend, prompt, n, params, out, err);
-    free(s->all_logits), free(s->tokens), free(s->active);
+    free(s->all_logits), free(s->tokens), free(s->active), free(s->n_rows);
     ts_bundle_slots_destroy(s->slots);
     return st;
 }

@@ -5,6 +5,8 @@
  *         prefill_embeddings_deepstack.main)--> holds a sequence
  *         --decode (decode.main over every slot; inactive ones fed token 0 at position 0 on an
  *           empty cache: valid, results ignored)--> … --reset--> empty
+ *         --verify (decode_k.main: K rows per slot, speculative decoding)--> length + rows
+ *         --truncate (rollback to the accepted length: bookkeeping only)--> …
  *
  * A prefill writes only its slot's cache. decode.main's caches are donated: the step writes each
  * slot's new row into these buffers in place (no copy of the caches); an inactive slot's step
@@ -25,10 +27,11 @@ struct ts_bundle_slots {
     int bucket;
     int64_t capacity, prefill_capacity, slots, vocab, layers, kv_heads, head_dim;
     int position_rows; /* 3 under M-RoPE: text tokens take the same position on t, h and w */
+    int64_t draft_width; /* decode_k.main's rows per slot K, or 0 when the bundle has none */
     float *k, *v;      /* [slots][layers][capacity][kv_heads][head_dim] */
     int32_t *tokens, *positions, *delta, *cache_len;
     int64_t *length;
-    float *saved; /* [slots][2][layers][kv_heads][head_dim]: inactive slots' row 0 during a step */
+    float *saved; /* [slots][2][layers][width][kv_heads][head_dim]: inactive slots' rows during a step */
 };
 
 static size_t slot_floats(const ts_bundle_slots *s) { return (size_t)(s->layers * s->capacity * s->kv_heads * s->head_dim); }
@@ -58,17 +61,19 @@ ts_status ts_bundle_slots_create(ts_bundle *bundle, int bucket, ts_bundle_slots 
     s->bundle = bundle, s->bucket = bucket;
     ts_bundle_bucket(bundle, bucket, &s->capacity, &s->prefill_capacity, &s->slots);
     s->position_rows = ts_bundle_position_rows(bundle);
+    s->draft_width = ts_bundle_draft_width(bundle);
+    int64_t width = s->draft_width ? s->draft_width : 1;
     ts_status st = ts_bundle_kv_shape(bundle, &s->vocab, &s->layers, &s->kv_heads, &s->head_dim, err);
     size_t cache = st == TS_OK ? slot_floats(s) * (size_t)s->slots : 0;
     if (st == TS_OK) {
         s->k = calloc(cache, sizeof(float));
         s->v = calloc(cache, sizeof(float));
-        s->tokens = calloc((size_t)s->slots, sizeof(int32_t));
-        s->positions = calloc((size_t)(3 * s->slots), sizeof(int32_t));
+        s->tokens = calloc((size_t)(s->slots * width), sizeof(int32_t));
+        s->positions = calloc((size_t)(3 * s->slots * width), sizeof(int32_t));
         s->delta = calloc((size_t)s->slots, sizeof(int32_t));
         s->cache_len = calloc((size_t)s->slots, sizeof(int32_t));
         s->length = calloc((size_t)s->slots, sizeof(int64_t));
-        s->saved = malloc(sizeof(float) * (size_t)(s->slots * 2 * s->layers * s->kv_heads * s->head_dim));
+        s->saved = malloc(sizeof(float) * (size_t)(s->slots * 2 * s->layers * width * s->kv_heads * s->head_dim));
         if (!s->k || !s->v || !s->tokens || !s->positions || !s->delta || !s->cache_len || !s->length || !s->saved)
             st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: cannot allocate the KV caches (%zu bytes)", 2 * cache * sizeof(float));
     }
@@ -229,60 +234,102 @@ ts_status ts_bundle_slots_prefill_embeddings(ts_bundle_slots *s, int slot, const
                               side->deepstack, NULL, logits, err);
 }
 
-ts_status ts_bundle_slots_decode(ts_bundle_slots *s, const int32_t *tokens, const bool *active, float *logits, ts_error *err)
+/* One decode.main (width 1) or decode_k.main (width K) call over every slot: slot i appends its
+ * first n[i] of tokens[i][width] (0 = inactive), trailing rows padded with its last token. */
+static ts_status step(ts_bundle_slots *s, const char *entry, int64_t width, const int32_t *tokens, const int *n, float *logits,
+                      ts_error *err)
 {
     int n_active = 0;
-    for (int64_t i = 0; i < s->slots; i++) {
-        n_active += active[i];
-        if (active[i] && (s->length[i] == 0 || s->length[i] >= s->capacity))
-            return ts_error_set(err, TS_ERR_RANGE, "bundle: slot %lld holds %lld of %lld tokens: nothing to decode or no room", (long long)i,
-                                (long long)s->length[i], (long long)s->capacity);
-        s->tokens[i] = active[i] ? tokens[i] : 0;
-        s->cache_len[i] = active[i] ? (int32_t)s->length[i] : 0;
-        for (int r = 0; r < s->position_rows; r++) s->positions[r * s->slots + i] = s->cache_len[i];
+    int64_t slots = s->slots, rows = slots * width;
+    for (int64_t i = 0; i < slots; i++) {
+        n_active += n[i] > 0;
+        if (n[i] < 0 || n[i] > width)
+            return ts_error_set(err, TS_ERR_RANGE, "bundle: slot %lld: %d rows (0..%lld)", (long long)i, n[i], (long long)width);
+        if (n[i] && (s->length[i] == 0 || s->length[i] + width > s->capacity))
+            return ts_error_set(err, TS_ERR_RANGE, "bundle: slot %lld holds %lld of %lld tokens: nothing to decode or no room for %lld rows",
+                                (long long)i, (long long)s->length[i], (long long)s->capacity, (long long)width);
+        s->cache_len[i] = n[i] ? (int32_t)s->length[i] : 0;
+        for (int64_t j = 0; j < width; j++) {
+            s->tokens[i * width + j] = n[i] ? tokens[i * width + (j < n[i] ? j : n[i] - 1)] : 0;
+            for (int r = 0; r < s->position_rows; r++) s->positions[r * rows + i * width + j] = s->cache_len[i] + (int32_t)j;
+        }
     }
     if (!n_active) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: no active slot to decode");
     int64_t kd[5] = {s->slots, s->layers, s->capacity, s->kv_heads, s->head_dim};
-    ts_tensor_arg positions = arg_i32("positions", s->positions, 1, s->slots);
+    ts_tensor_arg tok = arg_i32("tokens", s->tokens, 1, slots), positions = arg_i32("positions", s->positions, 1, slots);
+    if (width > 1) {
+        tok.rank = 2, tok.dims[1] = width, tok.n_bytes *= (size_t)width;
+        positions = tok, positions.name = "positions", positions.data = s->positions;
+    }
     if (s->position_rows == 3) {
-        positions.rank = 2, positions.dims[0] = 3, positions.dims[1] = s->slots;
-        positions.n_bytes = sizeof(int32_t) * (size_t)(3 * s->slots);
+        positions.rank++;
+        memmove(positions.dims + 1, positions.dims, sizeof(int64_t) * (size_t)(positions.rank - 1));
+        positions.dims[0] = 3, positions.n_bytes *= 3;
     }
     int32_t *delta = calloc((size_t)s->slots, sizeof(int32_t));
     if (!delta) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
-    for (int64_t i = 0; i < s->slots; i++) delta[i] = active[i] ? s->delta[i] : 0;
-    ts_tensor_arg args[6] = {arg_i32("tokens", s->tokens, 1, s->slots), positions, arg_i32("rope_delta", delta, 1, s->slots),
-                             arg_i32("cache_len", s->cache_len, 1, s->slots)};
+    for (int64_t i = 0; i < s->slots; i++) delta[i] = n[i] ? s->delta[i] : 0;
+    ts_tensor_arg args[6] = {tok, positions, arg_i32("rope_delta", delta, 1, s->slots), arg_i32("cache_len", s->cache_len, 1, s->slots)};
     for (int i = 0; i < 2; i++) {
         ts_tensor_arg *a = &args[4 + i];
         *a = (ts_tensor_arg){.name = i ? "v" : "k", .dtype = TS_DTYPE_F32, .rank = 5, .data = i ? s->v : s->k};
         memcpy(a->dims, kd, sizeof(kd));
         a->n_bytes = sizeof(float) * slot_floats(s) * (size_t)s->slots;
     }
-    /* Inactive slots write row 0 of each layer (cache_len 0): keep what is there. */
-    size_t f = slot_floats(s), row = (size_t)(s->kv_heads * s->head_dim), per_layer = (size_t)s->capacity * row;
+    /* Inactive slots write rows 0 … width-1 of each layer (cache_len 0): keep what is there. An
+     * active slot's rows past n[i] lie past its length: stale, never read, overwritten later. */
+    size_t f = slot_floats(s), row = (size_t)(s->kv_heads * s->head_dim) * (size_t)width,
+           per_layer = (size_t)(s->capacity * s->kv_heads * s->head_dim);
     for (int64_t i = 0; i < s->slots; i++)
-        for (int64_t l = 0; !active[i] && l < s->layers; l++) {
+        for (int64_t l = 0; !n[i] && l < s->layers; l++) {
             float *saved = s->saved + ((size_t)i * 2 * (size_t)s->layers + (size_t)l) * row;
             memcpy(saved, s->k + (size_t)i * f + (size_t)l * per_layer, sizeof(float) * row);
             memcpy(saved + (size_t)s->layers * row, s->v + (size_t)i * f + (size_t)l * per_layer, sizeof(float) * row);
         }
     const void *outs[3];
-    ts_status st = ts_bundle_run(s->bundle, s->bucket, "decode.main", args, 6, outs, err);
+    ts_status st = ts_bundle_run(s->bundle, s->bucket, entry, args, 6, outs, err);
     free(delta);
     for (int64_t i = 0; i < s->slots; i++)
-        for (int64_t l = 0; !active[i] && l < s->layers; l++) {
+        for (int64_t l = 0; !n[i] && l < s->layers; l++) {
             const float *saved = s->saved + ((size_t)i * 2 * (size_t)s->layers + (size_t)l) * row;
             memcpy(s->k + (size_t)i * f + (size_t)l * per_layer, saved, sizeof(float) * row);
             memcpy(s->v + (size_t)i * f + (size_t)l * per_layer, saved + (size_t)s->layers * row, sizeof(float) * row);
         }
     if (st != TS_OK) return st;
-    /* The caches were updated in place (the bundle refuses a decode.main whose plan would not). */
-    if (outs[1] != s->k || outs[2] != s->v) return ts_error_set(err, TS_ERR_INTERNAL, "bundle: decode.main did not update the caches in place");
+    /* The caches were updated in place (the bundle refuses a module whose plan would not). */
+    if (outs[1] != s->k || outs[2] != s->v) return ts_error_set(err, TS_ERR_INTERNAL, "bundle: %s did not update the caches in place", entry);
     for (int64_t i = 0; i < s->slots; i++) {
-        if (!active[i]) continue;
-        memcpy(logits + i * s->vocab, (const float *)outs[0] + i * s->vocab, sizeof(float) * (size_t)s->vocab);
-        s->length[i]++;
+        size_t at = (size_t)(i * width) * (size_t)s->vocab;
+        memcpy(logits + at, (const float *)outs[0] + at, sizeof(float) * (size_t)(n[i] * s->vocab));
+        s->length[i] += n[i];
     }
+    return TS_OK;
+}
+
+ts_status ts_bundle_slots_decode(ts_bundle_slots *s, const int32_t *tokens, const bool *active, float *logits, ts_error *err)
+{
+    int n[TS_MAX_BATCH];
+    for (int64_t i = 0; i < s->slots; i++) n[i] = active[i] ? 1 : 0;
+    return step(s, "decode.main", 1, tokens, n, logits, err);
+}
+
+int64_t ts_bundle_slots_draft_width(const ts_bundle_slots *s) { return s->draft_width; }
+
+ts_status ts_bundle_slots_verify(ts_bundle_slots *s, const int32_t *tokens, const int *n_rows, float *logits, ts_error *err)
+{
+    if (!s->draft_width)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "bundle: no decode_k.main (export the bundle with a draft width)");
+    return step(s, "decode_k.main", s->draft_width, tokens, n_rows, logits, err);
+}
+
+ts_status ts_bundle_slots_truncate(ts_bundle_slots *s, int slot, int64_t length, ts_error *err)
+{
+    if (slot < 0 || slot >= s->slots) return ts_error_set(err, TS_ERR_RANGE, "bundle: slot %d outside 0..%lld", slot, (long long)s->slots - 1);
+    if (length < 0 || length > s->length[slot])
+        return ts_error_set(err, TS_ERR_RANGE, "bundle: slot %d: truncate to %lld of its %lld tokens", slot, (long long)length,
+                            (long long)s->length[slot]);
+    /* Rows at or past the new length stay in the cache: no entry reads past a slot's length, and
+     * the next calls overwrite them. */
+    s->length[slot] = length;
     return TS_OK;
 }

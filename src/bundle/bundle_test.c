@@ -355,6 +355,20 @@ static void replace_in_file(const char *path, const char *from, const char *to)
     free(t);
 }
 
+/* Whether dir_a/file and dir_b/file hold the same text; text_a (optional) gets dir_a's (free). */
+static bool same_text(const char *dir_a, const char *dir_b, const char *file, char **text_a)
+{
+    char a[256], b[256];
+    snprintf(a, sizeof(a), "%s/%s", dir_a, file);
+    snprintf(b, sizeof(b), "%s/%s", dir_b, file);
+    char *x = read_text(a), *y = read_text(b);
+    bool same = x && y && strcmp(x, y) == 0;
+    if (text_a) *text_a = x;
+    else free(x);
+    free(y);
+    return same;
+}
+
 static ts_status open_status(const char *bundle, const char *model, ts_error *err)
 {
     ts_bundle *b = NULL;
@@ -737,29 +751,39 @@ static void test_vision_entries(void)
     CHECK(strstr(err.message, "identity") != NULL);
 }
 
+
+/* A fixture exported to TMP/NAME-SUFFIX (one bucket of capacity 192, prefill 160, one slot; with
+ * draft_width, decode_k.main) and opened, with its reference and (with_model) the model. */
+static bool open_case(const char *name, const char *suffix, int64_t draft_width, const int64_t *patches, int n_patches,
+                      bool with_model, ts_bundle **b, ts_model **m, ts_checkpoint **ref)
+{
+    char dir[128], bundle[160], refpath[160];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
+    snprintf(bundle, sizeof(bundle), "%s/%s-%s", tmp, name, suffix);
+    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
+    static const int64_t capacity[1] = {192};
+    ts_bundle_options o = {.capacities = capacity, .n_capacities = 1, .prefill_capacity = 160, .slots = 1, .draft_width = draft_width,
+                           .vision_patches = patches, .n_vision_patches = n_patches};
+    ts_error err;
+    if (ts_bundle_export(dir, bundle, &o, &err) != TS_OK || ts_bundle_open(ctx, bundle, dir, b, &err) != TS_OK ||
+        (with_model && ts_model_load(ctx, dir, NULL, m, &err) != TS_OK) || ts_checkpoint_open(refpath, ref, &err) != TS_OK) {
+        fprintf(stderr, "%s: %s\n", name, err.message);
+        CHECK(false);
+        return false;
+    }
+    return true;
+}
 /* A Qwen2-VL fixture end to end through the bundle: its pixel values through vision.main, the
  * merged embeddings and M-RoPE positions into prefill_embeddings.main (causal bias), then
  * decode.main with the rope delta. Merged embeddings and prefill logits within the fixture
  * tolerance of the reference's; greedy tokens identical to its generated_ids. */
 static void vlm_through_bundle(const char *name, const int64_t *patches, int n_patches)
 {
-    char dir[128], bundle[128], refpath[160];
-    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", name);
-    snprintf(bundle, sizeof(bundle), "%s/%s-vlm", tmp, name);
-    snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", name);
-    static const int64_t capacity[1] = {192};
-    ts_bundle_options o = {.capacities = capacity, .n_capacities = 1, .prefill_capacity = 160, .slots = 1,
-                           .vision_patches = patches, .n_vision_patches = n_patches};
     ts_error err;
     ts_bundle *b = NULL;
     ts_model *m = NULL;
     ts_checkpoint *ref = NULL;
-    if (ts_bundle_export(dir, bundle, &o, &err) != TS_OK || ts_bundle_open(ctx, bundle, dir, &b, &err) != TS_OK ||
-        ts_model_load(ctx, dir, NULL, &m, &err) != TS_OK || ts_checkpoint_open(refpath, &ref, &err) != TS_OK) {
-        fprintf(stderr, "%s: %s\n", name, err.message);
-        CHECK(false);
-        goto out;
-    }
+    if (!open_case(name, "vlm", 0, patches, n_patches, true, &b, &m, &ref)) goto out;
     const ts_model_config *cfg = ts_model_get_config(m);
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
     const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
@@ -1322,6 +1346,227 @@ static void test_slots(void)
     ts_bundle_close(b);
 }
 
+/* ---------------------------------------------------------------- decode_k.main (speculation) */
+
+/* decode_k.main on the qwen2 fixture, 2 slots, K = 4: the rows of a verify call give decode.main's
+ * logits step by step (within the fixture tolerance, argmax equal), a slot with fewer rows and an
+ * inactive one keep their state, and after rolling back (truncate) the stale rows past the length
+ * change nothing: decode.main and a second verify continue as the plain run. */
+static void test_decode_k_rows(void)
+{
+    const char *dir = "tests/fixtures/qwen2/model";
+    char bundle[160], plain_bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/qwen2-decode-k", tmp);
+    snprintf(plain_bundle, sizeof(plain_bundle), "%s/qwen2-decode-k-plain", tmp);
+    ts_bundle_options o = {.capacities = caps + 1, .n_capacities = 1, .prefill_capacity = 32, .slots = 2, .draft_width = 4};
+    ts_error err;
+    ts_bundle *b = NULL;
+    ts_bundle_slots *plain = NULL, *spec = NULL;
+    REQUIRE_INT_EQ(ts_bundle_export(dir, bundle, &o, &err), TS_OK);
+    /* The entries every bundle has are the same modules with and without decode_k.main. */
+    ts_bundle_options o_plain = o;
+    o_plain.draft_width = 0;
+    REQUIRE_INT_EQ(ts_bundle_export(dir, plain_bundle, &o_plain, &err), TS_OK);
+    static const char *const files[] = {"c64/prefill.mlir", "c64/prefill_embeddings.mlir", "c64/decode.mlir"};
+    for (int f = 0; f < 3; f++) CHECK(same_text(bundle, plain_bundle, files[f], NULL));
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, dir, &b, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_draft_width(b), 4);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &plain, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &spec, &err), TS_OK);
+    int64_t vocab, layers, heads, hd;
+    ts_bundle_kv_shape(b, &vocab, &layers, &heads, &hd, &err);
+    enum { STEPS = 10, K = 4 };
+    const int32_t a[] = {5, 17, 301, 42, 9, 77, 1000, 3}, c[] = {900, 12, 12, 640, 1};
+    float *want = malloc(sizeof(float) * (size_t)(vocab * STEPS)), *logits = malloc(sizeof(float) * (size_t)(vocab * 2 * K));
+    int32_t tok[STEPS], tokens[2 * K] = {0};
+    bool active[2] = {true, false};
+    /* Plain: prompt a in slot 0, then decode.main; want[i] = the logits after token i. */
+    CHECK_INT_EQ(ts_bundle_slots_prefill(plain, 0, a, 8, want, &err), TS_OK);
+    for (int i = 0; i + 1 < STEPS; i++) {
+        tokens[0] = tok[i] = argmax_of(want + i * vocab, vocab);
+        CHECK_INT_EQ(ts_bundle_slots_decode(plain, tokens, active, want + (i + 1) * vocab, &err), TS_OK);
+    }
+    tok[STEPS - 1] = argmax_of(want + (STEPS - 1) * vocab, vocab);
+    /* Speculative: slot 0 verifies tok[0..2] and a wrong draft; slot 1 (prompt c) two rows. */
+    float diff = 0, tol = 0;
+    int agree = 0, compared = 0;
+    CHECK_INT_EQ(ts_bundle_slots_prefill(spec, 0, a, 8, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_prefill(spec, 1, c, 5, logits, &err), TS_OK);
+    int32_t c_next = argmax_of(logits, vocab);
+    int n_rows[2] = {K, 2};
+    tokens[0] = tok[0], tokens[1] = tok[1], tokens[2] = tok[2], tokens[3] = (tok[3] + 1) % (int32_t)vocab;
+    tokens[K] = c_next, tokens[K + 1] = 7;
+    REQUIRE_INT_EQ(ts_bundle_slots_verify(spec, tokens, n_rows, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_length(spec, 0), 8 + K);
+    CHECK_INT_EQ(ts_bundle_slots_length(spec, 1), 5 + 2);
+    for (int j = 0; j < 3; j++) {
+        float d = max_diff(logits + j * vocab, want + (j + 1) * vocab, vocab), t = tolerance_of(want + (j + 1) * vocab, vocab);
+        diff = d > diff ? d : diff, tol = t > tol ? t : tol;
+        agree += argmax_of(logits + j * vocab, vocab) == tok[j + 1], compared++;
+    }
+    /* Accept tok[0] only: the rows of tok[1], tok[2] and the wrong draft stay behind, stale. */
+    CHECK_INT_EQ(ts_bundle_slots_truncate(spec, 0, 8 + 1, &err), TS_OK);
+    active[0] = true, active[1] = false;
+    tokens[0] = tok[1];
+    CHECK_INT_EQ(ts_bundle_slots_decode(spec, tokens, active, logits, &err), TS_OK);
+    float d = max_diff(logits, want + 2 * vocab, vocab);
+    diff = d > diff ? d : diff;
+    agree += argmax_of(logits, vocab) == tok[2], compared++;
+    /* Slot 0 verifies tok[2..5] (all right), slot 1 sits out (its rows 0..K-1 come back). */
+    n_rows[0] = K, n_rows[1] = 0;
+    for (int j = 0; j < K; j++) tokens[j] = tok[2 + j];
+    REQUIRE_INT_EQ(ts_bundle_slots_verify(spec, tokens, n_rows, logits, &err), TS_OK);
+    for (int j = 0; j < K; j++) {
+        float dj = max_diff(logits + j * vocab, want + (3 + j) * vocab, vocab);
+        diff = dj > diff ? dj : diff;
+        agree += argmax_of(logits + j * vocab, vocab) == tok[3 + j], compared++;
+    }
+    /* Slot 1 continues alone: the same logits as prompt c decoded plainly in a fresh slot. */
+    float *c_want[2] = {malloc(sizeof(float) * (size_t)vocab), malloc(sizeof(float) * (size_t)vocab)};
+    ts_bundle_slots_reset(plain, 0);
+    CHECK_INT_EQ(ts_bundle_slots_prefill(plain, 0, c, 5, logits, &err), TS_OK);
+    int32_t ptok[2] = {c_next, 7};
+    for (int i = 0; i < 2; i++) {
+        tokens[0] = ptok[i];
+        CHECK_INT_EQ(ts_bundle_slots_decode(plain, tokens, (bool[]){true, false}, c_want[i], &err), TS_OK);
+    }
+    tokens[0] = 0, tokens[1] = argmax_of(c_want[1], vocab);
+    CHECK_INT_EQ(ts_bundle_slots_decode(spec, tokens, (bool[]){false, true}, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_decode(plain, tokens + 1, (bool[]){true, false}, c_want[0], &err), TS_OK);
+    d = max_diff(logits + vocab, c_want[0], vocab);
+    diff = d > diff ? d : diff;
+    fprintf(stderr, "  qwen2 decode_k.main (K = %d, 2 slots): %d/%d rows' argmax as decode.main's, max |logit diff| %.3g (tol %.3g)\n", K, agree,
+            compared, diff, tol);
+    CHECK_INT_EQ(agree, compared);
+    CHECK(diff <= tol);
+    /* Misuse: too many rows, no room for K rows, truncating forward, a bundle without the entry. */
+    n_rows[0] = K + 1, n_rows[1] = 0;
+    CHECK_INT_EQ(ts_bundle_slots_verify(spec, tokens, n_rows, logits, &err), TS_ERR_RANGE);
+    CHECK_INT_EQ(ts_bundle_slots_truncate(spec, 0, 64, &err), TS_ERR_RANGE);
+    int32_t long_prompt[32] = {0};
+    ts_bundle_slots_reset(spec, 0);
+    CHECK_INT_EQ(ts_bundle_slots_prefill(spec, 0, long_prompt, 32, logits, &err), TS_OK);
+    for (int i = 0; i < 29; i++) CHECK_INT_EQ(ts_bundle_slots_decode(spec, tokens, (bool[]){true, false}, logits, &err), TS_OK);
+    n_rows[0] = 1;
+    CHECK_INT_EQ(ts_bundle_slots_verify(spec, tokens, n_rows, logits, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "no room for 4 rows");
+    ts_bundle_slots_destroy(spec);
+    ts_bundle_slots_destroy(plain);
+    ts_bundle_close(b);
+    ts_bundle *pb = NULL;
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, plain_bundle, dir, &pb, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_draft_width(pb), 0);
+    ts_bundle_slots *ps = NULL;
+    REQUIRE_INT_EQ(ts_bundle_slots_create(pb, 0, &ps, &err), TS_OK);
+    int one[2] = {1, 0};
+    CHECK_INT_EQ(ts_bundle_slots_verify(ps, tokens, one, want, &err), TS_ERR_UNSUPPORTED);
+    ts_bundle_slots_destroy(ps);
+    ts_bundle_close(pb);
+    free(want), free(logits), free(c_want[0]), free(c_want[1]);
+}
+
+/* Greedy generation through a bundle with decode_k.main: with drafts (n-gram lookup, verified K
+ * rows a call) the tokens are the reference's and the plain run's, and some drafts were verified;
+ * `images`: the fixture's image prompt (M-RoPE positions [3, B, K] and the rope delta). */
+static void speculative_through_bundle(const char *name, bool images, const int64_t *patches, int n_patches)
+{
+    ts_error err;
+    ts_bundle *b = NULL;
+    ts_model *m = NULL;
+    ts_checkpoint *ref = NULL;
+    if (!open_case(name, "spec", 4, patches, n_patches, images, &b, &m, &ref)) goto out;
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids");
+    const ts_tensor_info *pv = ts_checkpoint_find(ref, "pixel_values"), *grid = ts_checkpoint_find(ref, "image_grid_thw");
+    size_t n = (size_t)ids64->shape[1];
+    int32_t ids[160];
+    for (size_t i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+    ts_pixel_values image[4];
+    int n_images = images ? (int)grid->shape[0] : 0;
+    for (int i = 0, row = 0; i < n_images; i++) {
+        const int64_t *g = grid->data;
+        int64_t rows = g[3 * i] * g[3 * i + 1] * g[3 * i + 2];
+        image[i] = (ts_pixel_values){.data = (float *)pv->data + row * pv->shape[1], .n_dims = 2, .shape = {rows, pv->shape[1]},
+                                     .grid_thw = {g[3 * i], g[3 * i + 1], g[3 * i + 2]}};
+        row += (int)rows;
+    }
+    /* Plain; drafts looked up in the prompt followed by the reference's tokens (all right); and
+     * in a copy with every third token wrong (rejections and rollbacks). */
+    int64_t n_gen = gen->shape[0];
+    int32_t context[2][200];
+    for (int v = 0; v < 2; v++) {
+        memcpy(context[v], ids, sizeof(int32_t) * n);
+        for (int64_t i = 0; i < n_gen; i++) {
+            int32_t t = (int32_t)((const int64_t *)gen->data)[i];
+            context[v][n + (size_t)i] = v && i % 3 == 2 ? (t + 1) % 100 : t;
+        }
+    }
+    ts_generation out[3] = {{0}};
+    for (int r = 0; r < 3; r++) {
+        ts_generate_params p = {.max_tokens = n_gen, .ignore_eos = true, .draft_tokens = r ? 3 : 0,
+                                .draft_context = r ? context[r - 1] : NULL, .n_draft_context = r ? n + (size_t)n_gen : 0};
+        ts_sampling_params_default(&p.sampling);
+        p.sampling.temperature = 0;
+        ts_status st = images ? ts_bundle_generate_images(b, m, ids, n, image, n_images, &p, &out[r], &err)
+                              : ts_bundle_generate(b, ids, n, &p, &out[r], &err);
+        if (st != TS_OK) fprintf(stderr, "  %s: %s\n", name, err.message);
+        CHECK_INT_EQ(st, TS_OK);
+    }
+    for (int r = 1; r < 3; r++) {
+        int same = 0, same_plain = 0;
+        for (size_t i = 0; i < out[r].n_ids && (int64_t)i < n_gen; i++) {
+            same += out[r].ids[i] == (int32_t)((const int64_t *)gen->data)[i];
+            same_plain += i < out[0].n_ids && out[r].ids[i] == out[0].ids[i];
+        }
+        fprintf(stderr,
+                "  %s through decode_k.main (%s drafts): %d/%lld greedy tokens as the reference, %d as decode.main alone; %zu verify "
+                "steps, %zu of %zu drafts accepted, %zu forward passes (plain %zu)\n",
+                name, r == 1 ? "right" : "partly wrong", same, (long long)n_gen, same_plain, out[r].verify_steps, out[r].accepted,
+                out[r].drafted, out[r].forwards, out[0].forwards);
+        CHECK_INT_EQ((int64_t)out[r].n_ids, n_gen);
+        CHECK_INT_EQ(same, n_gen);
+        CHECK_INT_EQ(same_plain, n_gen);
+        CHECK_INT_EQ(out[r].draft_tokens, 3);
+        CHECK(out[r].verify_steps > 0 && out[r].accepted > 0);
+        CHECK(r == 1 || out[r].accepted < out[r].drafted);
+        CHECK(out[r].forwards < out[0].forwards);
+    }
+    CHECK_INT_EQ(out[0].verify_steps, 0);
+    ts_generation_free(&out[2]);
+    ts_generation_free(&out[0]);
+    ts_generation_free(&out[1]);
+out:
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
+}
+
+static void test_qwen2_speculative_through_bundle(void) { speculative_through_bundle("qwen2", false, NULL, 0); }
+static void test_qwen2_vl_speculative_through_bundle(void) { speculative_through_bundle("qwen2_vl", true, qwen_patches, 2); }
+
+/* A manifest's decode_k object and entries disagreeing, or a version this build does not read. */
+static void test_decode_k_bad_manifest(void)
+{
+    char bundle[160], cmd[512], path[256];
+    const char *model = "tests/fixtures/qwen2/model";
+    snprintf(bundle, sizeof(bundle), "%s/dk-bad", tmp);
+    snprintf(path, sizeof(path), "%s/manifest.json", bundle);
+    ts_error err;
+    static const char *const from[] = {"\"version\":\t1,\n\t\t\"k\":\t4", "\"version\":\t1,\n\t\t\"k\":\t4", "\"decode_k\":\t{"};
+    static const char *const to[] = {"\"version\":\t2,\n\t\t\"k\":\t4", "\"version\":\t1,\n\t\t\"k\":\t3", "\"decode_k_off\":\t{"};
+    static const ts_status want[] = {TS_ERR_UNSUPPORTED, TS_ERR_FORMAT, TS_ERR_FORMAT};
+    static const char *const message[] = {"decode_k.version 2 (this build reads version 1)",
+                                          "decode_k.main: expected decode.main's arguments and results with 3 rows per slot",
+                                          "entries.decode_k.main: not an entry of this bundle"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -r '%s/qwen2-decode-k' '%s'", bundle, tmp, bundle);
+        CHECK(system(cmd) == 0);
+        replace_in_file(path, from[i], to[i]);
+        reseal(bundle);
+        CHECK_INT_EQ(open_status(bundle, model, &err), want[i]);
+        CHECK_CONTAINS(err.message, message[i]);
+    }
+}
+
 /* ---------------------------------------------------------------- DeepStack (Qwen3-VL) */
 
 static const int64_t ds_capacity[1] = {128}; /* the fixtures' image prompt: 75 tokens + 16 new */
@@ -1597,14 +1842,12 @@ static void test_deepstack_leaves_ordinary_modules(void)
     static const char *const files[] = {"c32/prefill.mlir", "c32/prefill_embeddings.mlir", "c32/decode.mlir"};
     int same = 0;
     for (int f = 0; f < 3; f++) {
-        char a[256], c[256];
-        snprintf(a, sizeof(a), "%s/%s", with, files[f]);
-        snprintf(c, sizeof(c), "%s/%s", without, files[f]);
-        char *x = read_text(a), *y = read_text(c);
-        CHECK(x && y && strcmp(x, y) == 0);
-        same += x && y && strcmp(x, y) == 0;
+        char *x = NULL;
+        bool equal = same_text(with, without, files[f], &x);
+        CHECK(equal);
+        same += equal;
         CHECK(x && !strstr(x, "stablehlo.scatter") && !strstr(x, "visual_positions"));
-        free(x), free(y);
+        free(x);
     }
     char a[256];
     snprintf(a, sizeof(a), "%s/c32/prefill_embeddings_deepstack.mlir", without);
@@ -1842,6 +2085,10 @@ int main(void)
     RUN(test_gemma3_through_bundle);
     RUN(test_gemma3_bias_refusals);
     RUN(test_qwen2_vl_text_only_through_bundle);
+    RUN(test_decode_k_rows);
+    RUN(test_decode_k_bad_manifest);
+    RUN(test_qwen2_speculative_through_bundle);
+    RUN(test_qwen2_vl_speculative_through_bundle);
     RUN(test_qwen3_vl_moe_text_through_bundle);
     RUN(test_slots);
     RUN(test_qwen3_vl_deepstack_through_bundle);

@@ -91,8 +91,9 @@ static ts_status describe_graph(ts_descriptor **weights, int *n_schema, ts_entry
 ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, const ts_graph *g, const char *file, ts_error *err)
 {
     static const char *const prefill_results[] = {"last_logits", "k", "v"}, *const decode_results[] = {"logits", "k", "v"};
-    return describe_graph(&m->weights, &m->n_weights, &m->entries[bucket][entry], g, file,
-                          entry == TS_ENTRY_DECODE ? decode_results : prefill_results, 3, err);
+    bool decode = entry == TS_ENTRY_DECODE || entry == TS_ENTRY_DECODE_K;
+    return describe_graph(&m->weights, &m->n_weights, &m->entries[bucket][entry], g, file, decode ? decode_results : prefill_results, 3,
+                          err);
 }
 
 ts_status ts_manifest_add_vision_entry(ts_manifest *m, int bucket, const ts_graph *g, const char *file, ts_error *err)
@@ -101,14 +102,36 @@ ts_status ts_manifest_add_vision_entry(ts_manifest *m, int bucket, const ts_grap
     return describe_graph(&m->vision.weights, &m->vision.n_weights, &m->vision.entries[bucket], g, file, results, 2, err);
 }
 
-int ts_manifest_entry_count(const ts_manifest *m) { return m->n_deepstack > 0 ? TS_ENTRY_COUNT : TS_ENTRY_ORDINARY; }
+bool ts_manifest_has_entry(const ts_manifest *m, ts_entry e)
+{
+    switch (e) {
+    case TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK: return m->n_deepstack > 0;
+    case TS_ENTRY_DECODE_K: return m->draft_width > 0;
+    default: return e >= 0 && e < TS_ENTRY_COUNT;
+    }
+}
+
+int ts_manifest_entries(const ts_manifest *m, ts_entry out[TS_ENTRY_COUNT])
+{
+    int n = 0;
+    for (int e = 0; e < TS_ENTRY_COUNT; e++)
+        if (ts_manifest_has_entry(m, (ts_entry)e)) out[n++] = (ts_entry)e;
+    return n;
+}
+
+int ts_manifest_entry_count(const ts_manifest *m)
+{
+    ts_entry list[TS_ENTRY_COUNT];
+    return ts_manifest_entries(m, list);
+}
 
 int ts_manifest_module_count(const ts_manifest *m) { return m->n_buckets * ts_manifest_entry_count(m) + m->vision.n_buckets; }
 
 const char *ts_manifest_module_file(const ts_manifest *m, int i)
 {
-    int ne = ts_manifest_entry_count(m), lm = m->n_buckets * ne;
-    return i < lm ? m->entries[i / ne][i % ne].file : m->vision.entries[i - lm].file;
+    ts_entry list[TS_ENTRY_COUNT];
+    int ne = ts_manifest_entries(m, list), lm = m->n_buckets * ne;
+    return i < lm ? m->entries[i / ne][list[i % ne]].file : m->vision.entries[i - lm].file;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -163,6 +186,8 @@ static cJSON *manifest_json(const ts_manifest *m)
     cJSON_AddStringToObject(mask, "decode.main", "causal: slot b attends cache rows 0 … cache_len[b]");
     if (m->n_deepstack)
         cJSON_AddStringToObject(mask, "prefill_embeddings_deepstack.main", "as prefill_embeddings.main");
+    if (m->draft_width)
+        cJSON_AddStringToObject(mask, "decode_k.main", "causal: slot b's row j attends cache rows 0 … cache_len[b] + j");
     if (m->image_blocks)
         cJSON_AddStringToObject(
             mask, "image_blocks",
@@ -175,6 +200,8 @@ static cJSON *manifest_json(const ts_manifest *m)
     cJSON_AddStringToObject(kv, "prefill", "k, v: [layers, capacity, kv_heads, head_dim]; rows >= length are zero");
     cJSON_AddStringToObject(kv, "decode", "k, v: [slots, layers, capacity, kv_heads, head_dim]; row cache_len[b] is written; "
                             "k and v are donated to results 1 and 2 (tf.aliasing_output): updated in place");
+    if (m->draft_width)
+        cJSON_AddStringToObject(kv, "decode_k", "as decode; rows cache_len[b] … cache_len[b] + k - 1 are written (cache_len[b] <= capacity - k)");
     if (m->n_deepstack) {
         cJSON *ds = cJSON_AddObjectToObject(root, "deepstack");
         cJSON *layers = cJSON_AddArrayToObject(ds, "layers");
@@ -183,6 +210,20 @@ static cJSON *manifest_json(const ts_manifest *m)
         cJSON_AddStringToObject(ds, "payload",
                                 "visual_positions i32[Nv_max], layer_features f32[layers, Nv_max, hidden], visual_count i32[]: entries "
                                 "0 … visual_count-1 sorted, unique, below length, finite; the rest position 0 with zero features");
+    }
+    if (m->draft_width) {
+        cJSON *dk = cJSON_AddObjectToObject(root, "decode_k");
+        cJSON_AddNumberToObject(dk, "version", TS_BUNDLE_DECODE_K_VERSION);
+        cJSON_AddNumberToObject(dk, "k", (double)m->draft_width);
+        cJSON_AddStringToObject(dk, "optional",
+                                "an optional entry: present in every bucket when this object is, absent with it; a runtime without it "
+                                "decodes one token per slot and call (decode.main)");
+        cJSON_AddStringToObject(dk, "use",
+                                "speculative decoding: per slot the pending token and up to k - 1 drafted tokens at positions "
+                                "cache_len[b] + j (rope_delta added), one call; logits [slots, k, vocab], row j predicting the token "
+                                "after row j's; a slot with fewer drafts pads its rows with any valid token (their logits are ignored, "
+                                "their cache rows lie past the accepted length); rollback = the runtime keeps the accepted length, "
+                                "later calls overwrite the rest");
     }
     cJSON *weights = cJSON_AddArrayToObject(root, "weights");
     for (int i = 0; i < m->n_weights; i++) cJSON_AddItemToArray(weights, descriptor_json(&m->weights[i], i));
@@ -216,9 +257,10 @@ static cJSON *manifest_json(const ts_manifest *m)
         cJSON_AddNumberToObject(bo, "slots", (double)m->buckets[b].slots);
         if (m->n_deepstack) cJSON_AddNumberToObject(bo, "visual_capacity", (double)m->visual_capacity[b]);
         cJSON *entries = cJSON_AddObjectToObject(bo, "entries");
-        for (int e = 0; e < ts_manifest_entry_count(m); e++) {
-            const ts_entry_descriptors *ed = &m->entries[b][e];
-            cJSON *eo = cJSON_AddObjectToObject(entries, entry_key(e));
+        ts_entry list[TS_ENTRY_COUNT];
+        for (int i = 0, n = ts_manifest_entries(m, list); i < n; i++) {
+            const ts_entry_descriptors *ed = &m->entries[b][list[i]];
+            cJSON *eo = cJSON_AddObjectToObject(entries, entry_key(list[i]));
             cJSON_AddStringToObject(eo, "module", ed->file);
             cJSON *args = cJSON_AddArrayToObject(eo, "arguments");
             for (int i = 0; i < ed->n_inputs; i++) cJSON_AddItemToArray(args, descriptor_json(&ed->inputs[i], m->n_weights + i));
@@ -508,6 +550,15 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
             m->deepstack_layers[m->n_deepstack++] = (int32_t)l->valuedouble;
         }
     }
+    const cJSON *dk = cJSON_GetObjectItemCaseSensitive(root, "decode_k");
+    if (dk) {
+        if (!cJSON_IsObject(dk)) return bad(r, "decode_k", "expected an object");
+        if ((st = read_int(r, dk, "version", "decode_k.", 1, 1 << 20, &v)) != TS_OK) return st;
+        if (v != TS_BUNDLE_DECODE_K_VERSION)
+            return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: decode_k.version %lld (this build reads version %d)", r->origin, (long long)v,
+                                TS_BUNDLE_DECODE_K_VERSION);
+        if ((st = read_int(r, dk, "k", "decode_k.", 2, TS_ENTRY_MAX_DRAFT_WIDTH, &m->draft_width)) != TS_OK) return st;
+    }
     if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(root, "weights"), "weights", &m->weights, &m->n_weights)) != TS_OK) return st;
     const cJSON *qo = cJSON_GetObjectItemCaseSensitive(root, "quantization");
     if (qo && (st = parse_quantization(r, qo, &m->quant)) != TS_OK) return st;
@@ -528,7 +579,10 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         if (m->n_deepstack && (st = read_int(r, bo, "visual_capacity", p, 1, bk->prefill_capacity, &m->visual_capacity[b])) != TS_OK)
             return st;
         const cJSON *entries = cJSON_GetObjectItemCaseSensitive(bo, "entries");
-        for (int e = 0; e < ts_manifest_entry_count(m); e++) {
+        ts_entry list[TS_ENTRY_COUNT];
+        int n_list = ts_manifest_entries(m, list);
+        for (int i = 0; i < n_list; i++) {
+            int e = list[i];
             char ep[160];
             snprintf(ep, sizeof(ep), "%sentries.%s", p, entry_key(e));
             const cJSON *eo = cJSON_GetObjectItemCaseSensitive(entries, entry_key(e));
@@ -542,6 +596,18 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
             if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
             snprintf(sub, sizeof(sub), "%s.results", ep);
             if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
+        }
+        /* Every entry read; one more is an optional entry without its object. */
+        const cJSON *named;
+        cJSON_ArrayForEach(named, entries)
+        {
+            int known = 0;
+            for (int i = 0; i < n_list; i++) known |= strcmp(named->string, entry_key(list[i])) == 0;
+            if (!known) {
+                char ep[200];
+                snprintf(ep, sizeof(ep), "%sentries.%s", p, named->string);
+                return bad(r, ep, "not an entry of this bundle (an optional entry needs its object, e.g. decode_k)");
+            }
         }
         m->n_buckets++;
     }

@@ -9,7 +9,12 @@
  * `deepstack` object (its target layers, fixed: never a runtime argument), each bucket's static
  * maximum of image rows `visual_capacity` (Nv_max = Lp) and a fourth entry per bucket,
  * prefill_embeddings_deepstack.main; without DeepStack the manifest has none of these and is
- * byte-identical to what it was before they existed. A bundle exported with --portable adds a
+ * byte-identical to what it was before they existed. A bundle exported with a draft width K
+ * (speculative decoding) adds a versioned `decode_k` object (K, fixed at export) and per bucket the
+ * entry decode_k.main (K rows per slot verified in one call; models/decoder_entries.c); without
+ * one the manifest has neither. Optional entries are a list (ts_manifest_entries): each bucket
+ * holds the ordinary three, then the optional ones the manifest declares, in ts_entry order;
+ * module order follows that list. A bundle exported with --portable adds a
  * `portable` object (bundle/portable.h: the artifacts' target version, serializer and digests); a
  * quantized one a `quantization` object (versioned: per matrix its bits, block, scale dtype, zero
  * points, and the file in the bundle that holds the integer tensors; bundle/bundle_quant.h).
@@ -117,6 +122,8 @@ typedef struct ts_manifest {
     char position_mode[24]; /* "1d", "mrope", "mrope_interleaved" */
     int mrope_section[3];
     ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
+    /* decode_k.main's rows per slot K (`decode_k.k` in the file); 0 = the bundle has no such entry. */
+    int64_t draft_width;
     /* DeepStack: n_deepstack 0 = none (then only the TS_ENTRY_ORDINARY entries exist). */
     int n_deepstack;
     int32_t deepstack_layers[TS_MAX_DEEPSTACK];           /* ascending */
@@ -134,8 +141,15 @@ typedef struct ts_manifest {
     char identity[65];
 } ts_manifest;
 
-/* Entries per bucket: TS_ENTRY_ORDINARY, or TS_ENTRY_COUNT with DeepStack. */
+/* The version of the decode_k object this build writes and reads. */
+#define TS_BUNDLE_DECODE_K_VERSION 1
+
+/* Every bucket's entries, in module order: the TS_ENTRY_ORDINARY three, then the optional ones
+ * the manifest declares (DeepStack's, decode_k.main). Returns how many (≤ TS_ENTRY_COUNT). */
+int ts_manifest_entries(const ts_manifest *m, ts_entry out[TS_ENTRY_COUNT]);
 int ts_manifest_entry_count(const ts_manifest *m);
+/* Whether the bundle's buckets hold the entry. */
+bool ts_manifest_has_entry(const ts_manifest *m, ts_entry e);
 /* Module texts of a manifest: every bucket's entries, then the vision buckets. */
 int ts_manifest_module_count(const ts_manifest *m);
 const char *ts_manifest_module_file(const ts_manifest *m, int i);

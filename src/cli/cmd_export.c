@@ -10,13 +10,15 @@
 static int usage(FILE *out)
 {
     fprintf(out, "usage: tessera export -m DIR -o BUNDLE [--capacity C[,C…]] [--prefill-capacity N] [--batch B]\n"
-                 "                      [--vision-patches N[,N…]] [--quantize q8|q4] [--portable [--python PATH]]\n"
+                 "                      [--draft-width K] [--vision-patches N[,N…]] [--quantize q8|q4] [--portable [--python PATH]]\n"
                  "       tessera export --synthetic PRESET -o BUNDLE …   (a published shape, bf16 weights; no checkpoint)\n"
                  "  Writes prefill.main, prefill_embeddings.main and decode.main as StableHLO modules, one set per\n"
                  "  capacity bucket, and manifest.json (weights stay in DIR and are module arguments).\n"
                  "  --capacity          context capacity buckets, ascending (default 4096)\n"
                  "  --prefill-capacity  prompt rows of the prefill entries (default: the bucket's capacity)\n"
                  "  --batch             decode slots (default 1)\n"
+                 "  --draft-width K     also write decode_k.main per bucket: K rows per slot verified in one call\n"
+                 "                      (the pending token and K - 1 drafts: speculative decoding), 2..16\n"
                  "  --vision-patches    vision.main patch buckets, ascending (a fixed-size tower: its image's patch count)\n"
                  "  --quantize q8|q4    the language model's matrices quantized as `run --quantize` does (blocks of 32,\n"
                  "                      f16 scales); a GPTQ/AWQ checkpoint is exported quantized as published. The\n"
@@ -50,7 +52,7 @@ int cmd_export(int argc, char **argv)
     int64_t caps[16];
     int64_t patches[16];
     int n_caps = 0, n_patches = 0;
-    long long prefill = 0, batch = 1;
+    long long prefill = 0, batch = 1, draft_width = 0;
     bool portable = false;
     const char *python = getenv("TESSERA_PYTHON");
     for (int i = 1; i < argc; i++) {
@@ -68,6 +70,8 @@ int cmd_export(int argc, char **argv)
             if (!ts_cli_parse_int(v, 1, 1 << 24, &prefill)) return ts_cli_usage_error("export", "--prefill-capacity needs a number");
         } else if (ts_cli_match(argc, argv, &i, "--batch", &v)) {
             if (!ts_cli_parse_int(v, 1, 64, &batch)) return ts_cli_usage_error("export", "--batch needs a number in 1..64");
+        } else if (ts_cli_match(argc, argv, &i, "--draft-width", &v)) {
+            if (!ts_cli_parse_int(v, 2, 16, &draft_width)) return ts_cli_usage_error("export", "--draft-width needs a number in 2..16");
         } else if (strcmp(argv[i], "--portable") == 0) portable = true;
         else if (ts_cli_match(argc, argv, &i, "--python", &v)) python = v;
         else if (ts_cli_match(argc, argv, &i, "--quantize", &v)) {
@@ -82,7 +86,7 @@ int cmd_export(int argc, char **argv)
     ts_bundle_options o = {.capacities = n_caps ? caps : NULL, .n_capacities = n_caps, .prefill_capacity = prefill, .slots = batch,
                            .vision_patches = n_patches ? patches : NULL, .n_vision_patches = n_patches,
                            .portable_python = portable ? (python && *python ? python : "python3") : NULL,
-                           .quantize = quantize};
+                           .quantize = quantize, .draft_width = draft_width};
     ts_error err;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -108,7 +108,8 @@ static void usage(FILE *out)
         "  --draft N                speculative decoding: draft up to N tokens a step (1..%d) by\n"
         "                           n-gram lookup in the prompt and output, verified in one\n"
         "                           forward pass (default %d; output unchanged: greedy tokens\n"
-        "                           identical, sampling distribution kept); not with --bundle\n"
+        "                           identical, sampling distribution kept); with --bundle through\n"
+        "                           its decode_k.main (up to k - 1 drafts a step) if it has one\n"
         "  --no-draft               plain decoding, one token a forward pass\n"
         "  --quantize q8|q4         quantize the language model's matrices at load (blocks of 32,\n"
         "                           f16 scales), and a vision tower's and projector's whose width\n"
@@ -452,7 +453,7 @@ static void print_speculation(const ts_generation *g, const options *o, bool bun
     else
         fprintf(stderr, "tessera run: speculative decoding off (%s)\n",
                 o->draft == 0 ? "--no-draft"
-                : bundle      ? "the bundle's decode entry verifies one token a slot"
+                : bundle      ? "the bundle has no decode_k.main: export it with --draft-width K"
                               : "the model's sliding-window cache cannot roll back");
 }
 
@@ -544,8 +545,9 @@ static int run(options *o)
     p.skip_special_tokens = true;
     bool wrote = false;
     if (!o->json) p.on_token = stream_piece, p.user = &wrote;
-    /* The bundle's entries verify one token a slot: no speculation through them. */
-    p.draft_tokens = s.bundle ? 0 : o->draft < 0 ? DEFAULT_DRAFT : (int)o->draft;
+    /* A bundle verifies drafts through its decode_k.main (at most its k - 1 a step; without the
+     * entry the loop decodes one token at a time). */
+    p.draft_tokens = o->draft < 0 ? DEFAULT_DRAFT : (int)o->draft;
 
     ts_generation g;
     /* Through the bundle's entries (admitted to a capacity bucket), or the engine's graph. */

@@ -75,7 +75,8 @@ static void usage(void)
         "  --draft N                  speculative decoding: up to N drafted tokens a slot (0..16,\n"
         "                             default 3; n-gram lookup in prompt and output), verified in\n"
         "                             one step while at most 2 slots decode; a request's\n"
-        "                             \"speculative_decoding\": false opts out; not with --bundle\n"
+        "                             \"speculative_decoding\": false opts out; with --bundle through\n"
+        "                             its decode_k.main (K - 1 drafts at most) if it has one\n"
         "  --no-draft                 the same as --draft 0: plain decoding\n"
         "  --threads N                model threads (default: every core)\n"
         "  --media-threads N          image encoder threads (default: as --threads)\n"
@@ -202,8 +203,8 @@ int cmd_serve(int argc, char **argv)
     o.max_connections = (int)conns, o.max_connections_per_ip = (int)per_ip, o.header_timeout_s = (int)header_s;
     o.body_timeout_s = (int)body_s, o.idle_timeout_s = (int)idle_s, o.prepare_threads = (int)prepare;
     o.max_request_pixels = pixels;
-    /* A bundle's decode entry verifies one token a slot: speculation stays off there. */
-    o.draft_tokens = o.bundle_dir ? 0 : (int)draft;
+    /* A bundle verifies drafts through its decode_k.main; one without it decodes plainly. */
+    o.draft_tokens = (int)draft;
     o.max_audio = (int)audio, o.max_audio_seconds = (double)audio_s, o.max_request_audio_seconds = (double)request_audio_s;
     char key[512];
     if ((key_file != NULL) + (o.api_key != NULL) > 1) return ts_cli_usage_error("serve", "give --api-key or --api-key-file, not both");

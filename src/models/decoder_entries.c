@@ -12,6 +12,9 @@
  *                           prefill_embeddings.main), visual_positions i32[Nv_max],
  *                           layer_features f32[K, Nv_max, H], visual_count i32[])
  *       → the same three results (only for a spec that declares DeepStack)
+ *   decode_k.main(weights…, tokens i32[B, K], positions i32[B, K] (i32[3, B, K] under M-RoPE),
+ *               rope_delta i32[B], cache_len i32[B], k, v (as decode.main))
+ *       → (logits f32[B, K, V], k, v)  (only for a bundle exported with a draft width K)
  *
  * prefill_embeddings.main's bias is one slot's 4-D additive mask [1, 1, Lp, Lp] (transformers'
  * [batch, heads, q, k]) with the batch and head dims dropped: a batch of slots is one call per
@@ -29,6 +32,15 @@
  * slot and layer per step, and the caller reads the new caches from the buffers it passed. The
  * layer stack is the one the CPU step uses (ts_decoder_layers): only how attention reaches its keys
  * differs.
+ *
+ * decode_k.main is decode.main over K rows per slot (speculative verification: the pending token
+ * and K-1 drafts): slot b's rows go to cache rows cache_len[b] … cache_len[b]+K-1 (so
+ * cache_len[b] ≤ C-K, checked by the runtime: the row update never clamps), and row j attends
+ * causally over rows 0 … cache_len[b]+j, so it never reads a row past its own, whatever an earlier
+ * call left there. A slot with fewer drafts fills its trailing rows with any tokens: they are
+ * written past the accepted length, read by no valid row, and overwritten by later calls; their
+ * logits are ignored. Rolling back is the runtime's bookkeeping (the slot's length), never a
+ * module's. With K = 1 the graph is decode.main's, op for op.
  *
  * DeepStack (tower rows added after chosen layers): after decoder layer spec->deepstack_layers[i] (i < K, the layers fixed by
  * the config and written in the manifest, never an argument) layer_features[i][j] is added to row
@@ -163,7 +175,7 @@ static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, const t
 
 typedef struct {
     const ts_decoder_spec *spec;
-    int64_t slots, capacity;
+    int64_t slots, capacity, rows; /* rows: K per slot (1 for decode.main) */
     ts_value k_all, v_all; /* [B, layers, C, Hkv, D], threaded through the updates */
     ts_value cache_len;    /* i32[B] */
 } decode_attend;
@@ -181,13 +193,13 @@ static ts_value decode_attention(void *self, ts_graph *g, int l, ts_value q, ts_
     ts_value *outs = malloc(sizeof(ts_value) * (size_t)a->slots);
     if (!outs) return TS_NO_VALUE;
     ts_value zero = ts_graph_constant_i32(g, 0);
-    int64_t row[5] = {1, 1, 1, h, d};
+    int64_t n = a->rows, row[5] = {1, 1, n, h, d};
     for (int64_t b = 0; b < a->slots; b++) {
         /* The new key and value go straight into row cache_len[b] of the whole cache (one row per
          * step, so a runtime honouring the k/v donation writes only that row); attention reads
          * the slot's layer of the updated cache up to that row. */
         ts_value len = scalar_of(g, a->cache_len, b);
-        int64_t s0[3] = {b, 0, 0}, s1[3] = {b + 1, h, d}, q1[3] = {b + 1, a->spec->q_heads, d};
+        int64_t s0[3] = {b * n, 0, 0}, s1[3] = {(b + 1) * n, h, d}, q1[3] = {(b + 1) * n, a->spec->q_heads, d};
         ts_value at[5] = {ts_graph_constant_i32(g, (int32_t)b), ts_graph_constant_i32(g, l), len, zero, zero};
         a->k_all = ts_graph_dynamic_update_slice(g, a->k_all, ts_graph_reshape(g, ts_graph_slice(g, k, s0, s1, NULL), 5, row), at);
         a->v_all = ts_graph_dynamic_update_slice(g, a->v_all, ts_graph_reshape(g, ts_graph_slice(g, v, s0, s1, NULL), 5, row), at);
@@ -199,15 +211,18 @@ static ts_value decode_attention(void *self, ts_graph *g, int l, ts_value q, ts_
     return out;
 }
 
+/* decode.main (rows 1) or decode_k.main (rows K): see the top of this file. */
 static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
-                              const ts_entry_shape *shape, ts_error *err)
+                              const ts_entry_shape *shape, int64_t rows, ts_error *err)
 {
-    int64_t b = shape->slots, c = shape->capacity;
+    int64_t b = shape->slots, c = shape->capacity, n = b * rows;
     ts_graph_set_stage(g, "inputs");
     ts_type vec = ts_type_make(TS_DTYPE_I32, 1, &b);
-    int64_t pd[2] = {3, b};
-    ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, vec);
-    ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, spec->mrope ? ts_type_make(TS_DTYPE_I32, 2, pd) : vec);
+    int64_t pd[2] = {3, n}, td[2] = {b, rows}, pdk[3] = {3, b, rows};
+    ts_type tok_type = rows == 1 ? vec : ts_type_make(TS_DTYPE_I32, 2, td);
+    ts_type pos_type = !spec->mrope ? tok_type : rows == 1 ? ts_type_make(TS_DTYPE_I32, 2, pd) : ts_type_make(TS_DTYPE_I32, 3, pdk);
+    ts_value tokens = ts_graph_parameter(g, "tokens", TS_PARAM_INPUT, tok_type);
+    ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, pos_type);
     ts_value delta = ts_graph_parameter(g, "rope_delta", TS_PARAM_INPUT, vec);
     ts_value cache_len = ts_graph_parameter(g, "cache_len", TS_PARAM_INPUT, vec);
     int64_t kd[5] = {b, spec->layers, c, spec->kv_heads, spec->head_dim};
@@ -216,16 +231,25 @@ static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, const ts
     ts_value v_all = ts_graph_parameter(g, "v", TS_PARAM_STATE, kt);
     ts_graph_set_stage(g, "rope");
     ts_value cos[2], sin[2];
-    /* The rotary position is positions + rope_delta, on every M-RoPE axis. */
-    int64_t one = 1;
-    ts_value delta_b = spec->mrope ? ts_graph_broadcast_in_dim(g, delta, 2, pd, &one) : delta;
-    ts_decoder_rope_tables(g, spec, ts_graph_binary(g, TS_OP_ADD, positions, delta_b), cos, sin);
+    /* The rotary position is positions + rope_delta, on every M-RoPE axis (and every row of a
+     * slot); K rows per slot are flattened slot-major to B·K rows. */
+    int64_t slot_dim = spec->mrope ? 1 : 0;
+    ts_value delta_b = spec->mrope || rows > 1 ? ts_graph_broadcast_in_dim(g, delta, pos_type.rank, pos_type.dims, &slot_dim) : delta;
+    ts_value rotary = ts_graph_binary(g, TS_OP_ADD, positions, delta_b);
+    if (rows > 1) {
+        tokens = ts_graph_reshape(g, tokens, 1, &n);
+        rotary = spec->mrope ? ts_graph_reshape(g, rotary, 2, pd) : ts_graph_reshape(g, rotary, 1, &n);
+    }
+    ts_decoder_rope_tables(g, spec, rotary, cos, sin);
     ts_graph_set_stage(g, "embed_tokens");
     ts_value h = ts_decoder_embed(g, spec, w, tokens);
-    decode_attend da = {spec, b, c, k_all, v_all, cache_len};
+    decode_attend da = {spec, b, c, rows, k_all, v_all, cache_len};
     ts_decoder_attend attend = {decode_attention, &da};
     h = ts_decoder_layers(g, spec, w, h, cos, sin, &attend, NULL);
-    ts_value outs[3] = {ts_decoder_logits(g, spec, w, h), da.k_all, da.v_all};
+    ts_value logits = ts_decoder_logits(g, spec, w, h);
+    int64_t ld[3] = {b, rows, spec->vocab};
+    if (rows > 1) logits = ts_graph_reshape(g, logits, 3, ld);
+    ts_value outs[3] = {logits, da.k_all, da.v_all};
     ts_graph_set_outputs(g, outs, 3);
     /* The caches are donated: results k and v take the buffers of arguments k and v. */
     ts_graph_alias_output(g, k_all, 1);
@@ -240,11 +264,10 @@ const char *ts_entry_name(ts_entry entry)
     case TS_ENTRY_PREFILL_EMBEDDINGS: return "prefill_embeddings.main";
     case TS_ENTRY_DECODE: return "decode.main";
     case TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK: return "prefill_embeddings_deepstack.main";
+    case TS_ENTRY_DECODE_K: return "decode_k.main";
     default: return "?";
     }
 }
-
-int ts_decoder_entry_count(const ts_decoder_spec *spec) { return spec->n_deepstack > 0 ? TS_ENTRY_COUNT : TS_ENTRY_ORDINARY; }
 
 int64_t ts_entry_visual_capacity(const ts_entry_shape *shape) { return shape->prefill_capacity; }
 
@@ -254,8 +277,12 @@ ts_status ts_decoder_build_entry(ts_graph *g, const ts_decoder_spec *spec, const
     if (shape->capacity < 1 || shape->prefill_capacity < 1 || shape->prefill_capacity > shape->capacity)
         return ts_error_set(err, TS_ERR_RANGE, "%s: prefill capacity %lld must be in 1..capacity (%lld)", ts_entry_name(entry),
                             (long long)shape->prefill_capacity, (long long)shape->capacity);
-    if (entry == TS_ENTRY_DECODE && (shape->slots < 1 || shape->slots > TS_MAX_BATCH))
-        return ts_error_set(err, TS_ERR_RANGE, "decode.main: %lld slots (1..%d allowed)", (long long)shape->slots, TS_MAX_BATCH);
+    if ((entry == TS_ENTRY_DECODE || entry == TS_ENTRY_DECODE_K) && (shape->slots < 1 || shape->slots > TS_MAX_BATCH))
+        return ts_error_set(err, TS_ERR_RANGE, "%s: %lld slots (1..%d allowed)", ts_entry_name(entry), (long long)shape->slots, TS_MAX_BATCH);
+    if (entry == TS_ENTRY_DECODE_K &&
+        (shape->draft_width < 2 || shape->draft_width > TS_ENTRY_MAX_DRAFT_WIDTH || shape->draft_width > shape->capacity))
+        return ts_error_set(err, TS_ERR_RANGE, "decode_k.main: draft width %lld (2..%d rows per slot, at most the capacity %lld)",
+                            (long long)shape->draft_width, TS_ENTRY_MAX_DRAFT_WIDTH, (long long)shape->capacity);
     if (entry == TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK && (spec->n_deepstack < 1 || spec->n_deepstack > TS_MAX_DEEPSTACK))
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: the model declares no DeepStack layers", ts_entry_name(entry));
     ts_decoder_weights *w = malloc(sizeof(*w));
@@ -266,7 +293,8 @@ ts_status ts_decoder_build_entry(ts_graph *g, const ts_decoder_spec *spec, const
         case TS_ENTRY_PREFILL: st = build_prefill(g, spec, w, shape, false, false, err); break;
         case TS_ENTRY_PREFILL_EMBEDDINGS: st = build_prefill(g, spec, w, shape, true, false, err); break;
         case TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK: st = build_prefill(g, spec, w, shape, true, true, err); break;
-        case TS_ENTRY_DECODE: st = build_decode(g, spec, w, shape, err); break;
+        case TS_ENTRY_DECODE: st = build_decode(g, spec, w, shape, 1, err); break;
+        case TS_ENTRY_DECODE_K: st = build_decode(g, spec, w, shape, shape->draft_width, err); break;
         default: st = ts_error_set(err, TS_ERR_UNSUPPORTED, "unknown entry %d", (int)entry);
         }
     }

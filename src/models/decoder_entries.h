@@ -12,6 +12,7 @@ typedef enum ts_entry {
     TS_ENTRY_PREFILL_EMBEDDINGS,
     TS_ENTRY_DECODE,
     TS_ENTRY_PREFILL_EMBEDDINGS_DEEPSTACK, /* only for a spec that declares DeepStack */
+    TS_ENTRY_DECODE_K,                     /* only for a bundle exported with a draft width */
     TS_ENTRY_COUNT
 } ts_entry;
 
@@ -19,13 +20,16 @@ typedef struct ts_entry_shape {
     int64_t capacity;         /* C: KV rows per sequence */
     int64_t prefill_capacity; /* Lp */
     int64_t slots;            /* B (decode) */
+    int64_t draft_width;      /* K: rows per slot of decode_k.main (2..TS_ENTRY_MAX_DRAFT_WIDTH); 0 = none */
 } ts_entry_shape;
 
-/* The ordinary entries (prefill, prefill_embeddings, decode) come first in every bucket; a spec
- * with DeepStack adds prefill_embeddings_deepstack.main after them. */
+/* decode_k.main's widest verify: the pending token and up to 15 drafts per slot. */
+#define TS_ENTRY_MAX_DRAFT_WIDTH 16
+
+/* The ordinary entries (prefill, prefill_embeddings, decode) come first in every bucket; the
+ * optional ones follow in enum order: prefill_embeddings_deepstack.main for a spec with DeepStack,
+ * decode_k.main for a bundle exported with a draft width. */
 #define TS_ENTRY_ORDINARY 3
-/* Entries per bucket for this spec: TS_ENTRY_ORDINARY, or TS_ENTRY_COUNT with DeepStack. */
-int ts_decoder_entry_count(const ts_decoder_spec *spec);
 /* The DeepStack entry's static maximum of image rows Nv_max for a bucket: its prefill capacity
  * Lp (every prompt row could be an image row, so any admitted prompt fits). */
 int64_t ts_entry_visual_capacity(const ts_entry_shape *shape);

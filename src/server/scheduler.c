@@ -83,6 +83,9 @@ typedef struct backend {
     srv_server *s;
     ts_sequence **seqs;     /* engine: one per slot */
     ts_bundle_slots *slots; /* bundle */
+    int64_t draft_width;    /* bundle: decode_k.main's K rows per slot (0: none) */
+    int32_t *k_tokens;      /* bundle verify: [slots][K] */
+    float *k_rows;          /* bundle verify: [slots][K][vocab] */
 } backend;
 
 typedef struct slot {
@@ -501,6 +504,49 @@ static ts_status bundle_step(backend *b, const batch_entry *entries, int n, floa
     return st;
 }
 
+/* Speculative decoding through decode_k.main: the packed rows laid out [slots][K] and back. A
+ * slot with one row and no room for K (near its capacity, drafting nothing) decodes through
+ * decode.main first, in its own call. */
+static ts_status bundle_verify(backend *b, const int32_t *tokens, const int64_t *n_rows, const bool *active, float *rows,
+                               ts_error *err)
+{
+    int n[SRV_MAX_SLOTS] = {0}, slots = b->s->opt.slots;
+    bool edge[SRV_MAX_SLOTS] = {false}, any_edge = false, any_k = false;
+    int32_t one[SRV_MAX_SLOTS] = {0};
+    int64_t k = b->draft_width;
+    size_t vocab = (size_t)b->s->vocab;
+    for (int i = 0, at = 0; i < slots; i++) {
+        if (!active[i]) continue;
+        if (n_rows[i] == 1 && ts_bundle_slots_length(b->slots, i) + k > b->capacity) edge[i] = any_edge = true, one[i] = tokens[at];
+        else n[i] = (int)n_rows[i], any_k = true, memcpy(b->k_tokens + i * k, tokens + at, sizeof(int32_t) * (size_t)n[i]);
+        at += (int)n_rows[i];
+    }
+    ts_status st = TS_OK;
+    if (any_edge) { /* decode.main's rows [slots][vocab], moved to their [slots][K] places (backwards: in place) */
+        st = ts_bundle_slots_decode(b->slots, one, edge, b->k_rows, err);
+        for (int i = slots - 1; st == TS_OK && i > 0; i--)
+            if (edge[i]) memmove(b->k_rows + (size_t)(i * k) * vocab, b->k_rows + (size_t)i * vocab, sizeof(float) * vocab);
+    }
+    if (st == TS_OK && any_k) st = ts_bundle_slots_verify(b->slots, b->k_tokens, n, b->k_rows, err);
+    for (int i = 0; st == TS_OK && i < slots; i++) {
+        int rows_i = edge[i] ? 1 : n[i];
+        memcpy(rows, b->k_rows + (size_t)(i * k) * vocab, sizeof(float) * (size_t)rows_i * vocab);
+        rows += (size_t)rows_i * vocab;
+    }
+    return st;
+}
+
+static ts_status bundle_truncate(backend *b, int slot, int64_t length, ts_error *err)
+{
+    return ts_bundle_slots_truncate(b->slots, slot, length, err);
+}
+
+/* K - 1 drafts while the slot has room for the K rows decode_k.main writes, else none. */
+static int64_t bundle_draft_room(const backend *b, int slot)
+{
+    return ts_bundle_slots_length(b->slots, slot) + b->draft_width <= b->capacity ? b->draft_width - 1 : 0;
+}
+
 static void bundle_reset(backend *b, int slot) { ts_bundle_slots_reset(b->slots, slot); }
 static int64_t bundle_length(const backend *b, int slot) { return ts_bundle_slots_length(b->slots, slot); }
 
@@ -522,7 +568,18 @@ static bool backend_init(scheduler *sc)
                        .slot_logits = malloc(sizeof(float) * (size_t)s->vocab * (size_t)sc->n_slots)};
         if (s->opt.prefix_cache_bytes)
             fprintf(stderr, "tessera serve: prefix cache off: a bundle's prefill entries take whole prompts\n");
-        return b->slot_logits != NULL;
+        if (!b->slot_logits) return false;
+        /* Speculative decoding where the bundle has decode_k.main (K - 1 drafts a step at most). */
+        b->draft_width = ts_bundle_slots_draft_width(s->bundle_slots);
+        if (s->opt.draft_tokens > 0 && b->draft_width) {
+            b->verify = bundle_verify, b->truncate = bundle_truncate, b->draft_room = bundle_draft_room;
+            size_t width = (size_t)b->draft_width;
+            sc->rows = malloc(sizeof(float) * (size_t)s->vocab * SPEC_MAX_DECODING * (size_t)(1 + s->opt.draft_tokens));
+            b->k_tokens = calloc((size_t)sc->n_slots * width, sizeof(int32_t));
+            b->k_rows = malloc(sizeof(float) * (size_t)s->vocab * (size_t)sc->n_slots * width);
+            if (!sc->rows || !b->k_tokens || !b->k_rows) return false;
+        }
+        return true;
     }
     *b = (backend){.step = engine_step,
                    .reset = engine_reset,
@@ -549,6 +606,8 @@ static void backend_fini(scheduler *sc)
     for (int i = 0; sc->be.seqs && i < sc->n_slots; i++) ts_sequence_destroy(sc->be.seqs[i]);
     free(sc->be.seqs);
     free(sc->be.slot_logits);
+    free(sc->be.k_tokens);
+    free(sc->be.k_rows);
 }
 
 static bool has_work(const scheduler *sc)

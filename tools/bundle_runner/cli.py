@@ -161,6 +161,33 @@ def _batched(r, f, c, steps=6):
         c(diff <= tol, f"batched decode, slot {s}: logits max |together - alone| = {diff:.3g} (tolerance {tol:.3g})")
 
 
+def _decode_k(r, f, c, logits):
+    """decode_k.main against the chain's decode.main logits: slot 0 verifies the pending token,
+    two right drafts and a wrong one (rows 0..2 = decode.main's steps, argmax their tokens), keeps
+    one (truncate: the stale rows past it), decodes one token through decode.main over them, then
+    verifies the next K right tokens. Held to the fixture tolerance, argmax exact."""
+    k, ids, tokens = r.man.draft_width, f.ids, f.generated
+    if len(tokens) < 3 + k:
+        c(False, f"decode_k.main: the fixture has {len(tokens)} generated ids, {3 + k} needed")
+        return
+    slots = Slots(r, r.man.bucket_for(len(ids), len(tokens)))
+    inputs = r.prompt_inputs(ids, f.pixel_values, f.grids)
+    slots.prefill(0, inputs)
+    wrong = (tokens[3] + 1) % r.man.vocab
+    rows = slots.verify({0: tokens[:3] + [wrong]})[0]
+    got = list(rows[:3])
+    slots.truncate(0, len(ids) + 1)
+    got.append(slots.decode({0: tokens[1]})[0])
+    more = slots.verify({0: tokens[2:2 + k]})[0]
+    got += list(more)
+    want = np.concatenate([logits[1:4], logits[2:2 + k + 1]])
+    ours = np.stack(got)
+    argmax = [int(np.argmax(x)) for x in ours]
+    expect = tokens[1:4] + tokens[2:3 + k]
+    c(argmax == expect, f"decode_k.main (K = {k}): every verified row's argmax = the greedy token ({argmax})")
+    c.close(ours, want, f"decode_k.main rows (after a rollback over stale rows) vs decode.main's chain logits")
+
+
 def cmd_check(a):
     c = Checks(f"{a.backend} {a.fixture.rstrip('/').split('/')[-1]}")
     f = Fixture(a.fixture)
@@ -206,6 +233,8 @@ def cmd_check(a):
         c.close(out, f.tensor("prefill_last_logits"), "prefill_embeddings.main (text rows) vs the reference's prefill_last_logits")
     if a.batched:
         _batched(r, f, c)
+    if r.man.draft_width:
+        _decode_k(r, f, c, logits)
     print(f"{c.label}: {c.passed} passed, {c.failed} failed")
     return 1 if c.failed else 0
 

@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-ENTRY_NAMES = ["prefill.main", "prefill_embeddings.main", "decode.main", "prefill_embeddings_deepstack.main"]
+ENTRY_NAMES = ["prefill.main", "prefill_embeddings.main", "decode.main", "prefill_embeddings_deepstack.main", "decode_k.main"]
 NUMPY = {"F32": np.float32, "F16": np.float16, "I32": np.int32, "I64": np.int64}
 MLIR_TO_DTYPE = {"f32": "F32", "f16": "F16", "bf16": "BF16", "i64": "I64", "i32": "I32", "i16": "I16", "i8": "I8",
                  "ui8": "U8", "i1": "BOOL"}
@@ -93,11 +93,15 @@ class Manifest:
             self.quant = j.get("quantization")
             if self.quant is not None and self.quant.get("version") != 1:
                 raise ContractError(f"manifest.json: quantization.version {self.quant.get('version')} (this runner reads version 1)")
+            # decode_k.main (speculative decoding): K rows per slot, fixed at export; optional.
+            dk = j.get("decode_k")
+            if dk is not None and dk.get("version") != 1:
+                raise ContractError(f"manifest.json: decode_k.version {dk.get('version')} (this runner reads version 1)")
+            self.draft_width = int(dk["k"]) if dk is not None else 0
             self.buckets = []
-            n_entries = 4 if self.deepstack_layers else 3
             for b, bo in enumerate(j["buckets"]):
                 entries = {}
-                for e in ENTRY_NAMES[:n_entries]:
+                for e in self.entry_names():
                     if e not in bo["entries"]:
                         raise ContractError(f"manifest.json: buckets[{b}].entries.{e}: missing entry")
                     entries[e] = Entry(e, bo["entries"][e], f"buckets[{b}].entries.{e}")
@@ -120,6 +124,12 @@ class Manifest:
         self.vocab = pre.results[0].shape[0]
         self.layers, _, self.kv_heads, self.head_dim = pre.results[1].shape
         self.hidden = self.buckets[0]["entries"]["prefill_embeddings.main"].inputs[0].shape[1]
+
+    def entry_names(self):
+        """Every bucket's entries in module order (ts_manifest_entries): the ordinary three, then
+        the optional ones the manifest declares."""
+        return (ENTRY_NAMES[:3] + ([ENTRY_NAMES[3]] if self.deepstack_layers else [])
+                + ([ENTRY_NAMES[4]] if self.draft_width else []))
 
     # ------------------------------------------------------------ identity (manifest.c)
 
@@ -163,6 +173,9 @@ class Manifest:
         if self.deepstack_layers:
             ds = j["deepstack"]
             root["deepstack"] = {"layers": self.deepstack_layers, "visual_capacity": ds["visual_capacity"], "payload": ds["payload"]}
+        if self.draft_width:
+            dk = j["decode_k"]
+            root["decode_k"] = {"version": dk["version"], "k": self.draft_width, "optional": dk["optional"], "use": dk["use"]}
         n_weights = len(j["weights"])
         root["weights"] = [desc(w, i) for i, w in enumerate(j["weights"])]
         if self.quant is not None:
@@ -178,7 +191,7 @@ class Manifest:
             if self.deepstack_layers:
                 o["visual_capacity"] = bo["visual_capacity"]
             entries = {}
-            for e in ENTRY_NAMES[:4 if self.deepstack_layers else 3]:
+            for e in self.entry_names():
                 eo = bo["entries"][e]
                 entries[e] = {"module": eo["module"],
                               "arguments": [desc(a, n_weights + i) for i, a in enumerate(eo["arguments"])],
@@ -410,8 +423,10 @@ def check_values(man, bucket, entry, values):
             _range(entry.name, d.name, v, 0, man.vocab - 1)
         elif d.name == "length":
             _range(entry.name, d.name, v, 1, b["prefill_capacity"])
-        elif d.name in ("positions", "cache_len"):
+        elif d.name == "positions":
             _range(entry.name, d.name, v, 0, b["capacity"] - 1)
+        elif d.name == "cache_len":  # decode_k.main writes K rows from cache_len
+            _range(entry.name, d.name, v, 0, b["capacity"] - (man.draft_width if entry.name == "decode_k.main" else 1))
         elif d.name == "rope_delta":
             _range(entry.name, d.name, v, -b["capacity"], b["capacity"])
         elif d.dtype == "F32" and d.role == "input":

@@ -304,5 +304,36 @@ class Slots:
             self.length[i] += 1
         return {i: logits[i] for i in holding}
 
+    def verify(self, tokens):
+        """One decode_k.main call (speculative decoding): tokens {slot: [ids]} (1..K each, the
+        pending token then drafts) for every slot that holds a sequence; each slot's rows are
+        padded with its last id to K; {slot: logits [n, V]}, the slot's length advanced by n
+        (truncate rolls back: the rows past the length are overwritten later)."""
+        k, man = self.r.man.draft_width, self.r.man
+        holding = {i for i in range(self.n) if self.length[i]}
+        if set(tokens) != holding:
+            raise ContractError(f"verify: slots {sorted(holding)} hold sequences, tokens given for {sorted(tokens)}")
+        for i in holding:
+            if not 1 <= len(tokens[i]) <= k or self.length[i] + k > self.capacity:
+                raise ContractError(f"verify: slot {i}: {len(tokens[i])} rows (1..{k}), {self.length[i]} of {self.capacity} tokens")
+        tok = np.zeros((self.n, k), np.int32)
+        for i in holding:
+            tok[i] = list(tokens[i]) + [tokens[i][-1]] * (k - len(tokens[i]))
+        cache_len = np.array(self.length, np.int32)
+        pos = cache_len[:, None] + np.arange(k, dtype=np.int32)[None, :]
+        positions = np.tile(pos, (man.rows, 1, 1)) if man.rows == 3 else pos
+        delta = np.array(self.delta, np.int32)
+        outs = self.r.run("decode_k.main", self.bucket, [tok, positions, delta, cache_len, self.k, self.v])
+        self.k, self.v = outs[1], outs[2]
+        logits = self.r.backend.host(outs[0])
+        for i in holding:
+            self.length[i] += len(tokens[i])
+        return {i: logits[i, :len(tokens[i])] for i in holding}
+
+    def truncate(self, slot, length):
+        if not 0 <= length <= self.length[slot]:
+            raise ContractError(f"truncate: slot {slot} to {length} of its {self.length[slot]} tokens")
+        self.length[slot] = length
+
     def release(self, slot):
         self.length[slot], self.delta[slot] = 0, 0
