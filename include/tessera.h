@@ -772,11 +772,18 @@ ts_status ts_model_encode_images(ts_model *model, const ts_pixel_values *images,
  * rate the model's extractor takes (ts_audio_probe's limits checked first; NULL = defaults),
  * through the features, encoder and projector: out->audio_rows, out->n_audio_rows = the clip's
  * audio tokens (the count its placeholder expands to: ts_prompt_expand_audio). Several clips:
- * one call each, rows joined in prompt order. TS_ERR_UNSUPPORTED for a model without an audio
+ * one call each, rows joined in prompt order. The encoder runs on ctx (NULL: the model's), so a
+ * server encodes on its media context while the model decodes. TS_ERR_UNSUPPORTED for a model without an audio
  * path; the decoder's errors for a malformed clip; TS_ERR_RANGE for a clip shorter than one
  * feature window or longer than the encoder takes. */
-ts_status ts_model_encode_audio(ts_model *model, const void *clip, size_t len,
+ts_status ts_model_encode_audio(ts_model *model, ts_context *ctx, const void *clip, size_t len,
                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err);
+/* The sequence runs with the LoRA adapter its model's family chooses for a prompt of these
+ * input modalities (TS_MODALITY_AUDIO / TS_MODALITY_IMAGE bits; 0 = text): Phi-4-multimodal's
+ * speech adapter for audio, none for text and for every family without adapters. Set before the
+ * sequence's first row (refused when it holds rows of another adapter); ts_sequence_reset
+ * returns it to none. */
+ts_status ts_sequence_set_modalities(ts_sequence *seq, unsigned modalities, ts_error *err);
 /* An image encoder for `model` that runs on its own context (its own threads), so a server can
  * encode images on another thread while the model decodes. It reads the model's mapped tower
  * weights (no second copy, no second language model) and keeps its own encoder cache of

@@ -403,7 +403,7 @@ static ts_status encode_audio(const options *o, ts_model *model, ts_encoded_medi
         ts_mapping m = {0};
         ts_encoded_media clip = {0};
         st = ts_mapping_open(o->audio[i], &m, err);
-        if (st == TS_OK) st = ts_model_encode_audio(model, m.data, m.size, NULL, &clip, err);
+        if (st == TS_OK) st = ts_model_encode_audio(model, NULL, m.data, m.size, NULL, &clip, err);
         ts_mapping_close(&m);
         size_t row = sizeof(float) * (size_t)clip.hidden;
         float *rows = st == TS_OK ? realloc(out->audio_rows, row * (size_t)(out->n_audio_rows + clip.n_audio_rows) + 1) : NULL;

@@ -14,7 +14,6 @@
 #include "engine/sampler.h"
 #include "engine/speculative.h"
 #include "engine/stop_matcher.h"
-#include "models/family.h"
 #include "text/detokenizer.h"
 
 #include <math.h>
@@ -511,7 +510,7 @@ ts_status ts_generate_audio(ts_model *model, ts_sequence *seq, const int32_t *pr
     memset(out, 0, sizeof(*out));
     /* The family's adapter for audio (Phi-4-multimodal: speech) before the first row; the
      * sequence drops it on reset. */
-    ts_status st = ts_sequence_set_adapter(seq, ts_model_adapter_for(model, TS_INPUT_AUDIO), err);
+    ts_status st = ts_sequence_set_modalities(seq, TS_MODALITY_AUDIO, err);
     if (st != TS_OK) return st;
     model_step m = {model, seq, NULL, 0, audio};
     ts_step_backend b = model_backend(&m);

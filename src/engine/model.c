@@ -524,6 +524,13 @@ const char *ts_sequence_adapter(const ts_sequence *s)
     return ts_lora_set_name(s->model->lora, s->adapter);
 }
 
+ts_status ts_sequence_set_modalities(ts_sequence *s, unsigned modalities, ts_error *err)
+{
+    unsigned inputs = (modalities & TS_MODALITY_AUDIO ? TS_INPUT_AUDIO : 0u) |
+                      (modalities & TS_MODALITY_IMAGE ? TS_INPUT_IMAGE : 0u);
+    return ts_sequence_set_adapter(s, ts_model_adapter_for(s->model, inputs), err);
+}
+
 const char *ts_model_adapter_for(const ts_model *m, unsigned inputs)
 {
     const ts_family_desc *f = m->config.family;
@@ -1183,8 +1190,8 @@ int64_t ts_model_image_tokens(const ts_model *m, const ts_pixel_values *pv)
     return m->vision ? ts_vision_image_tokens(m->vision, pv) : 0;
 }
 
-ts_status ts_model_encode_audio(ts_model *m, const void *clip, size_t len, const ts_audio_limits *limits,
-                                ts_encoded_media *out, ts_error *err)
+ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, size_t len,
+                                const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err)
 {
     memset(out, 0, sizeof(*out));
     if (!m->audio)
@@ -1198,7 +1205,7 @@ ts_status ts_model_encode_audio(ts_model *m, const void *clip, size_t len, const
     if (st == TS_OK) st = a->features(&m->config, samples.samples, samples.n_samples, &features, &frames, &width, err);
     ts_audio_free(&samples);
     int64_t tokens = st == TS_OK ? a->tokens(&m->config, frames) : 0;
-    if (st == TS_OK) st = a->encoder->encode(m->audio, features, frames, width, &out->audio_rows, &out->n_audio_rows, err);
+    if (st == TS_OK) st = a->encoder->encode(m->audio, ctx ? ctx : m->ctx, features, frames, width, &out->audio_rows, &out->n_audio_rows, err);
     free(features);
     /* The prompt was expanded with tokens(frames): rows of another count would shift every row. */
     if (st == TS_OK && out->n_audio_rows != tokens)

@@ -14,7 +14,9 @@
  *   - The encoder is an object the model creates at load (create: what it keeps is the model's
  *     for its life; the weight source and context are borrowed and outlive it) and asks for one
  *     clip's rows at a time (encode: rows [n_rows][hidden], the language model's width, owned
- *     by the caller; n_rows equals tokens(frames)); encode may run from one thread at a time.
+ *     by the caller; n_rows equals tokens(frames)) on the context given (a server's media
+ *     context, off its decode loop); the state is read only, so calls on distinct contexts may
+ *     overlap.
  *   - Hooks are pure functions of their arguments; outputs are owned by the caller (free()).
  */
 #ifndef TS_MODELS_AUDIO_PATH_H
@@ -30,8 +32,8 @@ struct ts_weight_source;
 typedef struct ts_audio_encoder_ops {
     ts_status (*create)(ts_context *ctx, const char *model_dir, const ts_model_config *cfg,
                         const struct ts_weight_source *weights, void **state, ts_error *err);
-    ts_status (*encode)(void *state, const float *features, int64_t frames, int64_t width,
-                        float **rows, int64_t *n_rows, ts_error *err);
+    ts_status (*encode)(void *state, ts_context *ctx, const float *features, int64_t frames,
+                        int64_t width, float **rows, int64_t *n_rows, ts_error *err);
     void (*destroy)(void *state);
 } ts_audio_encoder_ops;
 

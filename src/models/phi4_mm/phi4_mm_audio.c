@@ -58,7 +58,6 @@ static int64_t tokens(const ts_model_config *cfg, int64_t frames)
 }
 
 typedef struct {
-    ts_context *ctx;
     ts_phi4_audio_spec spec;
     ts_weight_source weights;
 } encoder;
@@ -66,11 +65,11 @@ typedef struct {
 static ts_status create(ts_context *ctx, const char *dir, const ts_model_config *cfg,
                         const ts_weight_source *weights, void **state, ts_error *err)
 {
-    (void)cfg;
+    (void)cfg, (void)ctx;
     *state = NULL;
     encoder *e = calloc(1, sizeof(*e));
     if (!e) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "audio encoder: out of memory");
-    e->ctx = ctx, e->weights = *weights;
+    e->weights = *weights;
     ts_status st = ts_phi4_audio_spec_load(dir, &e->spec, err);
     /* The weights are checked now (a missing encoder tensor fails the load, naming it), with
      * the shortest clip's graph. */
@@ -88,7 +87,7 @@ static ts_status create(ts_context *ctx, const char *dir, const ts_model_config 
     return TS_OK;
 }
 
-static ts_status encode(void *state, const float *feats, int64_t frames, int64_t width,
+static ts_status encode(void *state, ts_context *ctx, const float *feats, int64_t frames, int64_t width,
                         float **rows, int64_t *n_rows, ts_error *err)
 {
     encoder *e = state;
@@ -116,7 +115,7 @@ static ts_status encode(void *state, const float *feats, int64_t frames, int64_t
                 : (void *)feats;
     }
     const void *outs[1] = {0};
-    if (st == TS_OK) st = ts_program_create(g, e->ctx, &prog, err);
+    if (st == TS_OK) st = ts_program_create(g, ctx, &prog, err);
     if (st == TS_OK) st = ts_program_run(prog, params, outs, err);
     size_t bytes = sizeof(float) * (size_t)t * (size_t)e->spec.lm_hidden;
     if (st == TS_OK && !(*rows = malloc(bytes ? bytes : 1)))
