@@ -762,7 +762,8 @@ typedef struct ts_encoded_media {
 } ts_encoded_media;
 void ts_encoded_media_free(ts_encoded_media *media);
 /* Rows first … first + count − 1 of every level of `all` (one request's images out of a batched
- * encode), copied into *out (owned). TS_ERR_RANGE when they are not all inside. */
+ * encode), copied into *out (owned); audio rows are not sliced (clips are encoded per request).
+ * TS_ERR_RANGE when they are not all inside. */
 ts_status ts_encoded_media_slice(const ts_encoded_media *all, int64_t first, int64_t count,
                                  ts_encoded_media *out, ts_error *err);
 /* The vision tower alone, into *out. The server encodes images with this off its decode loop. */
@@ -822,11 +823,14 @@ typedef struct ts_mm_inputs {
     ts_deepstack deepstack;
     ts_attention_bias attention;
 } ts_mm_inputs;
-/* The one assembly of a prompt with images, for every caller (the engine's image prefill, the
- * bundle's, the server's media stage, compare): the inputs of the expanded prompt `ids` from
- * its images' pixel values (their grids) and what a tower made of them (`media`, from
- * ts_model_encode_images, ts_image_encoder_encode or ts_bundle_encode_images; NULL with no
- * images, for a text prompt). Refused: a row count other than the prompt's image tokens
+/* The one assembly of a prompt with images or audio, for every caller (the engine's image and
+ * audio prefills, the bundle's, the server's media stage, compare): the inputs of the expanded
+ * prompt `ids` from its images' pixel values (their grids) and what a tower made of them
+ * (`media`, from ts_model_encode_images, ts_image_encoder_encode or ts_bundle_encode_images; NULL
+ * with no images, for a text prompt), or its clips' rows (media->audio_rows from
+ * ts_model_encode_audio, at the audio tokens in order; 1-D positions). Refused besides: audio rows
+ * other than the prompt's audio tokens (TS_ERR_INVALID_ARGUMENT), audio for a model without an
+ * audio path and audio beside images (TS_ERR_UNSUPPORTED). Refused: a row count other than the prompt's image tokens
  * (TS_ERR_INVALID_ARGUMENT), DeepStack levels other than the model's DeepStack layers
  * (TS_ERR_UNSUPPORTED: main rows alone would make a wrong prefill), images for a model without an
  * image tower (TS_ERR_UNSUPPORTED), an image block longer than the model's sliding window
