@@ -1190,13 +1190,33 @@ int64_t ts_model_image_tokens(const ts_model *m, const ts_pixel_values *pv)
     return m->vision ? ts_vision_image_tokens(m->vision, pv) : 0;
 }
 
+static ts_status no_audio(const ts_model *m, ts_error *err)
+{
+    return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: this model does not accept audio input", ts_family_name(m->config.family));
+}
+
+ts_status ts_model_encode_audio_features(ts_model *m, ts_context *ctx, const float *features, int64_t frames, int64_t width,
+                                         ts_encoded_media *out, ts_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!m->audio) return no_audio(m, err);
+    const ts_audio_path *a = m->config.family->audio;
+    int64_t tokens = a->tokens(&m->config, frames);
+    ts_status st = a->encoder->encode(m->audio, ctx ? ctx : m->ctx, features, frames, width, &out->audio_rows, &out->n_audio_rows, err);
+    /* The prompt was expanded with tokens(frames): rows of another count would shift every row. */
+    if (st == TS_OK && out->n_audio_rows != tokens)
+        st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio: the encoder made %lld rows for a clip of %lld tokens",
+                          (long long)out->n_audio_rows, (long long)tokens);
+    out->hidden = m->config.text.hidden_size;
+    if (st != TS_OK) ts_encoded_media_free(out);
+    return st;
+}
+
 ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, size_t len,
                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (!m->audio)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: this model does not accept audio input",
-                            ts_family_name(m->config.family));
+    if (!m->audio) return no_audio(m, err);
     const ts_audio_path *a = m->config.family->audio;
     float *features = NULL;
     int64_t frames = 0, width = 0;
@@ -1204,15 +1224,8 @@ ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, 
     ts_status st = ts_audio_decode(clip, len, limits, a->sample_rate, &samples, err);
     if (st == TS_OK) st = a->features(&m->config, samples.samples, samples.n_samples, &features, &frames, &width, err);
     ts_audio_free(&samples);
-    int64_t tokens = st == TS_OK ? a->tokens(&m->config, frames) : 0;
-    if (st == TS_OK) st = a->encoder->encode(m->audio, ctx ? ctx : m->ctx, features, frames, width, &out->audio_rows, &out->n_audio_rows, err);
+    if (st == TS_OK) st = ts_model_encode_audio_features(m, ctx, features, frames, width, out, err);
     free(features);
-    /* The prompt was expanded with tokens(frames): rows of another count would shift every row. */
-    if (st == TS_OK && out->n_audio_rows != tokens)
-        st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio: the encoder made %lld rows for a clip of %lld tokens",
-                          (long long)out->n_audio_rows, (long long)tokens);
-    out->hidden = m->config.text.hidden_size;
-    if (st != TS_OK) ts_encoded_media_free(out);
     return st;
 }
 
