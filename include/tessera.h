@@ -771,9 +771,10 @@ ts_status ts_model_encode_images(ts_model *model, const ts_pixel_values *images,
                                  ts_encoded_media *out, ts_error *err);
 /* Audio: one clip (the bytes of a WAV, FLAC, MP3 or Ogg file) decoded to mono, resampled to the
  * rate the model's extractor takes (ts_audio_probe's limits checked first; NULL = defaults),
- * through the features, encoder and projector: out->audio_rows, out->n_audio_rows = the clip's
+ * through the features, encoder and projector, its rows appended to out->audio_rows (out zeroed
+ * before the first clip; owned, ts_encoded_media_free): out->n_audio_rows grows by the clip's
  * audio tokens (the count its placeholder expands to: ts_prompt_expand_audio). Several clips:
- * one call each, rows joined in prompt order. The encoder runs on ctx (NULL: the model's), so a
+ * one call each, in prompt order. On failure *out is as it was. The encoder runs on ctx (NULL: the model's), so a
  * server encodes on its media context while the model decodes. TS_ERR_UNSUPPORTED for a model without an audio
  * path; the decoder's errors for a malformed clip; TS_ERR_RANGE for a clip shorter than one
  * feature window or longer than the encoder takes. */

@@ -401,19 +401,11 @@ static ts_status encode_audio(const options *o, ts_model *model, ts_encoded_medi
     ts_status st = TS_OK;
     for (int i = 0; st == TS_OK && i < o->n_audio; i++) {
         ts_mapping m = {0};
-        ts_encoded_media clip = {0};
+        int64_t before = out->n_audio_rows;
         st = ts_mapping_open(o->audio[i], &m, err);
-        if (st == TS_OK) st = ts_model_encode_audio(model, NULL, m.data, m.size, NULL, &clip, err);
+        if (st == TS_OK) st = ts_model_encode_audio(model, NULL, m.data, m.size, NULL, out, err);
         ts_mapping_close(&m);
-        size_t row = sizeof(float) * (size_t)clip.hidden;
-        float *rows = st == TS_OK ? realloc(out->audio_rows, row * (size_t)(out->n_audio_rows + clip.n_audio_rows) + 1) : NULL;
-        if (st == TS_OK && !rows) st = oom(err);
-        if (st == TS_OK) {
-            memcpy(rows + out->n_audio_rows * clip.hidden, clip.audio_rows, row * (size_t)clip.n_audio_rows);
-            out->audio_rows = rows, out->hidden = clip.hidden, out->n_audio_rows += clip.n_audio_rows;
-            tokens[i] = clip.n_audio_rows;
-        }
-        ts_encoded_media_free(&clip);
+        tokens[i] = out->n_audio_rows - before;
         if (st) ts_error_prefix(err, "--audio %s: ", o->audio[i]);
     }
     return st;

@@ -1215,17 +1215,26 @@ ts_status ts_model_encode_audio_features(ts_model *m, ts_context *ctx, const flo
 ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, size_t len,
                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err)
 {
-    memset(out, 0, sizeof(*out));
     if (!m->audio) return no_audio(m, err);
     const ts_audio_path *a = m->config.family->audio;
     float *features = NULL;
     int64_t frames = 0, width = 0;
     ts_audio samples = {0};
+    ts_encoded_media one = {0};
     ts_status st = ts_audio_decode(clip, len, limits, a->sample_rate, &samples, err);
     if (st == TS_OK) st = a->features(&m->config, samples.samples, samples.n_samples, &features, &frames, &width, err);
     ts_audio_free(&samples);
-    if (st == TS_OK) st = ts_model_encode_audio_features(m, ctx, features, frames, width, out, err);
+    if (st == TS_OK) st = ts_model_encode_audio_features(m, ctx, features, frames, width, &one, err);
     free(features);
+    /* Appended after the earlier clips' rows: a prompt's clips are joined in order. */
+    size_t row = sizeof(float) * (size_t)m->config.text.hidden_size;
+    float *rows = st == TS_OK ? realloc(out->audio_rows, row * (size_t)(out->n_audio_rows + one.n_audio_rows) + 1) : NULL;
+    if (st == TS_OK && !rows) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "audio: out of memory for %lld rows", (long long)one.n_audio_rows);
+    if (st == TS_OK) {
+        memcpy((char *)rows + row * (size_t)out->n_audio_rows, one.audio_rows, row * (size_t)one.n_audio_rows);
+        out->audio_rows = rows, out->n_audio_rows += one.n_audio_rows, out->hidden = one.hidden;
+    }
+    ts_encoded_media_free(&one);
     return st;
 }
 

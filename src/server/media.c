@@ -176,30 +176,19 @@ static int encode_audio(srv_server *s, srv_job *job, srv_error *err)
     ts_encoded_media all = {0};
     int64_t counts[SRV_MAX_AUDIO];
     int rc = 0;
-    for (int i = 0; !rc && i < r->n_audio; i++) {
+    /* The cancel flag between clips and after the last: a client gone is not encoded for further. */
+    for (int i = 0; !rc && i <= r->n_audio; i++) {
         if (atomic_load(&job->cancelled)) {
             rc = srv_fail(err, 499, "", "the client closed the connection");
-            break;
+        } else if (i < r->n_audio) {
+            ts_error e = {0};
+            int64_t before = all.n_audio_rows;
+            ts_status st = ts_model_encode_audio(s->model, s->media_ctx, r->audio[i].bytes, r->audio[i].len, &s->limits.audio, &all, &e);
+            if (st != TS_OK)
+                rc = srv_fail(err, status_of(st), r->audio[i].where, "%s: the audio cannot be encoded: %s", r->audio[i].where, e.message);
+            counts[i] = all.n_audio_rows - before;
         }
-        ts_encoded_media clip;
-        ts_error e = {0};
-        ts_status st = ts_model_encode_audio(s->model, s->media_ctx, r->audio[i].bytes, r->audio[i].len, &s->limits.audio, &clip, &e);
-        if (st != TS_OK) {
-            rc = srv_fail(err, status_of(st), r->audio[i].where, "%s: the audio cannot be encoded: %s", r->audio[i].where, e.message);
-            break;
-        }
-        size_t row = sizeof(float) * (size_t)clip.hidden;
-        float *rows = realloc(all.audio_rows, row * (size_t)(all.n_audio_rows + clip.n_audio_rows) + 1);
-        if (!rows) {
-            rc = srv_fail(err, 500, "", "out of memory");
-        } else {
-            memcpy(rows + all.n_audio_rows * clip.hidden, clip.audio_rows, row * (size_t)clip.n_audio_rows);
-            all.audio_rows = rows, all.hidden = clip.hidden, all.n_audio_rows += clip.n_audio_rows;
-            counts[i] = clip.n_audio_rows;
-        }
-        ts_encoded_media_free(&clip);
     }
-    if (!rc && atomic_load(&job->cancelled)) rc = srv_fail(err, 499, "", "the client closed the connection");
     const ts_model_config *cfg = ts_model_get_config(s->model);
     char *expanded = NULL;
     size_t len = 0;

@@ -3,7 +3,7 @@
  *   - the prompt_text with its one <|audio|> expanded by ts_prompt_expand_audio to the clip's
  *     count and tokenized = the reference's input_ids (27, 13 of them audio);
  *   - the WAV through ts_model_encode_audio (decode, features, encoder, speech projector) gives
- *     audio_embed_sizes rows, and ts_mm_inputs_build merges them = lm_inputs_embeds within
+ *     audio_embed_sizes rows (a second clip's appended after them), and ts_mm_inputs_build merges them = lm_inputs_embeds within
  *     1e-4 · max(1, max |ref|), 1-D positions, no side input;
  *   - ts_generate_audio sets the speech adapter and greedy gives the reference's 16 ids; reset
  *     returns the sequence to no adapter;
@@ -67,7 +67,7 @@ static void test_prompt(void)
 static void test_embeddings_and_tokens(void)
 {
     ts_error err;
-    ts_encoded_media media;
+    ts_encoded_media media = {0};
     REQUIRE_INT_EQ(ts_model_encode_audio(model, NULL, wav, wav_len, NULL, &media, &err), TS_OK);
     const ts_tensor_info *sizes = ref_tensor(ref, "audio_embed_sizes"), *emb = ref_tensor(ref, "lm_inputs_embeds"),
                          *gen = ref_tensor(ref, "generated_ids");
@@ -114,13 +114,18 @@ static void test_embeddings_and_tokens(void)
     CHECK_STR_EQ(ts_sequence_adapter(seq), "none");
     ts_sequence_destroy(seq);
     free(ids);
+    /* A second clip's rows are appended after the first's (the same clip: the same rows). */
+    int64_t rows = media.n_audio_rows, hidden = media.hidden;
+    REQUIRE_INT_EQ(ts_model_encode_audio(model, NULL, wav, wav_len, NULL, &media, &err), TS_OK);
+    CHECK_INT_EQ(media.n_audio_rows, 2 * rows);
+    CHECK(memcmp(media.audio_rows, media.audio_rows + rows * hidden, sizeof(float) * (size_t)(rows * hidden)) == 0);
     ts_encoded_media_free(&media);
 }
 
 static void test_refusals(void)
 {
     ts_error err;
-    ts_encoded_media media;
+    ts_encoded_media media = {0};
     /* 200 samples: less than one 400-sample window. */
     char *s = NULL;
     size_t len = 0;
