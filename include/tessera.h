@@ -268,6 +268,7 @@ typedef struct ts_model_config {
     bool has_vision;
     ts_vision_config vision;
     bool has_audio;
+    int64_t audio_token_id;  /* the prompt's audio placeholder (one per audio row); -1 if none */
     int64_t image_token_id;  /* -1 if none */
     int64_t video_token_id;
     int64_t vision_start_token_id;
@@ -552,6 +553,12 @@ ts_status ts_chat_template_render_layers(const ts_chat_template *tmpl, const cha
 ts_status ts_prompt_expand_images(const ts_model_config *cfg, const ts_tokenizer *tok, const char *prompt, size_t len,
                                   const int64_t *tokens_per_image, int n_images, char **out, size_t *out_len,
                                   ts_error *err);
+/* The same for audio: each audio placeholder (the tokenizer's text of cfg->audio_token_id) of a
+ * rendered prompt repeated tokens_per_clip[k] times for clip k (ts_model_encode_audio's
+ * n_audio_rows). TS_ERR_UNSUPPORTED for a model without an audio path; a placeholder count other
+ * than n_clips is TS_ERR_INVALID_ARGUMENT with both numbers. *out owned (free). */
+ts_status ts_prompt_expand_audio(const ts_model_config *cfg, const ts_tokenizer *tok, const char *prompt, size_t len,
+                                 const int64_t *tokens_per_clip, int n_clips, char **out, size_t *out_len, ts_error *err);
 
 /* ---------------------------------------------------------------- models and sequences */
 
@@ -748,15 +755,37 @@ typedef struct ts_encoded_media {
     int64_t hidden; /* row width: the language model's hidden size */
     float *deepstack;
     int deepstack_levels;
+    /* An audio encoder's rows (ts_model_encode_audio), f32[n_audio_rows][hidden]: the rows the
+     * language model receives at the audio tokens (cfg->audio_token_id), clips in prompt order. */
+    float *audio_rows;
+    int64_t n_audio_rows;
 } ts_encoded_media;
 void ts_encoded_media_free(ts_encoded_media *media);
 /* Rows first … first + count − 1 of every level of `all` (one request's images out of a batched
- * encode), copied into *out (owned). TS_ERR_RANGE when they are not all inside. */
+ * encode), copied into *out (owned); audio rows are not sliced (clips are encoded per request).
+ * TS_ERR_RANGE when they are not all inside. */
 ts_status ts_encoded_media_slice(const ts_encoded_media *all, int64_t first, int64_t count,
                                  ts_encoded_media *out, ts_error *err);
 /* The vision tower alone, into *out. The server encodes images with this off its decode loop. */
 ts_status ts_model_encode_images(ts_model *model, const ts_pixel_values *images, int n_images,
                                  ts_encoded_media *out, ts_error *err);
+/* Audio: one clip (the bytes of a WAV, FLAC, MP3 or Ogg file) decoded to mono, resampled to the
+ * rate the model's extractor takes (ts_audio_probe's limits checked first; NULL = defaults),
+ * through the features, encoder and projector, its rows appended to out->audio_rows (out zeroed
+ * before the first clip; owned, ts_encoded_media_free): out->n_audio_rows grows by the clip's
+ * audio tokens (the count its placeholder expands to: ts_prompt_expand_audio). Several clips:
+ * one call each, in prompt order. On failure *out is as it was. The encoder runs on ctx (NULL: the model's), so a
+ * server encodes on its media context while the model decodes. TS_ERR_UNSUPPORTED for a model without an audio
+ * path; the decoder's errors for a malformed clip; TS_ERR_RANGE for a clip shorter than one
+ * feature window or longer than the encoder takes. */
+ts_status ts_model_encode_audio(ts_model *model, ts_context *ctx, const void *clip, size_t len,
+                                const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err);
+/* The sequence runs with the LoRA adapter its model's family chooses for a prompt of these
+ * input modalities (TS_MODALITY_AUDIO / TS_MODALITY_IMAGE bits; 0 = text): Phi-4-multimodal's
+ * speech adapter for audio, none for text and for every family without adapters. Set before the
+ * sequence's first row (refused when it holds rows of another adapter); ts_sequence_reset
+ * returns it to none. */
+ts_status ts_sequence_set_modalities(ts_sequence *seq, unsigned modalities, ts_error *err);
 /* An image encoder for `model` that runs on its own context (its own threads), so a server can
  * encode images on another thread while the model decodes. It reads the model's mapped tower
  * weights (no second copy, no second language model) and keeps its own encoder cache of
@@ -795,11 +824,14 @@ typedef struct ts_mm_inputs {
     ts_deepstack deepstack;
     ts_attention_bias attention;
 } ts_mm_inputs;
-/* The one assembly of a prompt with images, for every caller (the engine's image prefill, the
- * bundle's, the server's media stage, compare): the inputs of the expanded prompt `ids` from
- * its images' pixel values (their grids) and what a tower made of them (`media`, from
- * ts_model_encode_images, ts_image_encoder_encode or ts_bundle_encode_images; NULL with no
- * images, for a text prompt). Refused: a row count other than the prompt's image tokens
+/* The one assembly of a prompt with images or audio, for every caller (the engine's image and
+ * audio prefills, the bundle's, the server's media stage, compare): the inputs of the expanded
+ * prompt `ids` from its images' pixel values (their grids) and what a tower made of them
+ * (`media`, from ts_model_encode_images, ts_image_encoder_encode or ts_bundle_encode_images; NULL
+ * with no images, for a text prompt), or its clips' rows (media->audio_rows from
+ * ts_model_encode_audio, at the audio tokens in order; 1-D positions). Refused besides: audio rows
+ * other than the prompt's audio tokens (TS_ERR_INVALID_ARGUMENT), audio for a model without an
+ * audio path and audio beside images (TS_ERR_UNSUPPORTED). Refused: a row count other than the prompt's image tokens
  * (TS_ERR_INVALID_ARGUMENT), DeepStack levels other than the model's DeepStack layers
  * (TS_ERR_UNSUPPORTED: main rows alone would make a wrong prefill), images for a model without an
  * image tower (TS_ERR_UNSUPPORTED), an image block longer than the model's sliding window
@@ -1034,6 +1066,14 @@ void ts_generation_free(ts_generation *generation);
 ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                              const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);
+/* ts_generate for a prompt with audio: prompt is the expanded prompt (ts_prompt_expand_audio),
+ * audio the clips' rows (ts_model_encode_audio, joined in prompt order). The sequence takes the
+ * family's adapter for audio input before its first row (Phi-4-multimodal: its speech LoRA), so
+ * seq must hold no rows of another adapter; ts_sequence_reset drops it. The prefill goes through
+ * ts_mm_inputs_build. */
+ts_status ts_generate_audio(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
+                            const ts_encoded_media *audio, const ts_generate_params *params,
+                            ts_generation *out, ts_error *err);
 
 /* The generation loop's state for one request, stepped by a caller that runs the model itself
  * (the server batches many of these into one decode step). Same semantics as ts_generate: the

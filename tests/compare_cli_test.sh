@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# compare_cli_test.sh — `tessera compare` on every fixture whose family is built: all stages
+# compare_cli_test.sh — `tessera compare` on every fixture whose family is built (phi4_mm-audio with
+# its audio stages and speech adapter): all stages
 # match (exit 0); a model against another model's reference names the first divergent stage
 # (exit 1); usage errors exit 2.
 set -u
@@ -11,7 +12,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 for case in qwen2 qwen3 llama qwen2_vl qwen2_vl-two-images qwen2_vl-text-only qwen2_5_vl llava llava_siglip gemma3 \
-    phi4_mm-text; do
+    phi4_mm-text phi4_mm-audio; do
     "$bin" compare -m "$root/tests/fixtures/$case/model" --reference "$root/tests/fixtures/$case/reference.safetensors" >"$out" 2>&1
     check "$case: compare exits 0" test $? -eq 0
     check "$case: every stage matches" grep -q "every stage matches" "$out"
@@ -24,6 +25,11 @@ check "qwen2_vl: rope delta compared" grep -q "rope_deltas *ok" "$out"
 "$bin" compare -m "$root/tests/fixtures/gemma3/model" --reference "$root/tests/fixtures/gemma3/reference.safetensors" >"$out" 2>&1
 check "gemma3: image_embeds compared" grep -q "image_embeds *ok" "$out"
 check "gemma3: the last hidden state compared" grep -q "hidden_state_4 *ok" "$out"
+# Phi-4-multimodal with audio: the encoder on the reference's features, the merged input, and every
+# layer after it with the speech adapter the prompt's audio takes.
+"$bin" compare -m "$root/tests/fixtures/phi4_mm-audio/model" --reference "$root/tests/fixtures/phi4_mm-audio/reference.safetensors" >"$out" 2>&1
+check "phi4_mm-audio: audio_embeds_speech compared" grep -q "audio_embeds_speech *ok" "$out"
+check "phi4_mm-audio: lm_inputs_embeds compared" grep -q "lm_inputs_embeds *ok" "$out"
 
 "$bin" compare -m "$root/tests/fixtures/qwen2/model" --reference "$root/tests/fixtures/llama/reference.safetensors" >"$out" 2>&1
 check "a mismatch exits 1" test $? -eq 1

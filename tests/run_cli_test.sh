@@ -4,8 +4,9 @@
 # generated_text, streaming prints the same text, --max-tokens/--stop/seeds behave, the default chat
 # mode renders the fixture's prompt_text itself; images on the VLM fixtures give their tokens;
 # Qwen3-VL-MoE generates text, the same through a bundle; --audio clips are checked from their
-# headers, malformed ones refused with the reason, well-formed ones refused because no model takes
-# audio yet.
+# headers, malformed ones refused with the reason, well-formed ones refused by models without audio;
+# Phi-4-multimodal's audio (phi4_mm-audio: the clip decoded, encoded, <|audio|> expanded, the speech
+# adapter on) gives the reference's 27 prompt tokens and 16 ids; images beside audio are refused.
 set -u
 BIN=${TS_BIN:?TS_BIN must name the tessera binary}
 cd "${TS_ROOT:-.}"
@@ -185,7 +186,7 @@ printf 'GIF89a-not-really' >"$TMP/fake.png"
 expect_exit 1 "GIF images are not supported" run -m "$FIX/qwen2_vl/model" -p "hi" --image "$TMP/fake.png"
 
 # --- audio: each clip's header probed before any model loads (the server's input_audio checks),
-# then refused for a model without audio — every model yet. The WAV headers are built here.
+# then refused for a model without audio. The WAV headers are built here.
 AUD=tests/fixtures/media/audio
 mkwav() { # file channels rate declared-bytes present-bytes
     /usr/bin/python3 - "$@" <<'PY'
@@ -221,6 +222,21 @@ for clip in silence_16k.flac speech_16k.mp3 speech_48k.ogg tone_48k_f32.wav; do
     expect_exit 1 "qwen2_vl: this model does not accept audio input (input modalities: text, image)" \
         run -m "$FIX/qwen2_vl/model" -p hi --audio "$AUD/$clip"
 done
+# Phi-4-multimodal through the whole CLI with audio: the fixture's messages (the clip, then
+# "Transcribe the audio.") through its chat template, 27 prompt tokens (13 audio), its 16 greedy ids.
+PHI4A=$FIX/phi4_mm-audio
+PHI4A_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$PHI4A/reference.json")
+expect_exit 0 '"generated_ids":'"$PHI4A_IDS" run -m "$PHI4A/model" -p "Transcribe the audio." \
+    --audio "$PHI4A/speech_16k_s16_1s.wav" --json --ignore-eos --max-tokens 16 --temperature 0
+grep -qF '"prompt_tokens":27' "$TMP/out" && ok || fail "phi4 audio prompt is not the fixture's 27 tokens"
+# A 48 kHz Ogg clip is resampled to 16 kHz and generates; two clips take two placeholders.
+expect_exit 0 '"generated_tokens":2' run -m "$PHI4A/model" -p "Transcribe." --audio "$AUD/speech_48k.ogg" \
+    --json --max-tokens 2 --temperature 0
+expect_exit 0 '"generated_tokens":2' run -m "$PHI4A/model" -p "Transcribe the audio." --audio "$PHI4A/speech_16k_s16_1s.wav" \
+    --audio "$PHI4A/speech_16k_s16_1s.wav" --json --max-tokens 2 --temperature 0
+grep -qF '"prompt_tokens":40' "$TMP/out" && ok || fail "phi4 two clips: not 27 + 13 prompt tokens"
+expect_exit 1 "phi4_multimodal: images are not supported for this model" run -m "$PHI4A/model" -p hi \
+    --audio "$PHI4A/speech_16k_s16_1s.wav" --image "$FIX/qwen2_vl/chelsea.png" --max-tokens 2
 
 # --- Qwen3-VL-MoE, text only (MoE layers; its image path is not built): 8 greedy tokens, the same
 # through an exported bundle; an image is refused by name.

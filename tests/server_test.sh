@@ -12,7 +12,9 @@
 #                  (Qwen2-VL, Qwen3-VL and Gemma3, through the engine and through bundles)
 #   malformed.mjs  broken, wrong-typed, oversized and refused requests: status, error object,
 #                  and /health still 200 after each; malformed input_audio clips (and well-formed
-#                  ones, refused: no model takes audio), a text request answered after each
+#                  ones, refused: qwen2_vl takes no audio), a text request answered after each
+#   audio.mjs      Phi-4-multimodal's input_audio: the reference's tokens, audio and text mixed in
+#                  one batch (speech adapter and none), a cancel during the encode, images refused
 #   speculative.mjs  speculative decoding (--draft 4; also through a bundle's decode_k.main):
 #                  requests alone and mixed give the tokens
 #                  of their "speculative_decoding": false runs; /metrics shows drafts accepted
@@ -46,6 +48,8 @@ Q3=tests/fixtures/qwen3_vl/model
 G3=tests/fixtures/gemma3/model
 CHELSEA=tests/fixtures/qwen2_vl/chelsea.png
 COFFEE=tests/fixtures/qwen2_vl-two-images/coffee.png
+PHI4A=tests/fixtures/phi4_mm-audio/model
+PHI4A_WAV=tests/fixtures/phi4_mm-audio/speech_16k_s16_1s.wav
 API_KEY=tessera-test-key-1234
 
 TMP=$(mktemp -d)
@@ -143,12 +147,14 @@ oracle g3_two -m "$G3" --image "$CHELSEA" --image "$COFFEE" -p "Compare these tw
 oracle load_chat -m "$VL" -p "Tell me a story." --max-tokens 6
 oracle load_raw -m "$VL" --raw -p "The quick brown fox" --max-tokens 8
 oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
+oracle phi4_audio -m "$PHI4A" --audio "$PHI4A_WAV" -p "Transcribe the audio." --max-tokens 16
+oracle phi4_text -m "$PHI4A" -p "Write a short poem about the sea." --max-tokens 16
 (IFS=,; echo "{${ORACLE_ITEMS[*]}}") >"$TMP/oracles.json"
 
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
 
 # TS_SERVER_TESTS="api load" runs only those parts (all by default).
-want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle speculative bundle_speculative malformed load shutdown prefix} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle speculative bundle_speculative malformed audio load shutdown prefix} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- api: the default server, and the text-only model behind an API key
 if want api; then
@@ -259,6 +265,13 @@ if want malformed; then
         --image-max-tokens 64 --capacity 256 --max-audio 3 --max-audio-seconds 2 --max-request-audio-seconds 2
     TS_PORT=${PORT[bad]} TS_MEDIA_ROOT=$TMP/media TS_OUTSIDE=$TMP/outside run_node malformed.mjs
     stop_server bad
+fi
+
+# --- audio: Phi-4-multimodal's input_audio end to end (media stage encode, speech adapter per slot)
+if want audio; then
+    start_server audio -m "$PHI4A" --slots 2
+    TS_PORT=${PORT[audio]} run_node audio.mjs
+    stop_server audio
 fi
 
 # --- load: 4 slots, a queue that holds every waiting request

@@ -1655,7 +1655,7 @@ static void deepstack_through_bundle(const char *name, bool with_vision)
             free(b_rows), free(b_features);
         }
     }
-    ts_encoded_media media = {rows, n_rows, H, features, levels};
+    ts_encoded_media media = {.rows = rows, .n_rows = n_rows, .hidden = H, .deepstack = features, .deepstack_levels = levels};
     ts_mm_inputs mm = {0};
     REQUIRE_INT_EQ(ts_mm_inputs_build(m, ids, (size_t)n, &image, 1, &media, &mm, &err), TS_OK);
     if (mm.embeddings) {
@@ -1737,7 +1737,7 @@ static void test_qwen3_vl_vision_refusals(void)
     const int64_t *g = grid->data;
     ts_pixel_values image = {.data = (float *)pv->data, .n_dims = 2, .shape = {pv->shape[0], pv->shape[1]}, .grid_thw = {g[0], g[1], g[2]}};
     ts_pixel_values two[2] = {image, image};
-    ts_encoded_media media = {(float *)1, 1, 1, (float *)1, -1};
+    ts_encoded_media media = {.rows = (float *)1, .n_rows = 1, .hidden = 1, .deepstack = (float *)1, .deepstack_levels = -1};
     int refusals = 0;
     CHECK_INT_EQ(ts_bundle_encode_images(b, two, 2, &media, &err), TS_ERR_RANGE);
     refusals++;

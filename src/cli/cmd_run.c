@@ -87,11 +87,13 @@ static void usage(FILE *out)
         "(repeatable);\n"
         "                           with --raw, the text holds the model's image placeholders "
         "itself\n"
-        "  --audio FILE             a WAV, FLAC, MP3 or Ogg clip (repeatable): its header is "
-        "checked\n"
-        "                           (duration, channels, rate, size); no model takes audio yet, "
-        "so a\n"
-        "                           valid clip is then refused\n"
+        "  --audio FILE             a WAV, FLAC, MP3 or Ogg clip placed before the text "
+        "(repeatable):\n"
+        "                           its header checked (duration, channels, rate, size), then "
+        "decoded,\n"
+        "                           resampled and encoded by models with an audio path "
+        "(Phi-4-multimodal);\n"
+        "                           other models refuse it\n"
         "  --max-pixels N, --min-pixels N  the image budget of pixel-budget processors (default: "
         "the\n"
         "                           model's preprocessor_config.json); fewer pixels, fewer image "
@@ -274,13 +276,14 @@ static ts_status oom(ts_error *err) { return ts_error_set(err, TS_ERR_OUT_OF_MEM
 
 /* Renders the chat template for one user message. *out owned, free(). */
 static ts_status render_chat(const ts_chat_template *tmpl, const ts_tokenizer *tok, const char *text,
-                             int n_images, char **out, ts_error *err)
+                             int n_images, int n_audio, char **out, ts_error *err)
 {
     ts_buf ctxj = {0};
     ts_buf_puts(&ctxj, "{\"messages\":[{\"role\":\"user\",\"content\":");
-    if (n_images) { /* content parts: the images first, then the text */
+    if (n_images || n_audio) { /* content parts: the images first, then the clips, then the text */
         ts_buf_puts(&ctxj, "[");
         for (int i = 0; i < n_images; i++) ts_buf_puts(&ctxj, "{\"type\":\"image\"},");
+        for (int i = 0; i < n_audio; i++) ts_buf_puts(&ctxj, "{\"type\":\"audio\"},");
         ts_buf_puts(&ctxj, "{\"type\":\"text\",\"text\":");
         ts_json_quote(&ctxj, text, strlen(text), JSON_STYLE);
         ts_buf_puts(&ctxj, "}]");
@@ -312,7 +315,7 @@ static ts_status render_chat(const ts_chat_template *tmpl, const ts_tokenizer *t
  * tokenizer(text) does with its post-processor. With images, as the family's processor does:
  * the placeholders expanded to each image's token count, then tokenizer(text). *ids owned. */
 static ts_status prompt_ids(const options *o, const ts_model *model, const ts_tokenizer *tok, const ts_pixel_values *images,
-                            int32_t **ids, size_t *n, ts_error *err)
+                            const int64_t *audio_tokens, int32_t **ids, size_t *n, ts_error *err)
 {
     ts_chat_template *tmpl = NULL;
     if (!o->raw) {
@@ -320,18 +323,22 @@ static ts_status prompt_ids(const options *o, const ts_model *model, const ts_to
         if (st == TS_ERR_NOT_FOUND && !o->chat) tmpl = NULL;
         else if (st) return st;
     }
-    if (!tmpl && !o->n_images) return ts_tokenizer_encode(tok, o->prompt, strlen(o->prompt), true, ids, n, err);
+    if (!tmpl && !o->n_images && !o->n_audio) return ts_tokenizer_encode(tok, o->prompt, strlen(o->prompt), true, ids, n, err);
     char *text = NULL;
     ts_status st = TS_OK;
-    if (tmpl) st = render_chat(tmpl, tok, o->prompt, o->n_images, &text, err);
+    if (tmpl) st = render_chat(tmpl, tok, o->prompt, o->n_images, o->n_audio, &text, err);
     else if (!(text = strdup(o->prompt))) st = oom(err);
     ts_chat_template_destroy(tmpl);
-    if (!st && o->n_images) {
+    if (!st && (o->n_images || o->n_audio)) {
         int64_t counts[MAX_IMAGES];
         for (int i = 0; i < o->n_images; i++) counts[i] = ts_model_image_tokens(model, &images[i]);
         char *expanded = NULL;
         size_t len = 0;
-        st = ts_prompt_expand_images(ts_model_get_config(model), tok, text, strlen(text), counts, o->n_images, &expanded, &len, err);
+        /* A prompt has images or audio, not both (refused before). */
+        if (o->n_images)
+            st = ts_prompt_expand_images(ts_model_get_config(model), tok, text, strlen(text), counts, o->n_images, &expanded, &len, err);
+        else
+            st = ts_prompt_expand_audio(ts_model_get_config(model), tok, text, strlen(text), audio_tokens, o->n_audio, &expanded, &len, err);
         if (!st) st = tmpl ? ts_tokenizer_encode_chat(tok, expanded, len, ids, n, err) : ts_tokenizer_encode(tok, expanded, len, true, ids, n, err);
         free(expanded);
     } else if (!st) {
@@ -386,6 +393,23 @@ static ts_status probe_audio(const options *o, ts_error *err)
         if (st) return ts_error_set(err, st, "--audio %s: %s", o->audio[i], e.message);
     }
     return TS_OK;
+}
+
+/* Each --audio clip decoded, resampled and encoded by the model; the rows joined in order
+ * into *out, each clip's token count in tokens[]. */
+static ts_status encode_audio(const options *o, ts_model *model, ts_encoded_media *out, int64_t *tokens, ts_error *err)
+{
+    ts_status st = TS_OK;
+    for (int i = 0; st == TS_OK && i < o->n_audio; i++) {
+        ts_mapping m = {0};
+        int64_t before = out->n_audio_rows;
+        st = ts_mapping_open(o->audio[i], &m, err);
+        if (st == TS_OK) st = ts_model_encode_audio(model, NULL, m.data, m.size, NULL, out, err);
+        ts_mapping_close(&m);
+        tokens[i] = out->n_audio_rows - before;
+        if (st) ts_error_prefix(err, "--audio %s: ", o->audio[i]);
+    }
+    return st;
 }
 
 /* ------------------------------------------------------------------ running */
@@ -465,12 +489,14 @@ typedef struct session {
     ts_sequence *seq;
     int32_t *ids;
     ts_pixel_values images[MAX_IMAGES];
+    ts_encoded_media audio;
 } session;
 
 static void session_close(session *s)
 {
     free(s->ids);
     for (int i = 0; i < MAX_IMAGES; i++) ts_pixel_values_free(&s->images[i]);
+    ts_encoded_media_free(&s->audio);
     ts_sequence_destroy(s->seq);
     ts_bundle_close(s->bundle);
     ts_tokenizer_destroy(s->tok);
@@ -507,16 +533,20 @@ static int run(options *o)
                           ts_family_name(ts_model_get_config(s.model)->family));
     }
     unsigned modalities = st ? 0 : ts_model_supported_modalities(ts_model_get_config(s.model));
-    /* run has no audio step yet; no model takes audio (capabilities_test holds every family to it),
-     * and one that did would be refused here rather than have its clips ignored. */
+    /* Clips for a model without an audio path are refused rather than ignored. */
+    int64_t audio_tokens[MAX_AUDIO] = {0};
     if (!st && o->n_audio && !(modalities & TS_MODALITY_AUDIO)) {
         st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: this model does not accept audio input (input modalities: text%s)",
                           ts_family_name(ts_model_get_config(s.model)->family), modalities & TS_MODALITY_IMAGE ? ", image" : "");
-    } else if (!st && o->n_audio) {
-        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "--audio: run has no audio step yet");
+    } else if (!st && o->n_audio && o->n_images) {
+        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: a prompt with both images and audio is not supported",
+                          ts_family_name(ts_model_get_config(s.model)->family));
+    } else if (!st && o->n_audio && s.bundle) {
+        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "--audio: a bundle has no audio encoder entry");
     }
+    if (!st && o->n_audio) st = encode_audio(o, s.model, &s.audio, audio_tokens, &err);
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
-    if (!st) st = prompt_ids(o, s.model, s.tok, s.images, &s.ids, &n_ids, &err);
+    if (!st) st = prompt_ids(o, s.model, s.tok, s.images, audio_tokens, &s.ids, &n_ids, &err);
     if (!st && n_ids == 0) {
         st = ts_error_set(&err, TS_ERR_INVALID_ARGUMENT, "the prompt encodes to no tokens");
     }
@@ -557,7 +587,8 @@ static int run(options *o)
         st = ts_bundle_generate(s.bundle, s.ids, n_ids, &p, &g, &err);
     } else {
         st = ts_sequence_create_draft(s.model, capacity, p.draft_tokens, &s.seq, &err);
-        if (!st && o->n_images) st = ts_generate_images(s.model, s.seq, s.ids, n_ids, s.images, o->n_images, &p, &g, &err);
+        if (!st && o->n_audio) st = ts_generate_audio(s.model, s.seq, s.ids, n_ids, &s.audio, &p, &g, &err);
+        else if (!st && o->n_images) st = ts_generate_images(s.model, s.seq, s.ids, n_ids, s.images, o->n_images, &p, &g, &err);
         else if (!st) st = ts_generate(s.model, s.seq, s.ids, n_ids, &p, &g, &err);
     }
     if (st) {

@@ -5,7 +5,7 @@
  * prompt rule and side inputs — which ts_family_image_path answers from the descriptor's hooks
  * (each family with an image path is tested end to end against its fixtures). Audio likewise needs
  * the media decoders (always built) and the family's feature extractor, token count and encoder —
- * ts_family_audio_path, false for every family yet (models/audio_path.h). Everything that
+ * ts_family_audio_path (models/audio_path.h; Phi-4-multimodal's). Everything that
  * advertises or admits modalities (inspect, the server's /v1/models and its admission, run --image
  * and --audio) asks this function.
  */

@@ -27,24 +27,25 @@ static void test_predicate(void)
     CHECK_INT_EQ(served("gemma3"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("gemma3_text"), TS_MODALITY_TEXT);
     CHECK_INT_EQ(served("qwen3_moe"), TS_MODALITY_TEXT);
-    /* Phi-4-multimodal: the language model only (no tower, no audio encoder yet). */
-    CHECK_INT_EQ(served("phi4_mm-text"), TS_MODALITY_TEXT);
+    /* Phi-4-multimodal: the language model and the audio path (no tower: images refused). */
+    CHECK_INT_EQ(served("phi4_mm-text"), TS_MODALITY_TEXT | TS_MODALITY_AUDIO);
+    CHECK_INT_EQ(served("phi4_mm-audio"), TS_MODALITY_TEXT | TS_MODALITY_AUDIO);
     CHECK_INT_EQ(served("qwen3_vl_moe-sparse-step"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("llava"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("llava_siglip"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
 }
 
-/* No family takes audio yet: the media stage has no audio step (server/media.c), so a family that
- * sets its descriptor's audio path must bring that step with it and change this test. Every
- * fixture's predicate above is exact, so none says audio either. */
-static void test_no_audio_yet(void)
+/* Phi-4-multimodal is the one family with an audio path (its media stage step:
+ * server/media.c); every other fixture's predicate above is exact, so none says audio. */
+static void test_audio_families(void)
 {
     int n = 0;
     const ts_family_desc *const *all = ts_family_all(&n);
     CHECK(n > 0);
     for (int i = 0; i < n; i++) {
-        if (all[i]->audio) fprintf(stderr, "family %s has an audio path\n", all[i]->name);
-        CHECK(all[i]->audio == NULL);
+        bool phi4 = ts_family_is(all[i], "phi4_multimodal");
+        if ((all[i]->audio != NULL) != phi4) fprintf(stderr, "family %s: audio path %s\n", all[i]->name, all[i]->audio ? "set" : "missing");
+        CHECK((all[i]->audio != NULL) == phi4);
     }
     CHECK((served("qwen2_vl") & TS_MODALITY_AUDIO) == 0);
 }
@@ -52,6 +53,6 @@ static void test_no_audio_yet(void)
 int main(void)
 {
     RUN(test_predicate);
-    RUN(test_no_audio_yet);
+    RUN(test_audio_families);
     return check_finish();
 }

@@ -3,6 +3,8 @@
  *
  * Stages, in pipeline order, each compared when the reference holds it:
  *   image_embeds        the vision tower on the reference's pixel_values and grids
+ *   audio_embeds_speech the audio encoder on the reference's audio_input_features (one clip;
+ *                       the prefill then runs with the adapter audio takes)
  *   position_ids        M-RoPE positions from input_ids and the grids; rope_deltas
  *   lm_inputs_embeds    token embeddings with the image rows in place
  *                       (positions and LM input from ts_mm_inputs_build, as every prefill path)
@@ -117,11 +119,21 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
     } else {
         n_images = 0;
     }
+    /* Audio: the encoder on the reference's features [1, frames, mels]. */
+    const ts_tensor_info *feats = ts_checkpoint_find(ref, "audio_input_features");
+    bool audio = feats && feats->n_dims == 3 && feats->shape[0] == 1 &&
+                 (ts_model_supported_modalities(ts_model_get_config(m)) & TS_MODALITY_AUDIO);
+    if (st == TS_OK && audio) {
+        ts_encoded_media clip;
+        st = ts_model_encode_audio_features(m, NULL, feats->data, feats->shape[1], feats->shape[2], &clip, err);
+        const ts_tensor_info *t = ts_checkpoint_find(ref, "audio_embeds_speech");
+        if (st == TS_OK && t) compare_floats(&s, "audio_embeds_speech", clip.audio_rows, t);
+        media.audio_rows = clip.audio_rows, media.n_audio_rows = clip.n_audio_rows, media.hidden = clip.hidden;
+    }
     /* Positions and the LM input, assembled as every prefill path assembles them. */
     ts_mm_inputs mm = {0};
     if (st == TS_OK)
-        st =
-            ts_mm_inputs_build(m, ids, (size_t)n, pv, n_images, n_images ? &media : NULL, &mm, err);
+        st = ts_mm_inputs_build(m, ids, (size_t)n, pv, n_images, n_images || audio ? &media : NULL, &mm, err);
     bool mrope = pos_ref && pos_ref->n_dims == 3;
     if (st == TS_OK && mrope) {
         /* A model whose positions are not M-RoPE has every one of them wrong. */
@@ -137,7 +149,7 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
     /* The LM input: ours (token rows, image rows from our tower) compared; the reference's fed on. */
     const ts_tensor_info *inputs_ref = ts_checkpoint_find(ref, "lm_inputs_embeds");
     if (st == TS_OK && inputs_ref) {
-        if (media.n_rows || !n_images)
+        if (media.n_rows || media.n_audio_rows || !n_images)
             compare_floats(&s, "lm_inputs_embeds", mm.embeddings, inputs_ref);
         memcpy(inputs, inputs_ref->data, sizeof(float) * (size_t)(n * hidden));
     }
@@ -146,6 +158,8 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
     const ts_tensor_info *gen = ts_checkpoint_find(ref, "generated_ids");
     int64_t n_new = gen ? gen->shape[0] : 0;
     if (st == TS_OK) st = ts_sequence_create(m, n + n_new + 1, &seq, err);
+    /* The adapter the prompt's inputs take (Phi-4-multimodal: speech with audio), as every path. */
+    if (st == TS_OK) st = ts_sequence_set_modalities(seq, audio ? TS_MODALITY_AUDIO : 0, err);
     if (st == TS_OK) {
         /* Side inputs (DeepStack) go with the image rows, so only with the embeddings. */
         ts_side_inputs side = ts_mm_inputs_side(&mm);

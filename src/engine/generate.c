@@ -419,11 +419,13 @@ typedef struct {
     ts_sequence *seq;
     const ts_pixel_values *images; /* the prompt's images, or NULL */
     int n_images;
+    const ts_encoded_media *media; /* the prompt's encoded audio, or NULL */
 } model_step;
 
 static ts_status model_prefill(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err)
 {
     model_step *m = self;
+    if (m->media) return ts_model_prefill_media(m->model, m->seq, prompt, n, NULL, 0, m->media, logits, err);
     if (m->images) return ts_model_prefill_images(m->model, m->seq, prompt, n, m->images, m->n_images, logits, err);
     return ts_model_prefill(m->model, m->seq, prompt, n, logits, err);
 }
@@ -474,7 +476,7 @@ ts_status ts_generate_stream(ts_model *model, ts_sequence *seq, const int32_t *p
                              const ts_generate_params *p, const ts_text_stream *text,
                              ts_generation *out, ts_error *err)
 {
-    model_step m = {model, seq, NULL, 0};
+    model_step m = {model, seq, NULL, 0, NULL};
     ts_step_backend b = model_backend(&m);
     return generate(&b, prompt, n, p, true, text, out, err);
 }
@@ -488,7 +490,7 @@ ts_status ts_generate_backend(const ts_step_backend *backend, const int32_t *pro
 ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n, const ts_pixel_values *images,
                              int n_images, const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
-    model_step m = {model, seq, images, n_images};
+    model_step m = {model, seq, images, n_images, NULL};
     ts_step_backend b = model_backend(&m);
     return ts_generate_backend(&b, prompt, n, params, out, err);
 }
@@ -496,7 +498,21 @@ ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *p
 ts_status ts_generate(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
                       const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
-    model_step m = {model, seq, NULL, 0};
+    model_step m = {model, seq, NULL, 0, NULL};
+    ts_step_backend b = model_backend(&m);
+    return ts_generate_backend(&b, prompt, n, params, out, err);
+}
+
+ts_status ts_generate_audio(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,
+                            const ts_encoded_media *audio, const ts_generate_params *params,
+                            ts_generation *out, ts_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    /* The family's adapter for audio (Phi-4-multimodal: speech) before the first row; the
+     * sequence drops it on reset. */
+    ts_status st = ts_sequence_set_modalities(seq, TS_MODALITY_AUDIO, err);
+    if (st != TS_OK) return st;
+    model_step m = {model, seq, NULL, 0, audio};
     ts_step_backend b = model_backend(&m);
     return ts_generate_backend(&b, prompt, n, params, out, err);
 }

@@ -1,10 +1,12 @@
 /* mm_inputs.c — from (expanded token ids, encoded media) to what a prefill needs, written once.
  *
  *   ids, pixel values (grids), encoded media ─ ts_mm_inputs_build ─→ embeddings f32[n][hidden]
+ *   (image rows, audio rows)
  *                                                                     positions [rows][n], delta
  *                                                                     side inputs (DeepStack)
  *
- * The image tokens' embedding rows are replaced, in prompt order, by the tower's rows; the
+ * The image tokens' embedding rows are replaced, in prompt order, by the tower's rows, the audio
+ * tokens' by the audio encoder's (1-D positions, no side input: Phi-4-multimodal); the
  * positions come from rotary_positions, the only place that knows which rule a model's
  * positions follow; a model whose image rows carry side features (DeepStack levels) gets
  * them as its side-input payload, the image tokens' prompt positions and the levels' rows; a
@@ -28,7 +30,7 @@
 void ts_encoded_media_free(ts_encoded_media *media)
 {
     if (!media) return;
-    free(media->rows), free(media->deepstack);
+    free(media->rows), free(media->deepstack), free(media->audio_rows);
     memset(media, 0, sizeof(*media));
 }
 
@@ -175,6 +177,31 @@ static ts_status check_media(const ts_model *m, const ts_encoded_media *media, i
     return TS_OK;
 }
 
+/* The audio rows against the prompt's audio tokens; audio beside images is not built (the
+ * reference then switches the audio projector and the adapter to their vision_speech pair). */
+static ts_status check_audio(const ts_model *m, const ts_encoded_media *media, int64_t audio_tokens,
+                             bool images, ts_error *err)
+{
+    const ts_model_config *cfg = ts_model_get_config(m);
+    int64_t rows = media ? media->n_audio_rows : 0;
+    if (rows && !ts_family_audio_path(cfg))
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: this model does not accept audio input",
+                            ts_family_name(cfg->family));
+    if (audio_tokens != rows)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "prefill: the prompt has %lld audio tokens, the clips make %lld",
+                            (long long)audio_tokens, (long long)rows);
+    if (rows && images)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "%s: a prompt with both images and audio is not supported",
+                            ts_family_name(cfg->family));
+    if (rows && (!media->audio_rows || media->hidden != cfg->text.hidden_size))
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "prefill: the audio rows are %lld wide, the model's hidden size is %lld",
+                            (long long)media->hidden, (long long)cfg->text.hidden_size);
+    return TS_OK;
+}
+
 ts_status ts_mm_inputs_build(const ts_model *m, const int32_t *ids, size_t n,
                              const ts_pixel_values *images, int n_images,
                              const ts_encoded_media *media, ts_mm_inputs *out, ts_error *err)
@@ -190,15 +217,18 @@ ts_status ts_mm_inputs_build(const ts_model *m, const int32_t *ids, size_t n,
     if (n_images < 0 || n_images > TS_MAX_IMAGES)
         return ts_error_set(err, TS_ERR_RANGE, "prefill: %d images (1..%d allowed)", n_images,
                             TS_MAX_IMAGES);
-    /* A text model has no image token: every id is a token row. */
+    /* A text model has no image token: every id is a token row. Likewise audio. */
     int32_t image_token = tower ? (int32_t)cfg->image_token_id : -1;
-    int64_t hidden = cfg->text.hidden_size, image_tokens = 0;
+    int32_t audio_token = ts_family_audio_path(cfg) ? (int32_t)cfg->audio_token_id : -1;
+    int64_t hidden = cfg->text.hidden_size, image_tokens = 0, audio_tokens = 0;
     for (size_t i = 0; i < n; i++)
-        image_tokens += ids[i] == image_token;
+        image_tokens += ids[i] == image_token, audio_tokens += ids[i] == audio_token;
     const int32_t *layers = NULL;
     int n_layers = 0;
     ts_side_kind side = ts_model_side_inputs(m, &layers, &n_layers);
     ts_status st = check_media(m, media, image_tokens, side, n_layers, err);
+    if (st != TS_OK) return st;
+    st = check_audio(m, media, audio_tokens, n_images > 0 || image_tokens > 0, err);
     if (st != TS_OK) return st;
     out->n = n, out->hidden = hidden, out->side_kind = side;
     out->embeddings = malloc(sizeof(float) * n * (size_t)hidden);
@@ -218,8 +248,12 @@ ts_status ts_mm_inputs_build(const ts_model *m, const int32_t *ids, size_t n,
     /* Token embeddings with the image rows in place, in prompt order (the image token's own
      * embedding row is never read: it is replaced). */
     for (size_t i = 0; st == TS_OK && i < n; i++)
-        text_ids[i] = ids[i] == image_token ? 0 : ids[i];
+        text_ids[i] = ids[i] == image_token || ids[i] == audio_token ? 0 : ids[i];
     if (st == TS_OK) st = ts_model_embed_tokens(m, text_ids, n, out->embeddings, err);
+    for (size_t i = 0, a = 0; st == TS_OK && audio_tokens && i < n; i++)
+        if (ids[i] == audio_token)
+            memcpy(out->embeddings + i * (size_t)hidden, media->audio_rows + (a++) * (size_t)hidden,
+                   sizeof(float) * (size_t)hidden);
     int64_t next = 0;
     for (size_t i = 0; st == TS_OK && i < n; i++) {
         if (ids[i] != image_token) continue;

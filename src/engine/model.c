@@ -24,6 +24,7 @@
 #include "graph/quantize.h"
 #include "engine/mm_inputs.h"
 #include "engine/vision.h"
+#include "media/audio.h"
 #include "models/decoder.h"
 #include "models/family.h"
 
@@ -61,6 +62,7 @@ struct ts_model {
     void *choose_user;
     char quant_summary[1024];
     ts_vision *vision; /* the image tower, for families whose image path is built */
+    void *audio;       /* the family's audio encoder (models/audio_path.h), when its path is built */
     ts_lora_set *lora; /* the checkpoint's LoRA adapters (serves `weights`), or NULL */
     ts_decoder_spec spec;
     ts_dtype kv_dtype;
@@ -143,6 +145,8 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     if (st == TS_OK) st = use_lora(m, dir, err);
     if (st == TS_OK) st = check_weights(m, err);
     if (st == TS_OK && ts_vision_has_tower(&m->config)) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
+    if (st == TS_OK && ts_family_audio_path(&m->config))
+        st = m->config.family->audio->encoder->create(ctx, dir, &m->config, &m->weights, &m->audio, err);
     if (st == TS_OK && options && options->quantize) st = ts_model_quantize(m, options->quantize, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
@@ -199,6 +203,7 @@ void ts_model_destroy(ts_model *m)
     if (!m) return;
     for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
     ts_vision_destroy(m->vision);
+    if (m->audio) m->config.family->audio->encoder->destroy(m->audio);
     ts_lora_set_destroy(m->lora);
     ts_quantized_weights_destroy(m->quantized);
     ts_packed_weights_destroy(m->packed);
@@ -507,6 +512,13 @@ ts_status ts_sequence_set_adapter(ts_sequence *s, const char *name, ts_error *er
 const char *ts_sequence_adapter(const ts_sequence *s)
 {
     return ts_lora_set_name(s->model->lora, s->adapter);
+}
+
+ts_status ts_sequence_set_modalities(ts_sequence *s, unsigned modalities, ts_error *err)
+{
+    unsigned inputs = (modalities & TS_MODALITY_AUDIO ? TS_INPUT_AUDIO : 0u) |
+                      (modalities & TS_MODALITY_IMAGE ? TS_INPUT_IMAGE : 0u);
+    return ts_sequence_set_adapter(s, ts_model_adapter_for(s->model, inputs), err);
 }
 
 const char *ts_model_adapter_for(const ts_model *m, unsigned inputs)
@@ -1142,10 +1154,17 @@ ts_status ts_model_prefill_images(ts_model *m, ts_sequence *seq, const int32_t *
     if (!m->vision || !ts_vision_has_image_prefill(&m->config))
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: images are not supported for this model", ts_family_name(m->config.family));
     ts_encoded_media media;
-    ts_mm_inputs in = {0};
     ts_status st = ts_model_encode_images(m, images, n_images, &media, err);
-    if (st == TS_OK) st = ts_mm_inputs_build(m, ids, n, images, n_images, &media, &in, err);
+    if (st == TS_OK) st = ts_model_prefill_media(m, seq, ids, n, images, n_images, &media, logits, err);
     ts_encoded_media_free(&media);
+    return st;
+}
+
+ts_status ts_model_prefill_media(ts_model *m, ts_sequence *seq, const int32_t *ids, size_t n, const ts_pixel_values *images,
+                                 int n_images, const ts_encoded_media *media, float *logits, ts_error *err)
+{
+    ts_mm_inputs in = {0};
+    ts_status st = ts_mm_inputs_build(m, ids, n, images, n_images, media, &in, err);
     ts_side_inputs side = ts_mm_inputs_side(&in);
     /* 1-D positions go as NULL (length + i), so a prompt after earlier rows continues from them. */
     if (st == TS_OK)
@@ -1164,6 +1183,54 @@ void ts_sequence_set_rope_delta(ts_sequence *s, int64_t delta) { s->rope_delta =
 int64_t ts_model_image_tokens(const ts_model *m, const ts_pixel_values *pv)
 {
     return m->vision ? ts_vision_image_tokens(m->vision, pv) : 0;
+}
+
+static ts_status no_audio(const ts_model *m, ts_error *err)
+{
+    return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: this model does not accept audio input", ts_family_name(m->config.family));
+}
+
+ts_status ts_model_encode_audio_features(ts_model *m, ts_context *ctx, const float *features, int64_t frames, int64_t width,
+                                         ts_encoded_media *out, ts_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!m->audio) return no_audio(m, err);
+    const ts_audio_path *a = m->config.family->audio;
+    int64_t tokens = a->tokens(&m->config, frames);
+    ts_status st = a->encoder->encode(m->audio, ctx ? ctx : m->ctx, features, frames, width, &out->audio_rows, &out->n_audio_rows, err);
+    /* The prompt was expanded with tokens(frames): rows of another count would shift every row. */
+    if (st == TS_OK && out->n_audio_rows != tokens)
+        st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio: the encoder made %lld rows for a clip of %lld tokens",
+                          (long long)out->n_audio_rows, (long long)tokens);
+    out->hidden = m->config.text.hidden_size;
+    if (st != TS_OK) ts_encoded_media_free(out);
+    return st;
+}
+
+ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, size_t len,
+                                const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err)
+{
+    if (!m->audio) return no_audio(m, err);
+    const ts_audio_path *a = m->config.family->audio;
+    float *features = NULL;
+    int64_t frames = 0, width = 0;
+    ts_audio samples = {0};
+    ts_encoded_media one = {0};
+    ts_status st = ts_audio_decode(clip, len, limits, a->sample_rate, &samples, err);
+    if (st == TS_OK) st = a->features(&m->config, samples.samples, samples.n_samples, &features, &frames, &width, err);
+    ts_audio_free(&samples);
+    if (st == TS_OK) st = ts_model_encode_audio_features(m, ctx, features, frames, width, &one, err);
+    free(features);
+    /* Appended after the earlier clips' rows: a prompt's clips are joined in order. */
+    size_t row = sizeof(float) * (size_t)m->config.text.hidden_size;
+    float *rows = st == TS_OK ? realloc(out->audio_rows, row * (size_t)(out->n_audio_rows + one.n_audio_rows) + 1) : NULL;
+    if (st == TS_OK && !rows) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "audio: out of memory for %lld rows", (long long)one.n_audio_rows);
+    if (st == TS_OK) {
+        memcpy((char *)rows + row * (size_t)out->n_audio_rows, one.audio_rows, row * (size_t)one.n_audio_rows);
+        out->audio_rows = rows, out->n_audio_rows += one.n_audio_rows, out->hidden = one.hidden;
+    }
+    ts_encoded_media_free(&one);
+    return st;
 }
 
 ts_status ts_model_encode_images(ts_model *m, const ts_pixel_values *images, int n_images,

@@ -4,6 +4,8 @@
  *   REPEAT:  <image> → <image> × tokens (the tokens the tower's rows fill);
  *   WRAPPED: <start> → "\n\n" <start> <image> × tokens <end> "\n\n"; an image of several
  *            views (pan-and-scan crops) → the family's crop_prompt around one block per view.
+ * Audio placeholders the same way: <|audio|> → <|audio|> × the clip's tokens
+ * (ts_prompt_expand_audio; Phi4MultimodalProcessor's rule).
  * The token strings come from the tokenizer by the config's ids, never from literals.
  */
 #include "base/error.h"
@@ -106,6 +108,40 @@ ts_status ts_prompt_expand_images(const ts_model_config *cfg, const ts_tokenizer
         free(t.data);
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prompt: %d image placeholder%s (%s) for %d image%s", seen, seen == 1 ? "" : "s",
                             placeholder, n_images, n_images == 1 ? "" : "s");
+    }
+    *out = t.data;
+    if (out_len) *out_len = t.len;
+    return TS_OK;
+}
+
+ts_status ts_prompt_expand_audio(const ts_model_config *cfg, const ts_tokenizer *tok, const char *prompt, size_t len,
+                                 const int64_t *tokens_per_clip, int n_clips, char **out, size_t *out_len, ts_error *err)
+{
+    *out = NULL;
+    if (!ts_family_audio_path(cfg))
+        return ts_error_set(err, TS_ERR_UNSUPPORTED, "%s: this model does not accept audio input", ts_family_name(cfg->family));
+    const char *audio = token_text(tok, cfg->audio_token_id, "audio", err);
+    if (!audio) return err ? err->status : TS_ERR_FORMAT;
+    size_t a_len = strlen(audio);
+    text t = {0};
+    put(&t, "", 0);
+    int seen = 0;
+    for (const char *at = prompt, *end = prompt + len; at < end;) {
+        const char *hit = NULL;
+        for (const char *c = at; !hit && c + a_len <= end; c++)
+            if (memcmp(c, audio, a_len) == 0) hit = c;
+        put(&t, at, (size_t)((hit ? hit : end) - at));
+        if (!hit) break;
+        for (int64_t k = 0; seen < n_clips && k < tokens_per_clip[seen]; k++)
+            put(&t, audio, a_len);
+        seen++;
+        at = hit + a_len;
+    }
+    if (t.failed || seen != n_clips) {
+        free(t.data);
+        return t.failed ? ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prompt: out of memory")
+                        : ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "prompt: %d audio placeholder%s (%s) for %d clip%s", seen,
+                                       seen == 1 ? "" : "s", audio, n_clips, n_clips == 1 ? "" : "s");
     }
     *out = t.data;
     if (out_len) *out_len = t.len;

@@ -263,7 +263,7 @@ ts_status ts_model_config_parse(const char *json, size_t len, const char *origin
                                 ts_model_config *out, ts_error *err)
 {
     memset(out, 0, sizeof(*out));
-    out->image_token_id = out->video_token_id = -1;
+    out->image_token_id = out->video_token_id = out->audio_token_id = -1;
     out->vision_start_token_id = out->vision_end_token_id = -1;
     out->bos_token_id = out->pad_token_id = -1;
     cJSON *root = NULL;

@@ -6,11 +6,17 @@
  *     (limits on duration, channels, rate, size) and decoded to mono float32 by src/media/audio.h
  *     at `sample_rate` (libsoxr, as transformers' load_audio). A family gives only what follows:
  *     its feature extractor, the number of prompt tokens a clip takes, and its encoder.
- *   - A family whose descriptor leaves `audio` NULL (every family today) takes no audio:
+ *   - A family whose descriptor leaves `audio` NULL takes no audio:
  *     ts_family_audio_path is false, ts_model_supported_modalities says no audio, the server
  *     refuses input_audio parts with a 400 after validating them, and `tessera run --audio` fails.
- *     Setting it advertises audio everywhere at once, so the family that first sets it also brings
- *     the media stage's audio step (server/media.c) and its end-to-end tests.
+ *     Setting it advertises audio everywhere at once (Phi-4-multimodal sets it:
+ *     src/models/phi4_mm/phi4_mm_audio.c).
+ *   - The encoder is an object the model creates at load (create: what it keeps is the model's
+ *     for its life; the weight source and context are borrowed and outlive it) and asks for one
+ *     clip's rows at a time (encode: rows [n_rows][hidden], the language model's width, owned
+ *     by the caller; n_rows equals tokens(frames)) on the context given (a server's media
+ *     context, off its decode loop); the state is read only, so calls on distinct contexts may
+ *     overlap.
  *   - Hooks are pure functions of their arguments; outputs are owned by the caller (free()).
  */
 #ifndef TS_MODELS_AUDIO_PATH_H
@@ -20,9 +26,16 @@
 
 #include <stdint.h>
 
-/* The encoder's graph side (builder, weights, bundle layout), defined with the first family that
- * has one: as for images, the tower is a model-side ops table (see models/tower.h). */
-struct ts_audio_encoder_ops;
+struct ts_weight_source;
+
+/* The encoder's model side. */
+typedef struct ts_audio_encoder_ops {
+    ts_status (*create)(ts_context *ctx, const char *model_dir, const ts_model_config *cfg,
+                        const struct ts_weight_source *weights, void **state, ts_error *err);
+    ts_status (*encode)(void *state, ts_context *ctx, const float *features, int64_t frames,
+                        int64_t width, float **rows, int64_t *n_rows, ts_error *err);
+    void (*destroy)(void *state);
+} ts_audio_encoder_ops;
 
 typedef struct ts_audio_path {
     int sample_rate; /* Hz the feature extractor takes; clips are resampled to it */

@@ -25,7 +25,7 @@
  *   positions     positions: the rotary positions and rope delta of a prompt with images
  *                 (NULL: 1-D positions 0 … n−1, no delta);
  *   audio         audio: feature extractor, token count and encoder of audio input
- *                 (models/audio_path.h; NULL for every family yet);
+ *                 (models/audio_path.h; Phi-4-multimodal's, NULL elsewhere);
  *   side inputs   the decoder's DeepStack layers (the tower gives the rows); image_attention
  *                 BIDIRECTIONAL makes the model take an attention bias (ts_model_side_inputs);
  *   benchmarks    presets: published shapes `tessera bench --synthetic` builds with random
@@ -140,7 +140,7 @@ struct ts_family_desc {
     ts_image_attention image_attention;
 
     /* audio: the feature extractor, token count and encoder of the family's audio input
-     * (audio_path.h); NULL: the family takes no audio (every family today). */
+     * (audio_path.h); NULL: the family takes no audio. */
     const ts_audio_path *audio;
 
     /* positions [position_rows][n] and the rope delta of a prompt whose image tokens stand for

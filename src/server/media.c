@@ -1,5 +1,5 @@
-/* media.c — the media stage: from a request's image bytes to the embeddings its prompt is
- * prefilled with.
+/* media.c — the media stage: from a request's image or audio bytes to the embeddings its prompt
+ * is prefilled with.
  *
  * Decoding, preprocessing, expanding and tokenizing happen on the request's own worker thread
  * (exchange.c), after srv_media_cost has read every image's declared size from its header and
@@ -14,6 +14,12 @@
  * out of the batch and assembled with its prompt by ts_mm_inputs_build, as every prefill path
  * assembles an image prompt. If the batched call fails, each request is encoded alone, so one bad
  * request cannot fail the others. Pixels and tower rows are freed as soon as the inputs are built.
+ *
+ * Audio requests (their clips' headers validated at parse, their duration held to the limits
+ * there) are encoded on the same thread and context, one request at a time: each clip decoded,
+ * resampled to the model's rate, turned into features and encoded (ts_model_encode_audio), the
+ * cancel flag checked between clips; then the placeholders expanded to each clip's token count,
+ * the prompt tokenized and admitted by its tokens, and its inputs built by ts_mm_inputs_build.
  */
 #include "server/server.h"
 
@@ -163,6 +169,43 @@ static ts_status encode(srv_server *s, srv_job **jobs, int n, ts_error *e)
     return st;
 }
 
+/* One audio request through the stage (see the top); 0, or -1 with *err (its clip named). */
+static int encode_audio(srv_server *s, srv_job *job, srv_error *err)
+{
+    const srv_request *r = &job->req;
+    ts_encoded_media all = {0};
+    int64_t counts[SRV_MAX_AUDIO];
+    int rc = 0;
+    /* The cancel flag between clips and after the last: a client gone is not encoded for further. */
+    for (int i = 0; !rc && i <= r->n_audio; i++) {
+        if (atomic_load(&job->cancelled)) {
+            rc = srv_fail(err, 499, "", "the client closed the connection");
+        } else if (i < r->n_audio) {
+            ts_error e = {0};
+            int64_t before = all.n_audio_rows;
+            ts_status st = ts_model_encode_audio(s->model, s->media_ctx, r->audio[i].bytes, r->audio[i].len, &s->limits.audio, &all, &e);
+            if (st != TS_OK)
+                rc = srv_fail(err, status_of(st), r->audio[i].where, "%s: the audio cannot be encoded: %s", r->audio[i].where, e.message);
+            counts[i] = all.n_audio_rows - before;
+        }
+    }
+    const ts_model_config *cfg = ts_model_get_config(s->model);
+    char *expanded = NULL;
+    size_t len = 0;
+    ts_error e = {0};
+    if (!rc && ts_prompt_expand_audio(cfg, s->tok, job->prompt_text, strlen(job->prompt_text), counts, r->n_audio, &expanded, &len, &e) != TS_OK)
+        rc = srv_fail(err, 400, "messages", "%s", e.message);
+    if (!rc && ts_tokenizer_encode_chat(s->tok, expanded, len, &job->ids, &job->n_ids, &e) != TS_OK)
+        rc = srv_fail(err, 400, "messages", "cannot tokenize the prompt: %s", e.message);
+    free(expanded);
+    if (!rc) rc = srv_admit_tokens(s, job, err);
+    ts_status st = TS_OK;
+    if (!rc && (st = ts_mm_inputs_build(s->model, job->ids, job->n_ids, NULL, 0, &all, &job->mm, &e)) != TS_OK)
+        rc = srv_fail(err, status_of(st), "messages", "%s", e.message);
+    ts_encoded_media_free(&all);
+    return rc;
+}
+
 static void to_scheduler(srv_server *s, srv_job *job)
 {
     for (int i = 0; i < job->n_pixels; i++) ts_pixel_values_free(&job->pixels[i]);
@@ -192,13 +235,20 @@ void *srv_media_main(void *arg)
         pthread_mutex_unlock(&s->mu);
         int kept = 0;
         for (int j = 0; j < n; j++) {
+            srv_error aerr = {0};
             if (atomic_load(&jobs[j]->cancelled)) {
                 srv_job_fail(jobs[j], 499, "", "the client closed the connection");
                 drop(s, jobs[j]);
-            } else {
+            } else if (!jobs[j]->req.n_audio) {
                 jobs[kept++] = jobs[j];
+            } else if (encode_audio(s, jobs[j], &aerr)) {
+                srv_job_fail(jobs[j], aerr.status, aerr.param, "%s", aerr.message);
+                drop(s, jobs[j]);
+            } else {
+                to_scheduler(s, jobs[j]);
             }
         }
+        if (!kept) continue;
         ts_error e = {0};
         if (kept && encode(s, jobs, kept, &e) == TS_OK) {
             for (int j = 0; j < kept; j++) to_scheduler(s, jobs[j]);

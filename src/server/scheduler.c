@@ -225,7 +225,15 @@ static void start(scheduler *sc, slot *sl, srv_job *job)
         fail_slot(sc, sl, 400, &e);
         return;
     }
-    if (sc->prefix)
+    /* The sequence (reset when its last job left) takes the adapter of this prompt's inputs
+     * (Phi-4-multimodal: speech for audio, none for text) before any row, restored ones too:
+     * the prefix cache keys its rows by adapter. */
+    if (sc->be.seqs && ts_sequence_set_modalities(sc->be.seqs[sl - sc->slots], r->n_audio ? TS_MODALITY_AUDIO : 0, &e) != TS_OK) {
+        fail_slot(sc, sl, 500, &e);
+        return;
+    }
+    /* Audio rows have no content key (every clip's tokens are the same id): never cached. */
+    if (sc->prefix && !r->n_audio)
         sl->prefilled = srv_prefix_begin(s, sc->prefix, job, sc->be.seqs[sl - sc->slots], sc->be.chunk, &sl->prefix);
 }
 

@@ -42,7 +42,8 @@ bool srv_accepts_images(const srv_server *s)
 
 bool srv_accepts_audio(const srv_server *s)
 {
-    return ts_model_supported_modalities(ts_model_get_config(s->model)) & TS_MODALITY_AUDIO;
+    /* The media stage encodes audio with the engine's model: a bundle's slots have no audio path. */
+    return !s->bundle && (ts_model_supported_modalities(ts_model_get_config(s->model)) & TS_MODALITY_AUDIO);
 }
 
 ts_status srv_encode_images(srv_server *s, const ts_pixel_values *images, int n,
@@ -132,14 +133,15 @@ int srv_submit(srv_server *s, srv_job *job, srv_error *err)
                       s->opt.queue);
     } else {
         srv_job_retain(job);
-        srv_queue *q = job->req.n_images ? &s->media_q : &s->ready_q;
+        bool media = job->req.n_images || job->req.n_audio;
+        srv_queue *q = media ? &s->media_q : &s->ready_q;
         if (!srv_queue_push(q, job)) {
             srv_job_release(job);
             rc = srv_fail(err, 500, "", "out of memory");
         } else {
             s->admitted++;
             srv_metrics_set_queue(s->metrics, s->admitted);
-            pthread_cond_signal(job->req.n_images ? &s->media_cv : &s->sched_cv);
+            pthread_cond_signal(media ? &s->media_cv : &s->sched_cv);
         }
     }
     pthread_mutex_unlock(&s->mu);
@@ -219,6 +221,10 @@ int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
 {
     srv_request *r = &job->req;
     if (cheap_size_check(s, r, err)) return -1;
+    if (r->n_images && r->n_audio)
+        return srv_fail(err, 400, r->audio[0].where,
+                        "%s: images and audio in one request are not supported (this request has %d image%s and %d clip%s)",
+                        r->audio[0].where, r->n_images, r->n_images == 1 ? "" : "s", r->n_audio, r->n_audio == 1 ? "" : "s");
     if (r->n_images && !srv_accepts_images(s))
         return srv_fail(err, 400, r->images[0].where, "this model does not accept images (input modalities: text%s)",
                         srv_accepts_audio(s) ? ", audio" : "");
@@ -226,8 +232,6 @@ int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
     if (r->n_audio && !srv_accepts_audio(s))
         return srv_fail(err, 400, r->audio[0].where, "%s: this model does not accept audio input (input modalities: text%s)",
                         r->audio[0].where, srv_accepts_images(s) ? ", image" : "");
-    if (r->n_audio) /* no media-stage audio step yet (server.h): refused, never dropped */
-        return srv_fail(err, 500, "", "this server has no audio step for this model yet");
     if (r->endpoint == SRV_CHAT) {
         if (render_chat(s, job, err)) return -1;
     } else if (!(job->prompt_text = strdup(r->prompt))) {
@@ -236,7 +240,7 @@ int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
     job->n_eos_ids = s->n_eos_ids;
     memcpy(job->eos_ids, s->eos_ids, sizeof(job->eos_ids));
     if (!r->seed_given) r->sampling.seed = job->serial * 0x9E3779B97F4A7C15ull ^ (uint64_t)time(NULL);
-    if (r->n_images) return 0; /* the media stage expands and tokenizes once it knows each image's token count */
+    if (r->n_images || r->n_audio) return 0; /* the media stage expands and tokenizes once it knows each image's or clip's token count */
     ts_error e = {0};
     /* Completions: tokenizer(prompt) with its special tokens; chat: the rendered template as the
      * processors encode it (BOS unless the template wrote one). */

@@ -88,8 +88,8 @@ struct ts_server {
  * vision.main). */
 bool srv_accepts_images(const srv_server *s);
 /* Whether the server admits audio: ts_model_supported_modalities says so (the family's whole
- * audio path exists: features, encoder; models/audio_path.h) — false for every model yet. The
- * media stage gets its audio step with the first family that has one. */
+ * audio path exists: features, encoder; models/audio_path.h; Phi-4-multimodal) and the engine
+ * runs the slots (a bundle has no audio entry). The media stage encodes the clips (media.c). */
 bool srv_accepts_audio(const srv_server *s);
 /* A place in the queue for a completion whose body has arrived, before any of it is parsed: 429
  * when admitted + reserved fill --queue, 503 when stopping. srv_unreserve once it was submitted

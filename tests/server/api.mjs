@@ -206,7 +206,7 @@ await runCases('api.mjs', [
         const tm = (await t.models.list()).data;
         a.equal(tm.length, 1);
         a.deepEqual(tm[0].input_modalities, ['text'], 'the text-only model takes text only');
-        // No model takes audio yet: neither lists it (the deepEqual above says so too).
+        // Neither model takes audio (Phi-4-multimodal does: audio.mjs): neither lists it.
         a.ok(!m.input_modalities.includes('audio') && !tm[0].input_modalities.includes('audio'), 'no audio listed');
     }],
 

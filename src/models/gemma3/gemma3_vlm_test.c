@@ -48,8 +48,8 @@ static bool fixture_open(fixture *f)
     f->image = (ts_pixel_values){.data = (float *)pv->data, .n_dims = 4};
     memcpy(f->image.shape, pv->shape, sizeof(f->image.shape));
     int64_t rows = emb->shape[1];
-    f->media = (ts_encoded_media){malloc(sizeof(float) * (size_t)(rows * f->hidden)), rows,
-                                  f->hidden, NULL, 0};
+    f->media = (ts_encoded_media){.rows = malloc(sizeof(float) * (size_t)(rows * f->hidden)),
+                                  .n_rows = rows, .hidden = f->hidden};
     memcpy(f->media.rows, emb->data, sizeof(float) * (size_t)(rows * f->hidden));
     f->token_type_ids = tt->data;
     return true;
@@ -304,7 +304,7 @@ static void test_refusals(void)
     for (int i = 2; i < 11; i++)
         long_ids[i] = (int32_t)f.image_token;
     long_ids[11] = f.ids[1];
-    ts_encoded_media nine = {calloc(9 * (size_t)f.hidden, sizeof(float)), 9, f.hidden, NULL, 0};
+    ts_encoded_media nine = {.rows = calloc(9 * (size_t)f.hidden, sizeof(float)), .n_rows = 9, .hidden = f.hidden};
     ts_mm_inputs bad;
     CHECK_INT_EQ(ts_mm_inputs_build(f.m, long_ids, 12, NULL, 0, &nine, &bad, &err),
                  TS_ERR_UNSUPPORTED);

@@ -1,8 +1,9 @@
 /* phi4_mm.c — the Phi-4-multimodal family (Phi4MultimodalForCausalLM, model_type
- * "phi4_multimodal"): its Phi-3-style language model. Only the text path is built: the SigLIP
- * tower with HD crops and the Conformer audio encoder are not (LoRA is: phi4_lora.c)
- * (docs/phi4-multimodal.md), so the family reads no vision_config and the model advertises text
- * alone; image and audio requests are refused as for any text-only model.
+ * "phi4_multimodal"): its Phi-3-style language model, its audio path (phi4_mm_audio.c: the
+ * Conformer encoder, <|audio|> expanded by repetition) and its LoRA adapters (phi4_lora.c). The
+ * SigLIP tower with HD crops is not built (docs/phi4-multimodal.md), so the family reads no
+ * vision_config and the model advertises text and audio; images are refused as for a model
+ * without a tower.
  *
  * The language model (Phi4MultimodalModel) is a Llama-style decoder whose checkpoints fuse two
  * pairs of projections: self_attn.qkv_proj [(Hq + 2·Hkv)·D, H] (q rows, then k, then v) and
@@ -16,6 +17,7 @@
 #include "loader/config_keys.h"
 #include "models/family.h"
 #include "models/phi4_mm/phi4_lora.h"
+#include "models/phi4_mm/phi4_mm_audio.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -142,8 +144,10 @@ const ts_family_desc ts_phi4_mm_family = {
     .name = "phi4_multimodal",
     .layouts = (const ts_config_layout[]){{"phi4_multimodal", &phi4_mm_text, 0}, {NULL, NULL, 0}},
     .read_text = read_text,
+    .read_media_ids = ts_phi4_mm_read_media_ids,
     .derive_weight = derive_weight,
     .decoder = decoder,
+    .audio = &ts_phi4_mm_audio_path,
     .lora_adapters = ts_phi4_mm_lora_folders,
     .lora_for_input = ts_phi4_mm_lora_for_input,
     .lora_module = ts_phi4_mm_lora_module,

@@ -9,7 +9,7 @@
  *     sqrt(1 + ln(max/original) / ln(original)), computed here in double;
  *   - q/k/v and gate/up are views of the fused rows (no copy), in the order the reference slices;
  *   - a sequence is capped at original_max_position_embeddings (long factors not built);
- *   - text is the only modality advertised (no tower, no audio encoder yet). */
+ *   - text and audio are advertised (audio_config's audio_token_id read), images not (no tower). */
 #include "check.h"
 #include "engine/model.h"
 #include "models/family.h"
@@ -39,7 +39,10 @@ static void test_config_and_rope(void)
     CHECK(c.text.partial_rotary_factor == 0.75);
     CHECK(c.text.tie_word_embeddings);
     CHECK(!c.has_vision);
-    CHECK_INT_EQ(ts_model_supported_modalities(&c), TS_MODALITY_TEXT);
+    /* audio_config read: the audio path advertised (phi4_mm_audio.c), images not (no tower). */
+    CHECK(c.has_audio);
+    CHECK_INT_EQ(c.audio_token_id, 1286);
+    CHECK_INT_EQ(ts_model_supported_modalities(&c), TS_MODALITY_TEXT | TS_MODALITY_AUDIO);
 
     ts_decoder_spec spec;
     REQUIRE_INT_EQ(ts_decoder_spec_init(&c, &spec, &err), TS_OK);

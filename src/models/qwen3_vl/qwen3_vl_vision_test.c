@@ -626,7 +626,7 @@ static void test_image_paths(void)
           inputs.deepstack.visual_positions[0] == 3 && inputs.deepstack.visual_positions[53] == 56);
     ts_mm_inputs_free(&inputs);
     /* The main rows alone would make a wrong prefill: refused, naming DeepStack. */
-    ts_encoded_media main_only = {media.rows, media.n_rows, media.hidden, NULL, 0};
+    ts_encoded_media main_only = {.rows = media.rows, .n_rows = media.n_rows, .hidden = media.hidden};
     CHECK_INT_EQ(ts_mm_inputs_build(m, ids, 60, &pv, 1, &main_only, &inputs, &err),
                  TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "DeepStack");
