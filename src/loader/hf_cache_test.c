@@ -135,7 +135,7 @@ int main(void)
     /* Not an id and not a folder. */
     expect_error("no-such-folder", "no such folder");
     expect_error("a/b/c", "no such folder");
-    expect_error("../x", "no such folder");
+    expect_error("../tessera-hf-cache-test-absent", "no such folder"); /* a name no neighbour folder has */
     expect_error("Org/..", "no such folder");
     expect_error("", "no model");
 
