@@ -10,8 +10,9 @@ const PORT = env('TS_PORT'), PID = env('TS_SERVER_PID');
 const TOTAL = 300, WARMUP = 50, CONCURRENCY = 16;
 // RSS may grow this much over the second half of the measured requests (see the note at the check).
 // Measured on the release build since batched prefill: +10 to +19 MB over the second half, +35 to +44 MB
-// over all 250 (it was +9 MB before); LeakSanitizer finds nothing at exit, so it is reachable memory
-// (step programs, one per batch shape, 24 kept; allocator arenas) — still to be pinned down.
+// over all 250 (it was +9 MB before); LeakSanitizer finds nothing at exit, and with MALLOC_ARENA_MAX=1
+// the growth is +14 MB, +3 MB over the second half: glibc's per-thread arenas, now that a step's
+// buffers are sized by the whole batch.
 const RSS_BOUND_MB = 30;
 const O = oracles();
 const c = await client(PORT);
