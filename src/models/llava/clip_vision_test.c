@@ -11,6 +11,7 @@
 #include "models/clip_vision.h"
 #include "check.h"
 #include "fixture_compare.h"
+#include "graph_roundtrip.h"
 #include "cpu/executor.h"
 #include "cpu/reference.h"
 #include "export/printer.h"
@@ -148,43 +149,9 @@ static void check_case_with(const char *name, spec_init_fn init)
             spec.kind == TS_VIT_CLIP ? "CLIP" : "SigLIP", (long long)spec.positions, (long long)spec.depth,
             (long long)spec.feature_layer, (long long)spec.tokens, first_bad[0] ? "DIVERGES" : "all stages match");
 
-    /* The decomposed graph (what the exporter prints) computes the same thing. */
-    ts_graph *dg = NULL;
-    void **vals = NULL;
-    CHECK_INT_EQ(ts_graph_decompose(g, &dg, NULL, &err), TS_OK);
-    bool dran = dg && ts_reference_run(dg, (const void *const *)params, &vals, &err) == TS_OK;
-    CHECK(dran);
-    if (!dran) fprintf(stderr, "  decomposed: %s\n", err.message);
-    bool primitive = dran;
-    for (int32_t i = 0; dran && i < dg->n_nodes; i++) primitive &= !ts_op_get_info(dg->nodes[i].op)->composite;
-    CHECK(primitive);
-    for (int o = 0; dran && o < dg->n_outputs; o++) {
-        double scale, d = max_diff(vals[dg->outputs[o]], outs[o], (size_t)ts_type_elements(ts_graph_type(dg, dg->outputs[o])), &scale);
-        if (o == 0) fprintf(stderr, "  decomposed vs fused: image_embeds max |diff| %.3g\n", d);
-        if (!(d <= 1e-5 * scale)) fprintf(stderr, "  decomposed output %d differs by %.3g\n", o, d);
-        CHECK(d <= 1e-5 * scale);
-    }
-    if (vals) ts_reference_free(dg, vals);
-    ts_graph_destroy(dg);
-
-    /* Exported as StableHLO and read back, the module runs to the same bits: its one input is
-     * the processor's pixel tensor, the patch rearrangement is in the module. */
-    char *text = NULL;
-    size_t len = 0;
-    ts_graph *back = NULL;
-    ts_program *back_prog = NULL;
-    const void *back_outs[3 + TS_MAX_LAYERS];
-    bool exported = ts_stablehlo_print(g, name, &text, &len, &err) == TS_OK && ts_stablehlo_read(text, len, name, &back, &err) == TS_OK &&
-                    ts_program_create(back, ctx, &back_prog, &err) == TS_OK &&
-                    ts_program_run(back_prog, params, back_outs, &err) == TS_OK;
-    if (!exported) fprintf(stderr, "  StableHLO round trip: %s\n", err.message);
-    CHECK(exported);
-    for (int o = 0; exported && o < g->n_outputs; o++)
-        CHECK(memcmp(back_outs[o], outs[o], ts_type_bytes(ts_graph_type(g, g->outputs[o]))) == 0);
-    if (exported) fprintf(stderr, "  StableHLO round trip (%zu bytes of text): same outputs\n", len);
-    ts_program_destroy(back_prog);
-    ts_graph_destroy(back);
-    free(text);
+    /* Decomposed and exported: its one input is the processor's pixel tensor, the patch
+     * rearrangement is in the module. */
+    check_graph_roundtrip(g, params, outs, ctx, name, "image_embeds", 1e-5);
 done:
     ts_program_destroy(prog);
     free(params);

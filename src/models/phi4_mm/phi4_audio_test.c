@@ -22,6 +22,7 @@
 #include "export/printer.h"
 #include "export/reader.h"
 #include "fixture_compare.h"
+#include "graph_roundtrip.h"
 #include "graph/decompose.h"
 #include "media/audio.h"
 #include "media/audio_fbank.h"
@@ -193,43 +194,9 @@ static void test_encoder(void)
         if (first_bad) fprintf(stderr, "  first divergent stage: %s\n", first_bad);
         CHECK(!first_bad);
 
-        /* The decomposed graph (what the exporter prints) computes the same thing. */
-        ts_graph *dg = NULL;
-        void **vals = NULL;
-        ts_error err;
-        CHECK_INT_EQ(ts_graph_decompose(g, &dg, NULL, &err), TS_OK);
-        bool dran = dg && ts_reference_run(dg, (const void *const *)params, &vals, &err) == TS_OK;
-        CHECK(dran);
-        for (int32_t i = 0; dran && i < dg->n_nodes; i++) CHECK(!ts_op_get_info(dg->nodes[i].op)->composite);
-        for (int o = 0; dran && o < dg->n_outputs; o++) {
-            double scale, d = max_diff(vals[dg->outputs[o]], outs[o],
-                                       (size_t)ts_type_elements(ts_graph_type(dg, dg->outputs[o])), &scale);
-            if (o == 0) fprintf(stderr, "  decomposed vs fused: audio_embeds max |diff| %.3g\n", d);
-            /* The reference evaluator's sums against the fused kernels': 4.3e-5 of scale with the
-             * AVX-512 kernels, 1.2e-4 with the portable ones; the stages' own tolerance. */
-            CHECK(d <= 1e-4 * scale);
-        }
-        if (vals) ts_reference_free(dg, vals);
-        ts_graph_destroy(dg);
-
-        /* Printed as StableHLO and read back, the module runs to the same bits. */
-        char *text = NULL;
-        size_t len = 0;
-        ts_graph *back = NULL;
-        ts_program *back_prog = NULL;
-        const void *back_outs[TS_PHI4_AUDIO_OUT_BLOCK0 + TS_PHI4_AUDIO_MAX_BLOCKS];
-        bool exported = ts_stablehlo_print(g, "phi4_audio", &text, &len, &err) == TS_OK &&
-                        ts_stablehlo_read(text, len, "phi4_audio", &back, &err) == TS_OK &&
-                        ts_program_create(back, ctx, &back_prog, &err) == TS_OK &&
-                        ts_program_run(back_prog, params, back_outs, &err) == TS_OK;
-        if (!exported) fprintf(stderr, "  StableHLO round trip: %s\n", err.message);
-        CHECK(exported);
-        for (int o = 0; exported && o < g->n_outputs; o++)
-            CHECK(memcmp(back_outs[o], outs[o], ts_type_bytes(ts_graph_type(g, g->outputs[o]))) == 0);
-        if (exported) fprintf(stderr, "  StableHLO round trip (%zu bytes of text): same outputs\n", len);
-        ts_program_destroy(back_prog);
-        ts_graph_destroy(back);
-        free(text);
+        /* The reference evaluator's sums against the fused kernels': 4.3e-5 of scale with the
+         * AVX-512 kernels, 1.2e-4 with the portable ones; the stages' own tolerance. */
+        check_graph_roundtrip(g, params, outs, ctx, "phi4_audio", "audio_embeds", 1e-4);
     }
     ts_program_destroy(prog);
     free(params);

@@ -11,6 +11,7 @@
 #include "models/qwen2_vl/qwen2_vl_vision.h"
 #include "check.h"
 #include "fixture_compare.h"
+#include "graph_roundtrip.h"
 #include "cpu/executor.h"
 #include "cpu/reference.h"
 #include "export/printer.h"
@@ -266,44 +267,9 @@ static void check_case(const char *name, const char *weights_file)
             (long long)f.g->nodes[f.g->outputs[1]].type.dims[0], (long long)f.spec.depth,
             first_bad[0] ? "DIVERGES" : "all stages match");
 
-    /* The decomposed graph (what the exporter prints) computes the same thing. */
-    ts_graph *dg = NULL;
-    void **vals = NULL;
-    CHECK_INT_EQ(ts_graph_decompose(f.g, &dg, NULL, &err), TS_OK);
-    bool ran = dg && ts_reference_run(dg, (const void *const *)f.params, &vals, &err) == TS_OK;
-    CHECK(ran);
-    if (!ran) fprintf(stderr, "  decomposed: %s\n", err.message);
-    bool primitive = ran;
-    for (int32_t i = 0; ran && i < dg->n_nodes; i++) primitive &= !ts_op_get_info(dg->nodes[i].op)->composite;
-    CHECK(primitive);
-    for (int o = 0; ran && o < dg->n_outputs; o++) {
-        double scale, d = max_diff(vals[dg->outputs[o]], outs[o], (size_t)ts_type_elements(ts_graph_type(dg, dg->outputs[o])), &scale);
-        if (o == 0) fprintf(stderr, "  decomposed vs fused: image_embeds max |diff| %.3g\n", d);
-        if (!(d <= 1e-5 * scale)) fprintf(stderr, "  decomposed output %d differs by %.3g\n", o, d);
-        CHECK(d <= 1e-5 * scale);
-    }
-    if (vals) ts_reference_free(dg, vals);
-    ts_graph_destroy(dg);
-
-    /* Exported as StableHLO and read back, the module runs to the same bits: its inputs are the
-     * pixels and the small integer layout, nothing computed outside. */
-    char *text = NULL;
-    size_t len = 0;
-    ts_graph *back = NULL;
-    ts_program *back_prog = NULL;
-    const void *back_outs[4 + TS_MAX_LAYERS];
-    bool exported = ts_stablehlo_print(f.g, name, &text, &len, &err) == TS_OK &&
-                    ts_stablehlo_read(text, len, name, &back, &err) == TS_OK &&
-                    ts_program_create(back, ctx, &back_prog, &err) == TS_OK &&
-                    ts_program_run(back_prog, (void *const *)f.params, back_outs, &err) == TS_OK;
-    if (!exported) fprintf(stderr, "  StableHLO round trip: %s\n", err.message);
-    CHECK(exported);
-    for (int o = 0; exported && o < f.g->n_outputs; o++)
-        CHECK(memcmp(back_outs[o], outs[o], ts_type_bytes(ts_graph_type(f.g, f.g->outputs[o]))) == 0);
-    if (exported) fprintf(stderr, "  StableHLO round trip (%zu bytes of text): same outputs\n", len);
-    ts_program_destroy(back_prog);
-    ts_graph_destroy(back);
-    free(text);
+    /* Decomposed and exported: its inputs are the pixels and the small integer layout, nothing
+     * computed outside. */
+    check_graph_roundtrip(f.g, f.params, outs, ctx, name, "image_embeds", 1e-5);
     ts_program_destroy(prog);
     fixture_close(&f);
 }
