@@ -10,6 +10,16 @@
  * public call comes in, and against the program's declared shape right before it runs
  * (ts_decoder_check_deepstack). They are bound for that one run and never kept: nothing about
  * them outlives the call, so a decode step cannot read one.
+ *
+ * longrope (spec.rope_long_after > 0, Phi-4-multimodal): transformers rotates every row of a
+ * forward with the long factors when that forward's max position + 1 passes
+ * original_max_position_embeddings, and generation that crosses it drops the cache and runs the
+ * whole sequence again (prepare_inputs_for_generation). Here a sequence is short or long
+ * (rope_long, until reset): a step whose rows reach past the threshold on an empty sequence runs
+ * long; on a short sequence holding rows, its rows are first computed again with the long factors
+ * from the inputs the sequence recorded (history: token ids, and every row's embedding once an
+ * embedding row came), then the step runs long. A sequence whose inputs are not all recorded
+ * (rows restored by ts_sequence_append_rows without their tokens, side inputs) is refused there.
  */
 #include "engine/model.h"
 #include "engine/derived_weights.h"
@@ -76,6 +86,13 @@ struct ts_sequence {
     int64_t local_rows; /* rows of a sliding-window layer's ring (0: capacity, window masked) */
     int64_t rope_delta; /* M-RoPE: position of the next token = length + rope_delta (0 for text) */
     int adapter;        /* LoRA adapter every row of this sequence runs with (0: none) */
+    /* longrope (see the top): rows computed with the long factors; the inputs of the first
+     * `history` rows (≤ spec.rope_long_after; -1: unknown, a switch is refused): token ids, and
+     * when history_rows is set every row's embedding [rope_long_after][hidden]. */
+    bool rope_long;
+    int64_t history;
+    int32_t *history_tokens;
+    float *history_rows;
     /* [layers][k|v][rows][kv_heads][head_dim] of the model's kv_dtype, rows = capacity, or
      * local_rows for a local layer (position p at row p mod local_rows) */
     uint8_t *cache;
@@ -314,7 +331,8 @@ static bool same_shape(const ts_step_shape *a, const ts_step_shape *b)
         a->n_visual != b->n_visual)
         return false;
     for (int i = 0; i < a->n_seqs; i++)
-        if (a->n_tokens[i] != b->n_tokens[i] || a->attention_bias[i] != b->attention_bias[i])
+        if (a->n_tokens[i] != b->n_tokens[i] || a->attention_bias[i] != b->attention_bias[i] ||
+            a->rope_long[i] != b->rope_long[i])
             return false;
     return true;
 }
@@ -432,10 +450,9 @@ ts_status ts_sequence_create_rows(ts_model *m, int64_t capacity, int64_t local_r
     if (capacity < 1 || capacity > (1 << 24))
         return ts_error_set(err, TS_ERR_RANGE, "sequence capacity %lld outside 1..%d", (long long)capacity, 1 << 24);
     if (m->spec.rope_positions > 0 && capacity > m->spec.rope_positions)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "sequence capacity %lld: this model's rotary table holds %lld positions "
-                            "(rope_type longrope past original_max_position_embeddings is not "
-                            "implemented yet)",
+        return ts_error_set(err, TS_ERR_RANGE,
+                            "sequence capacity %lld: this model's rotary embedding holds %lld "
+                            "positions (max_position_embeddings)",
                             (long long)capacity, (long long)m->spec.rope_positions);
     if (local_rows != 0 && (m->spec.sliding_window < 1 || local_rows < m->spec.sliding_window ||
                             local_rows > capacity))
@@ -447,7 +464,10 @@ ts_status ts_sequence_create_rows(ts_model *m, int64_t capacity, int64_t local_r
     for (int l = 0; l < m->spec.layers; l++)
         bytes += 2 * layer_cache_bytes(m, layer_rows(&m->spec, capacity, local_rows, l));
     if (s) s->cache = calloc(bytes, 1);
-    if (!s || !s->cache) {
+    if (s && m->spec.rope_long_after > 0)
+        s->history_tokens = malloc(sizeof(int32_t) * (size_t)m->spec.rope_long_after);
+    if (!s || !s->cache || (m->spec.rope_long_after > 0 && !s->history_tokens)) {
+        if (s) free(s->cache), free(s->history_tokens);
         free(s);
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "sequence: cannot allocate a %zu-byte KV cache", bytes);
     }
@@ -479,6 +499,8 @@ void ts_sequence_destroy(ts_sequence *s)
 {
     if (!s) return;
     free(s->cache);
+    free(s->history_tokens);
+    free(s->history_rows);
     free(s);
 }
 
@@ -489,6 +511,10 @@ void ts_sequence_reset(ts_sequence *s)
     s->length = 0;
     s->rope_delta = 0;
     s->adapter = 0;
+    s->rope_long = false;
+    s->history = 0;
+    free(s->history_rows);
+    s->history_rows = NULL;
 }
 
 ts_status ts_sequence_set_adapter(ts_sequence *s, const char *name, ts_error *err)
@@ -532,7 +558,13 @@ int64_t ts_sequence_draft_room(const ts_sequence *s)
 {
     /* Rows a ring holds beyond the window: a verify step writes that many rows past what is kept,
      * and only those rows' evictions are ones a rollback never needs (see ts_sequence_truncate). */
-    return s->local_rows > 0 ? s->local_rows - s->model->spec.sliding_window : INT64_MAX;
+    int64_t room = s->local_rows > 0 ? s->local_rows - s->model->spec.sliding_window : INT64_MAX;
+    /* longrope: a short sequence's verify rows stay within the pretraining length, as decoding
+     * them one at a time would (a step that passes it switches the whole sequence to long). */
+    int64_t after = s->model->spec.rope_long_after;
+    if (after > 0 && !s->rope_long && s->length < after && after - s->length - 1 < room)
+        room = after - s->length - 1;
+    return room;
 }
 
 ts_status ts_sequence_truncate(ts_sequence *s, int64_t length, ts_error *err)
@@ -540,10 +572,20 @@ ts_status ts_sequence_truncate(ts_sequence *s, int64_t length, ts_error *err)
     if (length < 0 || length > s->length)
         return ts_error_set(err, TS_ERR_RANGE, "sequence: truncate to %lld of %lld tokens",
                             (long long)length, (long long)s->length);
+    /* The long factors stay with the sequence: rows kept up to the pretraining length would
+     * have been short ones in a sequence that never passed it. */
+    if (s->rope_long && length <= s->model->spec.rope_long_after && length > 0)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "sequence: truncate to %lld tokens: its rows were computed with "
+                            "longrope's long factors (past original_max_position_embeddings %lld); "
+                            "reset it and prefill again",
+                            (long long)length, (long long)s->model->spec.rope_long_after);
     /* Rows past the length are masked by position (full caches: causal from each query's start;
      * rings: a stale row's assumed position is older than any query's window) and overwritten by
      * the next writes. The rope delta is per sequence, not per row: it stays. */
     s->length = length;
+    if (length == 0) s->rope_long = false;
+    if (s->history > length) s->history = length;
     return TS_OK;
 }
 
@@ -629,6 +671,113 @@ static void default_positions(const ts_model *m, ts_sequence *const *seqs,
                 positions[r * n + at] = (int32_t)(seqs[s]->length + i + seqs[s]->rope_delta);
 }
 
+/* longrope: whether n more rows make sequence s long (its rows then rotate with the long
+ * factors), and whether it must first be computed again (a short sequence holding rows). */
+static bool goes_long(const ts_sequence *s, int64_t n)
+{
+    int64_t after = s->model->spec.rope_long_after;
+    return after > 0 && (s->rope_long || s->length + n > after);
+}
+
+static bool needs_relong(const ts_sequence *s, int64_t n)
+{
+    return !s->rope_long && s->length > 0 && goes_long(s, n);
+}
+
+/* Records the inputs of sequence s's `rows` new rows (tokens, or embeddings when the step is
+ * from embeddings; side: the rows had side inputs, which are not kept) while it is short and
+ * every earlier row is recorded. Out of memory only stops the recording (a later switch is then
+ * refused). */
+static void record_history(ts_sequence *s, const int32_t *tokens, const float *embeddings,
+                           int64_t rows, bool side)
+{
+    const ts_model *m = s->model;
+    int64_t at = s->length, h = m->spec.hidden;
+    if (!s->history_tokens || s->rope_long || s->history != at ||
+        at + rows > m->spec.rope_long_after)
+        return;
+    if (side) return;
+    if (embeddings && !s->history_rows) {
+        /* The first embedding rows: the earlier token rows as their embeddings, so the whole
+         * sequence can be run again from embeddings. */
+        s->history_rows = malloc(sizeof(float) * (size_t)(m->spec.rope_long_after * h));
+        if (!s->history_rows ||
+            (at > 0 && ts_model_embed_tokens(m, s->history_tokens, (size_t)at, s->history_rows,
+                                             NULL) != TS_OK)) {
+            free(s->history_rows), s->history_rows = NULL;
+            return;
+        }
+    }
+    if (s->history_rows) {
+        if (embeddings)
+            memcpy(s->history_rows + at * h, embeddings, sizeof(float) * (size_t)(rows * h));
+        else if (ts_model_embed_tokens(m, tokens, (size_t)rows, s->history_rows + at * h, NULL) != TS_OK)
+            return;
+    }
+    for (int64_t i = 0; i < rows; i++) s->history_tokens[at + i] = tokens ? tokens[i] : -1;
+    s->history = at + rows;
+}
+
+void ts_sequence_record_tokens(ts_sequence *s, const int32_t *tokens, int64_t n)
+{
+    int64_t at = s->history;
+    if (!s->history_tokens || s->history_rows || at < 0 || at + n > s->length ||
+        at + n > s->model->spec.rope_long_after)
+        return;
+    memcpy(s->history_tokens + at, tokens, sizeof(int32_t) * (size_t)n);
+    s->history = at + n;
+}
+
+bool ts_sequence_rope_long(const ts_sequence *s) { return s->rope_long; }
+
+void ts_sequence_begin_prompt(ts_sequence *s, int64_t n)
+{
+    if (s->length == 0 && goes_long(s, n)) s->rope_long = true;
+}
+
+static ts_status step_run(ts_model *m, const ts_step_rows *in, int n_seqs, float *logits,
+                          ts_error *err);
+
+/* A short sequence about to pass the pretraining length: its rows computed again, from the
+ * recorded inputs, with the long factors (the reference's dropped cache). On failure the
+ * sequence keeps its length and stays short (its cache rows may have been rewritten). */
+static ts_status relong(ts_model *m, ts_sequence *s, ts_error *err)
+{
+    if (s->history != s->length)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "longrope: the sequence passes original_max_position_embeddings "
+                            "%lld, so its %lld rows must be computed again with the long factors, "
+                            "but the inputs of rows %lld.. are not kept (restored from a cache, "
+                            "or with side inputs); prefill the whole prompt instead",
+                            (long long)m->spec.rope_long_after, (long long)s->length,
+                            (long long)s->history);
+    int64_t length = s->length;
+    float *logits = malloc(sizeof(float) * (size_t)m->spec.vocab);
+    if (!logits) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "longrope: out of memory");
+    ts_step_rows rows = {.seq = s, .n = (size_t)length};
+    if (s->history_rows) rows.embeddings = s->history_rows;
+    else rows.tokens = s->history_tokens;
+    s->length = 0, s->rope_long = true;
+    ts_status st = step_run(m, &rows, 1, logits, err);
+    if (st != TS_OK) s->length = length, s->rope_long = false;
+    free(logits);
+    return st;
+}
+
+/* Every sequence of a step that would cross the threshold, switched first (see relong). */
+static ts_status relong_all(ts_model *m, ts_sequence *const *seqs, const int64_t *n, int n_seqs,
+                            ts_error *err)
+{
+    for (int s = 0; s < n_seqs; s++) {
+        ts_status st = needs_relong(seqs[s], n[s]) ? relong(m, seqs[s], err) : TS_OK;
+        if (st != TS_OK) {
+            ts_error_prefix(err, "step: sequence %d: ", s);
+            return st;
+        }
+    }
+    return TS_OK;
+}
+
 /* Runs one step: binds tokens (or embeddings), positions ([rows][N], every row's), starts, the
  * DeepStack inputs (when the shape declares them; deepstack is then non-NULL, its positions
  * counting the rows of all sequences), each sequence's attention bias (attention[s], where the
@@ -662,6 +811,21 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
                 deepstack->n_layers};
         st = ts_decoder_check_deepstack(&m->spec, shape, &in, err);
         if (st != TS_OK) return st;
+    }
+    /* longrope: which sequences' rows rotate with the long factors (a crossing sequence holding
+     * rows was switched by relong before: callers check needs_relong). */
+    ts_step_shape long_shape;
+    if (m->spec.rope_long_after > 0) {
+        long_shape = *shape;
+        for (int s = 0; s < shape->n_seqs; s++) {
+            if (needs_relong(seqs[s], shape->n_tokens[s]))
+                return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                                    "step: sequence %d passes original_max_position_embeddings "
+                                    "without its rows computed again",
+                                    s);
+            long_shape.rope_long[s] = goes_long(seqs[s], shape->n_tokens[s]);
+        }
+        shape = &long_shape;
     }
     step_program *p;
     st = get_program(m, shape, &p, err);
@@ -700,7 +864,15 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
     for (int32_t i = p->first_input; i < k; i++)
         p->params[i] = NULL;
     if (st != TS_OK) return st;
-    for (int s = 0; s < shape->n_seqs; s++) seqs[s]->length += shape->n_tokens[s];
+    for (int s = 0, row = 0; s < shape->n_seqs; row += (int)shape->n_tokens[s], s++) {
+        bool side = shape->attention_bias[s] || (deepstack && deepstack->n_visual > 0);
+        if (seqs[s]->history_tokens)
+            record_history(seqs[s], shape->from_embeddings ? NULL : (const int32_t *)tokens + row,
+                           shape->from_embeddings ? (const float *)tokens + row * m->spec.hidden : NULL,
+                           shape->n_tokens[s], side);
+        seqs[s]->rope_long |= shape->rope_long[s];
+        seqs[s]->length += shape->n_tokens[s];
+    }
     return TS_OK;
 }
 
@@ -732,6 +904,11 @@ static void **output_slots(const ts_model *m, int n_seqs, bool hidden, const voi
 static ts_status step_run(ts_model *m, const ts_step_rows *in, int n_seqs, float *logits,
                           ts_error *err)
 {
+    ts_sequence *all[TS_MAX_BATCH];
+    int64_t counts[TS_MAX_BATCH];
+    for (int i = 0; i < n_seqs; i++) all[i] = in[i].seq, counts[i] = (int64_t)in[i].n;
+    ts_status relonged = relong_all(m, all, counts, n_seqs, err);
+    if (relonged != TS_OK) return relonged;
     int order[TS_MAX_BATCH];
     for (int i = 0; i < n_seqs; i++) {
         int j = i;
@@ -1032,6 +1209,8 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
     if (out->side && out->side->kind == TS_SIDE_DEEPSTACK &&
         (st = check_deepstack_payload(m, deepstack, n, err)) != TS_OK)
         return st;
+    int64_t count = (int64_t)n;
+    if ((st = relong_all(m, &seq, &count, 1, err)) != TS_OK) return st;
     ts_step_shape shape = {.n_seqs = 1,
                            .n_tokens = {(int64_t)n},
                            .capacity = seq->capacity,
@@ -1132,6 +1311,7 @@ ts_status ts_model_verify(ts_model *m, ts_sequence *const *seqs, int n_seqs, con
         total += (size_t)n_tokens[s];
     }
     ts_status st = check_tokens(m, tokens, total, err);
+    if (st == TS_OK) st = relong_all(m, seqs, n_tokens, n_seqs, err);
     if (st != TS_OK) return st;
     const void **outs = NULL;
     int32_t *positions = malloc(sizeof(int32_t) * total * (size_t)(m->spec.mrope ? 3 : 1));

@@ -111,6 +111,16 @@ const char *ts_sequence_adapter(const ts_sequence *seq);
 /* The adapter the model's family runs a request of these inputs with (TS_INPUT_* bits of
  * models/family.h; 0 = text only), NULL for none or when the checkpoint does not ship it. */
 const char *ts_model_adapter_for(const ts_model *model, unsigned inputs);
+/* longrope (models whose rotary switches to its long factors past
+ * original_max_position_embeddings; see model.c): whether the sequence's rows are long ones;
+ * ts_sequence_begin_prompt tells an empty sequence that its next n rows are one prompt (one
+ * forward of the reference), so a prompt past the threshold is long from its first chunk (else
+ * its first chunks are computed again when a later one passes it); ts_sequence_record_tokens
+ * records the token ids of rows restored by ts_sequence_append_rows (from the recorded ones on),
+ * so the sequence can be computed again when it passes the threshold. No-ops for other models. */
+bool ts_sequence_rope_long(const ts_sequence *seq);
+void ts_sequence_begin_prompt(ts_sequence *seq, int64_t n);
+void ts_sequence_record_tokens(ts_sequence *seq, const int32_t *tokens, int64_t n);
 /* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
 ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out,
                                 ts_error *err);

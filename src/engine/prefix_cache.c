@@ -33,6 +33,7 @@ struct ts_prefix_keys {
     int64_t n_blocks;
     uint8_t (*key)[32];
     bool *storable; /* every row of the block prefilled in a call of ≥ B rows, or restored */
+    bool rope_long; /* the rows rotate with longrope's long factors */
 };
 
 /* How a row enters (part of its record). */
@@ -230,7 +231,7 @@ static ts_status media_rows(const ts_prefix_prompt *p, int32_t media_token, int 
 }
 
 static ts_status make_keys(const ts_prefix_cache *c, const ts_prefix_prompt *p, const char *adapter,
-                           ts_prefix_keys *k, ts_error *err)
+                           bool rope_long, ts_prefix_keys *k, ts_error *err)
 {
     const ts_model_config *cfg = ts_model_get_config(c->model);
     int32_t media_token = p->mm ? (int32_t)cfg->image_token_id : -1;
@@ -245,6 +246,15 @@ static ts_status make_keys(const ts_prefix_cache *c, const ts_prefix_prompt *p, 
         ts_sha256 h;
         ts_sha256_init(&h);
         ts_sha256_update(&h, (const uint8_t *)adapter, strlen(adapter));
+        ts_sha256_final(&h, parent);
+    }
+    /* longrope's long factors rotate every row of a prompt past the pretraining length: such
+     * rows chain from their own seed, never meeting a short prompt's. */
+    if (rope_long) {
+        ts_sha256 h;
+        ts_sha256_init(&h);
+        ts_sha256_update(&h, parent, 32);
+        ts_sha256_update(&h, (const uint8_t *)"longrope:long", 13);
         ts_sha256_final(&h, parent);
     }
     for (int64_t b = 0; st == TS_OK && b < k->n_blocks; b++) {
@@ -280,7 +290,10 @@ ts_status ts_prefix_cache_begin(ts_prefix_cache *c, const ts_prefix_prompt *p, t
     }
     if (!k || !k->key || !k->storable || !whole || !from)
         st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefix cache: out of memory");
-    if (st == TS_OK) st = make_keys(c, p, ts_sequence_adapter(seq), k, err);
+    /* The prompt is one forward of the reference: past longrope's threshold, long throughout. */
+    ts_sequence_begin_prompt(seq, (int64_t)p->n);
+    if (k) k->rope_long = ts_sequence_rope_long(seq);
+    if (st == TS_OK) st = make_keys(c, p, ts_sequence_adapter(seq), k->rope_long, k, err);
     if (st != TS_OK) {
         ts_prefix_keys_free(k), free(whole), free(from);
         return st;
@@ -299,6 +312,8 @@ ts_status ts_prefix_cache_begin(ts_prefix_cache *c, const ts_prefix_prompt *p, t
         touch(c, blk);
         ts_sequence_append_rows(seq, blk->rows, B, NULL); /* fits: P < n ≤ capacity */
     }
+    /* A text prompt's restored rows are its first P tokens (longrope recomputes from them). */
+    if (!p->mm) ts_sequence_record_tokens(seq, p->ids, (int64_t)P);
     /* What this request may store: restored rows, and rows its prefill runs in calls of ≥ B. */
     plan_calls(p, P, from);
     for (int64_t b = 0; b < k->n_blocks; b++) {
@@ -319,6 +334,9 @@ ts_status ts_prefix_cache_begin(ts_prefix_cache *c, const ts_prefix_prompt *p, t
 void ts_prefix_cache_store(ts_prefix_cache *c, const ts_prefix_keys *k, const ts_sequence *seq)
 {
     block *parent = NULL;
+    /* A sequence that passed longrope's threshold while generating holds long rows under short
+     * keys: nothing of it is stored. */
+    if (ts_sequence_rope_long(seq) != k->rope_long) return;
     for (int64_t b = 0; b < k->n_blocks; b++) {
         block *have = find(c, k->key[b]);
         if (have) {

@@ -237,6 +237,33 @@ static void rope_table(ts_graph *g, const ts_decoder_spec *spec, const float *in
     }
 }
 
+/* A step's tables: longrope's long-factor rows for the sequences the shape marks (each
+ * sequence's slice of positions with its own table, joined; the whole step at once when every
+ * sequence agrees), else ts_decoder_rope_tables. Row for row the same arithmetic, so a sequence's
+ * rows do not depend on its neighbours'. */
+static void step_rope_tables(ts_graph *g, const ts_decoder_spec *spec, const ts_step_shape *shape,
+                             const int64_t *offset, ts_value positions, ts_value cos[2],
+                             ts_value sin[2])
+{
+    int longs = 0;
+    for (int s = 0; s < shape->n_seqs; s++) longs += shape->rope_long[s];
+    if (longs == 0 || spec->rope_long_after <= 0) {
+        ts_decoder_rope_tables(g, spec, positions, cos, sin);
+        return;
+    }
+    cos[1] = sin[1] = TS_NO_VALUE; /* longrope has no local layers (ts_decoder_spec_init) */
+    if (longs == shape->n_seqs) {
+        rope_table(g, spec, spec->long_inv_freq, positions, &cos[0], &sin[0]);
+        return;
+    }
+    ts_value c[TS_MAX_BATCH], s_[TS_MAX_BATCH];
+    for (int s = 0; s < shape->n_seqs; s++)
+        rope_table(g, spec, shape->rope_long[s] ? spec->long_inv_freq : spec->inv_freq,
+                   rows(g, positions, offset[s], shape->n_tokens[s]), &c[s], &s_[s]);
+    cos[0] = ts_graph_concatenate(g, c, shape->n_seqs, 0);
+    sin[0] = ts_graph_concatenate(g, s_, shape->n_seqs, 0);
+}
+
 /* x·weightᵀ (+ bias), plus row i's adapter delta when the layer has LoRA on projection p. */
 static ts_value project(ts_graph *g, const ts_decoder_weights *w,
                         const ts_decoder_layer_weights *lw, int p, ts_value x, ts_value weight,
@@ -877,7 +904,7 @@ ts_status ts_decoder_build(ts_graph *g, const ts_decoder_spec *spec,
 
     ts_graph_set_stage(g, "rope");
     ts_value cos[2], sin[2];
-    ts_decoder_rope_tables(g, spec, positions, cos, sin);
+    step_rope_tables(g, spec, shape, offset, positions, cos, sin);
     ts_graph_set_stage(g, "embed_tokens");
     ts_value h = shape->from_embeddings ? tokens : ts_decoder_embed(g, spec, w, tokens);
     step_attend sa = {shape, spec->layers, offset, seq_start, caches, kv_dtype, spec, bias};
@@ -944,8 +971,9 @@ static void llama3_inv_freq(const ts_text_config *t, int dim, float *inv)
     }
 }
 
-/* _compute_longrope_parameters with the short factors (sequences up to the pretraining length):
- * inv_freq = 1 / (short_factor · base^(2i/dim)) and the attention factor that scales cos and sin,
+/* _compute_longrope_parameters: inv_freq = 1 / (short_factor · base^(2i/dim)) for forwards up to
+ * the pretraining length, long_inv_freq the same with long_factor (the reference computes it with
+ * seq_len = original + 1), and the attention factor that scales cos and sin in both,
  * sqrt(1 + ln(factor) / ln(original)) with factor = max / original positions unless the file
  * gives one; f32 steps as torch takes them. */
 static ts_status longrope(const ts_text_config *t, ts_decoder_spec *spec, ts_error *err)
@@ -965,6 +993,7 @@ static ts_status longrope(const ts_text_config *t, ts_decoder_spec *spec, ts_err
         float exponent = (float)(2 * i) / (float)spec->rotary_dim;
         float base = powf((float)t->rope_theta, exponent);
         spec->inv_freq[i] = 1.0f / ((float)t->rope_short_factor[i] * base);
+        spec->long_inv_freq[i] = 1.0f / ((float)t->rope_long_factor[i] * base);
     }
     double factor = t->rope_factor > 0 ? t->rope_factor
                                        : (double)t->max_position_embeddings / (double)original;
@@ -972,7 +1001,9 @@ static ts_status longrope(const ts_text_config *t, ts_decoder_spec *spec, ts_err
     if (attention <= 0)
         attention = factor <= 1.0 ? 1.0 : sqrt(1.0 + log(factor) / log((double)original));
     spec->rope_scale = (float)attention;
-    spec->rope_positions = original;
+    spec->rope_long_after = original;
+    spec->rope_positions = t->max_position_embeddings > original ? t->max_position_embeddings
+                                                                 : original;
     return TS_OK;
 }
 
@@ -1070,6 +1101,9 @@ ts_status ts_decoder_spec_init(const ts_model_config *cfg, ts_decoder_spec *spec
             "longrope are)",
             t->rope_type);
     if (spec->local_rope_theta > 0) {
+        if (spec->rope_long_after > 0)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "config.json: rope_type \"longrope\" with local rotary layers");
         spec->local_rope = true;
         default_inv_freq(spec->local_rope_theta, spec->rotary_dim, spec->local_inv_freq);
     }

@@ -67,10 +67,15 @@ typedef struct ts_decoder_spec {
     /* cos and sin × rope_scale (longrope's attention factor; 0 or 1: none), in f32 as the
      * rotary embedding module does. */
     float rope_scale;
-    /* > 0: positions the rotary table is valid for (longrope's short factors hold up to
-     * original_max_position_embeddings; the reference switches to its long factors past that,
-     * which is not built): a sequence may not hold more (ts_sequence_create refuses). */
+    /* > 0: positions a sequence may hold (longrope: max_position_embeddings; ts_sequence_create
+     * refuses more). */
     int64_t rope_positions;
+    /* longrope (> 0): original_max_position_embeddings. A forward whose rows reach past it (its
+     * max position + 1 > rope_long_after) rotates every row with long_inv_freq instead of
+     * inv_freq (transformers' longrope_frequency_update); the step marks such sequences
+     * (ts_step_shape.rope_long) and the engine recomputes a sequence that crosses it. */
+    int64_t rope_long_after;
+    float long_inv_freq[512];
     /* M-RoPE: positions are i32[3, N] (t, h, w) and each rotary column takes its angle from one
      * axis: in runs of mrope_section, or interleaved t,h,w,t,h,w… within 3·section
      * (mrope_interleaved). */
@@ -132,6 +137,7 @@ typedef struct ts_step_shape {
                                 from_embeddings, spec->n_deepstack ≥ 1); 0: not declared */
     bool attention_bias[TS_MAX_BATCH]; /* sequence b has input `bias` f32[n_b, n_b] (needs
                                           from_embeddings) */
+    bool rope_long[TS_MAX_BATCH]; /* sequence b's rows rotate with spec->long_inv_freq */
 } ts_step_shape;
 
 #define TS_MAX_LAYERS 256

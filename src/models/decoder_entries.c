@@ -274,6 +274,16 @@ int64_t ts_entry_visual_capacity(const ts_entry_shape *shape) { return shape->pr
 ts_status ts_decoder_build_entry(ts_graph *g, const ts_decoder_spec *spec, const ts_weight_source *source,
                                  ts_entry entry, const ts_entry_shape *shape, ts_error *err)
 {
+    /* Entries rotate with the short factors only: exact while no slot passes the pretraining
+     * length, which a capacity up to it guarantees. Longer bundles would need the long table and
+     * the engine's recompute at the switch (not built for bundles). */
+    if (spec->rope_long_after > 0 && shape->capacity > spec->rope_long_after)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "%s: capacity %lld passes original_max_position_embeddings %lld "
+                            "(longrope's long factors are not built for bundles; export with a "
+                            "context of at most %lld)",
+                            ts_entry_name(entry), (long long)shape->capacity,
+                            (long long)spec->rope_long_after, (long long)spec->rope_long_after);
     if (shape->capacity < 1 || shape->prefill_capacity < 1 || shape->prefill_capacity > shape->capacity)
         return ts_error_set(err, TS_ERR_RANGE, "%s: prefill capacity %lld must be in 1..capacity (%lld)", ts_entry_name(entry),
                             (long long)shape->prefill_capacity, (long long)shape->capacity);

@@ -11,8 +11,9 @@
  * names the parts; derive_weight answers with views of the fused tensor's rows (no copy: each
  * part is a contiguous run of rows of the [out, in] matrix). Rotary: partial (partial_rotary_
  * factor, the first rotary_dim channels of a head, rotate_half within them) with longrope's short
- * factors and attention factor (src/models/decoder.c); past original_max_position_embeddings the
- * reference switches to the long factors, which is not built: sequences are capped there. */
+ * factors and attention factor (src/models/decoder.c), its long factors for sequences past
+ * original_max_position_embeddings (the engine's switch: src/engine/model.c), up to
+ * max_position_embeddings. */
 #include "base/error.h"
 #include "loader/config_keys.h"
 #include "models/family.h"

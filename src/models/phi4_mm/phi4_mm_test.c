@@ -8,7 +8,7 @@
  *   - the rotary table: inv_freq = 1 / (short_factor · θ^(2i/d)) and cos/sin scaled by
  *     sqrt(1 + ln(max/original) / ln(original)), computed here in double;
  *   - q/k/v and gate/up are views of the fused rows (no copy), in the order the reference slices;
- *   - a sequence is capped at original_max_position_embeddings (long factors not built);
+ *   - long_inv_freq from the long factors; sequences up to max_position_embeddings;
  *   - text and audio are advertised (audio_config's audio_token_id read), images not (no tower). */
 #include "check.h"
 #include "engine/model.h"
@@ -47,12 +47,15 @@ static void test_config_and_rope(void)
     ts_decoder_spec spec;
     REQUIRE_INT_EQ(ts_decoder_spec_init(&c, &spec, &err), TS_OK);
     CHECK_INT_EQ(spec.rotary_dim, 12);
-    CHECK_INT_EQ(spec.rope_positions, 4096);
+    CHECK_INT_EQ(spec.rope_positions, 131072);
+    CHECK_INT_EQ(spec.rope_long_after, 4096);
     double scale = sqrt(1.0 + log(131072.0 / 4096.0) / log(4096.0));
     CHECK(fabs(spec.rope_scale - scale) < 1e-6);
     for (int i = 0; i < 6; i++) {
         double want = 1.0 / (c.text.rope_short_factor[i] * pow(10000.0, 2.0 * i / 12.0));
         CHECK(fabs(spec.inv_freq[i] - want) <= 1e-6 * want);
+        want = 1.0 / (c.text.rope_long_factor[i] * pow(10000.0, 2.0 * i / 12.0));
+        CHECK(fabs(spec.long_inv_freq[i] - want) <= 1e-6 * want);
     }
     /* attention_factor and factor from the file win over the derived ones. */
     c.text.rope_attention_factor = 1.5;
@@ -105,6 +108,7 @@ static void test_config_refusals(void)
     REQUIRE_INT_EQ(parse(PHI4(""), &c, &err), TS_OK);
     REQUIRE_INT_EQ(ts_decoder_spec_init(&c, &spec, &err), TS_OK);
     CHECK_INT_EQ(spec.rope_positions, 0);
+    CHECK_INT_EQ(spec.rope_long_after, 0);
 
     CHECK_INT_EQ(
         parse(PHI4(",\"rope_scaling\":{\"type\":\"longrope\",\"long_factor\":[1]}"), &c, &err),
@@ -181,11 +185,12 @@ static void test_fused_views(void)
     free(logits);
     ts_sequence_destroy(s);
 
-    /* The rotary table holds original_max_position_embeddings positions. */
-    CHECK_INT_EQ(ts_sequence_create(m, 4097, &s, &err), TS_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message,
-                   "sequence capacity 4097: this model's rotary table holds 4096 positions");
-    REQUIRE_INT_EQ(ts_sequence_create(m, 4096, &s, &err), TS_OK);
+    /* Sequences past original_max_position_embeddings (long factors), up to
+     * max_position_embeddings. */
+    CHECK_INT_EQ(ts_sequence_create(m, 131073, &s, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "sequence capacity 131073: this model's rotary embedding holds "
+                                "131072 positions (max_position_embeddings)");
+    REQUIRE_INT_EQ(ts_sequence_create(m, 8192, &s, &err), TS_OK);
     ts_sequence_destroy(s);
     ts_model_destroy(m);
 }
