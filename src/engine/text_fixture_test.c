@@ -4,7 +4,9 @@
  * decode step's logits and the 16 greedy tokens, with the F32 and the BF16 weight files. The
  * first stage that diverges is reported by name.
  * Then batched decode: 4 sequences with different prompts, stepped together, give exactly the
- * tokens each gives alone. */
+ * tokens each gives alone. Phi-4's longrope past original_max_position_embeddings (the
+ * phi4_mm-longrope-* fixtures, 32 positions): whole and chunked prefill, decode and verify across
+ * the switch. */
 #include "engine/model.h"
 #include "check.h"
 
@@ -154,6 +156,111 @@ static void test_gemma3_text(void) { check_case("gemma3_text", false), check_cas
  * views, partial rotary (0.75) with longrope's short factors and attention factor. */
 static void test_phi4_mm_text(void) { check_case("phi4_mm-text", false), check_case("phi4_mm-text", true); }
 /* A text-only prompt to a VLM takes the ordinary token path (M-RoPE with t = h = w). */
+/* longrope past original_max_position_embeddings (32 in these fixtures): a prompt under it whose
+ * generation crosses it (the sequence computed again with the long factors at the crossing) and a
+ * prompt over it (long from the first row). */
+static void test_phi4_longrope(void)
+{
+    check_case("phi4_mm-longrope-cross", false), check_case("phi4_mm-longrope-cross", true);
+    check_case("phi4_mm-longrope-long", false), check_case("phi4_mm-longrope-long", true);
+}
+
+/* The reference's greedy steps from `seq` (holding the prompt, its last logits in `logits`):
+ * decoded one at a time, or (draft > 0) verified in blocks of the pending token plus up to
+ * `draft` of the reference's next ids, within the sequence's draft room; every row's logits
+ * within the tolerance, every greedy id the reference's. */
+static bool longrope_decode(ts_model *m, ts_sequence *seq, const ts_checkpoint *ref, float *logits,
+                            int draft)
+{
+    const ts_tensor_info *gen = ref_tensor(ref, "generated_ids"), *dl = ref_tensor(ref, "decode_logits");
+    const ts_model_config *cfg = ts_model_get_config(m);
+    int64_t vocab = ts_model_vocab_size(m), n_new = gen->shape[0];
+    const int64_t *want = gen->data;
+    float *rows = malloc(sizeof(float) * (size_t)(vocab * (draft + 1)));
+    ts_error err;
+    bool ok = true;
+    for (int64_t i = 0; ok && i < n_new;) {
+        char stage[64];
+        snprintf(stage, sizeof(stage), "decode_logits[%lld]", (long long)i);
+        ok = close_enough(stage, logits, (const float *)dl->data + i * vocab, (size_t)vocab) &&
+             ts_argmax_masked(logits, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids) == want[i];
+        if (!ok || i + 1 == n_new) break;
+        int64_t room = ts_sequence_draft_room(seq), k = draft < room ? draft : room;
+        if (k > n_new - 2 - i) k = n_new - 2 - i;
+        int32_t block[16];
+        for (int64_t j = 0; j <= k; j++) block[j] = (int32_t)want[i + j];
+        int64_t n_rows = k + 1;
+        if (ts_model_verify(m, &seq, 1, block, &n_rows, rows, &err) != TS_OK) {
+            fprintf(stderr, "  verify at step %lld: %s\n", (long long)i, err.message);
+            ok = false;
+            break;
+        }
+        /* Rows 0 … k − 1 predict the drafts (checked here), row k the next step's. */
+        for (int64_t j = 0; ok && j < k; j++) {
+            snprintf(stage, sizeof(stage), "decode_logits[%lld] (verified)", (long long)(i + 1 + j));
+            ok = close_enough(stage, rows + j * vocab, (const float *)dl->data + (i + 1 + j) * vocab,
+                              (size_t)vocab) &&
+                 ts_argmax_masked(rows + j * vocab, vocab, cfg->eos_token_ids,
+                                  cfg->n_eos_token_ids) == want[i + 1 + j];
+        }
+        memcpy(logits, rows + k * vocab, sizeof(float) * (size_t)vocab);
+        i += k + 1;
+    }
+    free(rows);
+    return ok;
+}
+
+/* Chunked prefill (chunks of 8 < 32): told the prompt's length first (long from chunk 1) or not
+ * (the first chunks computed again when a chunk passes 32); then plain decode and speculative
+ * verify blocks (drafts never straddle 32; the crossing block runs long). The truncate of a long
+ * sequence back under 32 is refused. */
+static void test_phi4_longrope_chunked(void)
+{
+    static const char *const cases[] = {"phi4_mm-longrope-cross", "phi4_mm-longrope-long"};
+    for (int c = 0; c < 2; c++)
+        for (int mode = 0; mode < 4; mode++) {
+            bool announce = mode & 1;
+            int draft = mode & 2 ? 4 : 0;
+            char dir[128], refpath[160];
+            snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", cases[c]);
+            snprintf(refpath, sizeof(refpath), "tests/fixtures/%s/reference.safetensors", cases[c]);
+            ts_error err;
+            ts_model *m;
+            ts_checkpoint *ref;
+            REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+            REQUIRE_INT_EQ(ts_checkpoint_open(refpath, &ref, &err), TS_OK);
+            const ts_tensor_info *ids64 = ref_tensor(ref, "input_ids");
+            int64_t n = ids64->shape[1], vocab = ts_model_vocab_size(m);
+            int32_t ids[64];
+            REQUIRE(n <= 64);
+            for (int64_t i = 0; i < n; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+            ts_sequence *seq;
+            REQUIRE_INT_EQ(ts_sequence_create(m, n + 16, &seq, &err), TS_OK);
+            float *logits = malloc(sizeof(float) * (size_t)vocab);
+            if (announce) ts_sequence_begin_prompt(seq, n);
+            for (int64_t at = 0; at < n; at += 8)
+                CHECK_INT_EQ(ts_model_prefill(m, seq, ids + at, (size_t)(n - at < 8 ? n - at : 8),
+                                              logits, &err),
+                             TS_OK);
+            CHECK(ts_sequence_rope_long(seq) == (n > 32));
+            /* Under 32 the verify rows stop at 32: the room is what is left below it. */
+            if (n < 32) CHECK_INT_EQ(ts_sequence_draft_room(seq), 32 - n - 1);
+            bool ok = longrope_decode(m, seq, ref, logits, draft);
+            CHECK(ok);
+            CHECK(ts_sequence_rope_long(seq));
+            CHECK_INT_EQ(ts_sequence_truncate(seq, 32, &err), TS_ERR_UNSUPPORTED);
+            CHECK_CONTAINS(err.message, "computed with longrope's long factors");
+            CHECK_INT_EQ(ts_sequence_truncate(seq, 33, &err), TS_OK);
+            fprintf(stderr, "  %s: %lld prompt tokens in chunks of 8 (%s), %s: %s\n", cases[c],
+                    (long long)n, announce ? "length told first" : "recomputed at the crossing",
+                    draft ? "verify blocks of up to 5" : "decode", ok ? "16 ids match" : "DIVERGES");
+            free(logits);
+            ts_sequence_destroy(seq);
+            ts_checkpoint_close(ref);
+            ts_model_destroy(m);
+        }
+}
+
 static void test_qwen2_vl_text_only(void) { check_case("qwen2_vl-text-only", false); }
 
 /* The VLM language side through the engine: the reference's merged input embeddings and 3-axis
@@ -436,6 +543,8 @@ int main(void)
     RUN(test_qwen3_moe);
     RUN(test_gemma3_text);
     RUN(test_phi4_mm_text);
+    RUN(test_phi4_longrope);
+    RUN(test_phi4_longrope_chunked);
     RUN(test_qwen2_vl_text_only);
     RUN(test_vlm_language_side);
     RUN(test_qwen3_vl_first_layer);
