@@ -5,7 +5,8 @@
  * size and the chunk rule imply, media keying (another image: no hit past the image's first
  * block; the same image: hit), eviction under a budget of a few blocks (still exact, the chain
  * kept whole), and the refusal of a ring cache; then the other fixtures: text (bf16 weights, a
- * bf16 KV cache, MoE) and image (Qwen2.5-VL, Qwen3-VL-MoE, LLaVA with CLIP and with SigLIP). */
+ * bf16 KV cache, MoE) and image (Qwen2.5-VL, Qwen3-VL-MoE, LLaVA with CLIP and with SigLIP); and
+ * longrope's long rows keyed apart from short ones (Phi-4). */
 #include "engine/prefix_cache.h"
 #include "check.h"
 #include "engine/model.h"
@@ -343,6 +344,34 @@ static void test_gemma3_full_caches(void)
     full_caches = false;
 }
 
+/* longrope (phi4_mm-longrope-cross: the long factors past 32 positions): a prompt past 32 is
+ * long from its first row, so its rows chain apart from a short prompt's with the same tokens —
+ * neither is restored into the other — and each is served exactly, also in 16-row chunks, where
+ * the prefill without the cache computes the first 32 rows again when a chunk passes 32. */
+static void test_longrope(void)
+{
+    ts_error err;
+    ts_model *m;
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/phi4_mm-longrope-cross/model", NULL, &m, &err), TS_OK);
+    ts_sequence *like;
+    ts_prefix_cache *c;
+    REQUIRE_INT_EQ(ts_sequence_create(m, 256, &like, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_prefix_cache_create(m, like, 1 << 20, &c, &err), TS_OK);
+    prompt a = text_prompt(32, 0), b = text_prompt(64, 0); /* b starts with a's 32 tokens */
+    CHECK_INT_EQ(served_exactly(m, c, &a, 256), 0);
+    CHECK_INT_EQ(served_exactly(m, c, &a, 256), 16);
+    CHECK_INT_EQ(served_exactly(m, c, &b, 256), 0); /* a's short blocks are not b's */
+    CHECK_INT_EQ(served_exactly(m, c, &b, 256), 48);
+    CHECK_INT_EQ(served_exactly(m, c, &b, 16), 48);
+    CHECK_INT_EQ(served_exactly(m, c, &a, 16), 16); /* nor b's long ones a's */
+    ts_prefix_cache_stats st = ts_prefix_cache_get_stats(c);
+    CHECK_INT_EQ(st.blocks, 2 + 4);
+    prompt_free(&a), prompt_free(&b);
+    ts_prefix_cache_destroy(c);
+    ts_sequence_destroy(like);
+    ts_model_destroy(m);
+}
+
 static void test_ring_refused(void)
 {
     ts_error err;
@@ -375,6 +404,7 @@ int main(void)
     RUN(test_text_fixtures);
     RUN(test_gemma3_full_caches);
     RUN(test_ring_refused);
+    RUN(test_longrope);
     ts_context_destroy(ctx);
     ts_context_destroy(ctx_auto);
     return check_finish();

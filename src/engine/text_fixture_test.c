@@ -212,14 +212,15 @@ static bool longrope_decode(ts_model *m, ts_sequence *seq, const ts_checkpoint *
 
 /* Chunked prefill (chunks of 8 < 32): told the prompt's length first (long from chunk 1) or not
  * (the first chunks computed again when a chunk passes 32); then plain decode and speculative
- * verify blocks (drafts never straddle 32; the crossing block runs long). The truncate of a long
- * sequence back under 32 is refused. */
+ * verify blocks (drafts never straddle 32; the crossing block runs long). The prompt also as
+ * embedding rows (how media prompts come in: the rows the sequence keeps are run again). The
+ * truncate of a long sequence back under 32 is refused. */
 static void test_phi4_longrope_chunked(void)
 {
     static const char *const cases[] = {"phi4_mm-longrope-cross", "phi4_mm-longrope-long"};
     for (int c = 0; c < 2; c++)
-        for (int mode = 0; mode < 4; mode++) {
-            bool announce = mode & 1;
+        for (int mode = 0; mode < 6; mode++) {
+            bool announce = mode & 1, embedded = mode >= 4;
             int draft = mode & 2 ? 4 : 0;
             char dir[128], refpath[160];
             snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", cases[c]);
@@ -238,10 +239,17 @@ static void test_phi4_longrope_chunked(void)
             REQUIRE_INT_EQ(ts_sequence_create(m, n + 16, &seq, &err), TS_OK);
             float *logits = malloc(sizeof(float) * (size_t)vocab);
             if (announce) ts_sequence_begin_prompt(seq, n);
-            for (int64_t at = 0; at < n; at += 8)
-                CHECK_INT_EQ(ts_model_prefill(m, seq, ids + at, (size_t)(n - at < 8 ? n - at : 8),
-                                              logits, &err),
+            int64_t hidden = ts_model_get_config(m)->text.hidden_size;
+            float *rows = malloc(sizeof(float) * (size_t)(n * hidden));
+            CHECK_INT_EQ(ts_model_embed_tokens(m, ids, (size_t)n, rows, &err), TS_OK);
+            for (int64_t at = 0; at < n; at += 8) {
+                size_t take = (size_t)(n - at < 8 ? n - at : 8);
+                CHECK_INT_EQ(embedded ? ts_model_prefill_embeddings(m, seq, rows + at * hidden, take,
+                                                                    NULL, 0, NULL, logits, &err)
+                                      : ts_model_prefill(m, seq, ids + at, take, logits, &err),
                              TS_OK);
+            }
+            free(rows);
             CHECK(ts_sequence_rope_long(seq) == (n > 32));
             /* Under 32 the verify rows stop at 32: the room is what is left below it. */
             if (n < 32) CHECK_INT_EQ(ts_sequence_draft_room(seq), 32 - n - 1);
@@ -251,8 +259,9 @@ static void test_phi4_longrope_chunked(void)
             CHECK_INT_EQ(ts_sequence_truncate(seq, 32, &err), TS_ERR_UNSUPPORTED);
             CHECK_CONTAINS(err.message, "computed with longrope's long factors");
             CHECK_INT_EQ(ts_sequence_truncate(seq, 33, &err), TS_OK);
-            fprintf(stderr, "  %s: %lld prompt tokens in chunks of 8 (%s), %s: %s\n", cases[c],
-                    (long long)n, announce ? "length told first" : "recomputed at the crossing",
+            fprintf(stderr, "  %s: %lld prompt %s in chunks of 8 (%s), %s: %s\n", cases[c],
+                    (long long)n, embedded ? "rows as embeddings" : "tokens",
+                    announce ? "length told first" : "recomputed at the crossing",
                     draft ? "verify blocks of up to 5" : "decode", ok ? "16 ids match" : "DIVERGES");
             free(logits);
             ts_sequence_destroy(seq);
