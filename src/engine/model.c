@@ -20,6 +20,8 @@
  * from the inputs the sequence recorded (history: token ids, and every row's embedding once an
  * embedding row came), then the step runs long. A sequence whose inputs are not all recorded
  * (rows restored by ts_sequence_append_rows without their tokens, side inputs) is refused there.
+ * A step that fails after such a switch leaves the sequence long at its old length (its rows
+ * already computed again), not as it was.
  */
 #include "engine/model.h"
 #include "engine/derived_weights.h"
@@ -87,8 +89,9 @@ struct ts_sequence {
     int64_t rope_delta; /* M-RoPE: position of the next token = length + rope_delta (0 for text) */
     int adapter;        /* LoRA adapter every row of this sequence runs with (0: none) */
     /* longrope (see the top): rows computed with the long factors; the inputs of the first
-     * `history` rows (≤ spec.rope_long_after; -1: unknown, a switch is refused): token ids, and
-     * when history_rows is set every row's embedding [rope_long_after][hidden]. */
+     * `history` rows (≤ spec.rope_long_after; fewer than length: a switch is refused): token
+     * ids [rope_long_after], and when history_rows is set every row's embedding
+     * [rope_long_after][hidden]. */
     bool rope_long;
     int64_t history;
     int32_t *history_tokens;
