@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # compare_cli_test.sh — `tessera compare` on every fixture whose family is built (phi4_mm-audio with
-# its audio stages and speech adapter): all stages
-# match (exit 0); a model against another model's reference names the first divergent stage
+# its audio stages and speech adapter; phi4_mm-longrope-* across longrope's switch to the long
+# factors): all stages match (exit 0); a model against another model's reference names the first divergent stage
 # (exit 1); usage errors exit 2.
 set -u
 bin=${TS_BIN:?TS_BIN not set}
@@ -12,7 +12,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 for case in qwen2 qwen3 llama qwen2_vl qwen2_vl-two-images qwen2_vl-text-only qwen2_5_vl llava llava_siglip gemma3 \
-    phi4_mm-text phi4_mm-audio; do
+    phi4_mm-text phi4_mm-audio phi4_mm-longrope-cross phi4_mm-longrope-long; do
     "$bin" compare -m "$root/tests/fixtures/$case/model" --reference "$root/tests/fixtures/$case/reference.safetensors" >"$out" 2>&1
     check "$case: compare exits 0" test $? -eq 0
     check "$case: every stage matches" grep -q "every stage matches" "$out"

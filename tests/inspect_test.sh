@@ -16,9 +16,11 @@ declare -A family=([gemma3]=gemma3 [llama]=llama [llava]=llava [llava_siglip]=ll
   [qwen2_5_vl]=qwen2_5_vl [qwen2_vl]=qwen2_vl [qwen2_vl-text-only]=qwen2_vl
   [qwen2_vl-two-images]=qwen2_vl [qwen3]=qwen3 [qwen3_vl]=qwen3_vl [qwen3_vl_moe]=qwen3_vl_moe
   [gemma3_text]=gemma3 [qwen3_moe]=qwen3_moe [qwen3_vl_moe-sparse-step]=qwen3_vl_moe
-  [phi4_mm-text]=phi4_multimodal [phi4_mm-audio]=phi4_multimodal [phi4_mm-image-small]=phi4_multimodal)
+  [phi4_mm-text]=phi4_multimodal [phi4_mm-audio]=phi4_multimodal [phi4_mm-image-small]=phi4_multimodal
+  [phi4_mm-longrope-cross]=phi4_multimodal [phi4_mm-longrope-long]=phi4_multimodal)
 # The LM width where it is not 64.
-declare -A hidden=([phi4_mm-text]=48 [phi4_mm-audio]=48 [phi4_mm-image-small]=48)
+declare -A hidden=([phi4_mm-text]=48 [phi4_mm-audio]=48 [phi4_mm-image-small]=48
+  [phi4_mm-longrope-cross]=48 [phi4_mm-longrope-long]=48)
 # Fixtures made for configurations the loader does not take: refused by name, exit 1 (none now).
 declare -A refused=()
 declare -A params=([gemma3]=397680 [llama]=215488 [llava]=407248 [llava_siglip]=407104
@@ -54,6 +56,8 @@ expect qwen2_vl "$out" "mrope section 2/3/3"
 expect qwen2_vl "$out" "vision:        qwen2_vl, depth 3, hidden 48, heads 3, intermediate 192, patch 14, merge 2, out 64"
 out=$("$bin" inspect -m "$root/tests/fixtures/phi4_mm-text/model")
 expect "phi4 rope" "$out" "rope:          longrope, theta 10000, 6 short/long factors, original positions 4096, partial 0.75"
+out=$("$bin" inspect -m "$root/tests/fixtures/phi4_mm-longrope-cross/model")
+expect "phi4 longrope" "$out" "6 short/long factors, original positions 32, partial 0.75"
 out=$("$bin" inspect -m "$root/tests/fixtures/qwen2/model")
 expect qwen2 "$out" "modalities:    text"
 expect qwen2 "$out" "text:          qwen2, layers 3, hidden 64, heads 4, kv heads 2, head dim 16, intermediate 160, vocab 1344"
