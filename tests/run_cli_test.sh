@@ -128,6 +128,18 @@ PHI4_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open
 expect_exit 0 '"generated_ids":'"$PHI4_IDS" run -m "$(dirname "$MODEL")/../phi4_mm-text/model" -p "Write a short poem about the sea." \
     --json --ignore-eos --max-tokens 16 --temperature 0
 grep -qF '"prompt_tokens":16' "$TMP/out" && ok || fail "phi4 chat prompt is not the fixture's 16 tokens"
+# longrope past original_max_position_embeddings (32 in these fixtures): a prompt under it whose
+# generation passes it, and one over it; plain and speculative decoding give the reference's ids.
+for lr in longrope-cross longrope-long; do
+    LR_DIR="$(dirname "$MODEL")/../phi4_mm-$lr"
+    LR_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$LR_DIR/reference.json")
+    LR_PROMPT=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['messages'][0]['content'])" "$LR_DIR/reference.json")
+    for draft in --no-draft "--draft 4"; do
+        # shellcheck disable=SC2086
+        expect_exit 0 '"generated_ids":'"$LR_IDS" run -m "$LR_DIR/model" -p "$LR_PROMPT" \
+            --json --ignore-eos --max-tokens 16 --temperature 0 $draft
+    done
+done
 expect_exit 1 "phi4_multimodal: images are not supported for this model" run \
     -m "$(dirname "$MODEL")/../phi4_mm-text/model" -p "Describe this image." \
     --image "$(dirname "$MODEL")/../qwen2_vl/chelsea.png" --max-tokens 2
