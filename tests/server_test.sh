@@ -20,6 +20,9 @@
 #                  of their "speculative_decoding": false runs; /metrics shows drafts accepted
 #   load.mjs       300 requests at concurrency 16, every one against its oracle; RSS growth small
 #   shutdown.mjs   SIGTERM with requests running and queued: every one ends, the server exits 0
+#   longrope.mjs   Phi-4's longrope past original_max_position_embeddings: a prompt whose generation
+#                  passes it, a prompt over it, in 8-token chunks, alone and batched together, with
+#                  and without the prefix cache and drafts: the reference's tokens
 #   prefix.mjs     the prefix cache: repeated requests and a 5-turn chat with an image restore the
 #                  exact token counts the block rule gives, every text equal to a server without the
 #                  cache; media keying; eviction under a 1 MiB budget (Qwen2-VL and Qwen3-VL)
@@ -50,6 +53,7 @@ CHELSEA=tests/fixtures/qwen2_vl/chelsea.png
 COFFEE=tests/fixtures/qwen2_vl-two-images/coffee.png
 PHI4A=tests/fixtures/phi4_mm-audio/model
 PHI4A_WAV=tests/fixtures/phi4_mm-audio/speech_16k_s16_1s.wav
+LR=tests/fixtures/phi4_mm-longrope-cross/model # the -long case's model is the same file
 API_KEY=tessera-test-key-1234
 
 TMP=$(mktemp -d)
@@ -149,12 +153,15 @@ oracle load_raw -m "$VL" --raw -p "The quick brown fox" --max-tokens 8
 oracle load_image -m "$VL" --image "$CHELSEA" -p "What is this?" --max-tokens 4
 oracle phi4_audio -m "$PHI4A" --audio "$PHI4A_WAV" -p "Transcribe the audio." --max-tokens 16
 oracle phi4_text -m "$PHI4A" -p "Write a short poem about the sea." --max-tokens 16
+oracle lr_cross -m "$LR" -p "Write a short poem about the blue sea and the white waves." --max-tokens 16
+oracle lr_long -m "$LR" -p "Write a short poem about the blue sea, the white waves and the quiet harbour at night." \
+    --max-tokens 16
 (IFS=,; echo "{${ORACLE_ITEMS[*]}}") >"$TMP/oracles.json"
 
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
 
 # TS_SERVER_TESTS="api load" runs only those parts (all by default).
-want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle speculative bundle_speculative malformed audio load shutdown prefix} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+want() { case " ${TS_SERVER_TESTS:-api isolation qwen3_vl gemma3 bundle qwen3_vl_bundle qwen3_vl_vision_bundle gemma3_bundle speculative bundle_speculative malformed audio longrope load shutdown prefix} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # --- api: the default server, and the text-only model behind an API key
 if want api; then
@@ -272,6 +279,15 @@ if want audio; then
     start_server audio -m "$PHI4A" --slots 2
     TS_PORT=${PORT[audio]} run_node audio.mjs
     stop_server audio
+fi
+
+# --- longrope: Phi-4's switch to the long factors past 32 positions, prompts in 8-token chunks
+if want longrope; then
+    start_server lr -m "$LR" --slots 2 --prefill-chunk 8 --draft 4
+    start_server lrn -m "$LR" --slots 2 --prefill-chunk 8 --prefix-cache-mb 0 --no-draft
+    TS_PORT=${PORT[lr]} TS_NOCACHE_PORT=${PORT[lrn]} run_node longrope.mjs
+    stop_server lr
+    stop_server lrn
 fi
 
 # --- load: 4 slots, a queue that holds every waiting request
