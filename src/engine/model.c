@@ -714,7 +714,8 @@ static void record_history(ts_sequence *s, const int32_t *tokens, const float *e
     if (s->history_rows) {
         if (embeddings)
             memcpy(s->history_rows + at * h, embeddings, sizeof(float) * (size_t)(rows * h));
-        else if (ts_model_embed_tokens(m, tokens, (size_t)rows, s->history_rows + at * h, NULL) != TS_OK)
+        else if (ts_model_embed_tokens(m, tokens, (size_t)rows, s->history_rows + at * h,
+                                       NULL) != TS_OK)
             return;
     }
     for (int64_t i = 0; i < rows; i++) s->history_tokens[at + i] = tokens ? tokens[i] : -1;
@@ -869,9 +870,10 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
     if (st != TS_OK) return st;
     for (int s = 0, row = 0; s < shape->n_seqs; row += (int)shape->n_tokens[s], s++) {
         bool side = shape->attention_bias[s] || (deepstack && deepstack->n_visual > 0);
+        const float *embedded =
+            shape->from_embeddings ? (const float *)tokens + row * m->spec.hidden : NULL;
         if (seqs[s]->history_tokens)
-            record_history(seqs[s], shape->from_embeddings ? NULL : (const int32_t *)tokens + row,
-                           shape->from_embeddings ? (const float *)tokens + row * m->spec.hidden : NULL,
+            record_history(seqs[s], embedded ? NULL : (const int32_t *)tokens + row, embedded,
                            shape->n_tokens[s], side);
         seqs[s]->rope_long |= shape->rope_long[s];
         seqs[s]->length += shape->n_tokens[s];
@@ -1301,11 +1303,15 @@ ts_status ts_model_verify(ts_model *m, ts_sequence *const *seqs, int n_seqs, con
                                 "verify: %lld rows for sequence %d, which holds %lld of %lld",
                                 (long long)n_tokens[s], s, (long long)seqs[s]->length,
                                 (long long)seqs[s]->capacity);
-        /* A ring keeps only window + room rows: more rows than the room could not be rolled back. */
+        /* A ring keeps only window + room rows: more rows than the room could not be rolled back.
+         * longrope: a short sequence's rows may not pass the pretraining length. */
         if (n_tokens[s] - 1 > ts_sequence_draft_room(seqs[s]))
             return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                                "verify: %lld rows for sequence %d, but its sliding-window ring "
-                                "keeps only %lld rows beyond the window",
+                                seqs[s]->local_rows > 0
+                                    ? "verify: %lld rows for sequence %d, but its sliding-window "
+                                      "ring keeps only %lld rows beyond the window"
+                                    : "verify: %lld rows for sequence %d, but only %lld drafts fit "
+                                      "before original_max_position_embeddings (longrope)",
                                 (long long)n_tokens[s], s, (long long)ts_sequence_draft_room(seqs[s]));
         for (int t = 0; t < s; t++)
             if (seqs[t] == seqs[s])

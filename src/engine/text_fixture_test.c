@@ -252,7 +252,17 @@ static void test_phi4_longrope_chunked(void)
             free(rows);
             CHECK(ts_sequence_rope_long(seq) == (n > 32));
             /* Under 32 the verify rows stop at 32: the room is what is left below it. */
-            if (n < 32) CHECK_INT_EQ(ts_sequence_draft_room(seq), 32 - n - 1);
+            if (n < 32) {
+                CHECK_INT_EQ(ts_sequence_draft_room(seq), 32 - n - 1);
+                int32_t block[8] = {0};
+                int64_t rows = 32 - n + 1;
+                float *out = malloc(sizeof(float) * (size_t)(vocab * rows));
+                CHECK_INT_EQ(ts_model_verify(m, &seq, 1, block, &rows, out, &err),
+                             TS_ERR_UNSUPPORTED);
+                CHECK_CONTAINS(err.message, "fit before original_max_position_embeddings");
+                CHECK_INT_EQ(ts_sequence_length(seq), n);
+                free(out);
+            }
             bool ok = longrope_decode(m, seq, ref, logits, draft);
             CHECK(ok);
             CHECK(ts_sequence_rope_long(seq));
