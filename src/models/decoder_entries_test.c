@@ -2,7 +2,8 @@
  * CPU executor against the transformers fixtures: padded prefill gives the reference last logits
  * and KV (padding rows zero); prefill from embeddings with an additive causal bias gives the same;
  * decode over two slots with ragged cache lengths reproduces the reference decode logits and
- * greedy tokens for one slot and the engine's own tokens for the other. */
+ * greedy tokens for one slot and the engine's own tokens for the other. longrope's bundles are
+ * held to original_max_position_embeddings. */
 #include "base/context.h"
 #include "cpu/executor.h"
 #include "engine/model.h"
@@ -355,6 +356,35 @@ static void test_decode_plan_independent_of_capacity(void)
     ts_checkpoint_close(ck);
 }
 
+/* longrope: entries rotate with the short factors only, so a capacity past
+ * original_max_position_embeddings (32 in phi4_mm-longrope-cross) is refused by name; up to it
+ * they build. */
+static void test_longrope_capacity(void)
+{
+    ts_error err;
+    ts_model *m;
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/phi4_mm-longrope-cross/model", NULL, &m, &err), TS_OK);
+    ts_model_config cfg;
+    ts_decoder_spec spec;
+    CHECK_INT_EQ(ts_model_config_load("tests/fixtures/phi4_mm-longrope-cross/model", &cfg, &err), TS_OK);
+    CHECK_INT_EQ(ts_decoder_spec_init(&cfg, &spec, &err), TS_OK);
+    for (int c = 0; c < 2; c++) {
+        ts_entry_shape shape = {.capacity = c ? 33 : 32, .prefill_capacity = 16, .slots = 1};
+        ts_graph *g;
+        REQUIRE_INT_EQ(ts_graph_create(&g, &err), TS_OK);
+        ts_status st = ts_decoder_build_entry(g, &spec, ts_model_weights(m), TS_ENTRY_DECODE, &shape, &err);
+        if (c) {
+            CHECK_INT_EQ(st, TS_ERR_UNSUPPORTED);
+            CHECK_CONTAINS(err.message, "decode.main: capacity 33 passes original_max_position_embeddings 32 "
+                                        "(longrope's long factors are not built for bundles");
+        } else {
+            CHECK_INT_EQ(st, TS_OK);
+        }
+        ts_graph_destroy(g);
+    }
+    ts_model_destroy(m);
+}
+
 int main(void)
 {
     ts_error err;
@@ -367,6 +397,7 @@ int main(void)
     RUN(test_mrope_qwen2_vl);
     RUN(test_mrope_qwen2_vl_two_images);
     RUN(test_mrope_qwen2_5_vl);
+    RUN(test_longrope_capacity);
     ts_context_destroy(ctx);
     return check_finish();
 }
