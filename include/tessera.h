@@ -347,9 +347,13 @@ typedef struct ts_preprocessor_config {
     bool do_pan_and_scan;
     int64_t pan_and_scan_min_crop_size, pan_and_scan_max_num_crops;
     double pan_and_scan_min_ratio_to_activate;
+    /* Phi4MultimodalImageProcessor's dynamic_hd: the most HD crops an image is cut into. */
+    int64_t max_crops;
 } ts_preprocessor_config;
 
-/* Reads `dir/preprocessor_config.json`; TS_ERR_NOT_FOUND when the folder has none. */
+/* Reads `dir/preprocessor_config.json`, or without one the "image_processor" object of
+ * `dir/processor_config.json` (transformers 5's multimodal processors); TS_ERR_NOT_FOUND when the
+ * folder has neither. */
 ts_status ts_preprocessor_config_load(const char *dir, ts_preprocessor_config *out, ts_error *err);
 
 /* ---------------------------------------------------------------- media */
@@ -470,7 +474,7 @@ ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family famil
                               const ts_image_budget *budget, ts_pixel_values *out, ts_error *err);
 /* Frees the data and zeroes *pv; NULL and zeroed values are fine. */
 void ts_pixel_values_free(ts_pixel_values *pv);
-/* SHA-256 of what an image tower sees: shape, grid and every pixel value (the encoder cache's key
+/* SHA-256 of what an image tower sees: shape, grid, resized size and every pixel value (the encoder cache's key
  * and the prefix cache's media digest). */
 void ts_pixel_values_digest(const ts_pixel_values *pv, uint8_t digest[32]);
 
@@ -744,6 +748,12 @@ ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const f
 typedef void (*ts_compare_report)(void *user, const char *stage, double max_abs_diff, double tolerance, bool ok);
 ts_status ts_model_compare(ts_model *model, const char *reference, ts_compare_report report, void *user,
                            char **first_divergent, ts_error *err);
+/* The same with the prompt's images given (ts_preprocess_image of the fixture's image files), for
+ * a reference that keeps the image file rather than its pixel values (Phi-4-multimodal's HD
+ * crops); image_embeds is then the tower on these. n_images 0 is ts_model_compare. */
+ts_status ts_model_compare_images(ts_model *model, const char *reference, const ts_pixel_values *images,
+                                  int n_images, ts_compare_report report, void *user, char **first_divergent,
+                                  ts_error *err);
 /* What an image tower makes of some images, in order: the rows the language model receives at
  * the image tokens, f32[n_rows][hidden], and for a tower with DeepStack (Qwen3-VL) its levels,
  * f32[deepstack_levels][n_rows][hidden] — level i is added after the language model's DeepStack

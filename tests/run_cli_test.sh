@@ -123,14 +123,11 @@ expect_exit 0 '"generated_ids":'"$LLAMA_IDS" run -m "$(dirname "$MODEL")/../llam
     --json --ignore-eos --max-tokens 16 --temperature 0
 grep -qF '"prompt_tokens":25' "$TMP/out" && ok || fail "llama chat prompt is not the fixture's 25 tokens (BOS once)"
 # Phi-4-multimodal's language model through the whole CLI: its chat template, 16 prompt tokens,
-# the reference's ids; an image is refused (no tower yet) with exit 1 and the family named.
+# the reference's ids.
 PHI4_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$(dirname "$MODEL")/../phi4_mm-text/reference.json")
 expect_exit 0 '"generated_ids":'"$PHI4_IDS" run -m "$(dirname "$MODEL")/../phi4_mm-text/model" -p "Write a short poem about the sea." \
     --json --ignore-eos --max-tokens 16 --temperature 0
 grep -qF '"prompt_tokens":16' "$TMP/out" && ok || fail "phi4 chat prompt is not the fixture's 16 tokens"
-expect_exit 1 "phi4_multimodal: images are not supported for this model" run \
-    -m "$(dirname "$MODEL")/../phi4_mm-text/model" -p "Describe this image." \
-    --image "$(dirname "$MODEL")/../qwen2_vl/chelsea.png" --max-tokens 2
 
 # --- images: decoded, preprocessed, encoded and generated from, as the fixtures were made
 FIX="$(dirname "$MODEL")/.."
@@ -150,6 +147,11 @@ image_case qwen2_5_vl "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(
     "Describe this image." chelsea.png
 image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
     "Describe this image." chelsea.png
+# Phi-4-multimodal: the HD processor (dynamic_hd 2: 2 crops + the global view), the SigLIP tower
+# per view, the HD layout and projector, <|image|> × 339 (348 prompt tokens), the vision adapter.
+image_case phi4_mm-image-small "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/phi4_mm-image-small/reference.json")" \
+    "Describe." chelsea_strip_1200x60.png
+grep -qF '"prompt_tokens":348' "$TMP/out" && ok || fail "phi4 image prompt is not the fixture's 348 tokens"
 # Gemma3: SigLIP + average pool, the image's 4 tokens attending to each other both ways.
 image_case gemma3 "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/gemma3/reference.json")" \
     "Describe this image." chelsea.png
@@ -235,7 +237,7 @@ expect_exit 0 '"generated_tokens":2' run -m "$PHI4A/model" -p "Transcribe." --au
 expect_exit 0 '"generated_tokens":2' run -m "$PHI4A/model" -p "Transcribe the audio." --audio "$PHI4A/speech_16k_s16_1s.wav" \
     --audio "$PHI4A/speech_16k_s16_1s.wav" --json --max-tokens 2 --temperature 0
 grep -qF '"prompt_tokens":40' "$TMP/out" && ok || fail "phi4 two clips: not 27 + 13 prompt tokens"
-expect_exit 1 "phi4_multimodal: images are not supported for this model" run -m "$PHI4A/model" -p hi \
+expect_exit 1 "phi4_multimodal: a prompt with both images and audio is not supported" run -m "$PHI4A/model" -p hi \
     --audio "$PHI4A/speech_16k_s16_1s.wav" --image "$FIX/qwen2_vl/chelsea.png" --max-tokens 2
 
 # --- Qwen3-VL-MoE, text only (MoE layers; its image path is not built): 8 greedy tokens, the same

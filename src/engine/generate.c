@@ -490,6 +490,9 @@ ts_status ts_generate_backend(const ts_step_backend *backend, const int32_t *pro
 ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n, const ts_pixel_values *images,
                              int n_images, const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
+    /* The family's adapter for images (Phi-4-multimodal: vision) before the first row. */
+    ts_status st = ts_sequence_set_modalities(seq, n_images > 0 ? TS_MODALITY_IMAGE : 0, err);
+    if (st != TS_OK) return st;
     model_step m = {model, seq, images, n_images, NULL};
     ts_step_backend b = model_backend(&m);
     return ts_generate_backend(&b, prompt, n, params, out, err);
