@@ -39,6 +39,11 @@ check "phi4_mm-image-small: compare exits 0" test $? -eq 0
 check "phi4_mm-image-small: every stage matches" grep -q "every stage matches" "$out"
 check "phi4_mm-image-small: image_embeds compared" grep -q "image_embeds *ok" "$out"
 check "phi4_mm-image-small: greedy ids compared" grep -q "generated_ids *ok" "$out"
+P4C=$root/tests/fixtures/phi4_mm-image
+"$bin" compare -m "$P4C/model" --reference "$P4C/reference.safetensors" --image "$P4C/chelsea.png" >"$out" 2>&1
+check "phi4_mm-image: compare exits 0" test $? -eq 0
+check "phi4_mm-image: every stage matches" grep -q "every stage matches" "$out"
+check "phi4_mm-image: image_embeds compared" grep -q "image_embeds *ok" "$out"
 "$bin" compare -m "$P4I/model" --reference "$P4I/reference.safetensors" >"$out" 2>&1
 check "phi4_mm-image-small without its image: refused" test $? -eq 1
 check "phi4_mm-image-small without its image: the count named" grep -q "339 image tokens, the images make 0" "$out"

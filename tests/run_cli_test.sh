@@ -152,6 +152,10 @@ image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.
 image_case phi4_mm-image-small "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/phi4_mm-image-small/reference.json")" \
     "Describe." chelsea_strip_1200x60.png
 grep -qF '"prompt_tokens":348' "$TMP/out" && ok || fail "phi4 image prompt is not the fixture's 348 tokens"
+# chelsea at the default dynamic_hd 36: 2 crops padded below, 689 image tokens (701 prompt tokens).
+image_case phi4_mm-image "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/phi4_mm-image/reference.json")" \
+    "Describe this image." chelsea.png
+grep -qF '"prompt_tokens":701' "$TMP/out" && ok || fail "phi4 image prompt is not the fixture's 701 tokens"
 # Gemma3: SigLIP + average pool, the image's 4 tokens attending to each other both ways.
 image_case gemma3 "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/gemma3/reference.json")" \
     "Describe this image." chelsea.png
