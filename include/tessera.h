@@ -790,6 +790,12 @@ ts_status ts_model_encode_images(ts_model *model, const ts_pixel_values *images,
  * feature window or longer than the encoder takes. */
 ts_status ts_model_encode_audio(ts_model *model, ts_context *ctx, const void *clip, size_t len,
                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err);
+/* The same for a prompt of these input modalities (TS_MODALITY_* bits): with TS_MODALITY_IMAGE
+ * (the prompt has images too) Phi-4-multimodal projects the clip with its vision_speech pair, as
+ * the reference does with an image in the batch. ts_model_encode_audio is TS_MODALITY_AUDIO. */
+ts_status ts_model_encode_audio_for(ts_model *model, ts_context *ctx, const void *clip, size_t len,
+                                    const ts_audio_limits *limits, unsigned modalities, ts_encoded_media *out,
+                                    ts_error *err);
 /* The sequence runs with the LoRA adapter its model's family chooses for a prompt of these
  * input modalities (TS_MODALITY_AUDIO / TS_MODALITY_IMAGE bits; 0 = text): Phi-4-multimodal's
  * speech adapter for audio, none for text and for every family without adapters. Set before the
@@ -841,7 +847,8 @@ typedef struct ts_mm_inputs {
  * with no images, for a text prompt), or its clips' rows (media->audio_rows from
  * ts_model_encode_audio, at the audio tokens in order; 1-D positions). Refused besides: audio rows
  * other than the prompt's audio tokens (TS_ERR_INVALID_ARGUMENT), audio for a model without an
- * audio path and audio beside images (TS_ERR_UNSUPPORTED). Refused: a row count other than the prompt's image tokens
+ * audio path (TS_ERR_UNSUPPORTED); images and audio together are one prompt (the clips encoded
+ * for it: ts_model_encode_audio_for). Refused: a row count other than the prompt's image tokens
  * (TS_ERR_INVALID_ARGUMENT), DeepStack levels other than the model's DeepStack layers
  * (TS_ERR_UNSUPPORTED: main rows alone would make a wrong prefill), images for a model without an
  * image tower (TS_ERR_UNSUPPORTED), an image block longer than the model's sliding window
@@ -1077,8 +1084,11 @@ ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *p
                              const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);
 /* ts_generate for a prompt with audio: prompt is the expanded prompt (ts_prompt_expand_audio),
- * audio the clips' rows (ts_model_encode_audio, joined in prompt order). The sequence takes the
- * family's adapter for audio input before its first row (Phi-4-multimodal: its speech LoRA), so
+ * audio the clips' rows (ts_model_encode_audio, joined in prompt order) and, for a prompt with
+ * images too, the images' rows (audio->rows: ts_model_encode_images; the clips then encoded with
+ * ts_model_encode_audio_for(…, TS_MODALITY_AUDIO | TS_MODALITY_IMAGE, …); a family whose positions
+ * depend on the images' grids is refused by ts_mm_inputs_build). The sequence takes the family's
+ * adapter for these inputs before its first row (Phi-4-multimodal: speech, or vision with images), so
  * seq must hold no rows of another adapter; ts_sequence_reset drops it. The prefill goes through
  * ts_mm_inputs_build. */
 ts_status ts_generate_audio(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,

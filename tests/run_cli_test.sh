@@ -6,7 +6,8 @@
 # Qwen3-VL-MoE generates text, the same through a bundle; --audio clips are checked from their
 # headers, malformed ones refused with the reason, well-formed ones refused by models without audio;
 # Phi-4-multimodal's audio (phi4_mm-audio: the clip decoded, encoded, <|audio|> expanded, the speech
-# adapter on) gives the reference's 27 prompt tokens and 16 ids; images beside audio are refused.
+# adapter on) gives the reference's 27 prompt tokens and 16 ids; an image beside the clip
+# (phi4_mm-mixed) its 724 prompt tokens and 16 ids.
 set -u
 BIN=${TS_BIN:?TS_BIN must name the tessera binary}
 cd "${TS_ROOT:-.}"
@@ -241,8 +242,14 @@ expect_exit 0 '"generated_tokens":2' run -m "$PHI4A/model" -p "Transcribe." --au
 expect_exit 0 '"generated_tokens":2' run -m "$PHI4A/model" -p "Transcribe the audio." --audio "$PHI4A/speech_16k_s16_1s.wav" \
     --audio "$PHI4A/speech_16k_s16_1s.wav" --json --max-tokens 2 --temperature 0
 grep -qF '"prompt_tokens":40' "$TMP/out" && ok || fail "phi4 two clips: not 27 + 13 prompt tokens"
-expect_exit 1 "phi4_multimodal: a prompt with both images and audio is not supported" run -m "$PHI4A/model" -p hi \
-    --audio "$PHI4A/speech_16k_s16_1s.wav" --image "$FIX/qwen2_vl/chelsea.png" --max-tokens 2
+# Image and audio in one prompt (phi4_mm-mixed): <|image|> × 689 and <|audio|> × 13 (724 prompt
+# tokens), the clip through the audio projector's vision_speech pair, the vision adapter; its 16 ids.
+PHI4M=$FIX/phi4_mm-mixed
+PHI4M_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$PHI4M/reference.json")
+expect_exit 0 '"generated_ids":'"$PHI4M_IDS" run -m "$PHI4M/model" -p "Describe the image and transcribe the audio." \
+    --image "$PHI4M/chelsea.png" --audio "$PHI4M/speech_16k_s16_1s.wav" --json --ignore-eos --max-tokens 16 --temperature 0 \
+    --repeat-penalty 1
+grep -qF '"prompt_tokens":724' "$TMP/out" && ok || fail "phi4 mixed prompt is not the fixture's 724 tokens"
 
 # --- Qwen3-VL-MoE, text only (MoE layers; its image path is not built): 8 greedy tokens, the same
 # through an exported bundle; an image is refused by name.

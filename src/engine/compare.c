@@ -6,7 +6,8 @@
  *                       caller's images (ts_model_compare_images: a reference that keeps the
  *                       image file, not its pixels)
  *   audio_embeds_speech the audio encoder on the reference's audio_input_features (one clip;
- *                       the prefill then runs with the adapter audio takes)
+ *                       the prefill then runs with the adapter audio takes); beside images
+ *                       audio_embeds_vision_speech (the projector a prompt with images takes)
  *   position_ids        M-RoPE positions from input_ids and the grids; rope_deltas
  *   lm_inputs_embeds    token embeddings with the image rows in place
  *                       (positions and LM input from ts_mm_inputs_build, as every prefill path)
@@ -146,9 +147,15 @@ ts_status ts_model_compare_images(ts_model *m, const char *reference, const ts_p
                  (ts_model_supported_modalities(ts_model_get_config(m)) & TS_MODALITY_AUDIO);
     if (st == TS_OK && audio) {
         ts_encoded_media clip;
-        st = ts_model_encode_audio_features(m, NULL, feats->data, feats->shape[1], feats->shape[2], &clip, err);
-        const ts_tensor_info *t = ts_checkpoint_find(ref, "audio_embeds_speech");
-        if (st == TS_OK && t) compare_floats(&s, "audio_embeds_speech", clip.audio_rows, t);
+        /* Beside images the projector is the vision_speech pair (the reference's stage name says which). */
+        const char *stage = n_images > 0 ? "audio_embeds_vision_speech" : "audio_embeds_speech";
+        st = ts_model_encode_audio_features(m, NULL, feats->data, feats->shape[1], feats->shape[2],
+                                            TS_MODALITY_AUDIO | (n_images > 0 ? TS_MODALITY_IMAGE : 0u), &clip, err);
+        const ts_tensor_info *t = ts_checkpoint_find(ref, stage);
+        if (st == TS_OK && t && t->n_bytes == sizeof(float) * (size_t)(clip.n_audio_rows * hidden))
+            compare_floats(&s, stage, clip.audio_rows, t);
+        else if (st == TS_OK && t)
+            note(&s, stage, INFINITY, 0);
         media.audio_rows = clip.audio_rows, media.n_audio_rows = clip.n_audio_rows, media.hidden = clip.hidden;
     }
     /* Positions and the LM input, assembled as every prefill path assembles them. */
