@@ -347,9 +347,13 @@ typedef struct ts_preprocessor_config {
     bool do_pan_and_scan;
     int64_t pan_and_scan_min_crop_size, pan_and_scan_max_num_crops;
     double pan_and_scan_min_ratio_to_activate;
+    /* Phi4MultimodalImageProcessor's dynamic_hd: the most HD crops an image is cut into. */
+    int64_t max_crops;
 } ts_preprocessor_config;
 
-/* Reads `dir/preprocessor_config.json`; TS_ERR_NOT_FOUND when the folder has none. */
+/* Reads `dir/preprocessor_config.json`, or without one the "image_processor" object of
+ * `dir/processor_config.json` (transformers 5's multimodal processors); TS_ERR_NOT_FOUND when the
+ * folder has neither. */
 ts_status ts_preprocessor_config_load(const char *dir, ts_preprocessor_config *out, ts_error *err);
 
 /* ---------------------------------------------------------------- media */
@@ -470,7 +474,7 @@ ts_status ts_preprocess_image(const ts_preprocessor_config *cfg, ts_family famil
                               const ts_image_budget *budget, ts_pixel_values *out, ts_error *err);
 /* Frees the data and zeroes *pv; NULL and zeroed values are fine. */
 void ts_pixel_values_free(ts_pixel_values *pv);
-/* SHA-256 of what an image tower sees: shape, grid and every pixel value (the encoder cache's key
+/* SHA-256 of what an image tower sees: shape, grid, resized size and every pixel value (the encoder cache's key
  * and the prefix cache's media digest). */
 void ts_pixel_values_digest(const ts_pixel_values *pv, uint8_t digest[32]);
 
@@ -744,6 +748,12 @@ ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const f
 typedef void (*ts_compare_report)(void *user, const char *stage, double max_abs_diff, double tolerance, bool ok);
 ts_status ts_model_compare(ts_model *model, const char *reference, ts_compare_report report, void *user,
                            char **first_divergent, ts_error *err);
+/* The same with the prompt's images given (ts_preprocess_image of the fixture's image files), for
+ * a reference that keeps the image file rather than its pixel values (Phi-4-multimodal's HD
+ * crops); image_embeds is then the tower on these. n_images 0 is ts_model_compare. */
+ts_status ts_model_compare_images(ts_model *model, const char *reference, const ts_pixel_values *images,
+                                  int n_images, ts_compare_report report, void *user, char **first_divergent,
+                                  ts_error *err);
 /* What an image tower makes of some images, in order: the rows the language model receives at
  * the image tokens, f32[n_rows][hidden], and for a tower with DeepStack (Qwen3-VL) its levels,
  * f32[deepstack_levels][n_rows][hidden] — level i is added after the language model's DeepStack
@@ -780,6 +790,12 @@ ts_status ts_model_encode_images(ts_model *model, const ts_pixel_values *images,
  * feature window or longer than the encoder takes. */
 ts_status ts_model_encode_audio(ts_model *model, ts_context *ctx, const void *clip, size_t len,
                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err);
+/* The same for a prompt of these input modalities (TS_MODALITY_* bits): with TS_MODALITY_IMAGE
+ * (the prompt has images too) Phi-4-multimodal projects the clip with its vision_speech pair, as
+ * the reference does with an image in the batch. ts_model_encode_audio is TS_MODALITY_AUDIO. */
+ts_status ts_model_encode_audio_for(ts_model *model, ts_context *ctx, const void *clip, size_t len,
+                                    const ts_audio_limits *limits, unsigned modalities, ts_encoded_media *out,
+                                    ts_error *err);
 /* The sequence runs with the LoRA adapter its model's family chooses for a prompt of these
  * input modalities (TS_MODALITY_AUDIO / TS_MODALITY_IMAGE bits; 0 = text): Phi-4-multimodal's
  * speech adapter for audio, none for text and for every family without adapters. Set before the
@@ -831,7 +847,8 @@ typedef struct ts_mm_inputs {
  * with no images, for a text prompt), or its clips' rows (media->audio_rows from
  * ts_model_encode_audio, at the audio tokens in order; 1-D positions). Refused besides: audio rows
  * other than the prompt's audio tokens (TS_ERR_INVALID_ARGUMENT), audio for a model without an
- * audio path and audio beside images (TS_ERR_UNSUPPORTED). Refused: a row count other than the prompt's image tokens
+ * audio path (TS_ERR_UNSUPPORTED); images and audio together are one prompt (the clips encoded
+ * for it: ts_model_encode_audio_for). Refused: a row count other than the prompt's image tokens
  * (TS_ERR_INVALID_ARGUMENT), DeepStack levels other than the model's DeepStack layers
  * (TS_ERR_UNSUPPORTED: main rows alone would make a wrong prefill), images for a model without an
  * image tower (TS_ERR_UNSUPPORTED), an image block longer than the model's sliding window
@@ -1067,8 +1084,11 @@ ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *p
                              const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                              ts_generation *out, ts_error *err);
 /* ts_generate for a prompt with audio: prompt is the expanded prompt (ts_prompt_expand_audio),
- * audio the clips' rows (ts_model_encode_audio, joined in prompt order). The sequence takes the
- * family's adapter for audio input before its first row (Phi-4-multimodal: its speech LoRA), so
+ * audio the clips' rows (ts_model_encode_audio, joined in prompt order) and, for a prompt with
+ * images too, the images' rows (audio->rows: ts_model_encode_images; the clips then encoded with
+ * ts_model_encode_audio_for(…, TS_MODALITY_AUDIO | TS_MODALITY_IMAGE, …); a family whose positions
+ * depend on the images' grids is refused by ts_mm_inputs_build). The sequence takes the family's
+ * adapter for these inputs before its first row (Phi-4-multimodal: speech, or vision with images), so
  * seq must hold no rows of another adapter; ts_sequence_reset drops it. The prefill goes through
  * ts_mm_inputs_build. */
 ts_status ts_generate_audio(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n,

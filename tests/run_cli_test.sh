@@ -6,7 +6,8 @@
 # Qwen3-VL-MoE generates text, the same through a bundle; --audio clips are checked from their
 # headers, malformed ones refused with the reason, well-formed ones refused by models without audio;
 # Phi-4-multimodal's audio (phi4_mm-audio: the clip decoded, encoded, <|audio|> expanded, the speech
-# adapter on) gives the reference's 27 prompt tokens and 16 ids; images beside audio are refused.
+# adapter on) gives the reference's 27 prompt tokens and 16 ids; an image beside the clip
+# (phi4_mm-mixed) its 724 prompt tokens and 16 ids.
 set -u
 BIN=${TS_BIN:?TS_BIN must name the tessera binary}
 cd "${TS_ROOT:-.}"
@@ -123,7 +124,7 @@ expect_exit 0 '"generated_ids":'"$LLAMA_IDS" run -m "$(dirname "$MODEL")/../llam
     --json --ignore-eos --max-tokens 16 --temperature 0
 grep -qF '"prompt_tokens":25' "$TMP/out" && ok || fail "llama chat prompt is not the fixture's 25 tokens (BOS once)"
 # Phi-4-multimodal's language model through the whole CLI: its chat template, 16 prompt tokens,
-# the reference's ids; an image is refused (no tower yet) with exit 1 and the family named.
+# the reference's ids.
 PHI4_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$(dirname "$MODEL")/../phi4_mm-text/reference.json")
 expect_exit 0 '"generated_ids":'"$PHI4_IDS" run -m "$(dirname "$MODEL")/../phi4_mm-text/model" -p "Write a short poem about the sea." \
     --json --ignore-eos --max-tokens 16 --temperature 0
@@ -140,9 +141,6 @@ for lr in longrope-cross longrope-long; do
             --json --ignore-eos --max-tokens 16 --temperature 0 $draft
     done
 done
-expect_exit 1 "phi4_multimodal: images are not supported for this model" run \
-    -m "$(dirname "$MODEL")/../phi4_mm-text/model" -p "Describe this image." \
-    --image "$(dirname "$MODEL")/../qwen2_vl/chelsea.png" --max-tokens 2
 
 # --- images: decoded, preprocessed, encoded and generated from, as the fixtures were made
 FIX="$(dirname "$MODEL")/.."
@@ -162,6 +160,15 @@ image_case qwen2_5_vl "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(
     "Describe this image." chelsea.png
 image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/llava/reference.json")" \
     "Describe this image." chelsea.png
+# Phi-4-multimodal: the HD processor (dynamic_hd 2: 2 crops + the global view), the SigLIP tower
+# per view, the HD layout and projector, <|image|> × 339 (348 prompt tokens), the vision adapter.
+image_case phi4_mm-image-small "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/phi4_mm-image-small/reference.json")" \
+    "Describe." chelsea_strip_1200x60.png
+grep -qF '"prompt_tokens":348' "$TMP/out" && ok || fail "phi4 image prompt is not the fixture's 348 tokens"
+# chelsea at the default dynamic_hd 36: 2 crops padded below, 689 image tokens (701 prompt tokens).
+image_case phi4_mm-image "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/phi4_mm-image/reference.json")" \
+    "Describe this image." chelsea.png
+grep -qF '"prompt_tokens":701' "$TMP/out" && ok || fail "phi4 image prompt is not the fixture's 701 tokens"
 # Gemma3: SigLIP + average pool, the image's 4 tokens attending to each other both ways.
 image_case gemma3 "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/gemma3/reference.json")" \
     "Describe this image." chelsea.png
@@ -247,8 +254,14 @@ expect_exit 0 '"generated_tokens":2' run -m "$PHI4A/model" -p "Transcribe." --au
 expect_exit 0 '"generated_tokens":2' run -m "$PHI4A/model" -p "Transcribe the audio." --audio "$PHI4A/speech_16k_s16_1s.wav" \
     --audio "$PHI4A/speech_16k_s16_1s.wav" --json --max-tokens 2 --temperature 0
 grep -qF '"prompt_tokens":40' "$TMP/out" && ok || fail "phi4 two clips: not 27 + 13 prompt tokens"
-expect_exit 1 "phi4_multimodal: images are not supported for this model" run -m "$PHI4A/model" -p hi \
-    --audio "$PHI4A/speech_16k_s16_1s.wav" --image "$FIX/qwen2_vl/chelsea.png" --max-tokens 2
+# Image and audio in one prompt (phi4_mm-mixed): <|image|> × 689 and <|audio|> × 13 (724 prompt
+# tokens), the clip through the audio projector's vision_speech pair, the vision adapter; its 16 ids.
+PHI4M=$FIX/phi4_mm-mixed
+PHI4M_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$PHI4M/reference.json")
+expect_exit 0 '"generated_ids":'"$PHI4M_IDS" run -m "$PHI4M/model" -p "Describe the image and transcribe the audio." \
+    --image "$PHI4M/chelsea.png" --audio "$PHI4M/speech_16k_s16_1s.wav" --json --ignore-eos --max-tokens 16 --temperature 0 \
+    --repeat-penalty 1
+grep -qF '"prompt_tokens":724' "$TMP/out" && ok || fail "phi4 mixed prompt is not the fixture's 724 tokens"
 
 # --- Qwen3-VL-MoE, text only (MoE layers; its image path is not built): 8 greedy tokens, the same
 # through an exported bundle; an image is refused by name.

@@ -13,8 +13,9 @@
 #   malformed.mjs  broken, wrong-typed, oversized and refused requests: status, error object,
 #                  and /health still 200 after each; malformed input_audio clips (and well-formed
 #                  ones, refused: qwen2_vl takes no audio), a text request answered after each
-#   audio.mjs      Phi-4-multimodal's input_audio: the reference's tokens, audio and text mixed in
-#                  one batch (speech adapter and none), a cancel during the encode, images refused
+#   audio.mjs      Phi-4-multimodal's input_audio and image_url: the references' tokens (audio, image,
+#                  both in one request), audio, image and text in one batch (speech, vision and no
+#                  adapter), a cancel during an audio and during an image encode
 #   speculative.mjs  speculative decoding (--draft 4; also through a bundle's decode_k.main):
 #                  requests alone and mixed give the tokens
 #                  of their "speculative_decoding": false runs; /metrics shows drafts accepted
@@ -54,6 +55,7 @@ COFFEE=tests/fixtures/qwen2_vl-two-images/coffee.png
 PHI4A=tests/fixtures/phi4_mm-audio/model
 PHI4A_WAV=tests/fixtures/phi4_mm-audio/speech_16k_s16_1s.wav
 LR=tests/fixtures/phi4_mm-longrope-cross/model # the -long case's model is the same file
+PHI4I=tests/fixtures/phi4_mm-image/chelsea.png # phi4_mm-audio's model is every phi4 fixture's (same weights, processor)
 API_KEY=tessera-test-key-1234
 
 TMP=$(mktemp -d)
@@ -156,6 +158,8 @@ oracle phi4_text -m "$PHI4A" -p "Write a short poem about the sea." --max-tokens
 oracle lr_cross -m "$LR" -p "Write a short poem about the blue sea and the white waves." --max-tokens 16
 oracle lr_long -m "$LR" -p "Write a short poem about the blue sea, the white waves and the quiet harbour at night." \
     --max-tokens 16
+oracle phi4_image -m "$PHI4A" --image "$PHI4I" -p "Describe this image." --max-tokens 16
+oracle phi4_mixed -m "$PHI4A" --image "$PHI4I" --audio "$PHI4A_WAV" -p "Describe the image and transcribe the audio." --max-tokens 16
 (IFS=,; echo "{${ORACLE_ITEMS[*]}}") >"$TMP/oracles.json"
 
 export TS_ROOT=$ROOT TS_OPENAI=$OPENAI TS_ORACLES=$TMP/oracles.json TS_API_KEY=$API_KEY
@@ -276,7 +280,7 @@ fi
 
 # --- audio: Phi-4-multimodal's input_audio end to end (media stage encode, speech adapter per slot)
 if want audio; then
-    start_server audio -m "$PHI4A" --slots 2
+    start_server audio -m "$PHI4A" --slots 3
     TS_PORT=${PORT[audio]} run_node audio.mjs
     stop_server audio
 fi

@@ -6,13 +6,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#define MAX_IMAGES 16
+
+/* Each file decoded and preprocessed by the model's own processor (dir's processor config). */
+static ts_status load_images(const char *dir, const ts_model *m, const char *const *files, int n, ts_pixel_values *out,
+                             ts_error *err)
+{
+    if (n == 0) return TS_OK;
+    ts_preprocessor_config pc;
+    ts_status st = ts_preprocessor_config_load(dir, &pc, err);
+    for (int i = 0; st == TS_OK && i < n; i++) {
+        ts_image img;
+        st = ts_image_load(files[i], NULL, &img, err);
+        if (st == TS_OK)
+            st = ts_preprocess_image(&pc, ts_model_get_config(m)->family, img.rgb, img.width, img.height, NULL, &out[i], err);
+        ts_image_free(&img);
+    }
+    return st;
+}
+
 static int usage(FILE *out)
 {
-    fprintf(out, "usage: tessera compare -m DIR --reference FILE.safetensors [--threads N] [--quantize q8|q4]\n"
+    fprintf(out, "usage: tessera compare -m DIR --reference FILE.safetensors [--image FILE]... [--threads N] [--quantize q8|q4]\n"
                  "  Runs DIR's model on the reference's inputs and compares every stage it holds (image embeddings,\n"
                  "  positions, merged embeddings, each layer's hidden state and KV, prefill and decode logits, greedy\n"
                  "  tokens) within 1e-4 × max(1, max |ref|); prints each stage and the first that diverges.\n"
                  "  The file format is the fixtures' (tests/fixtures/README.md).\n"
+                 "  --image FILE (up to 16, in prompt order): the prompt's images, preprocessed by DIR's processor, for a\n"
+                 "  reference that keeps the image file rather than its pixel values (Phi-4-multimodal's).\n"
                  "  --quantize q8|q4 quantizes the model's matrices at load first: the weight error is printed and\n"
                  "  each stage's difference is then the quantization's error against the reference.\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
@@ -26,12 +47,18 @@ static void print_stage(void *user, const char *stage, double diff, double tol, 
 
 int cmd_compare(int argc, char **argv)
 {
-    const char *model = NULL, *reference = NULL, *quantize = NULL, *v;
+    const char *model = NULL, *reference = NULL, *quantize = NULL, *v, *image_files[MAX_IMAGES];
+    int n_image_files = 0;
     long long threads = 0;
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
         if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) model = v;
         else if (ts_cli_match(argc, argv, &i, "--reference", &v)) reference = v;
+        else if (ts_cli_match(argc, argv, &i, "--image", &v)) {
+            if (!v) return ts_cli_usage_error("compare", "--image needs a file");
+            if (n_image_files == MAX_IMAGES) return ts_cli_usage_error("compare", "at most %d --image files", MAX_IMAGES);
+            image_files[n_image_files++] = v;
+        }
         else if (ts_cli_match(argc, argv, &i, "--quantize", &v)) {
             if (!v) return ts_cli_usage_error("compare", "--quantize needs q8 or q4");
             quantize = v;
@@ -55,7 +82,10 @@ int cmd_compare(int argc, char **argv)
     }
     if (quantize) printf("quantized %s\n", ts_model_quantization_summary(m));
     char *first = NULL;
-    ts_status st = ts_model_compare(m, reference, print_stage, NULL, &first, &err);
+    ts_pixel_values images[MAX_IMAGES] = {0};
+    ts_status st = load_images(model, m, image_files, n_image_files, images, &err);
+    if (st == TS_OK) st = ts_model_compare_images(m, reference, images, n_image_files, print_stage, NULL, &first, &err);
+    for (int i = 0; i < n_image_files; i++) ts_pixel_values_free(&images[i]);
     ts_model_destroy(m);
     ts_context_destroy(ctx);
     if (st != TS_OK) return ts_cli_fail("compare", &err);

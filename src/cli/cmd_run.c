@@ -334,11 +334,16 @@ static ts_status prompt_ids(const options *o, const ts_model *model, const ts_to
         for (int i = 0; i < o->n_images; i++) counts[i] = ts_model_image_tokens(model, &images[i]);
         char *expanded = NULL;
         size_t len = 0;
-        /* A prompt has images or audio, not both (refused before). */
+        /* Each placeholder kind by its own rule (text level, as the processor): images, then clips. */
         if (o->n_images)
             st = ts_prompt_expand_images(ts_model_get_config(model), tok, text, strlen(text), counts, o->n_images, &expanded, &len, err);
-        else
-            st = ts_prompt_expand_audio(ts_model_get_config(model), tok, text, strlen(text), audio_tokens, o->n_audio, &expanded, &len, err);
+        if (!st && o->n_audio) {
+            char *with_images = expanded;
+            const char *from = with_images ? with_images : text;
+            st = ts_prompt_expand_audio(ts_model_get_config(model), tok, from, strlen(from), audio_tokens, o->n_audio, &expanded, &len,
+                                        err);
+            free(with_images);
+        }
         if (!st) st = tmpl ? ts_tokenizer_encode_chat(tok, expanded, len, ids, n, err) : ts_tokenizer_encode(tok, expanded, len, true, ids, n, err);
         free(expanded);
     } else if (!st) {
@@ -404,7 +409,9 @@ static ts_status encode_audio(const options *o, ts_model *model, ts_encoded_medi
         ts_mapping m = {0};
         int64_t before = out->n_audio_rows;
         st = ts_mapping_open(o->audio[i], &m, err);
-        if (st == TS_OK) st = ts_model_encode_audio(model, NULL, m.data, m.size, NULL, out, err);
+        /* With images in the prompt too, the clips are encoded for it (Phi-4: vision_speech). */
+        unsigned modalities = TS_MODALITY_AUDIO | (o->n_images ? TS_MODALITY_IMAGE : 0u);
+        if (st == TS_OK) st = ts_model_encode_audio_for(model, NULL, m.data, m.size, NULL, modalities, out, err);
         ts_mapping_close(&m);
         tokens[i] = out->n_audio_rows - before;
         if (st) ts_error_prefix(err, "--audio %s: ", o->audio[i]);
@@ -538,14 +545,18 @@ static int run(options *o)
     if (!st && o->n_audio && !(modalities & TS_MODALITY_AUDIO)) {
         st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: this model does not accept audio input (input modalities: text%s)",
                           ts_family_name(ts_model_get_config(s.model)->family), modalities & TS_MODALITY_IMAGE ? ", image" : "");
-    } else if (!st && o->n_audio && o->n_images) {
-        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: a prompt with both images and audio is not supported",
-                          ts_family_name(ts_model_get_config(s.model)->family));
     } else if (!st && o->n_audio && s.bundle) {
         st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "--audio: a bundle has no audio encoder entry");
     }
     if (!st && o->n_audio) st = encode_audio(o, s.model, &s.audio, audio_tokens, &err);
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
+    if (!st && o->n_audio && o->n_images) {
+        /* One prompt with both: the images' rows beside the clips' (prefilled together). */
+        ts_encoded_media rows;
+        st = ts_model_encode_images(s.model, s.images, o->n_images, &rows, &err);
+        if (!st) s.audio.rows = rows.rows, s.audio.n_rows = rows.n_rows, rows.rows = NULL;
+        ts_encoded_media_free(&rows);
+    }
     if (!st) st = prompt_ids(o, s.model, s.tok, s.images, audio_tokens, &s.ids, &n_ids, &err);
     if (!st && n_ids == 0) {
         st = ts_error_set(&err, TS_ERR_INVALID_ARGUMENT, "the prompt encodes to no tokens");

@@ -27,9 +27,11 @@ static void test_predicate(void)
     CHECK_INT_EQ(served("gemma3"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("gemma3_text"), TS_MODALITY_TEXT);
     CHECK_INT_EQ(served("qwen3_moe"), TS_MODALITY_TEXT);
-    /* Phi-4-multimodal: the language model and the audio path (no tower: images refused). */
-    CHECK_INT_EQ(served("phi4_mm-text"), TS_MODALITY_TEXT | TS_MODALITY_AUDIO);
-    CHECK_INT_EQ(served("phi4_mm-audio"), TS_MODALITY_TEXT | TS_MODALITY_AUDIO);
+    /* Phi-4-multimodal: the language model, the image path (HD processor, tower, projector) and
+     * the audio path. */
+    CHECK_INT_EQ(served("phi4_mm-text"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE | TS_MODALITY_AUDIO);
+    CHECK_INT_EQ(served("phi4_mm-audio"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE | TS_MODALITY_AUDIO);
+    CHECK_INT_EQ(served("phi4_mm-image-small"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE | TS_MODALITY_AUDIO);
     CHECK_INT_EQ(served("qwen3_vl_moe-sparse-step"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("llava"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);
     CHECK_INT_EQ(served("llava_siglip"), TS_MODALITY_TEXT | TS_MODALITY_IMAGE);

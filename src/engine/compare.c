@@ -2,9 +2,12 @@
  * tests/fixtures/README.md), reporting every stage and which one diverges first.
  *
  * Stages, in pipeline order, each compared when the reference holds it:
- *   image_embeds        the vision tower on the reference's pixel_values and grids
+ *   image_embeds        the vision tower on the reference's pixel_values and grids, or on the
+ *                       caller's images (ts_model_compare_images: a reference that keeps the
+ *                       image file, not its pixels)
  *   audio_embeds_speech the audio encoder on the reference's audio_input_features (one clip;
- *                       the prefill then runs with the adapter audio takes)
+ *                       the prefill then runs with the adapter audio takes); beside images
+ *                       audio_embeds_vision_speech (the projector a prompt with images takes)
  *   position_ids        M-RoPE positions from input_ids and the grids; rope_deltas
  *   lm_inputs_embeds    token embeddings with the image rows in place
  *                       (positions and LM input from ts_mm_inputs_build, as every prefill path)
@@ -66,6 +69,12 @@ int ts_argmax_masked(const float *x, int64_t n, const int64_t *eos, int n_eos)
 ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report report, void *user, char **first_divergent,
                            ts_error *err)
 {
+    return ts_model_compare_images(m, reference, NULL, 0, report, user, first_divergent, err);
+}
+
+ts_status ts_model_compare_images(ts_model *m, const char *reference, const ts_pixel_values *given, int n_given,
+                                  ts_compare_report report, void *user, char **first_divergent, ts_error *err)
+{
     *first_divergent = NULL;
     ts_checkpoint *ref;
     ts_status st = ts_checkpoint_open(reference, &ref, err);
@@ -94,8 +103,21 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
     ts_vision *vision = ts_model_vision(m);
     int n_images = grid ? (int)grid->shape[0] : 0;
     ts_pixel_values pv[16];
+    const ts_pixel_values *images = pv;
     ts_encoded_media media = {0};
-    if (st == TS_OK && vision && pixels && !grid && pixels->n_dims == 4) {
+    if (st == TS_OK && n_given > 0) {
+        /* The caller's images, preprocessed by the model's own processor (a reference that keeps
+         * the image file rather than its pixel values: Phi-4-multimodal's HD crops). */
+        st = vision ? ts_model_encode_images(m, given, n_given, &media, err)
+                    : ts_error_set(err, TS_ERR_UNSUPPORTED, "compare: the model has no image tower");
+        if (st == TS_OK && embeds_ref) {
+            if ((size_t)media.n_rows * (size_t)hidden * sizeof(float) == embeds_ref->n_bytes)
+                compare_floats(&s, "image_embeds", media.rows, embeds_ref);
+            else
+                note(&s, "image_embeds", INFINITY, 0);
+        }
+        images = given, n_images = n_given;
+    } else if (st == TS_OK && vision && pixels && !grid && pixels->n_dims == 4) {
         /* Fixed-size images [images, 3, S, S], one tower call for all of them. */
         pv[0] = (ts_pixel_values){.data = (float *)pixels->data, .n_dims = 4};
         for (int d = 0; d < 4; d++)
@@ -125,15 +147,21 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
                  (ts_model_supported_modalities(ts_model_get_config(m)) & TS_MODALITY_AUDIO);
     if (st == TS_OK && audio) {
         ts_encoded_media clip;
-        st = ts_model_encode_audio_features(m, NULL, feats->data, feats->shape[1], feats->shape[2], &clip, err);
-        const ts_tensor_info *t = ts_checkpoint_find(ref, "audio_embeds_speech");
-        if (st == TS_OK && t) compare_floats(&s, "audio_embeds_speech", clip.audio_rows, t);
+        /* Beside images the projector is the vision_speech pair (the reference's stage name says which). */
+        const char *stage = n_images > 0 ? "audio_embeds_vision_speech" : "audio_embeds_speech";
+        st = ts_model_encode_audio_features(m, NULL, feats->data, feats->shape[1], feats->shape[2],
+                                            TS_MODALITY_AUDIO | (n_images > 0 ? TS_MODALITY_IMAGE : 0u), &clip, err);
+        const ts_tensor_info *t = ts_checkpoint_find(ref, stage);
+        if (st == TS_OK && t && t->n_bytes == sizeof(float) * (size_t)(clip.n_audio_rows * hidden))
+            compare_floats(&s, stage, clip.audio_rows, t);
+        else if (st == TS_OK && t)
+            note(&s, stage, INFINITY, 0);
         media.audio_rows = clip.audio_rows, media.n_audio_rows = clip.n_audio_rows, media.hidden = clip.hidden;
     }
     /* Positions and the LM input, assembled as every prefill path assembles them. */
     ts_mm_inputs mm = {0};
     if (st == TS_OK)
-        st = ts_mm_inputs_build(m, ids, (size_t)n, pv, n_images, n_images || audio ? &media : NULL, &mm, err);
+        st = ts_mm_inputs_build(m, ids, (size_t)n, images, n_images, n_images || audio ? &media : NULL, &mm, err);
     bool mrope = pos_ref && pos_ref->n_dims == 3;
     if (st == TS_OK && mrope) {
         /* A model whose positions are not M-RoPE has every one of them wrong. */
@@ -158,8 +186,11 @@ ts_status ts_model_compare(ts_model *m, const char *reference, ts_compare_report
     const ts_tensor_info *gen = ts_checkpoint_find(ref, "generated_ids");
     int64_t n_new = gen ? gen->shape[0] : 0;
     if (st == TS_OK) st = ts_sequence_create(m, n + n_new + 1, &seq, err);
-    /* The adapter the prompt's inputs take (Phi-4-multimodal: speech with audio), as every path. */
-    if (st == TS_OK) st = ts_sequence_set_modalities(seq, audio ? TS_MODALITY_AUDIO : 0, err);
+    /* The adapter the prompt's inputs take (Phi-4-multimodal: speech with audio, vision with an
+     * image), as every path. */
+    if (st == TS_OK)
+        st = ts_sequence_set_modalities(
+            seq, (audio ? TS_MODALITY_AUDIO : 0u) | (n_images > 0 ? TS_MODALITY_IMAGE : 0u), err);
     if (st == TS_OK) {
         /* Side inputs (DeepStack) go with the image rows, so only with the embeddings. */
         ts_side_inputs side = ts_mm_inputs_side(&mm);

@@ -84,8 +84,10 @@ void ts_pixel_values_digest(const ts_pixel_values *pv, uint8_t key[32])
 {
     ts_sha256 h;
     ts_sha256_init(&h);
-    int64_t header[8] = {pv->n_dims,   pv->shape[0],    pv->shape[1],    pv->shape[2],
-                         pv->shape[3], pv->grid_thw[0], pv->grid_thw[1], pv->grid_thw[2]};
+    /* The resized size too: a tower may read its padding from it (Phi-4-multimodal's masks). */
+    int64_t header[10] = {pv->n_dims,   pv->shape[0],    pv->shape[1],    pv->shape[2],
+                          pv->shape[3], pv->grid_thw[0], pv->grid_thw[1], pv->grid_thw[2],
+                          pv->resized_width, pv->resized_height};
     ts_sha256_update(&h, header, sizeof(header));
     size_t values = 1;
     for (int d = 0; d < pv->n_dims; d++)

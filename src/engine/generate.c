@@ -425,7 +425,7 @@ typedef struct {
 static ts_status model_prefill(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err)
 {
     model_step *m = self;
-    if (m->media) return ts_model_prefill_media(m->model, m->seq, prompt, n, NULL, 0, m->media, logits, err);
+    if (m->media) return ts_model_prefill_media(m->model, m->seq, prompt, n, m->images, m->n_images, m->media, logits, err);
     if (m->images) return ts_model_prefill_images(m->model, m->seq, prompt, n, m->images, m->n_images, logits, err);
     return ts_model_prefill(m->model, m->seq, prompt, n, logits, err);
 }
@@ -490,6 +490,9 @@ ts_status ts_generate_backend(const ts_step_backend *backend, const int32_t *pro
 ts_status ts_generate_images(ts_model *model, ts_sequence *seq, const int32_t *prompt, size_t n, const ts_pixel_values *images,
                              int n_images, const ts_generate_params *params, ts_generation *out, ts_error *err)
 {
+    /* The family's adapter for images (Phi-4-multimodal: vision) before the first row. */
+    ts_status st = ts_sequence_set_modalities(seq, n_images > 0 ? TS_MODALITY_IMAGE : 0, err);
+    if (st != TS_OK) return st;
     model_step m = {model, seq, images, n_images, NULL};
     ts_step_backend b = model_backend(&m);
     return ts_generate_backend(&b, prompt, n, params, out, err);
@@ -508,9 +511,10 @@ ts_status ts_generate_audio(ts_model *model, ts_sequence *seq, const int32_t *pr
                             ts_generation *out, ts_error *err)
 {
     memset(out, 0, sizeof(*out));
-    /* The family's adapter for audio (Phi-4-multimodal: speech) before the first row; the
-     * sequence drops it on reset. */
-    ts_status st = ts_sequence_set_modalities(seq, TS_MODALITY_AUDIO, err);
+    /* The family's adapter for the prompt's inputs (Phi-4-multimodal: speech for audio, vision
+     * with image rows beside it) before the first row; the sequence drops it on reset. */
+    ts_status st = ts_sequence_set_modalities(
+        seq, TS_MODALITY_AUDIO | (audio && audio->n_rows > 0 ? TS_MODALITY_IMAGE : 0u), err);
     if (st != TS_OK) return st;
     model_step m = {model, seq, NULL, 0, audio};
     ts_step_backend b = model_backend(&m);

@@ -177,10 +177,10 @@ static ts_status check_media(const ts_model *m, const ts_encoded_media *media, i
     return TS_OK;
 }
 
-/* The audio rows against the prompt's audio tokens; audio beside images is not built (the
- * reference then switches the audio projector and the adapter to their vision_speech pair). */
+/* The audio rows against the prompt's audio tokens (beside images too: the clips were then
+ * encoded for a prompt with images, ts_model_encode_audio_for). */
 static ts_status check_audio(const ts_model *m, const ts_encoded_media *media, int64_t audio_tokens,
-                             bool images, ts_error *err)
+                             ts_error *err)
 {
     const ts_model_config *cfg = ts_model_get_config(m);
     int64_t rows = media ? media->n_audio_rows : 0;
@@ -191,10 +191,6 @@ static ts_status check_audio(const ts_model *m, const ts_encoded_media *media, i
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
                             "prefill: the prompt has %lld audio tokens, the clips make %lld",
                             (long long)audio_tokens, (long long)rows);
-    if (rows && images)
-        return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                            "%s: a prompt with both images and audio is not supported",
-                            ts_family_name(cfg->family));
     if (rows && (!media->audio_rows || media->hidden != cfg->text.hidden_size))
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
                             "prefill: the audio rows are %lld wide, the model's hidden size is %lld",
@@ -228,8 +224,13 @@ ts_status ts_mm_inputs_build(const ts_model *m, const int32_t *ids, size_t n,
     ts_side_kind side = ts_model_side_inputs(m, &layers, &n_layers);
     ts_status st = check_media(m, media, image_tokens, side, n_layers, err);
     if (st != TS_OK) return st;
-    st = check_audio(m, media, audio_tokens, n_images > 0 || image_tokens > 0, err);
+    st = check_audio(m, media, audio_tokens, err);
     if (st != TS_OK) return st;
+    /* Positions that follow the images' grids need their pixel values, not only their rows. */
+    if (cfg->family->positions && image_tokens > 0 && n_images == 0)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "%s: the prompt's image positions need the images' pixel values",
+                            ts_family_name(cfg->family));
     out->n = n, out->hidden = hidden, out->side_kind = side;
     out->embeddings = malloc(sizeof(float) * n * (size_t)hidden);
     out->positions = malloc(sizeof(int32_t) * 3 * n);

@@ -1380,13 +1380,15 @@ static ts_status no_audio(const ts_model *m, ts_error *err)
 }
 
 ts_status ts_model_encode_audio_features(ts_model *m, ts_context *ctx, const float *features, int64_t frames, int64_t width,
-                                         ts_encoded_media *out, ts_error *err)
+                                         unsigned modalities, ts_encoded_media *out, ts_error *err)
 {
     memset(out, 0, sizeof(*out));
     if (!m->audio) return no_audio(m, err);
     const ts_audio_path *a = m->config.family->audio;
     int64_t tokens = a->tokens(&m->config, frames);
-    ts_status st = a->encoder->encode(m->audio, ctx ? ctx : m->ctx, features, frames, width, &out->audio_rows, &out->n_audio_rows, err);
+    unsigned inputs = TS_INPUT_AUDIO | (modalities & TS_MODALITY_IMAGE ? TS_INPUT_IMAGE : 0u);
+    ts_status st = a->encoder->encode(m->audio, ctx ? ctx : m->ctx, features, frames, width, inputs, &out->audio_rows,
+                                      &out->n_audio_rows, err);
     /* The prompt was expanded with tokens(frames): rows of another count would shift every row. */
     if (st == TS_OK && out->n_audio_rows != tokens)
         st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio: the encoder made %lld rows for a clip of %lld tokens",
@@ -1399,6 +1401,13 @@ ts_status ts_model_encode_audio_features(ts_model *m, ts_context *ctx, const flo
 ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, size_t len,
                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err)
 {
+    return ts_model_encode_audio_for(m, ctx, clip, len, limits, TS_MODALITY_AUDIO, out, err);
+}
+
+ts_status ts_model_encode_audio_for(ts_model *m, ts_context *ctx, const void *clip, size_t len,
+                                    const ts_audio_limits *limits, unsigned modalities, ts_encoded_media *out,
+                                    ts_error *err)
+{
     if (!m->audio) return no_audio(m, err);
     const ts_audio_path *a = m->config.family->audio;
     float *features = NULL;
@@ -1408,7 +1417,7 @@ ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, 
     ts_status st = ts_audio_decode(clip, len, limits, a->sample_rate, &samples, err);
     if (st == TS_OK) st = a->features(&m->config, samples.samples, samples.n_samples, &features, &frames, &width, err);
     ts_audio_free(&samples);
-    if (st == TS_OK) st = ts_model_encode_audio_features(m, ctx, features, frames, width, &one, err);
+    if (st == TS_OK) st = ts_model_encode_audio_features(m, ctx, features, frames, width, modalities, &one, err);
     free(features);
     /* Appended after the earlier clips' rows: a prompt's clips are joined in order. */
     size_t row = sizeof(float) * (size_t)m->config.text.hidden_size;

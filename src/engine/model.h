@@ -81,11 +81,11 @@ int64_t ts_sequence_capacity(const ts_sequence *seq);
  * attend bidirectionally within their image, or TS_SIDE_NONE; NULL and 0 for the layers unless
  * DeepStack. layers and n_layers may be NULL. */
 ts_side_kind ts_model_side_inputs(const ts_model *model, const int32_t **layers, int *n_layers);
-/* ts_model_encode_audio from a clip's features [frames][width] (the family's extractor's output:
- * compare feeds the reference's), on ctx (NULL: the model's). */
+/* ts_model_encode_audio_for from a clip's features [frames][width] (the family's extractor's
+ * output: compare feeds the reference's), on ctx (NULL: the model's). */
 ts_status ts_model_encode_audio_features(ts_model *model, ts_context *ctx, const float *features,
-                                         int64_t frames, int64_t width, ts_encoded_media *out,
-                                         ts_error *err);
+                                         int64_t frames, int64_t width, unsigned modalities,
+                                         ts_encoded_media *out, ts_error *err);
 /* The prefill of an expanded prompt with encoded media (images' rows already encoded, audio
  * rows): ts_mm_inputs_build, then ts_model_prefill_embeddings. The one path of both
  * ts_model_prefill_images and the audio prefill. */

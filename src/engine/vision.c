@@ -107,6 +107,11 @@ ts_status ts_tower_run(ts_tower_runner *r, int64_t n_patches, void *const *input
     return ts_program_run(r->program, r->params, outputs, err);
 }
 
+const ts_weight_source *ts_tower_weights(const ts_tower_runner *r)
+{
+    return r->weights;
+}
+
 int64_t ts_vision_image_tokens(const ts_vision *v, const ts_pixel_values *pv)
 {
     return v->ops->image_tokens(v->spec, pv);

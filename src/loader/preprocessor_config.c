@@ -5,7 +5,9 @@
  * before the file's keys are read over them. The keys every class has are read here; the size
  * keys are the class's `read` hook where it has one (the patch-merge processors read
  * size.shortest_edge / longest_edge as pixel counts), otherwise edge lengths. A class Tessera has
- * no defaults for must state image_mean and image_std.
+ * no defaults for must state image_mean and image_std. Without a preprocessor_config.json the
+ * image_processor object of processor_config.json is read (transformers 5 saves a multimodal
+ * processor's settings in that one file: Phi4MultimodalProcessor).
  */
 #include "base/error.h"
 #include "base/file.h"
@@ -78,10 +80,10 @@ ts_status ts_processor_read_box(const ts_json_reader *parent, const cJSON *root,
     return TS_OK;
 }
 
-static ts_status parse_root(const cJSON *root, const char *origin, ts_preprocessor_config *p,
-                            ts_error *err)
+static ts_status parse_root(const cJSON *root, const char *origin, const char *prefix,
+                            ts_preprocessor_config *p, ts_error *err)
 {
-    ts_json_reader r = {origin, "", err};
+    ts_json_reader r = {origin, prefix, err};
     if (!cJSON_IsObject(root))
         return ts_error_set(err, TS_ERR_FORMAT, "%s: expected a JSON object at the top level",
                             origin);
@@ -157,10 +159,18 @@ ts_status ts_preprocessor_config_load(const char *dir, ts_preprocessor_config *o
     memset(out, 0, sizeof(*out));
     char path[4096];
     TS_TRY(ts_path_join(path, sizeof(path), dir, "preprocessor_config.json", err));
-    if (!ts_file_exists(path)) return ts_error_set(err, TS_ERR_NOT_FOUND, "%s: no such file", path);
+    /* transformers 5 saves a multimodal processor's settings as one processor_config.json, the
+     * image processor's under "image_processor" (Phi4MultimodalProcessor's checkpoints). */
+    bool nested = !ts_file_exists(path);
+    if (nested) TS_TRY(ts_path_join(path, sizeof(path), dir, "processor_config.json", err));
+    if (!ts_file_exists(path))
+        return ts_error_set(err, TS_ERR_NOT_FOUND, "%s: no preprocessor_config.json or processor_config.json",
+                            dir);
     cJSON *root = NULL;
     ts_status st = ts_json_read_file(path, &root, err);
-    if (!st) st = parse_root(root, path, out, err);
+    const cJSON *o = nested && !st ? ts_json_member(root, "image_processor") : root;
+    if (!st && !o) st = ts_error_set(err, TS_ERR_NOT_FOUND, "%s: no image_processor object", path);
+    if (!st) st = parse_root(o, path, nested ? "image_processor." : "", out, err);
     cJSON_Delete(root);
     return st;
 }

@@ -32,8 +32,10 @@ struct ts_weight_source;
 typedef struct ts_audio_encoder_ops {
     ts_status (*create)(ts_context *ctx, const char *model_dir, const ts_model_config *cfg,
                         const struct ts_weight_source *weights, void **state, ts_error *err);
+    /* inputs: the prompt's TS_INPUT_* bits (models/family.h); a family whose projector depends
+     * on the other media (Phi-4-multimodal's vision_speech pair beside an image) reads them. */
     ts_status (*encode)(void *state, ts_context *ctx, const float *features, int64_t frames,
-                        int64_t width, float **rows, int64_t *n_rows, ts_error *err);
+                        int64_t width, unsigned inputs, float **rows, int64_t *n_rows, ts_error *err);
     void (*destroy)(void *state);
 } ts_audio_encoder_ops;
 

@@ -20,13 +20,14 @@ enum { N_FAMILIES = sizeof(families) / sizeof(families[0]) };
 
 /* The image processor classes whose defaults Tessera knows (src/loader/processor_class.h). */
 extern const ts_image_processor_class ts_qwen2_vl_image_processor, ts_clip_image_processor,
-    ts_siglip_image_processor, ts_gemma3_image_processor;
+    ts_siglip_image_processor, ts_gemma3_image_processor, ts_phi4_image_processor;
 
 static const ts_image_processor_class *const processor_classes[] = {
     &ts_qwen2_vl_image_processor,
     &ts_clip_image_processor,
     &ts_siglip_image_processor,
     &ts_gemma3_image_processor,
+    &ts_phi4_image_processor,
 };
 
 const ts_family_desc *const *ts_family_all(int *count)

@@ -40,6 +40,8 @@ typedef struct ts_vision_entry_geometry {
 typedef struct ts_tower_runner ts_tower_runner;
 ts_status ts_tower_run(ts_tower_runner *runner, int64_t n_patches, void *const *inputs,
                        int n_inputs, const void **outputs, ts_error *err);
+/* The weights the runner's graphs read, for a tower's host-side stages (borrowed). */
+const struct ts_weight_source *ts_tower_weights(const ts_tower_runner *runner);
 
 typedef struct ts_tower_ops {
     /* The tower's settings from the config, checked, into spec (spec_size bytes, the engine's). */

@@ -16,10 +16,13 @@
  * request cannot fail the others. Pixels and tower rows are freed as soon as the inputs are built.
  *
  * Audio requests (their clips' headers validated at parse, their duration held to the limits
- * there) are encoded on the same thread and context, one request at a time: each clip decoded,
- * resampled to the model's rate, turned into features and encoded (ts_model_encode_audio), the
- * cancel flag checked between clips; then the placeholders expanded to each clip's token count,
- * the prompt tokenized and admitted by its tokens, and its inputs built by ts_mm_inputs_build.
+ * there) are encoded on the same thread and context, one request at a time: its images first
+ * when it has them (their placeholders expanded by srv_media_prepare, the prompt not yet
+ * tokenized), then each clip decoded, resampled to the model's rate, turned into features and
+ * encoded for the request's inputs (ts_model_encode_audio_for: Phi-4-multimodal projects a clip
+ * beside an image with its vision_speech pair), the cancel flag checked between clips; then the
+ * placeholders expanded to each clip's token count, the prompt tokenized and admitted by its
+ * tokens, and its inputs built by ts_mm_inputs_build.
  */
 #include "server/server.h"
 
@@ -133,6 +136,11 @@ int srv_media_prepare(srv_server *s, srv_job *job, srv_error *err)
     ts_error e = {0};
     if (ts_prompt_expand_images(cfg, s->tok, job->prompt_text, strlen(job->prompt_text), counts, r->n_images, &expanded, &len, &e) != TS_OK)
         return srv_fail(err, 400, "messages", "%s", e.message);
+    if (r->n_audio) { /* the clips' placeholders are expanded, and the prompt tokenized, once they are encoded */
+        free(job->prompt_text);
+        job->prompt_text = expanded;
+        return 0;
+    }
     ts_status st = ts_tokenizer_encode_chat(s->tok, expanded, len, &job->ids, &job->n_ids, &e);
     free(expanded);
     if (st != TS_OK) return srv_fail(err, 400, "messages", "cannot tokenize the prompt: %s", e.message);
@@ -169,13 +177,22 @@ static ts_status encode(srv_server *s, srv_job **jobs, int n, ts_error *e)
     return st;
 }
 
-/* One audio request through the stage (see the top); 0, or -1 with *err (its clip named). */
+/* One audio request through the stage (see the top), its images too when it has them (their
+ * placeholders already expanded by srv_media_prepare); 0, or -1 with *err (its clip named). */
 static int encode_audio(srv_server *s, srv_job *job, srv_error *err)
 {
     const srv_request *r = &job->req;
     ts_encoded_media all = {0};
     int64_t counts[SRV_MAX_AUDIO];
     int rc = 0;
+    /* The images' rows first (the request's own encode), and the clips then encoded for a
+     * prompt with images (Phi-4-multimodal: the vision_speech projector). */
+    unsigned modalities = TS_MODALITY_AUDIO | (job->n_pixels ? TS_MODALITY_IMAGE : 0u);
+    if (job->n_pixels) {
+        ts_error e = {0};
+        ts_status st = srv_encode_images(s, job->pixels, job->n_pixels, &all, &e);
+        if (st != TS_OK) rc = srv_fail(err, status_of(st), "", "the images cannot be encoded: %s", e.message);
+    }
     /* The cancel flag between clips and after the last: a client gone is not encoded for further. */
     for (int i = 0; !rc && i <= r->n_audio; i++) {
         if (atomic_load(&job->cancelled)) {
@@ -183,7 +200,8 @@ static int encode_audio(srv_server *s, srv_job *job, srv_error *err)
         } else if (i < r->n_audio) {
             ts_error e = {0};
             int64_t before = all.n_audio_rows;
-            ts_status st = ts_model_encode_audio(s->model, s->media_ctx, r->audio[i].bytes, r->audio[i].len, &s->limits.audio, &all, &e);
+            ts_status st = ts_model_encode_audio_for(s->model, s->media_ctx, r->audio[i].bytes, r->audio[i].len, &s->limits.audio,
+                                                     modalities, &all, &e);
             if (st != TS_OK)
                 rc = srv_fail(err, status_of(st), r->audio[i].where, "%s: the audio cannot be encoded: %s", r->audio[i].where, e.message);
             counts[i] = all.n_audio_rows - before;
@@ -200,7 +218,7 @@ static int encode_audio(srv_server *s, srv_job *job, srv_error *err)
     free(expanded);
     if (!rc) rc = srv_admit_tokens(s, job, err);
     ts_status st = TS_OK;
-    if (!rc && (st = ts_mm_inputs_build(s->model, job->ids, job->n_ids, NULL, 0, &all, &job->mm, &e)) != TS_OK)
+    if (!rc && (st = ts_mm_inputs_build(s->model, job->ids, job->n_ids, job->pixels, job->n_pixels, &all, &job->mm, &e)) != TS_OK)
         rc = srv_fail(err, status_of(st), "messages", "%s", e.message);
     ts_encoded_media_free(&all);
     return rc;

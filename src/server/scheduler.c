@@ -226,9 +226,10 @@ static void start(scheduler *sc, slot *sl, srv_job *job)
         return;
     }
     /* The sequence (reset when its last job left) takes the adapter of this prompt's inputs
-     * (Phi-4-multimodal: speech for audio, none for text) before any row, restored ones too:
-     * the prefix cache keys its rows by adapter. */
-    if (sc->be.seqs && ts_sequence_set_modalities(sc->be.seqs[sl - sc->slots], r->n_audio ? TS_MODALITY_AUDIO : 0, &e) != TS_OK) {
+     * (Phi-4-multimodal: speech for audio, vision for images with or without audio, none for
+     * text) before any row, restored ones too: the prefix cache keys its rows by adapter. */
+    unsigned modalities = (r->n_audio ? TS_MODALITY_AUDIO : 0u) | (r->n_images ? TS_MODALITY_IMAGE : 0u);
+    if (sc->be.seqs && ts_sequence_set_modalities(sc->be.seqs[sl - sc->slots], modalities, &e) != TS_OK) {
         fail_slot(sc, sl, 500, &e);
         return;
     }

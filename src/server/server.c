@@ -221,10 +221,6 @@ int srv_prepare(srv_server *s, srv_job *job, srv_error *err)
 {
     srv_request *r = &job->req;
     if (cheap_size_check(s, r, err)) return -1;
-    if (r->n_images && r->n_audio)
-        return srv_fail(err, 400, r->audio[0].where,
-                        "%s: images and audio in one request are not supported (this request has %d image%s and %d clip%s)",
-                        r->audio[0].where, r->n_images, r->n_images == 1 ? "" : "s", r->n_audio, r->n_audio == 1 ? "" : "s");
     if (r->n_images && !srv_accepts_images(s))
         return srv_fail(err, 400, r->images[0].where, "this model does not accept images (input modalities: text%s)",
                         srv_accepts_audio(s) ? ", audio" : "");

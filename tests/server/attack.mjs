@@ -8,8 +8,7 @@
 //                 --slots 1 --queue 1, its stderr in TS_TIGHT_ERR
 import net from 'node:net';
 import fs from 'node:fs';
-import zlib from 'node:zlib';
-import { a, env, http as libHttp, runCases, sleep, waitMetrics } from './lib.mjs';
+import { a, env, http as libHttp, runCases, sleep, waitMetrics, zeroPng } from './lib.mjs';
 
 const VL_PORT = Number(env('TS_VL_PORT'));
 const PORT = Number(env('TS_PORT')), KEY_PORT = Number(env('TS_KEY_PORT')), TIGHT = Number(env('TS_TIGHT_PORT'));
@@ -58,21 +57,6 @@ const post = (route, body, headers = '') =>
     `POST ${route} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 const statuses = (text) => [...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
 
-// A w x h RGB PNG of zeros: a few hundred KB that declare w*h pixels.
-function zeroPng(w, h) {
-    const chunk = (type, data) => {
-        const len = Buffer.alloc(4), crc = Buffer.alloc(4), td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-        len.writeUInt32BE(data.length);
-        crc.writeUInt32BE(zlib.crc32(td));
-        return Buffer.concat([len, td, crc]);
-    };
-    const ihdr = Buffer.alloc(13);
-    ihdr.writeUInt32BE(w, 0);
-    ihdr.writeUInt32BE(h, 4);
-    ihdr[8] = 8, ihdr[9] = 2; /* 8-bit RGB */
-    const idat = zlib.deflateSync(Buffer.alloc((w * 3 + 1) * h), { level: 1 });
-    return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
-}
 const imageChat = (png, text) => ({
     messages: [{ role: 'user', content: [{ type: 'text', text }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } }] }],
     max_tokens: 4, temperature: 0,

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 
 export function env(name) {
@@ -100,4 +101,20 @@ export async function waitMetrics(port, pred, ms = 120000) {
         if (pred(m) || Date.now() > until) return m;
         await sleep(50);
     }
+}
+
+// A w x h RGB PNG of zeros: a few hundred KB that declare w*h pixels.
+export function zeroPng(w, h) {
+    const chunk = (type, data) => {
+        const len = Buffer.alloc(4), crc = Buffer.alloc(4), td = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+        len.writeUInt32BE(data.length);
+        crc.writeUInt32BE(zlib.crc32(td));
+        return Buffer.concat([len, td, crc]);
+    };
+    const ihdr = Buffer.alloc(13);
+    ihdr.writeUInt32BE(w, 0);
+    ihdr.writeUInt32BE(h, 4);
+    ihdr[8] = 8, ihdr[9] = 2; /* 8-bit RGB */
+    const idat = zlib.deflateSync(Buffer.alloc((w * 3 + 1) * h), { level: 1 });
+    return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', idat), chunk('IEND', Buffer.alloc(0))]);
 }

@@ -11,71 +11,62 @@
 #include "loader/json_fields.h"
 #include "media/resample.h"
 
-#include <stdio.h>
-#include <sys/stat.h>
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static ts_status read_settings(const ts_json_reader *r, const cJSON *o, ts_phi4_hd_settings *s)
+/* Phi4MultimodalImageProcessor.__init__: 448 × 448 crops of 14-px patches, dynamic_hd 36,
+ * mean = std = 0.5, bicubic (resample is not what the HD resize uses: torch's bilinear). */
+static void class_defaults(ts_preprocessor_config *p)
 {
-    int64_t h = 448, w = 448, patch, hd;
-    const cJSON *size = ts_json_member(o, "size");
-    if (size) {
-        TS_TRY(ts_json_int(r, size, "height", 448, &h));
-        TS_TRY(ts_json_int(r, size, "width", 448, &w));
-    }
-    TS_TRY(ts_json_int(r, o, "patch_size", 14, &patch));
-    TS_TRY(ts_json_int(r, o, "dynamic_hd", 36, &hd));
-    double mean[3] = {0.5, 0.5, 0.5}, std[3] = {0.5, 0.5, 0.5}, rescale;
-    int n_mean = 3, n_std = 3;
-    bool do_rescale, do_normalize;
-    if (!ts_json_absent(o, "image_mean")) TS_TRY(ts_json_double_list(r, o, "image_mean", mean, 3, &n_mean));
-    if (!ts_json_absent(o, "image_std")) TS_TRY(ts_json_double_list(r, o, "image_std", std, 3, &n_std));
-    TS_TRY(ts_json_double(r, o, "rescale_factor", 1.0 / 255, &rescale));
-    TS_TRY(ts_json_bool(r, o, "do_rescale", true, &do_rescale));
-    TS_TRY(ts_json_bool(r, o, "do_normalize", true, &do_normalize));
-    bool half = n_mean == 3 && n_std == 3;
+    ts_square_processor_defaults(p);
+    p->size_height = p->size_width = 448;
+    p->patch_size = 14;
+    p->max_crops = 36;
+}
+
+static ts_status class_read(const ts_json_reader *r, const cJSON *root, ts_preprocessor_config *p)
+{
+    TS_TRY(ts_processor_read_box(r, root, "size", &p->size_height, &p->size_width, NULL, NULL));
+    TS_TRY(ts_json_int(r, root, "patch_size", p->patch_size, &p->patch_size));
+    return ts_json_int(r, root, "dynamic_hd", p->max_crops, &p->max_crops);
+}
+
+const ts_image_processor_class ts_phi4_image_processor = {
+    .type = "Phi4MultimodalImageProcessor",
+    .defaults = class_defaults,
+    .read = class_read,
+};
+
+ts_status ts_phi4_hd_settings_from(const ts_preprocessor_config *p, ts_phi4_hd_settings *s, ts_error *err)
+{
+    int64_t h = p->size_height, w = p->size_width, patch = p->patch_size, hd = p->max_crops;
+    bool half = true;
     for (int c = 0; c < 3 && half; c++)
-        half = mean[c] == 0.5 && std[c] == 0.5;
-    const char *bad = h != w || h <= 0 || h > 4096    ? "size"
-                      : patch <= 0 || h % patch        ? "patch_size"
-                      : hd < 1 || hd > 1024            ? "dynamic_hd"
-                      : !half                          ? "image_mean/image_std"
-                      : fabs(rescale - 1.0 / 255) > 1e-12 ? "rescale_factor"
-                      : !do_rescale || !do_normalize   ? "do_rescale/do_normalize"
-                                                       : NULL;
+        half = p->image_mean[c] == 0.5 && p->image_std[c] == 0.5;
+    const char *bad = !ts_image_processor_type_is(p->image_processor_type, ts_phi4_image_processor.type)
+                          ? "image_processor_type"
+                      : h != w || h <= 0 || h > 4096                 ? "size"
+                      : patch <= 0 || h % patch                       ? "patch_size"
+                      : hd < 1 || hd > 1024                           ? "dynamic_hd"
+                      : !half                                         ? "image_mean/image_std"
+                      : fabs(p->rescale_factor - 1.0 / 255) > 1e-12   ? "rescale_factor"
+                      : !p->do_rescale || !p->do_normalize            ? "do_rescale/do_normalize"
+                                                                      : NULL;
     if (bad)
-        return ts_error_set(r->err, TS_ERR_UNSUPPORTED,
-                            "%s: %s%s: not supported by the Phi-4-multimodal image processor", r->origin,
-                            r->prefix, bad);
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "%s: %s: not supported by the Phi-4-multimodal image processor",
+                            p->image_processor_type[0] ? p->image_processor_type : "image processor", bad);
     s->crop = (int)h, s->patch = (int)patch, s->max_crops = (int)hd;
     return TS_OK;
 }
 
 ts_status ts_phi4_hd_settings_load(const char *model_dir, ts_phi4_hd_settings *s, ts_error *err)
 {
-    char path[4096];
-    struct stat st;
-    bool nested = false;
-    snprintf(path, sizeof(path), "%s/preprocessor_config.json", model_dir);
-    if (stat(path, &st) != 0) {
-        snprintf(path, sizeof(path), "%s/processor_config.json", model_dir);
-        nested = true;
-        if (stat(path, &st) != 0)
-            return ts_error_set(err, TS_ERR_NOT_FOUND,
-                                "the model has no preprocessor_config.json or processor_config.json");
-    }
-    cJSON *root = NULL;
-    TS_TRY(ts_json_read_file(path, &root, err));
-    const char *file = nested ? "processor_config.json" : "preprocessor_config.json";
-    ts_json_reader r = {file, nested ? "image_processor." : "", err};
-    const cJSON *o = nested ? ts_json_member(root, "image_processor") : root;
-    ts_status rc = cJSON_IsObject(o) ? read_settings(&r, o, s)
-                                     : ts_error_set(err, TS_ERR_FORMAT, "%s: no image_processor object", file);
-    cJSON_Delete(root);
-    return rc;
+    ts_preprocessor_config p;
+    TS_TRY(ts_preprocessor_config_load(model_dir, &p, err));
+    return ts_phi4_hd_settings_from(&p, s, err);
 }
 
 void ts_phi4_hd_free(ts_phi4_hd_image *im)
@@ -176,6 +167,35 @@ void ts_phi4_hd_useful(const ts_phi4_hd_image *im, int *rows, int *cols)
     *rows = r, *cols = c;
 }
 
+/* The patch masks and the token count of an image whose views are laid out (crop, patch, grid,
+ * resized size set; mask allocated): the canvas's last floor(pad / P) patch columns (rows) are
+ * padding; tokens n² global + 1 + the downsampled sub-image mask's sum + one per its rows (its
+ * first column's sum) + n for the global rows' separators. */
+static void layout(ts_phi4_hd_image *out)
+{
+    int m = out->crop / out->patch, gw = out->grid_w, gh = out->grid_h, patch = out->patch;
+    int pad_w = out->crop * gw - out->resized_w, pad_h = out->crop * gh - out->resized_h;
+    int zero_cols = pad_w >= patch ? pad_w / patch : 0, zero_rows = pad_h >= patch ? pad_h / patch : 0;
+    int mw = m * gw, mh = m * gh;
+    memset(out->mask, 1, (size_t)m * m);
+    for (int gy = 0; gy < gh; gy++)
+        for (int gx = 0; gx < gw; gx++) {
+            uint8_t *v = out->mask + (size_t)(1 + gy * gw + gx) * m * m;
+            for (int y = 0; y < m; y++)
+                for (int x = 0; x < m; x++)
+                    v[y * m + x] = gy * m + y < mh - zero_rows && gx * m + x < mw - zero_cols;
+        }
+    int n = (m + 1) / 2;
+    int64_t sum = 0;
+    for (int k = 1; k < out->views; k++)
+        for (int y = 0; y < m; y += 2)
+            for (int x = 0; x < m; x += 2)
+                sum += out->mask[(size_t)k * m * m + (size_t)y * m + x];
+    int rows, cols;
+    ts_phi4_hd_useful(out, &rows, &cols);
+    out->tokens = (int64_t)n * n + 1 + sum + rows + n;
+}
+
 ts_status ts_phi4_hd_preprocess(const uint8_t *rgb, int width, int height, int crop, int patch,
                                 int max_crops, ts_phi4_hd_image *out, ts_error *err)
 {
@@ -192,11 +212,11 @@ ts_status ts_phi4_hd_preprocess(const uint8_t *rgb, int width, int height, int c
         closest_ratio((double)width / height, max_crops, width, height, crop, &gw, &gh);
     int tw = crop * gw, th = crop * gh;
     double rw = (double)tw / width, rh = (double)th / height;
-    int nw, nh, pad_w = 0, pad_h = 0;
+    int nw, nh; /* the rest of the canvas is padding (layout: the masks) */
     if (rw < rh) {
-        nw = tw, nh = (int)(height * rw), pad_h = th - nh;
+        nw = tw, nh = (int)(height * rw);
     } else {
-        nw = (int)(width * rh), nh = th, pad_w = tw - nw;
+        nw = (int)(width * rh), nh = th;
     }
     if ((nh < th ? nh : th) < 10 || (nw < tw ? nw : tw) < 10)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
@@ -252,32 +272,60 @@ ts_status ts_phi4_hd_preprocess(const uint8_t *rgb, int width, int height, int c
                            norm + c * cplane + (size_t)(gy * crop + y) * tw + (size_t)gx * crop,
                            sizeof(float) * crop);
         }
-    /* Patch mask over the canvas: the last floor(pad / P) patch columns (rows) are padding. */
-    int zero_cols = pad_w >= patch ? pad_w / patch : 0, zero_rows = pad_h >= patch ? pad_h / patch : 0;
-    int mw = m * gw, mh = m * gh;
-    memset(out->mask, 1, (size_t)m * m);
-    for (int gy = 0; gy < gh; gy++)
-        for (int gx = 0; gx < gw; gx++) {
-            uint8_t *v = out->mask + (size_t)(1 + gy * gw + gx) * m * m;
-            for (int y = 0; y < m; y++)
-                for (int x = 0; x < m; x++)
-                    v[y * m + x] = gy * m + y < mh - zero_rows && gx * m + x < mw - zero_cols;
-        }
-    /* Tokens: n² global + 1 + the downsampled sub-image mask's sum + one per its rows (its first
-     * column's sum) + n for the global rows' separators. */
-    int n = (m + 1) / 2;
-    int64_t sum = 0;
-    for (int k = 1; k < out->views; k++)
-        for (int y = 0; y < m; y += 2)
-            for (int x = 0; x < m; x += 2)
-                sum += out->mask[(size_t)k * m * m + (size_t)y * m + x];
-    int rows, cols;
-    ts_phi4_hd_useful(out, &rows, &cols);
-    out->tokens = (int64_t)n * n + 1 + sum + rows + n;
+    out->resized_w = nw, out->resized_h = nh;
+    layout(out);
 done:
     free(canvas);
     free(norm);
     free(xi), free(yi), free(xw), free(yw);
     if (st) ts_phi4_hd_free(out);
     return st;
+}
+
+void ts_phi4_hd_to_pixels(ts_phi4_hd_image *im, ts_pixel_values *pv)
+{
+    *pv = (ts_pixel_values){.data = im->pixels,
+                            .n_dims = 4,
+                            .shape = {im->views, 3, im->crop, im->crop},
+                            .grid_thw = {1, im->grid_h, im->grid_w},
+                            .n_tokens = im->tokens,
+                            .resized_width = im->resized_w,
+                            .resized_height = im->resized_h};
+    im->pixels = NULL;
+    ts_phi4_hd_free(im);
+}
+
+ts_status ts_phi4_hd_view(const ts_pixel_values *pv, int patch, ts_phi4_hd_image *im, ts_error *err)
+{
+    memset(im, 0, sizeof(*im));
+    int64_t views = pv->shape[0], side = pv->shape[2], gh = pv->grid_thw[1], gw = pv->grid_thw[2];
+    const char *bad = !pv->data || pv->n_dims != 4 || pv->shape[1] != 3 || pv->shape[3] != side
+                          ? "shape"
+                      : patch <= 0 || side < patch || side > 4096 || side % patch ? "view size"
+                      : pv->grid_thw[0] != 1 || gh < 1 || gw < 1 || gh * gw > 1024 || views != 1 + gh * gw
+                          ? "crop grid"
+                      : pv->resized_width < 1 || pv->resized_width > side * gw || pv->resized_height < 1 ||
+                              pv->resized_height > side * gh
+                          ? "resized size"
+                          : NULL;
+    if (bad)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "Phi-4-multimodal image: pixel values of shape [%lld, %lld, %lld, %lld], grid %lldx%lld, "
+                            "image %dx%d: the %s is not an HD image's",
+                            (long long)pv->shape[0], (long long)pv->shape[1], (long long)pv->shape[2],
+                            (long long)pv->shape[3], (long long)gw, (long long)gh, pv->resized_width,
+                            pv->resized_height, bad);
+    int m = (int)side / patch;
+    *im = (ts_phi4_hd_image){.crop = (int)side,
+                             .patch = patch,
+                             .grid_w = (int)gw,
+                             .grid_h = (int)gh,
+                             .views = (int)views,
+                             .resized_w = pv->resized_width,
+                             .resized_h = pv->resized_height,
+                             .pixels = pv->data};
+    if (!(im->mask = malloc((size_t)views * m * m)))
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "Phi-4-multimodal image: out of memory");
+    layout(im);
+    return TS_OK;
 }

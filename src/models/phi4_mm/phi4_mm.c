@@ -1,9 +1,8 @@
 /* phi4_mm.c — the Phi-4-multimodal family (Phi4MultimodalForCausalLM, model_type
- * "phi4_multimodal"): its Phi-3-style language model, its audio path (phi4_mm_audio.c: the
- * Conformer encoder, <|audio|> expanded by repetition) and its LoRA adapters (phi4_lora.c). The
- * SigLIP tower with HD crops is not built (docs/phi4-multimodal.md), so the family reads no
- * vision_config and the model advertises text and audio; images are refused as for a model
- * without a tower.
+ * "phi4_multimodal"): its Phi-3-style language model, its image path (phi4_mm_vision.c: the HD
+ * processor, the SigLIP tower per view, pooling, HD layout and projector; <|image|> expanded by
+ * repetition, the REPEAT rule), its audio path (phi4_mm_audio.c: the Conformer encoder,
+ * <|audio|> expanded by repetition) and its LoRA adapters (phi4_lora.c).
  *
  * The language model (Phi4MultimodalModel) is a Llama-style decoder whose checkpoints fuse two
  * pairs of projections: self_attn.qkv_proj [(Hq + 2·Hkv)·D, H] (q rows, then k, then v) and
@@ -19,6 +18,7 @@
 #include "models/family.h"
 #include "models/phi4_mm/phi4_lora.h"
 #include "models/phi4_mm/phi4_mm_audio.h"
+#include "models/phi4_mm/phi4_mm_vision.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +67,23 @@ static ts_status read_text(const ts_json_reader *r, const cJSON *text, ts_text_c
                             r->origin, r->prefix, (long long)window,
                             (long long)t->max_position_embeddings);
     return TS_OK;
+}
+
+/* vision_config as Phi4MultimodalConfig reads it: absent, the class defaults (the tower is part of
+ * every checkpoint of the class); then audio_config (phi4_mm_audio.c). */
+static ts_status read_media_ids(const ts_json_reader *r, const cJSON *root, ts_model_config *c)
+{
+    const cJSON *vision = ts_json_member(root, "vision_config");
+    cJSON *empty = vision ? NULL : cJSON_CreateObject();
+    if (!vision && !empty) return ts_error_set(r->err, TS_ERR_OUT_OF_MEMORY, "%s: out of memory", r->origin);
+    ts_json_reader vr = {r->origin, "vision_config.", r->err};
+    ts_status st = vision && !cJSON_IsObject(vision) ? ts_json_wrong_type(r, "vision_config", "an object")
+                                                     : ts_phi4_mm_read_vision(&vr, vision ? vision : empty, c);
+    cJSON_Delete(empty);
+    if (st != TS_OK) return st;
+    c->has_vision = true;
+    c->modalities |= TS_MODALITY_IMAGE;
+    return ts_phi4_mm_read_media_ids(r, root, c);
 }
 
 static ts_status decoder(const ts_model_config *cfg, ts_decoder_spec *spec, ts_error *err)
@@ -145,9 +162,14 @@ const ts_family_desc ts_phi4_mm_family = {
     .name = "phi4_multimodal",
     .layouts = (const ts_config_layout[]){{"phi4_multimodal", &phi4_mm_text, 0}, {NULL, NULL, 0}},
     .read_text = read_text,
-    .read_media_ids = ts_phi4_mm_read_media_ids,
+    .read_vision = ts_phi4_mm_read_vision,
+    .read_media_ids = read_media_ids,
     .derive_weight = derive_weight,
     .decoder = decoder,
+    .image_processors = ts_phi4_mm_image_processors,
+    .preprocess = ts_phi4_mm_preprocess,
+    .tower = &ts_phi4_mm_tower,
+    .image_prompt = TS_IMAGE_PROMPT_REPEAT,
     .audio = &ts_phi4_mm_audio_path,
     .lora_adapters = ts_phi4_mm_lora_folders,
     .lora_for_input = ts_phi4_mm_lora_for_input,

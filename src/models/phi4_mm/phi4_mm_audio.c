@@ -3,14 +3,15 @@
  * Features: Phi4MultimodalFeatureExtractor at its constructor defaults (16 kHz, 80 mels, the
  * values every published processor_config.json states), media/audio_fbank.h. Tokens: the
  * extractor's audio_embed_sizes. Encoder: the graph of phi4_audio.h for one clip, built for the
- * clip's frame count (its static shape), run and dropped; the speech projector (a request with
- * an image as well is refused before this: the vision path is not built). */
+ * clip's frame count (its static shape), run and dropped; the speech projector, or with an image
+ * in the prompt the vision_speech pair (Phi4MultimodalAudioEmbedding's audio_projection_mode). */
 #include "models/phi4_mm/phi4_mm_audio.h"
 #include "base/error.h"
 #include "cpu/executor.h"
 #include "loader/config_keys.h"
 #include "media/audio_fbank.h"
 #include "models/decoder.h"
+#include "models/family.h"
 #include "models/phi4_mm/phi4_audio.h"
 
 #include <stdlib.h>
@@ -79,6 +80,13 @@ static ts_status create(ts_context *ctx, const char *dir, const ts_model_config 
         st = ts_phi4_audio_build(g, &e->spec, &e->weights, e->spec.time_reduction,
                                  TS_PHI4_AUDIO_SPEECH, false, err);
     ts_graph_destroy(g);
+    g = NULL;
+    /* and the projector a prompt with an image takes */
+    if (st == TS_OK) st = ts_graph_create(&g, err);
+    if (st == TS_OK)
+        st = ts_phi4_audio_build(g, &e->spec, &e->weights, e->spec.time_reduction,
+                                 TS_PHI4_AUDIO_VISION_SPEECH, false, err);
+    ts_graph_destroy(g);
     if (st != TS_OK) {
         free(e);
         return st;
@@ -88,7 +96,7 @@ static ts_status create(ts_context *ctx, const char *dir, const ts_model_config 
 }
 
 static ts_status encode(void *state, ts_context *ctx, const float *feats, int64_t frames, int64_t width,
-                        float **rows, int64_t *n_rows, ts_error *err)
+                        unsigned inputs, float **rows, int64_t *n_rows, ts_error *err)
 {
     encoder *e = state;
     *rows = NULL, *n_rows = 0;
@@ -102,7 +110,9 @@ static ts_status encode(void *state, ts_context *ctx, const float *feats, int64_
     void **params = NULL;
     ts_status st = ts_graph_create(&g, err);
     if (st == TS_OK)
-        st = ts_phi4_audio_build(g, &e->spec, &e->weights, frames, TS_PHI4_AUDIO_SPEECH, false, err);
+        st = ts_phi4_audio_build(g, &e->spec, &e->weights, frames,
+                                 inputs & TS_INPUT_IMAGE ? TS_PHI4_AUDIO_VISION_SPEECH : TS_PHI4_AUDIO_SPEECH,
+                                 false, err);
     if (st == TS_OK && !(params = calloc((size_t)g->n_parameters + 1, sizeof(void *))))
         st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "audio encoder: out of memory");
     for (int32_t i = 0; st == TS_OK && i < g->n_nodes; i++) {

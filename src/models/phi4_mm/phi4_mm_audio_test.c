@@ -8,7 +8,7 @@
  *   - ts_generate_audio sets the speech adapter and greedy gives the reference's 16 ids; reset
  *     returns the sequence to no adapter;
  *   - refusals: a clip count other than the placeholders', rows other than the audio tokens,
- *     images beside audio, audio for a model without an audio path (qwen2), a clip shorter than
+ *     image rows without image tokens, audio for a model without an audio path (qwen2), a clip shorter than
  *     one feature window, bytes that are no audio file. */
 #include "base/file.h"
 #include "check.h"
@@ -86,13 +86,17 @@ static void test_embeddings_and_tokens(void)
     CHECK(d <= 1e-4 * scale);
     ts_mm_inputs_free(&in);
 
-    /* Refused: rows other than the prompt's audio tokens; images beside audio. */
+    /* Refused: rows other than the prompt's audio tokens; image rows the prompt has no image
+     * tokens for (images beside audio are one prompt: phi4_mm-mixed, run_cli_test). */
     media.n_audio_rows--;
     CHECK_INT_EQ(ts_mm_inputs_build(model, ids, n, NULL, 0, &media, &in, &err), TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "the prompt has 13 audio tokens, the clips make 12");
     media.n_audio_rows++;
-    ts_pixel_values px = {0};
-    CHECK_INT_EQ(ts_mm_inputs_build(model, ids, n, &px, 1, &media, &in, &err), TS_ERR_UNSUPPORTED);
+    float row[48] = {0};
+    media.rows = row, media.n_rows = 1;
+    CHECK_INT_EQ(ts_mm_inputs_build(model, ids, n, NULL, 0, &media, &in, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "the prompt has 0 image tokens, the images make 1");
+    media.rows = NULL, media.n_rows = 0;
 
     /* Generation: the speech adapter, the reference's 16 greedy ids; reset drops the adapter. */
     ts_sequence *seq;

@@ -38,11 +38,15 @@ static void test_config_and_rope(void)
     CHECK_INT_EQ(c.text.rope_original_max_position, 4096);
     CHECK(c.text.partial_rotary_factor == 0.75);
     CHECK(c.text.tie_word_embeddings);
-    CHECK(!c.has_vision);
-    /* audio_config read: the audio path advertised (phi4_mm_audio.c), images not (no tower). */
+    /* vision_config read (phi4_mm_vision.c) and audio_config (phi4_mm_audio.c): both paths
+     * advertised. */
+    CHECK(c.has_vision);
+    CHECK_INT_EQ(c.image_token_id, 1285);
+    CHECK_INT_EQ(c.vision.depth, 3);
+    CHECK_INT_EQ(c.vision_feature_layer, -2);
     CHECK(c.has_audio);
     CHECK_INT_EQ(c.audio_token_id, 1286);
-    CHECK_INT_EQ(ts_model_supported_modalities(&c), TS_MODALITY_TEXT | TS_MODALITY_AUDIO);
+    CHECK_INT_EQ(ts_model_supported_modalities(&c), TS_MODALITY_TEXT | TS_MODALITY_IMAGE | TS_MODALITY_AUDIO);
 
     ts_decoder_spec spec;
     REQUIRE_INT_EQ(ts_decoder_spec_init(&c, &spec, &err), TS_OK);
@@ -104,7 +108,17 @@ static void test_config_refusals(void)
              factors, factors);
     REQUIRE_INT_EQ(parse(json, &c, &err), TS_OK);
     CHECK_INT_EQ(c.text.rope_original_max_position, 4096);
-    /* Plain rotary: no scaling, no cap. */
+    /* Plain rotary: no scaling, no cap. No vision_config: Phi4MultimodalVisionConfig's defaults
+     * (27 layers of 1152, image token 200010), as the class reads it. */
+    REQUIRE_INT_EQ(parse(PHI4(""), &c, &err), TS_OK);
+    CHECK(c.has_vision);
+    CHECK_INT_EQ(c.vision.depth, 27);
+    CHECK_INT_EQ(c.vision.hidden_size, 1152);
+    CHECK_INT_EQ(c.image_token_id, 200010);
+    CHECK_INT_EQ(parse(PHI4(",\"vision_config\":{\"hidden_act\":\"gelu\"}"), &c, &err), TS_ERR_UNSUPPORTED);
+    CHECK_CONTAINS(err.message, "vision_config.hidden_act");
+    CHECK_INT_EQ(parse(PHI4(",\"vision_config\":{\"image_token_id\":300000}"), &c, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "vision_config.image_token_id 300000 is outside the vocabulary");
     REQUIRE_INT_EQ(parse(PHI4(""), &c, &err), TS_OK);
     REQUIRE_INT_EQ(ts_decoder_spec_init(&c, &spec, &err), TS_OK);
     CHECK_INT_EQ(spec.rope_positions, 0);
@@ -171,7 +185,8 @@ static void test_fused_views(void)
     CHECK(src->find(src->self, "model.layers.1.self_attn.w_proj.weight", 0, NULL) == NULL);
     CHECK(src->find(src->self, "model.layers.9.self_attn.q_proj.weight", 0, NULL) == NULL);
 
-    /* No tower yet: an image is refused by name, the sequence untouched. */
+    /* Pixel values that are not an HD image's (no crop grid) are refused before any compute,
+     * the sequence untouched. */
     ts_sequence *s;
     REQUIRE_INT_EQ(ts_sequence_create(m, 64, &s, &err), TS_OK);
     float pixels[3 * 14 * 14] = {0};
@@ -179,8 +194,8 @@ static void test_fused_views(void)
     int32_t ids[3] = {1282, 1285, 1284};
     float *logits = malloc(sizeof(float) * (size_t)ts_model_vocab_size(m));
     CHECK_INT_EQ(ts_model_prefill_images(m, s, ids, 3, &image, 1, logits, &err),
-                 TS_ERR_UNSUPPORTED);
-    CHECK_CONTAINS(err.message, "phi4_multimodal: images are not supported for this model");
+                 TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "the crop grid is not an HD image's");
     CHECK_INT_EQ(ts_sequence_length(s), 0);
     free(logits);
     ts_sequence_destroy(s);

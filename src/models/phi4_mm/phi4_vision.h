@@ -15,8 +15,9 @@
  *
  * Contract: host code (plain loops, f32 math over F32 or BF16 weights widened once per call), a
  * reference path checked stage by stage against transformers (phi4_vision_test.c). The tower is
- * also a graph per view (ts_phi4_vision_build, the fast path: run it per view, then
- * ts_phi4_image_rows_from_features); it is not yet registered as the family's ts_tower_ops. Weights are read by their checkpoint names under
+ * also a graph per view (ts_phi4_vision_build): the runtime path (phi4_mm_vision.c, the family's
+ * ts_tower_ops) runs it per view, then ts_phi4_image_rows_from_features; the host tower
+ * (ts_phi4_vision_features, ts_phi4_image_rows) is the tests' reference only. Weights are read by their checkpoint names under
  * "model.embed_tokens_extend.image_embed."; a missing or misshapen one fails naming it. Outputs
  * are owned by the caller (free()).
  */

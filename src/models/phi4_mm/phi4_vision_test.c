@@ -8,7 +8,7 @@
  *   2b. the same features from the graph tower (ts_phi4_vision_build), view by view;
  *   3. the HD layout the projector reads (pooling, cut, separators) and the projected rows;
  *   4. the prompt: <|image|> expanded by the count of stage 1 (ts_prompt_expand_images with the
- *      REPEAT rule the descriptor will name once the modality is on), tokenized = input_ids, and
+ *      descriptor's REPEAT rule), tokenized = input_ids, and
  *      the token embeddings with the image rows in place = lm_inputs_embeds;
  * each within the fixtures' tolerance 1e-4 · max(1, max |ref|).
  */
@@ -115,6 +115,24 @@ static void test_processor(void)
         for (size_t i = 0; i < (size_t)im.views * m; i++)
             bad += ((const int64_t *)mask->data)[i] != im.mask[i];
         CHECK_INT_EQ(bad, 0);
+        /* As shared code carries it (ts_pixel_values): the masks and the count rebuilt from the
+         * header are the processor's. */
+        ts_phi4_hd_image moved, view;
+        ts_pixel_values pv;
+        ts_error e;
+        REQUIRE(preprocess(&moved));
+        ts_phi4_hd_to_pixels(&moved, &pv);
+        CHECK(moved.pixels == NULL && pv.n_dims == 4 && pv.shape[0] == 3 && pv.grid_thw[2] == 2);
+        CHECK_INT_EQ(pv.n_tokens, 339);
+        REQUIRE_INT_EQ(ts_phi4_hd_view(&pv, 14, &view, &e), TS_OK);
+        CHECK_INT_EQ(view.tokens, 339);
+        CHECK(view.pixels == pv.data);
+        CHECK(memcmp(view.mask, im.mask, (size_t)im.views * m) == 0);
+        free(view.mask);
+        pv.grid_thw[2] = 3; /* 1 + 1·3 views ≠ 3 */
+        CHECK_INT_EQ(ts_phi4_hd_view(&pv, 14, &view, &e), TS_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(e.message, "crop grid");
+        ts_pixel_values_free(&pv);
         /* Every 64th row of every view and channel, bit for bit. */
         const float *r = (const float *)rows->data;
         size_t plane = 448 * 448, differ = 0, k = 0;
@@ -235,20 +253,20 @@ static void test_refusals(void)
     char path[64];
     snprintf(path, sizeof(path), "%s/preprocessor_config.json", dir);
     CHECK_INT_EQ(ts_phi4_hd_settings_load(dir, &hs, &err), TS_ERR_NOT_FOUND);
-    const char *cases[][2] = {{"{\"dynamic_hd\": 0}", "dynamic_hd"},
-                              {"{\"size\": {\"height\": 448, \"width\": 224}}", "size"},
-                              {"{\"image_mean\": [0.48, 0.45, 0.4]}", "image_mean"}};
+    const char *cases[][2] = {{"\"dynamic_hd\": 0}", "dynamic_hd"},
+                              {"\"size\": {\"height\": 448, \"width\": 224}}", "size"},
+                              {"\"image_mean\": [0.48, 0.45, 0.4]}", "image_mean"}};
     for (int i = 0; i < 3; i++) {
         FILE *f = fopen(path, "w");
         REQUIRE(f);
-        fputs(cases[i][0], f);
+        fprintf(f, "{\"image_processor_type\": \"Phi4MultimodalImageProcessor\", %s", cases[i][0]);
         fclose(f);
         CHECK_INT_EQ(ts_phi4_hd_settings_load(dir, &hs, &err), TS_ERR_UNSUPPORTED);
         CHECK_CONTAINS(err.message, cases[i][1]);
     }
     FILE *f = fopen(path, "w");
     REQUIRE(f);
-    fputs("{}", f);
+    fputs("{\"image_processor_type\": \"Phi4MultimodalImageProcessor\"}", f);
     fclose(f);
     CHECK_INT_EQ(ts_phi4_hd_settings_load(dir, &hs, &err), TS_OK);
     CHECK(hs.crop == 448 && hs.patch == 14 && hs.max_crops == 36);
@@ -333,13 +351,10 @@ static void test_prompt_and_embeddings(void)
     const cJSON *prompt = ok ? ts_json_member(doc, "prompt_text") : NULL;
     CHECK(prompt && cJSON_IsString(prompt));
     if (ok && prompt && cJSON_IsString(prompt)) {
-        /* The family advertises no images yet: the descriptor's image rule and the image token
-         * id as the lead will set them when the modality is switched on. */
+        /* The model's own config: the descriptor's image rule and vision_config's image token. */
         ts_model_config cfg = *ts_model_get_config(m);
-        struct ts_family_desc family = *cfg.family;
-        family.image_prompt = TS_IMAGE_PROMPT_REPEAT;
-        cfg.family = &family;
-        cfg.image_token_id = spec.image_token_id;
+        CHECK(cfg.family->image_prompt == TS_IMAGE_PROMPT_REPEAT);
+        CHECK_INT_EQ(cfg.image_token_id, spec.image_token_id);
         char *expanded = NULL;
         size_t len = 0, n = 0;
         int32_t *ids = NULL;
