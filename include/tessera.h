@@ -1189,6 +1189,13 @@ ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *imag
 ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
                                     const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                                     ts_generation *out, ts_error *err);
+/* ts_generate_audio through the bundle: audio holds the clips' rows (ts_model_encode_audio or
+ * ts_bundle_encode_audio), merged by ts_mm_inputs_build with `model`, then
+ * prefill_embeddings.main and decode.main with the family's adapter for audio (Phi-4-multimodal:
+ * speech) as the entries' `adapters` argument; TS_ERR_UNSUPPORTED when the bundle lacks it. */
+ts_status ts_bundle_generate_audio(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
+                                   const ts_encoded_media *audio, const ts_generate_params *params, ts_generation *out,
+                                   ts_error *err);
 /* The decode slots of one bucket, for a caller that batches requests itself (the server): each
  * slot holds one sequence's KV cache, length and rope delta.
  *   empty --prefill / prefill_embeddings--> holds a sequence --decode--> … --reset--> empty

@@ -27,6 +27,7 @@
 #include "base/file.h"
 #include "bundle/bundle_internal.h"
 #include "bundle/bundle_quant.h"
+#include "bundle/bundle_tensors.h"
 #include "models/vision_entry.h"
 #include "bundle/portable.h"
 #include "cpu/executor.h"
@@ -38,6 +39,7 @@
 #include <string.h>
 
 ts_status ts_bundle_config_digest(const char *model_dir, char out[65], ts_error *err);
+static int input_index(const ts_entry_descriptors *ed, const char *name);
 
 void ts_bundle_close(ts_bundle *b)
 {
@@ -55,14 +57,25 @@ void ts_bundle_close(ts_bundle *b)
     }
     ts_checkpoint_close(b->ckpt);
     ts_checkpoint_close(b->quant);
+    ts_checkpoint_close(b->held);
     ts_manifest_fini(&b->man);
     free(b);
 }
 
-/* A weight's tensor: the bundle's own file holds the quantized ones, the checkpoint the rest. */
-static const ts_tensor_info *weight_tensor(const ts_bundle *b, const char *name)
+/* A weight's tensor: the bundle's own files hold the quantized ones and those no checkpoint has
+ * (bundle_weights), the checkpoint the rest; where names the place for an error. */
+static const ts_tensor_info *weight_tensor(const ts_bundle *b, const char *name, const char **where)
 {
-    return b->quant && ts_bundle_quant_owns(&b->man, name) ? ts_checkpoint_find(b->quant, name) : ts_checkpoint_find(b->ckpt, name);
+    if (b->quant && ts_bundle_quant_owns(&b->man, name)) {
+        if (where) *where = "bundle's quantized weights";
+        return ts_checkpoint_find(b->quant, name);
+    }
+    if (b->held && ts_bundle_tensors_owns(&b->man, name)) {
+        if (where) *where = "bundle's weights file";
+        return ts_checkpoint_find(b->held, name);
+    }
+    if (where) *where = "checkpoint";
+    return ts_checkpoint_find(b->ckpt, name);
 }
 
 /* A weight may be declared in another shape with the same dtype and element count (the towers
@@ -71,10 +84,9 @@ static ts_status check_weights(ts_bundle *b, const ts_descriptor *weights, int n
 {
     for (int i = 0; i < n_weights; i++) {
         const ts_descriptor *d = &weights[i];
-        const ts_tensor_info *t = weight_tensor(b, d->name);
-        if (!t)
-            return ts_error_set(err, TS_ERR_NOT_FOUND, "weights[%d] %s: not in the %s", i, d->name,
-                                b->quant && ts_bundle_quant_owns(&b->man, d->name) ? "bundle's quantized weights" : "checkpoint");
+        const char *where;
+        const ts_tensor_info *t = weight_tensor(b, d->name, &where);
+        if (!t) return ts_error_set(err, TS_ERR_NOT_FOUND, "weights[%d] %s: not in the %s", i, d->name, where);
         ts_type actual = ts_type_make(t->dtype, t->n_dims, t->shape);
         if (actual.dtype == d->type.dtype && ts_type_elements(&actual) == ts_type_elements(&d->type)) actual = d->type;
         char what[32];
@@ -290,7 +302,8 @@ static ts_status check_decode_k_contract(const ts_manifest *m, ts_error *err)
         bool same = ed->n_inputs == one->n_inputs && ed->n_results == one->n_results;
         for (int i = 0; same && i < ed->n_inputs; i++) {
             ts_type want = one->inputs[i].type;
-            bool rows = strcmp(one->inputs[i].name, "tokens") == 0 || strcmp(one->inputs[i].name, "positions") == 0;
+            bool rows = strcmp(one->inputs[i].name, "tokens") == 0 || strcmp(one->inputs[i].name, "positions") == 0 ||
+                        strcmp(one->inputs[i].name, "adapters") == 0;
             if (rows) want.dims[want.rank++] = k;
             same = strcmp(ed->inputs[i].name, one->inputs[i].name) == 0 && ts_type_equal(&ed->inputs[i].type, &want);
         }
@@ -307,6 +320,44 @@ static ts_status check_decode_k_contract(const ts_manifest *m, ts_error *err)
                                 "(tokens [slots, k], positions [.., slots, k], logits [slots, k, vocab])",
                                 b, (long long)k);
     }
+    return TS_OK;
+}
+
+/* LoRA's contract: with an adapters object (K names) every language entry takes `adapters` i32
+ * in its tokens' shape (the prefill entries [Lp], decode [slots], decode_k [slots, k]) and the
+ * schema has lora.scale F32[K]; without one, no entry takes it. */
+static ts_status check_adapters_contract(const ts_manifest *m, ts_error *err)
+{
+    int64_t k = m->adapters.n;
+    const ts_descriptor *scale = NULL;
+    for (int i = 0; i < m->n_weights; i++)
+        if (strcmp(m->weights[i].name, "lora.scale") == 0) scale = &m->weights[i];
+    if (k && (!scale || scale->type.rank != 1 || scale->type.dims[0] != k))
+        return ts_error_set(err, TS_ERR_FORMAT, "adapters: %lld names, the weight schema has %s (expected lora.scale [%lld])", (long long)k,
+                            scale ? "another lora.scale" : "no lora.scale", (long long)k);
+    if (!k && scale) return ts_error_set(err, TS_ERR_FORMAT, "weights: lora.scale without an adapters object");
+    ts_entry list[TS_ENTRY_COUNT];
+    int n = ts_manifest_entries(m, list);
+    for (int b = 0; b < m->n_buckets; b++)
+        for (int i = 0; i < n; i++) {
+            const ts_entry_descriptors *ed = &m->entries[b][list[i]];
+            int at = input_index(ed, "adapters");
+            if (!k && at < 0) continue;
+            if (!k)
+                return ts_error_set(err, TS_ERR_FORMAT, "%s: takes adapters, the manifest has no adapters object", ed->file);
+            ts_type want = {0};
+            if (list[i] == TS_ENTRY_DECODE || list[i] == TS_ENTRY_DECODE_K) {
+                int tok = input_index(ed, "tokens");
+                if (tok >= 0) want = ts_type_make(TS_DTYPE_I32, ed->inputs[tok].type.rank, ed->inputs[tok].type.dims);
+            } else {
+                want = ts_type_make(TS_DTYPE_I32, 1, &m->buckets[b].prefill_capacity);
+            }
+            if (at < 0 || !ts_type_equal(&ed->inputs[at].type, &want)) {
+                char t[128];
+                return ts_error_set(err, TS_ERR_FORMAT, "%s: %s must take adapters %s (one adapter index per row)", ed->file,
+                                    ts_entry_name(list[i]), ts_type_string(&want, t, sizeof(t)));
+            }
+        }
     return TS_OK;
 }
 
@@ -346,6 +397,13 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         if (st == TS_OK) st = ts_bundle_quant_check(&b->man, b->quant, err);
         else ts_error_prefix(err, "quantization: ");
     }
+    if (st == TS_OK && b->man.tensors.version) {
+        st = ts_path_join(path, sizeof(path), bundle_dir, b->man.tensors.file, err);
+        if (st == TS_OK) st = ts_checkpoint_open(path, &b->held, err);
+        if (st == TS_OK) st = ts_bundle_tensors_check(&b->man, b->held, err);
+        else ts_error_prefix(err, "bundle_weights: ");
+    }
+    if (st == TS_OK) st = check_adapters_contract(&b->man, err);
     if (st == TS_OK) st = check_weights(b, b->man.weights, b->man.n_weights, err);
     if (st == TS_OK) st = check_weights(b, b->man.vision.weights, b->man.vision.n_weights, err);
     if (st == TS_OK) st = check_deepstack_contract(&b->man, &cfg, err);
@@ -374,7 +432,7 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
             if (!*params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
         }
         for (int32_t k = 0; st == TS_OK && k < n_weights; k++)
-            (*params)[k] = (void *)weight_tensor(b, weights[k].name)->data;
+            (*params)[k] = (void *)weight_tensor(b, weights[k].name, NULL)->data;
     }
     for (int i = 0; i < n_modules; i++) free(texts[i]);
     if (st == TS_OK) {
@@ -514,6 +572,8 @@ static ts_status check_values(const ts_bundle *b, int bucket, ts_entry e, const 
             st = ts_bundle_range_i32(data[i], n, 0, k->capacity - 1, entry, d->name, err);
         else if (strcmp(d->name, "cache_len") == 0) /* decode_k.main writes K rows from cache_len */
             st = ts_bundle_range_i32(data[i], n, 0, k->capacity - (e == TS_ENTRY_DECODE_K ? b->man.draft_width : 1), entry, d->name, err);
+        else if (strcmp(d->name, "adapters") == 0)
+            st = ts_bundle_range_i32(data[i], n, 0, b->man.adapters.n - 1, entry, d->name, err);
         else if (strcmp(d->name, "rope_delta") == 0)
             st = ts_bundle_range_i32(data[i], n, -k->capacity, k->capacity, entry, d->name, err);
         else if (d->type.dtype == TS_DTYPE_F32 && d->role[0] == 'i') {
@@ -632,6 +692,16 @@ int64_t ts_bundle_visual_capacity(const ts_bundle *b, int bucket)
 }
 
 int64_t ts_bundle_draft_width(const ts_bundle *b) { return b->man.draft_width; }
+
+int ts_bundle_adapter_count(const ts_bundle *b) { return b->man.adapters.n; }
+
+int ts_bundle_adapter_index(const ts_bundle *b, const char *name)
+{
+    if (!name || strcmp(name, "none") == 0) return 0;
+    for (int i = 1; i < b->man.adapters.n; i++)
+        if (strcmp(b->man.adapters.names[i], name) == 0) return i;
+    return -1;
+}
 
 int ts_bundle_position_rows(const ts_bundle *b) { return strcmp(b->man.position_mode, "1d") == 0 ? 1 : 3; }
 

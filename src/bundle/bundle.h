@@ -58,6 +58,17 @@ int64_t ts_bundle_slots_prefill_capacity(const ts_bundle_slots *slots);
 int ts_bundle_position_rows(const ts_bundle *bundle);
 /* decode_k.main's rows per slot K (the manifest's decode_k.k), 0 when the bundle has none. */
 int64_t ts_bundle_draft_width(const ts_bundle *bundle);
+/* LoRA (the manifest's adapters object): how many adapters the entries serve per row, "none"
+ * at 0 included (0 when the bundle has none, then no entry takes `adapters`), and the index of
+ * adapter `name` (NULL or "none": 0; -1 when the bundle has no such adapter). */
+int ts_bundle_adapter_count(const ts_bundle *bundle);
+int ts_bundle_adapter_index(const ts_bundle *bundle, const char *name);
+/* The adapter slot `slot`'s rows use from its next prefill on (index from
+ * ts_bundle_adapter_index; 0 = none, the default and what a reset returns to). Refused when the
+ * bundle has no such adapter (naming it and how many it has) or the slot already holds a
+ * sequence (its rows were computed with another). */
+ts_status ts_bundle_slots_set_adapter(ts_bundle_slots *slots, int slot, int adapter, ts_error *err);
+
 /* A bucket's static maximum of DeepStack image rows Nv_max: its prefill capacity when the bundle
  * has prefill_embeddings_deepstack.main, else 0. */
 int64_t ts_bundle_visual_capacity(const ts_bundle *bundle, int bucket);

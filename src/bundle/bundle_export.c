@@ -12,8 +12,11 @@
 #include "base/file.h"
 #include "base/sha256.h"
 #include "bundle/bundle_quant.h"
+#include "bundle/bundle_tensors.h"
 #include "bundle/manifest.h"
 #include "bundle/portable.h"
+#include "engine/derived_weights.h"
+#include "engine/lora.h"
 #include "engine/packed_weights.h"
 #include "engine/quantized_weights.h"
 #include "engine/synthetic.h"
@@ -89,17 +92,31 @@ typedef struct {
     const char *method; /* the manifest's quantization.method */
 } quant_plan;
 
-static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *src,
-                               const quant_plan *quant, const char *bundle_dir, const ts_bundle_options *options, ts_error *err);
+/* What a checkpoint export knows beyond the weight source: the checkpoint itself (which schema
+ * weights the bundle must hold: bundle_tensors.h) and the LoRA adapters it serves, or NULL. */
+typedef struct {
+    const ts_checkpoint *ckpt;
+    const ts_lora_set *lora;
+} export_source;
 
-/* The weights as the engine serves them (engine/model.c): a GPTQ/AWQ checkpoint's packed matrices
- * unpacked, or --quantize's at load; the same stores, so a bundle's integer weights are the
- * engine's bytes. The tower follows the engine too: --quantize quantizes it with the engine's
- * chooser (ts_quantized_weights_choose_tower); a GPTQ/AWQ checkpoint's stays as stored. */
+static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *src,
+                               const quant_plan *quant, const export_source *from, const char *bundle_dir,
+                               const ts_bundle_options *options, ts_error *err);
+
+static bool in_checkpoint(void *self, const char *name) { return ts_checkpoint_find(self, name) != NULL; }
+
+/* The weights as the engine serves them (engine/model.c): the family's derived parts (views of
+ * fused tensors, stacked experts) and the LoRA adapters the checkpoint ships, a GPTQ/AWQ
+ * checkpoint's packed matrices unpacked, or --quantize's at load; the same stores, so a bundle's
+ * integer weights are the engine's bytes. The tower follows the engine too: --quantize quantizes
+ * it with the engine's chooser (ts_quantized_weights_choose_tower); a GPTQ/AWQ checkpoint's stays
+ * as stored. Weights no checkpoint holds by name go to the bundle's own file (bundle_tensors.h). */
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
 {
     ts_model_config cfg;
     ts_checkpoint *ck = NULL;
+    ts_derived_weights *derived = NULL;
+    ts_lora_set *lora = NULL;
     ts_packed_weights *packed = NULL;
     ts_quantized_weights *quantized = NULL;
     ts_quant_config qc;
@@ -112,7 +129,14 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
     if (st == TS_OK) st = ts_checkpoint_open(model_dir, &ck, err);
     if (st == TS_OK) st = ts_bundle_config_digest(model_dir, digest, err);
     if (st == TS_OK) st = ts_quant_config_load(model_dir, &qc, err);
-    ts_weight_source src = {find_tensor, ck};
+    if (st == TS_OK) st = ts_derived_weights_create(ck, &cfg, &derived, err);
+    ts_weight_source src = {derived ? ts_derived_weights_find : find_tensor, derived ? (void *)derived : (void *)ck};
+    ts_decoder_spec spec;
+    if (st == TS_OK) st = ts_decoder_spec_init(&cfg, &spec, err);
+    if (st == TS_OK) st = ts_lora_set_load(model_dir, &cfg, &spec, &src, &lora, err);
+    if (st == TS_OK && lora && (bits || qc.method != TS_QUANT_NONE))
+        st = ts_error_set(err, TS_ERR_UNSUPPORTED, "a quantized bundle of a model with LoRA adapters is not built (export it unquantized)");
+    if (st == TS_OK && lora) src = ts_lora_set_source(lora);
     if (st == TS_OK && qc.method != TS_QUANT_NONE) {
         if (bits) st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "--quantize %s: the checkpoint is already quantized (%s)", format,
                                     ts_quant_method_name(qc.method));
@@ -125,10 +149,13 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
         if (st == TS_OK) src = ts_quantized_weights_source(quantized);
         plan = (quant_plan){ts_quantized_weights_choose, ts_quantized_weights_choose_tower, quantized, format};
     }
-    if (st == TS_OK) st = export_bundle(&cfg, digest, &src, &plan, bundle_dir, options, err);
+    export_source from = {ck, lora};
+    if (st == TS_OK) st = export_bundle(&cfg, digest, &src, &plan, &from, bundle_dir, options, err);
     else ts_error_prefix(err, "export %s: ", bundle_dir);
     ts_quantized_weights_destroy(quantized);
     ts_packed_weights_destroy(packed);
+    ts_lora_set_destroy(lora);
+    ts_derived_weights_destroy(derived);
     ts_checkpoint_close(ck);
     return st;
 }
@@ -146,7 +173,8 @@ ts_status ts_bundle_export_synthetic(const char *preset, ts_dtype dtype, const c
     const quant_plan none = {0};
     if (options && options->quantize)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "export: a synthetic bundle has no weights to quantize (--quantize)");
-    return export_bundle(&cfg, digest, &src, &none, bundle_dir, options, err);
+    const export_source from = {NULL, NULL};
+    return export_bundle(&cfg, digest, &src, &none, &from, bundle_dir, options, err);
 }
 
 /* A ts_weight_keeper: the weights of the schema the first entry made (every entry shares it). */
@@ -159,7 +187,8 @@ static bool in_schema(void *self, const char *name)
 }
 
 static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *source,
-                               const quant_plan *quant, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
+                               const quant_plan *quant, const export_source *from, const char *bundle_dir,
+                               const ts_bundle_options *options, ts_error *err)
 {
     static const int64_t default_capacity = 4096;
     const int64_t *caps = options && options->capacities ? options->capacities : &default_capacity;
@@ -177,6 +206,15 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     char *texts[TS_BUNDLE_MAX_MODULES] = {0};
     char *json = NULL;
     ts_status st = ts_decoder_spec_init(cfg, &spec, err);
+    /* LoRA: every entry takes `adapters`, the manifest names them by index. */
+    if (st == TS_OK && from->lora) {
+        spec.lora_adapters = ts_lora_set_count(from->lora);
+        spec.lora_rank = ts_lora_set_rank(from->lora);
+        if (spec.lora_adapters > TS_BUNDLE_MAX_ADAPTERS)
+            st = ts_error_set(err, TS_ERR_RANGE, "export: %d adapters (at most %d)", spec.lora_adapters, TS_BUNDLE_MAX_ADAPTERS);
+        for (int i = 0; st == TS_OK && i < spec.lora_adapters; i++)
+            snprintf(man.adapters.names[man.adapters.n++], sizeof(man.adapters.names[0]), "%s", ts_lora_set_name(from->lora, i));
+    }
     int n_vision = options && options->vision_patches ? options->n_vision_patches : 0;
     if (n_vision < 0 || n_vision > TS_BUNDLE_MAX_BUCKETS)
         return ts_error_set(err, TS_ERR_RANGE, "export: %d vision buckets (0..%d allowed)", n_vision, TS_BUNDLE_MAX_BUCKETS);
@@ -284,6 +322,8 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     }
     if (st == TS_OK && quant->choose) st = ts_bundle_quant_describe(&man, quant->method, err);
     if (st == TS_OK) st = ts_bundle_quant_write(&man, source, bundle_dir, err);
+    if (st == TS_OK) st = ts_bundle_tensors_describe(&man, from->ckpt ? in_checkpoint : NULL, (void *)from->ckpt, err);
+    if (st == TS_OK) st = ts_bundle_tensors_write(&man, source, bundle_dir, err);
     if (st == TS_OK && options && options->portable_python) st = ts_portable_write(bundle_dir, options->portable_python, &man, err);
     if (st == TS_OK) st = ts_manifest_write(&man, (const char *const *)texts, &json, err);
     if (st == TS_OK) {

@@ -16,6 +16,7 @@ struct ts_bundle {
     ts_manifest man;
     ts_checkpoint *ckpt;
     ts_checkpoint *quant; /* the bundle's quantized tensors (bundle_quant.h), or NULL */
+    ts_checkpoint *held;  /* the weights the bundle holds itself (bundle_tensors.h), or NULL */
     int64_t vocab;
     ts_graph *graphs[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
     ts_program *programs[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];

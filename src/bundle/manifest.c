@@ -25,6 +25,7 @@ void ts_manifest_fini(ts_manifest *m)
     free(m->weights);
     free(m->vision.weights);
     free(m->quant.weights);
+    free(m->tensors.names);
     for (int b = 0; b < TS_BUNDLE_MAX_BUCKETS; b++) {
         free(m->vision.entries[b].inputs);
         free(m->vision.entries[b].results);
@@ -249,6 +250,24 @@ static cJSON *manifest_json(const ts_manifest *m)
             cJSON_AddItemToArray(qw, o);
         }
     }
+    if (m->tensors.version) {
+        cJSON *to = cJSON_AddObjectToObject(root, "bundle_weights");
+        cJSON_AddNumberToObject(to, "version", m->tensors.version);
+        cJSON_AddStringToObject(to, "file", m->tensors.file);
+        cJSON_AddStringToObject(to, "rule", "these schema weights are read from the bundle's file (safetensors), by name, not from the checkpoint");
+        cJSON *names = cJSON_AddArrayToObject(to, "tensors");
+        for (int i = 0; i < m->tensors.n; i++) cJSON_AddItemToArray(names, cJSON_CreateString(m->tensors.names[i]));
+    }
+    if (m->adapters.n) {
+        cJSON *ao = cJSON_AddObjectToObject(root, "adapters");
+        cJSON_AddNumberToObject(ao, "version", TS_BUNDLE_ADAPTERS_VERSION);
+        cJSON *names = cJSON_AddArrayToObject(ao, "names");
+        for (int i = 0; i < m->adapters.n; i++) cJSON_AddItemToArray(names, cJSON_CreateString(m->adapters.names[i]));
+        cJSON_AddStringToObject(ao, "input",
+                                "adapters i32 in the tokens' shape (prefill entries [Lp], decode.main [slots], decode_k.main [slots, k]): "
+                                "each row's adapter, an index into names (0 = none: the base weights alone); every dense projection is "
+                                "tessera.lora_linear over the stacked lora_A, lora_B and lora.scale weights");
+    }
     cJSON *buckets = cJSON_AddArrayToObject(root, "buckets");
     for (int b = 0; b < m->n_buckets; b++) {
         cJSON *bo = cJSON_CreateObject();
@@ -450,6 +469,59 @@ static ts_status read_dtype(reader *r, const cJSON *o, const char *key, const ch
     return bad(r, p, "unknown dtype");
 }
 
+/* bundle_weights' syntax; its tensors are held to the schema and the file at open
+ * (bundle_tensors.c). */
+static ts_status parse_tensors(reader *r, const cJSON *to, ts_tensors_manifest *t)
+{
+    ts_status st;
+    int64_t v;
+    if (!cJSON_IsObject(to)) return bad(r, "bundle_weights", "expected an object");
+    if ((st = read_int(r, to, "version", "bundle_weights.", 1, 1 << 20, &v)) != TS_OK) return st;
+    if (v != TS_BUNDLE_TENSORS_VERSION)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: bundle_weights.version %lld (this build reads version %d)", r->origin,
+                            (long long)v, TS_BUNDLE_TENSORS_VERSION);
+    t->version = (int)v;
+    if ((st = read_string(r, to, "file", "bundle_weights.", t->file, sizeof(t->file))) != TS_OK) return st;
+    if (!t->file[0] || strchr(t->file, '/') || strstr(t->file, "..")) return bad(r, "bundle_weights.file", "expected a file name inside the bundle");
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(to, "tensors"), *item;
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1) return bad(r, "bundle_weights.tensors", "expected a non-empty array of names");
+    t->names = calloc((size_t)cJSON_GetArraySize(arr), sizeof(*t->names));
+    if (!t->names) return ts_error_set(r->err, TS_ERR_OUT_OF_MEMORY, "manifest: out of memory");
+    cJSON_ArrayForEach(item, arr)
+    {
+        if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) >= sizeof(t->names[0]))
+            return bad(r, "bundle_weights.tensors", "expected weight names");
+        strcpy(t->names[t->n++], item->valuestring);
+    }
+    return TS_OK;
+}
+
+/* The adapters object's syntax: version, names (the first "none", each unique); the entries'
+ * `adapters` inputs and the lora weights are checked at open (bundle.c). */
+static ts_status parse_adapters(reader *r, const cJSON *ao, ts_adapter_manifest *a)
+{
+    ts_status st;
+    int64_t v;
+    if (!cJSON_IsObject(ao)) return bad(r, "adapters", "expected an object");
+    if ((st = read_int(r, ao, "version", "adapters.", 1, 1 << 20, &v)) != TS_OK) return st;
+    if (v != TS_BUNDLE_ADAPTERS_VERSION)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: adapters.version %lld (this build reads version %d)", r->origin, (long long)v,
+                            TS_BUNDLE_ADAPTERS_VERSION);
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(ao, "names"), *item;
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 2 || cJSON_GetArraySize(arr) > TS_BUNDLE_MAX_ADAPTERS)
+        return bad(r, "adapters.names", "expected 2 to 16 names, the first \"none\"");
+    cJSON_ArrayForEach(item, arr)
+    {
+        if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) >= sizeof(a->names[0]))
+            return bad(r, "adapters.names", "expected adapter names");
+        for (int i = 0; i < a->n; i++)
+            if (strcmp(a->names[i], item->valuestring) == 0) return bad(r, "adapters.names", "a name repeats");
+        strcpy(a->names[a->n++], item->valuestring);
+    }
+    if (strcmp(a->names[0], "none") != 0) return bad(r, "adapters.names[0]", "expected \"none\" (index 0: no adapter)");
+    return TS_OK;
+}
+
 /* The quantization object's syntax; what it says is checked against the weights and modules at
  * open (bundle_quant.c). */
 static ts_status parse_quantization(reader *r, const cJSON *qo, ts_quant_manifest *q)
@@ -562,6 +634,10 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
     if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(root, "weights"), "weights", &m->weights, &m->n_weights)) != TS_OK) return st;
     const cJSON *qo = cJSON_GetObjectItemCaseSensitive(root, "quantization");
     if (qo && (st = parse_quantization(r, qo, &m->quant)) != TS_OK) return st;
+    const cJSON *to = cJSON_GetObjectItemCaseSensitive(root, "bundle_weights");
+    if (to && (st = parse_tensors(r, to, &m->tensors)) != TS_OK) return st;
+    const cJSON *ao = cJSON_GetObjectItemCaseSensitive(root, "adapters");
+    if (ao && (st = parse_adapters(r, ao, &m->adapters)) != TS_OK) return st;
     const cJSON *buckets = cJSON_GetObjectItemCaseSensitive(root, "buckets");
     if (!cJSON_IsArray(buckets) || cJSON_GetArraySize(buckets) < 1 || cJSON_GetArraySize(buckets) > TS_BUNDLE_MAX_BUCKETS)
         return bad(r, "buckets", "expected 1 to 16 buckets");

@@ -17,7 +17,10 @@
  * module order follows that list. A bundle exported with --portable adds a
  * `portable` object (bundle/portable.h: the artifacts' target version, serializer and digests); a
  * quantized one a `quantization` object (versioned: per matrix its bits, block, scale dtype, zero
- * points, and the file in the bundle that holds the integer tensors; bundle/bundle_quant.h).
+ * points, and the file in the bundle that holds the integer tensors; bundle/bundle_quant.h); one
+ * whose schema names weights no checkpoint holds (a family's derived parts, LoRA stacks) a
+ * `bundle_weights` object (their names and the bundle's file that holds them); one served with
+ * LoRA adapters an `adapters` object (names by index: the `adapters` input's values).
  * `identity` is a SHA-256 over
  * the manifest without that field and over every module text, in manifest order, so any drift
  * in shapes, config or module text is caught before execution. The manifest is built from the
@@ -109,6 +112,31 @@ typedef struct ts_quant_manifest {
     int n_weights;
 } ts_quant_manifest;
 
+/* `bundle_weights` (versioned): weights no checkpoint holds by name, whose bytes are in a
+ * safetensors file of the bundle — the parts a family derives at load (Phi-4-multimodal's
+ * q/k/v and gate/up rows of its fused projections, Qwen3-MoE's stacked experts) and the stacked
+ * LoRA adapters. version 0 = none (then the manifest has no such object and is byte-identical to
+ * what it was before it existed). bundle/bundle_tensors.h writes and checks them. */
+#define TS_BUNDLE_TENSORS_VERSION 1
+#define TS_BUNDLE_TENSORS_FILE "weights.safetensors"
+typedef struct ts_tensors_manifest {
+    int version;
+    char file[64];
+    char (*names)[128]; /* schema weights (language model's or vision.main's), n of them */
+    int n;
+} ts_tensors_manifest;
+
+/* `adapters` (versioned): the LoRA adapters every language entry serves per row, selected by
+ * the input `adapters` (index into names; 0 = "none"), their stacks weights of the schema
+ * (`….lora_A` [K, R, in], `….lora_B` [K, out, R], `lora.scale` [K]) held in bundle_weights'
+ * file. n 0 = no adapters (no object, no `adapters` input). */
+#define TS_BUNDLE_ADAPTERS_VERSION 1
+#define TS_BUNDLE_MAX_ADAPTERS 16
+typedef struct ts_adapter_manifest {
+    int n;
+    char names[TS_BUNDLE_MAX_ADAPTERS][32];
+} ts_adapter_manifest;
+
 typedef struct ts_manifest {
     int abi_version;
     char family[32];
@@ -138,6 +166,8 @@ typedef struct ts_manifest {
     ts_vision_manifest vision; /* n_buckets 0: no image entries */
     ts_portable_manifest portable;
     ts_quant_manifest quant;
+    ts_tensors_manifest tensors;
+    ts_adapter_manifest adapters;
     char identity[65];
 } ts_manifest;
 

@@ -541,8 +541,6 @@ static int run(options *o)
     } else if (!st && o->n_audio && o->n_images) {
         st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: a prompt with both images and audio is not supported",
                           ts_family_name(ts_model_get_config(s.model)->family));
-    } else if (!st && o->n_audio && s.bundle) {
-        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "--audio: a bundle has no audio encoder entry");
     }
     if (!st && o->n_audio) st = encode_audio(o, s.model, &s.audio, audio_tokens, &err);
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
@@ -581,7 +579,9 @@ static int run(options *o)
 
     ts_generation g;
     /* Through the bundle's entries (admitted to a capacity bucket), or the engine's graph. */
-    if (s.bundle && o->n_images) {
+    if (s.bundle && o->n_audio) {
+        st = ts_bundle_generate_audio(s.bundle, s.model, s.ids, n_ids, &s.audio, &p, &g, &err);
+    } else if (s.bundle && o->n_images) {
         st = ts_bundle_generate_images(s.bundle, s.model, s.ids, n_ids, s.images, o->n_images, &p, &g, &err);
     } else if (s.bundle) {
         st = ts_bundle_generate(s.bundle, s.ids, n_ids, &p, &g, &err);
