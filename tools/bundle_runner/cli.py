@@ -80,7 +80,7 @@ class Checks:
 CHAIN_FACTOR = 2.0
 
 
-def _entries_alone(r, f, c):
+def _entries_alone(r, f, c, a):
     """Each entry from the reference's own inputs, held to the fixture tolerance: vision.main's
     rows vs image_embeds (and deepstack_j); the prefill entry fed lm_inputs_embeds, the
     reference's positions and DeepStack rows: last_logits vs prefill_last_logits and its K/V vs
@@ -95,7 +95,8 @@ def _entries_alone(r, f, c):
             c.close(deepstack[j], f.tensor(f"deepstack_{j}"), f"vision.main deepstack[{j}] vs the reference's deepstack_{j}")
         if man.rows == 3:
             positions, delta = f.tensor("position_ids")[:, 0, :].astype(np.int32), int(f.tensor("rope_deltas").reshape(-1)[0])
-        else:
+    if f.pixel_values is not None or f.audio_rows is not None:  # the prefill from lm_inputs_embeds
+        if man.rows != 3:
             positions = np.arange(L, dtype=np.int32)[None]
         inputs = {"ids": f.ids, "embeddings": f.tensor("lm_inputs_embeds")[0], "positions": positions, "delta": delta}
         if man.deepstack_layers:
@@ -103,6 +104,7 @@ def _entries_alone(r, f, c):
             inputs["visual"] = visual
             inputs["deepstack"] = np.stack([f.tensor(f"deepstack_lm_{j}") for j in range(len(man.deepstack_layers))])
         slots = Slots(r, man.bucket_for(L, 1))
+        slots.set_adapter(0, a.adapter)
         entry = "prefill_embeddings_deepstack.main" if man.deepstack_layers else "prefill_embeddings.main"
         logits = slots.prefill(0, inputs)
         c.close(logits, f.tensor("prefill_last_logits"), f"{entry} alone (lm_inputs_embeds) vs prefill_last_logits")
@@ -114,6 +116,7 @@ def _entries_alone(r, f, c):
           f"{entry} alone: K/V vs kv_key_l/kv_value_l max |Δ| = {max(kd, vd):.3g} (tolerance {scale:.3g}); rows >= length zero")
     # decode.main on the reference's caches.
     slots = Slots(r, man.bucket_for(L, 2))
+    slots.set_adapter(0, a.adapter)
     for l in range(man.layers):
         slots.k[0][l, :L] = f.tensor(f"kv_key_{l}").transpose(1, 0, 2)
         slots.v[0][l, :L] = f.tensor(f"kv_value_{l}").transpose(1, 0, 2)
@@ -191,6 +194,7 @@ def _decode_k(r, f, c, logits):
 def cmd_check(a):
     c = Checks(f"{a.backend} {a.fixture.rstrip('/').split('/')[-1]}")
     f = Fixture(a.fixture)
+    a.adapter = a.adapter or f.adapter
     try:
         r = _open(a)
     except (ContractError, CompileError) as e:
@@ -203,13 +207,13 @@ def cmd_check(a):
         pos, delta = host.mrope_index(f.ids, r.image_token_id, f.grids, r.man.vision["merge_size"], r.tokens_per_second)
         c(np.array_equal(pos, f.tensor("position_ids")[:, 0, :]), "host M-RoPE positions = the reference's position_ids")
         c(delta == int(f.tensor("rope_deltas").reshape(-1)[0]), f"host rope delta {delta} = the reference's")
-    tokens, logits = r.generate(f.ids, f.pixel_values, f.grids, n)
+    tokens, logits = r.generate(f.ids, f.pixel_values, f.grids, n, audio_rows=f.audio_rows, adapter=a.adapter)
     c(tokens == f.generated, f"greedy tokens = the reference's generated_ids ({tokens})")
     if a.tessera_ids is not None:
         ours = [int(x) for x in a.tessera_ids.split(",") if x]
         c(tokens == ours, "greedy tokens = tessera run --bundle's")
     ref = f.tensor("decode_logits")
-    if f.pixel_values is None:
+    if f.pixel_values is None and f.audio_rows is None:
         first = "prefill.main"
     else:
         first = "prefill_embeddings_deepstack.main" if r.man.deepstack_layers else "prefill_embeddings.main"
@@ -220,8 +224,8 @@ def cmd_check(a):
     factor = 1.0 if f.pixel_values is None else CHAIN_FACTOR
     c.close(logits[0], ref[0], f"chain: {first} last_logits vs the reference's prefill_last_logits", factor)
     c.close(logits[1:], ref[1:n], f"chain: decode.main logits over {n - 1} steps vs the reference's decode_logits", factor)
-    _entries_alone(r, f, c)
-    if f.pixel_values is None:
+    _entries_alone(r, f, c, a)
+    if f.pixel_values is None and f.audio_rows is None:
         # The same text prompt through prefill_embeddings.main: embed_tokens rows, text positions, causal bias.
         emb = host.merge_embeddings(r.embed_table, f.ids, r.image_token_id, None)
         inputs = {"ids": f.ids, "embeddings": emb, "positions": np.tile(np.arange(len(f.ids), dtype=np.int32), (r.man.rows, 1)),
@@ -250,6 +254,8 @@ def main(argv):
         s.add_argument("--fixture")
         s.add_argument("--work", help="where modules are compiled (default: a temporary folder)")
         s.add_argument("-v", "--verbose", action="store_true")
+        s.add_argument("--adapter", help="the LoRA adapter the request runs with (a name of the manifest's adapters; "
+                                          "default: the fixture's lora_adapter, else none)")
         if name == "generate":
             s.add_argument("--ids")
             s.add_argument("--max-tokens", type=int, default=16)

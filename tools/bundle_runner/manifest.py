@@ -98,6 +98,18 @@ class Manifest:
             if dk is not None and dk.get("version") != 1:
                 raise ContractError(f"manifest.json: decode_k.version {dk.get('version')} (this runner reads version 1)")
             self.draft_width = int(dk["k"]) if dk is not None else 0
+            # Weights no checkpoint holds by name (a family's derived parts, LoRA stacks): in the
+            # bundle's own file (src/bundle/bundle_tensors.h).
+            self.held = j.get("bundle_weights")
+            if self.held is not None and self.held.get("version") != 1:
+                raise ContractError(f"manifest.json: bundle_weights.version {self.held.get('version')} (this runner reads version 1)")
+            # LoRA adapters served per row: every language entry takes `adapters` (index into names).
+            ad = j.get("adapters")
+            if ad is not None and ad.get("version") != 1:
+                raise ContractError(f"manifest.json: adapters.version {ad.get('version')} (this runner reads version 1)")
+            self.adapters = list(ad["names"]) if ad is not None else []
+            if ad is not None and (len(self.adapters) < 2 or self.adapters[0] != "none"):
+                raise ContractError("manifest.json: adapters.names: expected 2 to 16 names, the first \"none\"")
             self.buckets = []
             for b, bo in enumerate(j["buckets"]):
                 entries = {}
@@ -185,6 +197,12 @@ class Manifest:
                                     "weights": [{"weight": w["weight"], "bits": w["bits"], "block": w["block"],
                                                  "scale_dtype": w["scale_dtype"], "zero_points": bool(w["zero_points"]),
                                                  "shape": w["shape"]} for w in q["weights"]]}
+        if self.held is not None:
+            h = self.held
+            root["bundle_weights"] = {"version": h["version"], "file": h["file"], "rule": h["rule"], "tensors": list(h["tensors"])}
+        if self.adapters:
+            ad = j["adapters"]
+            root["adapters"] = {"version": ad["version"], "names": self.adapters, "input": ad["input"]}
         buckets = []
         for bo in j["buckets"]:
             o = {"capacity": bo["capacity"], "prefill_capacity": bo["prefill_capacity"], "slots": bo["slots"]}
@@ -429,6 +447,8 @@ def check_values(man, bucket, entry, values):
             _range(entry.name, d.name, v, 0, b["capacity"] - (man.draft_width if entry.name == "decode_k.main" else 1))
         elif d.name == "rope_delta":
             _range(entry.name, d.name, v, -b["capacity"], b["capacity"])
+        elif d.name == "adapters":
+            _range(entry.name, d.name, v, 0, len(man.adapters) - 1)
         elif d.dtype == "F32" and d.role == "input":
             bad = np.isnan(v) | (np.isinf(v) if d.name == "embeddings" else False)
             if bad.any():
