@@ -1,0 +1,311 @@
+/* phi4_bundle_test.c — Phi-4-multimodal through its exported bundle on Tessera's own bundle
+ * runtime (issue 16): the fused q/k/v and gate/up parts and the stacked LoRA adapters held in the
+ * bundle's weights.safetensors (manifest bundle_weights), the adapters named by index (manifest
+ * adapters) and selected per row by every entry's `adapters` input.
+ *
+ *   - phi4_mm-audio: the reference's merged embeddings (lm_inputs_embeds) through
+ *     prefill_embeddings.main with the speech adapter, then 15 decode.main steps, against the engine
+ *     (the same embeddings, the sequence's speech adapter): logits bit for bit, and the reference's
+ *     16 greedy ids; with adapter 0 instead the ids differ (the argument is what selects it);
+ *   - phi4_mm-text: ts_bundle_generate = the reference's 16 ids (adapter none);
+ *   - one decode.main call over two slots mixing the speech adapter and none gives each slot the
+ *     logits it gets alone (selection is an argument, not a recompile);
+ *   - refused, naming what is wrong: an adapters value past the manifest's names, an adapter the
+ *     slot cannot take, a held weight missing from the bundle's file, a manifest without its
+ *     adapters object whose modules take `adapters` (identity re-stamped so only the contract
+ *     check can see it). */
+#include "base/file.h"
+#include "bundle/bundle.h"
+#include "bundle/manifest.h"
+#include "engine/model.h"
+#include "loader/safetensors_write.h"
+#include "models/family.h"
+#include "check.h"
+
+#include <ftw.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define AUDIO "tests/fixtures/phi4_mm-audio"
+#define TEXT "tests/fixtures/phi4_mm-text"
+
+static ts_context *ctx;
+static char tmp[64];
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static bool export_to(const char *model, const char *bundle, int64_t slots)
+{
+    int64_t cap = 64;
+    ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 48, .slots = slots};
+    ts_error err;
+    if (ts_bundle_export(model, bundle, &o, &err) == TS_OK) return true;
+    fprintf(stderr, "export: %s\n", err.message);
+    return false;
+}
+
+static int argmax(const float *x, int64_t n)
+{
+    int best = 0;
+    for (int64_t i = 1; i < n; i++)
+        if (x[i] > x[best]) best = (int)i;
+    return best;
+}
+
+static double max_diff(const float *a, const float *b, int64_t n)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) worst = fmax(worst, fabs((double)a[i] - b[i]));
+    return worst;
+}
+
+/* The audio fixture's prompt rows through the bundle (adapter `adapter` in slot 0) and, when
+ * engine is set, through the engine with the speech adapter; the greedy ids into ids[16]. */
+static void audio_through_bundle(ts_bundle *b, ts_model *m, int adapter, bool engine, int32_t ids[16], double *worst)
+{
+    ts_error err;
+    ts_checkpoint *ref;
+    REQUIRE_INT_EQ(ts_checkpoint_open(AUDIO "/reference.safetensors", &ref, &err), TS_OK);
+    const ts_tensor_info *emb = ts_checkpoint_find(ref, "lm_inputs_embeds");
+    REQUIRE(emb);
+    int64_t n = emb->shape[1], H = emb->shape[2], V = ts_model_vocab_size(m);
+    int32_t positions[64];
+    for (int64_t i = 0; i < n; i++) positions[i] = (int32_t)i;
+    ts_bundle_slots *slots;
+    ts_sequence *seq = NULL;
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_set_adapter(slots, 0, adapter, &err), TS_OK);
+    float *ours = malloc(sizeof(float) * (size_t)V), *theirs = malloc(sizeof(float) * (size_t)V);
+    CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, emb->data, (size_t)n, H, positions, 0, NULL, ours, &err), TS_OK);
+    if (engine) {
+        CHECK_INT_EQ(ts_sequence_create(m, 64, &seq, &err), TS_OK);
+        CHECK_INT_EQ(ts_sequence_set_adapter(seq, "speech", &err), TS_OK);
+        CHECK_INT_EQ(ts_model_prefill_embeddings(m, seq, emb->data, (size_t)n, NULL, 0, NULL, theirs, &err), TS_OK);
+    }
+    bool active = true;
+    for (int step = 0; step < 16; step++) {
+        if (engine) *worst = fmax(*worst, max_diff(ours, theirs, V));
+        ids[step] = argmax(ours, V);
+        if (step == 15) break;
+        CHECK_INT_EQ(ts_bundle_slots_decode(slots, &ids[step], &active, ours, &err), TS_OK);
+        if (engine) CHECK_INT_EQ(ts_model_decode(m, &seq, &ids[step], 1, theirs, &err), TS_OK);
+    }
+    free(ours), free(theirs);
+    ts_sequence_destroy(seq);
+    ts_bundle_slots_destroy(slots);
+    ts_checkpoint_close(ref);
+}
+
+static bool reference_ids(const char *path, const int32_t ids[16])
+{
+    ts_error err;
+    ts_checkpoint *ref;
+    if (ts_checkpoint_open(path, &ref, &err) != TS_OK) return false;
+    const ts_tensor_info *gen = ts_checkpoint_find(ref, "generated_ids");
+    bool same = gen && gen->shape[0] == 16;
+    for (int i = 0; same && i < 16; i++) same = ((const int64_t *)gen->data)[i] == ids[i];
+    ts_checkpoint_close(ref);
+    return same;
+}
+
+static void test_audio(void)
+{
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/audio", tmp);
+    REQUIRE(export_to(AUDIO "/model", bundle, 1));
+    ts_error err;
+    ts_bundle *b;
+    ts_model *m;
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, AUDIO "/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, AUDIO "/model", NULL, &m, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_adapter_count(b), 3);
+    int speech = ts_bundle_adapter_index(b, "speech");
+    CHECK_INT_EQ(speech, 1);
+    CHECK_INT_EQ(ts_bundle_adapter_index(b, "music"), -1);
+    int32_t ids[16], base[16];
+    double worst = 0;
+    audio_through_bundle(b, m, speech, true, ids, &worst);
+    fprintf(stderr, "  phi4_mm-audio, speech adapter: bundle vs engine max |logit diff| %.3g over 16 steps; ids %s the reference's\n",
+            worst, reference_ids(AUDIO "/reference.safetensors", ids) ? "=" : "DIFFER FROM");
+    CHECK(worst == 0); /* bit for bit: the module's lora_linear runs the engine's kernels */
+    CHECK(reference_ids(AUDIO "/reference.safetensors", ids));
+    /* Adapter 0 on the same rows: not the reference (the argument is what selects the adapter). */
+    audio_through_bundle(b, m, 0, false, base, &worst);
+    CHECK(!reference_ids(AUDIO "/reference.safetensors", base));
+
+    /* Out of range at the runtime boundary, naming the input. */
+    int64_t lp = 48;
+    int32_t tokens[48] = {0}, length = 3, bad[48];
+    for (int i = 0; i < 48; i++) bad[i] = i == 7 ? 3 : 0;
+    ts_tensor_arg args[3] = {{"tokens", TS_DTYPE_I32, 1, {lp}, tokens, sizeof(tokens)},
+                             {"length", TS_DTYPE_I32, 0, {0}, &length, sizeof(length)},
+                             {"adapters", TS_DTYPE_I32, 1, {lp}, bad, sizeof(bad)}};
+    const void *outs[3];
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill.main", args, 3, outs, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "prefill.main: adapters[7] = 3 is outside 0..2");
+    CHECK_INT_EQ(ts_bundle_run(b, 0, "prefill.main", args, 2, outs, &err), TS_ERR_INVALID_ARGUMENT);
+    ts_bundle_slots *slots;
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_set_adapter(slots, 0, 3, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "the bundle serves 3 adapters");
+    float logits[1344];
+    CHECK_INT_EQ(ts_bundle_slots_prefill(slots, 0, tokens + 1, 2, logits, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_slots_set_adapter(slots, 0, 1, &err), TS_ERR_INVALID_ARGUMENT);
+    CHECK_CONTAINS(err.message, "reset it first");
+    ts_bundle_slots_destroy(slots);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
+}
+
+static void test_text(void)
+{
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/text", tmp);
+    REQUIRE(export_to(TEXT "/model", bundle, 1));
+    ts_error err;
+    ts_bundle *b;
+    ts_checkpoint *ref;
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, TEXT "/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(TEXT "/reference.safetensors", &ref, &err), TS_OK);
+    const ts_tensor_info *in = ts_checkpoint_find(ref, "input_ids");
+    int32_t prompt[64], ids[16];
+    size_t n = (size_t)in->shape[1];
+    for (size_t i = 0; i < n; i++) prompt[i] = (int32_t)((const int64_t *)in->data)[i];
+    ts_generate_params p = {.max_tokens = 16, .ignore_eos = true};
+    ts_sampling_params_default(&p.sampling);
+    p.sampling.temperature = 0;
+    ts_generation g;
+    ts_status st = ts_bundle_generate(b, prompt, n, &p, &g, &err);
+    if (st != TS_OK) fprintf(stderr, "generate: %s\n", err.message);
+    REQUIRE_INT_EQ(st, TS_OK);
+    CHECK_INT_EQ((int)g.n_ids, 16);
+    for (int i = 0; i < 16 && i < (int)g.n_ids; i++) ids[i] = g.ids[i];
+    CHECK(reference_ids(TEXT "/reference.safetensors", ids));
+    ts_generation_free(&g);
+    ts_checkpoint_close(ref);
+    ts_bundle_close(b);
+}
+
+/* One decode.main over two slots, speech in slot 0 and none in slot 1, = each alone. */
+static void test_mixed_adapters(void)
+{
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/two", tmp);
+    REQUIRE(export_to(AUDIO "/model", bundle, 2));
+    ts_error err;
+    ts_bundle *b;
+    ts_bundle_slots *s;
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, AUDIO "/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &s, &err), TS_OK);
+    const int32_t prompt[5] = {1282, 51, 81, 596, 740};
+    float pre[2][1344], both[2][1344], alone[2][1344];
+    int32_t next[2];
+    for (int slot = 0; slot < 2; slot++) {
+        CHECK_INT_EQ(ts_bundle_slots_set_adapter(s, slot, slot == 0 ? 1 : 0, &err), TS_OK);
+        CHECK_INT_EQ(ts_bundle_slots_prefill(s, slot, prompt, 5, pre[slot], &err), TS_OK);
+        next[slot] = argmax(pre[slot], 1344);
+    }
+    CHECK(max_diff(pre[0], pre[1], 1344) > 1e-3); /* the adapter changes the prefill */
+    bool on[2] = {true, true};
+    CHECK_INT_EQ(ts_bundle_slots_decode(s, next, on, &both[0][0], &err), TS_OK);
+    for (int slot = 0; slot < 2; slot++) {
+        ts_bundle_slots *one;
+        float logits[2][1344], first[1344];
+        bool only[2] = {slot == 0, slot == 1};
+        REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &one, &err), TS_OK);
+        CHECK_INT_EQ(ts_bundle_slots_set_adapter(one, slot, slot == 0 ? 1 : 0, &err), TS_OK);
+        CHECK_INT_EQ(ts_bundle_slots_prefill(one, slot, prompt, 5, first, &err), TS_OK);
+        CHECK_INT_EQ(ts_bundle_slots_decode(one, next, only, &logits[0][0], &err), TS_OK);
+        memcpy(alone[slot], logits[slot], sizeof(alone[slot]));
+        ts_bundle_slots_destroy(one);
+    }
+    double d0 = max_diff(both[0], alone[0], 1344), d1 = max_diff(both[1], alone[1], 1344);
+    fprintf(stderr, "  two slots (speech, none) in one decode.main: max |diff| vs alone %.3g, %.3g\n", d0, d1);
+    CHECK(d0 == 0 && d1 == 0);
+    ts_bundle_slots_destroy(s);
+    ts_bundle_close(b);
+}
+
+/* A copy of the audio bundle, then one defect each: a held weight missing from the file; a
+ * manifest that drops its adapters object (identity re-stamped: only the contract sees it). */
+static void test_bad_bundles(void)
+{
+    char bundle[160], path[300], cmd[700];
+    snprintf(bundle, sizeof(bundle), "%s/audio", tmp);
+    ts_error err;
+    ts_bundle *b = NULL;
+    /* 1. weights.safetensors without model.layers.1.mlp.down_proj.lora_B. */
+    snprintf(cmd, sizeof(cmd), "rm -rf %s/bad && cp -r %s %s/bad", tmp, bundle, tmp);
+    REQUIRE(system(cmd) == 0);
+    ts_checkpoint *held;
+    snprintf(path, sizeof(path), "%s/weights.safetensors", bundle);
+    REQUIRE_INT_EQ(ts_checkpoint_open(path, &held, &err), TS_OK);
+    int n = (int)ts_checkpoint_tensor_count(held), kept = 0;
+    const ts_tensor_info **keep = malloc(sizeof(*keep) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        const ts_tensor_info *t = ts_checkpoint_tensor_at(held, (size_t)i);
+        if (strcmp(t->name, "model.layers.1.mlp.down_proj.lora_B") != 0) keep[kept++] = t;
+    }
+    CHECK_INT_EQ(kept, n - 1);
+    snprintf(path, sizeof(path), "%s/bad/weights.safetensors", tmp);
+    CHECK_INT_EQ(ts_safetensors_write(path, keep, (size_t)kept, &err), TS_OK);
+    free(keep);
+    ts_checkpoint_close(held);
+    snprintf(path, sizeof(path), "%s/bad", tmp);
+    CHECK_INT_EQ(ts_bundle_open(ctx, path, AUDIO "/model", &b, &err), TS_ERR_NOT_FOUND);
+    CHECK_CONTAINS(err.message, "model.layers.1.mlp.down_proj.lora_B is not in the bundle's weights.safetensors");
+    ts_bundle_close(b), b = NULL;
+
+    /* 2. No adapters object, the modules still taking `adapters`. */
+    snprintf(cmd, sizeof(cmd), "rm -rf %s/bad && cp -r %s %s/bad", tmp, bundle, tmp);
+    REQUIRE(system(cmd) == 0);
+    snprintf(path, sizeof(path), "%s/bad/manifest.json", tmp);
+    char *json, *texts[3] = {0}, *out = NULL;
+    size_t len;
+    ts_manifest man;
+    REQUIRE_INT_EQ(ts_file_read(path, &json, &len, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_manifest_read(json, len, "manifest.json", &man, &err), TS_OK);
+    free(json);
+    REQUIRE_INT_EQ(ts_manifest_module_count(&man), 3);
+    for (int i = 0; i < 3; i++) {
+        char file[400];
+        snprintf(file, sizeof(file), "%s/bad/%s", tmp, ts_manifest_module_file(&man, i));
+        CHECK_INT_EQ(ts_file_read(file, &texts[i], &len, &err), TS_OK);
+    }
+    man.adapters.n = 0;
+    CHECK_INT_EQ(ts_manifest_write(&man, (const char *const *)texts, &out, &err), TS_OK);
+    FILE *f = fopen(path, "wb");
+    REQUIRE(f && out);
+    fputs(out, f);
+    fclose(f);
+    free(out);
+    for (int i = 0; i < 3; i++) free(texts[i]);
+    ts_manifest_fini(&man);
+    snprintf(path, sizeof(path), "%s/bad", tmp);
+    CHECK_INT_EQ(ts_bundle_open(ctx, path, AUDIO "/model", &b, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, "lora.scale without an adapters object");
+    ts_bundle_close(b);
+}
+
+int main(void)
+{
+    ts_error err;
+    ts_context_options o = {.n_threads = 2};
+    if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
+    strcpy(tmp, "/tmp/ts_phi4b_XXXXXX");
+    if (!mkdtemp(tmp)) return 1;
+    RUN(test_audio);
+    RUN(test_text);
+    RUN(test_mixed_adapters);
+    RUN(test_bad_bundles);
+    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    ts_context_destroy(ctx);
+    return check_finish();
+}
