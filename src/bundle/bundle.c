@@ -54,6 +54,9 @@ void ts_bundle_close(ts_bundle *b)
         ts_program_destroy(b->vision_programs[i]);
         ts_graph_destroy(b->vision_graphs[i]);
         free(b->vision_params[i]);
+        ts_program_destroy(b->audio_programs[i]);
+        ts_graph_destroy(b->audio_graphs[i]);
+        free(b->audio_params[i]);
     }
     ts_checkpoint_close(b->ckpt);
     ts_checkpoint_close(b->quant);
@@ -323,6 +326,35 @@ static ts_status check_decode_k_contract(const ts_manifest *m, ts_error *err)
     return TS_OK;
 }
 
+/* audio.main's contract, per bucket (ascending feature frames F): audio_features f32[F, M] (M
+ * the same in every bucket) and frames i32[]; one result f32[T, H], T ascending with F and H the
+ * language model's width (prefill_embeddings.main's embeddings). */
+static ts_status check_audio_contract(const ts_manifest *m, ts_error *err)
+{
+    const ts_audio_manifest *a = &m->audio;
+    const ts_entry_descriptors *pe = &m->entries[0][TS_ENTRY_PREFILL_EMBEDDINGS];
+    int64_t hidden = pe->n_inputs && pe->inputs[0].type.rank == 2 ? pe->inputs[0].type.dims[1] : 0, mels = 0, tokens = 0;
+    for (int b = 0; b < a->n_buckets; b++) {
+        const ts_entry_descriptors *ed = &a->entries[b];
+        int64_t f = a->frames[b];
+        if (!mels && ed->n_inputs && ed->inputs[0].type.rank == 2) mels = ed->inputs[0].type.dims[1];
+        int64_t fd[2] = {f, mels};
+        ts_type feats = ts_type_make(TS_DTYPE_F32, 2, fd), count = ts_type_make(TS_DTYPE_I32, 0, NULL);
+        const ts_type *out = ed->n_results == 1 ? &ed->results[0].type : NULL;
+        bool ok = (!b || f > a->frames[b - 1]) && mels > 0 && ed->n_inputs == 2 && strcmp(ed->inputs[0].name, "audio_features") == 0 &&
+                  ts_type_equal(&ed->inputs[0].type, &feats) && strcmp(ed->inputs[1].name, "frames") == 0 &&
+                  ts_type_equal(&ed->inputs[1].type, &count) && out && out->dtype == TS_DTYPE_F32 && out->rank == 2 &&
+                  out->dims[1] == hidden && out->dims[0] >= tokens && out->dims[0] >= 1 && out->dims[0] <= f;
+        if (!ok)
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "%s: audio bucket %d (%lld frames, ascending) must take audio_features F32[%lld, %lld] and frames "
+                                "I32[] and return audio_embeds F32[tokens, %lld]",
+                                ed->file, b, (long long)f, (long long)f, (long long)mels, (long long)hidden);
+        tokens = out->dims[0];
+    }
+    return TS_OK;
+}
+
 /* LoRA's contract: with an adapters object (K names) every language entry takes `adapters` i32
  * in its tokens' shape (the prefill entries [Lp], decode [slots], decode_k [slots, k]) and the
  * schema has lora.scale F32[K]; without one, no entry takes it. */
@@ -372,8 +404,8 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
     free(json);
     if (st != TS_OK) return st;
     int n_modules = ts_manifest_module_count(&b->man);
-    char *texts[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
-    size_t lens[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
+    char *texts[TS_BUNDLE_MAX_MODULES] = {0};
+    size_t lens[TS_BUNDLE_MAX_MODULES] = {0};
     for (int i = 0; i < n_modules && st == TS_OK; i++) {
         snprintf(path, sizeof(path), "%s/%s", bundle_dir, ts_manifest_module_file(&b->man, i));
         st = ts_file_read(path, &texts[i], &lens[i], err);
@@ -406,27 +438,34 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
     if (st == TS_OK) st = check_adapters_contract(&b->man, err);
     if (st == TS_OK) st = check_weights(b, b->man.weights, b->man.n_weights, err);
     if (st == TS_OK) st = check_weights(b, b->man.vision.weights, b->man.vision.n_weights, err);
+    if (st == TS_OK) st = check_weights(b, b->man.audio.weights, b->man.audio.n_weights, err);
+    if (st == TS_OK) st = check_audio_contract(&b->man, err);
     if (st == TS_OK) st = check_deepstack_contract(&b->man, &cfg, err);
     ts_entry list[TS_ENTRY_COUNT];
     int n_entries = ts_manifest_entries(&b->man, list), n_text = b->man.n_buckets * n_entries;
     if (st == TS_OK) st = check_decode_k_contract(&b->man, err);
+    int n_vision = b->man.vision.n_buckets;
     for (int i = 0; i < n_modules && st == TS_OK; i++) {
-        bool vision = i >= n_text;
-        int bucket = vision ? i - n_text : i / n_entries;
+        /* Module order: the language entries, the vision buckets, the audio buckets. */
+        bool vision = i >= n_text && i < n_text + n_vision, audio = i >= n_text + n_vision;
+        int bucket = audio ? i - n_text - n_vision : vision ? i - n_text : i / n_entries;
         ts_entry e = list[i % n_entries];
-        const ts_descriptor *weights = vision ? b->man.vision.weights : b->man.weights;
-        int n_weights = vision ? b->man.vision.n_weights : b->man.n_weights;
-        const ts_entry_descriptors *ed = vision ? &b->man.vision.entries[bucket] : &b->man.entries[bucket][e];
-        ts_graph **g = vision ? &b->vision_graphs[bucket] : &b->graphs[bucket][e];
-        ts_program **program = vision ? &b->vision_programs[bucket] : &b->programs[bucket][e];
-        void ***params = vision ? &b->vision_params[bucket] : &b->params[bucket][e];
+        const char *name = audio ? "audio.main" : vision ? "vision.main" : ts_entry_name(e);
+        const ts_descriptor *weights = audio ? b->man.audio.weights : vision ? b->man.vision.weights : b->man.weights;
+        int n_weights = audio ? b->man.audio.n_weights : vision ? b->man.vision.n_weights : b->man.n_weights;
+        const ts_entry_descriptors *ed = audio    ? &b->man.audio.entries[bucket]
+                                         : vision ? &b->man.vision.entries[bucket]
+                                                  : &b->man.entries[bucket][e];
+        ts_graph **g = audio ? &b->audio_graphs[bucket] : vision ? &b->vision_graphs[bucket] : &b->graphs[bucket][e];
+        ts_program **program = audio ? &b->audio_programs[bucket] : vision ? &b->vision_programs[bucket] : &b->programs[bucket][e];
+        void ***params = audio ? &b->audio_params[bucket] : vision ? &b->vision_params[bucket] : &b->params[bucket][e];
+        bool lm = !vision && !audio;
         st = ts_stablehlo_read(texts[i], lens[i], ed->file, g, err);
-        if (st == TS_OK) st = check_module(weights, n_weights, ed, vision ? "vision.main" : ts_entry_name(e), *g, err);
+        if (st == TS_OK) st = check_module(weights, n_weights, ed, name, *g, err);
         if (st == TS_OK) st = ts_bundle_quant_check_module(&b->man, *g, ed->file, err);
         if (st == TS_OK) st = ts_program_create(*g, b->ctx, program, err);
         if (st == TS_OK)
-            st = check_donation(*g, *program, n_weights, !vision && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K),
-                                vision ? "vision.main" : ts_entry_name(e), err);
+            st = check_donation(*g, *program, n_weights, lm && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K), name, err);
         if (st == TS_OK) {
             *params = calloc((size_t)(*g)->n_parameters + 1, sizeof(void *));
             if (!*params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
@@ -676,6 +715,53 @@ ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_te
     ts_status st = check_values(b, bucket, (ts_entry)e, data, err);
     if (st != TS_OK) return st;
     return run_entry(b, bucket, (ts_entry)e, args, n_args, outputs, err);
+}
+
+/* audio.main's values: frames within 1 … the bucket's frames, the features finite. */
+static ts_status check_audio_values(const ts_bundle *b, int bucket, const void *const *data, ts_error *err)
+{
+    int64_t f = b->man.audio.frames[bucket], mels = b->man.audio.entries[bucket].inputs[0].type.dims[1];
+    ts_status st = ts_bundle_range_i32(data[1], 1, 1, f, "audio.main", "frames", err);
+    const float *x = data[0];
+    for (int64_t i = 0; st == TS_OK && i < f * mels; i++)
+        if (!isfinite(x[i]))
+            st = ts_error_set(err, TS_ERR_RANGE, "audio.main: audio_features[%lld][%lld] is %s", (long long)(i / mels),
+                              (long long)(i % mels), isnan(x[i]) ? "NaN" : "infinite");
+    return st;
+}
+
+ts_status ts_bundle_run_audio(ts_bundle *b, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs, ts_error *err)
+{
+    const ts_audio_manifest *a = &b->man.audio;
+    if (bucket < 0 || bucket >= a->n_buckets)
+        return ts_error_set(err, TS_ERR_RANGE, "audio bucket %d (the bundle has %d)", bucket, a->n_buckets);
+    const ts_entry_descriptors *ed = &a->entries[bucket];
+    if (n_args != ed->n_inputs)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio.main: %d arguments given, %d expected", n_args, ed->n_inputs);
+    const void *data[16];
+    for (int i = 0; i < n_args; i++) {
+        ts_type given = ts_type_make(args[i].dtype, args[i].rank, args[i].dims);
+        if (!args[i].name || strcmp(args[i].name, ed->inputs[i].name) != 0 || !ts_type_equal(&given, &ed->inputs[i].type) ||
+            args[i].n_bytes != ts_type_bytes(&given) || !args[i].data) {
+            char want[128], got[128];
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio.main: argument %d is %s %s, expected %s %s (bucket of %lld frames)", i,
+                                args[i].name ? args[i].name : "(unnamed)", ts_type_string(&given, got, sizeof(got)), ed->inputs[i].name,
+                                ts_type_string(&ed->inputs[i].type, want, sizeof(want)), (long long)a->frames[bucket]);
+        }
+        data[i] = args[i].data;
+    }
+    ts_status st = check_audio_values(b, bucket, data, err);
+    /* The second layer: against the module graph's own parameters, then the values again. */
+    if (st == TS_OK)
+        st = ts_bundle_bind_args(b->audio_graphs[bucket], a->n_weights, b->audio_params[bucket], "audio.main", args, n_args, data, err);
+    if (st == TS_OK) st = check_audio_values(b, bucket, data, err);
+    return st == TS_OK ? ts_program_run(b->audio_programs[bucket], b->audio_params[bucket], outputs, err) : st;
+}
+
+int ts_bundle_audio_buckets(const ts_bundle *b, const int64_t **frames)
+{
+    if (frames) *frames = b->man.audio.frames;
+    return b->man.audio.n_buckets;
 }
 
 ts_side_kind ts_bundle_side_inputs(const ts_bundle *b, const int32_t **layers, int *n_layers)

@@ -47,6 +47,15 @@ ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *l
 ts_status ts_bundle_run_vision(ts_bundle *bundle, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs,
                                ts_error *err);
 
+/* One audio.main call on audio bucket `bucket`: audio_features f32[frames_b, mels] (a shorter
+ * clip zero-padded) and frames i32[] (the clip's, 1 … frames_b), validated against the manifest
+ * with their values, then against the module; outputs[0] the rows f32[tokens_b, hidden], the
+ * clip's first (borrowed, valid until the next call). ts_bundle_audio_buckets: how many buckets,
+ * and their feature frames ascending. */
+ts_status ts_bundle_run_audio(ts_bundle *bundle, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs,
+                              ts_error *err);
+int ts_bundle_audio_buckets(const ts_bundle *bundle, const int64_t **frames);
+
 /* A bucket's slots: how many, tokens per slot, and the longest prompt one prefill takes (the
  * bucket's numbers, as ts_bundle_bucket gives them). */
 int ts_bundle_slots_count(const ts_bundle_slots *slots);

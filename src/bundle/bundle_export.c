@@ -1,6 +1,8 @@
 /* bundle_export.c — writes a model's entries as StableHLO modules plus manifest.json.
  *
- * Layout: BUNDLE/manifest.json and BUNDLE/c<capacity>/<entry>.mlir per bucket. The modules are
+ * Layout: BUNDLE/manifest.json and BUNDLE/c<capacity>/<entry>.mlir per bucket, vision/p<N>.mlir
+ * per patch bucket, audio/f<F>.mlir per audio bucket (the family's audio entry), and the bundle's
+ * own weight files (weights.safetensors: bundle_tensors.h; quantized.safetensors). The modules are
  * printed from the same entry graphs the bundle runtime and the tests execute; the manifest is
  * derived from those graphs, so its descriptors are the modules' signatures by construction.
  * With options->portable_python each module also gets its portable artifact (bundle/portable.h).
@@ -42,6 +44,13 @@ static ts_status make_dir(const char *path, ts_error *err)
 {
     if (mkdir(path, 0755) != 0 && errno != EEXIST) return ts_error_set(err, TS_ERR_IO, "%s: %s", path, strerror(errno));
     return TS_OK;
+}
+
+static ts_status make_dir_in(const char *root, const char *name, ts_error *err)
+{
+    char dir[1024];
+    snprintf(dir, sizeof(dir), "%s/%s", root, name);
+    return make_dir(dir, err);
 }
 
 static ts_status write_file(const char *path, const char *text, ts_error *err)
@@ -95,6 +104,7 @@ typedef struct {
 /* What a checkpoint export knows beyond the weight source: the checkpoint itself (which schema
  * weights the bundle must hold: bundle_tensors.h) and the LoRA adapters it serves, or NULL. */
 typedef struct {
+    const char *model_dir;
     const ts_checkpoint *ckpt;
     const ts_lora_set *lora;
 } export_source;
@@ -149,7 +159,7 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
         if (st == TS_OK) src = ts_quantized_weights_source(quantized);
         plan = (quant_plan){ts_quantized_weights_choose, ts_quantized_weights_choose_tower, quantized, format};
     }
-    export_source from = {ck, lora};
+    export_source from = {model_dir, ck, lora};
     if (st == TS_OK) st = export_bundle(&cfg, digest, &src, &plan, &from, bundle_dir, options, err);
     else ts_error_prefix(err, "export %s: ", bundle_dir);
     ts_quantized_weights_destroy(quantized);
@@ -173,7 +183,7 @@ ts_status ts_bundle_export_synthetic(const char *preset, ts_dtype dtype, const c
     const quant_plan none = {0};
     if (options && options->quantize)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "export: a synthetic bundle has no weights to quantize (--quantize)");
-    const export_source from = {NULL, NULL};
+    const export_source from = {NULL, NULL, NULL};
     return export_bundle(&cfg, digest, &src, &none, &from, bundle_dir, options, err);
 }
 
@@ -319,6 +329,38 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             if (st == TS_OK) st = write_file(path, texts[at], err);
             ts_graph_destroy(g);
         }
+    }
+    /* The audio encoder's entries, one per duration bucket (the family's graph). */
+    int n_audio = options && options->audio_frames ? options->n_audio_frames : 0;
+    const ts_audio_path *audio = cfg->family ? cfg->family->audio : NULL;
+    if (st == TS_OK && n_audio && (!audio || !audio->entry || !from->model_dir))
+        st = ts_error_set(err, TS_ERR_UNSUPPORTED, "export: %s has no audio encoder entry to export (--audio-frames)",
+                          ts_family_name(cfg->family));
+    if (st == TS_OK && (n_audio < 0 || n_audio > TS_BUNDLE_MAX_BUCKETS))
+        st = ts_error_set(err, TS_ERR_RANGE, "export: %d audio buckets (0..%d allowed)", n_audio, TS_BUNDLE_MAX_BUCKETS);
+    if (st == TS_OK && n_audio) st = make_dir_in(bundle_dir, "audio", err);
+    for (int b = 0; b < n_audio && st == TS_OK; b++) {
+        int64_t f = options->audio_frames[b];
+        if (f < 1 || (b && f <= options->audio_frames[b - 1])) {
+            st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "export: audio frame buckets must be positive and ascending");
+            break;
+        }
+        char rel[64], path[1200], module[64];
+        snprintf(rel, sizeof(rel), "audio/f%lld.mlir", (long long)f);
+        snprintf(path, sizeof(path), "%s/%s", bundle_dir, rel);
+        snprintf(module, sizeof(module), "audio_main_f%lld", (long long)f);
+        ts_graph *g;
+        size_t len;
+        int at = ts_manifest_module_count(&man);
+        st = ts_graph_create(&g, err);
+        if (st != TS_OK) break;
+        st = audio->entry(g, from->model_dir, cfg, source, f, err);
+        man.audio.frames[b] = f;
+        if (st == TS_OK) st = ts_manifest_add_audio_entry(&man, b, g, rel, err);
+        if (st == TS_OK) man.audio.n_buckets = b + 1;
+        if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[at], &len, err);
+        if (st == TS_OK) st = write_file(path, texts[at], err);
+        ts_graph_destroy(g);
     }
     if (st == TS_OK && quant->choose) st = ts_bundle_quant_describe(&man, quant->method, err);
     if (st == TS_OK) st = ts_bundle_quant_write(&man, source, bundle_dir, err);

@@ -24,11 +24,14 @@ void ts_manifest_fini(ts_manifest *m)
 {
     free(m->weights);
     free(m->vision.weights);
+    free(m->audio.weights);
     free(m->quant.weights);
     free(m->tensors.names);
     for (int b = 0; b < TS_BUNDLE_MAX_BUCKETS; b++) {
         free(m->vision.entries[b].inputs);
         free(m->vision.entries[b].results);
+        free(m->audio.entries[b].inputs);
+        free(m->audio.entries[b].results);
     }
     for (int b = 0; b < TS_BUNDLE_MAX_BUCKETS; b++)
         for (int e = 0; e < TS_ENTRY_COUNT; e++) {
@@ -103,6 +106,12 @@ ts_status ts_manifest_add_vision_entry(ts_manifest *m, int bucket, const ts_grap
     return describe_graph(&m->vision.weights, &m->vision.n_weights, &m->vision.entries[bucket], g, file, results, 2, err);
 }
 
+ts_status ts_manifest_add_audio_entry(ts_manifest *m, int bucket, const ts_graph *g, const char *file, ts_error *err)
+{
+    static const char *const results[] = {"audio_embeds"};
+    return describe_graph(&m->audio.weights, &m->audio.n_weights, &m->audio.entries[bucket], g, file, results, 1, err);
+}
+
 bool ts_manifest_has_entry(const ts_manifest *m, ts_entry e)
 {
     switch (e) {
@@ -126,13 +135,18 @@ int ts_manifest_entry_count(const ts_manifest *m)
     return ts_manifest_entries(m, list);
 }
 
-int ts_manifest_module_count(const ts_manifest *m) { return m->n_buckets * ts_manifest_entry_count(m) + m->vision.n_buckets; }
+int ts_manifest_module_count(const ts_manifest *m)
+{
+    return m->n_buckets * ts_manifest_entry_count(m) + m->vision.n_buckets + m->audio.n_buckets;
+}
 
 const char *ts_manifest_module_file(const ts_manifest *m, int i)
 {
     ts_entry list[TS_ENTRY_COUNT];
     int ne = ts_manifest_entries(m, list), lm = m->n_buckets * ne;
-    return i < lm ? m->entries[i / ne][list[i % ne]].file : m->vision.entries[i - lm].file;
+    return i < lm                        ? m->entries[i / ne][list[i % ne]].file
+           : i < lm + m->vision.n_buckets ? m->vision.entries[i - lm].file
+                                          : m->audio.entries[i - lm - m->vision.n_buckets].file;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -318,6 +332,29 @@ static cJSON *manifest_json(const ts_manifest *m)
             cJSON *res = cJSON_AddArrayToObject(eo, "results");
             for (int i = 0; i < ed->n_results; i++) cJSON_AddItemToArray(res, descriptor_json(&ed->results[i], -1));
             cJSON_AddItemToArray(vb, bo);
+        }
+    }
+    const ts_audio_manifest *au = &m->audio;
+    if (au->n_buckets) {
+        cJSON *ao = cJSON_AddObjectToObject(root, "audio");
+        cJSON_AddNumberToObject(ao, "version", TS_BUNDLE_AUDIO_VERSION);
+        cJSON_AddStringToObject(ao, "padding",
+                                "a clip of frames <= the bucket's feature frames goes in zero-padded, its count in `frames`; the module "
+                                "masks the padding (the encoder's rows for the clip alone), its rows first in audio_embeds, zero rows after");
+        cJSON *aw = cJSON_AddArrayToObject(ao, "weights");
+        for (int i = 0; i < au->n_weights; i++) cJSON_AddItemToArray(aw, descriptor_json(&au->weights[i], i));
+        cJSON *ab = cJSON_AddArrayToObject(ao, "buckets");
+        for (int b = 0; b < au->n_buckets; b++) {
+            const ts_entry_descriptors *ed = &au->entries[b];
+            cJSON *bo = cJSON_CreateObject();
+            cJSON_AddNumberToObject(bo, "frames", (double)au->frames[b]);
+            cJSON *eo = cJSON_AddObjectToObject(bo, "audio.main");
+            cJSON_AddStringToObject(eo, "module", ed->file);
+            cJSON *args = cJSON_AddArrayToObject(eo, "arguments");
+            for (int i = 0; i < ed->n_inputs; i++) cJSON_AddItemToArray(args, descriptor_json(&ed->inputs[i], au->n_weights + i));
+            cJSON *res = cJSON_AddArrayToObject(eo, "results");
+            for (int i = 0; i < ed->n_results; i++) cJSON_AddItemToArray(res, descriptor_json(&ed->results[i], -1));
+            cJSON_AddItemToArray(ab, bo);
         }
     }
     const ts_portable_manifest *pm = &m->portable;
@@ -519,6 +556,43 @@ static ts_status parse_adapters(reader *r, const cJSON *ao, ts_adapter_manifest 
         strcpy(a->names[a->n++], item->valuestring);
     }
     if (strcmp(a->names[0], "none") != 0) return bad(r, "adapters.names[0]", "expected \"none\" (index 0: no adapter)");
+    return TS_OK;
+}
+
+/* The audio object's syntax; its entries' contract is checked at open (bundle.c). */
+static ts_status parse_audio(reader *r, const cJSON *ao, ts_audio_manifest *a)
+{
+    ts_status st;
+    int64_t v;
+    if (!cJSON_IsObject(ao)) return bad(r, "audio", "expected an object");
+    if ((st = read_int(r, ao, "version", "audio.", 1, 1 << 20, &v)) != TS_OK) return st;
+    if (v != TS_BUNDLE_AUDIO_VERSION)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: audio.version %lld (this build reads version %d)", r->origin, (long long)v,
+                            TS_BUNDLE_AUDIO_VERSION);
+    if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(ao, "weights"), "audio.weights", &a->weights, &a->n_weights)) != TS_OK)
+        return st;
+    const cJSON *ab = cJSON_GetObjectItemCaseSensitive(ao, "buckets"), *bo;
+    if (!cJSON_IsArray(ab) || cJSON_GetArraySize(ab) < 1 || cJSON_GetArraySize(ab) > TS_BUNDLE_MAX_BUCKETS)
+        return bad(r, "audio.buckets", "expected 1 to 16 buckets");
+    cJSON_ArrayForEach(bo, ab)
+    {
+        int b = a->n_buckets;
+        char p[64], sub[200];
+        snprintf(p, sizeof(p), "audio.buckets[%d].", b);
+        if (!cJSON_IsObject(bo)) return bad(r, p, "expected an object");
+        if ((st = read_int(r, bo, "frames", p, 1, 1 << 24, &a->frames[b])) != TS_OK) return st;
+        const cJSON *eo = cJSON_GetObjectItemCaseSensitive(bo, "audio.main");
+        if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %saudio.main: missing entry", r->origin, p);
+        ts_entry_descriptors *ed = &a->entries[b];
+        snprintf(sub, sizeof(sub), "%saudio.main.", p);
+        if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
+        if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
+        snprintf(sub, sizeof(sub), "%saudio.main.arguments", p);
+        if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
+        snprintf(sub, sizeof(sub), "%saudio.main.results", p);
+        if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
+        a->n_buckets++;
+    }
     return TS_OK;
 }
 
@@ -739,6 +813,8 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
             v->n_buckets++;
         }
     }
+    const cJSON *au = cJSON_GetObjectItemCaseSensitive(root, "audio");
+    if (au && (st = parse_audio(r, au, &m->audio)) != TS_OK) return st;
     const cJSON *po = cJSON_GetObjectItemCaseSensitive(root, "portable");
     if (po) {
         ts_portable_manifest *pm = &m->portable;

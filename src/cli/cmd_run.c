@@ -395,16 +395,19 @@ static ts_status probe_audio(const options *o, ts_error *err)
     return TS_OK;
 }
 
-/* Each --audio clip decoded, resampled and encoded by the model; the rows joined in order
- * into *out, each clip's token count in tokens[]. */
-static ts_status encode_audio(const options *o, ts_model *model, ts_encoded_media *out, int64_t *tokens, ts_error *err)
+/* Each --audio clip decoded, resampled and encoded by the model (with --bundle: by the bundle's
+ * audio.main); the rows joined in order into *out, each clip's token count in tokens[]. */
+static ts_status encode_audio(const options *o, ts_model *model, ts_bundle *bundle, ts_encoded_media *out, int64_t *tokens,
+                              ts_error *err)
 {
     ts_status st = TS_OK;
     for (int i = 0; st == TS_OK && i < o->n_audio; i++) {
         ts_mapping m = {0};
         int64_t before = out->n_audio_rows;
         st = ts_mapping_open(o->audio[i], &m, err);
-        if (st == TS_OK) st = ts_model_encode_audio(model, NULL, m.data, m.size, NULL, out, err);
+        if (st == TS_OK)
+            st = bundle ? ts_bundle_encode_audio(bundle, model, m.data, m.size, NULL, out, err)
+                        : ts_model_encode_audio(model, NULL, m.data, m.size, NULL, out, err);
         ts_mapping_close(&m);
         tokens[i] = out->n_audio_rows - before;
         if (st) ts_error_prefix(err, "--audio %s: ", o->audio[i]);
@@ -542,7 +545,7 @@ static int run(options *o)
         st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: a prompt with both images and audio is not supported",
                           ts_family_name(ts_model_get_config(s.model)->family));
     }
-    if (!st && o->n_audio) st = encode_audio(o, s.model, &s.audio, audio_tokens, &err);
+    if (!st && o->n_audio) st = encode_audio(o, s.model, s.bundle, &s.audio, audio_tokens, &err);
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
     if (!st) st = prompt_ids(o, s.model, s.tok, s.images, audio_tokens, &s.ids, &n_ids, &err);
     if (!st && n_ids == 0) {

@@ -1207,8 +1207,32 @@ ts_status ts_model_encode_audio_features(ts_model *m, ts_context *ctx, const flo
     return st;
 }
 
+/* The model's own encoder as ts_model_encode_audio_with's step. */
+typedef struct {
+    ts_model *m;
+    ts_context *ctx;
+} own_encoder;
+
+static ts_status own_encode(void *self, const float *features, int64_t frames, int64_t width, ts_encoded_media *one, ts_error *err)
+{
+    own_encoder *o = self;
+    return ts_model_encode_audio_features(o->m, o->ctx, features, frames, width, one, err);
+}
+
 ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, size_t len,
                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err)
+{
+    own_encoder o = {m, ctx};
+    return ts_model_encode_audio_with(m, clip, len, limits, own_encode, &o, out, err);
+}
+
+int64_t ts_model_audio_tokens(const ts_model *m, int64_t frames)
+{
+    return m->audio ? m->config.family->audio->tokens(&m->config, frames) : 0;
+}
+
+ts_status ts_model_encode_audio_with(ts_model *m, const void *clip, size_t len, const ts_audio_limits *limits,
+                                     ts_audio_rows_fn encode, void *self, ts_encoded_media *out, ts_error *err)
 {
     if (!m->audio) return no_audio(m, err);
     const ts_audio_path *a = m->config.family->audio;
@@ -1219,7 +1243,7 @@ ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, 
     ts_status st = ts_audio_decode(clip, len, limits, a->sample_rate, &samples, err);
     if (st == TS_OK) st = a->features(&m->config, samples.samples, samples.n_samples, &features, &frames, &width, err);
     ts_audio_free(&samples);
-    if (st == TS_OK) st = ts_model_encode_audio_features(m, ctx, features, frames, width, &one, err);
+    if (st == TS_OK) st = encode(self, features, frames, width, &one, err);
     free(features);
     /* Appended after the earlier clips' rows: a prompt's clips are joined in order. */
     size_t row = sizeof(float) * (size_t)m->config.text.hidden_size;

@@ -111,6 +111,16 @@ const char *ts_sequence_adapter(const ts_sequence *seq);
 /* The adapter the model's family runs a request of these inputs with (TS_INPUT_* bits of
  * models/family.h; 0 = text only), NULL for none or when the checkpoint does not ship it. */
 const char *ts_model_adapter_for(const ts_model *model, unsigned inputs);
+/* Audio: ts_model_encode_audio with the clip's features (decoded, resampled and extracted by
+ * the model's audio path) turned into rows by `encode` instead of the model's encoder (a bundle's
+ * audio.main): one must hold the clip's ts_model_audio_tokens(frames) rows, hidden wide (owned:
+ * ts_encoded_media_free); they are appended to out as ts_model_encode_audio appends. */
+typedef ts_status (*ts_audio_rows_fn)(void *self, const float *features, int64_t frames, int64_t width,
+                                      ts_encoded_media *one, ts_error *err);
+ts_status ts_model_encode_audio_with(ts_model *model, const void *clip, size_t len, const ts_audio_limits *limits,
+                                     ts_audio_rows_fn encode, void *self, ts_encoded_media *out, ts_error *err);
+/* The audio tokens a clip of `frames` feature frames takes (0 for a model without audio). */
+int64_t ts_model_audio_tokens(const ts_model *model, int64_t frames);
 /* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
 ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out,
                                 ts_error *err);
