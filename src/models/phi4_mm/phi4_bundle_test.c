@@ -7,13 +7,18 @@
  *     prefill_embeddings.main with the speech adapter, then 15 decode.main steps, against the engine
  *     (the same embeddings, the sequence's speech adapter): logits bit for bit, and the reference's
  *     16 greedy ids; with adapter 0 instead the ids differ (the argument is what selects it);
+ *   - audio.main in two duration buckets (104 and 200 feature frames) from the reference's
+ *     features of a 98-frame clip: its 13 rows within the fixture tolerance of the reference's
+ *     audio_embeds_speech, the padding rows zero; the WAV through ts_bundle_encode_audio and
+ *     ts_bundle_generate_audio gives the reference's ids; frames past the bucket, a NaN feature and
+ *     another bucket's shape refused;
  *   - phi4_mm-text: ts_bundle_generate = the reference's 16 ids (adapter none);
  *   - one decode.main call over two slots mixing the speech adapter and none gives each slot the
  *     logits it gets alone (selection is an argument, not a recompile);
  *   - refused, naming what is wrong: an adapters value past the manifest's names, an adapter the
  *     slot cannot take, a held weight missing from the bundle's file, a manifest without its
  *     adapters object whose modules take `adapters` (identity re-stamped so only the contract
- *     check can see it). */
+ *     check can see it), an audio bucket whose module takes another shape than the manifest's. */
 #include "base/file.h"
 #include "bundle/bundle.h"
 #include "bundle/manifest.h"
@@ -41,10 +46,15 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return remove(path);
 }
 
-static bool export_to(const char *model, const char *bundle, int64_t slots)
+/* The audio buckets: the fixture's clip (98 frames, 13 tokens) fits the first with 6 padding
+ * frames, the second with 102 (12 padding tokens). */
+static const int64_t audio_frames[2] = {104, 200};
+
+static bool export_to(const char *model, const char *bundle, int64_t slots, bool audio)
 {
     int64_t cap = 64;
-    ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 48, .slots = slots};
+    ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 48, .slots = slots,
+                           .audio_frames = audio ? audio_frames : NULL, .n_audio_frames = audio ? 2 : 0};
     ts_error err;
     if (ts_bundle_export(model, bundle, &o, &err) == TS_OK) return true;
     fprintf(stderr, "export: %s\n", err.message);
@@ -119,7 +129,7 @@ static void test_audio(void)
 {
     char bundle[160];
     snprintf(bundle, sizeof(bundle), "%s/audio", tmp);
-    REQUIRE(export_to(AUDIO "/model", bundle, 1));
+    REQUIRE(export_to(AUDIO "/model", bundle, 1, true));
     ts_error err;
     ts_bundle *b;
     ts_model *m;
@@ -164,11 +174,97 @@ static void test_audio(void)
     ts_bundle_close(b);
 }
 
+/* audio.main in both buckets from the reference's features: the clip's 13 rows within the
+ * fixture tolerance of audio_embeds_speech (1e-4 · max(1, max |ref|)), the padding rows zero;
+ * then the WAV through ts_bundle_encode_audio and ts_bundle_generate_audio: the reference's ids;
+ * then the calls it must refuse. */
+static void test_audio_main(void)
+{
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/audio", tmp);
+    ts_error err;
+    ts_bundle *b;
+    ts_model *m;
+    ts_checkpoint *ref;
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, AUDIO "/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, AUDIO "/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(AUDIO "/reference.safetensors", &ref, &err), TS_OK);
+    const ts_tensor_info *feats = ts_checkpoint_find(ref, "audio_input_features"), *want = ts_checkpoint_find(ref, "audio_embeds_speech");
+    REQUIRE(feats && want && feats->shape[1] == 98 && want->shape[1] == 13);
+    int64_t H = want->shape[2], mels = feats->shape[2];
+    double scale = 1;
+    for (int64_t i = 0; i < 13 * H; i++) scale = fmax(scale, fabs(((const float *)want->data)[i]));
+    for (int bucket = 0; bucket < 2; bucket++) {
+        int64_t f = audio_frames[bucket], t = (f + 7) / 8;
+        float *x = calloc((size_t)(f * mels), sizeof(float));
+        memcpy(x, feats->data, sizeof(float) * (size_t)(98 * mels));
+        int32_t frames = 98;
+        ts_tensor_arg args[2] = {{"audio_features", TS_DTYPE_F32, 2, {f, mels}, x, sizeof(float) * (size_t)(f * mels)},
+                                 {"frames", TS_DTYPE_I32, 0, {0}, &frames, sizeof(frames)}};
+        const void *outs[1];
+        CHECK_INT_EQ(ts_bundle_run_audio(b, bucket, args, 2, outs, &err), TS_OK);
+        const float *rows = outs[0];
+        double d = max_diff(rows, want->data, 13 * H), pad = 0;
+        for (int64_t i = 13 * H; i < t * H; i++) pad = fmax(pad, fabs(rows[i]));
+        fprintf(stderr, "  audio.main, %lld-frame bucket (98-frame clip): 13 rows vs audio_embeds_speech max |diff| %.3g (tolerance %.3g); "
+                        "%lld padding rows max |value| %g\n",
+                (long long)f, d, 1e-4 * scale, (long long)(t - 13), pad);
+        CHECK(d <= 1e-4 * scale);
+        CHECK(pad == 0);
+        /* The engine's own encoder on the clip alone (no padding, the same graph otherwise). */
+        ts_encoded_media alone = {0};
+        CHECK_INT_EQ(ts_model_encode_audio_features(m, NULL, feats->data, 98, mels, &alone, &err), TS_OK);
+        double e = alone.n_audio_rows == 13 ? max_diff(rows, alone.audio_rows, 13 * H) : INFINITY;
+        fprintf(stderr, "    vs the engine's encoder on the clip alone: max |diff| %.3g\n", e);
+        CHECK(e <= 1e-5 * scale);
+        ts_encoded_media_free(&alone);
+        if (bucket == 1) {
+            /* Refused, naming what is wrong: frames past the bucket, a NaN feature, the other
+             * bucket's shape. */
+            frames = 201;
+            CHECK_INT_EQ(ts_bundle_run_audio(b, 1, args, 2, outs, &err), TS_ERR_RANGE);
+            CHECK_CONTAINS(err.message, "audio.main: frames[0] = 201 is outside 1..200");
+            frames = 98, x[5 * mels + 3] = NAN;
+            CHECK_INT_EQ(ts_bundle_run_audio(b, 1, args, 2, outs, &err), TS_ERR_RANGE);
+            CHECK_CONTAINS(err.message, "audio_features[5][3] is NaN");
+            x[5 * mels + 3] = 0;
+            CHECK_INT_EQ(ts_bundle_run_audio(b, 0, args, 2, outs, &err), TS_ERR_INVALID_ARGUMENT);
+            CHECK_CONTAINS(err.message, "expected audio_features F32[104, 80] (bucket of 104 frames)");
+            CHECK_INT_EQ(ts_bundle_run_audio(b, 2, args, 2, outs, &err), TS_ERR_RANGE);
+        }
+        free(x);
+    }
+    /* The WAV end to end through the bundle: its prompt, audio.main, the speech adapter. */
+    char *wav;
+    size_t len;
+    REQUIRE_INT_EQ(ts_file_read(AUDIO "/speech_16k_s16_1s.wav", &wav, &len, &err), TS_OK);
+    ts_encoded_media media = {0};
+    CHECK_INT_EQ(ts_bundle_encode_audio(b, m, wav, len, NULL, &media, &err), TS_OK);
+    CHECK_INT_EQ((int)media.n_audio_rows, 13);
+    const ts_tensor_info *in = ts_checkpoint_find(ref, "input_ids");
+    int32_t prompt[64], ids[16];
+    size_t n = (size_t)in->shape[1];
+    for (size_t i = 0; i < n; i++) prompt[i] = (int32_t)((const int64_t *)in->data)[i];
+    ts_generate_params p = {.max_tokens = 16, .ignore_eos = true};
+    ts_sampling_params_default(&p.sampling);
+    p.sampling.temperature = 0;
+    ts_generation g = {0};
+    CHECK_INT_EQ(ts_bundle_generate_audio(b, m, prompt, n, &media, &p, &g, &err), TS_OK);
+    for (int i = 0; i < 16 && i < (int)g.n_ids; i++) ids[i] = g.ids[i];
+    CHECK(g.n_ids == 16 && reference_ids(AUDIO "/reference.safetensors", ids));
+    ts_generation_free(&g);
+    ts_encoded_media_free(&media);
+    free(wav);
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
+}
+
 static void test_text(void)
 {
     char bundle[160];
     snprintf(bundle, sizeof(bundle), "%s/text", tmp);
-    REQUIRE(export_to(TEXT "/model", bundle, 1));
+    REQUIRE(export_to(TEXT "/model", bundle, 1, false));
     ts_error err;
     ts_bundle *b;
     ts_checkpoint *ref;
@@ -198,7 +294,7 @@ static void test_mixed_adapters(void)
 {
     char bundle[160];
     snprintf(bundle, sizeof(bundle), "%s/two", tmp);
-    REQUIRE(export_to(AUDIO "/model", bundle, 2));
+    REQUIRE(export_to(AUDIO "/model", bundle, 2, false));
     ts_error err;
     ts_bundle *b;
     ts_bundle_slots *s;
@@ -263,35 +359,42 @@ static void test_bad_bundles(void)
     CHECK_CONTAINS(err.message, "model.layers.1.mlp.down_proj.lora_B is not in the bundle's weights.safetensors");
     ts_bundle_close(b), b = NULL;
 
-    /* 2. No adapters object, the modules still taking `adapters`. */
-    snprintf(cmd, sizeof(cmd), "rm -rf %s/bad && cp -r %s %s/bad", tmp, bundle, tmp);
-    REQUIRE(system(cmd) == 0);
-    snprintf(path, sizeof(path), "%s/bad/manifest.json", tmp);
-    char *json, *texts[3] = {0}, *out = NULL;
-    size_t len;
-    ts_manifest man;
-    REQUIRE_INT_EQ(ts_file_read(path, &json, &len, &err), TS_OK);
-    REQUIRE_INT_EQ(ts_manifest_read(json, len, "manifest.json", &man, &err), TS_OK);
-    free(json);
-    REQUIRE_INT_EQ(ts_manifest_module_count(&man), 3);
-    for (int i = 0; i < 3; i++) {
-        char file[400];
-        snprintf(file, sizeof(file), "%s/bad/%s", tmp, ts_manifest_module_file(&man, i));
-        CHECK_INT_EQ(ts_file_read(file, &texts[i], &len, &err), TS_OK);
+    /* 2. No adapters object, the modules still taking `adapters`; 3. an audio bucket the
+     * manifest says is 208 frames, its module taking 200. Each re-stamped (identity) so only the
+     * contract check can see it. */
+    for (int defect = 0; defect < 2; defect++) {
+        snprintf(cmd, sizeof(cmd), "rm -rf %s/bad && cp -r %s %s/bad", tmp, bundle, tmp);
+        REQUIRE(system(cmd) == 0);
+        snprintf(path, sizeof(path), "%s/bad/manifest.json", tmp);
+        char *json, *texts[TS_BUNDLE_MAX_MODULES] = {0}, *out = NULL;
+        size_t len;
+        ts_manifest man;
+        REQUIRE_INT_EQ(ts_file_read(path, &json, &len, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_manifest_read(json, len, "manifest.json", &man, &err), TS_OK);
+        free(json);
+        int modules = ts_manifest_module_count(&man);
+        CHECK_INT_EQ(modules, 5); /* prefill, prefill_embeddings, decode, two audio buckets */
+        for (int i = 0; i < modules; i++) {
+            char file[400];
+            snprintf(file, sizeof(file), "%s/bad/%s", tmp, ts_manifest_module_file(&man, i));
+            CHECK_INT_EQ(ts_file_read(file, &texts[i], &len, &err), TS_OK);
+        }
+        if (defect == 0) man.adapters.n = 0;
+        else man.audio.frames[1] = 208;
+        CHECK_INT_EQ(ts_manifest_write(&man, (const char *const *)texts, &out, &err), TS_OK);
+        FILE *f = fopen(path, "wb");
+        REQUIRE(f && out);
+        fputs(out, f);
+        fclose(f);
+        free(out);
+        for (int i = 0; i < modules; i++) free(texts[i]);
+        ts_manifest_fini(&man);
+        snprintf(path, sizeof(path), "%s/bad", tmp);
+        CHECK_INT_EQ(ts_bundle_open(ctx, path, AUDIO "/model", &b, &err), TS_ERR_FORMAT);
+        CHECK_CONTAINS(err.message, defect == 0 ? "lora.scale without an adapters object"
+                                                : "audio bucket 1 (208 frames, ascending) must take audio_features F32[208, 80]");
+        ts_bundle_close(b), b = NULL;
     }
-    man.adapters.n = 0;
-    CHECK_INT_EQ(ts_manifest_write(&man, (const char *const *)texts, &out, &err), TS_OK);
-    FILE *f = fopen(path, "wb");
-    REQUIRE(f && out);
-    fputs(out, f);
-    fclose(f);
-    free(out);
-    for (int i = 0; i < 3; i++) free(texts[i]);
-    ts_manifest_fini(&man);
-    snprintf(path, sizeof(path), "%s/bad", tmp);
-    CHECK_INT_EQ(ts_bundle_open(ctx, path, AUDIO "/model", &b, &err), TS_ERR_FORMAT);
-    CHECK_CONTAINS(err.message, "lora.scale without an adapters object");
-    ts_bundle_close(b);
 }
 
 int main(void)
@@ -302,6 +405,7 @@ int main(void)
     strcpy(tmp, "/tmp/ts_phi4b_XXXXXX");
     if (!mkdtemp(tmp)) return 1;
     RUN(test_audio);
+    RUN(test_audio_main);
     RUN(test_text);
     RUN(test_mixed_adapters);
     RUN(test_bad_bundles);
