@@ -11,7 +11,9 @@ ORACLE_IMPORTS="iree.runtime, iree.compiler, jax, ml_dtypes" ORACLE_NAME=phi4-bu
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/iree_oracle_lib.sh"
 
 for c in phi4_mm-text phi4_mm-audio; do
-    bundle "$c" "$c" --capacity 64 --prefill-capacity 48
+    extra=()
+    [ "$c" = phi4_mm-audio ] && extra=(--audio-frames 104,200)
+    bundle "$c" "$c" --capacity 64 --prefill-capacity 48 "${extra[@]}"
     grep -q '"names":	\["none", "speech", "vision"\]' "$work/$c/manifest.json"
     check "$c: the manifest names the adapters none, speech, vision by index" test $? -eq 0
     grep -q '"model.layers.0.self_attn.q_proj.weight"' "$work/$c/manifest.json"
@@ -53,6 +55,21 @@ tokens, length = np.zeros(48, np.int32), np.array(3, np.int32)
 expect("adapter index 3 of 3 names", lambda: r.run("prefill.main", 0, [tokens, length, np.full(48, 3, np.int32)]),
        ["prefill.main", "adapters"])
 expect("an adapter the bundle lacks", lambda: s.set_adapter(0, "music"), ["music"])
+# audio.main's 200-frame bucket: the 98-frame clip padded by 102 frames gives its own 13 rows.
+ref = read_file(os.path.join(os.path.dirname(model), "reference.safetensors"))
+feats, want = np.asarray(ref["audio_input_features"][0]), np.asarray(ref["audio_embeds_speech"][0])
+big = r.man.audio["buckets"][1]
+x = np.zeros((big["frames"], feats.shape[1]), np.float32)
+x[:len(feats)] = feats
+rows = r.backend.host(r.backend.call(r.keys[id(big["entry"])], r.audio_weights + [x, np.array(len(feats), np.int32)])[0])
+d, tol = float(np.abs(rows[:len(want)] - want).max()), 1e-4 * max(1.0, float(np.abs(want).max()))
+pad = float(np.abs(rows[len(want):]).max())
+print(f"{'ok  ' if d <= tol and pad == 0 else 'FAIL'} audio.main 200-frame bucket (XLA): 13 rows max |diff| {d:.3g} (tolerance {tol:.3g}), "
+      f"{len(rows) - len(want)} padding rows max |value| {pad}")
+failed += not (d <= tol and pad == 0)
+from bundle_runner.manifest import check_arguments
+expect("audio.main fed the 104-frame bucket's features in the 200-frame bucket",
+       lambda: check_arguments(big["entry"], [x[:104], np.array(98, np.int32)]), ["audio_features"])
 # A held weight (a LoRA stack) missing from weights.safetensors, the manifest and identity untouched.
 shutil.copytree(bundle, work)
 held = {k: np.asarray(v) for k, v in read_file(os.path.join(bundle, "weights.safetensors")).items()}

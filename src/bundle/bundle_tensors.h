@@ -3,7 +3,7 @@
  *
  * A bundle's modules take their weights by name, and a runtime finds them in the checkpoint.
  * Some schema weights are in no checkpoint: the parts a family derives at load (Phi-4-multimodal's
- * q/k/v rows of qkv_proj and gate/up rows of gate_up_proj; Qwen3-MoE's stacked experts) and the
+ * q/k/v rows of qkv_proj and gate/up rows of gate_up_proj; a sparse MoE layer's stacked experts) and the
  * stacked LoRA adapters (engine/lora.h). Their bytes, as the engine serves them, go to a
  * safetensors file of the bundle (TS_BUNDLE_TENSORS_FILE); the modules stay one graph definition
  * (the engine's), and every other weight stays in the checkpoint. The copy costs disk: for the

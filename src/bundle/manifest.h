@@ -130,7 +130,7 @@ typedef struct ts_quant_manifest {
 
 /* `bundle_weights` (versioned): weights no checkpoint holds by name, whose bytes are in a
  * safetensors file of the bundle — the parts a family derives at load (Phi-4-multimodal's
- * q/k/v and gate/up rows of its fused projections, Qwen3-MoE's stacked experts) and the stacked
+ * q/k/v and gate/up rows of its fused projections, stacked MoE experts) and the stacked
  * LoRA adapters. version 0 = none (then the manifest has no such object and is byte-identical to
  * what it was before it existed). bundle/bundle_tensors.h writes and checks them. */
 #define TS_BUNDLE_TENSORS_VERSION 1

@@ -207,7 +207,12 @@ def cmd_check(a):
         pos, delta = host.mrope_index(f.ids, r.image_token_id, f.grids, r.man.vision["merge_size"], r.tokens_per_second)
         c(np.array_equal(pos, f.tensor("position_ids")[:, 0, :]), "host M-RoPE positions = the reference's position_ids")
         c(delta == int(f.tensor("rope_deltas").reshape(-1)[0]), f"host rope delta {delta} = the reference's")
-    tokens, logits = r.generate(f.ids, f.pixel_values, f.grids, n, audio_rows=f.audio_rows, adapter=a.adapter)
+    audio_rows = f.audio_rows
+    if f.audio_rows is not None and r.man.audio is not None:
+        # The bundle's own encoder from the reference's features (audio_input_features).
+        audio_rows = r.encode_audio(f.tensor("audio_input_features")[0])
+        c.close(audio_rows, f.audio_rows, "audio.main rows (the reference's features) vs the reference's audio_embeds_speech")
+    tokens, logits = r.generate(f.ids, f.pixel_values, f.grids, n, audio_rows=audio_rows, adapter=a.adapter)
     c(tokens == f.generated, f"greedy tokens = the reference's generated_ids ({tokens})")
     if a.tessera_ids is not None:
         ours = [int(x) for x in a.tessera_ids.split(",") if x]

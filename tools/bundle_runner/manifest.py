@@ -129,6 +129,16 @@ class Manifest:
                 self.vision["buckets"] = [{"patches": int(vb["patches"]),
                                            "entry": Entry("vision.main", vb["vision.main"], f"vision.buckets[{i}].vision.main")}
                                           for i, vb in enumerate(v["buckets"])]
+            # audio.main per duration bucket (Phi-4-multimodal's encoder and speech projector).
+            au = j.get("audio")
+            self.audio = None
+            if au is not None:
+                if au.get("version") != 1:
+                    raise ContractError(f"manifest.json: audio.version {au.get('version')} (this runner reads version 1)")
+                self.audio = {"weights": _descriptors(au["weights"], "audio.weights"),
+                              "buckets": [{"frames": int(ab["frames"]),
+                                           "entry": Entry("audio.main", ab["audio.main"], f"audio.buckets[{i}].audio.main")}
+                                          for i, ab in enumerate(au["buckets"])]}
         except (KeyError, TypeError) as e:
             raise ContractError(f"manifest.json: missing or malformed field {e}") from None
         self.rows = 1 if self.position_mode == "1d" else 3
@@ -154,6 +164,8 @@ class Manifest:
                 out.append((e, self.weights, e.file))
         for vb in (self.vision or {}).get("buckets", []):
             out.append((vb["entry"], self.vision["weights"], vb["entry"].file))
+        for ab in (self.audio or {}).get("buckets", []):
+            out.append((ab["entry"], self.audio["weights"], ab["entry"].file))
         return out
 
     def canonical(self):
@@ -235,6 +247,16 @@ class Manifest:
                                               "results": [desc(r) for r in vb["vision.main"]["results"]]}}
                              for vb in v["buckets"]]
             root["vision"] = vo
+        au = j.get("audio")
+        if au and au.get("buckets"):
+            naw = len(au["weights"])
+            root["audio"] = {"version": au["version"], "padding": au["padding"],
+                             "weights": [desc(w, i) for i, w in enumerate(au["weights"])],
+                             "buckets": [{"frames": ab["frames"],
+                                          "audio.main": {"module": ab["audio.main"]["module"],
+                                                         "arguments": [desc(a, naw + i) for i, a in enumerate(ab["audio.main"]["arguments"])],
+                                                         "results": [desc(r) for r in ab["audio.main"]["results"]]}}
+                                         for ab in au["buckets"]]}
         return _cjson(root)
 
     def module_texts(self):

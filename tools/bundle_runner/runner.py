@@ -59,6 +59,7 @@ class Runner:
         t = time.perf_counter()
         self.weights = self._upload(tensors, man.weights, "weights")
         self.vision_weights = self._upload(tensors, man.vision["weights"], "vision.weights") if man.vision else []
+        self.audio_weights = self._upload(tensors, man.audio["weights"], "audio.weights") if man.audio else []
         self.timings["upload_s"] = time.perf_counter() - t
         self.embed_table = next(np.asarray(tensors[d.name], np.float32) for d in man.weights
                                 if d.name.endswith("embed_tokens.weight"))
@@ -175,6 +176,31 @@ class Runner:
         elif np.isnan(values[0]).any():
             raise ContractError("vision.main: pixel_values has a NaN")
         return self.backend.call(self.keys[id(e)], self.vision_weights + list(values))
+
+    def encode_audio(self, features):
+        """A clip's audio rows [tokens, hidden] from its log-mel features [frames, mels] through
+        audio.main: the smallest duration bucket that holds it, zero-padded, the clip's frame count
+        as `frames` (bundle_audio.c); the clip's rows are the first ceil(frames / reduction), the
+        reduction being the bucket's frames over its rows."""
+        a = self.man.audio
+        if a is None:
+            raise ContractError("audio: this bundle has no audio.main entries (export it with --audio-frames)")
+        frames = len(features)
+        bucket = next((i for i, b in enumerate(a["buckets"]) if b["frames"] >= frames), None)
+        if bucket is None:
+            raise ContractError(f"audio: a clip of {frames} feature frames exceeds the largest audio bucket "
+                                f"({a['buckets'][-1]['frames']} frames)")
+        b = a["buckets"][bucket]
+        e = b["entry"]
+        x = np.zeros(e.inputs[0].shape, np.float32)
+        x[:frames] = features
+        count = np.array(frames, np.int32)
+        check_arguments(e, [x, count])
+        if not 1 <= frames <= b["frames"] or not np.isfinite(x).all():
+            raise ContractError(f"audio.main: frames = {frames} outside 1..{b['frames']} or a non-finite feature")
+        rows = self.backend.host(self.backend.call(self.keys[id(e)], self.audio_weights + [x, count])[0])
+        reduction = -(-b["frames"] // e.results[0].shape[0])
+        return rows[:-(-frames // reduction)]
 
     # ------------------------------------------------------------ images
 
