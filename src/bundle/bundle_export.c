@@ -63,6 +63,19 @@ static ts_status write_file(const char *path, const char *text, ts_error *err)
     return ok ? TS_OK : ts_error_set(err, TS_ERR_IO, "%s: write failed", path);
 }
 
+/* A tower's module (vision/p<N>.mlir, audio/f<F>.mlir): printed as "<kind>_main_<p|f><N>" (its
+ * file name with the folder's entry) and written; *text kept for the identity. */
+static ts_status write_module(const ts_graph *g, const char *bundle_dir, const char *rel, char **text, ts_error *err)
+{
+    char path[1200], module[64];
+    const char *slash = strchr(rel, '/');
+    snprintf(path, sizeof(path), "%s/%s", bundle_dir, rel);
+    snprintf(module, sizeof(module), "%.*s_main_%.*s", (int)(slash - rel), rel, (int)(strlen(slash + 1) - strlen(".mlir")), slash + 1);
+    size_t len;
+    ts_status st = ts_stablehlo_print(g, module, text, &len, err);
+    return st == TS_OK ? write_file(path, *text, err) : st;
+}
+
 ts_status ts_bundle_config_digest(const char *model_dir, char out[65], ts_error *err)
 {
     char path[1024];
@@ -306,12 +319,9 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         if (st == TS_OK) st = make_dir(dir, err);
         for (int b = 0; b < n_vision && st == TS_OK; b++) {
             int64_t n = options->vision_patches[b];
-            char rel[64], path[1200], module[64];
+            char rel[64];
             snprintf(rel, sizeof(rel), "vision/p%lld.mlir", (long long)n);
-            snprintf(path, sizeof(path), "%s/%s", bundle_dir, rel);
-            snprintf(module, sizeof(module), "vision_main_p%lld", (long long)n);
             ts_graph *g;
-            size_t len;
             int at = ts_manifest_module_count(&man);
             st = ts_graph_create(&g, err);
             if (st != TS_OK) break;
@@ -325,8 +335,7 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             v->patches[b] = n;
             if (st == TS_OK) st = ts_manifest_add_vision_entry(&man, b, g, rel, err);
             if (st == TS_OK) v->n_buckets = b + 1;
-            if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[at], &len, err);
-            if (st == TS_OK) st = write_file(path, texts[at], err);
+            if (st == TS_OK) st = write_module(g, bundle_dir, rel, &texts[at], err);
             ts_graph_destroy(g);
         }
     }
@@ -345,12 +354,9 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "export: audio frame buckets must be positive and ascending");
             break;
         }
-        char rel[64], path[1200], module[64];
+        char rel[64];
         snprintf(rel, sizeof(rel), "audio/f%lld.mlir", (long long)f);
-        snprintf(path, sizeof(path), "%s/%s", bundle_dir, rel);
-        snprintf(module, sizeof(module), "audio_main_f%lld", (long long)f);
         ts_graph *g;
-        size_t len;
         int at = ts_manifest_module_count(&man);
         st = ts_graph_create(&g, err);
         if (st != TS_OK) break;
@@ -358,8 +364,7 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         man.audio.frames[b] = f;
         if (st == TS_OK) st = ts_manifest_add_audio_entry(&man, b, g, rel, err);
         if (st == TS_OK) man.audio.n_buckets = b + 1;
-        if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[at], &len, err);
-        if (st == TS_OK) st = write_file(path, texts[at], err);
+        if (st == TS_OK) st = write_module(g, bundle_dir, rel, &texts[at], err);
         ts_graph_destroy(g);
     }
     if (st == TS_OK && quant->choose) st = ts_bundle_quant_describe(&man, quant->method, err);

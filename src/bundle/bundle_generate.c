@@ -141,6 +141,29 @@ ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n,
     return generate(&s, bundle, prompt, n, params, out, err);
 }
 
+/* The prompt with its encoded media merged by ts_mm_inputs_build (the model's embedding table,
+ * media tokens, positions and side inputs), through the embedding entry, with the adapter the
+ * family picks for `inputs` (TS_INPUT_* bits). */
+static ts_status generate_merged(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n, const ts_pixel_values *images,
+                                 int n_images, const ts_encoded_media *media, unsigned inputs, const ts_generate_params *params,
+                                 ts_generation *out, ts_error *err)
+{
+    ts_mm_inputs in = {0};
+    ts_status st = ts_mm_inputs_build(model, prompt, n, images, n_images, media, &in, err);
+    if (st == TS_OK && ts_bundle_position_rows(bundle) != in.position_rows)
+        st = ts_error_set(err, TS_ERR_FORMAT, "bundle: its position mode does not match the model's");
+    ts_side_inputs side = ts_mm_inputs_side(&in);
+    bundle_step s = {.embeddings = in.embeddings,
+                     .embedding_positions = in.positions,
+                     .side = &side,
+                     .hidden = in.hidden,
+                     .rope_delta = in.rope_delta,
+                     .adapter = ts_model_adapter_for(model, inputs)};
+    if (st == TS_OK) st = generate(&s, bundle, prompt, n, params, out, err);
+    ts_mm_inputs_free(&in);
+    return st;
+}
+
 /* The images through vision.main (a DeepStack model's bundle exported without vision buckets:
  * the model's own tower), then ts_mm_inputs_build, then the prompt through the embedding entry
  * with the side inputs the model's image rows need. */
@@ -167,23 +190,11 @@ ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const in
             "bundle: its vision.main gives %d DeepStack levels for %s, the entry takes %d",
             ts_bundle_vision_levels(bundle), ts_family_name(cfg->family), n_layers);
     ts_encoded_media media;
-    ts_mm_inputs in = {0};
     ts_status st = bundle_tower || !deepstack
                        ? ts_bundle_encode_images(bundle, images, n_images, &media, err)
                        : ts_model_encode_images(model, images, n_images, &media, err);
-    if (st == TS_OK) st = ts_mm_inputs_build(model, prompt, n, images, n_images, &media, &in, err);
+    if (st == TS_OK) st = generate_merged(bundle, model, prompt, n, images, n_images, &media, TS_INPUT_IMAGE, params, out, err);
     ts_encoded_media_free(&media);
-    if (st == TS_OK && ts_bundle_position_rows(bundle) != in.position_rows)
-        st = ts_error_set(err, TS_ERR_FORMAT, "bundle: its position mode does not match the model's");
-    ts_side_inputs side = ts_mm_inputs_side(&in);
-    bundle_step s = {.embeddings = in.embeddings,
-                     .embedding_positions = in.positions,
-                     .side = &side,
-                     .hidden = in.hidden,
-                     .rope_delta = in.rope_delta,
-                     .adapter = ts_model_adapter_for(model, TS_INPUT_IMAGE)};
-    if (st == TS_OK) st = generate(&s, bundle, prompt, n, params, out, err);
-    ts_mm_inputs_free(&in);
     return st;
 }
 
@@ -194,18 +205,5 @@ ts_status ts_bundle_generate_audio(ts_bundle *bundle, ts_model *model, const int
                                    ts_error *err)
 {
     memset(out, 0, sizeof(*out));
-    ts_mm_inputs in = {0};
-    ts_status st = ts_mm_inputs_build(model, prompt, n, NULL, 0, audio, &in, err);
-    if (st == TS_OK && ts_bundle_position_rows(bundle) != in.position_rows)
-        st = ts_error_set(err, TS_ERR_FORMAT, "bundle: its position mode does not match the model's");
-    ts_side_inputs side = ts_mm_inputs_side(&in);
-    bundle_step s = {.embeddings = in.embeddings,
-                     .embedding_positions = in.positions,
-                     .side = &side,
-                     .hidden = in.hidden,
-                     .rope_delta = in.rope_delta,
-                     .adapter = ts_model_adapter_for(model, TS_INPUT_AUDIO)};
-    if (st == TS_OK) st = generate(&s, bundle, prompt, n, params, out, err);
-    ts_mm_inputs_free(&in);
-    return st;
+    return generate_merged(bundle, model, prompt, n, NULL, 0, audio, TS_INPUT_AUDIO, params, out, err);
 }

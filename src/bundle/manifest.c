@@ -506,6 +506,24 @@ static ts_status read_dtype(reader *r, const cJSON *o, const char *key, const ch
     return bad(r, p, "unknown dtype");
 }
 
+/* An entry object parent[key] ({module, arguments, results}) into ed; errors name
+ * "<path><key>". */
+static ts_status read_entry(reader *r, const cJSON *parent, const char *key, const char *path, ts_entry_descriptors *ed)
+{
+    char ep[200], sub[240];
+    ts_status st;
+    snprintf(ep, sizeof(ep), "%s%s", path, key);
+    const cJSON *eo = cJSON_GetObjectItemCaseSensitive(parent, key);
+    if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %s: missing entry", r->origin, ep);
+    snprintf(sub, sizeof(sub), "%s.", ep);
+    if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
+    if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
+    snprintf(sub, sizeof(sub), "%s.arguments", ep);
+    if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
+    snprintf(sub, sizeof(sub), "%s.results", ep);
+    return read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results);
+}
+
 /* bundle_weights' syntax; its tensors are held to the schema and the file at open
  * (bundle_tensors.c). */
 static ts_status parse_tensors(reader *r, const cJSON *to, ts_tensors_manifest *t)
@@ -577,20 +595,11 @@ static ts_status parse_audio(reader *r, const cJSON *ao, ts_audio_manifest *a)
     cJSON_ArrayForEach(bo, ab)
     {
         int b = a->n_buckets;
-        char p[64], sub[200];
+        char p[64];
         snprintf(p, sizeof(p), "audio.buckets[%d].", b);
         if (!cJSON_IsObject(bo)) return bad(r, p, "expected an object");
         if ((st = read_int(r, bo, "frames", p, 1, 1 << 24, &a->frames[b])) != TS_OK) return st;
-        const cJSON *eo = cJSON_GetObjectItemCaseSensitive(bo, "audio.main");
-        if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %saudio.main: missing entry", r->origin, p);
-        ts_entry_descriptors *ed = &a->entries[b];
-        snprintf(sub, sizeof(sub), "%saudio.main.", p);
-        if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
-        if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
-        snprintf(sub, sizeof(sub), "%saudio.main.arguments", p);
-        if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
-        snprintf(sub, sizeof(sub), "%saudio.main.results", p);
-        if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
+        if ((st = read_entry(r, bo, "audio.main", p, &a->entries[b])) != TS_OK) return st;
         a->n_buckets++;
     }
     return TS_OK;
@@ -733,19 +742,9 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         int n_list = ts_manifest_entries(m, list);
         for (int i = 0; i < n_list; i++) {
             int e = list[i];
-            char ep[160];
-            snprintf(ep, sizeof(ep), "%sentries.%s", p, entry_key(e));
-            const cJSON *eo = cJSON_GetObjectItemCaseSensitive(entries, entry_key(e));
-            if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %s: missing entry", r->origin, ep);
-            ts_entry_descriptors *ed = &m->entries[b][e];
-            char sub[200];
-            snprintf(sub, sizeof(sub), "%s.", ep);
-            if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
-            if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
-            snprintf(sub, sizeof(sub), "%s.arguments", ep);
-            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
-            snprintf(sub, sizeof(sub), "%s.results", ep);
-            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
+            char ep[80];
+            snprintf(ep, sizeof(ep), "%sentries.", p);
+            if ((st = read_entry(r, entries, entry_key(e), ep, &m->entries[b][e])) != TS_OK) return st;
         }
         /* Every entry read; one more is an optional entry without its object. */
         const cJSON *named;
@@ -796,20 +795,11 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         cJSON_ArrayForEach(bo, vb)
         {
             int b = v->n_buckets;
-            char p[64], sub[200];
+            char p[64];
             snprintf(p, sizeof(p), "vision.buckets[%d].", b);
             if (!cJSON_IsObject(bo)) return bad(r, p, "expected an object");
             if ((st = read_int(r, bo, "patches", p, 1, 1 << 24, &v->patches[b])) != TS_OK) return st;
-            const cJSON *eo = cJSON_GetObjectItemCaseSensitive(bo, "vision.main");
-            if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %svision.main: missing entry", r->origin, p);
-            ts_entry_descriptors *ed = &v->entries[b];
-            snprintf(sub, sizeof(sub), "%svision.main.", p);
-            if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
-            if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
-            snprintf(sub, sizeof(sub), "%svision.main.arguments", p);
-            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
-            snprintf(sub, sizeof(sub), "%svision.main.results", p);
-            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
+            if ((st = read_entry(r, bo, "vision.main", p, &v->entries[b])) != TS_OK) return st;
             v->n_buckets++;
         }
     }
