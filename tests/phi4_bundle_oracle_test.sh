@@ -25,6 +25,11 @@ for c in phi4_mm-text phi4_mm-audio; do
     cat "$work/$c.xla.log"
     check "$c: XLA generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
 done
+# The official StableHLO parser and verifier on every module (lora_linear composites, audio.main).
+"$py" "$root/tools/stablehlo_check.py" "$work"/phi4_mm-audio/c64/*.mlir "$work"/phi4_mm-audio/audio/*.mlir >"$work/shlo.log" 2>&1
+rc=$?
+tail -1 "$work/shlo.log"
+check "the official StableHLO bindings parse, verify and round-trip the Phi-4 modules (exit $rc)" test $rc -eq 0
 # The audio case again with no adapter: the speech adapter is what makes it the reference (a check
 # that could not fail otherwise).
 "$py" "$root/tools/bundle_runner" check "$work/phi4_mm-audio" -m "$fix/phi4_mm-audio/model" --fixture "$fix/phi4_mm-audio" \

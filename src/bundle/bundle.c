@@ -20,7 +20,15 @@
  * Lp) and each call to its values in both layers: visual_count within 0 … Nv_max and ≤ length, the
  * first visual_count positions sorted, unique and below length with finite features, every padding
  * entry exactly the filler (position 0, zero features).
- * Running vision.main and encoding images through it is bundle_vision.c's.
+ * The weights no checkpoint holds (bundle_weights: a family's derived parts, LoRA stacks) are read
+ * from the bundle's own file, each listed name held to the schema and the file (bundle_tensors.h).
+ * LoRA: with an adapters object every language entry must take `adapters` i32 in its tokens'
+ * shape and the schema lora.scale [K]; without one no entry may; each call's values are within
+ * 0 … K−1 in both layers, the error naming the input and the row. audio.main (one module per
+ * duration bucket, its own weight schema) takes audio_features f32[F, mels] and frames i32[] and
+ * returns f32[tokens, hidden]; each call's frames is within 1 … F and its features finite, in both
+ * layers (ts_bundle_run_audio). Running vision.main and encoding images through it is
+ * bundle_vision.c's; encoding audio clips through audio.main bundle_audio.c's.
  */
 #include "bundle/bundle.h"
 #include "base/error.h"
