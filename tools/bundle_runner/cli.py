@@ -33,15 +33,21 @@ def _open(a):
 
 def cmd_generate(a):
     r = _open(a)
+    audio, adapter = None, a.adapter or "none"
     if a.fixture:
         f = Fixture(a.fixture)
         ids, pv, grids = f.ids, f.pixel_values, f.grids
         if a.repeat_image > 1:
             ids, pv, grids = _repeat_image(r, f, a.repeat_image)
+        # An audio case: its features through audio.main when the bundle has it, else the
+        # reference's rows; the fixture's adapter unless --adapter says otherwise.
+        if f.audio_rows is not None:
+            audio = r.encode_audio(f.tensor("audio_input_features")[0]) if r.man.audio else f.audio_rows
+        adapter = a.adapter or f.adapter
     else:
         ids, pv, grids = [int(x) for x in a.ids.split(",")], None, None
     t = time.perf_counter()
-    tokens, _ = r.generate(ids, pv, grids, a.max_tokens)
+    tokens, _ = r.generate(ids, pv, grids, a.max_tokens, audio_rows=audio, adapter=adapter)
     out = {"backend": a.backend, "generated_ids": tokens, "prompt_tokens": len(ids),
            "seconds": round(time.perf_counter() - t, 4), **{k: round(v, 4) for k, v in r.timings.items()}}
     print(json.dumps(out))
