@@ -6,7 +6,9 @@
  *   - phi4_mm-audio: the reference's merged embeddings (lm_inputs_embeds) through
  *     prefill_embeddings.main with the speech adapter, then 15 decode.main steps, against the engine
  *     (the same embeddings, the sequence's speech adapter): logits bit for bit, and the reference's
- *     16 greedy ids; with adapter 0 instead the ids differ (the argument is what selects it);
+ *     16 greedy ids; decode_k.main (4 rows a slot) verifies the first 4 ids with the speech
+ *     adapter as the decode chain predicts them; with adapter 0 instead the ids differ (the
+ *     argument is what selects it);
  *   - audio.main in two duration buckets (104 and 200 feature frames) from the reference's
  *     features of a 98-frame clip: its 13 rows within the fixture tolerance of the reference's
  *     audio_embeds_speech, the padding rows zero; the WAV through ts_bundle_encode_audio and
@@ -53,8 +55,10 @@ static const int64_t audio_frames[2] = {104, 200};
 static bool export_to(const char *model, const char *bundle, int64_t slots, bool audio)
 {
     int64_t cap = 64;
+    /* With the audio buckets also decode_k.main (4 rows a slot): its adapters are [slots, 4]. */
     ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 48, .slots = slots,
-                           .audio_frames = audio ? audio_frames : NULL, .n_audio_frames = audio ? 2 : 0};
+                           .audio_frames = audio ? audio_frames : NULL, .n_audio_frames = audio ? 2 : 0,
+                           .draft_width = audio ? 4 : 0};
     ts_error err;
     if (ts_bundle_export(model, bundle, &o, &err) == TS_OK) return true;
     fprintf(stderr, "export: %s\n", err.message);
@@ -172,6 +176,29 @@ static void test_audio(void)
             worst, reference_ids(AUDIO "/reference.safetensors", ids) ? "=" : "DIFFER FROM");
     CHECK(worst == 0); /* bit for bit: the module's lora_linear runs the engine's kernels */
     CHECK(reference_ids(AUDIO "/reference.safetensors", ids));
+    /* decode_k.main with the speech adapter: the prompt rows, then the reference's first 4 ids
+     * verified in one call = the decode chain's next 4 predictions (its greedy ids 1 … 4). */
+    {
+        ts_checkpoint *ref;
+        REQUIRE_INT_EQ(ts_checkpoint_open(AUDIO "/reference.safetensors", &ref, &err), TS_OK);
+        const ts_tensor_info *emb = ts_checkpoint_find(ref, "lm_inputs_embeds");
+        int64_t n = emb->shape[1], V = ts_model_vocab_size(m);
+        int32_t positions[64], rows[4] = {ids[0], ids[1], ids[2], ids[3]};
+        int n_rows = 4;
+        for (int64_t i = 0; i < n; i++) positions[i] = (int32_t)i;
+        ts_bundle_slots *slots;
+        REQUIRE_INT_EQ(ts_bundle_slots_create(b, 0, &slots, &err), TS_OK);
+        CHECK_INT_EQ(ts_bundle_slots_draft_width(slots), 4);
+        CHECK_INT_EQ(ts_bundle_slots_set_adapter(slots, 0, speech, &err), TS_OK);
+        float *logits = malloc(sizeof(float) * (size_t)(4 * V));
+        CHECK_INT_EQ(ts_bundle_slots_prefill_embeddings(slots, 0, emb->data, (size_t)n, emb->shape[2], positions, 0, NULL, logits, &err),
+                     TS_OK);
+        CHECK_INT_EQ(ts_bundle_slots_verify(slots, rows, &n_rows, logits, &err), TS_OK);
+        for (int j = 0; j < 4; j++) CHECK_INT_EQ(argmax(logits + j * V, V), ids[j + 1]);
+        free(logits);
+        ts_bundle_slots_destroy(slots);
+        ts_checkpoint_close(ref);
+    }
     /* Adapter 0 on the same rows: not the reference (the argument is what selects the adapter). */
     audio_through_bundle(b, m, 0, false, base, &worst);
     CHECK(!reference_ids(AUDIO "/reference.safetensors", base));
@@ -371,7 +398,7 @@ static void test_bad_bundles(void)
         REQUIRE_INT_EQ(ts_manifest_read(json, len, "manifest.json", &man, &err), TS_OK);
         free(json);
         int modules = ts_manifest_module_count(&man);
-        CHECK_INT_EQ(modules, 5); /* prefill, prefill_embeddings, decode, two audio buckets */
+        CHECK_INT_EQ(modules, 6); /* prefill, prefill_embeddings, decode, decode_k, two audio buckets */
         for (int i = 0; i < modules; i++) {
             char file[400];
             snprintf(file, sizeof(file), "%s/bad/%s", tmp, ts_manifest_module_file(&man, i));
