@@ -1148,6 +1148,10 @@ typedef struct ts_bundle_options {
     int64_t slots;             /* decode batch B; 0 = 1 */
     const int64_t *vision_patches; /* vision.main buckets (patch counts, ascending); NULL = none */
     int n_vision_patches;
+    /* audio.main buckets (feature frames per clip, ascending: 100 per second of 16 kHz audio for
+     * Phi-4-multimodal) for a model with an audio encoder; NULL = none. */
+    const int64_t *audio_frames;
+    int n_audio_frames;
     /* Non-NULL: also write each module as a StableHLO portable artifact (X.mlirbc beside X.mlir,
      * target version in the manifest), serialized by this Python, which must import jaxlib (the
      * official StableHLO bindings; scripts/install-deps makes .venv/bin/python). */
@@ -1209,6 +1213,19 @@ ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *imag
 ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
                                     const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                                     ts_generation *out, ts_error *err);
+/* ts_model_encode_audio through the bundle's audio.main: the clip decoded and its features
+ * extracted by the model's audio path, encoded by the smallest duration bucket that holds it
+ * (zero-padded, masked in the module), its rows appended to out. TS_ERR_UNSUPPORTED for a bundle
+ * without audio entries, TS_ERR_RANGE for a clip longer than its largest bucket. */
+ts_status ts_bundle_encode_audio(ts_bundle *bundle, ts_model *model, const void *clip, size_t len,
+                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err);
+/* ts_generate_audio through the bundle: audio holds the clips' rows (ts_model_encode_audio or
+ * ts_bundle_encode_audio), merged by ts_mm_inputs_build with `model`, then
+ * prefill_embeddings.main and decode.main with the family's adapter for audio (Phi-4-multimodal:
+ * speech) as the entries' `adapters` argument; TS_ERR_UNSUPPORTED when the bundle lacks it. */
+ts_status ts_bundle_generate_audio(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
+                                   const ts_encoded_media *audio, const ts_generate_params *params, ts_generation *out,
+                                   ts_error *err);
 /* The decode slots of one bucket, for a caller that batches requests itself (the server): each
  * slot holds one sequence's KV cache, length and rope delta.
  *   empty --prefill / prefill_embeddings--> holds a sequence --decode--> … --reset--> empty

@@ -5,6 +5,7 @@
 # quantized engine's tokens under --compute f32; short weight bytes refused. Qwen2.5-VL's windowed vision.main: its fixture's 16 reference ids, and two different
 # images (chelsea and coffee: no two-image Qwen2.5-VL reference exists) = the engine's ids.
 # --draft-width: decode_k.main verifies drafts (run's default 3, --no-draft), the same ids.
+# Phi-4-multimodal's audio through audio.main and its speech adapter: the fixture's ids.
 set -u
 bin=${TS_BIN:?TS_BIN not set}
 root=${TS_ROOT:?TS_ROOT not set}
@@ -185,6 +186,28 @@ vldk_spec=$("$bin" run "${vl_args[@]}" 2>/dev/null | ids)
 vldk_plain=$("$bin" run "${vl_args[@]}" --no-draft 2>/dev/null | ids)
 check "qwen2_vl run --bundle --image with drafts gives the fixture's tokens" test "$vldk_spec" = "1028,214,467,968,1252,1195,443,240,1127,902,798,594,791,1268,158,202"
 check "… and --no-draft the same" test "$vldk_plain" = "$vldk_spec"
+
+# Phi-4-multimodal with audio: the WAV through the bundle's audio.main (a 200-frame bucket for the
+# 98-frame clip) and the speech adapter = the fixture's 16 ids; a bundle without audio.main, and a
+# clip longer than the largest bucket, refused saying so.
+phi=$root/tests/fixtures/phi4_mm-audio
+phi_args=(-m "$phi/model" -p "Transcribe the audio." --audio "$phi/speech_16k_s16_1s.wav" --json --ignore-eos --max-tokens 16 --temperature 0)
+"$bin" export -m "$phi/model" -o "$work/phi" --capacity 64 --prefill-capacity 48 --audio-frames 200 2>/dev/null
+check "phi4_mm-audio: export --audio-frames exits 0" test $? -eq 0
+check "phi4_mm-audio: run --bundle --audio gives the fixture's ids" \
+    test "$("$bin" run --bundle "$work/phi" "${phi_args[@]}" 2>/dev/null | ids)" = "1296,829,829,853,277,264,217,9,826,555,277,309,37,130,37,277"
+"$bin" export -m "$phi/model" -o "$work/phi-noaudio" --capacity 64 --prefill-capacity 48 2>/dev/null
+"$bin" run --bundle "$work/phi-noaudio" "${phi_args[@]}" >/dev/null 2>"$work/noaudio.err"
+check "phi4_mm-audio: a bundle without audio.main is refused (exit 1)" test $? -eq 1
+grep -q "it has no audio.main entries (export it with --audio-frames)" "$work/noaudio.err"
+check "… saying so" test $? -eq 0
+"$bin" export -m "$phi/model" -o "$work/phi-short" --capacity 64 --prefill-capacity 48 --audio-frames 64 2>/dev/null
+"$bin" run --bundle "$work/phi-short" "${phi_args[@]}" >/dev/null 2>"$work/short.err"
+grep -q "a clip of 98 feature frames exceeds the bundle's largest audio bucket (64 frames)" "$work/short.err"
+check "phi4_mm-audio: a clip past the largest audio bucket is refused with both numbers" test $? -eq 0
+"$bin" export -m "$model" -o "$work/noenc" --audio-frames 100 >/dev/null 2>"$work/noenc.err"
+grep -q "qwen2 has no audio encoder entry to export (--audio-frames)" "$work/noenc.err"
+check "--audio-frames for a model without an audio encoder is refused" test $? -eq 0
 
 echo "$pass passed, $fail failed"
 test "$fail" -eq 0

@@ -20,13 +20,22 @@
  * Lp) and each call to its values in both layers: visual_count within 0 … Nv_max and ≤ length, the
  * first visual_count positions sorted, unique and below length with finite features, every padding
  * entry exactly the filler (position 0, zero features).
- * Running vision.main and encoding images through it is bundle_vision.c's.
+ * The weights no checkpoint holds (bundle_weights: a family's derived parts, LoRA stacks) are read
+ * from the bundle's own file, each listed name held to the schema and the file (bundle_tensors.h).
+ * LoRA: with an adapters object every language entry must take `adapters` i32 in its tokens'
+ * shape and the schema lora.scale [K]; without one no entry may; each call's values are within
+ * 0 … K−1 in both layers, the error naming the input and the row. audio.main (one module per
+ * duration bucket, its own weight schema) takes audio_features f32[F, mels] and frames i32[] and
+ * returns f32[tokens, hidden]; each call's frames is within 1 … F and its features finite, in both
+ * layers (ts_bundle_run_audio). Running vision.main and encoding images through it is
+ * bundle_vision.c's; encoding audio clips through audio.main bundle_audio.c's.
  */
 #include "bundle/bundle.h"
 #include "base/error.h"
 #include "base/file.h"
 #include "bundle/bundle_internal.h"
 #include "bundle/bundle_quant.h"
+#include "bundle/bundle_tensors.h"
 #include "models/vision_entry.h"
 #include "bundle/portable.h"
 #include "cpu/executor.h"
@@ -38,6 +47,7 @@
 #include <string.h>
 
 ts_status ts_bundle_config_digest(const char *model_dir, char out[65], ts_error *err);
+static int input_index(const ts_entry_descriptors *ed, const char *name);
 
 void ts_bundle_close(ts_bundle *b)
 {
@@ -52,17 +62,31 @@ void ts_bundle_close(ts_bundle *b)
         ts_program_destroy(b->vision_programs[i]);
         ts_graph_destroy(b->vision_graphs[i]);
         free(b->vision_params[i]);
+        ts_program_destroy(b->audio_programs[i]);
+        ts_graph_destroy(b->audio_graphs[i]);
+        free(b->audio_params[i]);
     }
     ts_checkpoint_close(b->ckpt);
     ts_checkpoint_close(b->quant);
+    ts_checkpoint_close(b->held);
     ts_manifest_fini(&b->man);
     free(b);
 }
 
-/* A weight's tensor: the bundle's own file holds the quantized ones, the checkpoint the rest. */
-static const ts_tensor_info *weight_tensor(const ts_bundle *b, const char *name)
+/* A weight's tensor: the bundle's own files hold the quantized ones and those no checkpoint has
+ * (bundle_weights), the checkpoint the rest; where names the place for an error. */
+static const ts_tensor_info *weight_tensor(const ts_bundle *b, const char *name, const char **where)
 {
-    return b->quant && ts_bundle_quant_owns(&b->man, name) ? ts_checkpoint_find(b->quant, name) : ts_checkpoint_find(b->ckpt, name);
+    if (b->quant && ts_bundle_quant_owns(&b->man, name)) {
+        if (where) *where = "bundle's quantized weights";
+        return ts_checkpoint_find(b->quant, name);
+    }
+    if (b->held && ts_bundle_tensors_owns(&b->man, name)) {
+        if (where) *where = "bundle's weights file";
+        return ts_checkpoint_find(b->held, name);
+    }
+    if (where) *where = "checkpoint";
+    return ts_checkpoint_find(b->ckpt, name);
 }
 
 /* A weight may be declared in another shape with the same dtype and element count (the towers
@@ -71,10 +95,9 @@ static ts_status check_weights(ts_bundle *b, const ts_descriptor *weights, int n
 {
     for (int i = 0; i < n_weights; i++) {
         const ts_descriptor *d = &weights[i];
-        const ts_tensor_info *t = weight_tensor(b, d->name);
-        if (!t)
-            return ts_error_set(err, TS_ERR_NOT_FOUND, "weights[%d] %s: not in the %s", i, d->name,
-                                b->quant && ts_bundle_quant_owns(&b->man, d->name) ? "bundle's quantized weights" : "checkpoint");
+        const char *where;
+        const ts_tensor_info *t = weight_tensor(b, d->name, &where);
+        if (!t) return ts_error_set(err, TS_ERR_NOT_FOUND, "weights[%d] %s: not in the %s", i, d->name, where);
         ts_type actual = ts_type_make(t->dtype, t->n_dims, t->shape);
         if (actual.dtype == d->type.dtype && ts_type_elements(&actual) == ts_type_elements(&d->type)) actual = d->type;
         char what[32];
@@ -290,7 +313,8 @@ static ts_status check_decode_k_contract(const ts_manifest *m, ts_error *err)
         bool same = ed->n_inputs == one->n_inputs && ed->n_results == one->n_results;
         for (int i = 0; same && i < ed->n_inputs; i++) {
             ts_type want = one->inputs[i].type;
-            bool rows = strcmp(one->inputs[i].name, "tokens") == 0 || strcmp(one->inputs[i].name, "positions") == 0;
+            bool rows = strcmp(one->inputs[i].name, "tokens") == 0 || strcmp(one->inputs[i].name, "positions") == 0 ||
+                        strcmp(one->inputs[i].name, "adapters") == 0;
             if (rows) want.dims[want.rank++] = k;
             same = strcmp(ed->inputs[i].name, one->inputs[i].name) == 0 && ts_type_equal(&ed->inputs[i].type, &want);
         }
@@ -310,6 +334,73 @@ static ts_status check_decode_k_contract(const ts_manifest *m, ts_error *err)
     return TS_OK;
 }
 
+/* audio.main's contract, per bucket (ascending feature frames F): audio_features f32[F, M] (M
+ * the same in every bucket) and frames i32[]; one result f32[T, H], T ascending with F and H the
+ * language model's width (prefill_embeddings.main's embeddings). */
+static ts_status check_audio_contract(const ts_manifest *m, ts_error *err)
+{
+    const ts_audio_manifest *a = &m->audio;
+    const ts_entry_descriptors *pe = &m->entries[0][TS_ENTRY_PREFILL_EMBEDDINGS];
+    int64_t hidden = pe->n_inputs && pe->inputs[0].type.rank == 2 ? pe->inputs[0].type.dims[1] : 0, mels = 0, tokens = 0;
+    for (int b = 0; b < a->n_buckets; b++) {
+        const ts_entry_descriptors *ed = &a->entries[b];
+        int64_t f = a->frames[b];
+        if (!mels && ed->n_inputs && ed->inputs[0].type.rank == 2) mels = ed->inputs[0].type.dims[1];
+        int64_t fd[2] = {f, mels};
+        ts_type feats = ts_type_make(TS_DTYPE_F32, 2, fd), count = ts_type_make(TS_DTYPE_I32, 0, NULL);
+        const ts_type *out = ed->n_results == 1 ? &ed->results[0].type : NULL;
+        bool ok = (!b || f > a->frames[b - 1]) && mels > 0 && ed->n_inputs == 2 && strcmp(ed->inputs[0].name, "audio_features") == 0 &&
+                  ts_type_equal(&ed->inputs[0].type, &feats) && strcmp(ed->inputs[1].name, "frames") == 0 &&
+                  ts_type_equal(&ed->inputs[1].type, &count) && out && out->dtype == TS_DTYPE_F32 && out->rank == 2 &&
+                  out->dims[1] == hidden && out->dims[0] >= tokens && out->dims[0] >= 1 && out->dims[0] <= f;
+        if (!ok)
+            return ts_error_set(err, TS_ERR_FORMAT,
+                                "%s: audio bucket %d (%lld frames, ascending) must take audio_features F32[%lld, %lld] and frames "
+                                "I32[] and return audio_embeds F32[tokens, %lld]",
+                                ed->file, b, (long long)f, (long long)f, (long long)mels, (long long)hidden);
+        tokens = out->dims[0];
+    }
+    return TS_OK;
+}
+
+/* LoRA's contract: with an adapters object (K names) every language entry takes `adapters` i32
+ * in its tokens' shape (the prefill entries [Lp], decode [slots], decode_k [slots, k]) and the
+ * schema has lora.scale F32[K]; without one, no entry takes it. */
+static ts_status check_adapters_contract(const ts_manifest *m, ts_error *err)
+{
+    int64_t k = m->adapters.n;
+    const ts_descriptor *scale = NULL;
+    for (int i = 0; i < m->n_weights; i++)
+        if (strcmp(m->weights[i].name, "lora.scale") == 0) scale = &m->weights[i];
+    if (k && (!scale || scale->type.rank != 1 || scale->type.dims[0] != k))
+        return ts_error_set(err, TS_ERR_FORMAT, "adapters: %lld names, the weight schema has %s (expected lora.scale [%lld])", (long long)k,
+                            scale ? "another lora.scale" : "no lora.scale", (long long)k);
+    if (!k && scale) return ts_error_set(err, TS_ERR_FORMAT, "weights: lora.scale without an adapters object");
+    ts_entry list[TS_ENTRY_COUNT];
+    int n = ts_manifest_entries(m, list);
+    for (int b = 0; b < m->n_buckets; b++)
+        for (int i = 0; i < n; i++) {
+            const ts_entry_descriptors *ed = &m->entries[b][list[i]];
+            int at = input_index(ed, "adapters");
+            if (!k && at < 0) continue;
+            if (!k)
+                return ts_error_set(err, TS_ERR_FORMAT, "%s: takes adapters, the manifest has no adapters object", ed->file);
+            ts_type want = {0};
+            if (list[i] == TS_ENTRY_DECODE || list[i] == TS_ENTRY_DECODE_K) {
+                int tok = input_index(ed, "tokens");
+                if (tok >= 0) want = ts_type_make(TS_DTYPE_I32, ed->inputs[tok].type.rank, ed->inputs[tok].type.dims);
+            } else {
+                want = ts_type_make(TS_DTYPE_I32, 1, &m->buckets[b].prefill_capacity);
+            }
+            if (at < 0 || !ts_type_equal(&ed->inputs[at].type, &want)) {
+                char t[128];
+                return ts_error_set(err, TS_ERR_FORMAT, "%s: %s must take adapters %s (one adapter index per row)", ed->file,
+                                    ts_entry_name(list[i]), ts_type_string(&want, t, sizeof(t)));
+            }
+        }
+    return TS_OK;
+}
+
 static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_dir, ts_error *err)
 {
     char path[1200], *json;
@@ -321,8 +412,8 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
     free(json);
     if (st != TS_OK) return st;
     int n_modules = ts_manifest_module_count(&b->man);
-    char *texts[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
-    size_t lens[TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1)] = {0};
+    char *texts[TS_BUNDLE_MAX_MODULES] = {0};
+    size_t lens[TS_BUNDLE_MAX_MODULES] = {0};
     for (int i = 0; i < n_modules && st == TS_OK; i++) {
         snprintf(path, sizeof(path), "%s/%s", bundle_dir, ts_manifest_module_file(&b->man, i));
         st = ts_file_read(path, &texts[i], &lens[i], err);
@@ -346,35 +437,49 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         if (st == TS_OK) st = ts_bundle_quant_check(&b->man, b->quant, err);
         else ts_error_prefix(err, "quantization: ");
     }
+    if (st == TS_OK && b->man.tensors.version) {
+        st = ts_path_join(path, sizeof(path), bundle_dir, b->man.tensors.file, err);
+        if (st == TS_OK) st = ts_checkpoint_open(path, &b->held, err);
+        if (st == TS_OK) st = ts_bundle_tensors_check(&b->man, b->held, err);
+        else ts_error_prefix(err, "bundle_weights: ");
+    }
+    if (st == TS_OK) st = check_adapters_contract(&b->man, err);
     if (st == TS_OK) st = check_weights(b, b->man.weights, b->man.n_weights, err);
     if (st == TS_OK) st = check_weights(b, b->man.vision.weights, b->man.vision.n_weights, err);
+    if (st == TS_OK) st = check_weights(b, b->man.audio.weights, b->man.audio.n_weights, err);
+    if (st == TS_OK) st = check_audio_contract(&b->man, err);
     if (st == TS_OK) st = check_deepstack_contract(&b->man, &cfg, err);
     ts_entry list[TS_ENTRY_COUNT];
     int n_entries = ts_manifest_entries(&b->man, list), n_text = b->man.n_buckets * n_entries;
     if (st == TS_OK) st = check_decode_k_contract(&b->man, err);
+    int n_vision = b->man.vision.n_buckets;
     for (int i = 0; i < n_modules && st == TS_OK; i++) {
-        bool vision = i >= n_text;
-        int bucket = vision ? i - n_text : i / n_entries;
+        /* Module order: the language entries, the vision buckets, the audio buckets. */
+        bool vision = i >= n_text && i < n_text + n_vision, audio = i >= n_text + n_vision;
+        int bucket = audio ? i - n_text - n_vision : vision ? i - n_text : i / n_entries;
         ts_entry e = list[i % n_entries];
-        const ts_descriptor *weights = vision ? b->man.vision.weights : b->man.weights;
-        int n_weights = vision ? b->man.vision.n_weights : b->man.n_weights;
-        const ts_entry_descriptors *ed = vision ? &b->man.vision.entries[bucket] : &b->man.entries[bucket][e];
-        ts_graph **g = vision ? &b->vision_graphs[bucket] : &b->graphs[bucket][e];
-        ts_program **program = vision ? &b->vision_programs[bucket] : &b->programs[bucket][e];
-        void ***params = vision ? &b->vision_params[bucket] : &b->params[bucket][e];
+        const char *name = audio ? "audio.main" : vision ? "vision.main" : ts_entry_name(e);
+        const ts_descriptor *weights = audio ? b->man.audio.weights : vision ? b->man.vision.weights : b->man.weights;
+        int n_weights = audio ? b->man.audio.n_weights : vision ? b->man.vision.n_weights : b->man.n_weights;
+        const ts_entry_descriptors *ed = audio    ? &b->man.audio.entries[bucket]
+                                         : vision ? &b->man.vision.entries[bucket]
+                                                  : &b->man.entries[bucket][e];
+        ts_graph **g = audio ? &b->audio_graphs[bucket] : vision ? &b->vision_graphs[bucket] : &b->graphs[bucket][e];
+        ts_program **program = audio ? &b->audio_programs[bucket] : vision ? &b->vision_programs[bucket] : &b->programs[bucket][e];
+        void ***params = audio ? &b->audio_params[bucket] : vision ? &b->vision_params[bucket] : &b->params[bucket][e];
+        bool lm = !vision && !audio;
         st = ts_stablehlo_read(texts[i], lens[i], ed->file, g, err);
-        if (st == TS_OK) st = check_module(weights, n_weights, ed, vision ? "vision.main" : ts_entry_name(e), *g, err);
+        if (st == TS_OK) st = check_module(weights, n_weights, ed, name, *g, err);
         if (st == TS_OK) st = ts_bundle_quant_check_module(&b->man, *g, ed->file, err);
         if (st == TS_OK) st = ts_program_create(*g, b->ctx, program, err);
         if (st == TS_OK)
-            st = check_donation(*g, *program, n_weights, !vision && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K),
-                                vision ? "vision.main" : ts_entry_name(e), err);
+            st = check_donation(*g, *program, n_weights, lm && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K), name, err);
         if (st == TS_OK) {
             *params = calloc((size_t)(*g)->n_parameters + 1, sizeof(void *));
             if (!*params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
         }
         for (int32_t k = 0; st == TS_OK && k < n_weights; k++)
-            (*params)[k] = (void *)weight_tensor(b, weights[k].name)->data;
+            (*params)[k] = (void *)weight_tensor(b, weights[k].name, NULL)->data;
     }
     for (int i = 0; i < n_modules; i++) free(texts[i]);
     if (st == TS_OK) {
@@ -514,6 +619,8 @@ static ts_status check_values(const ts_bundle *b, int bucket, ts_entry e, const 
             st = ts_bundle_range_i32(data[i], n, 0, k->capacity - 1, entry, d->name, err);
         else if (strcmp(d->name, "cache_len") == 0) /* decode_k.main writes K rows from cache_len */
             st = ts_bundle_range_i32(data[i], n, 0, k->capacity - (e == TS_ENTRY_DECODE_K ? b->man.draft_width : 1), entry, d->name, err);
+        else if (strcmp(d->name, "adapters") == 0)
+            st = ts_bundle_range_i32(data[i], n, 0, b->man.adapters.n - 1, entry, d->name, err);
         else if (strcmp(d->name, "rope_delta") == 0)
             st = ts_bundle_range_i32(data[i], n, -k->capacity, k->capacity, entry, d->name, err);
         else if (d->type.dtype == TS_DTYPE_F32 && d->role[0] == 'i') {
@@ -618,6 +725,53 @@ ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_te
     return run_entry(b, bucket, (ts_entry)e, args, n_args, outputs, err);
 }
 
+/* audio.main's values: frames within 1 … the bucket's frames, the features finite. */
+static ts_status check_audio_values(const ts_bundle *b, int bucket, const void *const *data, ts_error *err)
+{
+    int64_t f = b->man.audio.frames[bucket], mels = b->man.audio.entries[bucket].inputs[0].type.dims[1];
+    ts_status st = ts_bundle_range_i32(data[1], 1, 1, f, "audio.main", "frames", err);
+    const float *x = data[0];
+    for (int64_t i = 0; st == TS_OK && i < f * mels; i++)
+        if (!isfinite(x[i]))
+            st = ts_error_set(err, TS_ERR_RANGE, "audio.main: audio_features[%lld][%lld] is %s", (long long)(i / mels),
+                              (long long)(i % mels), isnan(x[i]) ? "NaN" : "infinite");
+    return st;
+}
+
+ts_status ts_bundle_run_audio(ts_bundle *b, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs, ts_error *err)
+{
+    const ts_audio_manifest *a = &b->man.audio;
+    if (bucket < 0 || bucket >= a->n_buckets)
+        return ts_error_set(err, TS_ERR_RANGE, "audio bucket %d (the bundle has %d)", bucket, a->n_buckets);
+    const ts_entry_descriptors *ed = &a->entries[bucket];
+    if (n_args != ed->n_inputs)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio.main: %d arguments given, %d expected", n_args, ed->n_inputs);
+    const void *data[16];
+    for (int i = 0; i < n_args; i++) {
+        ts_type given = ts_type_make(args[i].dtype, args[i].rank, args[i].dims);
+        if (!args[i].name || strcmp(args[i].name, ed->inputs[i].name) != 0 || !ts_type_equal(&given, &ed->inputs[i].type) ||
+            args[i].n_bytes != ts_type_bytes(&given) || !args[i].data) {
+            char want[128], got[128];
+            return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "audio.main: argument %d is %s %s, expected %s %s (bucket of %lld frames)", i,
+                                args[i].name ? args[i].name : "(unnamed)", ts_type_string(&given, got, sizeof(got)), ed->inputs[i].name,
+                                ts_type_string(&ed->inputs[i].type, want, sizeof(want)), (long long)a->frames[bucket]);
+        }
+        data[i] = args[i].data;
+    }
+    ts_status st = check_audio_values(b, bucket, data, err);
+    /* The second layer: against the module graph's own parameters, then the values again. */
+    if (st == TS_OK)
+        st = ts_bundle_bind_args(b->audio_graphs[bucket], a->n_weights, b->audio_params[bucket], "audio.main", args, n_args, data, err);
+    if (st == TS_OK) st = check_audio_values(b, bucket, data, err);
+    return st == TS_OK ? ts_program_run(b->audio_programs[bucket], b->audio_params[bucket], outputs, err) : st;
+}
+
+int ts_bundle_audio_buckets(const ts_bundle *b, const int64_t **frames)
+{
+    if (frames) *frames = b->man.audio.frames;
+    return b->man.audio.n_buckets;
+}
+
 ts_side_kind ts_bundle_side_inputs(const ts_bundle *b, const int32_t **layers, int *n_layers)
 {
     if (layers) *layers = b->man.n_deepstack ? b->man.deepstack_layers : NULL;
@@ -632,6 +786,16 @@ int64_t ts_bundle_visual_capacity(const ts_bundle *b, int bucket)
 }
 
 int64_t ts_bundle_draft_width(const ts_bundle *b) { return b->man.draft_width; }
+
+int ts_bundle_adapter_count(const ts_bundle *b) { return b->man.adapters.n; }
+
+int ts_bundle_adapter_index(const ts_bundle *b, const char *name)
+{
+    if (!name || strcmp(name, "none") == 0) return 0;
+    for (int i = 1; i < b->man.adapters.n; i++)
+        if (strcmp(b->man.adapters.names[i], name) == 0) return i;
+    return -1;
+}
 
 int ts_bundle_position_rows(const ts_bundle *b) { return strcmp(b->man.position_mode, "1d") == 0 ? 1 : 3; }
 

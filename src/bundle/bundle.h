@@ -47,6 +47,15 @@ ts_status ts_bundle_kv_shape(const ts_bundle *bundle, int64_t *vocab, int64_t *l
 ts_status ts_bundle_run_vision(ts_bundle *bundle, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs,
                                ts_error *err);
 
+/* One audio.main call on audio bucket `bucket`: audio_features f32[frames_b, mels] (a shorter
+ * clip zero-padded) and frames i32[] (the clip's, 1 … frames_b), validated against the manifest
+ * with their values, then against the module; outputs[0] the rows f32[tokens_b, hidden], the
+ * clip's first (borrowed, valid until the next call). ts_bundle_audio_buckets: how many buckets,
+ * and their feature frames ascending. */
+ts_status ts_bundle_run_audio(ts_bundle *bundle, int bucket, const ts_tensor_arg *args, int n_args, const void **outputs,
+                              ts_error *err);
+int ts_bundle_audio_buckets(const ts_bundle *bundle, const int64_t **frames);
+
 /* A bucket's slots: how many, tokens per slot, and the longest prompt one prefill takes (the
  * bucket's numbers, as ts_bundle_bucket gives them). */
 int ts_bundle_slots_count(const ts_bundle_slots *slots);
@@ -58,6 +67,17 @@ int64_t ts_bundle_slots_prefill_capacity(const ts_bundle_slots *slots);
 int ts_bundle_position_rows(const ts_bundle *bundle);
 /* decode_k.main's rows per slot K (the manifest's decode_k.k), 0 when the bundle has none. */
 int64_t ts_bundle_draft_width(const ts_bundle *bundle);
+/* LoRA (the manifest's adapters object): how many adapters the entries serve per row, "none"
+ * at 0 included (0 when the bundle has none, then no entry takes `adapters`), and the index of
+ * adapter `name` (NULL or "none": 0; -1 when the bundle has no such adapter). */
+int ts_bundle_adapter_count(const ts_bundle *bundle);
+int ts_bundle_adapter_index(const ts_bundle *bundle, const char *name);
+/* The adapter slot `slot`'s rows use from its next prefill on (index from
+ * ts_bundle_adapter_index; 0 = none, the default and what a reset returns to). Refused when the
+ * bundle has no such adapter (naming it and how many it has) or the slot already holds a
+ * sequence (its rows were computed with another). */
+ts_status ts_bundle_slots_set_adapter(ts_bundle_slots *slots, int slot, int adapter, ts_error *err);
+
 /* A bucket's static maximum of DeepStack image rows Nv_max: its prefill capacity when the bundle
  * has prefill_embeddings_deepstack.main, else 0. */
 int64_t ts_bundle_visual_capacity(const ts_bundle *bundle, int bucket);

@@ -1,6 +1,8 @@
 /* bundle_export.c — writes a model's entries as StableHLO modules plus manifest.json.
  *
- * Layout: BUNDLE/manifest.json and BUNDLE/c<capacity>/<entry>.mlir per bucket. The modules are
+ * Layout: BUNDLE/manifest.json and BUNDLE/c<capacity>/<entry>.mlir per bucket, vision/p<N>.mlir
+ * per patch bucket, audio/f<F>.mlir per audio bucket (the family's audio entry), and the bundle's
+ * own weight files (weights.safetensors: bundle_tensors.h; quantized.safetensors). The modules are
  * printed from the same entry graphs the bundle runtime and the tests execute; the manifest is
  * derived from those graphs, so its descriptors are the modules' signatures by construction.
  * With options->portable_python each module also gets its portable artifact (bundle/portable.h).
@@ -12,8 +14,11 @@
 #include "base/file.h"
 #include "base/sha256.h"
 #include "bundle/bundle_quant.h"
+#include "bundle/bundle_tensors.h"
 #include "bundle/manifest.h"
 #include "bundle/portable.h"
+#include "engine/derived_weights.h"
+#include "engine/lora.h"
 #include "engine/packed_weights.h"
 #include "engine/quantized_weights.h"
 #include "engine/synthetic.h"
@@ -41,6 +46,13 @@ static ts_status make_dir(const char *path, ts_error *err)
     return TS_OK;
 }
 
+static ts_status make_dir_in(const char *root, const char *name, ts_error *err)
+{
+    char dir[1024];
+    snprintf(dir, sizeof(dir), "%s/%s", root, name);
+    return make_dir(dir, err);
+}
+
 static ts_status write_file(const char *path, const char *text, ts_error *err)
 {
     FILE *f = fopen(path, "wb");
@@ -49,6 +61,19 @@ static ts_status write_file(const char *path, const char *text, ts_error *err)
     bool ok = fwrite(text, 1, len, f) == len;
     ok &= fclose(f) == 0;
     return ok ? TS_OK : ts_error_set(err, TS_ERR_IO, "%s: write failed", path);
+}
+
+/* A tower's module (vision/p<N>.mlir, audio/f<F>.mlir): printed as "<kind>_main_<p|f><N>" (its
+ * file name with the folder's entry) and written; *text kept for the identity. */
+static ts_status write_module(const ts_graph *g, const char *bundle_dir, const char *rel, char **text, ts_error *err)
+{
+    char path[1200], module[64];
+    const char *slash = strchr(rel, '/');
+    snprintf(path, sizeof(path), "%s/%s", bundle_dir, rel);
+    snprintf(module, sizeof(module), "%.*s_main_%.*s", (int)(slash - rel), rel, (int)(strlen(slash + 1) - strlen(".mlir")), slash + 1);
+    size_t len;
+    ts_status st = ts_stablehlo_print(g, module, text, &len, err);
+    return st == TS_OK ? write_file(path, *text, err) : st;
 }
 
 ts_status ts_bundle_config_digest(const char *model_dir, char out[65], ts_error *err)
@@ -89,17 +114,32 @@ typedef struct {
     const char *method; /* the manifest's quantization.method */
 } quant_plan;
 
-static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *src,
-                               const quant_plan *quant, const char *bundle_dir, const ts_bundle_options *options, ts_error *err);
+/* What a checkpoint export knows beyond the weight source: the checkpoint itself (which schema
+ * weights the bundle must hold: bundle_tensors.h) and the LoRA adapters it serves, or NULL. */
+typedef struct {
+    const char *model_dir;
+    const ts_checkpoint *ckpt;
+    const ts_lora_set *lora;
+} export_source;
 
-/* The weights as the engine serves them (engine/model.c): a GPTQ/AWQ checkpoint's packed matrices
- * unpacked, or --quantize's at load; the same stores, so a bundle's integer weights are the
- * engine's bytes. The tower follows the engine too: --quantize quantizes it with the engine's
- * chooser (ts_quantized_weights_choose_tower); a GPTQ/AWQ checkpoint's stays as stored. */
+static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *src,
+                               const quant_plan *quant, const export_source *from, const char *bundle_dir,
+                               const ts_bundle_options *options, ts_error *err);
+
+static bool in_checkpoint(void *self, const char *name) { return ts_checkpoint_find(self, name) != NULL; }
+
+/* The weights as the engine serves them (engine/model.c): the family's derived parts (views of
+ * fused tensors, stacked experts) and the LoRA adapters the checkpoint ships, a GPTQ/AWQ
+ * checkpoint's packed matrices unpacked, or --quantize's at load; the same stores, so a bundle's
+ * integer weights are the engine's bytes. The tower follows the engine too: --quantize quantizes
+ * it with the engine's chooser (ts_quantized_weights_choose_tower); a GPTQ/AWQ checkpoint's stays
+ * as stored. Weights no checkpoint holds by name go to the bundle's own file (bundle_tensors.h). */
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
 {
     ts_model_config cfg;
     ts_checkpoint *ck = NULL;
+    ts_derived_weights *derived = NULL;
+    ts_lora_set *lora = NULL;
     ts_packed_weights *packed = NULL;
     ts_quantized_weights *quantized = NULL;
     ts_quant_config qc;
@@ -112,7 +152,14 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
     if (st == TS_OK) st = ts_checkpoint_open(model_dir, &ck, err);
     if (st == TS_OK) st = ts_bundle_config_digest(model_dir, digest, err);
     if (st == TS_OK) st = ts_quant_config_load(model_dir, &qc, err);
-    ts_weight_source src = {find_tensor, ck};
+    if (st == TS_OK) st = ts_derived_weights_create(ck, &cfg, &derived, err);
+    ts_weight_source src = {derived ? ts_derived_weights_find : find_tensor, derived ? (void *)derived : (void *)ck};
+    ts_decoder_spec spec;
+    if (st == TS_OK) st = ts_decoder_spec_init(&cfg, &spec, err);
+    if (st == TS_OK) st = ts_lora_set_load(model_dir, &cfg, &spec, &src, &lora, err);
+    if (st == TS_OK && lora && (bits || qc.method != TS_QUANT_NONE))
+        st = ts_error_set(err, TS_ERR_UNSUPPORTED, "a quantized bundle of a model with LoRA adapters is not built (export it unquantized)");
+    if (st == TS_OK && lora) src = ts_lora_set_source(lora);
     if (st == TS_OK && qc.method != TS_QUANT_NONE) {
         if (bits) st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "--quantize %s: the checkpoint is already quantized (%s)", format,
                                     ts_quant_method_name(qc.method));
@@ -125,10 +172,13 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
         if (st == TS_OK) src = ts_quantized_weights_source(quantized);
         plan = (quant_plan){ts_quantized_weights_choose, ts_quantized_weights_choose_tower, quantized, format};
     }
-    if (st == TS_OK) st = export_bundle(&cfg, digest, &src, &plan, bundle_dir, options, err);
+    export_source from = {model_dir, ck, lora};
+    if (st == TS_OK) st = export_bundle(&cfg, digest, &src, &plan, &from, bundle_dir, options, err);
     else ts_error_prefix(err, "export %s: ", bundle_dir);
     ts_quantized_weights_destroy(quantized);
     ts_packed_weights_destroy(packed);
+    ts_lora_set_destroy(lora);
+    ts_derived_weights_destroy(derived);
     ts_checkpoint_close(ck);
     return st;
 }
@@ -146,7 +196,8 @@ ts_status ts_bundle_export_synthetic(const char *preset, ts_dtype dtype, const c
     const quant_plan none = {0};
     if (options && options->quantize)
         return ts_error_set(err, TS_ERR_UNSUPPORTED, "export: a synthetic bundle has no weights to quantize (--quantize)");
-    return export_bundle(&cfg, digest, &src, &none, bundle_dir, options, err);
+    const export_source from = {NULL, NULL, NULL};
+    return export_bundle(&cfg, digest, &src, &none, &from, bundle_dir, options, err);
 }
 
 /* A ts_weight_keeper: the weights of the schema the first entry made (every entry shares it). */
@@ -159,7 +210,8 @@ static bool in_schema(void *self, const char *name)
 }
 
 static ts_status export_bundle(const ts_model_config *cfg, const char *config_digest, const ts_weight_source *source,
-                               const quant_plan *quant, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
+                               const quant_plan *quant, const export_source *from, const char *bundle_dir,
+                               const ts_bundle_options *options, ts_error *err)
 {
     static const int64_t default_capacity = 4096;
     const int64_t *caps = options && options->capacities ? options->capacities : &default_capacity;
@@ -177,6 +229,15 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     char *texts[TS_BUNDLE_MAX_MODULES] = {0};
     char *json = NULL;
     ts_status st = ts_decoder_spec_init(cfg, &spec, err);
+    /* LoRA: every entry takes `adapters`, the manifest names them by index. */
+    if (st == TS_OK && from->lora) {
+        spec.lora_adapters = ts_lora_set_count(from->lora);
+        spec.lora_rank = ts_lora_set_rank(from->lora);
+        if (spec.lora_adapters > TS_BUNDLE_MAX_ADAPTERS)
+            st = ts_error_set(err, TS_ERR_RANGE, "export: %d adapters (at most %d)", spec.lora_adapters, TS_BUNDLE_MAX_ADAPTERS);
+        for (int i = 0; st == TS_OK && i < spec.lora_adapters; i++)
+            snprintf(man.adapters.names[man.adapters.n++], sizeof(man.adapters.names[0]), "%s", ts_lora_set_name(from->lora, i));
+    }
     int n_vision = options && options->vision_patches ? options->n_vision_patches : 0;
     if (n_vision < 0 || n_vision > TS_BUNDLE_MAX_BUCKETS)
         return ts_error_set(err, TS_ERR_RANGE, "export: %d vision buckets (0..%d allowed)", n_vision, TS_BUNDLE_MAX_BUCKETS);
@@ -258,12 +319,9 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         if (st == TS_OK) st = make_dir(dir, err);
         for (int b = 0; b < n_vision && st == TS_OK; b++) {
             int64_t n = options->vision_patches[b];
-            char rel[64], path[1200], module[64];
+            char rel[64];
             snprintf(rel, sizeof(rel), "vision/p%lld.mlir", (long long)n);
-            snprintf(path, sizeof(path), "%s/%s", bundle_dir, rel);
-            snprintf(module, sizeof(module), "vision_main_p%lld", (long long)n);
             ts_graph *g;
-            size_t len;
             int at = ts_manifest_module_count(&man);
             st = ts_graph_create(&g, err);
             if (st != TS_OK) break;
@@ -277,13 +335,42 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
             v->patches[b] = n;
             if (st == TS_OK) st = ts_manifest_add_vision_entry(&man, b, g, rel, err);
             if (st == TS_OK) v->n_buckets = b + 1;
-            if (st == TS_OK) st = ts_stablehlo_print(g, module, &texts[at], &len, err);
-            if (st == TS_OK) st = write_file(path, texts[at], err);
+            if (st == TS_OK) st = write_module(g, bundle_dir, rel, &texts[at], err);
             ts_graph_destroy(g);
         }
     }
+    /* The audio encoder's entries, one per duration bucket (the family's graph). */
+    int n_audio = options && options->audio_frames ? options->n_audio_frames : 0;
+    const ts_audio_path *audio = cfg->family ? cfg->family->audio : NULL;
+    if (st == TS_OK && n_audio && (!audio || !audio->entry || !from->model_dir))
+        st = ts_error_set(err, TS_ERR_UNSUPPORTED, "export: %s has no audio encoder entry to export (--audio-frames)",
+                          ts_family_name(cfg->family));
+    if (st == TS_OK && (n_audio < 0 || n_audio > TS_BUNDLE_MAX_BUCKETS))
+        st = ts_error_set(err, TS_ERR_RANGE, "export: %d audio buckets (0..%d allowed)", n_audio, TS_BUNDLE_MAX_BUCKETS);
+    if (st == TS_OK && n_audio) st = make_dir_in(bundle_dir, "audio", err);
+    for (int b = 0; b < n_audio && st == TS_OK; b++) {
+        int64_t f = options->audio_frames[b];
+        if (f < 1 || (b && f <= options->audio_frames[b - 1])) {
+            st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "export: audio frame buckets must be positive and ascending");
+            break;
+        }
+        char rel[64];
+        snprintf(rel, sizeof(rel), "audio/f%lld.mlir", (long long)f);
+        ts_graph *g;
+        int at = ts_manifest_module_count(&man);
+        st = ts_graph_create(&g, err);
+        if (st != TS_OK) break;
+        st = audio->entry(g, from->model_dir, cfg, source, f, err);
+        man.audio.frames[b] = f;
+        if (st == TS_OK) st = ts_manifest_add_audio_entry(&man, b, g, rel, err);
+        if (st == TS_OK) man.audio.n_buckets = b + 1;
+        if (st == TS_OK) st = write_module(g, bundle_dir, rel, &texts[at], err);
+        ts_graph_destroy(g);
+    }
     if (st == TS_OK && quant->choose) st = ts_bundle_quant_describe(&man, quant->method, err);
     if (st == TS_OK) st = ts_bundle_quant_write(&man, source, bundle_dir, err);
+    if (st == TS_OK) st = ts_bundle_tensors_describe(&man, from->ckpt ? in_checkpoint : NULL, (void *)from->ckpt, err);
+    if (st == TS_OK) st = ts_bundle_tensors_write(&man, source, bundle_dir, err);
     if (st == TS_OK && options && options->portable_python) st = ts_portable_write(bundle_dir, options->portable_python, &man, err);
     if (st == TS_OK) st = ts_manifest_write(&man, (const char *const *)texts, &json, err);
     if (st == TS_OK) {

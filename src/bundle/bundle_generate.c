@@ -11,6 +11,11 @@
  * rules), and the prompt goes through prefill_embeddings.main with a causal bias; decode adds the
  * request's rope delta.
  *
+ * With audio (ts_bundle_generate_audio) the clips' rows (encoded by the bundle's audio.main or
+ * the model) are merged the same way. A bundle served with LoRA adapters runs the request with
+ * the adapter the model's family picks for its inputs (Phi-4-multimodal: speech for audio, none
+ * for text), selected in the slot (an argument of every entry, not another module).
+ *
  * A model with DeepStack (tower rows added after chosen layers) goes through
  * prefill_embeddings_deepstack.main: the tower's DeepStack rows are added after their layers at the
  * image tokens. The images go through the bundle's vision.main (layout patch_rows_deepstack: main
@@ -21,6 +26,7 @@
 #include "bundle/bundle.h"
 #include "engine/generate.h"
 #include "engine/model.h"
+#include "models/family.h"
 #include "bundle/bundle_internal.h"
 
 #include <stdlib.h>
@@ -37,6 +43,7 @@ typedef struct {
     int32_t *tokens;   /* [slots][K]: only slot 0's are used */
     bool *active;      /* [slots]: slot 0 */
     int *n_rows;       /* [slots]: slot 0's verify rows */
+    const char *adapter; /* the family's LoRA adapter for the request's inputs, or NULL (none) */
 } bundle_step;
 
 static ts_status bundle_prefill(void *self, const int32_t *prompt, size_t n, float *logits, ts_error *err)
@@ -98,6 +105,13 @@ static ts_status generate(bundle_step *s, ts_bundle *bundle, const int32_t *prom
     ts_status st = ts_bundle_admit(bundle, (int64_t)n, params->max_tokens, &bucket, err);
     if (st == TS_OK) st = ts_bundle_kv_shape(bundle, &s->vocab, &layers, &kv_heads, &head_dim, err);
     if (st == TS_OK) st = ts_bundle_slots_create(bundle, bucket, &s->slots, err);
+    /* The adapter the engine would run the request with (ts_model_adapter_for), by the
+     * bundle's index; a bundle exported without it is refused rather than run on the base. */
+    int adapter = ts_bundle_adapter_index(bundle, s->adapter);
+    if (st == TS_OK && adapter < 0)
+        st = ts_error_set(err, TS_ERR_UNSUPPORTED, "bundle: it has no LoRA adapter '%s' (%d adapters; export it from the checkpoint that ships it)",
+                          s->adapter, ts_bundle_adapter_count(bundle));
+    if (st == TS_OK && adapter > 0) st = ts_bundle_slots_set_adapter(s->slots, 0, adapter, err);
     size_t slots = st == TS_OK ? (size_t)ts_bundle_slots_count(s->slots) : 0;
     int64_t k = st == TS_OK ? ts_bundle_slots_draft_width(s->slots) : 0;
     size_t width = k ? (size_t)k : 1;
@@ -127,6 +141,29 @@ ts_status ts_bundle_generate(ts_bundle *bundle, const int32_t *prompt, size_t n,
     return generate(&s, bundle, prompt, n, params, out, err);
 }
 
+/* The prompt with its encoded media merged by ts_mm_inputs_build (the model's embedding table,
+ * media tokens, positions and side inputs), through the embedding entry, with the adapter the
+ * family picks for `inputs` (TS_INPUT_* bits). */
+static ts_status generate_merged(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n, const ts_pixel_values *images,
+                                 int n_images, const ts_encoded_media *media, unsigned inputs, const ts_generate_params *params,
+                                 ts_generation *out, ts_error *err)
+{
+    ts_mm_inputs in = {0};
+    ts_status st = ts_mm_inputs_build(model, prompt, n, images, n_images, media, &in, err);
+    if (st == TS_OK && ts_bundle_position_rows(bundle) != in.position_rows)
+        st = ts_error_set(err, TS_ERR_FORMAT, "bundle: its position mode does not match the model's");
+    ts_side_inputs side = ts_mm_inputs_side(&in);
+    bundle_step s = {.embeddings = in.embeddings,
+                     .embedding_positions = in.positions,
+                     .side = &side,
+                     .hidden = in.hidden,
+                     .rope_delta = in.rope_delta,
+                     .adapter = ts_model_adapter_for(model, inputs)};
+    if (st == TS_OK) st = generate(&s, bundle, prompt, n, params, out, err);
+    ts_mm_inputs_free(&in);
+    return st;
+}
+
 /* The images through vision.main (a DeepStack model's bundle exported without vision buckets:
  * the model's own tower), then ts_mm_inputs_build, then the prompt through the embedding entry
  * with the side inputs the model's image rows need. */
@@ -153,21 +190,20 @@ ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const in
             "bundle: its vision.main gives %d DeepStack levels for %s, the entry takes %d",
             ts_bundle_vision_levels(bundle), ts_family_name(cfg->family), n_layers);
     ts_encoded_media media;
-    ts_mm_inputs in = {0};
     ts_status st = bundle_tower || !deepstack
                        ? ts_bundle_encode_images(bundle, images, n_images, &media, err)
                        : ts_model_encode_images(model, images, n_images, &media, err);
-    if (st == TS_OK) st = ts_mm_inputs_build(model, prompt, n, images, n_images, &media, &in, err);
+    if (st == TS_OK) st = generate_merged(bundle, model, prompt, n, images, n_images, &media, TS_INPUT_IMAGE, params, out, err);
     ts_encoded_media_free(&media);
-    if (st == TS_OK && ts_bundle_position_rows(bundle) != in.position_rows)
-        st = ts_error_set(err, TS_ERR_FORMAT, "bundle: its position mode does not match the model's");
-    ts_side_inputs side = ts_mm_inputs_side(&in);
-    bundle_step s = {.embeddings = in.embeddings,
-                     .embedding_positions = in.positions,
-                     .side = &side,
-                     .hidden = in.hidden,
-                     .rope_delta = in.rope_delta};
-    if (st == TS_OK) st = generate(&s, bundle, prompt, n, params, out, err);
-    ts_mm_inputs_free(&in);
     return st;
+}
+
+/* The clips' rows merged by ts_mm_inputs_build (the model's audio token), then the prompt
+ * through prefill_embeddings.main with the family's adapter for audio in the slot. */
+ts_status ts_bundle_generate_audio(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
+                                   const ts_encoded_media *audio, const ts_generate_params *params, ts_generation *out,
+                                   ts_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    return generate_merged(bundle, model, prompt, n, NULL, 0, audio, TS_INPUT_AUDIO, params, out, err);
 }

@@ -16,6 +16,7 @@ struct ts_bundle {
     ts_manifest man;
     ts_checkpoint *ckpt;
     ts_checkpoint *quant; /* the bundle's quantized tensors (bundle_quant.h), or NULL */
+    ts_checkpoint *held;  /* the weights the bundle holds itself (bundle_tensors.h), or NULL */
     int64_t vocab;
     ts_graph *graphs[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
     ts_program *programs[TS_BUNDLE_MAX_BUCKETS][TS_ENTRY_COUNT];
@@ -24,6 +25,10 @@ struct ts_bundle {
     ts_graph *vision_graphs[TS_BUNDLE_MAX_BUCKETS];
     ts_program *vision_programs[TS_BUNDLE_MAX_BUCKETS];
     void **vision_params[TS_BUNDLE_MAX_BUCKETS];
+    /* audio.main, one per duration bucket (man.audio.n_buckets of them). */
+    ts_graph *audio_graphs[TS_BUNDLE_MAX_BUCKETS];
+    ts_program *audio_programs[TS_BUNDLE_MAX_BUCKETS];
+    void **audio_params[TS_BUNDLE_MAX_BUCKETS];
 };
 
 /* Every value of data (n i32) within lo … hi, else TS_ERR_RANGE naming entry, name, index. */

@@ -8,6 +8,10 @@
  *         --verify (decode_k.main: K rows per slot, speculative decoding)--> length + rows
  *         --truncate (rollback to the accepted length: bookkeeping only)--> …
  *
+ * With LoRA adapters (the manifest's adapters object) each slot has its adapter
+ * (ts_bundle_slots_set_adapter before its prefill; reset returns it to none), passed as the
+ * entries' `adapters` argument on the slot's rows: one decode.main call mixes adapters.
+ *
  * A prefill writes only its slot's cache. decode.main's caches are donated: the step writes each
  * slot's new row into these buffers in place (no copy of the caches); an inactive slot's step
  * writes its row 0, which is saved before and put back after, so one request's state never
@@ -30,6 +34,9 @@ struct ts_bundle_slots {
     int64_t draft_width; /* decode_k.main's rows per slot K, or 0 when the bundle has none */
     float *k, *v;      /* [slots][layers][capacity][kv_heads][head_dim] */
     int32_t *tokens, *positions, *delta, *cache_len;
+    int n_adapters;      /* the bundle's adapters ("none" included), 0 = the entries take none */
+    int32_t *adapter;    /* [slots]: each slot's adapter index */
+    int32_t *rows_adapter; /* [max(Lp, slots·width)]: the `adapters` argument of a call */
     int64_t *length;
     float *saved; /* [slots][2][layers][width][kv_heads][head_dim]: inactive slots' rows during a step */
 };
@@ -48,6 +55,7 @@ void ts_bundle_slots_destroy(ts_bundle_slots *s)
 {
     if (!s) return;
     free(s->k), free(s->v), free(s->tokens), free(s->positions), free(s->delta), free(s->cache_len), free(s->length), free(s->saved);
+    free(s->adapter), free(s->rows_adapter);
     free(s);
 }
 
@@ -74,7 +82,12 @@ ts_status ts_bundle_slots_create(ts_bundle *bundle, int bucket, ts_bundle_slots 
         s->cache_len = calloc((size_t)s->slots, sizeof(int32_t));
         s->length = calloc((size_t)s->slots, sizeof(int64_t));
         s->saved = malloc(sizeof(float) * (size_t)(s->slots * 2 * s->layers * width * s->kv_heads * s->head_dim));
-        if (!s->k || !s->v || !s->tokens || !s->positions || !s->delta || !s->cache_len || !s->length || !s->saved)
+        s->n_adapters = ts_bundle_adapter_count(bundle);
+        s->adapter = calloc((size_t)s->slots, sizeof(int32_t));
+        int64_t rows = s->prefill_capacity > s->slots * width ? s->prefill_capacity : s->slots * width;
+        s->rows_adapter = calloc((size_t)rows, sizeof(int32_t));
+        if (!s->k || !s->v || !s->tokens || !s->positions || !s->delta || !s->cache_len || !s->length || !s->saved || !s->adapter ||
+            !s->rows_adapter)
             st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: cannot allocate the KV caches (%zu bytes)", 2 * cache * sizeof(float));
     }
     if (st != TS_OK) {
@@ -95,7 +108,27 @@ void ts_bundle_slots_reset(ts_bundle_slots *s, int slot)
     size_t f = slot_floats(s);
     memset(s->k + (size_t)slot * f, 0, sizeof(float) * f);
     memset(s->v + (size_t)slot * f, 0, sizeof(float) * f);
-    s->length[slot] = 0, s->delta[slot] = 0;
+    s->length[slot] = 0, s->delta[slot] = 0, s->adapter[slot] = 0;
+}
+
+ts_status ts_bundle_slots_set_adapter(ts_bundle_slots *s, int slot, int adapter, ts_error *err)
+{
+    if (slot < 0 || slot >= s->slots) return ts_error_set(err, TS_ERR_RANGE, "bundle: slot %d outside 0..%lld", slot, (long long)s->slots - 1);
+    if (adapter < 0 || adapter >= (s->n_adapters ? s->n_adapters : 1))
+        return ts_error_set(err, TS_ERR_RANGE, "bundle: adapter %d: the bundle serves %d adapters (\"none\" included)", adapter,
+                            s->n_adapters ? s->n_adapters : 1);
+    if (s->length[slot] && adapter != s->adapter[slot])
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "bundle: slot %d holds %lld rows computed with adapter %d; reset it first", slot,
+                            (long long)s->length[slot], s->adapter[slot]);
+    s->adapter[slot] = adapter;
+    return TS_OK;
+}
+
+/* The `adapters` argument of a prefill into slot: its adapter on every row (padding included). */
+static ts_tensor_arg prefill_adapters(ts_bundle_slots *s, int slot)
+{
+    for (int64_t i = 0; i < s->prefill_capacity; i++) s->rows_adapter[i] = s->adapter[slot];
+    return arg_i32("adapters", s->rows_adapter, 1, s->prefill_capacity);
 }
 
 static ts_status check_slot(const ts_bundle_slots *s, int slot, size_t n, ts_error *err)
@@ -125,9 +158,9 @@ ts_status ts_bundle_slots_prefill(ts_bundle_slots *s, int slot, const int32_t *i
     int32_t *padded = calloc((size_t)s->prefill_capacity, sizeof(int32_t)), length = (int32_t)n;
     if (!padded) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
     memcpy(padded, ids, sizeof(int32_t) * n);
-    ts_tensor_arg args[2] = {arg_i32("tokens", padded, 1, s->prefill_capacity), arg_i32("length", &length, 0, 0)};
+    ts_tensor_arg args[3] = {arg_i32("tokens", padded, 1, s->prefill_capacity), arg_i32("length", &length, 0, 0), prefill_adapters(s, slot)};
     const void *outs[3];
-    st = ts_bundle_run(s->bundle, s->bucket, "prefill.main", args, 2, outs, err);
+    st = ts_bundle_run(s->bundle, s->bucket, "prefill.main", args, s->n_adapters ? 3 : 2, outs, err);
     if (st == TS_OK) take_prefill(s, slot, outs, n, 0, logits);
     free(padded);
     return st;
@@ -161,18 +194,22 @@ static ts_status prefill_embeddings(ts_bundle_slots *s, int slot, const float *e
     if (count) memcpy(visual, ds->visual_positions, sizeof(int32_t) * (size_t)count);
     for (int64_t l = 0; l < k && count; l++)
         memcpy(features + l * nv * hidden, ds->layer_features + l * count * hidden, sizeof(float) * (size_t)(count * hidden));
-    ts_tensor_arg args[7] = {
+    ts_tensor_arg args[8] = {
         {"embeddings", TS_DTYPE_F32, 2, {lp, hidden}, emb, sizeof(float) * (size_t)(lp * hidden)},
         rows == 3 ? (ts_tensor_arg){"positions", TS_DTYPE_I32, 2, {3, lp}, pos, sizeof(int32_t) * (size_t)(3 * lp)}
                   : arg_i32("positions", pos, 1, lp),
         {"bias", TS_DTYPE_F32, 2, {lp, lp}, bias, sizeof(float) * (size_t)(lp * lp)},
-        arg_i32("length", &length, 0, 0),
-        arg_i32("visual_positions", visual, 1, nv),
-        {"layer_features", TS_DTYPE_F32, 3, {k, nv, hidden}, features, sizeof(float) * (size_t)(k * nv * hidden)},
-        arg_i32("visual_count", &count, 0, 0)};
+        arg_i32("length", &length, 0, 0)};
+    /* `adapters` (LoRA) right after length, then the DeepStack payload (decoder_entries.c). */
+    int n_args = 4;
+    if (s->n_adapters) args[n_args++] = prefill_adapters(s, slot);
+    if (ds) {
+        args[n_args++] = arg_i32("visual_positions", visual, 1, nv);
+        args[n_args++] = (ts_tensor_arg){"layer_features", TS_DTYPE_F32, 3, {k, nv, hidden}, features, sizeof(float) * (size_t)(k * nv * hidden)};
+        args[n_args++] = arg_i32("visual_count", &count, 0, 0);
+    }
     const void *outs[3];
-    st = ts_bundle_run(s->bundle, s->bucket, ds ? "prefill_embeddings_deepstack.main" : "prefill_embeddings.main", args, ds ? 7 : 4, outs,
-                       err);
+    st = ts_bundle_run(s->bundle, s->bucket, ds ? "prefill_embeddings_deepstack.main" : "prefill_embeddings.main", args, n_args, outs, err);
     if (st == TS_OK) take_prefill(s, slot, outs, n, rope_delta, logits);
     free(block);
     return st;
@@ -269,9 +306,16 @@ static ts_status step(ts_bundle_slots *s, const char *entry, int64_t width, cons
     int32_t *delta = calloc((size_t)s->slots, sizeof(int32_t));
     if (!delta) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");
     for (int64_t i = 0; i < s->slots; i++) delta[i] = n[i] ? s->delta[i] : 0;
-    ts_tensor_arg args[6] = {tok, positions, arg_i32("rope_delta", delta, 1, s->slots), arg_i32("cache_len", s->cache_len, 1, s->slots)};
+    ts_tensor_arg args[7] = {tok, positions, arg_i32("rope_delta", delta, 1, s->slots), arg_i32("cache_len", s->cache_len, 1, s->slots)};
+    /* `adapters` (LoRA) in the tokens' shape: each slot's adapter on its rows (0 for inactive). */
+    int n_args = 4;
+    if (s->n_adapters) {
+        for (int64_t i = 0; i < rows; i++) s->rows_adapter[i] = n[i / width] ? s->adapter[i / width] : 0;
+        args[n_args] = tok, args[n_args].name = "adapters", args[n_args].data = s->rows_adapter;
+        n_args++;
+    }
     for (int i = 0; i < 2; i++) {
-        ts_tensor_arg *a = &args[4 + i];
+        ts_tensor_arg *a = &args[n_args + i];
         *a = (ts_tensor_arg){.name = i ? "v" : "k", .dtype = TS_DTYPE_F32, .rank = 5, .data = i ? s->v : s->k};
         memcpy(a->dims, kd, sizeof(kd));
         a->n_bytes = sizeof(float) * slot_floats(s) * (size_t)s->slots;
@@ -287,7 +331,7 @@ static ts_status step(ts_bundle_slots *s, const char *entry, int64_t width, cons
             memcpy(saved + (size_t)s->layers * row, s->v + (size_t)i * f + (size_t)l * per_layer, sizeof(float) * row);
         }
     const void *outs[3];
-    ts_status st = ts_bundle_run(s->bundle, s->bucket, entry, args, 6, outs, err);
+    ts_status st = ts_bundle_run(s->bundle, s->bucket, entry, args, n_args + 2, outs, err);
     free(delta);
     for (int64_t i = 0; i < s->slots; i++)
         for (int64_t l = 0; !n[i] && l < s->layers; l++) {

@@ -24,10 +24,14 @@ void ts_manifest_fini(ts_manifest *m)
 {
     free(m->weights);
     free(m->vision.weights);
+    free(m->audio.weights);
     free(m->quant.weights);
+    free(m->tensors.names);
     for (int b = 0; b < TS_BUNDLE_MAX_BUCKETS; b++) {
         free(m->vision.entries[b].inputs);
         free(m->vision.entries[b].results);
+        free(m->audio.entries[b].inputs);
+        free(m->audio.entries[b].results);
     }
     for (int b = 0; b < TS_BUNDLE_MAX_BUCKETS; b++)
         for (int e = 0; e < TS_ENTRY_COUNT; e++) {
@@ -102,6 +106,12 @@ ts_status ts_manifest_add_vision_entry(ts_manifest *m, int bucket, const ts_grap
     return describe_graph(&m->vision.weights, &m->vision.n_weights, &m->vision.entries[bucket], g, file, results, 2, err);
 }
 
+ts_status ts_manifest_add_audio_entry(ts_manifest *m, int bucket, const ts_graph *g, const char *file, ts_error *err)
+{
+    static const char *const results[] = {"audio_embeds"};
+    return describe_graph(&m->audio.weights, &m->audio.n_weights, &m->audio.entries[bucket], g, file, results, 1, err);
+}
+
 bool ts_manifest_has_entry(const ts_manifest *m, ts_entry e)
 {
     switch (e) {
@@ -125,13 +135,18 @@ int ts_manifest_entry_count(const ts_manifest *m)
     return ts_manifest_entries(m, list);
 }
 
-int ts_manifest_module_count(const ts_manifest *m) { return m->n_buckets * ts_manifest_entry_count(m) + m->vision.n_buckets; }
+int ts_manifest_module_count(const ts_manifest *m)
+{
+    return m->n_buckets * ts_manifest_entry_count(m) + m->vision.n_buckets + m->audio.n_buckets;
+}
 
 const char *ts_manifest_module_file(const ts_manifest *m, int i)
 {
     ts_entry list[TS_ENTRY_COUNT];
     int ne = ts_manifest_entries(m, list), lm = m->n_buckets * ne;
-    return i < lm ? m->entries[i / ne][list[i % ne]].file : m->vision.entries[i - lm].file;
+    return i < lm                        ? m->entries[i / ne][list[i % ne]].file
+           : i < lm + m->vision.n_buckets ? m->vision.entries[i - lm].file
+                                          : m->audio.entries[i - lm - m->vision.n_buckets].file;
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -249,6 +264,24 @@ static cJSON *manifest_json(const ts_manifest *m)
             cJSON_AddItemToArray(qw, o);
         }
     }
+    if (m->tensors.version) {
+        cJSON *to = cJSON_AddObjectToObject(root, "bundle_weights");
+        cJSON_AddNumberToObject(to, "version", m->tensors.version);
+        cJSON_AddStringToObject(to, "file", m->tensors.file);
+        cJSON_AddStringToObject(to, "rule", "these schema weights are read from the bundle's file (safetensors), by name, not from the checkpoint");
+        cJSON *names = cJSON_AddArrayToObject(to, "tensors");
+        for (int i = 0; i < m->tensors.n; i++) cJSON_AddItemToArray(names, cJSON_CreateString(m->tensors.names[i]));
+    }
+    if (m->adapters.n) {
+        cJSON *ao = cJSON_AddObjectToObject(root, "adapters");
+        cJSON_AddNumberToObject(ao, "version", TS_BUNDLE_ADAPTERS_VERSION);
+        cJSON *names = cJSON_AddArrayToObject(ao, "names");
+        for (int i = 0; i < m->adapters.n; i++) cJSON_AddItemToArray(names, cJSON_CreateString(m->adapters.names[i]));
+        cJSON_AddStringToObject(ao, "input",
+                                "adapters i32 in the tokens' shape (prefill entries [Lp], decode.main [slots], decode_k.main [slots, k]): "
+                                "each row's adapter, an index into names (0 = none: the base weights alone); every dense projection is "
+                                "tessera.lora_linear over the stacked lora_A, lora_B and lora.scale weights");
+    }
     cJSON *buckets = cJSON_AddArrayToObject(root, "buckets");
     for (int b = 0; b < m->n_buckets; b++) {
         cJSON *bo = cJSON_CreateObject();
@@ -299,6 +332,29 @@ static cJSON *manifest_json(const ts_manifest *m)
             cJSON *res = cJSON_AddArrayToObject(eo, "results");
             for (int i = 0; i < ed->n_results; i++) cJSON_AddItemToArray(res, descriptor_json(&ed->results[i], -1));
             cJSON_AddItemToArray(vb, bo);
+        }
+    }
+    const ts_audio_manifest *au = &m->audio;
+    if (au->n_buckets) {
+        cJSON *ao = cJSON_AddObjectToObject(root, "audio");
+        cJSON_AddNumberToObject(ao, "version", TS_BUNDLE_AUDIO_VERSION);
+        cJSON_AddStringToObject(ao, "padding",
+                                "a clip of frames <= the bucket's feature frames goes in zero-padded, its count in `frames`; the module "
+                                "masks the padding (the encoder's rows for the clip alone), its rows first in audio_embeds, zero rows after");
+        cJSON *aw = cJSON_AddArrayToObject(ao, "weights");
+        for (int i = 0; i < au->n_weights; i++) cJSON_AddItemToArray(aw, descriptor_json(&au->weights[i], i));
+        cJSON *ab = cJSON_AddArrayToObject(ao, "buckets");
+        for (int b = 0; b < au->n_buckets; b++) {
+            const ts_entry_descriptors *ed = &au->entries[b];
+            cJSON *bo = cJSON_CreateObject();
+            cJSON_AddNumberToObject(bo, "frames", (double)au->frames[b]);
+            cJSON *eo = cJSON_AddObjectToObject(bo, "audio.main");
+            cJSON_AddStringToObject(eo, "module", ed->file);
+            cJSON *args = cJSON_AddArrayToObject(eo, "arguments");
+            for (int i = 0; i < ed->n_inputs; i++) cJSON_AddItemToArray(args, descriptor_json(&ed->inputs[i], au->n_weights + i));
+            cJSON *res = cJSON_AddArrayToObject(eo, "results");
+            for (int i = 0; i < ed->n_results; i++) cJSON_AddItemToArray(res, descriptor_json(&ed->results[i], -1));
+            cJSON_AddItemToArray(ab, bo);
         }
     }
     const ts_portable_manifest *pm = &m->portable;
@@ -450,6 +506,105 @@ static ts_status read_dtype(reader *r, const cJSON *o, const char *key, const ch
     return bad(r, p, "unknown dtype");
 }
 
+/* An entry object parent[key] ({module, arguments, results}) into ed; errors name
+ * "<path><key>". */
+static ts_status read_entry(reader *r, const cJSON *parent, const char *key, const char *path, ts_entry_descriptors *ed)
+{
+    char ep[200], sub[240];
+    ts_status st;
+    snprintf(ep, sizeof(ep), "%s%s", path, key);
+    const cJSON *eo = cJSON_GetObjectItemCaseSensitive(parent, key);
+    if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %s: missing entry", r->origin, ep);
+    snprintf(sub, sizeof(sub), "%s.", ep);
+    if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
+    if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
+    snprintf(sub, sizeof(sub), "%s.arguments", ep);
+    if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
+    snprintf(sub, sizeof(sub), "%s.results", ep);
+    return read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results);
+}
+
+/* bundle_weights' syntax; its tensors are held to the schema and the file at open
+ * (bundle_tensors.c). */
+static ts_status parse_tensors(reader *r, const cJSON *to, ts_tensors_manifest *t)
+{
+    ts_status st;
+    int64_t v;
+    if (!cJSON_IsObject(to)) return bad(r, "bundle_weights", "expected an object");
+    if ((st = read_int(r, to, "version", "bundle_weights.", 1, 1 << 20, &v)) != TS_OK) return st;
+    if (v != TS_BUNDLE_TENSORS_VERSION)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: bundle_weights.version %lld (this build reads version %d)", r->origin,
+                            (long long)v, TS_BUNDLE_TENSORS_VERSION);
+    t->version = (int)v;
+    if ((st = read_string(r, to, "file", "bundle_weights.", t->file, sizeof(t->file))) != TS_OK) return st;
+    if (!t->file[0] || strchr(t->file, '/') || strstr(t->file, "..")) return bad(r, "bundle_weights.file", "expected a file name inside the bundle");
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(to, "tensors"), *item;
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1) return bad(r, "bundle_weights.tensors", "expected a non-empty array of names");
+    t->names = calloc((size_t)cJSON_GetArraySize(arr), sizeof(*t->names));
+    if (!t->names) return ts_error_set(r->err, TS_ERR_OUT_OF_MEMORY, "manifest: out of memory");
+    cJSON_ArrayForEach(item, arr)
+    {
+        if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) >= sizeof(t->names[0]))
+            return bad(r, "bundle_weights.tensors", "expected weight names");
+        strcpy(t->names[t->n++], item->valuestring);
+    }
+    return TS_OK;
+}
+
+/* The adapters object's syntax: version, names (the first "none", each unique); the entries'
+ * `adapters` inputs and the lora weights are checked at open (bundle.c). */
+static ts_status parse_adapters(reader *r, const cJSON *ao, ts_adapter_manifest *a)
+{
+    ts_status st;
+    int64_t v;
+    if (!cJSON_IsObject(ao)) return bad(r, "adapters", "expected an object");
+    if ((st = read_int(r, ao, "version", "adapters.", 1, 1 << 20, &v)) != TS_OK) return st;
+    if (v != TS_BUNDLE_ADAPTERS_VERSION)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: adapters.version %lld (this build reads version %d)", r->origin, (long long)v,
+                            TS_BUNDLE_ADAPTERS_VERSION);
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(ao, "names"), *item;
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 2 || cJSON_GetArraySize(arr) > TS_BUNDLE_MAX_ADAPTERS)
+        return bad(r, "adapters.names", "expected 2 to 16 names, the first \"none\"");
+    cJSON_ArrayForEach(item, arr)
+    {
+        if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) >= sizeof(a->names[0]))
+            return bad(r, "adapters.names", "expected adapter names");
+        for (int i = 0; i < a->n; i++)
+            if (strcmp(a->names[i], item->valuestring) == 0) return bad(r, "adapters.names", "a name repeats");
+        strcpy(a->names[a->n++], item->valuestring);
+    }
+    if (strcmp(a->names[0], "none") != 0) return bad(r, "adapters.names[0]", "expected \"none\" (index 0: no adapter)");
+    return TS_OK;
+}
+
+/* The audio object's syntax; its entries' contract is checked at open (bundle.c). */
+static ts_status parse_audio(reader *r, const cJSON *ao, ts_audio_manifest *a)
+{
+    ts_status st;
+    int64_t v;
+    if (!cJSON_IsObject(ao)) return bad(r, "audio", "expected an object");
+    if ((st = read_int(r, ao, "version", "audio.", 1, 1 << 20, &v)) != TS_OK) return st;
+    if (v != TS_BUNDLE_AUDIO_VERSION)
+        return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: audio.version %lld (this build reads version %d)", r->origin, (long long)v,
+                            TS_BUNDLE_AUDIO_VERSION);
+    if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(ao, "weights"), "audio.weights", &a->weights, &a->n_weights)) != TS_OK)
+        return st;
+    const cJSON *ab = cJSON_GetObjectItemCaseSensitive(ao, "buckets"), *bo;
+    if (!cJSON_IsArray(ab) || cJSON_GetArraySize(ab) < 1 || cJSON_GetArraySize(ab) > TS_BUNDLE_MAX_BUCKETS)
+        return bad(r, "audio.buckets", "expected 1 to 16 buckets");
+    cJSON_ArrayForEach(bo, ab)
+    {
+        int b = a->n_buckets;
+        char p[64];
+        snprintf(p, sizeof(p), "audio.buckets[%d].", b);
+        if (!cJSON_IsObject(bo)) return bad(r, p, "expected an object");
+        if ((st = read_int(r, bo, "frames", p, 1, 1 << 24, &a->frames[b])) != TS_OK) return st;
+        if ((st = read_entry(r, bo, "audio.main", p, &a->entries[b])) != TS_OK) return st;
+        a->n_buckets++;
+    }
+    return TS_OK;
+}
+
 /* The quantization object's syntax; what it says is checked against the weights and modules at
  * open (bundle_quant.c). */
 static ts_status parse_quantization(reader *r, const cJSON *qo, ts_quant_manifest *q)
@@ -562,6 +717,10 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
     if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(root, "weights"), "weights", &m->weights, &m->n_weights)) != TS_OK) return st;
     const cJSON *qo = cJSON_GetObjectItemCaseSensitive(root, "quantization");
     if (qo && (st = parse_quantization(r, qo, &m->quant)) != TS_OK) return st;
+    const cJSON *to = cJSON_GetObjectItemCaseSensitive(root, "bundle_weights");
+    if (to && (st = parse_tensors(r, to, &m->tensors)) != TS_OK) return st;
+    const cJSON *ao = cJSON_GetObjectItemCaseSensitive(root, "adapters");
+    if (ao && (st = parse_adapters(r, ao, &m->adapters)) != TS_OK) return st;
     const cJSON *buckets = cJSON_GetObjectItemCaseSensitive(root, "buckets");
     if (!cJSON_IsArray(buckets) || cJSON_GetArraySize(buckets) < 1 || cJSON_GetArraySize(buckets) > TS_BUNDLE_MAX_BUCKETS)
         return bad(r, "buckets", "expected 1 to 16 buckets");
@@ -583,19 +742,9 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         int n_list = ts_manifest_entries(m, list);
         for (int i = 0; i < n_list; i++) {
             int e = list[i];
-            char ep[160];
-            snprintf(ep, sizeof(ep), "%sentries.%s", p, entry_key(e));
-            const cJSON *eo = cJSON_GetObjectItemCaseSensitive(entries, entry_key(e));
-            if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %s: missing entry", r->origin, ep);
-            ts_entry_descriptors *ed = &m->entries[b][e];
-            char sub[200];
-            snprintf(sub, sizeof(sub), "%s.", ep);
-            if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
-            if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
-            snprintf(sub, sizeof(sub), "%s.arguments", ep);
-            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
-            snprintf(sub, sizeof(sub), "%s.results", ep);
-            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
+            char ep[80];
+            snprintf(ep, sizeof(ep), "%sentries.", p);
+            if ((st = read_entry(r, entries, entry_key(e), ep, &m->entries[b][e])) != TS_OK) return st;
         }
         /* Every entry read; one more is an optional entry without its object. */
         const cJSON *named;
@@ -646,23 +795,16 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         cJSON_ArrayForEach(bo, vb)
         {
             int b = v->n_buckets;
-            char p[64], sub[200];
+            char p[64];
             snprintf(p, sizeof(p), "vision.buckets[%d].", b);
             if (!cJSON_IsObject(bo)) return bad(r, p, "expected an object");
             if ((st = read_int(r, bo, "patches", p, 1, 1 << 24, &v->patches[b])) != TS_OK) return st;
-            const cJSON *eo = cJSON_GetObjectItemCaseSensitive(bo, "vision.main");
-            if (!cJSON_IsObject(eo)) return ts_error_set(r->err, TS_ERR_NOT_FOUND, "%s: %svision.main: missing entry", r->origin, p);
-            ts_entry_descriptors *ed = &v->entries[b];
-            snprintf(sub, sizeof(sub), "%svision.main.", p);
-            if ((st = read_string(r, eo, "module", sub, ed->file, sizeof(ed->file))) != TS_OK) return st;
-            if (strstr(ed->file, "..") || ed->file[0] == '/') return bad(r, sub, "module path must stay inside the bundle");
-            snprintf(sub, sizeof(sub), "%svision.main.arguments", p);
-            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "arguments"), sub, &ed->inputs, &ed->n_inputs)) != TS_OK) return st;
-            snprintf(sub, sizeof(sub), "%svision.main.results", p);
-            if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(eo, "results"), sub, &ed->results, &ed->n_results)) != TS_OK) return st;
+            if ((st = read_entry(r, bo, "vision.main", p, &v->entries[b])) != TS_OK) return st;
             v->n_buckets++;
         }
     }
+    const cJSON *au = cJSON_GetObjectItemCaseSensitive(root, "audio");
+    if (au && (st = parse_audio(r, au, &m->audio)) != TS_OK) return st;
     const cJSON *po = cJSON_GetObjectItemCaseSensitive(root, "portable");
     if (po) {
         ts_portable_manifest *pm = &m->portable;

@@ -17,7 +17,11 @@
  * module order follows that list. A bundle exported with --portable adds a
  * `portable` object (bundle/portable.h: the artifacts' target version, serializer and digests); a
  * quantized one a `quantization` object (versioned: per matrix its bits, block, scale dtype, zero
- * points, and the file in the bundle that holds the integer tensors; bundle/bundle_quant.h).
+ * points, and the file in the bundle that holds the integer tensors; bundle/bundle_quant.h); one
+ * whose schema names weights no checkpoint holds (a family's derived parts, LoRA stacks) a
+ * `bundle_weights` object (their names and the bundle's file that holds them); one served with
+ * LoRA adapters an `adapters` object (names by index: the `adapters` input's values); one with
+ * an audio encoder exported an `audio` object (audio.main per duration bucket).
  * `identity` is a SHA-256 over
  * the manifest without that field and over every module text, in manifest order, so any drift
  * in shapes, config or module text is caught before execution. The manifest is built from the
@@ -31,8 +35,9 @@
 
 #define TS_BUNDLE_ABI_VERSION 1
 #define TS_BUNDLE_MAX_BUCKETS 16
-/* Modules of a bundle at most: every bucket's entries, then the vision buckets. */
-#define TS_BUNDLE_MAX_MODULES (TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 1))
+/* Modules of a bundle at most: every bucket's entries, then the vision buckets, then the audio
+ * buckets. */
+#define TS_BUNDLE_MAX_MODULES (TS_BUNDLE_MAX_BUCKETS * (TS_ENTRY_COUNT + 2))
 
 typedef struct ts_bucket {
     int64_t capacity, prefill_capacity, slots;
@@ -69,6 +74,20 @@ typedef struct ts_vision_manifest {
     int64_t position_embeddings;
     int64_t window; /* patch_rows_windowed only (else 0): merge units per window side */
 } ts_vision_manifest;
+
+/* The audio encoder's entries (audio.main, versioned `audio` object), one per duration bucket of
+ * `frames` feature frames, with their own weight schema: audio_features f32[frames, mels] and
+ * frames i32[] (the clip's, 1 … frames; shorter clips zero-padded, masked in the module) →
+ * audio_embeds f32[tokens, hidden] (the clip's rows first, zero rows after; hidden the language
+ * model's). n_buckets 0: no audio entries (no object). */
+#define TS_BUNDLE_AUDIO_VERSION 1
+typedef struct ts_audio_manifest {
+    int n_buckets;
+    int64_t frames[TS_BUNDLE_MAX_BUCKETS];
+    ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS];
+    ts_descriptor *weights;
+    int n_weights;
+} ts_audio_manifest;
 
 /* `tessera export --portable` (bundle/portable.h): target "" = the bundle has no artifacts. */
 typedef struct ts_portable_manifest {
@@ -109,6 +128,31 @@ typedef struct ts_quant_manifest {
     int n_weights;
 } ts_quant_manifest;
 
+/* `bundle_weights` (versioned): weights no checkpoint holds by name, whose bytes are in a
+ * safetensors file of the bundle — the parts a family derives at load (Phi-4-multimodal's
+ * q/k/v and gate/up rows of its fused projections, stacked MoE experts) and the stacked
+ * LoRA adapters. version 0 = none (then the manifest has no such object and is byte-identical to
+ * what it was before it existed). bundle/bundle_tensors.h writes and checks them. */
+#define TS_BUNDLE_TENSORS_VERSION 1
+#define TS_BUNDLE_TENSORS_FILE "weights.safetensors"
+typedef struct ts_tensors_manifest {
+    int version;
+    char file[64];
+    char (*names)[128]; /* schema weights (language model's or vision.main's), n of them */
+    int n;
+} ts_tensors_manifest;
+
+/* `adapters` (versioned): the LoRA adapters every language entry serves per row, selected by
+ * the input `adapters` (index into names; 0 = "none"), their stacks weights of the schema
+ * (`….lora_A` [K, R, in], `….lora_B` [K, out, R], `lora.scale` [K]) held in bundle_weights'
+ * file. n 0 = no adapters (no object, no `adapters` input). */
+#define TS_BUNDLE_ADAPTERS_VERSION 1
+#define TS_BUNDLE_MAX_ADAPTERS 16
+typedef struct ts_adapter_manifest {
+    int n;
+    char names[TS_BUNDLE_MAX_ADAPTERS][32];
+} ts_adapter_manifest;
+
 typedef struct ts_manifest {
     int abi_version;
     char family[32];
@@ -136,8 +180,11 @@ typedef struct ts_manifest {
      * √hidden, in f32); 0 = unscaled. embeddings.scale in the file, only when set. */
     double embed_scale;
     ts_vision_manifest vision; /* n_buckets 0: no image entries */
+    ts_audio_manifest audio;   /* n_buckets 0: no audio entries */
     ts_portable_manifest portable;
     ts_quant_manifest quant;
+    ts_tensors_manifest tensors;
+    ts_adapter_manifest adapters;
     char identity[65];
 } ts_manifest;
 
@@ -150,7 +197,8 @@ int ts_manifest_entries(const ts_manifest *m, ts_entry out[TS_ENTRY_COUNT]);
 int ts_manifest_entry_count(const ts_manifest *m);
 /* Whether the bundle's buckets hold the entry. */
 bool ts_manifest_has_entry(const ts_manifest *m, ts_entry e);
-/* Module texts of a manifest: every bucket's entries, then the vision buckets. */
+/* Module texts of a manifest: every bucket's entries, then the vision buckets, then the audio
+ * buckets. */
 int ts_manifest_module_count(const ts_manifest *m);
 const char *ts_manifest_module_file(const ts_manifest *m, int i);
 
@@ -161,6 +209,8 @@ ts_status ts_manifest_add_entry(ts_manifest *m, int bucket, ts_entry entry, cons
                                 ts_error *err);
 /* Descriptors of one vision.main graph (its own weight schema, shared by its buckets). */
 ts_status ts_manifest_add_vision_entry(ts_manifest *m, int bucket, const ts_graph *g, const char *file, ts_error *err);
+/* Descriptors of one audio.main graph (its own weight schema, shared by its buckets). */
+ts_status ts_manifest_add_audio_entry(ts_manifest *m, int bucket, const ts_graph *g, const char *file, ts_error *err);
 /* Manifest JSON with its identity over the given module texts (ts_manifest_module_count of them,
  * in that order). Owned text (free). */
 ts_status ts_manifest_write(ts_manifest *m, const char *const *module_texts, char **json, ts_error *err);

@@ -10,7 +10,8 @@
 static int usage(FILE *out)
 {
     fprintf(out, "usage: tessera export -m DIR -o BUNDLE [--capacity C[,C…]] [--prefill-capacity N] [--batch B]\n"
-                 "                      [--draft-width K] [--vision-patches N[,N…]] [--quantize q8|q4] [--portable [--python PATH]]\n"
+                 "                      [--draft-width K] [--vision-patches N[,N…]] [--audio-frames F[,F…]] [--quantize q8|q4]\n"
+                 "                      [--portable [--python PATH]]\n"
                  "       tessera export --synthetic PRESET -o BUNDLE …   (a published shape, bf16 weights; no checkpoint)\n"
                  "  Writes prefill.main, prefill_embeddings.main and decode.main as StableHLO modules, one set per\n"
                  "  capacity bucket, and manifest.json (weights stay in DIR and are module arguments).\n"
@@ -20,6 +21,8 @@ static int usage(FILE *out)
                  "  --draft-width K     also write decode_k.main per bucket: K rows per slot verified in one call\n"
                  "                      (the pending token and K - 1 drafts: speculative decoding), 2..16\n"
                  "  --vision-patches    vision.main patch buckets, ascending (a fixed-size tower: its image's patch count)\n"
+                 "  --audio-frames      audio.main duration buckets in feature frames per clip, ascending (100 a second;\n"
+                 "                      one encoder pass: Phi-4-multimodal takes up to 4000), for a model with an audio encoder\n"
                  "  --quantize q8|q4    the language model's matrices quantized as `run --quantize` does (blocks of 32,\n"
                  "                      f16 scales); a GPTQ/AWQ checkpoint is exported quantized as published. The\n"
                  "                      integer weights, scales and zero points go in BUNDLE/quantized.safetensors\n"
@@ -50,8 +53,8 @@ int cmd_export(int argc, char **argv)
 {
     const char *model = NULL, *bundle = NULL, *synthetic = NULL, *quantize = NULL, *v;
     int64_t caps[16];
-    int64_t patches[16];
-    int n_caps = 0, n_patches = 0;
+    int64_t patches[16], frames[16];
+    int n_caps = 0, n_patches = 0, n_frames = 0;
     long long prefill = 0, batch = 1, draft_width = 0;
     bool portable = false;
     const char *python = getenv("TESSERA_PYTHON");
@@ -66,6 +69,9 @@ int cmd_export(int argc, char **argv)
         } else if (ts_cli_match(argc, argv, &i, "--vision-patches", &v)) {
             if (!parse_list(v, patches, &n_patches))
                 return ts_cli_usage_error("export", "--vision-patches takes up to 16 positive numbers, e.g. 1024,4096");
+        } else if (ts_cli_match(argc, argv, &i, "--audio-frames", &v)) {
+            if (!parse_list(v, frames, &n_frames))
+                return ts_cli_usage_error("export", "--audio-frames takes up to 16 positive numbers, e.g. 1000,3000");
         } else if (ts_cli_match(argc, argv, &i, "--prefill-capacity", &v)) {
             if (!ts_cli_parse_int(v, 1, 1 << 24, &prefill)) return ts_cli_usage_error("export", "--prefill-capacity needs a number");
         } else if (ts_cli_match(argc, argv, &i, "--batch", &v)) {
@@ -85,6 +91,7 @@ int cmd_export(int argc, char **argv)
     if (model && !(model = ts_cli_resolve_model("export", model, model_buf, sizeof(model_buf)))) return TS_EXIT_RUNTIME;
     ts_bundle_options o = {.capacities = n_caps ? caps : NULL, .n_capacities = n_caps, .prefill_capacity = prefill, .slots = batch,
                            .vision_patches = n_patches ? patches : NULL, .n_vision_patches = n_patches,
+                           .audio_frames = n_frames ? frames : NULL, .n_audio_frames = n_frames,
                            .portable_python = portable ? (python && *python ? python : "python3") : NULL,
                            .quantize = quantize, .draft_width = draft_width};
     ts_error err;

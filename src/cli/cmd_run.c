@@ -400,9 +400,10 @@ static ts_status probe_audio(const options *o, ts_error *err)
     return TS_OK;
 }
 
-/* Each --audio clip decoded, resampled and encoded by the model; the rows joined in order
- * into *out, each clip's token count in tokens[]. */
-static ts_status encode_audio(const options *o, ts_model *model, ts_encoded_media *out, int64_t *tokens, ts_error *err)
+/* Each --audio clip decoded, resampled and encoded by the model (with --bundle: by the bundle's
+ * audio.main); the rows joined in order into *out, each clip's token count in tokens[]. */
+static ts_status encode_audio(const options *o, ts_model *model, ts_bundle *bundle, ts_encoded_media *out, int64_t *tokens,
+                              ts_error *err)
 {
     ts_status st = TS_OK;
     for (int i = 0; st == TS_OK && i < o->n_audio; i++) {
@@ -411,7 +412,9 @@ static ts_status encode_audio(const options *o, ts_model *model, ts_encoded_medi
         st = ts_mapping_open(o->audio[i], &m, err);
         /* With images in the prompt too, the clips are encoded for it (Phi-4: vision_speech). */
         unsigned modalities = TS_MODALITY_AUDIO | (o->n_images ? TS_MODALITY_IMAGE : 0u);
-        if (st == TS_OK) st = ts_model_encode_audio_for(model, NULL, m.data, m.size, NULL, modalities, out, err);
+        if (st == TS_OK)
+            st = bundle ? ts_bundle_encode_audio(bundle, model, m.data, m.size, NULL, out, err)
+                        : ts_model_encode_audio_for(model, NULL, m.data, m.size, NULL, modalities, out, err);
         ts_mapping_close(&m);
         tokens[i] = out->n_audio_rows - before;
         if (st) ts_error_prefix(err, "--audio %s: ", o->audio[i]);
@@ -545,10 +548,10 @@ static int run(options *o)
     if (!st && o->n_audio && !(modalities & TS_MODALITY_AUDIO)) {
         st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: this model does not accept audio input (input modalities: text%s)",
                           ts_family_name(ts_model_get_config(s.model)->family), modalities & TS_MODALITY_IMAGE ? ", image" : "");
-    } else if (!st && o->n_audio && s.bundle) {
-        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "--audio: a bundle has no audio encoder entry");
+    } else if (!st && o->n_audio && o->n_images && s.bundle) {
+        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "--audio with --image: a bundle encodes clips for audio-only prompts");
     }
-    if (!st && o->n_audio) st = encode_audio(o, s.model, &s.audio, audio_tokens, &err);
+    if (!st && o->n_audio) st = encode_audio(o, s.model, s.bundle, &s.audio, audio_tokens, &err);
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
     if (!st && o->n_audio && o->n_images) {
         /* One prompt with both: the images' rows beside the clips' (prefilled together). */
@@ -592,7 +595,9 @@ static int run(options *o)
 
     ts_generation g;
     /* Through the bundle's entries (admitted to a capacity bucket), or the engine's graph. */
-    if (s.bundle && o->n_images) {
+    if (s.bundle && o->n_audio) {
+        st = ts_bundle_generate_audio(s.bundle, s.model, s.ids, n_ids, &s.audio, &p, &g, &err);
+    } else if (s.bundle && o->n_images) {
         st = ts_bundle_generate_images(s.bundle, s.model, s.ids, n_ids, s.images, o->n_images, &p, &g, &err);
     } else if (s.bundle) {
         st = ts_bundle_generate(s.bundle, s.ids, n_ids, &p, &g, &err);

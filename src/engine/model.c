@@ -1398,6 +1398,19 @@ ts_status ts_model_encode_audio_features(ts_model *m, ts_context *ctx, const flo
     return st;
 }
 
+/* The model's own encoder as ts_model_encode_audio_with's step. */
+typedef struct {
+    ts_model *m;
+    ts_context *ctx;
+    unsigned modalities; /* TS_MODALITY_* of the prompt the clip is for (Phi-4: vision_speech) */
+} own_encoder;
+
+static ts_status own_encode(void *self, const float *features, int64_t frames, int64_t width, ts_encoded_media *one, ts_error *err)
+{
+    own_encoder *o = self;
+    return ts_model_encode_audio_features(o->m, o->ctx, features, frames, width, o->modalities, one, err);
+}
+
 ts_status ts_model_encode_audio(ts_model *m, ts_context *ctx, const void *clip, size_t len,
                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err)
 {
@@ -1408,6 +1421,18 @@ ts_status ts_model_encode_audio_for(ts_model *m, ts_context *ctx, const void *cl
                                     const ts_audio_limits *limits, unsigned modalities, ts_encoded_media *out,
                                     ts_error *err)
 {
+    own_encoder o = {m, ctx, modalities};
+    return ts_model_encode_audio_with(m, clip, len, limits, own_encode, &o, out, err);
+}
+
+int64_t ts_model_audio_tokens(const ts_model *m, int64_t frames)
+{
+    return m->audio ? m->config.family->audio->tokens(&m->config, frames) : 0;
+}
+
+ts_status ts_model_encode_audio_with(ts_model *m, const void *clip, size_t len, const ts_audio_limits *limits,
+                                     ts_audio_rows_fn encode, void *self, ts_encoded_media *out, ts_error *err)
+{
     if (!m->audio) return no_audio(m, err);
     const ts_audio_path *a = m->config.family->audio;
     float *features = NULL;
@@ -1417,7 +1442,7 @@ ts_status ts_model_encode_audio_for(ts_model *m, ts_context *ctx, const void *cl
     ts_status st = ts_audio_decode(clip, len, limits, a->sample_rate, &samples, err);
     if (st == TS_OK) st = a->features(&m->config, samples.samples, samples.n_samples, &features, &frames, &width, err);
     ts_audio_free(&samples);
-    if (st == TS_OK) st = ts_model_encode_audio_features(m, ctx, features, frames, width, modalities, &one, err);
+    if (st == TS_OK) st = encode(self, features, frames, width, &one, err);
     free(features);
     /* Appended after the earlier clips' rows: a prompt's clips are joined in order. */
     size_t row = sizeof(float) * (size_t)m->config.text.hidden_size;

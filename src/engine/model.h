@@ -121,6 +121,16 @@ const char *ts_model_adapter_for(const ts_model *model, unsigned inputs);
 bool ts_sequence_rope_long(const ts_sequence *seq);
 void ts_sequence_begin_prompt(ts_sequence *seq, int64_t n);
 void ts_sequence_record_tokens(ts_sequence *seq, const int32_t *tokens, int64_t n);
+/* Audio: ts_model_encode_audio with the clip's features (decoded, resampled and extracted by
+ * the model's audio path) turned into rows by `encode` instead of the model's encoder (a bundle's
+ * audio.main): one must hold the clip's ts_model_audio_tokens(frames) rows, hidden wide (owned:
+ * ts_encoded_media_free); they are appended to out as ts_model_encode_audio appends. */
+typedef ts_status (*ts_audio_rows_fn)(void *self, const float *features, int64_t frames, int64_t width,
+                                      ts_encoded_media *one, ts_error *err);
+ts_status ts_model_encode_audio_with(ts_model *model, const void *clip, size_t len, const ts_audio_limits *limits,
+                                     ts_audio_rows_fn encode, void *self, ts_encoded_media *out, ts_error *err);
+/* The audio tokens a clip of `frames` feature frames takes (0 for a model without audio). */
+int64_t ts_model_audio_tokens(const ts_model *model, int64_t frames);
 /* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
 ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out,
                                 ts_error *err);

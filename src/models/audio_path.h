@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 struct ts_weight_source;
+struct ts_graph;
 
 /* The encoder's model side. */
 typedef struct ts_audio_encoder_ops {
@@ -47,6 +48,13 @@ typedef struct ts_audio_path {
     /* The audio tokens a clip of `frames` feature frames stands for in the prompt. */
     int64_t (*tokens)(const ts_model_config *cfg, int64_t frames);
     const struct ts_audio_encoder_ops *encoder;
+    /* A bundle's audio.main (bundle/manifest.h's audio object) into the empty graph g: the
+     * encoder for clips of 1 … max_frames feature frames, the weights declared first (from
+     * `weights`, errors naming the tensor), then the inputs audio_features f32[max_frames, width]
+     * and frames i32[]; one output f32[tokens(max_frames), hidden] holding the clip's tokens(frames)
+     * rows (those encode gives the clip alone), then zero rows. NULL: the family exports none. */
+    ts_status (*entry)(struct ts_graph *g, const char *model_dir, const ts_model_config *cfg,
+                       const struct ts_weight_source *weights, int64_t max_frames, ts_error *err);
 } ts_audio_path;
 
 #endif

@@ -16,6 +16,14 @@
  *               rope_delta i32[B], cache_len i32[B], k, v (as decode.main))
  *       → (logits f32[B, K, V], k, v)  (only for a bundle exported with a draft width K)
  *
+ * LoRA (a model served with adapters: spec->lora_adapters = K > 0, the manifest's `adapters`
+ * object): every entry also takes `adapters` i32, one adapter index 0 … K−1 per row in the
+ * tokens' shape ([Lp] for the prefill entries, [B] for decode.main, [B, K] for decode_k.main),
+ * right after `length` (prefill entries) or `cache_len` (decode entries); each dense projection
+ * is a tessera.lora_linear over the stacked `….lora_A`, `….lora_B` and `lora.scale` weights
+ * (index 0 = none: exactly the base projection's values). Selecting an adapter is an argument,
+ * never another module.
+ *
  * prefill_embeddings.main's bias is one slot's 4-D additive mask [1, 1, Lp, Lp] (transformers'
  * [batch, heads, q, k]) with the batch and head dims dropped: a batch of slots is one call per
  * slot, each with its own prompt's bias (a per-slot [B, 1, Lp, Lp] stack is never formed). With
@@ -64,6 +72,19 @@ static ts_value scalar_of(ts_graph *g, ts_value v, int64_t i)
 static ts_value zeros(ts_graph *g, const ts_type *t)
 {
     return ts_graph_broadcast_in_dim(g, ts_graph_constant_f32(g, 0.0f), t->rank, t->dims, NULL);
+}
+
+/* LoRA (spec->lora_adapters > 0): the input `adapters`, one adapter index per row in the
+ * tokens' shape (prefill: [Lp], decode: [B], decode_k: [B, K]), flattened to the rows the layer
+ * stack runs (each projection's tessera.lora_linear takes it). The weights' decoder reads it from
+ * w->adapters; without LoRA nothing is declared and the entries are exactly the plain ones. */
+static void adapters_input(ts_graph *g, const ts_decoder_spec *spec, ts_decoder_weights *w, int rank, const int64_t *dims)
+{
+    if (spec->lora_adapters < 1) return;
+    ts_value a = ts_graph_parameter(g, "adapters", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, rank, dims));
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= dims[i];
+    w->adapters = rank == 1 ? a : ts_graph_reshape(g, a, 1, &n);
 }
 
 /* ---------------------------------------------------------------- prefill */
@@ -126,7 +147,7 @@ static ts_decoder_deepstack deepstack_inputs(ts_graph *g, const ts_decoder_spec 
     return (ts_decoder_deepstack){positions, ts_graph_select(g, keep, features, zeros(g, &ft))};
 }
 
-static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
+static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, ts_decoder_weights *w,
                                const ts_entry_shape *shape, bool from_embeddings, bool deepstack, ts_error *err)
 {
     int64_t lp = shape->prefill_capacity, c = shape->capacity;
@@ -147,6 +168,7 @@ static ts_status build_prefill(ts_graph *g, const ts_decoder_spec *spec, const t
         h = ts_decoder_embed(g, spec, w, tokens);
     }
     ts_value length = ts_graph_parameter(g, "length", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 0, NULL));
+    adapters_input(g, spec, w, 1, &lp);
     ts_decoder_deepstack ds = {TS_NO_VALUE, TS_NO_VALUE};
     if (deepstack) ds = deepstack_inputs(g, spec, ts_entry_visual_capacity(shape));
     ts_graph_set_stage(g, "rope");
@@ -212,7 +234,7 @@ static ts_value decode_attention(void *self, ts_graph *g, int l, ts_value q, ts_
 }
 
 /* decode.main (rows 1) or decode_k.main (rows K): see the top of this file. */
-static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, const ts_decoder_weights *w,
+static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, ts_decoder_weights *w,
                               const ts_entry_shape *shape, int64_t rows, ts_error *err)
 {
     int64_t b = shape->slots, c = shape->capacity, n = b * rows;
@@ -225,6 +247,7 @@ static ts_status build_decode(ts_graph *g, const ts_decoder_spec *spec, const ts
     ts_value positions = ts_graph_parameter(g, "positions", TS_PARAM_INPUT, pos_type);
     ts_value delta = ts_graph_parameter(g, "rope_delta", TS_PARAM_INPUT, vec);
     ts_value cache_len = ts_graph_parameter(g, "cache_len", TS_PARAM_INPUT, vec);
+    adapters_input(g, spec, w, tok_type.rank, tok_type.dims);
     int64_t kd[5] = {b, spec->layers, c, spec->kv_heads, spec->head_dim};
     ts_type kt = ts_type_make(TS_DTYPE_F32, 5, kd);
     ts_value k_all = ts_graph_parameter(g, "k", TS_PARAM_STATE, kt);

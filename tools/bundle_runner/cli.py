@@ -33,15 +33,21 @@ def _open(a):
 
 def cmd_generate(a):
     r = _open(a)
+    audio, adapter = None, a.adapter or "none"
     if a.fixture:
         f = Fixture(a.fixture)
         ids, pv, grids = f.ids, f.pixel_values, f.grids
         if a.repeat_image > 1:
             ids, pv, grids = _repeat_image(r, f, a.repeat_image)
+        # An audio case: its features through audio.main when the bundle has it, else the
+        # reference's rows; the fixture's adapter unless --adapter says otherwise.
+        if f.audio_rows is not None:
+            audio = r.encode_audio(f.tensor("audio_input_features")[0]) if r.man.audio else f.audio_rows
+        adapter = a.adapter or f.adapter
     else:
         ids, pv, grids = [int(x) for x in a.ids.split(",")], None, None
     t = time.perf_counter()
-    tokens, _ = r.generate(ids, pv, grids, a.max_tokens)
+    tokens, _ = r.generate(ids, pv, grids, a.max_tokens, audio_rows=audio, adapter=adapter)
     out = {"backend": a.backend, "generated_ids": tokens, "prompt_tokens": len(ids),
            "seconds": round(time.perf_counter() - t, 4), **{k: round(v, 4) for k, v in r.timings.items()}}
     print(json.dumps(out))
@@ -80,7 +86,7 @@ class Checks:
 CHAIN_FACTOR = 2.0
 
 
-def _entries_alone(r, f, c):
+def _entries_alone(r, f, c, a):
     """Each entry from the reference's own inputs, held to the fixture tolerance: vision.main's
     rows vs image_embeds (and deepstack_j); the prefill entry fed lm_inputs_embeds, the
     reference's positions and DeepStack rows: last_logits vs prefill_last_logits and its K/V vs
@@ -95,7 +101,8 @@ def _entries_alone(r, f, c):
             c.close(deepstack[j], f.tensor(f"deepstack_{j}"), f"vision.main deepstack[{j}] vs the reference's deepstack_{j}")
         if man.rows == 3:
             positions, delta = f.tensor("position_ids")[:, 0, :].astype(np.int32), int(f.tensor("rope_deltas").reshape(-1)[0])
-        else:
+    if f.pixel_values is not None or f.audio_rows is not None:  # the prefill from lm_inputs_embeds
+        if man.rows != 3:
             positions = np.arange(L, dtype=np.int32)[None]
         inputs = {"ids": f.ids, "embeddings": f.tensor("lm_inputs_embeds")[0], "positions": positions, "delta": delta}
         if man.deepstack_layers:
@@ -103,6 +110,7 @@ def _entries_alone(r, f, c):
             inputs["visual"] = visual
             inputs["deepstack"] = np.stack([f.tensor(f"deepstack_lm_{j}") for j in range(len(man.deepstack_layers))])
         slots = Slots(r, man.bucket_for(L, 1))
+        slots.set_adapter(0, a.adapter)
         entry = "prefill_embeddings_deepstack.main" if man.deepstack_layers else "prefill_embeddings.main"
         logits = slots.prefill(0, inputs)
         c.close(logits, f.tensor("prefill_last_logits"), f"{entry} alone (lm_inputs_embeds) vs prefill_last_logits")
@@ -114,6 +122,7 @@ def _entries_alone(r, f, c):
           f"{entry} alone: K/V vs kv_key_l/kv_value_l max |Δ| = {max(kd, vd):.3g} (tolerance {scale:.3g}); rows >= length zero")
     # decode.main on the reference's caches.
     slots = Slots(r, man.bucket_for(L, 2))
+    slots.set_adapter(0, a.adapter)
     for l in range(man.layers):
         slots.k[0][l, :L] = f.tensor(f"kv_key_{l}").transpose(1, 0, 2)
         slots.v[0][l, :L] = f.tensor(f"kv_value_{l}").transpose(1, 0, 2)
@@ -191,6 +200,7 @@ def _decode_k(r, f, c, logits):
 def cmd_check(a):
     c = Checks(f"{a.backend} {a.fixture.rstrip('/').split('/')[-1]}")
     f = Fixture(a.fixture)
+    a.adapter = a.adapter or f.adapter
     try:
         r = _open(a)
     except (ContractError, CompileError) as e:
@@ -203,13 +213,18 @@ def cmd_check(a):
         pos, delta = host.mrope_index(f.ids, r.image_token_id, f.grids, r.man.vision["merge_size"], r.tokens_per_second)
         c(np.array_equal(pos, f.tensor("position_ids")[:, 0, :]), "host M-RoPE positions = the reference's position_ids")
         c(delta == int(f.tensor("rope_deltas").reshape(-1)[0]), f"host rope delta {delta} = the reference's")
-    tokens, logits = r.generate(f.ids, f.pixel_values, f.grids, n)
+    audio_rows = f.audio_rows
+    if f.audio_rows is not None and r.man.audio is not None:
+        # The bundle's own encoder from the reference's features (audio_input_features).
+        audio_rows = r.encode_audio(f.tensor("audio_input_features")[0])
+        c.close(audio_rows, f.audio_rows, "audio.main rows (the reference's features) vs the reference's audio_embeds_speech")
+    tokens, logits = r.generate(f.ids, f.pixel_values, f.grids, n, audio_rows=audio_rows, adapter=a.adapter)
     c(tokens == f.generated, f"greedy tokens = the reference's generated_ids ({tokens})")
     if a.tessera_ids is not None:
         ours = [int(x) for x in a.tessera_ids.split(",") if x]
         c(tokens == ours, "greedy tokens = tessera run --bundle's")
     ref = f.tensor("decode_logits")
-    if f.pixel_values is None:
+    if f.pixel_values is None and f.audio_rows is None:
         first = "prefill.main"
     else:
         first = "prefill_embeddings_deepstack.main" if r.man.deepstack_layers else "prefill_embeddings.main"
@@ -220,8 +235,8 @@ def cmd_check(a):
     factor = 1.0 if f.pixel_values is None else CHAIN_FACTOR
     c.close(logits[0], ref[0], f"chain: {first} last_logits vs the reference's prefill_last_logits", factor)
     c.close(logits[1:], ref[1:n], f"chain: decode.main logits over {n - 1} steps vs the reference's decode_logits", factor)
-    _entries_alone(r, f, c)
-    if f.pixel_values is None:
+    _entries_alone(r, f, c, a)
+    if f.pixel_values is None and f.audio_rows is None:
         # The same text prompt through prefill_embeddings.main: embed_tokens rows, text positions, causal bias.
         emb = host.merge_embeddings(r.embed_table, f.ids, r.image_token_id, None)
         inputs = {"ids": f.ids, "embeddings": emb, "positions": np.tile(np.arange(len(f.ids), dtype=np.int32), (r.man.rows, 1)),
@@ -250,6 +265,8 @@ def main(argv):
         s.add_argument("--fixture")
         s.add_argument("--work", help="where modules are compiled (default: a temporary folder)")
         s.add_argument("-v", "--verbose", action="store_true")
+        s.add_argument("--adapter", help="the LoRA adapter the request runs with (a name of the manifest's adapters; "
+                                          "default: the fixture's lora_adapter, else none)")
         if name == "generate":
             s.add_argument("--ids")
             s.add_argument("--max-tokens", type=int, default=16)

@@ -98,6 +98,18 @@ class Manifest:
             if dk is not None and dk.get("version") != 1:
                 raise ContractError(f"manifest.json: decode_k.version {dk.get('version')} (this runner reads version 1)")
             self.draft_width = int(dk["k"]) if dk is not None else 0
+            # Weights no checkpoint holds by name (a family's derived parts, LoRA stacks): in the
+            # bundle's own file (src/bundle/bundle_tensors.h).
+            self.held = j.get("bundle_weights")
+            if self.held is not None and self.held.get("version") != 1:
+                raise ContractError(f"manifest.json: bundle_weights.version {self.held.get('version')} (this runner reads version 1)")
+            # LoRA adapters served per row: every language entry takes `adapters` (index into names).
+            ad = j.get("adapters")
+            if ad is not None and ad.get("version") != 1:
+                raise ContractError(f"manifest.json: adapters.version {ad.get('version')} (this runner reads version 1)")
+            self.adapters = list(ad["names"]) if ad is not None else []
+            if ad is not None and (len(self.adapters) < 2 or self.adapters[0] != "none"):
+                raise ContractError("manifest.json: adapters.names: expected 2 to 16 names, the first \"none\"")
             self.buckets = []
             for b, bo in enumerate(j["buckets"]):
                 entries = {}
@@ -117,6 +129,16 @@ class Manifest:
                 self.vision["buckets"] = [{"patches": int(vb["patches"]),
                                            "entry": Entry("vision.main", vb["vision.main"], f"vision.buckets[{i}].vision.main")}
                                           for i, vb in enumerate(v["buckets"])]
+            # audio.main per duration bucket (Phi-4-multimodal's encoder and speech projector).
+            au = j.get("audio")
+            self.audio = None
+            if au is not None:
+                if au.get("version") != 1:
+                    raise ContractError(f"manifest.json: audio.version {au.get('version')} (this runner reads version 1)")
+                self.audio = {"weights": _descriptors(au["weights"], "audio.weights"),
+                              "buckets": [{"frames": int(ab["frames"]),
+                                           "entry": Entry("audio.main", ab["audio.main"], f"audio.buckets[{i}].audio.main")}
+                                          for i, ab in enumerate(au["buckets"])]}
         except (KeyError, TypeError) as e:
             raise ContractError(f"manifest.json: missing or malformed field {e}") from None
         self.rows = 1 if self.position_mode == "1d" else 3
@@ -142,6 +164,8 @@ class Manifest:
                 out.append((e, self.weights, e.file))
         for vb in (self.vision or {}).get("buckets", []):
             out.append((vb["entry"], self.vision["weights"], vb["entry"].file))
+        for ab in (self.audio or {}).get("buckets", []):
+            out.append((ab["entry"], self.audio["weights"], ab["entry"].file))
         return out
 
     def canonical(self):
@@ -185,6 +209,12 @@ class Manifest:
                                     "weights": [{"weight": w["weight"], "bits": w["bits"], "block": w["block"],
                                                  "scale_dtype": w["scale_dtype"], "zero_points": bool(w["zero_points"]),
                                                  "shape": w["shape"]} for w in q["weights"]]}
+        if self.held is not None:
+            h = self.held
+            root["bundle_weights"] = {"version": h["version"], "file": h["file"], "rule": h["rule"], "tensors": list(h["tensors"])}
+        if self.adapters:
+            ad = j["adapters"]
+            root["adapters"] = {"version": ad["version"], "names": self.adapters, "input": ad["input"]}
         buckets = []
         for bo in j["buckets"]:
             o = {"capacity": bo["capacity"], "prefill_capacity": bo["prefill_capacity"], "slots": bo["slots"]}
@@ -217,6 +247,16 @@ class Manifest:
                                               "results": [desc(r) for r in vb["vision.main"]["results"]]}}
                              for vb in v["buckets"]]
             root["vision"] = vo
+        au = j.get("audio")
+        if au and au.get("buckets"):
+            naw = len(au["weights"])
+            root["audio"] = {"version": au["version"], "padding": au["padding"],
+                             "weights": [desc(w, i) for i, w in enumerate(au["weights"])],
+                             "buckets": [{"frames": ab["frames"],
+                                          "audio.main": {"module": ab["audio.main"]["module"],
+                                                         "arguments": [desc(a, naw + i) for i, a in enumerate(ab["audio.main"]["arguments"])],
+                                                         "results": [desc(r) for r in ab["audio.main"]["results"]]}}
+                                         for ab in au["buckets"]]}
         return _cjson(root)
 
     def module_texts(self):
@@ -429,6 +469,8 @@ def check_values(man, bucket, entry, values):
             _range(entry.name, d.name, v, 0, b["capacity"] - (man.draft_width if entry.name == "decode_k.main" else 1))
         elif d.name == "rope_delta":
             _range(entry.name, d.name, v, -b["capacity"], b["capacity"])
+        elif d.name == "adapters":
+            _range(entry.name, d.name, v, 0, len(man.adapters) - 1)
         elif d.dtype == "F32" and d.role == "input":
             bad = np.isnan(v) | (np.isinf(v) if d.name == "embeddings" else False)
             if bad.any():

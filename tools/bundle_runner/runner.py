@@ -46,6 +46,7 @@ class Runner:
                                 f"{model_dir}/config.json is {digest[:16]}\u2026")
         self.config = json.loads(raw)
         self.image_token_id = self.config.get("image_token_id", self.config.get("image_token_index"))
+        self.audio_token_id = (self.config.get("audio_config") or {}).get("audio_token_id", self.config.get("audio_token_id"))
         # Qwen2_5_VLVisionConfig.tokens_per_second (default 4) scales the temporal M-RoPE ids, as
         # the family's positions hook does (src/models/qwen2_vl/qwen2_vl.c); 0: unscaled.
         vision_config = self.config.get("vision_config") or {}
@@ -53,10 +54,12 @@ class Runner:
                                   if self.config.get("model_type") == "qwen2_5_vl" else 0)
         tensors = read_checkpoint(model_dir)
         tensors.update(self._quantized(bundle_dir))
+        tensors.update(self._held(bundle_dir))
         self.timings = {"upload_s": 0.0, "compile_s": 0.0}
         t = time.perf_counter()
         self.weights = self._upload(tensors, man.weights, "weights")
         self.vision_weights = self._upload(tensors, man.vision["weights"], "vision.weights") if man.vision else []
+        self.audio_weights = self._upload(tensors, man.audio["weights"], "audio.weights") if man.audio else []
         self.timings["upload_s"] = time.perf_counter() - t
         self.embed_table = next(np.asarray(tensors[d.name], np.float32) for d in man.weights
                                 if d.name.endswith("embed_tokens.weight"))
@@ -120,6 +123,28 @@ class Runner:
                                     f"the manifest's matrix needs {dtype}{list(shape)}")
         return {k: v for k, v in found.items() if k in want}
 
+    def _held(self, bundle_dir):
+        """The weights the bundle holds itself (bundle_weights: a family's derived parts, LoRA
+        stacks), each named by the schema and present in the file; dtype and shape are then held
+        to the schema like the checkpoint's."""
+        h = self.man.held
+        if h is None:
+            return {}
+        path = os.path.join(bundle_dir, h["file"])
+        if "/" in h["file"] or ".." in h["file"] or not os.path.exists(path):
+            raise ContractError(f"bundle_weights: {h['file']}: missing from the bundle")
+        try:
+            found = read_file(path)
+        except SafetensorsError as e:
+            raise ContractError(f"bundle_weights: {e}") from None
+        schema = {d.name for d in self.man.weights + (self.man.vision["weights"] if self.man.vision else [])}
+        for i, name in enumerate(h["tensors"]):
+            if name not in schema:
+                raise ContractError(f"bundle_weights.tensors[{i}] {name}: no module takes it (not in the weight schema)")
+            if name not in found:
+                raise ContractError(f"bundle_weights: {name} is not in the bundle's {h['file']}")
+        return {k: v for k, v in found.items() if k in h["tensors"]}
+
     def _upload(self, tensors, schema, where):
         out = []
         for i, d in enumerate(schema):
@@ -151,6 +176,31 @@ class Runner:
         elif np.isnan(values[0]).any():
             raise ContractError("vision.main: pixel_values has a NaN")
         return self.backend.call(self.keys[id(e)], self.vision_weights + list(values))
+
+    def encode_audio(self, features):
+        """A clip's audio rows [tokens, hidden] from its log-mel features [frames, mels] through
+        audio.main: the smallest duration bucket that holds it, zero-padded, the clip's frame count
+        as `frames` (bundle_audio.c); the clip's rows are the first ceil(frames / reduction), the
+        reduction being the bucket's frames over its rows."""
+        a = self.man.audio
+        if a is None:
+            raise ContractError("audio: this bundle has no audio.main entries (export it with --audio-frames)")
+        frames = len(features)
+        bucket = next((i for i, b in enumerate(a["buckets"]) if b["frames"] >= frames), None)
+        if bucket is None:
+            raise ContractError(f"audio: a clip of {frames} feature frames exceeds the largest audio bucket "
+                                f"({a['buckets'][-1]['frames']} frames)")
+        b = a["buckets"][bucket]
+        e = b["entry"]
+        x = np.zeros(e.inputs[0].shape, np.float32)
+        x[:frames] = features
+        count = np.array(frames, np.int32)
+        check_arguments(e, [x, count])
+        if not 1 <= frames <= b["frames"] or not np.isfinite(x).all():
+            raise ContractError(f"audio.main: frames = {frames} outside 1..{b['frames']} or a non-finite feature")
+        rows = self.backend.host(self.backend.call(self.keys[id(e)], self.audio_weights + [x, count])[0])
+        reduction = -(-b["frames"] // e.results[0].shape[0])
+        return rows[:-(-frames // reduction)]
 
     # ------------------------------------------------------------ images
 
@@ -196,10 +246,14 @@ class Runner:
 
     # ------------------------------------------------------------ generation
 
-    def prompt_inputs(self, ids, pixel_values=None, grids=None):
+    def prompt_inputs(self, ids, pixel_values=None, grids=None, audio_rows=None):
         """What a prompt takes to prefill: ("tokens", None) for text through prefill.main, or the
-        merged embeddings, positions, rope delta and DeepStack payload."""
+        merged embeddings, positions, rope delta and DeepStack payload; an audio prompt its audio
+        rows at the audio tokens (Phi-4-multimodal: 1-D positions, no side inputs)."""
         man = self.man
+        if audio_rows is not None:
+            emb = host.merge_embeddings(self.embed_table, ids, self.audio_token_id, audio_rows)
+            return {"ids": list(ids), "embeddings": emb, "positions": np.arange(len(ids), dtype=np.int32)[None], "delta": 0}
         if pixel_values is None:
             return {"ids": list(ids)}
         image, deepstack = self.encode_images(pixel_values, grids)
@@ -213,11 +267,13 @@ class Runner:
         return {"ids": list(ids), "embeddings": emb, "positions": positions, "delta": int(delta),
                 "deepstack": deepstack, "visual": visual}
 
-    def generate(self, ids, pixel_values=None, grids=None, max_new=16, eos=()):
-        """Greedy tokens and the logits each was chosen from ([max_new, V])."""
-        inputs = self.prompt_inputs(ids, pixel_values, grids)
+    def generate(self, ids, pixel_values=None, grids=None, max_new=16, eos=(), audio_rows=None, adapter="none"):
+        """Greedy tokens and the logits each was chosen from ([max_new, V]); adapter: the LoRA
+        adapter (a name of the manifest's adapters) the request runs with."""
+        inputs = self.prompt_inputs(ids, pixel_values, grids, audio_rows)
         bucket = self.man.bucket_for(len(ids), max_new)
         slots = Slots(self, bucket)
+        slots.set_adapter(0, adapter)
         logits = slots.prefill(0, inputs)
         tokens, rows = [], []
         for step in range(max_new):
@@ -240,6 +296,27 @@ class Slots:
         shape = (self.n, m.layers, self.capacity, m.kv_heads, m.head_dim)
         self.k, self.v = np.zeros(shape, np.float32), np.zeros(shape, np.float32)
         self.length, self.delta = [0] * self.n, [0] * self.n
+        self.adapter = [0] * self.n  # each slot's LoRA adapter index (manifest adapters)
+
+    def set_adapter(self, slot, name):
+        """The adapter slot's rows use from its next prefill (bundle_slots.c's rule)."""
+        names = self.r.man.adapters
+        if name not in (names or ["none"]):
+            raise ContractError(f"adapter {name!r}: the bundle serves {names or ['none']}")
+        if self.length[slot]:
+            raise ContractError(f"slot {slot} holds a sequence; release it first")
+        self.adapter[slot] = (names or ["none"]).index(name)
+
+    def _adapters(self, slot, rows, holding=None):
+        """The `adapters` argument (LoRA bundles only): a prefill's slot adapter on its Lp rows, or
+        each slot's on its decode rows (rows None: decode.main [slots]; K: decode_k.main [slots, K];
+        0 for slots holding nothing)."""
+        if not self.r.man.adapters:
+            return []
+        if holding is None:
+            return [np.full(rows, self.adapter[slot], np.int32)]
+        per = np.array([self.adapter[i] if i in holding else 0 for i in range(self.n)], np.int32)
+        return [per if rows is None else np.repeat(per[:, None], rows, axis=1)]
 
     def _to_host(self):
         if not isinstance(self.k, np.ndarray):
@@ -257,7 +334,7 @@ class Slots:
         if "embeddings" not in inputs:
             tokens = np.zeros(self.lp, np.int32)
             tokens[:n] = inputs["ids"]
-            outs = r.run("prefill.main", self.bucket, [tokens, length])
+            outs = r.run("prefill.main", self.bucket, [tokens, length] + self._adapters(slot, self.lp))
             delta = 0
         else:
             emb = np.zeros((self.lp, man.hidden), np.float32)
@@ -266,7 +343,7 @@ class Slots:
             pos[:, :n] = inputs["positions"]
             bias = (host.image_block_bias(inputs["ids"], r.image_token_id, self.lp) if man.image_blocks
                     else host.causal_bias(self.lp))
-            args = [emb, pos if man.rows == 3 else pos[0], bias, length]
+            args = [emb, pos if man.rows == 3 else pos[0], bias, length] + self._adapters(slot, self.lp)
             entry = "prefill_embeddings.main"
             if man.deepstack_layers:
                 nv, ds, visual = man.buckets[self.bucket]["visual_capacity"], inputs["deepstack"], inputs["visual"]
@@ -297,7 +374,8 @@ class Slots:
         cache_len = np.array(self.length, np.int32)
         positions = np.tile(cache_len, (man.rows, 1)) if man.rows == 3 else cache_len.copy()
         delta = np.array(self.delta, np.int32)
-        outs = self.r.run("decode.main", self.bucket, [tok, positions, delta, cache_len, self.k, self.v])
+        outs = self.r.run("decode.main", self.bucket, [tok, positions, delta, cache_len] + self._adapters(None, None, holding)
+                          + [self.k, self.v])
         self.k, self.v = outs[1], outs[2]  # stays on the device; the inputs may have been donated
         logits = self.r.backend.host(outs[0])
         for i in holding:
@@ -323,7 +401,8 @@ class Slots:
         pos = cache_len[:, None] + np.arange(k, dtype=np.int32)[None, :]
         positions = np.tile(pos, (man.rows, 1, 1)) if man.rows == 3 else pos
         delta = np.array(self.delta, np.int32)
-        outs = self.r.run("decode_k.main", self.bucket, [tok, positions, delta, cache_len, self.k, self.v])
+        outs = self.r.run("decode_k.main", self.bucket, [tok, positions, delta, cache_len] + self._adapters(None, k, holding)
+                          + [self.k, self.v])
         self.k, self.v = outs[1], outs[2]
         logits = self.r.backend.host(outs[0])
         for i in holding:
@@ -336,4 +415,4 @@ class Slots:
         self.length[slot] = length
 
     def release(self, slot):
-        self.length[slot], self.delta[slot] = 0, 0
+        self.length[slot], self.delta[slot], self.adapter[slot] = 0, 0, 0

@@ -309,9 +309,24 @@ static ts_value window(ts_graph *g, ts_value padded, int64_t i, int64_t j, int64
     return ts_graph_slice(g, padded, start, limit, stride);
 }
 
-/* Phi4MultimodalAudioNemoConvSubsampling on x [F0, mels] → [T, width]. */
+/* A padded clip (frames: i32[], TS_NO_VALUE for none): rows r of x with r · factor ≥ frames set
+ * to zero — after `stage` stride-2 stages row r holds input frames from 2^stage · r, and the
+ * reference's zero padding starts at row ceil(frames / 2^stage). */
+static ts_value keep_rows(ts_graph *g, ts_value x, ts_value frames, int64_t factor)
+{
+    if (frames == TS_NO_VALUE) return x;
+    const ts_type *t = type_of(g, x);
+    ts_type it = ts_type_make(TS_DTYPE_I32, t->rank, t->dims);
+    ts_value row = ts_graph_binary(g, TS_OP_MULTIPLY, ts_graph_iota(g, it, 0),
+                                   ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, (int32_t)factor), t->rank, t->dims, NULL));
+    ts_value keep = ts_graph_compare(g, TS_COMPARE_LT, row, ts_graph_broadcast_in_dim(g, frames, t->rank, t->dims, NULL));
+    return ts_graph_select(g, keep, x, splat(g, 0.0f, x));
+}
+
+/* Phi4MultimodalAudioNemoConvSubsampling on x [F0, mels] → [T, width]; with frames (a padded
+ * clip) each stage's rows past the clip are zeroed, as the reference's padding is. */
 static ts_value subsample(ts_graph *g, const ts_phi4_audio_spec *s, const stage_weights *st,
-                          ts_value out_w, ts_value out_b, ts_value x)
+                          ts_value out_w, ts_value out_b, ts_value x, ts_value frames)
 {
     int64_t c = s->conv_channels, oh, ow;
     /* Stage 0, one input channel: the nine taps side by side, then one linear [9] → [C]. */
@@ -320,7 +335,7 @@ static ts_value subsample(ts_graph *g, const ts_phi4_audio_spec *s, const stage_
                         &oh, &ow);
     ts_value cols[9];
     for (int k = 0; k < 9; k++) cols[k] = window(g, p, k / 3, k % 3, oh, ow);
-    ts_value h = relu(g, ts_graph_linear(g, ts_graph_concatenate(g, cols, 9, 2), st[0].w, st[0].b));
+    ts_value h = keep_rows(g, relu(g, ts_graph_linear(g, ts_graph_concatenate(g, cols, 9, 2), st[0].w, st[0].b)), frames, 2);
     for (int64_t i = 1; i < s->stages; i++) {
         p = pad_s2(g, h, &oh, &ow);
         ts_value acc = TS_NO_VALUE;
@@ -330,7 +345,7 @@ static ts_value subsample(ts_graph *g, const ts_phi4_audio_spec *s, const stage_
             acc = k ? ts_graph_binary(g, TS_OP_ADD, acc, term) : term;
         }
         acc = ts_graph_binary(g, TS_OP_ADD, acc, along(g, st[i].b, acc, 2));
-        h = relu(g, ts_graph_linear(g, acc, st[i].pw_w, st[i].pw_b));
+        h = keep_rows(g, relu(g, ts_graph_linear(g, acc, st[i].pw_w, st[i].pw_b)), frames, INT64_C(2) << i);
     }
     /* [T, F, C] → [T, C·F]: the reference flattens (channel, frequency) per frame. */
     ts_value tcf = ts_graph_transpose(g, h, (int64_t[]){0, 2, 1});
@@ -426,10 +441,15 @@ static ts_value conformer(ts_graph *g, const ts_phi4_audio_spec *s, const block_
 
 /* ---------------------------------------------------------------- the graph */
 
-ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const struct ts_weight_source *weights,
-                              int64_t n_frames, ts_phi4_audio_projection projection, bool diagnostics, ts_error *err)
+/* The encoder for n_frames feature frames; padded: the bundle entry (inputs audio_features and
+ * frames, padding rows masked: see ts_phi4_audio_build_padded). */
+static ts_status build(ts_graph *g, const ts_phi4_audio_spec *spec, const struct ts_weight_source *weights, int64_t n_frames,
+                       ts_phi4_audio_projection projection, bool diagnostics, bool padded, ts_error *err)
 {
     int64_t t = ts_phi4_audio_tokens(spec, n_frames);
+    if (padded && (t < 1 || t > TS_PHI4_AUDIO_CHUNK))
+        return ts_error_set(err, TS_ERR_RANGE, "audio.main: %lld feature frames make %lld audio tokens (1..%d: one encoder pass)",
+                            (long long)n_frames, (long long)t, TS_PHI4_AUDIO_CHUNK);
     if (t < 1 || t > TS_PHI4_AUDIO_MAX_CLIP_TOKENS)
         return ts_error_set(err, TS_ERR_RANGE, "audio: %lld feature frames make %lld audio tokens (1..%d per clip)",
                             (long long)n_frames, (long long)t, TS_PHI4_AUDIO_MAX_CLIP_TOKENS);
@@ -482,11 +502,12 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const
     ts_graph_set_stage(g, "audio.inputs");
     ts_value x = ts_graph_parameter(g, "audio_features", TS_PARAM_INPUT,
                                     ts_type_make(TS_DTYPE_F32, 2, (int64_t[]){n_frames, mels}));
+    ts_value frames = padded ? ts_graph_parameter(g, "frames", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 0, NULL)) : TS_NO_VALUE;
     ts_value outs[TS_PHI4_AUDIO_OUT_BLOCK0 + TS_PHI4_AUDIO_MAX_BLOCKS];
     ts_graph_set_stage(g, "audio.embed");
     x = ts_graph_binary(g, TS_OP_MULTIPLY, ts_graph_binary(g, TS_OP_SUBTRACT, x, along(g, mean, x, 1)),
                         along(g, invstd, x, 1));
-    x = subsample(g, s, st, out_w, out_b, x);
+    x = subsample(g, s, st, out_w, out_b, keep_rows(g, x, frames, 1), frames);
     outs[TS_PHI4_AUDIO_OUT_SUBSAMPLED] = x;
     /* Past one pass the reference zero-pads the subsampled rows to whole 500-row chunks and
      * encodes each chunk alone (the padding unmasked: the mask is all ones there too), then drops
@@ -498,6 +519,15 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const
     outs[TS_PHI4_AUDIO_OUT_BIAS] = bias;
     /* hs_mask (all true for one clip with chunk_size -1) added as 1.0, as the reference adds its bool. */
     ts_value mask = ts_graph_binary(g, TS_OP_ADD, bias, splat(g, 1.0f, bias));
+    if (padded) {
+        /* Keys past the clip's tokens are padding: -inf, so the clip's rows see only its own. */
+        const ts_type *mt = type_of(g, mask);
+        ts_type it = ts_type_make(TS_DTYPE_I32, 3, mt->dims);
+        ts_value key = ts_graph_binary(g, TS_OP_MULTIPLY, ts_graph_iota(g, it, 2),
+                                       ts_graph_broadcast_in_dim(g, ts_graph_constant_i32(g, (int32_t)s->time_reduction), 3, mt->dims, NULL));
+        ts_value real = ts_graph_compare(g, TS_COMPARE_LT, key, ts_graph_broadcast_in_dim(g, frames, 3, mt->dims, NULL));
+        mask = ts_graph_select(g, real, mask, splat(g, -INFINITY, mask));
+    }
     if (n_chunks > 1)
         x = ts_graph_pad(g, x, ts_graph_constant_f32(g, 0.0f), (int64_t[]){0, 0}, (int64_t[]){n_chunks * chunk - t, 0},
                          (int64_t[]){0, 0});
@@ -528,9 +558,22 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const
     ts_graph_set_stage(g, "audio.projector");
     ts_value up = ts_graph_linear(g, x, up_w, up_b);
     outs[TS_PHI4_AUDIO_OUT_UP] = up;
-    outs[TS_PHI4_AUDIO_OUT_EMBEDS] = ts_graph_linear(g, act(g, up, TS_ACT_GELU), down_w, down_b);
+    outs[TS_PHI4_AUDIO_OUT_EMBEDS] =
+        keep_rows(g, ts_graph_linear(g, act(g, up, TS_ACT_GELU), down_w, down_b), frames, s->time_reduction);
     ts_graph_set_outputs(g, outs, diagnostics ? (int)(TS_PHI4_AUDIO_OUT_BLOCK0 + s->blocks) : 1);
     return ts_graph_status(g, err);
+}
+
+ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const struct ts_weight_source *weights,
+                              int64_t n_frames, ts_phi4_audio_projection projection, bool diagnostics, ts_error *err)
+{
+    return build(g, spec, weights, n_frames, projection, diagnostics, false, err);
+}
+
+ts_status ts_phi4_audio_build_padded(ts_graph *g, const ts_phi4_audio_spec *spec, const struct ts_weight_source *weights,
+                                     int64_t max_frames, ts_phi4_audio_projection projection, ts_error *err)
+{
+    return build(g, spec, weights, max_frames, projection, false, true, err);
 }
 
 /* ---------------------------------------------------------------- placeholders */

@@ -141,9 +141,20 @@ static void destroy(void *state) { free(state); }
 
 static const ts_audio_encoder_ops encoder_ops = {create, encode, destroy};
 
+/* audio.main: the speech projector's rows (an audio prompt's; audio beside images is refused). */
+static ts_status entry(ts_graph *g, const char *dir, const ts_model_config *cfg, const ts_weight_source *weights,
+                       int64_t max_frames, ts_error *err)
+{
+    (void)cfg;
+    ts_phi4_audio_spec spec;
+    ts_status st = ts_phi4_audio_spec_load(dir, &spec, err);
+    return st == TS_OK ? ts_phi4_audio_build_padded(g, &spec, weights, max_frames, TS_PHI4_AUDIO_SPEECH, err) : st;
+}
+
 const ts_audio_path ts_phi4_mm_audio_path = {
     .sample_rate = 16000,
     .features = features,
     .tokens = tokens,
     .encoder = &encoder_ops,
+    .entry = entry,
 };

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# phi4_bundle_oracle_test.sh — Phi-4-multimodal through its bundle on the compiler oracles (issue 16):
+# the fused q/k/v and gate/up parts and the stacked LoRA adapters held in the bundle's
+# weights.safetensors, the adapter an argument of every entry. For phi4_mm-text (adapter none) and
+# phi4_mm-audio (the speech adapter, its audio rows at the <|audio|> tokens through
+# prefill_embeddings.main): IREE (llvm-cpu, compiled by tools/iree_compile.py) and XLA (CPU) give the
+# reference's 16 greedy ids = `tessera run --bundle`'s, each entry's logits and K/V within the
+# fixture tolerance (tools/bundle_runner check). Then the bad days on the runner: an adapter index
+# past the manifest's names, a held weight missing from the bundle's file, each refused naming it.
+ORACLE_IMPORTS="iree.runtime, iree.compiler, jax, ml_dtypes" ORACLE_NAME=phi4-bundle-oracle
+. "${TS_ROOT:?TS_ROOT not set}/tests/oracle/iree_oracle_lib.sh"
+
+for c in phi4_mm-text phi4_mm-audio; do
+    extra=()
+    [ "$c" = phi4_mm-audio ] && extra=(--audio-frames 104,200)
+    bundle "$c" "$c" --capacity 64 --prefill-capacity 48 "${extra[@]}"
+    grep -q '"names":	\["none", "speech", "vision"\]' "$work/$c/manifest.json"
+    check "$c: the manifest names the adapters none, speech, vision by index" test $? -eq 0
+    grep -q '"model.layers.0.self_attn.q_proj.weight"' "$work/$c/manifest.json"
+    check "$c: bundle_weights holds the q/k/v parts of qkv_proj" test $? -eq 0
+    run_case "$c" "$c"
+    "$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend xla \
+        >"$work/$c.xla.log" 2>&1
+    rc=$?
+    cat "$work/$c.xla.log"
+    check "$c: XLA generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
+done
+# The official StableHLO parser and verifier on every module (lora_linear composites, audio.main).
+"$py" "$root/tools/stablehlo_check.py" "$work"/phi4_mm-audio/c64/*.mlir "$work"/phi4_mm-audio/audio/*.mlir >"$work/shlo.log" 2>&1
+rc=$?
+tail -1 "$work/shlo.log"
+check "the official StableHLO bindings parse, verify and round-trip the Phi-4 modules (exit $rc)" test $rc -eq 0
+# The audio case again with no adapter: the speech adapter is what makes it the reference (a check
+# that could not fail otherwise).
+"$py" "$root/tools/bundle_runner" check "$work/phi4_mm-audio" -m "$fix/phi4_mm-audio/model" --fixture "$fix/phi4_mm-audio" \
+    --backend xla --adapter none >"$work/none.log" 2>&1
+check "phi4_mm-audio without the speech adapter is not the reference (runner exit $?)" grep -q "FAIL" "$work/none.log"
+
+"$py" - "$root" "$work/phi4_mm-audio" "$fix/phi4_mm-audio/model" "$work/neg" >"$work/neg.log" 2>&1 <<'PY'
+import os, shutil, sys
+import numpy as np
+root, bundle, model, work = sys.argv[1:5]
+sys.path.insert(0, os.path.join(root, "tools"))
+from bundle_runner import backends
+from bundle_runner.manifest import ContractError
+from bundle_runner.runner import Runner, Slots
+from bundle_runner.safetensors import read_file
+failed = 0
+def expect(what, fn, words):
+    global failed
+    try:
+        fn()
+        print(f"FAIL {what}: accepted"); failed += 1
+    except ContractError as e:
+        ok = all(w in str(e) for w in words)
+        print(f"{'ok  ' if ok else 'FAIL'} {what}: {e}"); failed += not ok
+r = Runner(bundle, model, backends.make("xla"))
+s = Slots(r, 0)
+tokens, length = np.zeros(48, np.int32), np.array(3, np.int32)
+expect("adapter index 3 of 3 names", lambda: r.run("prefill.main", 0, [tokens, length, np.full(48, 3, np.int32)]),
+       ["prefill.main", "adapters"])
+expect("an adapter the bundle lacks", lambda: s.set_adapter(0, "music"), ["music"])
+# audio.main's 200-frame bucket: the 98-frame clip padded by 102 frames gives its own 13 rows.
+ref = read_file(os.path.join(os.path.dirname(model), "reference.safetensors"))
+feats, want = np.asarray(ref["audio_input_features"][0]), np.asarray(ref["audio_embeds_speech"][0])
+big = r.man.audio["buckets"][1]
+x = np.zeros((big["frames"], feats.shape[1]), np.float32)
+x[:len(feats)] = feats
+rows = r.backend.host(r.backend.call(r.keys[id(big["entry"])], r.audio_weights + [x, np.array(len(feats), np.int32)])[0])
+d, tol = float(np.abs(rows[:len(want)] - want).max()), 1e-4 * max(1.0, float(np.abs(want).max()))
+pad = float(np.abs(rows[len(want):]).max())
+print(f"{'ok  ' if d <= tol and pad == 0 else 'FAIL'} audio.main 200-frame bucket (XLA): 13 rows max |diff| {d:.3g} (tolerance {tol:.3g}), "
+      f"{len(rows) - len(want)} padding rows max |value| {pad}")
+failed += not (d <= tol and pad == 0)
+from bundle_runner.manifest import check_arguments
+expect("audio.main fed the 104-frame bucket's features in the 200-frame bucket",
+       lambda: check_arguments(big["entry"], [x[:104], np.array(98, np.int32)]), ["audio_features"])
+# A held weight (a LoRA stack) missing from weights.safetensors, the manifest and identity untouched.
+shutil.copytree(bundle, work)
+held = {k: np.asarray(v) for k, v in read_file(os.path.join(bundle, "weights.safetensors")).items()}
+gone = "model.layers.1.mlp.down_proj.lora_B"
+del held[gone]
+import json, struct
+header, data = {}, b""
+for k, v in sorted(held.items()):
+    assert v.dtype == np.float32
+    b = np.ascontiguousarray(v).tobytes()
+    header[k] = {"dtype": "F32", "shape": list(v.shape), "data_offsets": [len(data), len(data) + len(b)]}
+    data += b
+h = json.dumps(header).encode()
+h += b" " * (-len(h) % 8)
+with open(os.path.join(work, "weights.safetensors"), "wb") as f:
+    f.write(struct.pack("<Q", len(h)) + h + data)
+expect("a held LoRA weight missing from the bundle's file", lambda: Runner(work, model, backends.make("xla")), [gone, "weights.safetensors"])
+sys.exit(1 if failed else 0)
+PY
+rc=$?
+cat "$work/neg.log"
+check "bad bundles and arguments refused naming what is wrong (exit $rc)" test $rc -eq 0
+# The same missing weight through tessera's own runtime: refused at open, naming it.
+"$bin" run --bundle "$work/neg" -m "$fix/phi4_mm-audio/model" -p hi --max-tokens 1 >/dev/null 2>"$work/neg.err"
+check "tessera run --bundle refuses the bundle missing a held weight, naming it ($(cat "$work/neg.err"))" \
+    grep -q "model.layers.1.mlp.down_proj.lora_B" "$work/neg.err"
+finish
