@@ -45,7 +45,31 @@ static void linear_task(void *arg, int64_t task, int worker)
     const ts_kernels *kern = j->cpu->kernels;
     int64_t n0 = task * j->block, n1 = n0 + j->block < j->n ? n0 + j->block : j->n;
     size_t row_bytes = (size_t)j->k * ts_dtype_size(j->w_dtype);
-    for (int64_t o = n0; o < n1; o++) {
+    int64_t o = n0;
+    /* More than four rows (several decode sequences): TS_DOT_TILE weight rows at a time, so each
+     * x row loaded serves all of them (the x rows of 16 sequences outgrow L1; reloaded per weight
+     * row, they bound the step), every dot bit-identical to the single one. */
+    bool tile = j->m > 4 && (j->w_dtype == TS_DTYPE_BF16 ? kern->dot_tile_bf16_f32 != NULL
+                             : j->w_dtype == TS_DTYPE_F32 ? kern->dot_tile_f32 != NULL : false);
+    for (; tile && o + TS_DOT_TILE <= n1; o += TS_DOT_TILE) {
+        if (o + 2 * TS_DOT_TILE < n1)
+            for (size_t at = 0; at < TS_DOT_TILE * row_bytes; at += 64)
+                __builtin_prefetch((const char *)j->w + (size_t)(o + 2 * TS_DOT_TILE) * row_bytes + at, 0, 1);
+        for (int64_t r = 0; r < j->m; r += 4) {
+            int rows = j->m - r < 4 ? (int)(j->m - r) : 4;
+            float out[4 * TS_DOT_TILE];
+            if (j->w_dtype == TS_DTYPE_BF16)
+                kern->dot_tile_bf16_f32((const uint16_t *)j->w + o * j->k, (size_t)j->k, j->x + r * j->k, (size_t)j->k,
+                                        rows, (size_t)j->k, out);
+            else
+                kern->dot_tile_f32((const float *)j->w + o * j->k, (size_t)j->k, j->x + r * j->k, (size_t)j->k, rows,
+                                   (size_t)j->k, out);
+            for (int i = 0; i < rows; i++)
+                for (int t = 0; t < TS_DOT_TILE; t++)
+                    j->y[(r + i) * j->n + o + t] = out[i * TS_DOT_TILE + t] + bias_at(j->bias, j->bias_dtype, o + t);
+        }
+    }
+    for (; o < n1; o++) {
         float b = bias_at(j->bias, j->bias_dtype, o);
         int64_t r = 0;
         /* With several rows the dots take long enough that the weight stream stalls between rows
