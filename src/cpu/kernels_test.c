@@ -69,7 +69,7 @@ static void test_variants_match_reference(void)
     if (!(f & TS_CPU_AVX2)) fprintf(stderr, "note: no AVX2 on this CPU; only the portable kernels ran\n");
 }
 
-/* The several-rows dots and the tiles of several weight rows give each dot the exact bits of the
+/* The several-rows dots and the pairs and tiles of weight rows give each dot the exact bits of the
  * single dot (a batched decode step must not change any sequence's numbers), on random floats
  * that do round, for 1–4 rows and tails. */
 static void test_dot_rows_are_the_single_dots(void)
@@ -109,7 +109,14 @@ static void test_dot_rows_are_the_single_dots(void)
             for (int r = 0; r < rows; r++)
                 for (int o = 0; o < TS_DOT_TILE; o++)
                     same &= tile[r * TS_DOT_TILE + o] == ts_dot_bf16_f32_avx512(wb + o * ldw, x + r * ldx, n);
-            if (!same) fprintf(stderr, "dot_tile n=%zu rows=%d differs from the single dots\n", n, rows);
+            ts_dot_pair_f32_avx512(w, ldw, x, ldx, rows, n, tile);
+            for (int r = 0; r < rows; r++)
+                for (int o = 0; o < 2; o++) same &= tile[r * 2 + o] == ts_dot_f32_avx512(w + o * ldw, x + r * ldx, n);
+            ts_dot_pair_bf16_f32_avx512(wb, ldw, x, ldx, rows, n, tile);
+            for (int r = 0; r < rows; r++)
+                for (int o = 0; o < 2; o++)
+                    same &= tile[r * 2 + o] == ts_dot_bf16_f32_avx512(wb + o * ldw, x + r * ldx, n);
+            if (!same) fprintf(stderr, "dot_tile or dot_pair n=%zu rows=%d differs from the single dots\n", n, rows);
             CHECK(same);
         }
         free(w), free(x), free(wb);

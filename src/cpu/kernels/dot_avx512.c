@@ -125,6 +125,81 @@ TS_AVX512 void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx
     }
 }
 
+/* Two weight rows (ldw apart) × `rows` ≤ 4 rows of x: out[r·2 + o] = the dot of weight row o with
+ * x row r, each summed exactly as the single dot above (the same two chains of 16-lane FMAs: the
+ * first half of every 32, then the tail; the second halves; added and reduced at the end), so
+ * each is bit-identical to it; one pass over the weights with both chains live, each x load
+ * serving both weight rows. */
+#define PAIR_ACC(o) __m512 p0_##o##_0 = z, p1_##o##_0 = z, p0_##o##_1 = z, p1_##o##_1 = z, p0_##o##_2 = z, p1_##o##_2 = z, \
+                           p0_##o##_3 = z, p1_##o##_3 = z;
+#define PAIR_STEP32(r)                                                                                                   \
+    if (rows > r) {                                                                                                      \
+        __m512 xa = X_AT(r, 0), xb = X_AT(r, 16);                                                                        \
+        p0_0_##r = _mm512_fmadd_ps(wa0, xa, p0_0_##r);                                                                   \
+        p1_0_##r = _mm512_fmadd_ps(wa1, xb, p1_0_##r);                                                                   \
+        p0_1_##r = _mm512_fmadd_ps(wb0, xa, p0_1_##r);                                                                   \
+        p1_1_##r = _mm512_fmadd_ps(wb1, xb, p1_1_##r);                                                                   \
+    }
+#define PAIR_TAIL(r)                                                                                                     \
+    if (rows > r) {                                                                                                      \
+        __m512 xa = X_TAIL(r);                                                                                           \
+        p0_0_##r = _mm512_fmadd_ps(wa0, xa, p0_0_##r);                                                                   \
+        p0_1_##r = _mm512_fmadd_ps(wb0, xa, p0_1_##r);                                                                   \
+    }
+#define PAIR_SUM(r)                                                                                                      \
+    if (rows > r) {                                                                                                      \
+        out[r * 2] = _mm512_reduce_add_ps(_mm512_add_ps(p0_0_##r, p1_0_##r));                                            \
+        out[r * 2 + 1] = _mm512_reduce_add_ps(_mm512_add_ps(p0_1_##r, p1_1_##r));                                        \
+    }
+#define PAIR_BODY(LOADW)                                                                                                 \
+    __m512 z = _mm512_setzero_ps();                                                                                      \
+    PAIR_ACC(0) PAIR_ACC(1)                                                                                              \
+    size_t i = 0;                                                                                                        \
+    for (; i + 32 <= n; i += 32) {                                                                                       \
+        __m512 wa0 = LOADW(w, i, 0xffff), wa1 = LOADW(w, i + 16, 0xffff);                                                \
+        __m512 wb0 = LOADW(w + ldw, i, 0xffff), wb1 = LOADW(w + ldw, i + 16, 0xffff);                                    \
+        PAIR_STEP32(0) PAIR_STEP32(1) PAIR_STEP32(2) PAIR_STEP32(3)                                                      \
+    }                                                                                                                    \
+    for (; i < n; i += 16) {                                                                                             \
+        __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);                                                           \
+        __m512 wa0 = LOADW(w, i, m), wb0 = LOADW(w + ldw, i, m);                                                         \
+        PAIR_TAIL(0) PAIR_TAIL(1) PAIR_TAIL(2) PAIR_TAIL(3)                                                              \
+    }                                                                                                                    \
+    PAIR_SUM(0) PAIR_SUM(1) PAIR_SUM(2) PAIR_SUM(3)
+#define LOAD_BF16(p, at, m) load_bf16x16((p) + (at), m)
+#define LOAD_F32(p, at, m) _mm512_maskz_loadu_ps(m, (p) + (at))
+
+TS_AVX512 static inline __attribute__((always_inline)) void pair_bf16(const uint16_t *w, size_t ldw, const float *x, size_t ldx,
+                                                                       const int rows, size_t n, float *out)
+{
+    PAIR_BODY(LOAD_BF16)
+}
+
+TS_AVX512 static inline __attribute__((always_inline)) void pair_f32(const float *w, size_t ldw, const float *x, size_t ldx,
+                                                                      const int rows, size_t n, float *out)
+{
+    PAIR_BODY(LOAD_F32)
+}
+
+#define PAIR_CASES(F)                                                                                                    \
+    switch (rows) {                                                                                                      \
+    case 1: F(w, ldw, x, ldx, 1, n, out); break;                                                                         \
+    case 2: F(w, ldw, x, ldx, 2, n, out); break;                                                                         \
+    case 3: F(w, ldw, x, ldx, 3, n, out); break;                                                                         \
+    default: F(w, ldw, x, ldx, 4, n, out); break;                                                                        \
+    }
+
+TS_AVX512 void ts_dot_pair_bf16_f32_avx512(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n,
+                                           float *out)
+{
+    PAIR_CASES(pair_bf16)
+}
+
+TS_AVX512 void ts_dot_pair_f32_avx512(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out)
+{
+    PAIR_CASES(pair_f32)
+}
+
 /* A tile of four weight rows (ldw apart) × `rows` ≤ 4 rows of x: out[r·4 + o] = the dot of weight
  * row o with x row r, each bit-identical to the single dot above. A single dot is two independent
  * chains of 16-lane FMAs (chain 0: the first half of every 32, then the tail; chain 1: the second
