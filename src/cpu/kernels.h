@@ -26,6 +26,15 @@ typedef struct ts_kernels {
      * where only the single dots exist. */
     void (*dot_rows_bf16_f32)(const uint16_t *w, const float *x, size_t ldx, int rows, size_t n, float *out);
     void (*dot_rows_f32)(const float *w, const float *x, size_t ldx, int rows, size_t n, float *out);
+    /* The same for several weight rows (ldw apart) at once: out[r·W + o] = the dot of weight row o
+     * with x row r (rows ≤ 4), each bit-identical to the single dot; one load of x serves every
+     * weight row. pair: W = 2, one pass with both of a dot's partial sums live; tile: W =
+     * TS_DOT_TILE, a pass per partial sum (fewer x loads, for x rows that outgrow L1). NULL with
+     * dot_rows. */
+    void (*dot_pair_bf16_f32)(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
+    void (*dot_pair_f32)(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
+    void (*dot_tile_bf16_f32)(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
+    void (*dot_tile_f32)(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
     void (*bf16_to_f32)(const uint16_t *src, float *dst, size_t n);
     void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
     /* C[:, n0:n1] = A[m, k] · W[n0:n1, :k]ᵀ (W rows ldw apart, C rows ldc apart), many rows;
@@ -100,6 +109,7 @@ typedef struct ts_q8_act {
     size_t ld;
 } ts_q8_act;
 #define TS_Q8_ROWS 4
+#define TS_DOT_TILE 4 /* weight rows per dot_tile_* call */
 #define TS_Q8_PANEL 32 /* weight rows per gemm_q8 panel */
 /* Position of channel j of a chunk pair's 64 bytes (or a last unpaired chunk's 32) in the u4
  * layout. */
@@ -146,6 +156,12 @@ float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t n);
 void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
 void ts_dot_rows_bf16_f32_avx512(const uint16_t *w, const float *x, size_t ldx, int rows, size_t n, float *out);
 void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx, int rows, size_t n, float *out);
+void ts_dot_pair_bf16_f32_avx512(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n,
+                                 float *out);
+void ts_dot_pair_f32_avx512(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
+void ts_dot_tile_bf16_f32_avx512(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n,
+                                 float *out);
+void ts_dot_tile_f32_avx512(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
 float ts_dot_f16_f32_avx2(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_avx2(const uint16_t *src, float *dst, size_t n);
 float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n);

@@ -69,8 +69,9 @@ static void test_variants_match_reference(void)
     if (!(f & TS_CPU_AVX2)) fprintf(stderr, "note: no AVX2 on this CPU; only the portable kernels ran\n");
 }
 
-/* The several-rows dots give each row the exact bits of the single dot (a batched decode step must
- * not change any sequence's numbers), on random floats that do round, for 1–4 rows and tails. */
+/* The several-rows dots and the pairs and tiles of weight rows give each dot the exact bits of the
+ * single dot (a batched decode step must not change any sequence's numbers), on random floats
+ * that do round, for 1–4 rows and tails. */
 static void test_dot_rows_are_the_single_dots(void)
 {
 #if defined(__x86_64__)
@@ -81,10 +82,12 @@ static void test_dot_rows_are_the_single_dots(void)
     static const size_t sizes[] = {1, 15, 16, 17, 31, 32, 33, 64, 100, 896, 4099};
     uint32_t seed = 11;
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-        size_t n = sizes[s], ldx = n + 3;
-        float *w = malloc(n * sizeof(float)), *x = malloc(4 * ldx * sizeof(float)), out[4];
-        uint16_t *wb = malloc(n * sizeof(uint16_t));
-        for (size_t i = 0; i < n; i++) {
+        size_t n = sizes[s], ldx = n + 3, ldw = n + 5;
+        /* TS_DOT_TILE weight rows ldw apart for the tiles; the single-row calls use the first */
+        float *w = malloc(TS_DOT_TILE * ldw * sizeof(float)), *x = malloc(4 * ldx * sizeof(float)), out[4],
+              tile[4 * TS_DOT_TILE];
+        uint16_t *wb = malloc(TS_DOT_TILE * ldw * sizeof(uint16_t));
+        for (size_t i = 0; i < TS_DOT_TILE * ldw; i++) {
             w[i] = lcg(&seed) * 1.37f + lcg(&seed) * 0.001f;
             wb[i] = to_bf16(w[i]);
         }
@@ -96,6 +99,24 @@ static void test_dot_rows_are_the_single_dots(void)
             ts_dot_rows_bf16_f32_avx512(wb, x, ldx, rows, n, out);
             for (int r = 0; r < rows; r++) same &= out[r] == ts_dot_bf16_f32_avx512(wb, x + r * ldx, n);
             if (!same) fprintf(stderr, "dot_rows n=%zu rows=%d differs from the single dots\n", n, rows);
+            CHECK(same);
+            same = 1;
+            ts_dot_tile_f32_avx512(w, ldw, x, ldx, rows, n, tile);
+            for (int r = 0; r < rows; r++)
+                for (int o = 0; o < TS_DOT_TILE; o++)
+                    same &= tile[r * TS_DOT_TILE + o] == ts_dot_f32_avx512(w + o * ldw, x + r * ldx, n);
+            ts_dot_tile_bf16_f32_avx512(wb, ldw, x, ldx, rows, n, tile);
+            for (int r = 0; r < rows; r++)
+                for (int o = 0; o < TS_DOT_TILE; o++)
+                    same &= tile[r * TS_DOT_TILE + o] == ts_dot_bf16_f32_avx512(wb + o * ldw, x + r * ldx, n);
+            ts_dot_pair_f32_avx512(w, ldw, x, ldx, rows, n, tile);
+            for (int r = 0; r < rows; r++)
+                for (int o = 0; o < 2; o++) same &= tile[r * 2 + o] == ts_dot_f32_avx512(w + o * ldw, x + r * ldx, n);
+            ts_dot_pair_bf16_f32_avx512(wb, ldw, x, ldx, rows, n, tile);
+            for (int r = 0; r < rows; r++)
+                for (int o = 0; o < 2; o++)
+                    same &= tile[r * 2 + o] == ts_dot_bf16_f32_avx512(wb + o * ldw, x + r * ldx, n);
+            if (!same) fprintf(stderr, "dot_tile or dot_pair n=%zu rows=%d differs from the single dots\n", n, rows);
             CHECK(same);
         }
         free(w), free(x), free(wb);

@@ -58,6 +58,14 @@ typedef struct {
     uint64_t last_used;
 } step_program;
 
+/* The buffers a step fills per call that scale with its rows or sequences (positions, tokens,
+ * adapter rows, output slots): kept on the model and grown once, so a steady decode step
+ * allocates nothing. One set per model is enough: a model runs one call at a time (tessera.h),
+ * and no slot is used by two frames of one call. Embedding-sized buffers (image prompt chunks,
+ * DeepStack features) stay per call: a prefill's compute dwarfs their allocation, and the model
+ * should not keep the largest prompt's embeddings for its lifetime. */
+enum { SCRATCH_POSITIONS, SCRATCH_TOKENS, SCRATCH_ADAPTERS, SCRATCH_OUTPUTS, SCRATCH_SLOTS };
+
 struct ts_model {
     ts_context *ctx;
     ts_model_config config;
@@ -80,6 +88,11 @@ struct ts_model {
     ts_dtype kv_dtype;
     step_program programs[PROGRAM_CACHE];
     uint64_t clock;
+    /* A step's index buffers (step_scratch), each grown to the largest step and reused */
+    struct {
+        void *data;
+        size_t bytes;
+    } scratch[SCRATCH_SLOTS];
 };
 
 struct ts_sequence {
@@ -222,6 +235,7 @@ void ts_model_destroy(ts_model *m)
 {
     if (!m) return;
     for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
+    for (int i = 0; i < SCRATCH_SLOTS; i++) free(m->scratch[i].data);
     ts_vision_destroy(m->vision);
     if (m->audio) m->config.family->audio->encoder->destroy(m->audio);
     ts_lora_set_destroy(m->lora);
@@ -651,6 +665,18 @@ ts_status ts_sequence_append_rows(ts_sequence *s, const void *rows, int64_t coun
 
 /* ---------------------------------------------------------------- steps */
 
+/* Slot `slot` of the model's step scratch with room for `bytes` (contents undefined), or NULL
+ * when out of memory (the slot is then empty). */
+static void *step_scratch(ts_model *m, int slot, size_t bytes)
+{
+    if (m->scratch[slot].bytes < bytes) {
+        free(m->scratch[slot].data);
+        m->scratch[slot].data = malloc(bytes);
+        m->scratch[slot].bytes = m->scratch[slot].data ? bytes : 0;
+    }
+    return m->scratch[slot].data;
+}
+
 static ts_status check_tokens(const ts_model *m, const int32_t *tokens, size_t n, ts_error *err)
 {
     for (size_t i = 0; i < n; i++)
@@ -846,12 +872,12 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
     }
     for (int s = 0; s < shape->n_seqs; s++)
         if (shape->attention_bias[s]) p->params[k++] = (void *)attention[s]->bias;
-    int32_t *adapters = NULL;
     if (m->spec.lora_adapters > 0) {
         /* Every row of a sequence runs with that sequence's adapter. */
         int64_t rows = 0;
         for (int s = 0; s < shape->n_seqs; s++) rows += shape->n_tokens[s];
-        if (!(adapters = malloc(sizeof(int32_t) * (size_t)rows)))
+        int32_t *adapters = step_scratch(m, SCRATCH_ADAPTERS, sizeof(int32_t) * (size_t)rows);
+        if (!adapters)
             return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "step: out of memory");
         for (int s = 0, row = 0; s < shape->n_seqs; s++)
             for (int64_t i = 0; i < shape->n_tokens[s]; i++) adapters[row++] = seqs[s]->adapter;
@@ -863,7 +889,6 @@ static ts_status run_step(ts_model *m, ts_sequence *const *seqs, const ts_step_s
             p->params[k++] = layer_cache(seqs[s], l, true);
         }
     st = ts_program_run(p->program, p->params, outputs, err);
-    free(adapters);
     /* Nothing of this call's inputs stays bound to the cached program. */
     for (int32_t i = p->first_input; i < k; i++)
         p->params[i] = NULL;
@@ -891,12 +916,14 @@ static ts_status check_prefill(const ts_model *m, const ts_sequence *seq, const 
     return check_tokens(m, tokens, n, err);
 }
 
-static void **output_slots(const ts_model *m, int n_seqs, bool hidden, const void ***outputs)
+/* The program's output slots, cleared, in the model's step scratch (not freed by the caller). */
+static void **output_slots(ts_model *m, int n_seqs, bool hidden, const void ***outputs)
 {
     size_t layers = (size_t)m->spec.layers;
     size_t count = 1 + 2 * (size_t)n_seqs * layers +
                    (hidden ? layers + 1 + (size_t)ts_decoder_sparse_layers(&m->spec) : 0);
-    *outputs = calloc(count, sizeof(void *));
+    *outputs = step_scratch(m, SCRATCH_OUTPUTS, count * sizeof(void *));
+    if (*outputs) memset((void *)*outputs, 0, count * sizeof(void *));
     return (void **)*outputs;
 }
 
@@ -941,8 +968,8 @@ static ts_status step_run(ts_model *m, const ts_step_rows *in, int n_seqs, float
     }
     int prow = m->spec.mrope ? 3 : 1;
     int64_t h = m->spec.hidden, levels = m->spec.n_deepstack, nv = shape.n_visual;
-    int32_t *positions = malloc(sizeof(int32_t) * (size_t)(prow * n));
-    int32_t *tokens = shape.from_embeddings ? NULL : malloc(sizeof(int32_t) * (size_t)n);
+    int32_t *positions = step_scratch(m, SCRATCH_POSITIONS, sizeof(int32_t) * (size_t)(prow * n));
+    int32_t *tokens = shape.from_embeddings ? NULL : step_scratch(m, SCRATCH_TOKENS, sizeof(int32_t) * (size_t)n);
     float *embeddings = shape.from_embeddings ? malloc(sizeof(float) * (size_t)(n * h)) : NULL;
     int32_t *visual = nv ? malloc(sizeof(int32_t) * (size_t)nv) : NULL;
     float *features = nv ? malloc(sizeof(float) * (size_t)(levels * nv * h)) : NULL;
@@ -981,7 +1008,7 @@ static ts_status step_run(ts_model *m, const ts_step_rows *in, int n_seqs, float
                sizeof(float) * vocab);
         if (r->embeddings) r->seq->rope_delta = r->rope_delta;
     }
-    free(positions), free(tokens), free(embeddings), free(visual), free(features), free(outs);
+    free(embeddings), free(visual), free(features);
     return st;
 }
 
@@ -1227,16 +1254,13 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
                            .n_visual = deepstack ? deepstack->n_visual : 0,
                            .attention_bias = {attention != NULL}};
     const void **outs;
-    int32_t *positions = malloc(sizeof(int32_t) * n * (m->spec.mrope ? 3 : 1));
-    if (!positions || !output_slots(m, 1, true, &outs)) {
-        free(positions);
+    int32_t *positions = step_scratch(m, SCRATCH_POSITIONS, sizeof(int32_t) * n * (m->spec.mrope ? 3 : 1));
+    if (!positions || !output_slots(m, 1, true, &outs))
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "prefill: out of memory");
-    }
     if (out->positions) memcpy(positions, out->positions, sizeof(int32_t) * n * (m->spec.mrope ? 3 : 1));
     else default_positions(m, &seq, &shape, (int64_t)n, positions);
     st = run_step(m, &seq, &shape, embedded ? (const void *)out->embeddings : tokens, positions,
                   deepstack, &attention, outs, err);
-    free(positions);
     if (st == TS_OK) {
         memcpy(out->logits, outs[0], sizeof(float) * n * (size_t)m->spec.vocab);
         size_t first_hidden = 1 + 2 * (size_t)m->spec.layers;
@@ -1248,7 +1272,6 @@ ts_status ts_model_prefill_diagnostic(ts_model *m, ts_sequence *seq, const int32
             if (ts_decoder_layer_sparse(&m->spec, l))
                 memcpy(out->router_probs[l], outs[first_router + (size_t)k++], sizeof(float) * n * (size_t)m->spec.experts);
     }
-    free(outs);
     return st;
 }
 
@@ -1323,16 +1346,12 @@ ts_status ts_model_verify(ts_model *m, ts_sequence *const *seqs, int n_seqs, con
     if (st == TS_OK) st = relong_all(m, seqs, n_tokens, n_seqs, err);
     if (st != TS_OK) return st;
     const void **outs = NULL;
-    int32_t *positions = malloc(sizeof(int32_t) * total * (size_t)(m->spec.mrope ? 3 : 1));
-    if (!positions || !output_slots(m, n_seqs, false, &outs)) {
-        free(positions);
+    int32_t *positions = step_scratch(m, SCRATCH_POSITIONS, sizeof(int32_t) * total * (size_t)(m->spec.mrope ? 3 : 1));
+    if (!positions || !output_slots(m, n_seqs, false, &outs))
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "verify: out of memory");
-    }
     default_positions(m, seqs, &shape, (int64_t)total, positions);
     st = run_step(m, seqs, &shape, tokens, positions, NULL, NULL, outs, err);
     if (st == TS_OK) memcpy(logits, outs[0], sizeof(float) * total * (size_t)m->spec.vocab);
-    free(outs);
-    free(positions);
     return st;
 }
 

@@ -31,6 +31,7 @@ typedef struct lane {
 } lane;
 
 #define MAX_STEPS 64
+#define MAX_LANES 16
 
 static int32_t greedy(const float *logits, int64_t vocab)
 {
@@ -120,20 +121,21 @@ static void run_alone(ts_model *m, lane *lanes, int n, int64_t capacity)
 }
 
 /* Every lane's next rows in one step per iteration; returns the iterations where two or more
- * lanes prefilled together (*mixed: where a decode row rode with a prefill chunk). */
-static int run_together(ts_model *m, lane *lanes, int n, int64_t capacity, int *mixed)
+ * lanes prefilled together (*mixed: where a decode row rode with a prefill chunk; *most: the most
+ * decode rows of one step). */
+static int run_together(ts_model *m, lane *lanes, int n, int64_t capacity, int *mixed, int *most)
 {
     int64_t vocab = ts_model_vocab_size(m);
     float *logits = malloc(sizeof(float) * (size_t)vocab * (size_t)n);
     ts_error err;
     reset(m, lanes, n, capacity);
     int shared = 0;
-    *mixed = 0;
+    *mixed = 0, *most = 0;
     for (;;) {
-        ts_step_rows r[8];
-        ts_mm_inputs slice[8] = {{0}};
-        ts_side_inputs side[8];
-        lane *in[8];
+        ts_step_rows r[MAX_LANES];
+        ts_mm_inputs slice[MAX_LANES] = {{0}};
+        ts_side_inputs side[MAX_LANES];
+        lane *in[MAX_LANES];
         int k = 0, prefilling = 0, decoding = 0;
         for (int i = 0; i < n; i++)
             if (!lane_done(&lanes[i])) {
@@ -145,6 +147,7 @@ static int run_together(ts_model *m, lane *lanes, int n, int64_t capacity, int *
         if (!k) break;
         shared += prefilling >= 2;
         *mixed += prefilling >= 1 && decoding >= 1;
+        *most = decoding > *most ? decoding : *most;
         ts_status st = ts_model_step(m, r, k, logits, &err);
         for (int i = 0; i < k; i++) ts_mm_inputs_free(&slice[i]);
         CHECK_INT_EQ(st, TS_OK);
@@ -158,12 +161,13 @@ static int run_together(ts_model *m, lane *lanes, int n, int64_t capacity, int *
     return shared;
 }
 
-/* Runs the lanes alone and together and compares every step's logits bit for bit. */
-static void check_lanes(const char *what, ts_model *m, lane *lanes, int n, int64_t capacity)
+/* Runs the lanes alone and together and compares every step's logits bit for bit; returns the
+ * most decode rows one step held. */
+static int check_lanes(const char *what, ts_model *m, lane *lanes, int n, int64_t capacity)
 {
     int64_t vocab = ts_model_vocab_size(m);
-    float *alone[8];
-    int steps[8];
+    float *alone[MAX_LANES];
+    int steps[MAX_LANES];
     for (int i = 0; i < n; i++) {
         lanes[i].logits = malloc(sizeof(float) * (size_t)vocab * MAX_STEPS);
         alone[i] = lanes[i].logits;
@@ -173,7 +177,7 @@ static void check_lanes(const char *what, ts_model *m, lane *lanes, int n, int64
         steps[i] = lanes[i].steps;
         lanes[i].logits = malloc(sizeof(float) * (size_t)vocab * MAX_STEPS);
     }
-    int mixed, shared = run_together(m, lanes, n, capacity, &mixed);
+    int mixed, most, shared = run_together(m, lanes, n, capacity, &mixed, &most);
     CHECK(shared > 0);
     CHECK(mixed > 0);
     int compared = 0, differ = 0;
@@ -192,8 +196,10 @@ static void check_lanes(const char *what, ts_model *m, lane *lanes, int n, int64
     }
     CHECK_INT_EQ(differ, 0);
     fprintf(stderr, "  %s: %d lanes, %d steps' logits compared, %d differing values (max |diff| %g); "
-                    "%d iterations prefilled 2+ lanes together, %d mixed decode and prefill rows\n",
-            what, n, compared, differ, worst, shared, mixed);
+                    "%d iterations prefilled 2+ lanes together, %d mixed decode and prefill rows, "
+                    "up to %d decode rows in one step\n",
+            what, n, compared, differ, worst, shared, mixed, most);
+    return most;
 }
 
 static void free_lanes(lane *lanes, int n)
@@ -245,6 +251,53 @@ static void test_text(void)
     REQUIRE_INT_EQ(ts_model_quantize(m, "q8", &err), TS_OK);
     text_case("qwen2 q8, compute auto", m);
     ts_model_destroy(m);
+}
+
+/* Many decoding sequences: n lanes with prompts of 3 to 3 + 2(n − 1) ids in chunks of 4, the
+ * early lanes decoding while the last prompts' chunks come (mixed steps), each lane decoding until
+ * all finish together, so the last 5 steps hold n decode rows (the row dots' tiles of four weight
+ * rows over 4-row groups, and a last partial group where n is not a multiple of 4). */
+static void decode_case(const char *what, ts_model *m, int n)
+{
+    int64_t vocab = ts_model_vocab_size(m);
+    lane lanes[MAX_LANES] = {{0}};
+    int last = (3 + 2 * (n - 1) + 3) / 4; /* the longest prompt's chunks */
+    for (int i = 0; i < n; i++) {
+        lanes[i].n = 3 + 2 * (size_t)i, lanes[i].chunk = 4;
+        lanes[i].decode = 5 + last - (int)(lanes[i].n + 3) / 4;
+        lanes[i].ids = text_ids(lanes[i].n, 10 + i, vocab < 1000 ? vocab : 1000);
+    }
+    char label[128];
+    snprintf(label, sizeof(label), "%s, %d decoding", what, n);
+    CHECK_INT_EQ(check_lanes(label, m, lanes, n, 64), n);
+    free_lanes(lanes, n);
+}
+
+/* 8, 13 and 16 decoding sequences over every weight format the decode rows read: f32 and bf16
+ * (the tiled row dots), q8 and q4 (W8A8 where the CPU has it, f32 activations otherwise). */
+static void test_many_decoding(void)
+{
+    ts_error err;
+    ts_model *m;
+    static const int counts[] = {8, 13, 16};
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
+    for (int c = 0; c < 3; c++) decode_case("qwen2 f32", m, counts[c]);
+    ts_model_destroy(m);
+    ts_model_options bf = {.weights = "tests/fixtures/qwen2/model-bf16"};
+    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", &bf, &m, &err), TS_OK);
+    for (int c = 0; c < 3; c++) decode_case("qwen2 bf16 weights", m, counts[c]);
+    ts_model_destroy(m);
+    static const char *formats[] = {"q8", "q4"};
+    for (int f = 0; f < 2; f++)
+        for (int a = 0; a < 2; a++) {
+            REQUIRE_INT_EQ(ts_model_load(a ? ctx_auto : ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
+            REQUIRE_INT_EQ(ts_model_quantize(m, formats[f], &err), TS_OK);
+            char what[64];
+            snprintf(what, sizeof(what), "qwen2 %s, compute %s", formats[f], a ? "auto" : "f32");
+            decode_case(what, m, 8);
+            decode_case(what, m, 16);
+            ts_model_destroy(m);
+        }
 }
 
 static void test_moe(void)
@@ -382,6 +435,7 @@ int main(void)
     ts_context_options oa = {.n_threads = 2, .log_level = TS_LOG_WARN, .compute = "auto"};
     if (ts_context_create(&oa, &ctx_auto, &err) != TS_OK) return 1;
     RUN(test_text);
+    RUN(test_many_decoding);
     RUN(test_moe);
     RUN(test_ring);
     RUN(test_images_mrope);

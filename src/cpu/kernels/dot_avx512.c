@@ -125,6 +125,165 @@ TS_AVX512 void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx
     }
 }
 
+/* Two weight rows (ldw apart) × `rows` ≤ 4 rows of x: out[r·2 + o] = the dot of weight row o with
+ * x row r, each summed exactly as the single dot above (the same two chains of 16-lane FMAs: the
+ * first half of every 32, then the tail; the second halves; added and reduced at the end), so
+ * each is bit-identical to it; one pass over the weights with both chains live, each x load
+ * serving both weight rows. */
+#define PAIR_ACC(o) __m512 p0_##o##_0 = z, p1_##o##_0 = z, p0_##o##_1 = z, p1_##o##_1 = z, p0_##o##_2 = z, p1_##o##_2 = z, \
+                           p0_##o##_3 = z, p1_##o##_3 = z;
+#define PAIR_STEP32(r)                                                                                                   \
+    if (rows > r) {                                                                                                      \
+        __m512 xa = X_AT(r, 0), xb = X_AT(r, 16);                                                                        \
+        p0_0_##r = _mm512_fmadd_ps(wa0, xa, p0_0_##r);                                                                   \
+        p1_0_##r = _mm512_fmadd_ps(wa1, xb, p1_0_##r);                                                                   \
+        p0_1_##r = _mm512_fmadd_ps(wb0, xa, p0_1_##r);                                                                   \
+        p1_1_##r = _mm512_fmadd_ps(wb1, xb, p1_1_##r);                                                                   \
+    }
+#define PAIR_TAIL(r)                                                                                                     \
+    if (rows > r) {                                                                                                      \
+        __m512 xa = X_TAIL(r);                                                                                           \
+        p0_0_##r = _mm512_fmadd_ps(wa0, xa, p0_0_##r);                                                                   \
+        p0_1_##r = _mm512_fmadd_ps(wb0, xa, p0_1_##r);                                                                   \
+    }
+#define PAIR_SUM(r)                                                                                                      \
+    if (rows > r) {                                                                                                      \
+        out[r * 2] = _mm512_reduce_add_ps(_mm512_add_ps(p0_0_##r, p1_0_##r));                                            \
+        out[r * 2 + 1] = _mm512_reduce_add_ps(_mm512_add_ps(p0_1_##r, p1_1_##r));                                        \
+    }
+#define PAIR_BODY(LOADW)                                                                                                 \
+    __m512 z = _mm512_setzero_ps();                                                                                      \
+    PAIR_ACC(0) PAIR_ACC(1)                                                                                              \
+    size_t i = 0;                                                                                                        \
+    for (; i + 32 <= n; i += 32) {                                                                                       \
+        __m512 wa0 = LOADW(w, i, 0xffff), wa1 = LOADW(w, i + 16, 0xffff);                                                \
+        __m512 wb0 = LOADW(w + ldw, i, 0xffff), wb1 = LOADW(w + ldw, i + 16, 0xffff);                                    \
+        PAIR_STEP32(0) PAIR_STEP32(1) PAIR_STEP32(2) PAIR_STEP32(3)                                                      \
+    }                                                                                                                    \
+    for (; i < n; i += 16) {                                                                                             \
+        __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);                                                           \
+        __m512 wa0 = LOADW(w, i, m), wb0 = LOADW(w + ldw, i, m);                                                         \
+        PAIR_TAIL(0) PAIR_TAIL(1) PAIR_TAIL(2) PAIR_TAIL(3)                                                              \
+    }                                                                                                                    \
+    PAIR_SUM(0) PAIR_SUM(1) PAIR_SUM(2) PAIR_SUM(3)
+#define LOAD_BF16(p, at, m) load_bf16x16((p) + (at), m)
+#define LOAD_F32(p, at, m) _mm512_maskz_loadu_ps(m, (p) + (at))
+
+TS_AVX512 static inline __attribute__((always_inline)) void pair_bf16(const uint16_t *w, size_t ldw, const float *x, size_t ldx,
+                                                                       const int rows, size_t n, float *out)
+{
+    PAIR_BODY(LOAD_BF16)
+}
+
+TS_AVX512 static inline __attribute__((always_inline)) void pair_f32(const float *w, size_t ldw, const float *x, size_t ldx,
+                                                                      const int rows, size_t n, float *out)
+{
+    PAIR_BODY(LOAD_F32)
+}
+
+#define PAIR_CASES(F)                                                                                                    \
+    switch (rows) {                                                                                                      \
+    case 1: F(w, ldw, x, ldx, 1, n, out); break;                                                                         \
+    case 2: F(w, ldw, x, ldx, 2, n, out); break;                                                                         \
+    case 3: F(w, ldw, x, ldx, 3, n, out); break;                                                                         \
+    default: F(w, ldw, x, ldx, 4, n, out); break;                                                                        \
+    }
+
+TS_AVX512 void ts_dot_pair_bf16_f32_avx512(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n,
+                                           float *out)
+{
+    PAIR_CASES(pair_bf16)
+}
+
+TS_AVX512 void ts_dot_pair_f32_avx512(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out)
+{
+    PAIR_CASES(pair_f32)
+}
+
+/* A tile of four weight rows (ldw apart) × `rows` ≤ 4 rows of x: out[r·4 + o] = the dot of weight
+ * row o with x row r, each bit-identical to the single dot above. A single dot is two independent
+ * chains of 16-lane FMAs (chain 0: the first half of every 32, then the tail; chain 1: the second
+ * halves) added and reduced at the end, so the tile runs chain 0 of all its dots, keeps it, then
+ * chain 1: with one chain live, 4 × 4 dots fit in 16 registers, and each x load serves four weight
+ * rows (with 16 decode rows the x rows outgrow L1; reloading them per weight row bound the step). */
+#define TILE_ACC(o) __m512 a##o##_0 = z, a##o##_1 = z, a##o##_2 = z, a##o##_3 = z;
+#define TILE_ROW(r, XV)                                                                                                  \
+    if (rows > r) {                                                                                                      \
+        __m512 xv = XV;                                                                                                  \
+        a0_##r = _mm512_fmadd_ps(w0, xv, a0_##r);                                                                        \
+        a1_##r = _mm512_fmadd_ps(w1, xv, a1_##r);                                                                        \
+        a2_##r = _mm512_fmadd_ps(w2, xv, a2_##r);                                                                        \
+        a3_##r = _mm512_fmadd_ps(w3, xv, a3_##r);                                                                        \
+    }
+#define TILE_STEP(LOADW, LOADX)                                                                                          \
+    {                                                                                                                    \
+        __m512 w0 = LOADW(0), w1 = LOADW(1), w2 = LOADW(2), w3 = LOADW(3);                                               \
+        TILE_ROW(0, LOADX(0)) TILE_ROW(1, LOADX(1)) TILE_ROW(2, LOADX(2)) TILE_ROW(3, LOADX(3))                          \
+    }
+#define TILE_KEEP(o)                                                                                                     \
+    keep[o * 4 + 0] = a##o##_0, keep[o * 4 + 1] = a##o##_1, keep[o * 4 + 2] = a##o##_2, keep[o * 4 + 3] = a##o##_3;
+/* One chain of every dot of the tile into keep[o·4 + r]. */
+#define TILE_CHAIN(FULL_W, MASK_W)                                                                                       \
+    {                                                                                                                    \
+        __m512 z = _mm512_setzero_ps();                                                                                  \
+        TILE_ACC(0) TILE_ACC(1) TILE_ACC(2) TILE_ACC(3)                                                                  \
+        size_t full = n / 32 * 32;                                                                                       \
+        for (size_t i = (size_t)chain * 16; i < full; i += 32) TILE_STEP(FULL_W, X_FULL)                                 \
+        for (size_t i = full; chain == 0 && i < n; i += 16) {                                                            \
+            __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);                                                       \
+            TILE_STEP(MASK_W, X_MASK)                                                                                    \
+        }                                                                                                                \
+        TILE_KEEP(0) TILE_KEEP(1) TILE_KEEP(2) TILE_KEEP(3)                                                              \
+    }
+#define X_FULL(r) _mm512_loadu_ps(x + r * ldx + i)
+#define X_MASK(r) _mm512_maskz_loadu_ps(m, x + r * ldx + i)
+#define BF16_FULL(o) load_bf16x16(w + o * ldw + i, 0xffff)
+#define BF16_MASK(o) load_bf16x16(w + o * ldw + i, m)
+#define F32_FULL(o) _mm512_loadu_ps(w + o * ldw + i)
+#define F32_MASK(o) _mm512_maskz_loadu_ps(m, w + o * ldw + i)
+
+TS_AVX512 static inline __attribute__((always_inline)) void tile_chain_bf16(const uint16_t *w, size_t ldw, const float *x, size_t ldx,
+                                                                             const int rows, size_t n, const int chain, __m512 *keep)
+{
+    TILE_CHAIN(BF16_FULL, BF16_MASK)
+}
+
+TS_AVX512 static inline __attribute__((always_inline)) void tile_chain_f32(const float *w, size_t ldw, const float *x, size_t ldx,
+                                                                            const int rows, size_t n, const int chain, __m512 *keep)
+{
+    TILE_CHAIN(F32_FULL, F32_MASK)
+}
+
+/* The two chains added and reduced as the single dot does. */
+TS_AVX512 static inline __attribute__((always_inline)) void tile_sum(const __m512 *c0, const __m512 *c1, int rows, float *out)
+{
+    for (int r = 0; r < rows; r++)
+        for (int o = 0; o < 4; o++) out[r * 4 + o] = _mm512_reduce_add_ps(_mm512_add_ps(c0[o * 4 + r], c1[o * 4 + r]));
+}
+
+#define TILE_CASES(CHAIN)                                                                                                \
+    switch (rows) {                                                                                                      \
+    case 1: CHAIN(w, ldw, x, ldx, 1, n, 0, c0), CHAIN(w, ldw, x, ldx, 1, n, 1, c1); break;                                 \
+    case 2: CHAIN(w, ldw, x, ldx, 2, n, 0, c0), CHAIN(w, ldw, x, ldx, 2, n, 1, c1); break;                                 \
+    case 3: CHAIN(w, ldw, x, ldx, 3, n, 0, c0), CHAIN(w, ldw, x, ldx, 3, n, 1, c1); break;                                 \
+    default: CHAIN(w, ldw, x, ldx, 4, n, 0, c0), CHAIN(w, ldw, x, ldx, 4, n, 1, c1); break;                                \
+    }
+
+TS_AVX512 void ts_dot_tile_bf16_f32_avx512(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n,
+                                           float *out)
+{
+    __m512 c0[16], c1[16];
+    TILE_CASES(tile_chain_bf16)
+    tile_sum(c0, c1, rows < 4 ? rows : 4, out);
+}
+
+TS_AVX512 void ts_dot_tile_f32_avx512(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out)
+{
+    __m512 c0[16], c1[16];
+    TILE_CASES(tile_chain_f32)
+    tile_sum(c0, c1, rows < 4 ? rows : 4, out);
+}
+
 TS_AVX512 void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
 {
     for (size_t i = 0; i < n; i += 16) {
