@@ -743,7 +743,8 @@ ts_status ts_model_prefill_embeddings(ts_model *model, ts_sequence *seq, const f
  * stage by stage in pipeline order: image_embeds, position_ids, rope_deltas, lm_inputs_embeds,
  * hidden_state_l, kv_key_l/kv_value_l, prefill_logits, decode_logits, generated_ids — each that the
  * file holds. `report` (may be NULL) gets every stage: name, max |ours − ref|, tolerance
- * (1e-4 × max(1, max |ref|); 0 for ids and positions), ok. *first_divergent: NULL when all
+ * (1e-4 × max(1, max |ref|), at least 4 × the stage's f64_gap_<stage> where the file records
+ * one; 0 for ids and positions), ok. *first_divergent: NULL when all
  * match, else the first failing stage's name (owned, free()). */
 typedef void (*ts_compare_report)(void *user, const char *stage, double max_abs_diff, double tolerance, bool ok);
 ts_status ts_model_compare(ts_model *model, const char *reference, ts_compare_report report, void *user,

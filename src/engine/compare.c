@@ -16,6 +16,13 @@
  *   decode_logits[i]    greedy decoding with EOS masked, fed the reference's tokens;
  *   generated_ids       the greedy tokens
  * Tolerance: max |ours − ref| ≤ 1e-4 × max(1, max |ref|) per tensor; ids and positions exact.
+ * A stage whose f32 result is ill-conditioned says so in the reference: `f64_gap_<stage>` [1] F32,
+ * max |ref − the same model in float64| (the generator measures it). The tolerance is then at
+ * least 4 × that gap: our f32 result and the reference's are two draws of the stage's rounding
+ * error, |ours − ref| ≤ |ours − f64| + |ref − f64|, and a draw ranges up to ~3 × another
+ * (phi4_mm-mixed's last layer: 16 summation orders of the same f32 math lie 2.8e-4 … 1.5e-3 from
+ * float64, the reference 5.2e-4, ours 1.4e-3; docs/phi4-multimodal.md). A gap does not widen a
+ * stage beyond what its rounding explains: a bug an order above it still fails.
  */
 #include "base/error.h"
 #include "engine/model.h"
@@ -27,6 +34,7 @@
 #include <string.h>
 
 typedef struct {
+    const ts_checkpoint *ref; /* for the stages' f64_gap_* */
     ts_compare_report report;
     void *user;
     int n_stages, n_failed;
@@ -42,6 +50,17 @@ static bool note(session *s, const char *stage, double diff, double tol)
     return ok;
 }
 
+/* The tolerance rule above: max_ref is the stage's max |ref|. */
+static double tolerance(const session *s, const char *stage, double max_ref)
+{
+    char name[80];
+    snprintf(name, sizeof(name), "f64_gap_%s", stage);
+    const ts_tensor_info *gap = ts_checkpoint_find(s->ref, name);
+    double tol = 1e-4 * fmax(1.0, max_ref);
+    if (gap && gap->dtype == TS_DTYPE_F32 && gap->n_bytes == sizeof(float)) tol = fmax(tol, 4.0 * *(const float *)gap->data);
+    return tol;
+}
+
 static bool compare_floats(session *s, const char *stage, const float *ours, const ts_tensor_info *ref)
 {
     size_t n = ref->n_bytes / sizeof(float);
@@ -52,7 +71,7 @@ static bool compare_floats(session *s, const char *stage, const float *ours, con
         double d = fabs((double)ours[i] - r[i]);
         diff = isnan(d) ? INFINITY : fmax(diff, d);
     }
-    return note(s, stage, diff, 1e-4 * fmax(1.0, max_ref));
+    return note(s, stage, diff, tolerance(s, stage, max_ref));
 }
 
 int ts_argmax_masked(const float *x, int64_t n, const int64_t *eos, int n_eos)
@@ -79,7 +98,7 @@ ts_status ts_model_compare_images(ts_model *m, const char *reference, const ts_p
     ts_checkpoint *ref;
     ts_status st = ts_checkpoint_open(reference, &ref, err);
     if (st != TS_OK) return st;
-    session s = {report, user, 0, 0, ""};
+    session s = {ref, report, user, 0, 0, ""};
     const ts_model_config *cfg = ts_model_get_config(m);
     const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids");
     if (!ids64 || ids64->dtype != TS_DTYPE_I64 || ids64->n_dims != 2) {
@@ -240,7 +259,8 @@ ts_status ts_model_compare_images(ts_model *m, const char *reference, const ts_p
             const float *r = (const float *)dl->data + i * vocab;
             double max_ref = 0, diff = 0;
             for (int64_t j = 0; j < vocab; j++) max_ref = fmax(max_ref, fabs(r[j])), diff = fmax(diff, fabs((double)step[j] - r[j]));
-            if (diff / (1e-4 * fmax(1.0, max_ref)) > (worst_tol > 0 ? worst / worst_tol : 0)) worst = diff, worst_tol = 1e-4 * fmax(1.0, max_ref);
+            double tol = tolerance(&s, "decode_logits", max_ref);
+            if (diff / tol > (worst_tol > 0 ? worst / worst_tol : 0)) worst = diff, worst_tol = tol;
             int32_t want = (int32_t)((const int64_t *)gen->data)[i];
             wrong += ts_argmax_masked(step, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids) != want;
             if (i + 1 < n_new) st = ts_model_decode(m, &seq, &want, 1, next, err);
