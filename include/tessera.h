@@ -98,7 +98,8 @@ typedef struct ts_context_options {
 ts_status ts_context_create(const ts_context_options *options, ts_context **out, ts_error *err);
 void ts_context_destroy(ts_context *ctx);
 int ts_context_threads(const ts_context *ctx);
-/* A table of time per op kind since the context was made (empty unless options.profile).
+/* A table of CPU time (all threads of the process) per op kind since the context was made (empty
+ * unless options.profile).
  * Owned, free(). */
 char *ts_context_profile(const ts_context *ctx);
 /* The TS_CPU_* features this context's kernels may use. */
