@@ -18,6 +18,7 @@ static const ts_kernels portable = {
     .softmax_f32 = ts_softmax_f32_ref,
     .logistic_f32 = ts_logistic_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
+    .pack_u32_panel = ts_pack_u32_panel_ref,
 };
 
 #if defined(__x86_64__)
@@ -35,6 +36,7 @@ static const ts_kernels avx2 = {
     .softmax_f32 = ts_softmax_f32_ref,
     .logistic_f32 = ts_logistic_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
+    .pack_u32_panel = ts_pack_u32_panel_ref,
 };
 
 /* AVX512_BF16's dot rounds activations to bf16, so both AVX-512 tables keep the exact f32-activation
@@ -48,7 +50,7 @@ static const ts_kernels avx2 = {
     .qdot_i8_f32 = ts_qdot_i8_f32_avx512, .qdot_u4_f32 = ts_qdot_u4_f32_avx512,                   \
     .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512,         \
     .softmax_f32 = ts_softmax_f32_avx512, .logistic_f32 = ts_logistic_f32_avx512,                 \
-    .f32_to_bf16 = ts_f32_to_bf16_avx512
+    .f32_to_bf16 = ts_f32_to_bf16_avx512, .pack_u32_panel = ts_pack_u32_panel_avx512
 
 /* The W8A8 dots need VPDPBUSD; without it (and on AVX2) quantized linears keep f32 activations,
  * as an integer dot of bytes emulated with 16-bit products would not be faster. */

@@ -354,6 +354,34 @@ static void test_f32_to_bf16_variants(void)
     fprintf(stderr, "  f32 → bf16 (%s): same bits as the portable rounding\n", k->level);
 }
 
+/* The panel transpose: every variant gives the portable one's words, for 0 … 32 rows, unit
+ * counts with and without a tail of the 16-unit blocks, rows wider apart than the units, an
+ * odd byte offset (the int8 rows' stride need not be a multiple of 4), with and without a flip. */
+static void test_pack_u32_panel_variants(void)
+{
+    static const size_t counts[] = {1, 15, 16, 17, 48, 130};
+    static const int rows[] = {0, 1, 15, 16, 17, 31, 32};
+    const ts_kernels *k = ts_kernels_select(ts_cpu_features());
+    uint8_t *src = malloc(32 * 600 + 8);
+    for (size_t i = 0; i < 32 * 600 + 8; i++) src[i] = (uint8_t)(i * 37 + (i >> 7));
+    uint32_t *a = malloc(sizeof(uint32_t) * 32 * 130), *b = malloc(sizeof(uint32_t) * 32 * 130);
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+        for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
+            for (int flip = 0; flip < 2; flip++) {
+                size_t n = counts[c], ld = n * 4 + 12 + (size_t)flip * 3;
+                memset(b, 0xab, sizeof(uint32_t) * 32 * n);
+                ts_pack_u32_panel_ref(src + 1, ld, rows[r], n, flip ? 0x80808080u : 0, a);
+                k->pack_u32_panel(src + 1, ld, rows[r], n, flip ? 0x80808080u : 0, b);
+                CHECK(memcmp(a, b, sizeof(uint32_t) * 32 * n) == 0);
+                uint32_t unit;
+                memcpy(&unit, src + 1 + ld + 4, 4); /* row 1, unit 1 */
+                if (rows[r] > 1 && n > 1) CHECK(a[1 * 32 + 1] == (unit ^ (flip ? 0x80808080u : 0)));
+                if (rows[r] < 32) CHECK(a[31] == 0);
+            }
+    free(src), free(a), free(b);
+    fprintf(stderr, "  pack_u32_panel (%s): same words as the portable transpose\n", k->level);
+}
+
 static void test_selection_honours_mask(void)
 {
     CHECK_STR_EQ(ts_kernels_select(0)->level, "portable");
@@ -546,6 +574,7 @@ int main(void)
     RUN(test_softmax_variants);
     RUN(test_logistic_variants);
     RUN(test_f32_to_bf16_variants);
+    RUN(test_pack_u32_panel_variants);
     RUN(test_selection_honours_mask);
     RUN(test_amx_permission_is_reported);
     return check_finish();

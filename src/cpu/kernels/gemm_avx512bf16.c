@@ -19,46 +19,10 @@
 
 _Static_assert(KP * NR == TS_GEMM_PANEL_FLOATS, "a 32-bit pair per panel float: the bf16 panel reuses the f32 panel");
 
-/* panel32[p * NR + j] = W[n0 + j][k0 + 2p .. 2p + 1] as one 32-bit pair; missing rows are 0.
- * A transpose of 32-bit pairs: 16 rows × 16 pairs at a time in registers (four rounds of
- * two-source permutes), the tail pairs one by one; one strided store per pair before. With the
- * prefetch below, 2–8% on the 512-row prefill shapes (thread CPU time on a loaded machine). */
-TS_AVX512BF16 static void pack_pairs(const uint16_t *w, int64_t k, int64_t n0, int64_t n_rows, int64_t k0, int64_t kp,
-                                     uint32_t *panel)
+/* panel32[p * NR + j] = W[n0 + j][k0 + 2p .. 2p + 1] as one 32-bit pair; missing rows are 0. */
+static void pack_pairs(const uint16_t *w, int64_t k, int64_t n0, int64_t n_rows, int64_t k0, int64_t kp, uint32_t *panel)
 {
-    __m512i lo_idx[4], hi_idx[4];
-    for (int st = 0; st < 4; st++) {
-        int s = 8 >> st;
-        _Alignas(64) int32_t lo[16], hi[16];
-        for (int t = 0; t < 16; t++) {
-            int c = t / (2 * s), x = t % (2 * s);
-            lo[t] = x < s ? c * 2 * s + x : 16 + c * 2 * s + (x - s);
-            hi[t] = lo[t] + s;
-        }
-        lo_idx[st] = _mm512_load_si512(lo);
-        hi_idx[st] = _mm512_load_si512(hi);
-    }
-    int64_t p16 = kp / 16 * 16;
-    for (int64_t j0 = 0; j0 < NR; j0 += 16)
-        for (int64_t p0 = 0; p0 < p16; p0 += 16) {
-            __m512i r[16];
-            for (int j = 0; j < 16; j++)
-                r[j] = j0 + j < n_rows ? _mm512_loadu_si512((const void *)(w + (n0 + j0 + j) * k + k0 + 2 * p0)) : _mm512_setzero_si512();
-            for (int st = 0; st < 4; st++) {
-                int s = 8 >> st;
-                for (int i = 0; i < 16; i++) {
-                    if (i & s) continue;
-                    __m512i a = r[i], b = r[i + s];
-                    r[i] = _mm512_permutex2var_epi32(a, lo_idx[st], b);
-                    r[i + s] = _mm512_permutex2var_epi32(a, hi_idx[st], b);
-                }
-            }
-            for (int i = 0; i < 16; i++) _mm512_store_si512((void *)(panel + (p0 + i) * NR + j0), r[i]);
-        }
-    for (int64_t j = 0; j < NR; j++) {
-        const uint32_t *row = j < n_rows ? (const uint32_t *)(w + (n0 + j) * k + k0) : NULL;
-        for (int64_t p = p16; p < kp; p++) panel[p * NR + j] = row ? row[p] : 0;
-    }
+    ts_pack_u32_panel_avx512(w + n0 * k + k0, (size_t)k * sizeof(uint16_t), (int)n_rows, (size_t)kp, 0, panel);
 }
 
 TS_AVX512BF16 static inline __attribute__((always_inline)) void tile(const uint16_t *a, int64_t lda, const uint32_t *panel,
@@ -113,7 +77,9 @@ TS_AVX512BF16 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t
             int64_t kp = (k - k0) / 2 < KP ? (k - k0) / 2 : KP;
             pack_pairs(w, k, nb, cols, k0, kp, panel);
             /* The next panel's weight rows into L2 while this one computes: packing them then
-             * reads cache, not memory (the hardware prefetcher sees 32 short strided runs). */
+             * reads cache, not memory (the hardware prefetcher sees 32 short strided runs). With
+             * the packing in registers (pack_u32_panel), 2–8% on the 512-row prefill shapes
+             * (thread CPU time on a loaded machine). */
             int64_t nk0 = k0 + 2 * KP < k ? k0 + 2 * KP : 0, nnb = nk0 ? nb : nb + NR;
             if (nnb < n1) {
                 int64_t nkp = (k - nk0) / 2 < KP ? (k - nk0) / 2 : KP;
