@@ -175,7 +175,10 @@ static ts_status bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int passes, in
         bf16_job job = {cpu, xb, passes * m, k, w, n, dst, 0, passes == 1 ? bias : NULL, bias_dtype};
         int workers = ts_pool_size(cpu->pool);
         int64_t blocks = (n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
-        job.block = (blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1) * TS_GEMM_COLUMNS;
+        /* ~8 tasks a worker: every task streams all of x once per 32 columns whatever its width, so
+         * small tasks cost nothing, and they bound the wait at the end (a worker slowed by other
+         * load, or the last wide task, left the other spinning for up to an eighth of the call). */
+        job.block = (blocks / (workers * 8) > 1 ? blocks / (workers * 8) : 1) * TS_GEMM_COLUMNS;
         ts_pool_run(cpu->pool, bf16_task, &job, (n + job.block - 1) / job.block);
         bias_done = passes == 1;
     }
@@ -194,6 +197,20 @@ ts_status ts_cpu_linear_bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int64_t
     return bf16_rows(cpu, xb, 1, m, k, w, n, NULL, TS_DTYPE_F32, y, err);
 }
 
+/* x [m, k] rounded to bf16 (passes·m rows) in the program's buffer (cpu->act, not NULL), or the
+ * copy already there for this input value; NULL when memory runs out. */
+static const uint16_t *act_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, int passes)
+{
+    ts_cpu_act *a = cpu->act;
+    if (a->want >= 0 && a->key == a->want && a->x == x && a->m == m && a->k == k && a->passes == passes) return a->buf;
+    uint16_t *xb = ts_cpu_act_reserve(cpu, (size_t)(passes * m * k));
+    if (!xb) return NULL;
+    round_job rj = {cpu->kernels, x, xb, m, k, 16, passes};
+    ts_pool_run(cpu->pool, round_task, &rj, (m + rj.rows - 1) / rj.rows);
+    *a = (ts_cpu_act){a->buf, a->cap, a->want, a->want, x, m, k, passes};
+    return xb;
+}
+
 /* One pass: x rounded to bf16. Two passes: rows [hi; lo] with lo = x − hi (exact in f32),
  * multiplied in one call and summed, so only lo's own rounding (2^-17 of x) is lost. The rounded
  * rows go to the program's buffer (ts_cpu_act), kept for the next linear of the same input. */
@@ -201,18 +218,17 @@ static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64
                              const void *bias, ts_dtype bias_dtype, float *y, ts_error *err)
 {
     int passes = cpu->bf16_passes;
-    size_t elems = (size_t)(passes * m * k);
-    ts_cpu_act *a = cpu->act;
-    if (a && a->want >= 0 && a->key == a->want && a->x == x && a->m == m && a->k == k && a->passes == passes)
-        return bf16_rows(cpu, a->buf, passes, m, k, w, n, bias, bias_dtype, y, err);
-    uint16_t *own = NULL, *xb = ts_cpu_act_reserve(cpu, elems);
-    if (!a) xb = own = malloc(sizeof(uint16_t) * elems + 1);
+    if (cpu->act) {
+        const uint16_t *xb = act_bf16(cpu, x, m, k, passes);
+        if (!xb) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
+        return bf16_rows(cpu, xb, passes, m, k, w, n, bias, bias_dtype, y, err);
+    }
+    uint16_t *xb = malloc(sizeof(uint16_t) * (size_t)(passes * m * k) + 1);
     if (!xb) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
     round_job rj = {cpu->kernels, x, xb, m, k, 16, passes};
     ts_pool_run(cpu->pool, round_task, &rj, (m + rj.rows - 1) / rj.rows);
-    if (a) *a = (ts_cpu_act){a->buf, a->cap, a->want, a->want, x, m, k, passes};
     ts_status st = bf16_rows(cpu, xb, passes, m, k, w, n, bias, bias_dtype, y, err);
-    free(own);
+    free(xb);
     return st;
 }
 

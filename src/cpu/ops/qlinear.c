@@ -329,7 +329,8 @@ static void qlinear_run(const ts_cpu *cpu, const ts_qlinear_shape *s, const floa
             quantize_task(&job, 0, 0);
         if (q8_gemm) {
             int64_t blocks = (s->n + TS_Q8_PANEL - 1) / TS_Q8_PANEL;
-            job.block = (blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1) * TS_Q8_PANEL;
+            /* ~8 tasks a worker, as linear.c's bf16 GEMM: the panels cost the same however split. */
+            job.block = (blocks / (workers * 8) > 1 ? blocks / (workers * 8) : 1) * TS_Q8_PANEL;
             ts_pool_run(cpu->pool, q8_gemm_task, &job, (s->n + job.block - 1) / job.block);
             return;
         }
