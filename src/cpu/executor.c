@@ -10,6 +10,12 @@
  *  3. workspace offsets: first-fit over freed blocks, an alias group freed when its last member
  *     dies. Outputs never share bytes with their node's inputs, so kernels need not care.
  * Composites get scratch right after their output, released after the node.
+ *
+ * One peephole, after planning: a spelled-out SiLU, x · logistic(x), and the product with up
+ * that follows it in a gated MLP (quantized models run their MLP as its parts), each
+ * intermediate used once and not an output, runs as one pass at the last multiply
+ * (ts_cpu_silu_mul: the same bits); the nodes it absorbs are skipped. At a prefill's [rows,
+ * intermediate] size the three passes each streamed ~10 MB through memory.
  */
 #include "cpu/executor.h"
 #include "cpu/lora.h"
@@ -25,8 +31,13 @@
 
 typedef enum { PLACE_PARAM, PLACE_CONST, PLACE_WORK, PLACE_ALIAS } place_kind;
 
+typedef enum { FUSE_NONE, FUSE_SKIP, FUSE_SILU, FUSE_SILU_MUL } fuse_kind;
+
 typedef struct {
     place_kind kind;
+    uint8_t fuse;   /* fuse_kind */
+    int32_t silu_x; /* FUSE_SILU(_MUL): the SiLU's input; FUSE_SILU_MUL: up in silu_u */
+    int32_t silu_u;
     int32_t root;   /* PLACE_ALIAS: the value whose bytes are shared … */
     size_t view;    /* … from this byte offset (a slice view; 0 otherwise) */
     size_t offset;  /* PLACE_WORK */
@@ -184,6 +195,60 @@ static size_t scratch_bytes(const ts_program *p, const ts_node *n)
     }
 }
 
+/* An f32 elementwise node of n elements (no broadcast: operands of its own type). */
+static bool f32_elementwise(const ts_graph *g, const ts_node *n)
+{
+    if (n->type.dtype != TS_DTYPE_F32) return false;
+    for (int k = 0; k < n->n_inputs; k++)
+        if (ts_type_elements(ts_graph_type(g, n->inputs[k])) != ts_type_elements(&n->type) ||
+            ts_graph_type(g, n->inputs[k])->dtype != TS_DTYPE_F32)
+            return false;
+    return true;
+}
+
+/* The SiLU peephole (see the top of the file), before planning: the absorbing multiply reads the
+ * SiLU's input itself, so that input must live until then (plan extends its last use). uses[v]:
+ * how many node inputs read v, outputs counting as uses too, so a value anything else reads is
+ * never absorbed. */
+static ts_status fuse_silu(ts_program *p, ts_error *err)
+{
+    const ts_graph *g = p->graph;
+    int32_t n = g->n_nodes;
+    int32_t *uses = calloc((size_t)(n ? n : 1), sizeof(int32_t));
+    if (!uses) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "plan: out of memory");
+    for (int32_t i = 0; i < n; i++)
+        for (int k = 0; k < g->nodes[i].n_inputs; k++) uses[g->nodes[i].inputs[k]]++;
+    for (int32_t k = 0; k < g->n_outputs; k++) uses[g->outputs[k]]++;
+    place *pl = p->places;
+    for (int32_t i = 0; i < n; i++) {
+        const ts_node *m = &g->nodes[i];
+        if (m->op != TS_OP_MULTIPLY || m->n_inputs != 2 || !f32_elementwise(g, m)) continue;
+        for (int side = 0; side < 2; side++) {
+            int32_t l = m->inputs[side], x = m->inputs[1 - side];
+            const ts_node *ln = &g->nodes[l];
+            if (ln->op != TS_OP_LOGISTIC || ln->inputs[0] != x || uses[l] != 1 || !f32_elementwise(g, ln))
+                continue;
+            pl[l].fuse = FUSE_SKIP;
+            pl[i].fuse = FUSE_SILU, pl[i].silu_x = x;
+            break;
+        }
+    }
+    /* A fused SiLU used once, by a multiply with another value: that multiply takes it over. */
+    for (int32_t i = 0; i < n; i++) {
+        const ts_node *m = &g->nodes[i];
+        if (m->op != TS_OP_MULTIPLY || m->n_inputs != 2 || !f32_elementwise(g, m)) continue;
+        for (int side = 0; side < 2; side++) {
+            int32_t s = m->inputs[side], u = m->inputs[1 - side];
+            if (pl[s].fuse != FUSE_SILU || uses[s] != 1 || u == s) continue;
+            pl[s].fuse = FUSE_SKIP;
+            pl[i].fuse = FUSE_SILU_MUL, pl[i].silu_x = pl[s].silu_x, pl[i].silu_u = u;
+            break;
+        }
+    }
+    free(uses);
+    return TS_OK;
+}
+
 static ts_status plan(ts_program *p, ts_error *err)
 {
     const ts_graph *g = p->graph;
@@ -194,6 +259,10 @@ static ts_status plan(ts_program *p, ts_error *err)
         for (int k = 0; k < g->nodes[i].n_inputs; k++) pl[g->nodes[i].inputs[k]].last_use = i;
     }
     for (int32_t k = 0; k < g->n_outputs; k++) pl[g->outputs[k]].last_use = n;
+    ts_status st = fuse_silu(p, err);
+    if (st != TS_OK) return st;
+    for (int32_t i = 0; i < n; i++) /* an absorbing multiply reads the SiLU's input */
+        if ((pl[i].fuse == FUSE_SILU || pl[i].fuse == FUSE_SILU_MUL) && pl[pl[i].silu_x].last_use < i) pl[pl[i].silu_x].last_use = i;
 
     /* Places in node order. A root's last_use grows to cover its aliases as they appear, so when a
      * dynamic_update_slice is reached, the root's last_use says whether anything other than this
@@ -347,10 +416,16 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
     const ts_cpu *cpu = &p->cpu;
     const ts_type *t0 = n->n_inputs ? ts_graph_type(g, n->inputs[0]) : NULL;
     void *scratch = p->workspace ? p->workspace + p->places[i].scratch : NULL;
+    const place *f = &p->places[i];
+    if (f->fuse == FUSE_SILU || f->fuse == FUSE_SILU_MUL) { /* a multiply that absorbed its SiLU */
+        ts_cpu_silu_mul(cpu, v[f->silu_x], f->fuse == FUSE_SILU_MUL ? v[f->silu_u] : NULL, out, ts_type_elements(&n->type));
+        return TS_OK;
+    }
     switch (n->op) {
     case TS_OP_PARAMETER:
     case TS_OP_CONSTANT:
     case TS_OP_RESHAPE: return TS_OK; /* bound or aliased */
+
     case TS_OP_DYNAMIC_UPDATE_SLICE: {
         /* In place when planned so (out == operand); the kernel copies the operand otherwise. */
         const ts_type *st = ts_graph_type(g, n->inputs[2]);
@@ -488,6 +563,7 @@ ts_status ts_program_run(ts_program *p, void *const *params, const void **output
         case PLACE_ALIAS: p->ptrs[i] = (uint8_t *)p->ptrs[pl->root] + pl->view; break;
         case PLACE_WORK: p->ptrs[i] = p->workspace + pl->offset; break;
         }
+        if (pl->fuse == FUSE_SKIP) continue; /* computed by the node that absorbed it */
         struct timespec t0, t1;
         /* CPU time of the whole process (every pool thread): on a shared machine, what the op
          * cost rather than how long other work kept it waiting. */
