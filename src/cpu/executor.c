@@ -324,6 +324,20 @@ static ts_status plan(ts_program *p, ts_error *err)
     return TS_OK;
 }
 
+/* Whether some matmul of g has bf16 or quantized weights (then the bf16 policy's attention may
+ * round as its matmuls do; an f32-weight model keeps f32 attention under "auto"). */
+static bool reduced_weights(const ts_graph *g)
+{
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        bool matmul = n->op == TS_OP_LINEAR || n->op == TS_OP_LORA_LINEAR || n->op == TS_OP_GATED_MLP;
+        if (n->op == TS_OP_QLINEAR || (matmul && ts_graph_type(g, n->inputs[1])->dtype == TS_DTYPE_BF16) ||
+            (n->op == TS_OP_MOE_MLP && ts_graph_type(g, n->inputs[2])->dtype == TS_DTYPE_BF16))
+            return true;
+    }
+    return false;
+}
+
 ts_status ts_program_create(const ts_graph *g, ts_context *ctx, ts_program **out, ts_error *err)
 {
     *out = NULL;
@@ -343,6 +357,7 @@ ts_status ts_program_create(const ts_graph *g, ts_context *ctx, ts_program **out
     }
     p->cpu.bf16_passes = ctx->compute_bf16;
     p->act.want = p->act.key = -1;
+    p->cpu.bf16_attention = ctx->compute_bf16 == 1 && reduced_weights(g);
     p->cpu.act = &p->act;
     p->cpu.int8_act = ctx->compute_int8;
     /* bf16 matmuls: oneDNN where it has AMX tiles (or where we have no bf16 kernel), our

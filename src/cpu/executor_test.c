@@ -465,7 +465,8 @@ static bool bf16_context(const char *cpu_level, ts_context **ctx)
  * activations, to f32 accumulation error — through our VDPBF16PS kernel (cpu level
  * avx512_bf16) and through oneDNN (level avx512: no native bf16 kernel, as on AMX machines).
  * The gated MLP (its act(gate)·up rounded to bf16 for the down projection, 2^-9) and attention
- * (keys, values and the softmax weights in bf16) within 1e-2 of scale. */
+ * (keys, values and the softmax weights in bf16, in a graph with bf16 weights) within 1e-2 of
+ * scale; an attention without bf16 weights in its graph stays f32 (1e-5). */
 static void bf16_compute_linear(const char *cpu_level)
 {
     ts_context *ctx;
@@ -495,15 +496,25 @@ static void bf16_compute_linear(const char *cpu_level)
         int64_t d = variant == 4 ? 80 : 24;
         ts_value q = param(&b, "q", T(TS_DTYPE_F32, 3, lq, 6, d), 0);
         ts_value k = param(&b, "k", T(TS_DTYPE_F32, 3, lk, 2, d), 0);
-        ts_value v = param(&b, "v", T(TS_DTYPE_F32, 3, lk, 2, d), 0);
+        /* v from a bf16-weight linear: bf16 attention is for models whose weights are. */
+        ts_value xv = param(&b, "xv", T(TS_DTYPE_F32, 2, lk, 32, 0), 0);
+        ts_value wv = param(&b, "wv", T(TS_DTYPE_BF16, 2, 2 * d, 32, 0), 0);
+        int64_t vdims[3] = {lk, 2, d};
+        ts_value v = ts_graph_reshape(b.g, ts_graph_linear(b.g, xv, wv, TS_NO_VALUE), 3, vdims);
         round_to_bf16(b.params[0], lq * 6 * d);
         round_to_bf16(b.params[1], lk * 2 * d);
-        round_to_bf16(b.params[2], lk * 2 * d);
+        round_to_bf16(b.params[2], lk * 32);
         ts_value bias = variant == 2 ? param(&b, "bias", T(TS_DTYPE_F32, 2, lq, lk, 0), 0) : TS_NO_VALUE;
         ts_value start_pos = variant == 2 ? TS_NO_VALUE : ts_graph_constant_i32(b.g, variant == 1 ? 30 : 0);
         finish(&b, ts_graph_attention(b.g, q, k, v, bias, start_pos, 0.2, variant == 3 ? 3.0 : 0.0), ctx,
                "bf16 attention", 1e-2);
     }
+    start(&b, 119);
+    ts_value q = param(&b, "q", T(TS_DTYPE_F32, 3, 70, 6, 24), 0);
+    ts_value k = param(&b, "k", T(TS_DTYPE_F32, 3, 70, 2, 24), 0);
+    ts_value v = param(&b, "v", T(TS_DTYPE_F32, 3, 70, 2, 24), 0);
+    finish(&b, ts_graph_attention(b.g, q, k, v, TS_NO_VALUE, ts_graph_constant_i32(b.g, 0), 0.2, 0.0), ctx,
+           "bf16 policy, f32-weight attention", 1e-5);
     ts_context_destroy(ctx);
 }
 

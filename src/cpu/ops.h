@@ -34,6 +34,9 @@ typedef struct ts_cpu {
     ts_pool *pool;
     ts_onednn *onednn; /* non-NULL under the bf16 compute policies */
     int bf16_passes;   /* 1: x rounded to bf16; 2: x = hi + lo, both multiplied */
+    /* Many-row attention in bf16 (attention.c): the one-pass policy in a program whose matmuls
+     * already lose that precision (bf16 or quantized weights); f32 weights keep f32 attention. */
+    bool bf16_attention;
     ts_cpu_act *act;   /* NULL: each bf16 matmul allocates its own copy */
     bool
         int8_act; /* qlinear: W8A8 (activations rounded to int8 per 32) where the kernels have it */

@@ -1,14 +1,13 @@
 /* pack_avx512.c — 32 rows of 32-bit units transposed into the tiled GEMMs' panel layout
  * (kernels.h: pack_u32_panel), 16 rows × 16 units at a time in registers: four rounds of
  * two-source permutes, each pairing rows s apart and interleaving their blocks of s units. The
- * tail units one by one. The bf16 GEMM (pairs of k) and the W8A8 GEMM (groups of 4 bytes) pack
+ * tail units by the portable loop. The bf16 GEMM (pairs of k) and the W8A8 GEMM (groups of 4 bytes) pack
  * every weight panel of a prefill this way, once per call: one strided store per unit before.
  */
 #include "cpu/kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-#include <string.h>
 
 #define TS_AVX512 __attribute__((target("avx512f")))
 
@@ -45,14 +44,6 @@ TS_AVX512 void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, si
             }
             for (int i = 0; i < 16; i++) _mm512_storeu_si512(dst + (j0 + (size_t)i) * 32 + i0, r[i]);
         }
-    for (size_t j = c16; j < count; j++)
-        for (int i = 0; i < 32; i++) {
-            uint32_t v = 0;
-            if (i < rows) {
-                memcpy(&v, (const char *)src + (size_t)i * ld + j * 4, 4);
-                v ^= flip;
-            }
-            dst[j * 32 + (size_t)i] = v;
-        }
+    if (c16 < count) ts_pack_u32_panel_ref((const char *)src + c16 * 4, ld, rows, count - c16, flip, dst + c16 * 32);
 }
 #endif

@@ -9,7 +9,8 @@
  * queries (block_rows) run S = Q·Kᵀ and O = P·V as GEMMs over the visible keys of the block. Each worker
  * owns its slice of the scratch.
  *
- * Under the one-pass bf16 policy (where the kernels have gemm_bf16_panel, head_dim even): keys
+ * Under the one-pass bf16 policy in a program with bf16 or quantized weights (ts_cpu.
+ * bf16_attention; where the kernels have gemm_bf16_panel, head_dim even): keys
  * and values rounded to bf16 and packed once per call into the bf16 GEMM's panels (shared by
  * the query heads of a group), then one task per (query head, block of BF16_ROWS queries): S =
  * Q·Kᵀ over the 32-key panels the block can see (a causal block skips the rest), softmax in f32,
@@ -50,7 +51,7 @@ static int64_t block_rows(const ts_attention_shape *s)
 
 static bool use_bf16(const ts_cpu *cpu, const ts_attention_shape *s)
 {
-    return cpu->bf16_passes == 1 && cpu->kernels->gemm_bf16_panel && s->lq >= GEMM_MIN_QUERIES &&
+    return cpu->bf16_attention && cpu->kernels->gemm_bf16_panel && s->lq >= GEMM_MIN_QUERIES &&
            s->kv_dtype == TS_DTYPE_F32 && s->head_dim % 2 == 0 && s->head_dim > 0 && s->v_dim > 0;
 }
 
@@ -135,6 +136,24 @@ static void attention_task(void *arg, int64_t task, int worker)
     }
 }
 
+/* Query row i's scores over the first `keys` keys (raw Q·K in row[]) made its softmax weights:
+ * scale, soft-cap, bias, in that order, one pass each (the common one vectorizes); keys past the
+ * causal limit −inf, so their weight is exactly 0. */
+static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, const float *bias, int64_t i, float *row,
+                           int64_t keys)
+{
+    float scale = (float)s->scale, cap = (float)s->softcap;
+    int64_t visible = keys;
+    if (s->q_start >= 0 && s->q_start + i + 1 < visible) visible = s->q_start + i + 1;
+    for (int64_t t = 0; t < visible; t++) row[t] *= scale;
+    if (cap > 0)
+        for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
+    if (bias)
+        for (int64_t t = 0; t < visible; t++) row[t] += bias[i * s->lk + t];
+    for (int64_t t = visible; t < keys; t++) row[t] = -INFINITY;
+    ts_cpu_softmax_row(kern, row, keys);
+}
+
 static void head_task(void *arg, int64_t h, int worker)
 {
     const attention_job *j = arg;
@@ -155,26 +174,13 @@ static void head_task(void *arg, int64_t h, int worker)
         for (int64_t c = 0; c < dv; c++)
             for (int64_t t = t0; t < t1; t++) vt[c * keys + t] = v[(t * s->kv_heads + kh) * dv + c];
     }
-    float scale = (float)s->scale, cap = (float)s->softcap;
     for (int64_t i0 = 0; i0 < s->lq; i0 += bq) {
         int64_t rows = s->lq - i0 < bq ? s->lq - i0 : bq;
         int64_t block_keys = keys;
         if (s->q_start >= 0 && s->q_start + i0 + rows < block_keys) block_keys = s->q_start + i0 + rows;
         for (int64_t r = 0; r < rows; r++) memcpy(qb + r * d, j->q + ((i0 + r) * s->q_heads + h) * d, sizeof(float) * (size_t)d);
         j->cpu->kernels->gemm_f32(qb, rows, d, kc, TS_DTYPE_F32, d, 0, block_keys, sc, block_keys, panel);
-        for (int64_t r = 0; r < rows; r++) {
-            float *row = sc + r * block_keys;
-            int64_t visible = block_keys;
-            if (s->q_start >= 0 && s->q_start + i0 + r + 1 < visible) visible = s->q_start + i0 + r + 1;
-            /* Scale, soft-cap, bias: in that order, one pass each (the common one vectorizes). */
-            for (int64_t t = 0; t < visible; t++) row[t] *= scale;
-            if (cap > 0)
-                for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
-            if (j->bias)
-                for (int64_t t = 0; t < visible; t++) row[t] += j->bias[(i0 + r) * lk + t];
-            for (int64_t t = visible; t < block_keys; t++) row[t] = -INFINITY; /* softmax weight exactly 0 */
-            ts_cpu_softmax_row(j->cpu->kernels, row, block_keys);
-        }
+        for (int64_t r = 0; r < rows; r++) softmax_scores(j->cpu->kernels, s, j->bias, i0 + r, sc + r * block_keys, block_keys);
         /* O = P · V: V transposed is the GEMM's [out, in] weight; its rows are `keys` apart and
          * a causal block uses the first block_keys columns. */
         j->cpu->kernels->gemm_f32(sc, rows, block_keys, vt, TS_DTYPE_F32, keys, 0, dv, ob, dv, panel);
@@ -243,19 +249,10 @@ static void bf16_task(void *arg, int64_t task, int worker)
     for (int64_t t0 = 0; t0 < block_keys; t0 += PANEL)
         kern->gemm_bf16_panel(qb, d, rows, d / 2, j->kpack + (kh * j->lk + t0) * (d / 2),
                               block_keys - t0 < PANEL ? (int)(block_keys - t0) : PANEL, sc + t0, lkb, false);
-    float scale = (float)s->scale, cap = (float)s->softcap;
     for (int64_t r = 0; r < rows; r++) {
         float *row = sc + r * lkb;
         uint16_t *prow = pb + r * lkb;
-        int64_t visible = block_keys;
-        if (s->q_start >= 0 && s->q_start + i0 + r + 1 < visible) visible = s->q_start + i0 + r + 1;
-        for (int64_t t = 0; t < visible; t++) row[t] *= scale;
-        if (cap > 0)
-            for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
-        if (j->bias)
-            for (int64_t t = 0; t < visible; t++) row[t] += j->bias[(i0 + r) * s->lk + t];
-        for (int64_t t = visible; t < block_keys; t++) row[t] = -INFINITY; /* softmax weight exactly 0 */
-        ts_cpu_softmax_row(kern, row, block_keys);
+        softmax_scores(kern, s, j->bias, i0 + r, row, block_keys);
         kern->f32_to_bf16(row, prow, (size_t)block_keys);
         for (int64_t t = block_keys; t < lkb; t++) prow[t] = 0; /* the last panel's padding */
     }
