@@ -83,7 +83,10 @@ typedef struct ts_context_options {
     /* Matmul precision for many-row matmuls with bf16 weights (prefill, vision):
      * NULL or "f32" = f32 products (matches the reference to rounding);
      * "bf16" = activations rounded to bf16, run by oneDNN on AMX or AVX512_BF16, f32
-     * accumulation: fastest, about 2^-9 relative error per activation;
+     * accumulation: fastest, about 2^-9 relative error per activation; attention over 4 or
+     * more query rows in a model with bf16 or quantized weights then also takes bf16 queries,
+     * keys, values and softmax weights (f32 scores and softmax) where the kernels have
+     * AVX512_BF16 (f32 weights keep f32 attention);
      * "bf16x2" = activations split into two bf16 parts (hi + lo) and both multiplied: the same
      * units, twice the work, error near f32 (bf16 weights are exact in either part);
      * "int8" = quantized linears (ts_model_quantize, GPTQ/AWQ) quantize their activations to
@@ -98,13 +101,15 @@ typedef struct ts_context_options {
 ts_status ts_context_create(const ts_context_options *options, ts_context **out, ts_error *err);
 void ts_context_destroy(ts_context *ctx);
 int ts_context_threads(const ts_context *ctx);
-/* A table of time per op kind since the context was made (empty unless options.profile).
+/* A table of CPU time (all threads of the process) per op kind since the context was made (empty
+ * unless options.profile).
  * Owned, free(). */
 char *ts_context_profile(const ts_context *ctx);
 /* The TS_CPU_* features this context's kernels may use. */
 unsigned ts_context_cpu_features(const ts_context *ctx);
 /* What the context's compute policy resolved to on its kernels, for a startup line: e.g. "auto:
- * bf16 products for bf16 weights, int8 (W8A8) activations for quantized weights". Written into
+ * bf16 products for bf16 weights (matmuls and prefill attention), int8 (W8A8) activations for
+ * quantized weights". Written into
  * buf (truncated to cap), returned. */
 const char *ts_context_compute_summary(const ts_context *ctx, char *buf, size_t cap);
 

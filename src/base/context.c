@@ -106,11 +106,12 @@ int ts_context_threads(const ts_context *ctx) { return ts_pool_size(ctx->pool); 
 const char *ts_context_compute_summary(const ts_context *ctx, char *buf, size_t cap)
 {
     bool is_auto = strcmp(ctx->compute_name, "auto") == 0;
-    snprintf(buf, cap, "%s: %s products for bf16 weights%s, %s activations for quantized weights",
+    snprintf(buf, cap, "%s: %s products for bf16 weights%s%s, %s activations for quantized weights",
              ctx->compute_name,
              ctx->compute_bf16 == 2   ? "bf16 hi+lo"
              : ctx->compute_bf16 == 1 ? "bf16"
                                       : "f32",
+             ctx->compute_bf16 == 1 ? " (matmuls and prefill attention)" : "",
              is_auto && !ctx->compute_bf16 ? " (no bf16 units)" : "",
              ctx->compute_int8 ? "int8 (W8A8)" : "f32");
     return buf;

@@ -208,8 +208,9 @@ int bench_model(int argc, char **argv)
     }
     ts_sequence_reset(seq);
     t0 = now();
+    double c0 = cpu_now();
     ts_model_prefill(m, seq, tokens, (size_t)prompt, logits, &err);
-    double t_prefill = now() - t0;
+    double t_prefill = now() - t0, c_prefill = cpu_now() - c0;
     if (bundle_capacity) prefill_logits = malloc(sizeof(float) * (size_t)vocab);
     if (prefill_logits) memcpy(prefill_logits, logits, sizeof(float) * (size_t)vocab);
     t0 = now();
@@ -269,6 +270,9 @@ int bench_model(int argc, char **argv)
            ts_cpu_features_string(ts_context_cpu_features(ctx)));
     printf("compute        %s\n", ts_context_compute_summary(ctx, choice, sizeof(choice)));
     printf("prefill        %lld tokens: %.1f tok/s (%.1f ms)\n", prompt, (double)prompt / t_prefill, t_prefill * 1e3);
+    printf("prefill cpu    %.1f ms over %d threads = %.1f tok/s at full use of them (the figure a loaded machine\n"
+           "               does not distort: threads' waits spin, so it counts those as well)\n",
+           c_prefill * 1e3, ts_context_threads(ctx), (double)prompt * ts_context_threads(ctx) / c_prefill);
     printf("decode         %lld tokens: %.2f tok/s (%.2f ms/token)\n", gen, decode_rate, 1e3 / decode_rate);
     printf("decode cpu     %.2f ms/token over all threads, the least one %.2f (a loaded machine stretches the wall)\n",
            1e3 * c_decode / (double)gen, 1e3 * c_decode_min);

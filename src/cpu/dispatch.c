@@ -17,6 +17,8 @@ static const ts_kernels portable = {
     .quantize_q8 = ts_quantize_q8_ref,
     .softmax_f32 = ts_softmax_f32_ref,
     .logistic_f32 = ts_logistic_f32_ref,
+    .f32_to_bf16 = ts_f32_to_bf16_ref,
+    .pack_u32_panel = ts_pack_u32_panel_ref,
 };
 
 #if defined(__x86_64__)
@@ -33,6 +35,8 @@ static const ts_kernels avx2 = {
     .dequant_u4_f32 = ts_dequant_u4_f32_ref,
     .softmax_f32 = ts_softmax_f32_ref,
     .logistic_f32 = ts_logistic_f32_ref,
+    .f32_to_bf16 = ts_f32_to_bf16_ref,
+    .pack_u32_panel = ts_pack_u32_panel_ref,
 };
 
 /* AVX512_BF16's dot rounds activations to bf16, so both AVX-512 tables keep the exact f32-activation
@@ -47,7 +51,8 @@ static const ts_kernels avx2 = {
     .dot_tile_bf16_f32 = ts_dot_tile_bf16_f32_avx512, .dot_tile_f32 = ts_dot_tile_f32_avx512,    \
     .qdot_i8_f32 = ts_qdot_i8_f32_avx512, .qdot_u4_f32 = ts_qdot_u4_f32_avx512,                   \
     .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512,         \
-    .softmax_f32 = ts_softmax_f32_avx512, .logistic_f32 = ts_logistic_f32_avx512
+    .softmax_f32 = ts_softmax_f32_avx512, .logistic_f32 = ts_logistic_f32_avx512,                 \
+    .f32_to_bf16 = ts_f32_to_bf16_avx512, .pack_u32_panel = ts_pack_u32_panel_avx512
 
 /* The W8A8 dots need VPDPBUSD; without it (and on AVX2) quantized linears keep f32 activations,
  * as an integer dot of bytes emulated with 16-bit products would not be faster. */
@@ -57,9 +62,9 @@ static const ts_kernels avx2 = {
 
 static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS};
 static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, VNNI_KERNELS};
-static const ts_kernels avx512_bf16 = {.level = "avx512_bf16", AVX512_KERNELS, .gemm_bf16 = ts_gemm_bf16_avx512bf16};
-static const ts_kernels avx512_bf16_vnni = {
-    .level = "avx512_bf16", AVX512_KERNELS, VNNI_KERNELS, .gemm_bf16 = ts_gemm_bf16_avx512bf16};
+#define BF16_KERNELS .gemm_bf16 = ts_gemm_bf16_avx512bf16, .gemm_bf16_panel = ts_gemm_bf16_panel_avx512bf16
+static const ts_kernels avx512_bf16 = {.level = "avx512_bf16", AVX512_KERNELS, BF16_KERNELS};
+static const ts_kernels avx512_bf16_vnni = {.level = "avx512_bf16", AVX512_KERNELS, VNNI_KERNELS, BF16_KERNELS};
 #endif
 
 const ts_kernels *ts_kernels_select(unsigned features)

@@ -51,6 +51,21 @@ typedef struct ts_kernels {
      * AVX512_BF16. */
     void (*gemm_bf16)(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
                       float *c, int64_t ldc, float *panel);
+    /* C[m, 0:cols] = A[m, 0:2·kp] · the panel's cols weight rows (+ C when accumulate), A rows
+     * lda apart, C rows ldc apart: gemm_bf16's step for one panel, for weights packed once and
+     * used many times (attention's keys and values). The panel: TS_GEMM_COLUMNS weight rows' bf16
+     * pairs side by side, u32 [kp][TS_GEMM_COLUMNS] (pair p of row j at p·32 + j: the low half
+     * the even k), 64-aligned, rows past cols zero. NULL with gemm_bf16. */
+    void (*gemm_bf16_panel)(const uint16_t *a, int64_t lda, int64_t m, int64_t kp, const uint32_t *panel, int cols,
+                            float *c, int64_t ldc, bool accumulate);
+    /* dst[j·32 + i] = (unit j of row i) ^ flip for i < rows (0 for rows … 31), j < count: 32
+     * rows of 32-bit units (ld bytes apart) transposed into the tiled GEMMs' panel layout (bf16
+     * pairs of k; groups of 4 int8 weights, flip 0x80808080 making them unsigned). Never NULL. */
+    void (*pack_u32_panel)(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
+    /* y[i] = x[i] rounded to bf16 (nearest, ties to even; a NaN kept quiet: its top half | 0x40),
+     * the rounding the bf16 compute policies give activations; the same bits in every variant
+     * (ts_f32_to_bf16_scalar). Never NULL. */
+    void (*f32_to_bf16)(const float *x, uint16_t *y, size_t n);
     /* Quantized row dots for ts_graph_qlinear's weights (i8, or u8 holding two 4-bit values, low
      * nibble first): Σ over blocks b of scale[b] · Σ_{j in b} (q[j] − zero[b]) · x[j], n channels
      * in blocks of `block` (which divides n; even for 4-bit). Scales and zero points widened to
@@ -140,6 +155,9 @@ void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float
 /* dexp from d (the layout's lanes; shared by every quantize_q8 variant). */
 void ts_q8_fill_dexp(const float *d, size_t n, bool u4, float *dexp);
 void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+uint16_t ts_f32_to_bf16_scalar(float f);
+void ts_pack_u32_panel_ref(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
+void ts_f32_to_bf16_ref(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_ref(float *y, size_t n);
 void ts_logistic_f32_ref(const float *x, float *y, size_t n);
 void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
@@ -173,12 +191,16 @@ void ts_gemm_kn_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, 
                            float *panel);
 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
                              float *c, int64_t ldc, float *panel);
+void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda, int64_t m, int64_t kp, const uint32_t *panel,
+                                   int cols, float *c, int64_t ldc, bool accumulate);
 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n);
 float ts_qdot_i8_f32_avx512(const int8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
+void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_avx512(float *y, size_t n);
 void ts_logistic_f32_avx512(const float *x, float *y, size_t n);
 void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,

@@ -232,6 +232,30 @@ static void test_gemm_kernels(void)
             bool ok = true;
             for (int64_t i = 0; i < m * n; i++) ok &= fabs(c[i] - want[i]) <= 1e-4 * (1 + fabs(want[i]));
             CHECK(ok);
+            /* One pre-packed panel (the first ≤ 32 weight rows, all of k in one panel whatever
+             * its length), A rows wider apart than k, then accumulated a second time. */
+            int cols = n < 32 ? (int)n : 32;
+            int64_t kp = k / 2, lda = k + 6;
+            uint32_t *pp = aligned_alloc(64, sizeof(uint32_t) * (size_t)(kp * 32) + 64);
+            uint16_t *wide = malloc(sizeof(uint16_t) * (size_t)(m * lda));
+            for (int64_t p = 0; p < kp; p++)
+                for (int j = 0; j < 32; j++) {
+                    uint32_t v = 0;
+                    if (j < cols) v = (uint32_t)w[j * k + 2 * p] | (uint32_t)w[j * k + 2 * p + 1] << 16;
+                    pp[p * 32 + j] = v;
+                }
+            for (int64_t r = 0; r < m; r++) memcpy(wide + r * lda, ab + r * k, sizeof(uint16_t) * (size_t)k);
+            for (int64_t i = 0; i < m * n; i++) c[i] = NAN;
+            ts_gemm_bf16_panel_avx512bf16(wide, lda, m, kp, pp, cols, c, n, false);
+            ts_gemm_bf16_panel_avx512bf16(wide, lda, m, kp, pp, cols, c, n, true);
+            ok = true;
+            for (int64_t r = 0; r < m; r++)
+                for (int64_t o = 0; o < n; o++) {
+                    double got = c[r * n + o], x = 2 * want[r * n + o];
+                    ok &= o < cols ? fabs(got - x) <= 2e-4 * (1 + fabs(x)) : isnan(got); /* columns past cols untouched */
+                }
+            CHECK(ok);
+            free(pp), free(wide);
         }
         free(a), free(c), free(w), free(ab), free(want);
     }
@@ -313,6 +337,70 @@ static void test_logistic_variants(void)
         free(x), free(a), free(b);
     }
     fprintf(stderr, "  logistic (%s): worst relative difference from the portable one %.2e\n", k->level, worst);
+}
+
+/* f32 → bf16 rounding: every variant gives the portable one's bits, on odd sizes (masked tails),
+ * ties both ways, denormals (kept, not flushed), ±0, ±inf, the largest finite values (rounding
+ * up to inf) and NaNs (kept quiet, sign and payload's top bits kept). */
+static void test_f32_to_bf16_variants(void)
+{
+    static const size_t sizes[] = {0, 1, 7, 15, 16, 17, 33, 100, 4099};
+    static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xff812345u,
+                                       0x7f800001u, 0x00000001u, 0x807fffffu, 0x3f808000u, 0x3f818000u, 0x3f80ffffu,
+                                       0x7f7fffffu, 0xff7f8000u, 0x3f807fffu, 0x00408000u};
+    const ts_kernels *k = ts_kernels_select(ts_cpu_features());
+    uint32_t seed = 11;
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        size_t n = sizes[s];
+        float *x = malloc((n + 1) * sizeof(float));
+        uint16_t *a = malloc((n + 1) * sizeof(uint16_t)), *b = malloc((n + 2) * sizeof(uint16_t));
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            uint32_t bits = i % 5 == 0 ? special[(i / 5) % 16] : seed;
+            memcpy(&x[i], &bits, 4);
+        }
+        b[n] = 0xbeef; /* the tail mask must not write past n */
+        ts_f32_to_bf16_ref(x, a, n);
+        k->f32_to_bf16(x, b, n);
+        CHECK(memcmp(a, b, n * sizeof(uint16_t)) == 0);
+        CHECK(b[n] == 0xbeef);
+        for (size_t i = 0; i < n; i++)
+            if (i % 5 == 0 && (i / 5) % 16 == 9) CHECK(a[i] == 0x3f80); /* a tie to even, down */
+        for (size_t i = 0; i < n; i++)
+            if (i % 5 == 0 && (i / 5) % 16 == 10) CHECK(a[i] == 0x3f82); /* a tie to even, up */
+        for (size_t i = 0; i < n; i++)
+            if (i % 5 == 0 && (i / 5) % 16 == 5) CHECK(a[i] == 0xffc1); /* NaN: quiet, sign kept */
+        free(x), free(a), free(b);
+    }
+    fprintf(stderr, "  f32 → bf16 (%s): same bits as the portable rounding\n", k->level);
+}
+
+/* The panel transpose: every variant gives the portable one's words, for 0 … 32 rows, unit
+ * counts with and without a tail of the 16-unit blocks, rows wider apart than the units, an
+ * odd byte offset (the int8 rows' stride need not be a multiple of 4), with and without a flip. */
+static void test_pack_u32_panel_variants(void)
+{
+    static const size_t counts[] = {1, 15, 16, 17, 48, 130};
+    static const int rows[] = {0, 1, 15, 16, 17, 31, 32};
+    const ts_kernels *k = ts_kernels_select(ts_cpu_features());
+    uint8_t *src = malloc(32 * 600 + 8);
+    for (size_t i = 0; i < 32 * 600 + 8; i++) src[i] = (uint8_t)(i * 37 + (i >> 7));
+    uint32_t *a = malloc(sizeof(uint32_t) * 32 * 130), *b = malloc(sizeof(uint32_t) * 32 * 130);
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+        for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++)
+            for (int flip = 0; flip < 2; flip++) {
+                size_t n = counts[c], ld = n * 4 + 12 + (size_t)flip * 3;
+                memset(b, 0xab, sizeof(uint32_t) * 32 * n);
+                ts_pack_u32_panel_ref(src + 1, ld, rows[r], n, flip ? 0x80808080u : 0, a);
+                k->pack_u32_panel(src + 1, ld, rows[r], n, flip ? 0x80808080u : 0, b);
+                CHECK(memcmp(a, b, sizeof(uint32_t) * 32 * n) == 0);
+                uint32_t unit;
+                memcpy(&unit, src + 1 + ld + 4, 4); /* row 1, unit 1 */
+                if (rows[r] > 1 && n > 1) CHECK(a[1 * 32 + 1] == (unit ^ (flip ? 0x80808080u : 0)));
+                if (rows[r] < 32) CHECK(a[31] == 0);
+            }
+    free(src), free(a), free(b);
+    fprintf(stderr, "  pack_u32_panel (%s): same words as the portable transpose\n", k->level);
 }
 
 static void test_selection_honours_mask(void)
@@ -506,6 +594,8 @@ int main(void)
     RUN(test_gemm_kernels);
     RUN(test_softmax_variants);
     RUN(test_logistic_variants);
+    RUN(test_f32_to_bf16_variants);
+    RUN(test_pack_u32_panel_variants);
     RUN(test_selection_honours_mask);
     RUN(test_amx_permission_is_reported);
     return check_finish();

@@ -14,11 +14,30 @@
 
 typedef struct ts_onednn ts_onednn;
 
+/* The bf16 copy of a matmul's activation rows under the bf16 compute policies, owned by the
+ * program (grown to the largest call, freed with the program, so no call allocates). `key` says
+ * what it holds: the executor sets `want` to a stamp of the node's input value (the value and the
+ * run) before each linear, so the q, k and v projections of one input (gate and up too) round it
+ * once; -1 allows no reuse. A value's bytes never change while it lives, so (stamp, x, m, k,
+ * passes) names the contents. */
+typedef struct ts_cpu_act {
+    uint16_t *buf;
+    size_t cap; /* elements */
+    int64_t want, key;
+    const float *x;
+    int64_t m, k;
+    int passes;
+} ts_cpu_act;
+
 typedef struct ts_cpu {
     const ts_kernels *kernels;
     ts_pool *pool;
     ts_onednn *onednn; /* non-NULL under the bf16 compute policies */
     int bf16_passes;   /* 1: x rounded to bf16; 2: x = hi + lo, both multiplied */
+    /* Many-row attention in bf16 (attention.c): the one-pass policy in a program whose matmuls
+     * already lose that precision (bf16 or quantized weights); f32 weights keep f32 attention. */
+    bool bf16_attention;
+    ts_cpu_act *act;   /* NULL: each bf16 matmul allocates its own copy */
     bool
         int8_act; /* qlinear: W8A8 (activations rounded to int8 per 32) where the kernels have it */
     /* A multi-sequence step's rows (ts_program_set_row_segments), one run a sequence, in order;
@@ -42,6 +61,13 @@ int ts_cpu_row_runs(const ts_cpu *cpu, int64_t m, int64_t *rows, bool *tiled);
 ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
                    ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y,
                    ts_error *err);
+/* The program's bf16 activation buffer with room for n elements (its key cleared: the caller
+ * fills it), or NULL when cpu->act is NULL or memory runs out. */
+uint16_t *ts_cpu_act_reserve(const ts_cpu *cpu, size_t n);
+/* y[m, n] = xb[m, :] · w[n, :] for activation rows already rounded to bf16 (one pass) and bf16
+ * weights, by the tiled bf16 kernels (or oneDNN where the program uses it); k even. */
+ts_status ts_cpu_linear_bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int64_t m, int64_t k, const void *w,
+                                  int64_t n, float *y, ts_error *err);
 
 void ts_cpu_rms_norm(const ts_cpu *cpu, const float *x, int64_t rows, int64_t h, const void *w,
                      ts_dtype w_dtype, double eps, double weight_offset, float *y);
@@ -101,6 +127,9 @@ float ts_cpu_activation(ts_activation act, float x);
 /* f32 elementwise: unary (b NULL) or binary op over n elements, chunked over the pool. */
 bool ts_cpu_elementwise_supported(ts_op op);
 void ts_cpu_elementwise(const ts_cpu *cpu, ts_op op, const float *a, const float *b, float *y, int64_t n);
+/* y = (x · logistic(x)) · u (u NULL: x · logistic(x)) in one pass, bit for bit the logistic,
+ * multiply (and multiply) nodes of a spelled-out SiLU (·up) run one after another. */
+void ts_cpu_silu_mul(const ts_cpu *cpu, const float *x, const float *u, float *y, int64_t n);
 void ts_cpu_fill(float *y, float value, int64_t n);
 /* A unit-stride slice as runs of contiguous copies; false (nothing done) for other strides. */
 bool ts_cpu_slice_contiguous(const ts_type *in, const ts_type *out, const int64_t *start, const int64_t *strides, const void *x,

@@ -14,7 +14,7 @@ char *ts_context_profile(const ts_context *ctx)
     if (!out) return NULL;
     uint64_t total = 0;
     for (int op = 0; op < TS_OP_COUNT; op++) total += ctx->profile_ns[op];
-    at += (size_t)snprintf(out + at, cap - at, "%-22s %10s %10s %6s\n", "op", "calls", "ms", "%");
+    at += (size_t)snprintf(out + at, cap - at, "%-22s %10s %10s %6s\n", "op", "calls", "cpu ms", "%");
     for (int op = 0; op < TS_OP_COUNT && at < cap; op++) {
         if (!ctx->profile_calls[op]) continue;
         at += (size_t)snprintf(out + at, cap - at, "%-22s %10llu %10.1f %6.1f\n", ts_op_get_info((ts_op)op)->name,

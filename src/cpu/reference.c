@@ -21,14 +21,6 @@ static float bf16_to_float(uint16_t h)
     return f;
 }
 
-static uint16_t float_to_bf16(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
-    if ((bits & 0x7fffffff) > 0x7f800000) return (uint16_t)((bits >> 16) | 0x40); /* quiet NaN */
-    uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
-    return (uint16_t)((bits + rounding) >> 16);
-}
 
 static uint16_t float_to_f16(float f)
 {
@@ -76,7 +68,7 @@ void ts_reference_set(ts_dtype dtype, void *data, int64_t i, double v)
 {
     switch (dtype) {
     case TS_DTYPE_F32: ((float *)data)[i] = (float)v; break;
-    case TS_DTYPE_BF16: ((uint16_t *)data)[i] = float_to_bf16((float)v); break;
+    case TS_DTYPE_BF16: ((uint16_t *)data)[i] = ts_f32_to_bf16_scalar((float)v); break;
     case TS_DTYPE_F16: ((uint16_t *)data)[i] = float_to_f16((float)v); break;
     case TS_DTYPE_I64: ((int64_t *)data)[i] = saturate(v, -9223372036854775808.0, 9223372036854774784.0); break;
     case TS_DTYPE_I32: ((int32_t *)data)[i] = (int32_t)saturate(v, -2147483648.0, 2147483647.0); break;

@@ -8,6 +8,15 @@
  * head. The head's keys are copied contiguous and its values transposed once, then blocks of
  * queries (block_rows) run S = Q·Kᵀ and O = P·V as GEMMs over the visible keys of the block. Each worker
  * owns its slice of the scratch.
+ *
+ * Under the one-pass bf16 policy in a program with bf16 or quantized weights (ts_cpu.
+ * bf16_attention; where the kernels have gemm_bf16_panel, head_dim even): keys
+ * and values rounded to bf16 and packed once per call into the bf16 GEMM's panels (shared by
+ * the query heads of a group), then one task per (query head, block of BF16_ROWS queries): S =
+ * Q·Kᵀ over the 32-key panels the block can see (a causal block skips the rest), softmax in f32,
+ * P rounded to bf16, O = P·V written in place. VDPBF16PS doubles the f32 FMA rate, and the small
+ * blocks skip most of the causal triangle's masked half. A row's result depends only on that
+ * row (masked keys add exact zeros), so it does not depend on the block or the row count.
  */
 #include "cpu/ops.h"
 
@@ -37,6 +46,31 @@ static int64_t block_rows(const ts_attention_shape *s)
     return bq < s->lq ? bq : s->lq;
 }
 
+#define BF16_ROWS 64
+#define PANEL 32 /* keys (S) or value columns (O) per packed panel: TS_GEMM_COLUMNS */
+
+static bool use_bf16(const ts_cpu *cpu, const ts_attention_shape *s)
+{
+    return cpu->bf16_attention && cpu->kernels->gemm_bf16_panel && s->lq >= GEMM_MIN_QUERIES &&
+           s->kv_dtype == TS_DTYPE_F32 && s->head_dim % 2 == 0 && s->head_dim > 0 && s->v_dim > 0;
+}
+
+static int64_t round_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
+
+/* bf16 path bytes: packed keys [kv][lk/32][d/2][32] and values [kv][dv/32][lk/2][32] (u32 pairs),
+ * then per worker Q [bq, d] and P [bq, lk] in bf16, S [bq, lk] in f32. */
+static size_t bf16_shared_bytes(const ts_attention_shape *s)
+{
+    int64_t lk = round_up(s->lk, PANEL);
+    return (size_t)(s->kv_heads * lk * (s->head_dim + round_up(s->v_dim, PANEL))) * sizeof(uint16_t);
+}
+
+static size_t bf16_worker_bytes(const ts_attention_shape *s)
+{
+    int64_t lk = round_up(s->lk, PANEL), bq = BF16_ROWS;
+    return round_up((int64_t)(sizeof(uint16_t) * (size_t)(bq * s->head_dim + bq * lk) + sizeof(float) * (size_t)(bq * lk)), 64);
+}
+
 static bool use_gemm(const ts_cpu *cpu, const ts_attention_shape *s)
 {
     return cpu->kernels->gemm_f32 && s->lq >= GEMM_MIN_QUERIES && s->kv_dtype == TS_DTYPE_F32;
@@ -54,7 +88,11 @@ static size_t gemm_floats(const ts_attention_shape *s)
 size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers)
 {
     size_t row = (size_t)(s->lk + s->v_dim), gemm = s->lq >= GEMM_MIN_QUERIES ? gemm_floats(s) : 0;
-    return sizeof(float) * (row > gemm ? row : gemm) * (size_t)n_workers;
+    size_t f32 = sizeof(float) * (row > gemm ? row : gemm) * (size_t)n_workers;
+    size_t bf16 = s->lq >= GEMM_MIN_QUERIES && s->head_dim % 2 == 0
+                      ? 64 + bf16_shared_bytes(s) + bf16_worker_bytes(s) * (size_t)n_workers
+                      : 0;
+    return f32 > bf16 ? f32 : bf16;
 }
 
 static void attention_task(void *arg, int64_t task, int worker)
@@ -98,6 +136,24 @@ static void attention_task(void *arg, int64_t task, int worker)
     }
 }
 
+/* Query row i's scores over the first `keys` keys (raw Q·K in row[]) made its softmax weights:
+ * scale, soft-cap, bias, in that order, one pass each (the common one vectorizes); keys past the
+ * causal limit −inf, so their weight is exactly 0. */
+static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, const float *bias, int64_t i, float *row,
+                           int64_t keys)
+{
+    float scale = (float)s->scale, cap = (float)s->softcap;
+    int64_t visible = keys;
+    if (s->q_start >= 0 && s->q_start + i + 1 < visible) visible = s->q_start + i + 1;
+    for (int64_t t = 0; t < visible; t++) row[t] *= scale;
+    if (cap > 0)
+        for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
+    if (bias)
+        for (int64_t t = 0; t < visible; t++) row[t] += bias[i * s->lk + t];
+    for (int64_t t = visible; t < keys; t++) row[t] = -INFINITY;
+    ts_cpu_softmax_row(kern, row, keys);
+}
+
 static void head_task(void *arg, int64_t h, int worker)
 {
     const attention_job *j = arg;
@@ -118,26 +174,13 @@ static void head_task(void *arg, int64_t h, int worker)
         for (int64_t c = 0; c < dv; c++)
             for (int64_t t = t0; t < t1; t++) vt[c * keys + t] = v[(t * s->kv_heads + kh) * dv + c];
     }
-    float scale = (float)s->scale, cap = (float)s->softcap;
     for (int64_t i0 = 0; i0 < s->lq; i0 += bq) {
         int64_t rows = s->lq - i0 < bq ? s->lq - i0 : bq;
         int64_t block_keys = keys;
         if (s->q_start >= 0 && s->q_start + i0 + rows < block_keys) block_keys = s->q_start + i0 + rows;
         for (int64_t r = 0; r < rows; r++) memcpy(qb + r * d, j->q + ((i0 + r) * s->q_heads + h) * d, sizeof(float) * (size_t)d);
         j->cpu->kernels->gemm_f32(qb, rows, d, kc, TS_DTYPE_F32, d, 0, block_keys, sc, block_keys, panel);
-        for (int64_t r = 0; r < rows; r++) {
-            float *row = sc + r * block_keys;
-            int64_t visible = block_keys;
-            if (s->q_start >= 0 && s->q_start + i0 + r + 1 < visible) visible = s->q_start + i0 + r + 1;
-            /* Scale, soft-cap, bias: in that order, one pass each (the common one vectorizes). */
-            for (int64_t t = 0; t < visible; t++) row[t] *= scale;
-            if (cap > 0)
-                for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
-            if (j->bias)
-                for (int64_t t = 0; t < visible; t++) row[t] += j->bias[(i0 + r) * lk + t];
-            for (int64_t t = visible; t < block_keys; t++) row[t] = -INFINITY; /* softmax weight exactly 0 */
-            ts_cpu_softmax_row(j->cpu->kernels, row, block_keys);
-        }
+        for (int64_t r = 0; r < rows; r++) softmax_scores(j->cpu->kernels, s, j->bias, i0 + r, sc + r * block_keys, block_keys);
         /* O = P · V: V transposed is the GEMM's [out, in] weight; its rows are `keys` apart and
          * a causal block uses the first block_keys columns. */
         j->cpu->kernels->gemm_f32(sc, rows, block_keys, vt, TS_DTYPE_F32, keys, 0, dv, ob, dv, panel);
@@ -145,9 +188,102 @@ static void head_task(void *arg, int64_t h, int worker)
     }
 }
 
+typedef struct {
+    const ts_cpu *cpu;
+    const ts_attention_shape *s;
+    const float *q, *k, *v, *bias;
+    float *out;
+    int64_t keys, lk; /* visible keys of the whole call; lk rounded up to PANEL */
+    int64_t used;     /* key panels holding visible keys (only those are packed) */
+    uint32_t *kpack, *vpack;
+    uint8_t *workers;
+} bf16_job;
+
+static uint32_t pair(float lo, float hi)
+{
+    return (uint32_t)ts_f32_to_bf16_scalar(lo) | (uint32_t)ts_f32_to_bf16_scalar(hi) << 16;
+}
+
+/* Keys t0 … t0 + 31 of kv head kh into their key panel and their rows of the value panels. */
+static void bf16_pack_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const bf16_job *j = arg;
+    const ts_attention_shape *s = j->s;
+    int64_t kh = task / j->used, t0 = task % j->used * PANEL;
+    int64_t d = s->head_dim, dv = s->v_dim, dvp = round_up(dv, PANEL);
+    uint32_t *kp = j->kpack + (kh * j->lk + t0) * (d / 2); /* panel t0/32: [d/2][32] */
+    for (int64_t c = 0; c < PANEL; c++) {
+        const float *row = c + t0 < j->keys ? j->k + ((t0 + c) * s->kv_heads + kh) * d : NULL;
+        for (int64_t p = 0; p < d / 2; p++) kp[p * PANEL + c] = row ? pair(row[2 * p], row[2 * p + 1]) : 0;
+    }
+    for (int64_t cb = 0; cb < dvp / PANEL; cb++) {
+        uint32_t *vp = j->vpack + ((kh * (dvp / PANEL) + cb) * j->lk + t0) / 2 * PANEL; /* pairs of keys */
+        for (int64_t p = 0; p < PANEL / 2; p++) {
+            int64_t t = t0 + 2 * p;
+            const float *r0 = t < j->keys ? j->v + (t * s->kv_heads + kh) * dv : NULL;
+            const float *r1 = t + 1 < j->keys ? j->v + ((t + 1) * s->kv_heads + kh) * dv : NULL;
+            for (int64_t c = 0; c < PANEL; c++) {
+                int64_t col = cb * PANEL + c;
+                vp[p * PANEL + c] = col < dv ? pair(r0 ? r0[col] : 0.0f, r1 ? r1[col] : 0.0f) : 0;
+            }
+        }
+    }
+}
+
+static void bf16_task(void *arg, int64_t task, int worker)
+{
+    const bf16_job *j = arg;
+    const ts_attention_shape *s = j->s;
+    const ts_kernels *kern = j->cpu->kernels;
+    int64_t blocks = (s->lq + BF16_ROWS - 1) / BF16_ROWS, h = task / blocks, i0 = task % blocks * BF16_ROWS;
+    int64_t d = s->head_dim, dv = s->v_dim, dvp = round_up(dv, PANEL), kh = h / (s->q_heads / s->kv_heads);
+    int64_t rows = s->lq - i0 < BF16_ROWS ? s->lq - i0 : BF16_ROWS;
+    int64_t block_keys = j->keys;
+    if (s->q_start >= 0 && s->q_start + i0 + rows < block_keys) block_keys = s->q_start + i0 + rows;
+    int64_t lkb = round_up(block_keys, PANEL); /* S and P row stride: whole panels */
+    uint8_t *base = j->workers + (size_t)worker * bf16_worker_bytes(s);
+    float *sc = (float *)base;
+    uint16_t *pb = (uint16_t *)(sc + BF16_ROWS * lkb), *qb = pb + BF16_ROWS * lkb;
+    for (int64_t r = 0; r < rows; r++) kern->f32_to_bf16(j->q + ((i0 + r) * s->q_heads + h) * d, qb + r * d, (size_t)d);
+    for (int64_t t0 = 0; t0 < block_keys; t0 += PANEL)
+        kern->gemm_bf16_panel(qb, d, rows, d / 2, j->kpack + (kh * j->lk + t0) * (d / 2),
+                              block_keys - t0 < PANEL ? (int)(block_keys - t0) : PANEL, sc + t0, lkb, false);
+    for (int64_t r = 0; r < rows; r++) {
+        float *row = sc + r * lkb;
+        uint16_t *prow = pb + r * lkb;
+        softmax_scores(kern, s, j->bias, i0 + r, row, block_keys);
+        kern->f32_to_bf16(row, prow, (size_t)block_keys);
+        for (int64_t t = block_keys; t < lkb; t++) prow[t] = 0; /* the last panel's padding */
+    }
+    float *o = j->out + (i0 * s->q_heads + h) * dv;
+    for (int64_t cb = 0; cb < dvp / PANEL; cb++)
+        kern->gemm_bf16_panel(pb, lkb, rows, lkb / 2, j->vpack + (kh * (dvp / PANEL) + cb) * j->lk / 2 * PANEL,
+                              dv - cb * PANEL < PANEL ? (int)(dv - cb * PANEL) : PANEL, o + cb * PANEL, s->q_heads * dv, false);
+}
+
+static void attention_bf16(const ts_cpu *cpu, const ts_attention_shape *s, const float *q, const float *k,
+                           const float *v, const float *bias, float *out, void *scratch)
+{
+    bf16_job j = {.cpu = cpu, .s = s, .q = q, .k = k, .v = v, .bias = bias, .out = out, .lk = round_up(s->lk, PANEL)};
+    j.keys = s->lk;
+    if (s->q_start >= 0 && s->q_start + s->lq < j.keys) j.keys = s->q_start + s->lq;
+    j.kpack = (uint32_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    j.vpack = j.kpack + s->kv_heads * j.lk * s->head_dim / 2;
+    j.workers = (uint8_t *)j.kpack + bf16_shared_bytes(s);
+    /* Only the panels of visible keys are packed (a cache's capacity past them costs nothing). */
+    j.used = round_up(j.keys, PANEL) / PANEL;
+    ts_pool_run(cpu->pool, bf16_pack_task, &j, s->kv_heads * j.used);
+    ts_pool_run(cpu->pool, bf16_task, &j, s->q_heads * ((s->lq + BF16_ROWS - 1) / BF16_ROWS));
+}
+
 void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const float *q, const void *k,
                       const void *v, const float *bias, float *out, void *scratch)
 {
+    if (use_bf16(cpu, s)) {
+        attention_bf16(cpu, s, q, k, v, bias, out, scratch);
+        return;
+    }
     if (use_gemm(cpu, s)) {
         attention_job job = {.cpu = cpu, .s = s, .q = q, .bias = bias, .k = k, .v = v, .out = out, .scratch = scratch};
         ts_pool_run(cpu->pool, head_task, &job, s->q_heads);

@@ -81,6 +81,34 @@ void ts_cpu_elementwise(const ts_cpu *cpu, ts_op op, const float *a, const float
     ts_pool_run(cpu->pool, elementwise_task, &job, (n + CHUNK - 1) / CHUNK);
 }
 
+typedef struct {
+    const ts_kernels *k;
+    const float *x, *u;
+    float *y;
+    int64_t n;
+} silu_job;
+
+static void silu_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const silu_job *j = arg;
+    int64_t i0 = task * CHUNK, len = j->n - i0 < CHUNK ? j->n - i0 : CHUNK;
+    float t[CHUNK];
+    const float *x = j->x + i0;
+    float *y = j->y + i0;
+    j->k->logistic_f32(x, t, (size_t)len);
+    if (j->u)
+        for (int64_t i = 0; i < len; i++) y[i] = (x[i] * t[i]) * j->u[i0 + i];
+    else
+        for (int64_t i = 0; i < len; i++) y[i] = x[i] * t[i];
+}
+
+void ts_cpu_silu_mul(const ts_cpu *cpu, const float *x, const float *u, float *y, int64_t n)
+{
+    silu_job job = {cpu->kernels, x, u, y, n};
+    ts_pool_run(cpu->pool, silu_task, &job, (n + CHUNK - 1) / CHUNK);
+}
+
 void ts_cpu_fill(float *y, float value, int64_t n)
 {
     for (int64_t i = 0; i < n; i++) y[i] = value;

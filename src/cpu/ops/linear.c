@@ -132,14 +132,6 @@ static void gemm_task(void *arg, int64_t task, int worker)
             for (int64_t o = n0; o < n1; o++) j->y[r * j->n + o] += bias_at(j->bias, j->bias_dtype, o);
 }
 
-static uint16_t round_bf16(float f)
-{
-    uint32_t bits;
-    __builtin_memcpy(&bits, &f, 4);
-    if ((bits & 0x7fffffff) > 0x7f800000) return (uint16_t)((bits >> 16) | 0x40);
-    return (uint16_t)((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
-}
-
 static float widen_bf16(uint16_t h)
 {
     uint32_t bits = (uint32_t)h << 16;
@@ -156,6 +148,8 @@ typedef struct {
     int64_t n;
     float *c;
     int64_t block;
+    const void *bias; /* one pass: added per column block, while the block is in cache */
+    ts_dtype bias_dtype;
 } bf16_job;
 
 static void bf16_task(void *arg, int64_t task, int worker)
@@ -165,44 +159,114 @@ static void bf16_task(void *arg, int64_t task, int worker)
     _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
     int64_t n0 = task * j->block, n1 = n0 + j->block < j->n ? n0 + j->block : j->n;
     j->cpu->kernels->gemm_bf16(j->a, j->m, j->k, j->w, n0, n1, j->c, j->n, panel);
+    if (j->bias)
+        for (int64_t r = 0; r < j->m; r++)
+            for (int64_t o = n0; o < n1; o++) j->c[r * j->n + o] += bias_at(j->bias, j->bias_dtype, o);
+}
+
+uint16_t *ts_cpu_act_reserve(const ts_cpu *cpu, size_t n)
+{
+    ts_cpu_act *a = cpu->act;
+    if (!a) return NULL;
+    a->key = -1;
+    if (a->cap >= n) return a->buf;
+    free(a->buf);
+    size_t cap = (n + 4096) & ~(size_t)4095; /* a whole number of 64-byte lines */
+    a->buf = aligned_alloc(64, cap * sizeof(uint16_t));
+    a->cap = a->buf ? cap : 0;
+    return a->buf;
+}
+
+typedef struct {
+    const ts_kernels *kern;
+    const float *x;
+    uint16_t *xb;
+    int64_t m, k, rows; /* rows per task */
+    int passes;
+} round_job;
+
+/* Rows of x rounded to bf16 (two passes: lo = x − hi rounded again, m·k elements on). */
+static void round_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const round_job *j = arg;
+    int64_t r0 = task * j->rows, r1 = r0 + j->rows < j->m ? r0 + j->rows : j->m;
+    size_t at = (size_t)(r0 * j->k), count = (size_t)((r1 - r0) * j->k);
+    j->kern->f32_to_bf16(j->x + at, j->xb + at, count);
+    if (j->passes == 2)
+        for (size_t i = at; i < at + count; i++)
+            j->xb[(size_t)(j->m * j->k) + i] = ts_f32_to_bf16_scalar(j->x[i] - widen_bf16(j->xb[i]));
+}
+
+/* Multiplies bf16 rows xb (passes·m of them: [hi; lo] for two passes) by w into y, + bias. */
+static ts_status bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int passes, int64_t m, int64_t k, const void *w,
+                           int64_t n, const void *bias, ts_dtype bias_dtype, float *y, ts_error *err)
+{
+    float *lo = passes == 2 ? malloc(sizeof(float) * (size_t)(2 * m * n) + 1) : NULL;
+    if (passes == 2 && !lo) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
+    float *dst = passes == 2 ? lo : y;
+    ts_status st = TS_OK;
+    bool bias_done = false;
+    if (cpu->onednn) {
+        st = ts_onednn_matmul_bf16(cpu->onednn, xb, passes * m, k, w, n, dst, err);
+    } else {
+        bf16_job job = {cpu, xb, passes * m, k, w, n, dst, 0, passes == 1 ? bias : NULL, bias_dtype};
+        int workers = ts_pool_size(cpu->pool);
+        int64_t blocks = (n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
+        /* ~8 tasks a worker: every task streams all of x once per 32 columns whatever its width, so
+         * small tasks cost nothing, and they bound the wait at the end (a worker slowed by other
+         * load, or the last wide task, left the other spinning for up to an eighth of the call). */
+        job.block = (blocks / (workers * 8) > 1 ? blocks / (workers * 8) : 1) * TS_GEMM_COLUMNS;
+        ts_pool_run(cpu->pool, bf16_task, &job, (n + job.block - 1) / job.block);
+        bias_done = passes == 1;
+    }
+    if (st == TS_OK && passes == 2)
+        for (int64_t i = 0; i < m * n; i++) y[i] = lo[i] + lo[m * n + i];
+    free(lo);
+    if (st == TS_OK && bias && !bias_done)
+        for (int64_t r = 0; r < m; r++)
+            for (int64_t o = 0; o < n; o++) y[r * n + o] += bias_at(bias, bias_dtype, o);
+    return st;
+}
+
+ts_status ts_cpu_linear_bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int64_t m, int64_t k, const void *w,
+                                  int64_t n, float *y, ts_error *err)
+{
+    return bf16_rows(cpu, xb, 1, m, k, w, n, NULL, TS_DTYPE_F32, y, err);
+}
+
+/* x [m, k] rounded to bf16 (passes·m rows) in the program's buffer (cpu->act, not NULL), or the
+ * copy already there for this input value; NULL when memory runs out. */
+static const uint16_t *act_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, int passes)
+{
+    ts_cpu_act *a = cpu->act;
+    if (a->want >= 0 && a->key == a->want && a->x == x && a->m == m && a->k == k && a->passes == passes) return a->buf;
+    uint16_t *xb = ts_cpu_act_reserve(cpu, (size_t)(passes * m * k));
+    if (!xb) return NULL;
+    round_job rj = {cpu->kernels, x, xb, m, k, 16, passes};
+    ts_pool_run(cpu->pool, round_task, &rj, (m + rj.rows - 1) / rj.rows);
+    *a = (ts_cpu_act){a->buf, a->cap, a->want, a->want, x, m, k, passes};
+    return xb;
 }
 
 /* One pass: x rounded to bf16. Two passes: rows [hi; lo] with lo = x − hi (exact in f32),
- * multiplied in one call and summed, so only lo's own rounding (2^-17 of x) is lost. */
+ * multiplied in one call and summed, so only lo's own rounding (2^-17 of x) is lost. The rounded
+ * rows go to the program's buffer (ts_cpu_act), kept for the next linear of the same input. */
 static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w, int64_t n,
                              const void *bias, ts_dtype bias_dtype, float *y, ts_error *err)
 {
     int passes = cpu->bf16_passes;
-    /* calloc: m·k may be 0, and the callee must never see unset bytes. */
-    uint16_t *xb = calloc((size_t)(passes * m * k) + 1, sizeof(uint16_t));
-    float *lo = passes == 2 ? malloc(sizeof(float) * (size_t)(2 * m * n)) : NULL;
-    if (!xb || (passes == 2 && !lo)) {
-        free(xb), free(lo);
-        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
+    if (cpu->act) {
+        const uint16_t *xb = act_bf16(cpu, x, m, k, passes);
+        if (!xb) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
+        return bf16_rows(cpu, xb, passes, m, k, w, n, bias, bias_dtype, y, err);
     }
-    for (int64_t i = 0; i < m * k; i++) {
-        uint16_t hi = round_bf16(x[i]);
-        xb[i] = hi;
-        if (passes == 2) xb[m * k + i] = round_bf16(x[i] - widen_bf16(hi));
-    }
-    float *dst = passes == 2 ? lo : y;
-    ts_status st = TS_OK;
-    if (cpu->onednn) {
-        st = ts_onednn_matmul_bf16(cpu->onednn, xb, passes * m, k, w, n, dst, err);
-    } else {
-        bf16_job job = {cpu, xb, passes * m, k, w, n, dst, 0};
-        int workers = ts_pool_size(cpu->pool);
-        int64_t blocks = (n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
-        job.block = (blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1) * TS_GEMM_COLUMNS;
-        ts_pool_run(cpu->pool, bf16_task, &job, (n + job.block - 1) / job.block);
-    }
-    if (st == TS_OK && passes == 2)
-        for (int64_t i = 0; i < m * n; i++) y[i] = lo[i] + lo[m * n + i];
+    uint16_t *xb = malloc(sizeof(uint16_t) * (size_t)(passes * m * k) + 1);
+    if (!xb) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
+    round_job rj = {cpu->kernels, x, xb, m, k, 16, passes};
+    ts_pool_run(cpu->pool, round_task, &rj, (m + rj.rows - 1) / rj.rows);
+    ts_status st = bf16_rows(cpu, xb, passes, m, k, w, n, bias, bias_dtype, y, err);
     free(xb);
-    free(lo);
-    if (st == TS_OK && bias)
-        for (int64_t r = 0; r < m; r++)
-            for (int64_t o = 0; o < n; o++) y[r * n + o] += bias_at(bias, bias_dtype, o);
     return st;
 }
 

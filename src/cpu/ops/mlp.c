@@ -1,4 +1,10 @@
-/* mlp.c — gated MLP: down(act(x·gateᵀ) ⊙ x·upᵀ), and the activations. */
+/* mlp.c — gated MLP: down(act(x·gateᵀ) ⊙ x·upᵀ), and the activations.
+ *
+ * Under the one-pass bf16 policy with many rows, act(gate) ⊙ up is rounded to bf16 as it is made,
+ * straight into the program's activation buffer that the down projection reads (one pass over
+ * the [m, inter] product instead of three: it is the largest activation of a prefill), and SiLU
+ * takes the vector logistic kernel (within 3 ulp of expf; the f32 policy keeps expf).
+ */
 #include "cpu/ops.h"
 
 #include <math.h>
@@ -35,6 +41,41 @@ static void gate_task(void *arg, int64_t row, int worker)
     for (int64_t i = 0; i < j->n; i++) g[i] = ts_cpu_activation(j->act, g[i]) * u[i];
 }
 
+typedef struct {
+    const ts_kernels *kern;
+    const float *gate, *up;
+    uint16_t *out;
+    int64_t n;
+    ts_activation act;
+} gate_bf16_job;
+
+static void gate_bf16_task(void *arg, int64_t row, int worker)
+{
+    (void)worker;
+    const gate_bf16_job *j = arg;
+    const float *g = j->gate + row * j->n, *u = j->up + row * j->n;
+    float t[256];
+    for (int64_t c0 = 0; c0 < j->n; c0 += 256) {
+        size_t len = (size_t)(j->n - c0 < 256 ? j->n - c0 : 256);
+        if (j->act == TS_ACT_SILU) {
+            j->kern->logistic_f32(g + c0, t, len);
+            for (size_t i = 0; i < len; i++) t[i] = g[c0 + i] * t[i] * u[c0 + i];
+        } else {
+            for (size_t i = 0; i < len; i++) t[i] = ts_cpu_activation(j->act, g[c0 + i]) * u[c0 + i];
+        }
+        j->kern->f32_to_bf16(t, j->out + row * j->n + c0, len);
+    }
+}
+
+/* The fused bf16 path applies: one-pass bf16 products, bf16 weights, one tiled run of rows. */
+static bool fused_bf16(const ts_cpu *cpu, int64_t m, int64_t inter, ts_dtype w_dtype)
+{
+    int64_t rows[64];
+    bool tiled[64];
+    return cpu->act && cpu->bf16_passes == 1 && w_dtype == TS_DTYPE_BF16 && inter % 2 == 0 &&
+           (cpu->kernels->gemm_bf16 || cpu->onednn) && ts_cpu_row_runs(cpu, m, rows, tiled) == 1 && tiled[0];
+}
+
 ts_status ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t h, const void *w_gate,
                            const void *w_up, const void *w_down, ts_dtype w_dtype, int64_t inter,
                            ts_activation act, float *y, void *scratch, ts_error *err)
@@ -43,6 +84,13 @@ ts_status ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t
     ts_status st = ts_cpu_linear(cpu, x, m, h, w_gate, w_dtype, inter, NULL, TS_DTYPE_F32, gate, err);
     if (st == TS_OK) st = ts_cpu_linear(cpu, x, m, h, w_up, w_dtype, inter, NULL, TS_DTYPE_F32, up, err);
     if (st != TS_OK) return st;
+    if (fused_bf16(cpu, m, inter, w_dtype)) {
+        gate_bf16_job fj = {cpu->kernels, gate, up, ts_cpu_act_reserve(cpu, (size_t)(m * inter)), inter, act};
+        if (fj.out) {
+            ts_pool_run(cpu->pool, gate_bf16_task, &fj, m);
+            return ts_cpu_linear_bf16_rows(cpu, fj.out, m, inter, w_down, h, y, err);
+        }
+    }
     gate_job job = {gate, up, inter, act};
     ts_pool_run(cpu->pool, gate_task, &job, m);
     return ts_cpu_linear(cpu, gate, m, inter, w_down, w_dtype, h, NULL, TS_DTYPE_F32, y, err);

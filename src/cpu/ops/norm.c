@@ -41,7 +41,21 @@ static void rms_task(void *arg, int64_t row, int worker)
     /* HF: x * rsqrt(mean + eps) in f32, then weight * that. */
     float r = (float)(1.0 / sqrt((float)(ss / (double)j->h) + (float)j->eps));
     float offset = (float)j->offset;
-    for (int64_t i = 0; i < j->h; i++) y[i] = (weight_at(j->w, j->w_dtype, i) + offset) * (x[i] * r);
+    /* One loop per weight dtype, so each vectorises; the same operations per element. */
+    if (j->w_dtype == TS_DTYPE_BF16) {
+        const uint16_t *w = j->w;
+        for (int64_t i = 0; i < j->h; i++) {
+            uint32_t bits = (uint32_t)w[i] << 16;
+            float wf;
+            __builtin_memcpy(&wf, &bits, 4);
+            y[i] = (wf + offset) * (x[i] * r);
+        }
+    } else if (j->w_dtype == TS_DTYPE_F32) {
+        const float *w = j->w;
+        for (int64_t i = 0; i < j->h; i++) y[i] = (w[i] + offset) * (x[i] * r);
+    } else {
+        for (int64_t i = 0; i < j->h; i++) y[i] = (weight_at(j->w, j->w_dtype, i) + offset) * (x[i] * r);
+    }
 }
 
 static void layer_task(void *arg, int64_t row, int worker)

@@ -247,9 +247,14 @@ static void pack_panel(const qjob *j, int64_t c0, int cols, float *sc, float *zp
 {
     const ts_qlinear_shape *s = j->s;
     size_t k = (size_t)s->k, nc = k / 32, per = (size_t)s->block / 32, rb = row_bytes(s);
+    bool u4 = s->bits == 4;
+    /* 8-bit weights: their 4-byte groups as they are, + 128 (a transpose: pack_u32_panel). */
+    if (!u4)
+        j->cpu->kernels->pack_u32_panel((const uint8_t *)j->q + (size_t)c0 * rb, rb, cols, k / 4, 0x80808080u,
+                                        (uint32_t *)panel);
     for (int i = 0; i < TS_Q8_PANEL; i++) {
         if (i >= cols) {
-            for (size_t g = 0; g < k / 4; g++)
+            for (size_t g = 0; u4 && g < k / 4; g++)
                 memset(panel + (g * TS_Q8_PANEL + (size_t)i) * 4, 0, 4);
             for (size_t c = 0; c < nc; c++) {
                 pscale[c * TS_Q8_PANEL + (size_t)i] = 0.0f;
@@ -262,16 +267,11 @@ static void pack_panel(const qjob *j, int64_t c0, int cols, float *sc, float *zp
             pscale[c * TS_Q8_PANEL + (size_t)i] = sc[c / per];
             if (poffsets) poffsets[c * TS_Q8_PANEL + (size_t)i] = (int32_t)zp[c / per];
         }
+        /* 4-bit: each group's two bytes widened to four nibbles, low first. */
         const uint8_t *w = (const uint8_t *)j->q + (size_t)(c0 + i) * rb;
-        for (size_t g = 0; g < k / 4; g++) {
-            uint32_t v;
-            if (s->bits == 8) {
-                memcpy(&v, w + g * 4, 4);
-                v ^= 0x80808080u; /* q + 128 */
-            } else {
-                uint32_t b0 = w[g * 2], b1 = w[g * 2 + 1];
-                v = (b0 & 15) | (b0 >> 4) << 8 | (b1 & 15) << 16 | (b1 >> 4) << 24;
-            }
+        for (size_t g = 0; u4 && g < k / 4; g++) {
+            uint32_t b0 = w[g * 2], b1 = w[g * 2 + 1];
+            uint32_t v = (b0 & 15) | (b0 >> 4) << 8 | (b1 & 15) << 16 | (b1 >> 4) << 24;
             memcpy(panel + (g * TS_Q8_PANEL + (size_t)i) * 4, &v, 4);
         }
     }
@@ -329,7 +329,8 @@ static void qlinear_run(const ts_cpu *cpu, const ts_qlinear_shape *s, const floa
             quantize_task(&job, 0, 0);
         if (q8_gemm) {
             int64_t blocks = (s->n + TS_Q8_PANEL - 1) / TS_Q8_PANEL;
-            job.block = (blocks / (workers * 4) > 1 ? blocks / (workers * 4) : 1) * TS_Q8_PANEL;
+            /* ~8 tasks a worker, as linear.c's bf16 GEMM: the panels cost the same however split. */
+            job.block = (blocks / (workers * 8) > 1 ? blocks / (workers * 8) : 1) * TS_Q8_PANEL;
             ts_pool_run(cpu->pool, q8_gemm_task, &job, (s->n + job.block - 1) / job.block);
             return;
         }
