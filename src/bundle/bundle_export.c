@@ -314,6 +314,7 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         v->width = geo.width, v->depth = geo.depth, v->out_hidden = geo.out_hidden;
         v->deepstack_levels = geo.deepstack, v->position_embeddings = geo.position_embeddings,
         v->window = geo.window;
+        v->view_patches = strcmp(geo.layout ? geo.layout : "", "hd_views") == 0 ? geo.image_patches : 0;
         char dir[1024];
         snprintf(dir, sizeof(dir), "%s/vision", bundle_dir);
         if (st == TS_OK) st = make_dir(dir, err);

@@ -84,16 +84,18 @@ static int64_t view_patches(const ts_phi4_vision_spec *s)
     return side * side;
 }
 
-/* A graph per view count: n_patches = views · (S/P)². */
+/* A graph per view count: n_patches = views · (S/P)² (the engine's runner key, vision.main's
+ * bucket). */
 static ts_status tower_build(ts_graph *g, const void *spec, const ts_weight_source *weights, int64_t n_patches,
                              ts_error *err)
 {
     const ts_phi4_vision_spec *s = spec;
     int64_t n = view_patches(s);
-    if (n_patches < n || n_patches % n)
-        return ts_error_set(err, TS_ERR_INTERNAL,
-                            "Phi-4-multimodal image graph: %lld patches is not a whole number of %lld-patch views",
-                            (long long)n_patches, (long long)n);
+    if (n_patches < n || n_patches % n || n_patches / n > TS_PHI4_MAX_VIEWS)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "vision.main: a bucket of %lld patches is not 1..%d whole views of %lld patches "
+                            "(%lld-px views)",
+                            (long long)n_patches, TS_PHI4_MAX_VIEWS, (long long)n, (long long)s->image_size);
     return ts_phi4_vision_build(g, s, weights, n_patches / n, err);
 }
 
@@ -161,7 +163,31 @@ static ts_status tower_encode(const void *spec, ts_tower_runner *runner, const t
     return TS_OK;
 }
 
-/* No vision.main entry: a bundle of this family carries no tower (entry_geometry NULL). */
+/* vision.main (layout "hd_views", phi4_vision_entry.c): the same image graph, one module per
+ * bucket of V views (n_patches = V·(S/P)²). */
+static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out, ts_error *err)
+{
+    ts_phi4_vision_spec s;
+    TS_TRY(tower_init(cfg, &s, err));
+    *out = (ts_vision_entry_geometry){.layout = "hd_views",
+                                      .patch = s.patch,
+                                      .temporal = 1,
+                                      .merge = 2,
+                                      .width = s.width,
+                                      .depth = cfg->vision.depth,
+                                      .out_hidden = s.text_width,
+                                      .image_patches = view_patches(&s)};
+    return TS_OK;
+}
+
+static ts_status entry_build(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *weights,
+                             int64_t n_patches, ts_error *err)
+{
+    ts_phi4_vision_spec s;
+    TS_TRY(tower_init(cfg, &s, err));
+    return tower_build(g, &s, weights, n_patches, err);
+}
+
 const ts_tower_ops ts_phi4_mm_tower = {
     .spec_size = sizeof(ts_phi4_vision_spec),
     .init = tower_init,
@@ -172,4 +198,6 @@ const ts_tower_ops ts_phi4_mm_tower = {
     .image_tokens = tower_tokens,
     .image_rows = tower_tokens,
     .encode = tower_encode,
+    .entry_geometry = entry_geometry,
+    .entry_build = entry_build,
 };
