@@ -15,6 +15,10 @@
  *     ts_bundle_generate_audio gives the reference's ids; frames past the bucket, a NaN feature and
  *     another bucket's shape refused;
  *   - phi4_mm-text: ts_bundle_generate = the reference's 16 ids (adapter none);
+ *   - images through vision.main (layout hd_views, buckets of 3 and 5 views): phi4_mm-image-small's
+ *     rows = the engine's bit for bit and within tolerance of image_embeds, padding views change
+ *     nothing, its and phi4_mm-image's 16 ids (vision adapter); malformed key_bias, layout,
+ *     positions and a bucket's wrong view count refused by name;
  *   - one decode.main call over two slots mixing the speech adapter and none gives each slot the
  *     logits it gets alone (selection is an argument, not a recompile);
  *   - refused, naming what is wrong: an adapters value past the manifest's names, an adapter the
@@ -427,15 +431,18 @@ static void test_bad_bundles(void)
 /* ---------------------------------------------------------------- images: vision.main (hd_views) */
 
 #define IMAGE "tests/fixtures/phi4_mm-image-small"
+#define CHELSEA "tests/fixtures/phi4_mm-image"
 
-/* The fixture's image preprocessed by the model's processor (3 views, 339 tokens). */
-static bool image_pixels(ts_model *m, ts_pixel_values *pv)
+/* A case's image preprocessed by the model's processor. */
+static bool image_pixels(ts_model *m, const char *case_dir, const char *file, ts_pixel_values *pv)
 {
     ts_error err;
     ts_image img = {0};
     ts_preprocessor_config pc;
-    bool ok = ts_image_load(IMAGE "/chelsea_strip_1200x60.png", NULL, &img, &err) == TS_OK &&
-              ts_preprocessor_config_load(IMAGE "/model", &pc, &err) == TS_OK &&
+    char path[200], model[200];
+    snprintf(path, sizeof(path), "%s/%s", case_dir, file);
+    snprintf(model, sizeof(model), "%s/model", case_dir);
+    bool ok = ts_image_load(path, NULL, &img, &err) == TS_OK && ts_preprocessor_config_load(model, &pc, &err) == TS_OK &&
               ts_preprocess_image(&pc, ts_model_get_config(m)->family, img.rgb, img.width, img.height, NULL, pv, &err) ==
                   TS_OK;
     if (!ok) fprintf(stderr, "image: %s\n", err.message);
@@ -464,11 +471,40 @@ static void hd_args(const ts_pixel_values *pv, int64_t views, ts_tensor_arg args
     args[3] = (ts_tensor_arg){"layout", TS_DTYPE_I32, 1, {rows}, *layout, sizeof(int32_t) * (size_t)rows};
 }
 
+/* The case's prompt (input_ids) with pv through ts_bundle_generate_images (vision.main, the
+ * family's adapter for images): the reference's 16 greedy ids. */
+static bool image_ids_are_reference(ts_bundle *b, ts_model *m, const char *case_dir, const ts_pixel_values *pv)
+{
+    char path[200];
+    snprintf(path, sizeof(path), "%s/reference.safetensors", case_dir);
+    ts_error err;
+    ts_checkpoint *ref;
+    if (ts_checkpoint_open(path, &ref, &err) != TS_OK) return false;
+    const ts_tensor_info *in = ts_checkpoint_find(ref, "input_ids");
+    int32_t prompt[720];
+    size_t n = in && in->shape[1] <= 720 ? (size_t)in->shape[1] : 0;
+    for (size_t i = 0; i < n; i++) prompt[i] = (int32_t)((const int64_t *)in->data)[i];
+    ts_checkpoint_close(ref);
+    ts_generate_params p = {.max_tokens = 16, .ignore_eos = true};
+    ts_sampling_params_default(&p.sampling);
+    p.sampling.temperature = 0;
+    ts_generation g = {0};
+    ts_status st = ts_bundle_generate_images(b, m, prompt, n, pv, 1, &p, &g, &err);
+    if (st != TS_OK) fprintf(stderr, "  generate: %s\n", err.message);
+    int32_t ids[16] = {0};
+    for (int i = 0; st == TS_OK && i < 16 && i < (int)g.n_ids; i++) ids[i] = g.ids[i];
+    bool same = st == TS_OK && g.n_ids == 16 && reference_ids(path, ids);
+    fprintf(stderr, "  %s through vision.main: %zu prompt tokens, 16 ids %s the reference's\n", case_dir, n,
+            same ? "=" : "DIFFER FROM");
+    ts_generation_free(&g);
+    return same;
+}
+
 /* phi4_mm-image-small through vision.main in buckets of 3 and 5 views (3072, 5120 patches):
  * ts_bundle_encode_images (the 3-view bucket) = the engine's rows, within the fixture tolerance of
  * image_embeds; the 5-view bucket (two padding views) gives the same 339 rows; the reference's 16
  * ids through ts_bundle_generate_images (the vision adapter); malformed arguments refused by name;
- * a bundle whose largest bucket is 2 views refuses the 3-view image. */
+ * a bundle whose largest bucket is 2 views refuses the 3-view image; phi4_mm-image's 16 ids. */
 static const int64_t image_patches[2] = {3072, 5120};
 static void test_image(void)
 {
@@ -489,7 +525,7 @@ static void test_image(void)
     REQUIRE_INT_EQ(ts_model_load(ctx, IMAGE "/model", NULL, &m, &err), TS_OK);
     REQUIRE_INT_EQ(ts_checkpoint_open(IMAGE "/reference.safetensors", &ref, &err), TS_OK);
     ts_pixel_values pv = {0};
-    REQUIRE(image_pixels(m, &pv));
+    REQUIRE(image_pixels(m, IMAGE, "chelsea_strip_1200x60.png", &pv));
     const ts_tensor_info *want = ts_checkpoint_find(ref, "image_embeds");
     REQUIRE(want && want->shape[1] == 339);
     int64_t H = want->shape[2], T = 339;
@@ -544,19 +580,7 @@ static void test_image(void)
     bad.shape[1] = 2;
     CHECK(ts_bundle_encode_images(b, &bad, 1, &ours, &err) != TS_OK);
     /* The reference's prompt and 16 ids: vision.main's rows, the vision adapter. */
-    const ts_tensor_info *in = ts_checkpoint_find(ref, "input_ids");
-    int32_t prompt[384];
-    size_t n = in && in->shape[1] <= 384 ? (size_t)in->shape[1] : 0;
-    for (size_t i = 0; i < n; i++) prompt[i] = (int32_t)((const int64_t *)in->data)[i];
-    ts_generate_params p = {.max_tokens = 16, .ignore_eos = true};
-    ts_sampling_params_default(&p.sampling);
-    p.sampling.temperature = 0;
-    ts_generation g = {0};
-    CHECK_INT_EQ(ts_bundle_generate_images(b, m, prompt, n, &pv, 1, &p, &g, &err), TS_OK);
-    int32_t ids[16] = {0};
-    for (int i = 0; i < 16 && i < (int)g.n_ids; i++) ids[i] = g.ids[i];
-    CHECK(g.n_ids == 16 && reference_ids(IMAGE "/reference.safetensors", ids));
-    ts_generation_free(&g);
+    CHECK(image_ids_are_reference(b, m, IMAGE, &pv));
     ts_bundle_close(b);
     /* The 3-view image in a bundle of 2-view buckets. */
     REQUIRE_INT_EQ(ts_bundle_open(ctx, small, IMAGE "/model", &b, &err), TS_OK);
@@ -566,6 +590,17 @@ static void test_image(void)
     ts_pixel_values_free(&pv);
     ts_checkpoint_close(ref);
     ts_model_destroy(m);
+    /* phi4_mm-image (chelsea, 3 views, 689 image tokens, 701 prompt tokens): its 16 ids. */
+    snprintf(bundle, sizeof(bundle), "%s/image-chelsea", tmp);
+    cap = 720, o.prefill_capacity = 704, o.vision_patches = image_patches, o.n_vision_patches = 1;
+    REQUIRE_INT_EQ(ts_bundle_export(CHELSEA "/model", bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, CHELSEA "/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, CHELSEA "/model", NULL, &m, &err), TS_OK);
+    REQUIRE(image_pixels(m, CHELSEA, "chelsea.png", &pv));
+    CHECK(image_ids_are_reference(b, m, CHELSEA, &pv));
+    ts_pixel_values_free(&pv);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
 }
 
 int main(void)
