@@ -5,7 +5,8 @@
 # phi4_mm-audio (the speech adapter, its audio rows at the <|audio|> tokens through
 # prefill_embeddings.main): IREE (llvm-cpu, compiled by tools/iree_compile.py) and XLA (CPU) give the
 # reference's 16 greedy ids = `tessera run --bundle`'s, each entry's logits and K/V within the
-# fixture tolerance (tools/bundle_runner check). Then the bad days on the runner: an adapter index
+# fixture tolerance (tools/bundle_runner check). phi4_mm-image-small's vision.main (hd_views) and the
+# vision adapter the same way. Then the bad days on the runner: an adapter index
 # past the manifest's names, a held weight missing from the bundle's file, each refused naming it.
 ORACLE_IMPORTS="iree.runtime, iree.compiler, jax, ml_dtypes" ORACLE_NAME=phi4-bundle-oracle
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/iree_oracle_lib.sh"
@@ -25,8 +26,40 @@ for c in phi4_mm-text phi4_mm-audio; do
     cat "$work/$c.xla.log"
     check "$c: XLA generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
 done
+# Images (vision.main, layout hd_views: one module per view-count bucket, the engine's image graph):
+# phi4_mm-image-small (3 views, 339 image tokens) in buckets of 3 and 5 views. Tessera's pixel values
+# (tests/oracle/phi4_pixels.c; the runner checks them against the reference's sha256) and the crop
+# masks of the reference; the vision adapter. IREE and XLA: the reference's 16 ids = tessera run
+# --bundle's, vision.main's rows and the prefill within the fixture tolerance.
+cmake --build "${TS_BUILD:?TS_BUILD not set}" --target phi4_pixels >"$work/pixels.build.log" 2>&1
+check "tests/oracle/phi4_pixels builds" test $? -eq 0
+c=phi4_mm-image-small
+"$TS_BUILD/phi4_pixels" "$fix/$c/chelsea_strip_1200x60.png" "$fix/$c/model" "$work/$c.f32"
+check "$c: Tessera's pixel values written" test $? -eq 0
+bundle "$c" "$c" --capacity 400 --prefill-capacity 384 --vision-patches 3072,5120
+grep -q '"layout":	"hd_views"' "$work/$c/manifest.json" && grep -q '"view_patches":	1024' "$work/$c/manifest.json"
+check "$c: the manifest's vision section is hd_views with 1024 patches a view" test $? -eq 0
+mapfile -d "" -t args < <(/usr/bin/python3 "$root/tests/oracle/bundle_fixture_args.py" "$fix/$c")
+ours=$("$bin" run --bundle "$work/$c" -m "$fix/$c/model" "${args[@]}" --json --ignore-eos --max-tokens 16 \
+    --temperature 0 --repeat-penalty 1 2>"$work/$c.run.err" | ids)
+check "$c: tessera run --bundle --image gives the reference's ids ($ours)" \
+    test "$ours" = "$(/usr/bin/python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["generated_ids"])))' "$fix/$c/reference.json")"
+for backend in iree xla; do
+    "$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend $backend \
+        --pixel-values "$work/$c.f32" --tessera-ids "$ours" >"$work/$c.$backend.log" 2>&1
+    rc=$?
+    cat "$work/$c.$backend.log"
+    check "$c: $backend vision.main, generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
+done
+# Pixel values that are not the reference's are refused before any module runs.
+head -c 4096 "$work/$c.f32" >"$work/short.f32"
+"$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend xla \
+    --pixel-values "$work/short.f32" >"$work/short.log" 2>&1
+check "pixel values other than the reference's refused (sha256 named)" grep -q "sha256 differs" "$work/short.log"
+
 # The official StableHLO parser and verifier on every module (lora_linear composites, audio.main).
-"$py" "$root/tools/stablehlo_check.py" "$work"/phi4_mm-audio/c64/*.mlir "$work"/phi4_mm-audio/audio/*.mlir >"$work/shlo.log" 2>&1
+"$py" "$root/tools/stablehlo_check.py" "$work"/phi4_mm-audio/c64/*.mlir "$work"/phi4_mm-audio/audio/*.mlir \
+    "$work"/phi4_mm-image-small/vision/*.mlir >"$work/shlo.log" 2>&1
 rc=$?
 tail -1 "$work/shlo.log"
 check "the official StableHLO bindings parse, verify and round-trip the Phi-4 modules (exit $rc)" test $rc -eq 0
