@@ -56,6 +56,46 @@ head -c 4096 "$work/$c.f32" >"$work/short.f32"
 "$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend xla \
     --pixel-values "$work/short.f32" >"$work/short.log" 2>&1
 check "pixel values other than the reference's refused (sha256 named)" grep -q "sha256 differs" "$work/short.log"
+# The runner's value checks of hd_views on the image's own arguments (host.phi4_hd_args), each
+# malformed value refused naming it, as the C runtime refuses it (phi4_bundle_test).
+"$py" - "$root" "$work/$c" "$fix/$c" "$work/$c.f32" >"$work/hdneg.log" 2>&1 <<'PY'
+import os, sys
+import numpy as np
+root, bundle, case, pixels = sys.argv[1:5]
+sys.path.insert(0, os.path.join(root, "tools"))
+from bundle_runner import host
+from bundle_runner.fixture import Fixture
+from bundle_runner.manifest import ContractError, Manifest, check_arguments, check_vision_values
+m, f = Manifest(bundle), Fixture(case, pixels)
+failed = 0
+e = m.vision["buckets"][1]["entry"]  # 5 views
+px = np.zeros((5, 3, 448, 448), np.float32)
+px[:3] = f.pixel_values
+pos, kb, layout, tokens = host.phi4_hd_args(f.grids[0], f.grids[1], 448, 5)
+print(f"{'ok  ' if tokens == 339 else 'FAIL'} the host's HD layout has the image's 339 tokens ({tokens})")
+failed += tokens != 339
+def expect(what, values, words):
+    global failed
+    try:
+        check_arguments(e, values)
+        check_vision_values(m, 1, values)
+        print(f"FAIL {what}: accepted"); failed += 1
+    except ContractError as err:
+        ok = all(w in str(err) for w in words)
+        print(f"{'ok  ' if ok else 'FAIL'} {what}: {err}"); failed += not ok
+check_vision_values(m, 1, [px, pos, kb, layout])
+expect("key_bias of 3 views in a 5-view bucket", [px, pos, kb[:3], layout], ["key_bias"])
+bad = kb.copy(); bad[4] = -np.inf
+expect("a view whose every key is masked", [px, pos, bad, layout], ["key_bias masks every patch of view 4"])
+bad = layout.copy(); bad[7] = 5 * 256 + 2
+expect("a layout index past the pooled table", [px, pos, kb, bad], ["layout"])
+bad = pos.copy(); bad[0, 9] = 1024
+expect("a position past the table", [px, bad, kb, layout], ["positions"])
+sys.exit(1 if failed else 0)
+PY
+rc=$?
+cat "$work/hdneg.log"
+check "hd_views: the runner's layout has the image's tokens and refuses malformed arguments by name (exit $rc)" test $rc -eq 0
 
 # The official StableHLO parser and verifier on every module (lora_linear composites, audio.main).
 "$py" "$root/tools/stablehlo_check.py" "$work"/phi4_mm-audio/c64/*.mlir "$work"/phi4_mm-audio/audio/*.mlir \
