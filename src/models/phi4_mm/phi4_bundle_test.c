@@ -454,14 +454,16 @@ static bool image_pixels(ts_model *m, const char *case_dir, const char *file, ts
     return ok;
 }
 
-/* vision.main's arguments for pv in a bucket of `views` views (the layout's own host side). */
-static void hd_args(const ts_pixel_values *pv, int64_t views, ts_tensor_arg args[4], float **px, int32_t **pos,
+/* vision.main's arguments for pv in a bucket of `views` views (the layout's own host side); false
+ * when pv is not an HD image (the buffers then NULL). */
+static bool hd_args(const ts_pixel_values *pv, int64_t views, ts_tensor_arg args[4], float **px, int32_t **pos,
                     float **bias, int32_t **layout)
 {
     ts_error err;
     ts_phi4_vision_spec s = {.patch = 14, .image_size = 448};
     ts_phi4_hd_image im;
-    REQUIRE_INT_EQ(ts_phi4_hd_view(pv, 14, &im, &err), TS_OK);
+    *px = NULL, *pos = NULL, *bias = NULL, *layout = NULL;
+    if (ts_phi4_hd_view(pv, 14, &im, &err) != TS_OK) return false;
     int64_t n = 1024, plane = 3 * 448 * 448, rows = ts_phi4_image_rows_max(&s, views);
     *px = calloc((size_t)(views * plane), sizeof(float));
     *pos = malloc(sizeof(int32_t) * (size_t)(views * n)), *bias = malloc(sizeof(float) * (size_t)(views * n));
@@ -473,6 +475,7 @@ static void hd_args(const ts_pixel_values *pv, int64_t views, ts_tensor_arg args
     args[1] = (ts_tensor_arg){"positions", TS_DTYPE_I32, 2, {views, n}, *pos, sizeof(int32_t) * (size_t)(views * n)};
     args[2] = (ts_tensor_arg){"key_bias", TS_DTYPE_F32, 2, {views, n}, *bias, sizeof(float) * (size_t)(views * n)};
     args[3] = (ts_tensor_arg){"layout", TS_DTYPE_I32, 1, {rows}, *layout, sizeof(int32_t) * (size_t)rows};
+    return *px && *pos && *bias && *layout;
 }
 
 /* phi4_mm-image-small through vision.main in buckets of 3 and 5 views (3072, 5120 patches):
@@ -521,7 +524,8 @@ static void test_image(void)
         ts_tensor_arg args[4];
         float *px, *bias;
         int32_t *pos, *layout;
-        hd_args(&pv, 5, args, &px, &pos, &bias, &layout);
+        bool made = hd_args(&pv, 5, args, &px, &pos, &bias, &layout);
+        REQUIRE(made);
         const void *outs[1] = {0};
         CHECK_INT_EQ(ts_bundle_run_vision(b, 1, args, 4, outs, &err), TS_OK);
         double p = outs[0] ? max_diff(outs[0], engine.rows, T * H) : INFINITY;
