@@ -107,7 +107,7 @@ grep -q "no vision.main entries" "$work/nov.err"
 check "the refusal says why" test $? -eq 0
 "$bin" export -m "$model" -o "$work/novl" --vision-patches 64 >/dev/null 2>"$work/novl.err"
 check "vision buckets for a text model are refused" test $? -eq 1
-grep -q "towers of qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, llava, gemma3 only" "$work/novl.err"
+grep -q "towers of qwen2_vl, qwen2_5_vl, qwen3_vl, qwen3_vl_moe, llava, gemma3, phi4_multimodal only" "$work/novl.err"
 check "the refusal says which towers export" test $? -eq 0
 "$bin" export -m "$vl" -o "$work/bad" --vision-patches 256,64 >/dev/null 2>&1
 check "descending vision buckets are refused" test $? -eq 1

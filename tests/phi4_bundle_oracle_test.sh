@@ -5,7 +5,8 @@
 # phi4_mm-audio (the speech adapter, its audio rows at the <|audio|> tokens through
 # prefill_embeddings.main): IREE (llvm-cpu, compiled by tools/iree_compile.py) and XLA (CPU) give the
 # reference's 16 greedy ids = `tessera run --bundle`'s, each entry's logits and K/V within the
-# fixture tolerance (tools/bundle_runner check). Then the bad days on the runner: an adapter index
+# fixture tolerance (tools/bundle_runner check). phi4_mm-image-small's vision.main (hd_views) and the
+# vision adapter the same way. Then the bad days on the runner: an adapter index
 # past the manifest's names, a held weight missing from the bundle's file, each refused naming it.
 ORACLE_IMPORTS="iree.runtime, iree.compiler, jax, ml_dtypes" ORACLE_NAME=phi4-bundle-oracle
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/iree_oracle_lib.sh"
@@ -25,8 +26,80 @@ for c in phi4_mm-text phi4_mm-audio; do
     cat "$work/$c.xla.log"
     check "$c: XLA generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
 done
+# Images (vision.main, layout hd_views: one module per view-count bucket, the engine's image graph):
+# phi4_mm-image-small (3 views, 339 image tokens) in buckets of 3 and 5 views. Tessera's pixel values
+# (tests/oracle/phi4_pixels.c; the runner checks them against the reference's sha256) and the crop
+# masks of the reference; the vision adapter. IREE and XLA: the reference's 16 ids = tessera run
+# --bundle's, vision.main's rows and the prefill within the fixture tolerance.
+cmake --build "${TS_BUILD:?TS_BUILD not set}" --target phi4_pixels >"$work/pixels.build.log" 2>&1
+check "tests/oracle/phi4_pixels builds" test $? -eq 0
+c=phi4_mm-image-small
+"$TS_BUILD/phi4_pixels" "$fix/$c/chelsea_strip_1200x60.png" "$fix/$c/model" "$work/$c.f32"
+check "$c: Tessera's pixel values written" test $? -eq 0
+bundle "$c" "$c" --capacity 400 --prefill-capacity 384 --vision-patches 3072,5120
+grep -q '"layout":	"hd_views"' "$work/$c/manifest.json" && grep -q '"view_patches":	1024' "$work/$c/manifest.json"
+check "$c: the manifest's vision section is hd_views with 1024 patches a view" test $? -eq 0
+mapfile -d "" -t args < <(/usr/bin/python3 "$root/tests/oracle/bundle_fixture_args.py" "$fix/$c")
+ours=$("$bin" run --bundle "$work/$c" -m "$fix/$c/model" "${args[@]}" --json --ignore-eos --max-tokens 16 \
+    --temperature 0 --repeat-penalty 1 2>"$work/$c.run.err" | ids)
+check "$c: tessera run --bundle --image gives the reference's ids ($ours)" \
+    test "$ours" = "$(/usr/bin/python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["generated_ids"])))' "$fix/$c/reference.json")"
+for backend in iree xla; do
+    "$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend $backend \
+        --pixel-values "$work/$c.f32" --tessera-ids "$ours" >"$work/$c.$backend.log" 2>&1
+    rc=$?
+    cat "$work/$c.$backend.log"
+    check "$c: $backend vision.main, generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
+done
+# Pixel values that are not the reference's are refused before any module runs.
+head -c 4096 "$work/$c.f32" >"$work/short.f32"
+"$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend xla \
+    --pixel-values "$work/short.f32" >"$work/short.log" 2>&1
+check "pixel values other than the reference's refused (sha256 named)" grep -q "sha256 differs" "$work/short.log"
+# The runner's value checks of hd_views on the image's own arguments (host.phi4_hd_args), each
+# malformed value refused naming it, as the C runtime refuses it (phi4_bundle_test).
+"$py" - "$root" "$work/$c" "$fix/$c" "$work/$c.f32" >"$work/hdneg.log" 2>&1 <<'PY'
+import os, sys
+import numpy as np
+root, bundle, case, pixels = sys.argv[1:5]
+sys.path.insert(0, os.path.join(root, "tools"))
+from bundle_runner import host
+from bundle_runner.fixture import Fixture
+from bundle_runner.manifest import ContractError, Manifest, check_arguments, check_vision_values
+m, f = Manifest(bundle), Fixture(case, pixels)
+failed = 0
+e = m.vision["buckets"][1]["entry"]  # 5 views
+px = np.zeros((5, 3, 448, 448), np.float32)
+px[:3] = f.pixel_values
+pos, kb, layout, tokens = host.phi4_hd_args(f.grids[0], f.grids[1], 448, 5)
+print(f"{'ok  ' if tokens == 339 else 'FAIL'} the host's HD layout has the image's 339 tokens ({tokens})")
+failed += tokens != 339
+def expect(what, values, words):
+    global failed
+    try:
+        check_arguments(e, values)
+        check_vision_values(m, 1, values)
+        print(f"FAIL {what}: accepted"); failed += 1
+    except ContractError as err:
+        ok = all(w in str(err) for w in words)
+        print(f"{'ok  ' if ok else 'FAIL'} {what}: {err}"); failed += not ok
+check_vision_values(m, 1, [px, pos, kb, layout])
+expect("key_bias of 3 views in a 5-view bucket", [px, pos, kb[:3], layout], ["key_bias"])
+bad = kb.copy(); bad[4] = -np.inf
+expect("a view whose every key is masked", [px, pos, bad, layout], ["key_bias masks every patch of view 4"])
+bad = layout.copy(); bad[7] = 5 * 256 + 2
+expect("a layout index past the pooled table", [px, pos, kb, bad], ["layout"])
+bad = pos.copy(); bad[0, 9] = 1024
+expect("a position past the table", [px, bad, kb, layout], ["positions"])
+sys.exit(1 if failed else 0)
+PY
+rc=$?
+cat "$work/hdneg.log"
+check "hd_views: the runner's layout has the image's tokens and refuses malformed arguments by name (exit $rc)" test $rc -eq 0
+
 # The official StableHLO parser and verifier on every module (lora_linear composites, audio.main).
-"$py" "$root/tools/stablehlo_check.py" "$work"/phi4_mm-audio/c64/*.mlir "$work"/phi4_mm-audio/audio/*.mlir >"$work/shlo.log" 2>&1
+"$py" "$root/tools/stablehlo_check.py" "$work"/phi4_mm-audio/c64/*.mlir "$work"/phi4_mm-audio/audio/*.mlir \
+    "$work"/phi4_mm-image-small/vision/*.mlir >"$work/shlo.log" 2>&1
 rc=$?
 tail -1 "$work/shlo.log"
 check "the official StableHLO bindings parse, verify and round-trip the Phi-4 modules (exit $rc)" test $rc -eq 0

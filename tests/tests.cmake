@@ -34,3 +34,9 @@ target_include_directories(api_boundary_probe PRIVATE ${CMAKE_SOURCE_DIR}/includ
 add_test(NAME api_boundary COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target api_boundary_probe)
 set_tests_properties(api_boundary PROPERTIES
   PASS_REGULAR_EXPRESSION "engine/model\\.h'?:? (No such file|file not found)")
+
+# Phi-4-multimodal's HD pixel values as a file, the compiler oracles' vision.main input
+# (tests/phi4_bundle_oracle_test.sh builds it on demand).
+add_executable(phi4_pixels EXCLUDE_FROM_ALL ${CMAKE_SOURCE_DIR}/tests/oracle/phi4_pixels.c)
+target_include_directories(phi4_pixels PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_link_libraries(phi4_pixels PRIVATE tessera_core)

@@ -176,18 +176,22 @@ static ts_status check_vision_contract(const ts_manifest *m, ts_error *err)
                             "vision: vision.main gives %d DeepStack levels, the bundle's prefill_embeddings_deepstack.main takes %d",
                             v->deepstack_levels, m->n_deepstack);
     const ts_vision_entry_geometry geo = {.layout = v->layout,
+                                          .patch = v->patch_size,
+                                          .image_patches = v->view_patches,
                                           .merge = v->merge_size,
                                           .out_hidden = v->out_hidden,
                                           .deepstack = v->deepstack_levels};
-    int64_t unit = v->merge_size * v->merge_size, dim = 0;
+    /* hd_views' buckets are whole views; the patch-row layouts' whole merge units. */
+    int64_t unit = v->view_patches ? v->view_patches : v->merge_size * v->merge_size, dim = 0;
     for (int b = 0; b < v->n_buckets; b++) {
         const ts_entry_descriptors *ed = &v->entries[b];
         int64_t n = v->patches[b];
         if ((b && n <= v->patches[b - 1]) || n % unit)
             return ts_error_set(err, TS_ERR_FORMAT, "vision bucket %d: %lld patches (buckets ascend, each a multiple of %lld)", b,
                                 (long long)n, (long long)unit);
-        if (!dim)
-            dim = ed->n_inputs && ed->inputs[0].type.rank == 2 ? ed->inputs[0].type.dims[1] : 0;
+        /* D: pixel_values' values per row (a patch row, or a view's picture). */
+        const ts_type *px0 = ed->n_inputs ? &ed->inputs[0].type : NULL;
+        if (!dim) dim = px0 && px0->rank >= 2 && px0->dims[0] > 0 ? ts_type_elements(px0) / px0->dims[0] : 0;
         ts_type inputs[TS_VISION_MAX_ARGS], results[2];
         layout->types(&geo, n, dim > 0 ? dim : 1, inputs, results);
         bool ok = dim > 0 && ed->n_inputs == layout->n_inputs && ed->n_results == layout->n_results;
@@ -202,7 +206,7 @@ static ts_status check_vision_contract(const ts_manifest *m, ts_error *err)
                  i < layout->n_inputs + layout->n_results && at < (int)sizeof(want); i++) {
                 bool input = i < layout->n_inputs;
                 ts_type_string(input ? &inputs[i] : &results[i - layout->n_inputs], t, sizeof(t));
-                if (input && i == 0) snprintf(t, sizeof(t), "F32[%lld, D]", (long long)n);
+                if (input && i == 0 && inputs[0].rank == 2) snprintf(t, sizeof(t), "F32[%lld, D]", (long long)n);
                 at += snprintf(want + at, sizeof(want) - (size_t)at, "%s%s %s",
                                i == 0                  ? ""
                                : i == layout->n_inputs ? " and return "

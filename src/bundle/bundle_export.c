@@ -307,13 +307,14 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
     /* The tower's entries, one per patch bucket. */
     if (st == TS_OK && n_vision) {
         ts_vision_manifest *v = &man.vision;
-        ts_vision_entry_geometry geo;
+        ts_vision_entry_geometry geo = {0};
         st = ts_vision_entry_geometry_of(cfg, &geo, err);
         snprintf(v->layout, sizeof(v->layout), "%s", st == TS_OK ? geo.layout : "");
         v->patch_size = geo.patch, v->temporal_patch_size = geo.temporal, v->merge_size = geo.merge;
         v->width = geo.width, v->depth = geo.depth, v->out_hidden = geo.out_hidden;
         v->deepstack_levels = geo.deepstack, v->position_embeddings = geo.position_embeddings,
         v->window = geo.window;
+        v->view_patches = st == TS_OK && strcmp(geo.layout, "hd_views") == 0 ? geo.image_patches : 0;
         char dir[1024];
         snprintf(dir, sizeof(dir), "%s/vision", bundle_dir);
         if (st == TS_OK) st = make_dir(dir, err);

@@ -28,7 +28,7 @@ static ts_vision_entry_geometry geometry_of(const ts_vision_manifest *v)
                                       v->width,
                                       v->depth,
                                       v->out_hidden,
-                                      strcmp(v->layout, "fixed_image") == 0 ? v->patches[0] : 0,
+                                      strcmp(v->layout, "fixed_image") == 0 ? v->patches[0] : v->view_patches,
                                       v->deepstack_levels,
                                       v->position_embeddings,
                                       v->window};

@@ -318,6 +318,8 @@ static cJSON *manifest_json(const ts_manifest *m)
         }
         if (strcmp(v->layout, "patch_rows_windowed") == 0)
             cJSON_AddNumberToObject(vo, "window", (double)v->window);
+        if (strcmp(v->layout, "hd_views") == 0)
+            cJSON_AddNumberToObject(vo, "view_patches", (double)v->view_patches);
         cJSON *vw = cJSON_AddArrayToObject(vo, "weights");
         for (int i = 0; i < v->n_weights; i++) cJSON_AddItemToArray(vw, descriptor_json(&v->weights[i], i));
         cJSON *vb = cJSON_AddArrayToObject(vo, "buckets");
@@ -766,7 +768,7 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         if (!cJSON_IsObject(vo)) return bad(r, "vision", "expected an object");
         if ((st = read_string(r, vo, "layout", "vision.", v->layout, sizeof(v->layout))) != TS_OK) return st;
         bool deepstack = strcmp(v->layout, "patch_rows_deepstack") == 0,
-             windowed = strcmp(v->layout, "patch_rows_windowed") == 0;
+             windowed = strcmp(v->layout, "patch_rows_windowed") == 0, hd = strcmp(v->layout, "hd_views") == 0;
         if (!ts_vision_layout_find(v->layout)) {
             char expected[160];
             snprintf(expected, sizeof(expected), "expected %s", ts_vision_layout_names());
@@ -786,6 +788,8 @@ static ts_status parse(reader *r, const cJSON *root, ts_manifest *m)
         }
         if (windowed &&
             (st = read_int(r, vo, "window", "vision.", 1, 1 << 16, &v->window)) != TS_OK)
+            return st;
+        if (hd && (st = read_int(r, vo, "view_patches", "vision.", 1, 1 << 20, &v->view_patches)) != TS_OK)
             return st;
         if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(vo, "weights"), "vision.weights", &v->weights, &v->n_weights)) != TS_OK)
             return st;

@@ -61,7 +61,7 @@ typedef struct ts_entry_descriptors {
 /* The image tower's entries (vision.main), one per patch-count bucket, with its own weights. */
 typedef struct ts_vision_manifest {
     char layout[32]; /* a ts_vision_layout's name: "patch_rows", "patch_rows_windowed",
-                        "patch_rows_deepstack" or "fixed_image" (models/vision_entry.c) */
+                        "patch_rows_deepstack", "fixed_image" or "hd_views" (models/vision_entry.c) */
     int n_buckets;
     int64_t patches[TS_BUNDLE_MAX_BUCKETS];
     ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS];
@@ -73,6 +73,8 @@ typedef struct ts_vision_manifest {
     int deepstack_levels;
     int64_t position_embeddings;
     int64_t window; /* patch_rows_windowed only (else 0): merge units per window side */
+    int64_t view_patches; /* hd_views only (else 0): the (S/P)² patches of one view; a bucket
+                             holds patches / view_patches views */
 } ts_vision_manifest;
 
 /* The audio encoder's entries (audio.main, versioned `audio` object), one per duration bucket of

@@ -22,12 +22,14 @@ struct ts_weight_source;
 /* What the manifest records about vision.main. layout: "patch_rows" (pixel_values, positions,
  * segments, count), "patch_rows_windowed" (pixel_values, positions, segments, windows,
  * window_index, count), "patch_rows_deepstack" (pixel_values, positions, segments, pos_index,
- * pos_weight, count; results image_embeds and deepstack) or "fixed_image" (one pixel_values
- * f32[C, S, S] per run); see models/vision_entry.c. */
+ * pos_weight, count; results image_embeds and deepstack), "fixed_image" (one pixel_values
+ * f32[C, S, S] per run) or "hd_views" (an HD image's views in a bucket of V views: pixel_values,
+ * positions, key_bias, layout); see models/vision_entry.c. */
 typedef struct ts_vision_entry_geometry {
     const char *layout;
     int64_t patch, temporal, merge, width, depth, out_hidden;
-    int64_t image_patches; /* fixed_image: the only bucket (S/P)²; 0 for patch_rows */
+    int64_t image_patches; /* fixed_image: the only bucket (S/P)²; hd_views: one view's (S/P)²;
+                              0 for patch_rows */
     int deepstack;         /* patch_rows_deepstack: K, the DeepStack levels; else 0 */
     int64_t
         position_embeddings; /* patch_rows_deepstack: rows of the learned position table; else 0 */

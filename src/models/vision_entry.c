@@ -49,6 +49,21 @@
  *   vision.main(weights…, pixel_values f32[C, S, S]) → image_embeds f32[tokens, LM hidden]
  *
  * one image per call.
+ *
+ * "hd_views", one module per bucket of V views (an HD image: a global view and its crops, each an
+ * S×S picture of (S/P)² patches; the bucket's patches are V·(S/P)², view_patches = (S/P)² in the
+ * manifest's vision section; Phi-4-multimodal):
+ *
+ *   vision.main(weights…, pixel_values f32[V, 3, S, S], positions i32[V, (S/P)²],
+ *               key_bias f32[V, (S/P)²], layout i32[R]) → image_embeds f32[R, out_hidden]
+ *
+ * one image per call, global view first; positions are the position-table rows of each view's
+ * patches (0 for a crop's padding patch), key_bias 0 for a real patch and −inf for padding (a
+ * view attends to its own real patches only; every view has one). The tower's features are
+ * 2×2-pooled into a table of V·(S/2P)² rows followed by the sub-image and global separators;
+ * layout[r] is the table row of the image's r-th token (R = V·(S/2P)² + V·S/2P + 1, the most a
+ * V-view image has; rows past the image's tokens are padding, index 0). Views past the image's
+ * are padding: zero pixels, positions 0, key_bias 0, never indexed by layout.
  */
 #include "models/vision_entry.h"
 #include "base/error.h"
@@ -154,7 +169,7 @@ ts_status ts_vision_check_range(const int32_t *v, int64_t n, int64_t lo, int64_t
     return TS_OK;
 }
 
-static ts_status check_pixels(const float *f, int64_t values, ts_error *err)
+ts_status ts_vision_check_pixels(const float *f, int64_t values, ts_error *err)
 {
     for (int64_t j = 0; j < values; j++)
         if (isnan(f[j]))
@@ -175,7 +190,7 @@ ts_status ts_vision_check_patch_rows(const ts_vision_entry_geometry *geo, int64_
                             count, (long long)unit, (long long)unit, (long long)n);
     TS_TRY(ts_vision_check_range(positions, 2 * n, 0, n - 1, "positions", err));
     TS_TRY(ts_vision_check_range(segments, n, -1, n - 1, "segments", err));
-    return check_pixels(pixels, n * patch_dim, err);
+    return ts_vision_check_pixels(pixels, n * patch_dim, err);
 }
 
 /* fixed_image: each [k, C, S, S] image is k calls of one f32[C, S, S] picture. */
@@ -222,7 +237,7 @@ static ts_status fixed_check(const ts_vision_entry_geometry *geo, const ts_type 
                              const void *const *data, ts_error *err)
 {
     (void)geo, (void)n;
-    return check_pixels(data[0], ts_type_elements(px), err);
+    return ts_vision_check_pixels(data[0], ts_type_elements(px), err);
 }
 
 static const char *const fixed_inputs[] = {"pixel_values"};
@@ -231,7 +246,7 @@ static const ts_vision_layout fixed_image = {"fixed_image", 1,          fixed_in
 
 static const ts_vision_layout *const layouts[] = {
     &ts_vision_layout_patch_rows, &ts_vision_layout_patch_rows_windowed,
-    &ts_vision_layout_patch_rows_deepstack, &fixed_image};
+    &ts_vision_layout_patch_rows_deepstack, &fixed_image, &ts_vision_layout_hd_views};
 
 const ts_vision_layout *ts_vision_layout_find(const char *name)
 {
@@ -242,5 +257,5 @@ const ts_vision_layout *ts_vision_layout_find(const char *name)
 
 const char *ts_vision_layout_names(void)
 {
-    return "\"patch_rows\", \"patch_rows_windowed\", \"patch_rows_deepstack\" or \"fixed_image\"";
+    return "\"patch_rows\", \"patch_rows_windowed\", \"patch_rows_deepstack\", \"fixed_image\" or \"hd_views\"";
 }

@@ -81,7 +81,7 @@ const char *ts_vision_layout_names(void);
 
 /* The layouts of the table (defined beside the towers that export them). */
 extern const ts_vision_layout ts_vision_layout_patch_rows, ts_vision_layout_patch_rows_windowed,
-    ts_vision_layout_patch_rows_deepstack;
+    ts_vision_layout_patch_rows_deepstack, ts_vision_layout_hd_views;
 
 /* What the patch-row layouts share: count a multiple of merge² in merge²..n, positions in 0..n−1,
  * segments in −1..n−1, no NaN pixel (n · patch_dim of them). Messages name vision.main. */
@@ -89,6 +89,8 @@ ts_status ts_vision_check_patch_rows(const ts_vision_entry_geometry *geo, int64_
                                      int64_t patch_dim, const float *pixels,
                                      const int32_t *positions, const int32_t *segments,
                                      int32_t count, ts_error *err);
+/* No NaN among `values` pixel values, else TS_ERR_RANGE naming vision.main and the index. */
+ts_status ts_vision_check_pixels(const float *pixels, int64_t values, ts_error *err);
 /* Every value of data (n i32) within lo … hi, else TS_ERR_RANGE naming vision.main, name, index. */
 ts_status ts_vision_check_range(const int32_t *data, int64_t n, int64_t lo, int64_t hi,
                                 const char *name, ts_error *err);

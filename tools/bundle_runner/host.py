@@ -9,6 +9,10 @@
                     (frame), windows and window_index [rows / merge²] (ts_qwen2_5_vl_vision_layout)
   qwen3_pos_taps    Qwen3-VL's four position-table taps per patch row with their bilinear
                     weights, in f32 as torch computes them (ts_qwen3_vl_vision_pos_taps)
+  phi4_hd_args      hd_views' positions, key_bias and layout for a Phi-4-multimodal HD image from
+                    its crop masks (the processor's image_attention_mask) and its canvas size, in a
+                    bucket of V views (the NaViT buckets of Phi4MultimodalVisionEmbeddings, the
+                    HD layout of Phi4MultimodalImageEmbedding as row indices)
   merge_embeddings  embed_tokens(ids) with the image-token rows replaced by the tower's rows
   causal_bias       prefill_embeddings.main's additive bias: 0 on and below the diagonal, -inf above
   image_block_bias  the same with each run of image tokens visible to itself (manifest
@@ -138,6 +142,47 @@ def merge_embeddings(table, ids, image_token_id, image_rows):
     if image_rows is not None:
         out[is_image] = image_rows
     return out
+
+
+def phi4_hd_args(mask, canvas_hw, crop, views):
+    """mask [v, side, side] (0/1, global view first), canvas (h, w) px, crop px, V >= v.
+    Returns positions i32[V, side²], key_bias f32[V, side²], layout i32[R] and the image's token
+    count (its first rows of layout; R = V·half² + V·half + 1)."""
+    mask = np.asarray(mask).astype(bool)
+    v, side = mask.shape[0], mask.shape[1]
+    half, n = side // 2, side * side
+    gh, gw = int(canvas_hw[0]) // crop, int(canvas_hw[1]) // crop
+    assert v == 1 + gh * gw and views >= v, (v, gh, gw, views)
+    positions, key_bias = np.zeros((views, n), np.int32), np.zeros((views, n), F)
+    bounds = np.arange(1, side, dtype=F) * F(1.0 / side)
+    for i in range(v):
+        m = mask[i]
+        nh, nw = int(m[:, 0].sum()), int(m[0, :].sum())
+        frac_h = np.minimum(np.arange(nh, dtype=F) * F(1.0 / nh), F(1 - 1e-6))
+        frac_w = np.minimum(np.arange(nw, dtype=F) * F(1.0 / nw), F(1 - 1e-6))
+        bh, bw = np.searchsorted(bounds, frac_h, "right"), np.searchsorted(bounds, frac_w, "right")
+        pos = np.zeros((side, side), np.int32)
+        pos[:nh, :nw] = bh[:, None] * side + bw[None, :]
+        positions[i] = np.where(m, pos, 0).reshape(-1)
+        key_bias[i] = np.where(m, F(0), F(-np.inf)).reshape(-1)
+    # The crops' downsampled masks as one (gh·half) × (gw·half) grid, cut to its useful part.
+    grid = np.zeros((gh * half, gw * half), bool)
+    for y in range(gh):
+        for x in range(gw):
+            grid[y * half:(y + 1) * half, x * half:(x + 1) * half] = mask[1 + y * gw + x, 0::2, 0::2]
+    uh, uw = int(grid[:, 0].sum()), int(grid[0, :].sum())
+    sub, glob = views * half * half, views * half * half + 1
+    rows = []
+    for y in range(uh):
+        rows += [(1 + (y // half) * gw + x // half) * half * half + (y % half) * half + x % half for x in range(uw)]
+        rows.append(sub)
+    rows.append(glob)
+    for y in range(half):
+        rows += [y * half + x for x in range(half)] + [sub]
+    total = views * half * half + views * half + 1
+    layout = np.zeros(total, np.int32)
+    layout[:len(rows)] = rows
+    return positions, key_bias, layout, len(rows)
 
 
 def causal_bias(n):

@@ -124,7 +124,8 @@ class Manifest:
             self.vision = None
             if v:
                 self.vision = {k: v.get(k) for k in ("layout", "patch_size", "temporal_patch_size", "merge_size", "width",
-                                                     "depth", "out_hidden", "deepstack_levels", "position_embeddings", "window")}
+                                                     "depth", "out_hidden", "deepstack_levels", "position_embeddings", "window",
+                                                     "view_patches")}
                 self.vision["weights"] = _descriptors(v["weights"], "vision.weights")
                 self.vision["buckets"] = [{"patches": int(vb["patches"]),
                                            "entry": Entry("vision.main", vb["vision.main"], f"vision.buckets[{i}].vision.main")}
@@ -239,6 +240,8 @@ class Manifest:
                 vo["position_embeddings"] = v["position_embeddings"]
             if v["layout"] == "patch_rows_windowed":
                 vo["window"] = v["window"]
+            if v["layout"] == "hd_views":
+                vo["view_patches"] = v["view_patches"]
             nvw = len(v["weights"])
             vo["weights"] = [desc(w, i) for i, w in enumerate(v["weights"])]
             vo["buckets"] = [{"patches": vb["patches"],
@@ -492,12 +495,32 @@ def check_values(man, bucket, entry, values):
             raise ContractError(f"{entry.name}: layer_features has a non-finite value")
 
 
+def _check_hd_views(v, n, values):
+    """hd_views (src/models/phi4_mm/phi4_vision_entry.c): key_bias 0 or -inf with a real key in
+    every view, positions within a view's table, layout within the pooled table + 2."""
+    per = v["view_patches"]
+    views, half = n // per, int(round(per ** 0.5)) // 2
+    pixels, positions, key_bias, layout = values
+    kb = np.asarray(key_bias)
+    if not ((kb == 0) | np.isneginf(kb)).all():
+        raise ContractError("vision.main: key_bias holds a value other than 0 and -inf")
+    empty = np.flatnonzero(~(kb == 0).any(axis=1))
+    if len(empty):
+        raise ContractError(f"vision.main: key_bias masks every patch of view {int(empty[0])}")
+    _range("vision.main", "positions", positions, 0, per - 1)
+    _range("vision.main", "layout", layout, 0, views * half * half + 1)
+    if np.isnan(pixels).any():
+        raise ContractError("vision.main: pixel_values has a NaN")
+
+
 def check_vision_values(man, bucket, values):
     """The value checks of the layout's ts_vision_layout (src/models/vision_entry.c and beside the
     towers) for a patch-row vision.main."""
     v = man.vision
     n = v["buckets"][bucket]["patches"]
     layout = v["layout"]
+    if layout == "hd_views":
+        return _check_hd_views(v, n, values)
     taps, windowed = layout == "patch_rows_deepstack", layout == "patch_rows_windowed"
     count = int(values[5 if taps or windowed else 3])
     unit = v["merge_size"] ** 2

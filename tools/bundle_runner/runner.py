@@ -45,7 +45,8 @@ class Runner:
             raise ContractError(f"config_digest differs: the bundle was made for {man.json['config_digest'][:16]}\u2026, "
                                 f"{model_dir}/config.json is {digest[:16]}\u2026")
         self.config = json.loads(raw)
-        self.image_token_id = self.config.get("image_token_id", self.config.get("image_token_index"))
+        self.image_token_id = self.config.get("image_token_id", self.config.get("image_token_index",
+                                              (self.config.get("vision_config") or {}).get("image_token_id")))
         self.audio_token_id = (self.config.get("audio_config") or {}).get("audio_token_id", self.config.get("audio_token_id"))
         # Qwen2_5_VLVisionConfig.tokens_per_second (default 4) scales the temporal M-RoPE ids, as
         # the family's positions hook does (src/models/qwen2_vl/qwen2_vl.c); 0: unscaled.
@@ -214,6 +215,8 @@ class Runner:
         if v["layout"] == "fixed_image":
             rows = [self.backend.host(self.run_vision(0, [np.ascontiguousarray(img, np.float32)])[0]) for img in pixel_values]
             return np.concatenate(rows), None
+        if v["layout"] == "hd_views":
+            return self.encode_hd_image(pixel_values, grids), None
         merge, rows = v["merge_size"], len(pixel_values)
         bucket = next((i for i, b in enumerate(v["buckets"]) if b["patches"] >= rows), None)
         if bucket is None:
@@ -243,6 +246,22 @@ class Runner:
         image = self.backend.host(outs[0])[:tokens]
         deepstack = self.backend.host(outs[1])[:, :tokens] if taps else None
         return image, deepstack
+
+    def encode_hd_image(self, pixel_values, hd):
+        """hd_views: one HD image's views [v, 3, S, S] in the smallest bucket of V >= v views
+        (padding views zero), hd = (crop masks [v, side, side], canvas (h, w)); its token rows."""
+        v = self.man.vision
+        per, views = v["view_patches"], len(pixel_values)
+        bucket = next((i for i, b in enumerate(v["buckets"]) if b["patches"] >= views * per), None)
+        if bucket is None:
+            raise ContractError(f"vision: {views * per} patches do not fit the bundle's vision buckets "
+                                f"({', '.join(str(b['patches']) for b in v['buckets'])})")
+        V = v["buckets"][bucket]["patches"] // per
+        pixels = np.zeros((V,) + tuple(pixel_values.shape[1:]), np.float32)
+        pixels[:views] = pixel_values
+        mask, canvas = hd
+        positions, key_bias, layout, tokens = host.phi4_hd_args(mask, canvas, pixel_values.shape[-1], V)
+        return self.backend.host(self.run_vision(bucket, [pixels, positions, key_bias, layout])[0])[:tokens]
 
     # ------------------------------------------------------------ generation
 

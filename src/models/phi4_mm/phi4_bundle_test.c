@@ -15,6 +15,10 @@
  *     ts_bundle_generate_audio gives the reference's ids; frames past the bucket, a NaN feature and
  *     another bucket's shape refused;
  *   - phi4_mm-text: ts_bundle_generate = the reference's 16 ids (adapter none);
+ *   - images through vision.main (layout hd_views, buckets of 3 and 5 views): phi4_mm-image-small's
+ *     rows = the engine's bit for bit and within tolerance of image_embeds, padding views change
+ *     nothing, its and phi4_mm-image's 16 ids (vision adapter); malformed key_bias, layout,
+ *     positions and a bucket's wrong view count refused by name;
  *   - one decode.main call over two slots mixing the speech adapter and none gives each slot the
  *     logits it gets alone (selection is an argument, not a recompile);
  *   - refused, naming what is wrong: an adapters value past the manifest's names, an adapter the
@@ -27,6 +31,8 @@
 #include "engine/model.h"
 #include "loader/safetensors_write.h"
 #include "models/family.h"
+#include "models/phi4_mm/phi4_image_processor.h"
+#include "models/phi4_mm/phi4_vision.h"
 #include "check.h"
 
 #include <ftw.h>
@@ -130,8 +136,10 @@ static bool reference_ids(const char *path, const int32_t ids[16])
 }
 
 /* The case's prompt (input_ids) through the bundle, 16 greedy ids (with audio: its rows and the
- * family's adapter, ts_bundle_generate_audio): the reference's generated_ids. */
-static bool greedy_is_reference(ts_bundle *b, ts_model *m, const char *case_dir, const ts_encoded_media *audio)
+ * family's adapter, ts_bundle_generate_audio; with an image: vision.main's rows and the family's
+ * adapter, ts_bundle_generate_images): the reference's generated_ids. */
+static bool greedy_is_reference(ts_bundle *b, ts_model *m, const char *case_dir, const ts_encoded_media *audio,
+                                const ts_pixel_values *image)
 {
     char path[200];
     snprintf(path, sizeof(path), "%s/reference.safetensors", case_dir);
@@ -139,15 +147,17 @@ static bool greedy_is_reference(ts_bundle *b, ts_model *m, const char *case_dir,
     ts_checkpoint *ref;
     if (ts_checkpoint_open(path, &ref, &err) != TS_OK) return false;
     const ts_tensor_info *in = ts_checkpoint_find(ref, "input_ids");
-    int32_t prompt[64], ids[16] = {0};
-    size_t n = in && in->shape[1] <= 64 ? (size_t)in->shape[1] : 0;
+    int32_t prompt[720], ids[16] = {0};
+    size_t n = in && in->shape[1] <= 720 ? (size_t)in->shape[1] : 0;
     for (size_t i = 0; i < n; i++) prompt[i] = (int32_t)((const int64_t *)in->data)[i];
     ts_checkpoint_close(ref);
     ts_generate_params p = {.max_tokens = 16, .ignore_eos = true};
     ts_sampling_params_default(&p.sampling);
     p.sampling.temperature = 0;
     ts_generation g = {0};
-    ts_status st = audio ? ts_bundle_generate_audio(b, m, prompt, n, audio, &p, &g, &err) : ts_bundle_generate(b, prompt, n, &p, &g, &err);
+    ts_status st = image   ? ts_bundle_generate_images(b, m, prompt, n, image, 1, &p, &g, &err)
+                   : audio ? ts_bundle_generate_audio(b, m, prompt, n, audio, &p, &g, &err)
+                           : ts_bundle_generate(b, prompt, n, &p, &g, &err);
     if (st != TS_OK) fprintf(stderr, "  generate: %s\n", err.message);
     for (int i = 0; st == TS_OK && i < 16 && i < (int)g.n_ids; i++) ids[i] = g.ids[i];
     bool same = st == TS_OK && g.n_ids == 16 && reference_ids(path, ids);
@@ -294,7 +304,7 @@ static void test_audio_main(void)
     ts_encoded_media media = {0};
     CHECK_INT_EQ(ts_bundle_encode_audio(b, m, wav, len, NULL, &media, &err), TS_OK);
     CHECK_INT_EQ((int)media.n_audio_rows, 13);
-    CHECK(greedy_is_reference(b, m, AUDIO, &media));
+    CHECK(greedy_is_reference(b, m, AUDIO, &media, NULL));
     ts_encoded_media_free(&media);
     free(wav);
     ts_checkpoint_close(ref);
@@ -310,7 +320,7 @@ static void test_text(void)
     ts_error err;
     ts_bundle *b;
     REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, TEXT "/model", &b, &err), TS_OK);
-    CHECK(greedy_is_reference(b, NULL, TEXT, NULL));
+    CHECK(greedy_is_reference(b, NULL, TEXT, NULL, NULL));
     ts_bundle_close(b);
 }
 
@@ -422,6 +432,156 @@ static void test_bad_bundles(void)
     }
 }
 
+/* ---------------------------------------------------------------- images: vision.main (hd_views) */
+
+#define IMAGE "tests/fixtures/phi4_mm-image-small"
+#define CHELSEA "tests/fixtures/phi4_mm-image"
+
+/* A case's image preprocessed by the model's processor. */
+static bool image_pixels(ts_model *m, const char *case_dir, const char *file, ts_pixel_values *pv)
+{
+    ts_error err;
+    ts_image img = {0};
+    ts_preprocessor_config pc;
+    char path[200], model[200];
+    snprintf(path, sizeof(path), "%s/%s", case_dir, file);
+    snprintf(model, sizeof(model), "%s/model", case_dir);
+    bool ok = ts_image_load(path, NULL, &img, &err) == TS_OK && ts_preprocessor_config_load(model, &pc, &err) == TS_OK &&
+              ts_preprocess_image(&pc, ts_model_get_config(m)->family, img.rgb, img.width, img.height, NULL, pv, &err) ==
+                  TS_OK;
+    if (!ok) fprintf(stderr, "image: %s\n", err.message);
+    ts_image_free(&img);
+    return ok;
+}
+
+/* vision.main's arguments for pv in a bucket of `views` views (the layout's own host side); false
+ * when pv is not an HD image (the buffers then NULL). */
+static bool hd_args(const ts_pixel_values *pv, int64_t views, ts_tensor_arg args[4], float **px, int32_t **pos,
+                    float **bias, int32_t **layout)
+{
+    ts_error err;
+    ts_phi4_vision_spec s = {.patch = 14, .image_size = 448};
+    ts_phi4_hd_image im;
+    *px = NULL, *pos = NULL, *bias = NULL, *layout = NULL;
+    if (ts_phi4_hd_view(pv, 14, &im, &err) != TS_OK) return false;
+    int64_t n = 1024, plane = 3 * 448 * 448, rows = ts_phi4_image_rows_max(&s, views);
+    *px = calloc((size_t)(views * plane), sizeof(float));
+    *pos = malloc(sizeof(int32_t) * (size_t)(views * n)), *bias = malloc(sizeof(float) * (size_t)(views * n));
+    *layout = malloc(sizeof(int32_t) * (size_t)rows);
+    memcpy(*px, im.pixels, sizeof(float) * (size_t)(im.views * plane));
+    CHECK_INT_EQ(ts_phi4_image_inputs(&s, &im, views, *pos, *bias, *layout, &err), TS_OK);
+    free(im.mask);
+    args[0] = (ts_tensor_arg){"pixel_values", TS_DTYPE_F32, 4, {views, 3, 448, 448}, *px, sizeof(float) * (size_t)(views * plane)};
+    args[1] = (ts_tensor_arg){"positions", TS_DTYPE_I32, 2, {views, n}, *pos, sizeof(int32_t) * (size_t)(views * n)};
+    args[2] = (ts_tensor_arg){"key_bias", TS_DTYPE_F32, 2, {views, n}, *bias, sizeof(float) * (size_t)(views * n)};
+    args[3] = (ts_tensor_arg){"layout", TS_DTYPE_I32, 1, {rows}, *layout, sizeof(int32_t) * (size_t)rows};
+    return *px && *pos && *bias && *layout;
+}
+
+/* phi4_mm-image-small through vision.main in buckets of 3 and 5 views (3072, 5120 patches):
+ * ts_bundle_encode_images (the 3-view bucket) = the engine's rows, within the fixture tolerance of
+ * image_embeds; the 5-view bucket (two padding views) gives the same 339 rows; the reference's 16
+ * ids through ts_bundle_generate_images (the vision adapter); malformed arguments refused by name;
+ * a bundle whose largest bucket is 2 views refuses the 3-view image; phi4_mm-image's 16 ids. */
+static const int64_t image_patches[2] = {3072, 5120};
+static void test_image(void)
+{
+    char bundle[160], small[160];
+    snprintf(bundle, sizeof(bundle), "%s/image", tmp);
+    snprintf(small, sizeof(small), "%s/image2", tmp);
+    int64_t cap = 400, two = 2048;
+    ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 384, .slots = 1,
+                           .vision_patches = image_patches, .n_vision_patches = 2};
+    ts_error err;
+    REQUIRE_INT_EQ(ts_bundle_export(IMAGE "/model", bundle, &o, &err), TS_OK);
+    o.vision_patches = &two, o.n_vision_patches = 1;
+    REQUIRE_INT_EQ(ts_bundle_export(IMAGE "/model", small, &o, &err), TS_OK);
+    ts_bundle *b;
+    ts_model *m;
+    ts_checkpoint *ref;
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, IMAGE "/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, IMAGE "/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(IMAGE "/reference.safetensors", &ref, &err), TS_OK);
+    ts_pixel_values pv = {0};
+    REQUIRE(image_pixels(m, IMAGE, "chelsea_strip_1200x60.png", &pv));
+    const ts_tensor_info *want = ts_checkpoint_find(ref, "image_embeds");
+    REQUIRE(want && want->shape[1] == 339);
+    int64_t H = want->shape[2], T = 339;
+    double scale = 1;
+    for (int64_t i = 0; i < T * H; i++) scale = fmax(scale, fabs(((const float *)want->data)[i]));
+    ts_encoded_media ours = {0}, engine = {0};
+    CHECK_INT_EQ(ts_bundle_encode_images(b, &pv, 1, &ours, &err), TS_OK);
+    CHECK_INT_EQ(ts_model_encode_images(m, &pv, 1, &engine, &err), TS_OK);
+    CHECK_INT_EQ(ours.n_rows, T);
+    CHECK_INT_EQ(engine.n_rows, T);
+    if (ours.n_rows == T && engine.n_rows == T) {
+        double e = max_diff(ours.rows, engine.rows, T * H), d = max_diff(ours.rows, want->data, T * H);
+        fprintf(stderr, "  vision.main (3 views): 339 rows vs the engine max |diff| %.3g, vs image_embeds %.3g (tolerance %.3g)\n",
+                e, d, 1e-4 * scale);
+        CHECK(e == 0); /* the same graph on the same kernels */
+        CHECK(d <= 1e-4 * scale);
+        /* The 5-view bucket: two padding views change nothing of the image's rows. */
+        ts_tensor_arg args[4];
+        float *px, *bias;
+        int32_t *pos, *layout;
+        bool made = hd_args(&pv, 5, args, &px, &pos, &bias, &layout);
+        REQUIRE(made);
+        const void *outs[1] = {0};
+        CHECK_INT_EQ(ts_bundle_run_vision(b, 1, args, 4, outs, &err), TS_OK);
+        double p = outs[0] ? max_diff(outs[0], engine.rows, T * H) : INFINITY;
+        fprintf(stderr, "  vision.main (5-view bucket, 2 padding views): 339 rows vs the engine max |diff| %.3g\n", p);
+        CHECK(p <= 1e-5 * scale);
+        /* Refused, naming what is wrong. */
+        CHECK_INT_EQ(ts_bundle_run_vision(b, 0, args, 4, outs, &err), TS_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(err.message, "pixel_values is F32[5, 3, 448, 448]");
+        args[2].dims[0] = 3, args[2].n_bytes = sizeof(float) * 3 * 1024;
+        CHECK_INT_EQ(ts_bundle_run_vision(b, 1, args, 4, outs, &err), TS_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(err.message, "key_bias is F32[3, 1024]");
+        args[2].dims[0] = 5, args[2].n_bytes = sizeof(float) * 5 * 1024;
+        for (int i = 0; i < 1024; i++) bias[4 * 1024 + i] = -INFINITY;
+        CHECK_INT_EQ(ts_bundle_run_vision(b, 1, args, 4, outs, &err), TS_ERR_RANGE);
+        CHECK_CONTAINS(err.message, "key_bias masks every patch of view 4");
+        bias[4 * 1024] = 0.5f;
+        CHECK_INT_EQ(ts_bundle_run_vision(b, 1, args, 4, outs, &err), TS_ERR_RANGE);
+        CHECK_CONTAINS(err.message, "key_bias[4, 0] is 0.5");
+        for (int i = 0; i < 1024; i++) bias[4 * 1024 + i] = 0;
+        layout[7] = 5 * 256 + 2;
+        CHECK_INT_EQ(ts_bundle_run_vision(b, 1, args, 4, outs, &err), TS_ERR_RANGE);
+        CHECK_CONTAINS(err.message, "layout");
+        layout[7] = 0, pos[9] = 1024;
+        CHECK_INT_EQ(ts_bundle_run_vision(b, 1, args, 4, outs, &err), TS_ERR_RANGE);
+        CHECK_CONTAINS(err.message, "positions");
+        free(px), free(pos), free(bias), free(layout);
+    }
+    ts_encoded_media_free(&ours), ts_encoded_media_free(&engine);
+    /* Pixel values that are not an HD image of this tower (2 channels). */
+    ts_pixel_values bad = pv;
+    bad.shape[1] = 2;
+    CHECK(ts_bundle_encode_images(b, &bad, 1, &ours, &err) != TS_OK);
+    /* The reference's prompt and 16 ids: vision.main's rows, the vision adapter. */
+    CHECK(greedy_is_reference(b, m, IMAGE, NULL, &pv));
+    ts_bundle_close(b);
+    /* The 3-view image in a bundle of 2-view buckets. */
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, small, IMAGE "/model", &b, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_encode_images(b, &pv, 1, &ours, &err), TS_ERR_RANGE);
+    CHECK_CONTAINS(err.message, "3072 patches do not fit the bundle's vision buckets (2048)");
+    ts_bundle_close(b);
+    ts_pixel_values_free(&pv);
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+    /* phi4_mm-image (chelsea, 3 views, 689 image tokens, 701 prompt tokens): its 16 ids. */
+    snprintf(bundle, sizeof(bundle), "%s/image-chelsea", tmp);
+    cap = 720, o.prefill_capacity = 704, o.vision_patches = image_patches, o.n_vision_patches = 1;
+    REQUIRE_INT_EQ(ts_bundle_export(CHELSEA "/model", bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, CHELSEA "/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, CHELSEA "/model", NULL, &m, &err), TS_OK);
+    REQUIRE(image_pixels(m, CHELSEA, "chelsea.png", &pv));
+    CHECK(greedy_is_reference(b, m, CHELSEA, NULL, &pv));
+    ts_pixel_values_free(&pv);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
+}
+
 int main(void)
 {
     ts_error err;
@@ -434,6 +594,7 @@ int main(void)
     RUN(test_text);
     RUN(test_mixed_adapters);
     RUN(test_bad_bundles);
+    RUN(test_image);
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     ts_context_destroy(ctx);
     return check_finish();

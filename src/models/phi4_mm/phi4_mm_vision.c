@@ -2,9 +2,9 @@
  *
  * Pixel values: ts_phi4_hd_to_pixels' layout (the views, the crop grid and the resized size; the
  * patch masks follow from them and are rebuilt where needed, ts_phi4_hd_view). Tower: one graph
- * for one view ((S/P)² patches, the tower's only size) run per view, global first, giving
- * hidden_states[feature_layer]; the pooling, HD layout and projector then run host-side on those
- * features. An image's rows depend on that image alone (the engine's encoder cache relies on it). */
+ * per view count (n_patches = views · (S/P)², the runner's key), one run per image: the SigLIP
+ * tower over every view, pooling, HD layout and projector (phi4_vision_graph.c). An image's rows
+ * depend on that image alone (the engine's encoder cache relies on it). */
 #include "models/phi4_mm/phi4_mm_vision.h"
 
 #include "base/error.h"
@@ -84,14 +84,19 @@ static int64_t view_patches(const ts_phi4_vision_spec *s)
     return side * side;
 }
 
+/* A graph per view count: n_patches = views · (S/P)² (the engine's runner key, vision.main's
+ * bucket). */
 static ts_status tower_build(ts_graph *g, const void *spec, const ts_weight_source *weights, int64_t n_patches,
                              ts_error *err)
 {
     const ts_phi4_vision_spec *s = spec;
-    if (n_patches != view_patches(s))
-        return ts_error_set(err, TS_ERR_INTERNAL, "Phi-4-multimodal image tower: a graph of %lld patches (a view has %lld)",
-                            (long long)n_patches, (long long)view_patches(s));
-    return ts_phi4_vision_build(g, s, weights, err);
+    int64_t n = view_patches(s);
+    if (n_patches < n || n_patches % n || n_patches / n > TS_PHI4_MAX_VIEWS)
+        return ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
+                            "vision.main: a bucket of %lld patches is not 1..%d whole views of %lld patches "
+                            "(%lld-px views)",
+                            (long long)n_patches, TS_PHI4_MAX_VIEWS, (long long)n, (long long)s->image_size);
+    return ts_phi4_vision_build(g, s, weights, n_patches / n, err);
 }
 
 static int64_t tower_smallest(const void *spec)
@@ -119,8 +124,8 @@ static int64_t tower_tokens(const void *spec, const ts_pixel_values *pv)
     return t;
 }
 
-/* Per image: every view through the graph (features [views][(S/P)²][D]), then the host-side
- * pooling, HD layout and projector; the images' rows one after another. */
+/* Per image: one run of the graph for its view count (tower, pooling, HD layout, projector);
+ * the images' rows one after another. */
 static ts_status tower_encode(const void *spec, ts_tower_runner *runner, const ts_pixel_values *images, int n_images,
                               float **out, int64_t *n_rows, ts_error *err)
 {
@@ -130,41 +135,26 @@ static ts_status tower_encode(const void *spec, ts_tower_runner *runner, const t
     for (int i = 0; i < n_images; i++)
         total += tower_tokens(spec, &images[i]);
     float *rows = malloc(sizeof(float) * (size_t)(total > 0 ? total * D : 1));
-    int32_t *positions = malloc(sizeof(int32_t) * (size_t)n);
-    float *key_bias = malloc(sizeof(float) * (size_t)n);
-    ts_status st = rows && positions && key_bias
-                       ? TS_OK
-                       : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "Phi-4-multimodal image tower: out of memory");
+    ts_status st = rows ? TS_OK : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "Phi-4-multimodal image tower: out of memory");
     int64_t at = 0;
     for (int i = 0; st == TS_OK && i < n_images; i++) {
         ts_phi4_hd_image im;
         st = ts_phi4_hd_view(&images[i], (int)s->patch, &im, err);
-        if (st == TS_OK && im.crop != s->image_size)
-            st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                              "Phi-4-multimodal image tower: image %d has %d-px views, the tower takes %lld", i,
-                              im.crop, (long long)s->image_size);
-        float *features = st == TS_OK ? malloc(sizeof(float) * (size_t)(im.views * n * s->width)) : NULL;
-        if (st == TS_OK && !features)
-            st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "Phi-4-multimodal image tower: out of memory");
-        size_t plane = (size_t)3 * (size_t)im.crop * (size_t)im.crop;
-        for (int v = 0; st == TS_OK && v < im.views; v++) {
-            ts_phi4_vision_view_inputs(s, im.mask + (size_t)v * (size_t)n, positions, key_bias);
-            void *inputs[3] = {im.pixels + (size_t)v * plane, positions, key_bias};
-            const void *result[1] = {0};
-            st = ts_tower_run(runner, n, inputs, 3, result, err);
-            if (st == TS_OK)
-                memcpy(features + (size_t)v * (size_t)(n * s->width), result[0],
-                       sizeof(float) * (size_t)(n * s->width));
-        }
-        float *one = NULL;
-        if (st == TS_OK)
-            st = ts_phi4_image_rows_from_features(s, ts_tower_weights(runner), &im, features, &one, NULL, err);
+        if (st != TS_OK) break;
+        int64_t views = im.views, max = ts_phi4_image_rows_max(s, views);
+        int32_t *positions = malloc(sizeof(int32_t) * (size_t)(views * n)), *layout = malloc(sizeof(int32_t) * (size_t)max);
+        float *key_bias = malloc(sizeof(float) * (size_t)(views * n));
+        st = positions && layout && key_bias
+                 ? ts_phi4_image_inputs(s, &im, views, positions, key_bias, layout, err)
+                 : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "Phi-4-multimodal image tower: out of memory");
         if (st == TS_OK && at + im.tokens > total)
             st = ts_error_set(err, TS_ERR_INTERNAL, "Phi-4-multimodal image tower: more rows than counted");
-        if (st == TS_OK) memcpy(rows + at * D, one, sizeof(float) * (size_t)(im.tokens * D)), at += im.tokens;
-        free(one), free(features), free(im.mask);
+        const void *result[1] = {0};
+        void *inputs[4] = {im.pixels, positions, key_bias, layout};
+        if (st == TS_OK) st = ts_tower_run(runner, views * n, inputs, 4, result, err);
+        if (st == TS_OK) memcpy(rows + at * D, result[0], sizeof(float) * (size_t)(im.tokens * D)), at += im.tokens;
+        free(positions), free(layout), free(key_bias), free(im.mask);
     }
-    free(positions), free(key_bias);
     if (st != TS_OK) {
         free(rows);
         return st;
@@ -173,7 +163,31 @@ static ts_status tower_encode(const void *spec, ts_tower_runner *runner, const t
     return TS_OK;
 }
 
-/* No vision.main entry: a bundle of this family carries no tower (entry_geometry NULL). */
+/* vision.main (layout "hd_views", phi4_vision_entry.c): the same image graph, one module per
+ * bucket of V views (n_patches = V·(S/P)²). */
+static ts_status entry_geometry(const ts_model_config *cfg, ts_vision_entry_geometry *out, ts_error *err)
+{
+    ts_phi4_vision_spec s;
+    TS_TRY(tower_init(cfg, &s, err));
+    *out = (ts_vision_entry_geometry){.layout = "hd_views",
+                                      .patch = s.patch,
+                                      .temporal = 1,
+                                      .merge = 2,
+                                      .width = s.width,
+                                      .depth = cfg->vision.depth,
+                                      .out_hidden = s.text_width,
+                                      .image_patches = view_patches(&s)};
+    return TS_OK;
+}
+
+static ts_status entry_build(ts_graph *g, const ts_model_config *cfg, const ts_weight_source *weights,
+                             int64_t n_patches, ts_error *err)
+{
+    ts_phi4_vision_spec s;
+    TS_TRY(tower_init(cfg, &s, err));
+    return tower_build(g, &s, weights, n_patches, err);
+}
+
 const ts_tower_ops ts_phi4_mm_tower = {
     .spec_size = sizeof(ts_phi4_vision_spec),
     .init = tower_init,
@@ -184,4 +198,6 @@ const ts_tower_ops ts_phi4_mm_tower = {
     .image_tokens = tower_tokens,
     .image_rows = tower_tokens,
     .encode = tower_encode,
+    .entry_geometry = entry_geometry,
+    .entry_build = entry_build,
 };

@@ -1,8 +1,8 @@
 /* phi4_mm_vision.h — Phi-4-multimodal's image path as its descriptor states it (the family's own
  * header: only phi4_mm.c includes it): vision_config read into the model config, the HD image
  * processor (phi4_image_processor.h) behind the descriptor's preprocess hook, and the tower ops
- * (models/tower.h): the SigLIP graph of phi4_vision.h run once per view, then pooling, the HD
- * layout and the projector (ts_phi4_image_rows_from_features). */
+ * (models/tower.h): the image graph of phi4_vision.h (tower, pooling, HD layout, projector) per
+ * view count, one run per image. */
 #ifndef TS_MODELS_PHI4_MM_VISION_H
 #define TS_MODELS_PHI4_MM_VISION_H
 

@@ -312,26 +312,15 @@ ts_status ts_phi4_image_rows(const ts_phi4_vision_spec *s, const ts_weight_sourc
 {
     *rows = NULL;
     if (hd_out) *hd_out = NULL;
-    float *feat = NULL;
-    TS_TRY(ts_phi4_vision_features(s, weights, im, &feat, err));
-    ts_status st = ts_phi4_image_rows_from_features(s, weights, im, feat, rows, hd_out, err);
-    free(feat);
-    return st;
-}
-
-ts_status ts_phi4_image_rows_from_features(const ts_phi4_vision_spec *s, const ts_weight_source *weights,
-                                           const ts_phi4_hd_image *im, const float *feat, float **rows,
-                                           float **hd_out, ts_error *err)
-{
-    *rows = NULL;
-    if (hd_out) *hd_out = NULL;
-    int64_t side = s->image_size / s->patch, half = side / 2, d = s->width, D = s->text_width;
+    int64_t side = s->image_size / s->patch, half = side / 2, d = s->width, D = s->text_width, n = side * side;
     if (side % 2) {
         return ts_error_set(err, TS_ERR_UNSUPPORTED,
                             "Phi-4-multimodal image tower: an odd patch grid (%lld) needs the reflection "
                             "pad, not built",
                             (long long)side);
     }
+    float *feat = NULL;
+    TS_TRY(ts_phi4_vision_features(s, weights, im, &feat, err));
     loader ld = {weights, err, TS_OK};
     float *glob_ext = load(&ld, d, PREFIX "global_img_feature_extensor");
     float *sub_ext = load(&ld, d, PREFIX "sub_img_feature_extensor");
@@ -339,43 +328,32 @@ ts_status ts_phi4_image_rows_from_features(const ts_phi4_vision_spec *s, const t
     float *up_b = load(&ld, D, PREFIX "img_projection_up.bias");
     float *down_w = load(&ld, D * D, PREFIX "img_projection_down.weight");
     float *down_b = load(&ld, D, PREFIX "img_projection_down.bias");
-    int64_t T = im->tokens;
+    int64_t T = im->tokens, V = im->views, pooled_rows = V * half * half, max = ts_phi4_image_rows_max(s, V);
+    float *table = malloc(sizeof(float) * (size_t)((pooled_rows + 2) * d));
+    int32_t *layout = malloc(sizeof(int32_t) * (size_t)max), *positions = malloc(sizeof(int32_t) * (size_t)(V * n));
+    float *bias = malloc(sizeof(float) * (size_t)(V * n));
     float *hd = malloc(sizeof(float) * (size_t)(T * d));
     float *mid = malloc(sizeof(float) * (size_t)(T * D));
     float *out = malloc(sizeof(float) * (size_t)(T * D));
-    if (!ld.st && (!hd || !mid || !out))
+    if (!ld.st && (!table || !layout || !positions || !bias || !hd || !mid || !out))
         ld.st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "Phi-4-multimodal image rows: no memory");
+    if (!ld.st) ld.st = ts_phi4_image_inputs(s, im, V, positions, bias, layout, err);
     if (!ld.st) {
-        int uh, uw;
-        ts_phi4_hd_useful(im, &uh, &uw);
-        int64_t r = 0, n = side * side;
-        /* The crops' grid (crop (y/half, x/half) at its pooled (y%half, x%half)), useful part. */
-        for (int64_t y = 0; y < uh; y++) {
-            for (int64_t x = 0; x < uw; x++, r++) {
-                int64_t view = 1 + (y / half) * im->grid_w + x / half;
-                pooled(feat + view * n * d, side, d, y % half, x % half, hd + r * d);
-            }
-            memcpy(hd + r++ * d, sub_ext, sizeof(float) * (size_t)d);
-        }
-        memcpy(hd + r++ * d, glob_ext, sizeof(float) * (size_t)d);
-        for (int64_t y = 0; y < half; y++) {
-            for (int64_t x = 0; x < half; x++, r++)
-                pooled(feat, side, d, y, x, hd + r * d);
-            memcpy(hd + r++ * d, sub_ext, sizeof(float) * (size_t)d);
-        }
-        if (r != T)
-            ld.st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT,
-                                 "Phi-4-multimodal image rows: the HD layout has %lld rows, the "
-                                 "processor counted %lld tokens",
-                                 (long long)r, (long long)T);
-    }
-    if (!ld.st) {
+        /* The pooled table the layout indexes, then the layout's rows. */
+        for (int64_t v = 0; v < V; v++)
+            for (int64_t i = 0; i < half; i++)
+                for (int64_t j = 0; j < half; j++)
+                    pooled(feat + v * n * d, side, d, i, j, table + ((v * half + i) * half + j) * d);
+        memcpy(table + pooled_rows * d, sub_ext, sizeof(float) * (size_t)d);
+        memcpy(table + (pooled_rows + 1) * d, glob_ext, sizeof(float) * (size_t)d);
+        for (int64_t r = 0; r < T; r++)
+            memcpy(hd + r * d, table + (int64_t)layout[r] * d, sizeof(float) * (size_t)d);
         linear(hd, T, d, up_w, up_b, D, mid);
         for (int64_t i = 0; i < T * D; i++)
             mid[i] = gelu_erf(mid[i]);
         linear(mid, T, D, down_w, down_b, D, out);
     }
-    free(mid);
+    free(feat), free(mid), free(table), free(layout), free(positions), free(bias);
     free(glob_ext), free(sub_ext), free(up_w), free(up_b), free(down_w), free(down_b);
     if (ld.st || !hd_out) free(hd);
     if (ld.st) {

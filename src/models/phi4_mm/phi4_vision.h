@@ -13,11 +13,11 @@
  *     followed by sub_img_feature_extensor;
  *   projector: img_projection_down(gelu_erf(img_projection_up(x))).
  *
- * Contract: host code (plain loops, f32 math over F32 or BF16 weights widened once per call), a
- * reference path checked stage by stage against transformers (phi4_vision_test.c). The tower is
- * also a graph per view (ts_phi4_vision_build): the runtime path (phi4_mm_vision.c, the family's
- * ts_tower_ops) runs it per view, then ts_phi4_image_rows_from_features; the host tower
- * (ts_phi4_vision_features, ts_phi4_image_rows) is the tests' reference only. Weights are read by their checkpoint names under
+ * Contract: the runtime path is one graph per view count (ts_phi4_vision_build, phi4_vision_graph.c:
+ * tower, pooling, HD layout and projector; the engine's tower ops and vision.main both build it).
+ * The host code of phi4_vision.c (plain loops, f32 math over F32 or BF16 weights widened once per
+ * call) is the tests' reference only, checked stage by stage against transformers
+ * (phi4_vision_test.c); both read the HD layout from ts_phi4_image_inputs. Weights are read by their checkpoint names under
  * "model.embed_tokens_extend.image_embed."; a missing or misshapen one fails naming it. Outputs
  * are owned by the caller (free()).
  */
@@ -48,27 +48,39 @@ ts_status ts_phi4_vision_spec_read(const ts_json_reader *r, const cJSON *vision,
 /* The position-table row of patch p of a view with patch mask [side²] (0 for padding). */
 int64_t ts_phi4_vision_position(const uint8_t *mask, int64_t side, int64_t p);
 
-/* The graph of one view's tower into the empty g (phi4_vision_graph.c): inputs pixel_values
- * f32[3, S, S], positions i32[(S/P)²], key_bias f32[(S/P)²]; output hidden_states[feature_layer]
- * f32[(S/P)², D]. Every weight checked first; errors name the tensor. */
+/* Views one image graph takes at most (dynamic_hd's crops + the global view). */
+#define TS_PHI4_MAX_VIEWS 64
+
+/* The rows of the image graph for `views` views: the most tokens an image of that many views
+ * has (the image's own tokens come first, the rest are padding). */
+int64_t ts_phi4_image_rows_max(const ts_phi4_vision_spec *spec, int64_t views);
+
+/* The graph of a whole image of `views` views into the empty g (phi4_vision_graph.c): inputs
+ * pixel_values f32[views, 3, S, S], positions i32[views, (S/P)²], key_bias f32[views, (S/P)²],
+ * layout i32[rows_max]; output image_embeds f32[rows_max, text_width]. Every weight checked
+ * first; errors name the tensor. */
 ts_status ts_phi4_vision_build(ts_graph *g, const ts_phi4_vision_spec *spec, const ts_weight_source *weights,
-                               ts_error *err);
-/* The graph's positions and key_bias for a view's patch mask. */
+                               int64_t views, ts_error *err);
+/* One view's positions and key_bias for its patch mask. */
 void ts_phi4_vision_view_inputs(const ts_phi4_vision_spec *spec, const uint8_t *mask, int32_t *positions,
                                 float *key_bias);
+/* The graph's non-pixel inputs for im in a graph of `views` ≥ im->views views: positions and
+ * key_bias [views][(S/P)²] (padding views: positions 0, key_bias 0, never gathered) and layout
+ * [rows_max]: row r of the HD layout as an index into the pooled table [views·(S/2P)² pooled
+ * rows (view-major, row-major), sub_img_feature_extensor, global_img_feature_extensor], rows past
+ * im->tokens 0. Fails when im does not fit (views, sizes, token count). */
+ts_status ts_phi4_image_inputs(const ts_phi4_vision_spec *spec, const ts_phi4_hd_image *im, int64_t views,
+                               int32_t *positions, float *key_bias, int32_t *layout, ts_error *err);
 
-/* The tower's features for every view of im: *out [views][(S/P)²][width]. */
+/* Host reference (phi4_vision.c, for the tests): the tower's features for every view of im,
+ * *out [views][(S/P)²][width]. */
 ts_status ts_phi4_vision_features(const ts_phi4_vision_spec *spec, const ts_weight_source *weights,
                                   const ts_phi4_hd_image *im, float **out, ts_error *err);
 
-/* The image's rows for the language model, one per <|image|> token: *rows [im->tokens]
- * [text_width]. hd (optional) receives the HD layout the projector reads, [im->tokens][width]. */
+/* Host reference: the image's rows for the language model, one per <|image|> token: *rows
+ * [im->tokens][text_width]. hd (optional) receives the HD layout the projector reads,
+ * [im->tokens][width]. */
 ts_status ts_phi4_image_rows(const ts_phi4_vision_spec *spec, const ts_weight_source *weights,
                              const ts_phi4_hd_image *im, float **rows, float **hd, ts_error *err);
-/* The same from features already computed ([views][(S/P)²][width], e.g. the graph tower's, one
- * run per view): pooling, HD layout and projector. */
-ts_status ts_phi4_image_rows_from_features(const ts_phi4_vision_spec *spec, const ts_weight_source *weights,
-                                           const ts_phi4_hd_image *im, const float *features, float **rows,
-                                           float **hd, ts_error *err);
 
 #endif

@@ -5,7 +5,8 @@
  *      fixture keeps instead of the 7 MB tensor, plus the kept rows and per-view sums), the patch
  *      mask, the canvas size and the token count;
  *   2. the tower's features (hidden_states[-2]) of every view, from our own pixel values;
- *   2b. the same features from the graph tower (ts_phi4_vision_build), view by view;
+ *   2b. the image rows from the image graph (ts_phi4_vision_build: tower, pooling, layout,
+ *       projector in one program), at the image's view count and in a bucket one view larger;
  *   3. the HD layout the projector reads (pooling, cut, separators) and the projected rows;
  *   4. the prompt: <|image|> expanded by the count of stage 1 (ts_prompt_expand_images with the
  *      descriptor's REPEAT rule), tokenized = input_ids, and
@@ -283,7 +284,8 @@ static void test_refusals(void)
 
 static ts_context *ctx;
 
-/* The graph tower, one view per run, against the fixture's features and the host code. */
+/* The image graph (tower, pooling, HD layout, projector), run once for the image's views and once
+ * in a bucket of more views (padding views as vision.main gets them), against the fixture's rows. */
 static void test_graph_tower(void)
 {
     ts_error err;
@@ -292,41 +294,41 @@ static void test_graph_tower(void)
     CHECK(ok);
     if (!ok) return setup_close(&f);
     ts_weight_source ws = {find, f.weights};
-    ts_graph *g = NULL;
-    ts_program *prog = NULL;
-    bool built = ts_graph_create(&g, &err) == TS_OK && ts_phi4_vision_build(g, &f.spec, &ws, &err) == TS_OK &&
-                 ts_program_create(g, ctx, &prog, &err) == TS_OK;
-    if (!built) fprintf(stderr, "%s\n", err.message);
-    CHECK(built);
-    size_t n = 1024, d = 16, plane = 448 * 448;
-    float *feat = malloc(sizeof(float) * n * d * (size_t)f.im.views), *bias = malloc(sizeof(float) * n);
-    int32_t *pos = malloc(sizeof(int32_t) * n);
-    void **params = built ? calloc((size_t)g->n_parameters, sizeof(void *)) : NULL;
-    for (int v = 0; params && v < f.im.views; v++) {
-        ts_phi4_vision_view_inputs(&f.spec, f.im.mask + (size_t)v * n, pos, bias);
-        for (int32_t i = 0; i < g->n_nodes; i++) {
+    size_t n = 1024, plane = 3 * 448 * 448;
+    for (int64_t views = f.im.views; views <= f.im.views + 1; views++) {
+        ts_graph *g = NULL;
+        ts_program *prog = NULL;
+        bool built = ts_graph_create(&g, &err) == TS_OK && ts_phi4_vision_build(g, &f.spec, &ws, views, &err) == TS_OK &&
+                     ts_program_create(g, ctx, &prog, &err) == TS_OK;
+        if (!built) fprintf(stderr, "%s\n", err.message);
+        CHECK(built);
+        int64_t max = ts_phi4_image_rows_max(&f.spec, views);
+        float *px = calloc(plane * (size_t)views, sizeof(float)), *bias = malloc(sizeof(float) * n * (size_t)views);
+        int32_t *pos = malloc(sizeof(int32_t) * n * (size_t)views), *layout = malloc(sizeof(int32_t) * (size_t)max);
+        memcpy(px, f.im.pixels, sizeof(float) * plane * (size_t)f.im.views);
+        CHECK_INT_EQ(ts_phi4_image_inputs(&f.spec, &f.im, views, pos, bias, layout, &err), TS_OK);
+        void **params = built ? calloc((size_t)g->n_parameters, sizeof(void *)) : NULL;
+        for (int32_t i = 0; params && i < g->n_nodes; i++) {
             const ts_node *nd = &g->nodes[i];
             if (nd->op != TS_OP_PARAMETER) continue;
             void **slot = &params[nd->attrs.parameter.index];
             if (nd->attrs.parameter.role == TS_PARAM_WEIGHT) *slot = (void *)ts_checkpoint_find(f.weights, nd->name)->data;
-            else if (strcmp(nd->name, "pixel_values") == 0) *slot = f.im.pixels + (size_t)v * 3 * plane;
+            else if (strcmp(nd->name, "pixel_values") == 0) *slot = px;
             else if (strcmp(nd->name, "positions") == 0) *slot = pos;
             else if (strcmp(nd->name, "key_bias") == 0) *slot = bias;
+            else if (strcmp(nd->name, "layout") == 0) *slot = layout;
         }
         const void *out = NULL;
-        CHECK_INT_EQ(ts_program_run(prog, params, &out, &err), TS_OK);
-        if (out) memcpy(feat + (size_t)v * n * d, out, sizeof(float) * n * d);
+        if (params) CHECK_INT_EQ(ts_program_run(prog, params, &out, &err), TS_OK);
+        if (out) CHECK(stage(f.ref, "image_embeds", out, (size_t)f.im.tokens * 48) <= 1);
+        /* Fewer views than the image has is refused, naming the counts. */
+        CHECK_INT_EQ(ts_phi4_image_inputs(&f.spec, &f.im, f.im.views - 1, pos, bias, layout, &err),
+                     TS_ERR_INVALID_ARGUMENT);
+        CHECK_CONTAINS(err.message, "views");
+        free(params), free(px), free(bias), free(pos), free(layout);
+        ts_program_destroy(prog);
+        ts_graph_destroy(g);
     }
-    if (params) {
-        CHECK(stage(f.ref, "vision_block_1", feat, (size_t)f.im.views * n * d) <= 1);
-        float *rows = NULL;
-        CHECK_INT_EQ(ts_phi4_image_rows_from_features(&f.spec, &ws, &f.im, feat, &rows, NULL, &err), TS_OK);
-        if (rows) CHECK(stage(f.ref, "image_embeds", rows, (size_t)f.im.tokens * 48) <= 1);
-        free(rows);
-    }
-    free(params), free(feat), free(bias), free(pos);
-    ts_program_destroy(prog);
-    ts_graph_destroy(g);
     setup_close(&f);
 }
 
