@@ -55,7 +55,7 @@ static void linear_task(void *arg, int64_t task, int worker)
      * load serves them all, every dot bit-identical to the single one. Up to DOT_TILE_ROWS − 1
      * rows, pairs of weight rows in one pass each; from DOT_TILE_ROWS (the x rows outgrow L1),
      * TS_DOT_TILE weight rows with a pass per partial sum, fewer x loads again. CPU time of one
-     * decode step of the Qwen2.5-0.5B shape in bf16 on 1 thread (Zen 4, least of 7, loaded
+     * decode step of the synthetic 0.5B preset in bf16 on 1 thread (Zen 5, least of 7, loaded
      * machine): 8 sequences 94–96 → 87 ms with pairs (104–112 with tiles: the weight loads stall),
      * 16 sequences 337 → 168 ms with tiles (187 with pairs). */
     int per = 0;
