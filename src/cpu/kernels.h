@@ -61,17 +61,19 @@ typedef struct ts_kernels {
      * decomposition's dequantization, bit for bit in every variant (one rounding). Never NULL. */
     void (*dequant_i8_f32)(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
     void (*dequant_u4_f32)(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
-    /* W8A8 row dots (ts_q8_act below): out[r] = Σ_c scale[c]·d_r[c]·Σ_{j in chunk c} (w_j −
-     * zero_c)·xq_r[j] for `rows` ≤ TS_Q8_ROWS activation rows over one weight row of n channels (n
-     * a multiple of 32), chunks of 32 channels; scale (and zero, NULL meaning 0 for 8-bit, 8 for
-     * 4-bit) per chunk in f32. Each chunk's sum is exact in integers; only the f32 scaling and
-     * summation order differ between variants. 8-bit weights take no zero points (q − zero may
-     * leave i8). The activations must be quantized with the same `u4` layout flag as the weights'
-     * bits. NULL where no fast kernel exists (qlinear then keeps f32 activations). */
-    void (*qdot_i8_q8)(const int8_t *q, const struct ts_q8_act *x, int rows, size_t n,
-                       const float *scale, float *out);
-    void (*qdot_u4_q8)(const uint8_t *q, const struct ts_q8_act *x, int rows, size_t n,
-                       const float *scale, const float *zero, float *out);
+    /* W8A8 row dots (ts_q8_act below): out[r·ldo + w] = Σ_c scale_w[c]·d_r[c]·Σ_{j in chunk c}
+     * (q_w[j] − zero_w[c])·xq_r[j] for `rows` ≤ TS_Q8_ROWS activation rows and nw weight rows
+     * stored back to back (q_w = q + w·n, 4-bit: w·n/2; scale_w = scale + w·n/32, zero_w likewise)
+     * of n channels (n a multiple of 32), chunks of 32 channels; scale (and zero, NULL meaning 0
+     * for 8-bit, 8 for 4-bit) per chunk in f32. Each chunk's sum is exact in integers; only the
+     * f32 scaling and summation order differ between variants, and each (r, w) gets the same bits
+     * whatever rows and nw. 8-bit weights take no zero points (q − zero may leave i8). The
+     * activations must be quantized with the same `u4` layout flag as the weights' bits. NULL
+     * where no fast kernel exists (qlinear then keeps f32 activations). */
+    void (*qdot_i8_q8)(const int8_t *q, size_t nw, const struct ts_q8_act *x, int rows, size_t n,
+                       const float *scale, float *out, size_t ldo);
+    void (*qdot_u4_q8)(const uint8_t *q, size_t nw, const struct ts_q8_act *x, int rows, size_t n,
+                       const float *scale, const float *zero, float *out, size_t ldo);
     /* Quantizes one activation row for those dots (ts_quantize_q8_ref; bit-identical in every
      * variant). */
     void (*quantize_q8)(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
@@ -148,10 +150,10 @@ void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, 
                         int32_t *xs);
 void ts_softmax_f32_ref(float *y, size_t n);
 void ts_logistic_f32_ref(const float *x, float *y, size_t n);
-void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                       float *out);
-void ts_qdot_u4_q8_ref(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                       const float *zero, float *out);
+void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                       const float *scale, float *out, size_t ldo);
+void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                       const float *scale, const float *zero, float *out, size_t ldo);
 
 #if defined(__x86_64__)
 float ts_dot_f32_avx2(const float *a, const float *b, size_t n);
@@ -191,10 +193,10 @@ void ts_logistic_f32_avx512(const float *x, float *y, size_t n);
 void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                            const uint8_t *panel, const float *scale, int32_t offset,
                            const int32_t *offsets, int cols, float *c, int64_t ldc);
-void ts_qdot_i8_q8_avx512vnni(const int8_t *q, const ts_q8_act *x, int rows, size_t n,
-                              const float *scale, float *out);
-void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, const ts_q8_act *x, int rows, size_t n,
-                              const float *scale, const float *zero, float *out);
+void ts_qdot_i8_q8_avx512vnni(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                              const float *scale, float *out, size_t ldo);
+void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                              const float *scale, const float *zero, float *out, size_t ldo);
 #endif
 
 /* Asks the kernel for AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM); without it the first tile

@@ -86,8 +86,9 @@ void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, 
     ts_q8_fill_lanes(q, d, n, u4, dexp, xs);
 }
 
-void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                       float *out)
+/* One weight row (the public entries loop over nw of them). */
+static void i8_q8_row(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
+                      float *out, size_t ldo)
 {
     for (int r = 0; r < rows; r++) {
         const int8_t *xq = x->q + (size_t)r * x->ld;
@@ -99,12 +100,12 @@ void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, 
                 sum += (int32_t)q[j] * xq[j];
             total += scale[c] * d[c] * (float)sum;
         }
-        out[r] = total;
+        out[(size_t)r * ldo] = total;
     }
 }
 
-void ts_qdot_u4_q8_ref(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                       const float *zero, float *out)
+static void u4_q8_row(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
+                      const float *zero, float *out, size_t ldo)
 {
     for (int r = 0; r < rows; r++) {
         const int8_t *xq = x->q + (size_t)r * x->ld;
@@ -118,6 +119,21 @@ void ts_qdot_u4_q8_ref(const uint8_t *q, const ts_q8_act *x, int rows, size_t n,
             }
             total += scale[c] * d[c] * (float)sum;
         }
-        out[r] = total;
+        out[(size_t)r * ldo] = total;
     }
+}
+
+void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                       const float *scale, float *out, size_t ldo)
+{
+    for (size_t w = 0; w < nw; w++)
+        i8_q8_row(q + w * n, x, rows, n, scale + w * (n / 32), out + w, ldo);
+}
+
+void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                       const float *scale, const float *zero, float *out, size_t ldo)
+{
+    for (size_t w = 0; w < nw; w++)
+        u4_q8_row(q + w * (n / 2), x, rows, n, scale + w * (n / 32),
+                  zero ? zero + w * (n / 32) : NULL, out + w, ldo);
 }
