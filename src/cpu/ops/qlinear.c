@@ -8,7 +8,8 @@
  * per weight row and call, shared by every activation row.
  * W8A8 (the int8 compute policy, kernels with VNNI or the portable reference): the activation
  * rows are quantized once per call (int8 per chunk of 32, kernels.h: ts_q8_act), then each task
- * streams its weight rows once per tile of rows, TS_Q8_ROWS activation rows per integer dot;
+ * streams its weight rows once per tile of rows, TS_Q8_ROWS activation rows per integer dot and
+ * (decode) Q8_SCALE_ROWS weight rows per kernel call;
  * many rows with a gemm_q8 kernel: each task packs TS_Q8_PANEL weight rows at a time into the
  * VNNI tile layout (once per call, shared by every activation row) and runs the integer GEMM.
  */
