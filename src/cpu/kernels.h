@@ -76,20 +76,23 @@ typedef struct ts_kernels {
      * decomposition's dequantization, bit for bit in every variant (one rounding). Never NULL. */
     void (*dequant_i8_f32)(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
     void (*dequant_u4_f32)(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
-    /* W8A8 row dots (ts_q8_act below): out[r] = Σ_c scale[c]·d_r[c]·Σ_{j in chunk c} (w_j −
-     * zero_c)·xq_r[j] for `rows` ≤ TS_Q8_ROWS activation rows over one weight row of n channels (n
-     * a multiple of 32), chunks of 32 channels; scale (and zero, NULL meaning 0 for 8-bit, 8 for
-     * 4-bit) per chunk in f32. Each chunk's sum is exact in integers; only the f32 scaling and
-     * summation order differ between variants. 8-bit weights take no zero points (q − zero may
-     * leave i8). The activations must be quantized with the same `u4` layout flag as the weights'
-     * bits. NULL where no fast kernel exists (qlinear then keeps f32 activations). */
-    void (*qdot_i8_q8)(const int8_t *q, const struct ts_q8_act *x, int rows, size_t n,
-                       const float *scale, float *out);
-    void (*qdot_u4_q8)(const uint8_t *q, const struct ts_q8_act *x, int rows, size_t n,
-                       const float *scale, const float *zero, float *out);
+    /* W8A8 row dots (ts_q8_act below): out[r·ldo + w] = Σ_c scale_w[c]·d_r[c]·Σ_{j in chunk c}
+     * (q_w[j] − zero_w[c])·xq_r[j] for `rows` ≤ TS_Q8_ROWS activation rows and nw weight rows
+     * stored back to back (q_w = q + w·n, 4-bit: w·n/2; scale_w = scale + w·n/32, zero_w likewise)
+     * of n channels (n a multiple of 32), chunks of 32 channels; scale (and zero, NULL meaning 0
+     * for 8-bit, 8 for 4-bit) per chunk in f32. Each chunk's sum is exact in integers; only the
+     * f32 scaling and summation order differ between variants, and each (r, w) gets the same bits
+     * whatever rows and nw. 8-bit weights take no zero points (q − zero may leave i8). The
+     * activations must be quantized with the same `u4` layout flag as the weights' bits. NULL
+     * where no fast kernel exists (qlinear then keeps f32 activations). */
+    void (*qdot_i8_q8)(const int8_t *q, size_t nw, const struct ts_q8_act *x, int rows, size_t n,
+                       const float *scale, float *out, size_t ldo);
+    void (*qdot_u4_q8)(const uint8_t *q, size_t nw, const struct ts_q8_act *x, int rows, size_t n,
+                       const float *scale, const float *zero, float *out, size_t ldo);
     /* Quantizes one activation row for those dots (ts_quantize_q8_ref; bit-identical in every
      * variant). */
-    void (*quantize_q8)(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+    void (*quantize_q8)(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
+                        int32_t *xs);
     /* W8A8 GEMM for many rows: c[r, 0:cols] (rows ldc apart) = the qdot_*_q8 sums of m activation
      * rows (natural layout: u4 false) with a panel of TS_Q8_PANEL weight rows packed by
      * ts_q8_pack_panel: unsigned bytes u (8-bit q + 128; 4-bit nibbles) as
@@ -116,11 +119,15 @@ typedef struct ts_kernels {
  * 4-bit weights: per pair of chunks (a, b) the even channels of a, of b, the odd of a, of b,
  * so that low and high nibbles line up; a last unpaired chunk: its even, then odd channels).
  * dexp repeats each d over the 32-bit lanes its chunk occupies in a 16-lane vector (n/4 floats
- * per row). Row r starts at q + r·ld, d + r·ld/32, dexp + r·ld/4. */
+ * per row). xs[l] = −offset · the sum of the stored bytes 4l … 4l + 3 (offset 8 in the u4 layout,
+ * 128 in the natural one; n/4 per row): the start of a VPDPBUSD lane that multiplies unsigned
+ * weights u = w + offset, so that it sums (u − offset)·xq exactly. Row r starts at q + r·ld,
+ * d + r·ld/32, dexp + r·ld/4, xs + r·ld/4. */
 typedef struct ts_q8_act {
     const int8_t *q;
     const float *d;
     const float *dexp;
+    const int32_t *xs;
     size_t ld;
 } ts_q8_act;
 #define TS_Q8_ROWS 4
@@ -152,18 +159,19 @@ float ts_qdot_i8_f32_ref(const int8_t *q, const float *x, size_t n, size_t block
 float ts_qdot_u4_f32_ref(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_ref(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
-/* dexp from d (the layout's lanes; shared by every quantize_q8 variant). */
-void ts_q8_fill_dexp(const float *d, size_t n, bool u4, float *dexp);
-void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+/* dexp from d and xs from q (the layout's lanes; shared by every quantize_q8 variant). */
+void ts_q8_fill_lanes(const int8_t *q, const float *d, size_t n, bool u4, float *dexp, int32_t *xs);
+void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
+                        int32_t *xs);
 uint16_t ts_f32_to_bf16_scalar(float f);
 void ts_pack_u32_panel_ref(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_ref(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_ref(float *y, size_t n);
 void ts_logistic_f32_ref(const float *x, float *y, size_t n);
-void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                       float *out);
-void ts_qdot_u4_q8_ref(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                       const float *zero, float *out);
+void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                       const float *scale, float *out, size_t ldo);
+void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                       const float *scale, const float *zero, float *out, size_t ldo);
 
 #if defined(__x86_64__)
 float ts_dot_f32_avx2(const float *a, const float *b, size_t n);
@@ -198,7 +206,8 @@ float ts_qdot_i8_f32_avx512(const int8_t *q, const float *x, size_t n, size_t bl
 float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
-void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp);
+void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
+                           int32_t *xs);
 void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_avx512(float *y, size_t n);
@@ -206,10 +215,10 @@ void ts_logistic_f32_avx512(const float *x, float *y, size_t n);
 void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                            const uint8_t *panel, const float *scale, int32_t offset,
                            const int32_t *offsets, int cols, float *c, int64_t ldc);
-void ts_qdot_i8_q8_avx512vnni(const int8_t *q, const ts_q8_act *x, int rows, size_t n,
-                              const float *scale, float *out);
-void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, const ts_q8_act *x, int rows, size_t n,
-                              const float *scale, const float *zero, float *out);
+void ts_qdot_i8_q8_avx512vnni(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                              const float *scale, float *out, size_t ldo);
+void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                              const float *scale, const float *zero, float *out, size_t ldo);
 #endif
 
 /* Asks the kernel for AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM); without it the first tile

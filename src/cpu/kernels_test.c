@@ -484,7 +484,8 @@ static void test_qdot_variants(void)
 
 /* W8A8: the quantizer of every variant gives the reference's bytes and scales bit for bit, in
  * both layouts; the integer dots equal the reference (exact chunk sums, f32 order aside) for 1–4
- * rows (each row's bits as when it is alone), an odd number of chunks (a last unpaired one), 8-bit and 4-bit with and without zero
+ * rows (each row's bits as when it is alone, and as when its weight row is alone: several weight rows
+ * per call), an odd number of chunks (a last unpaired one), 8-bit and 4-bit with and without zero
  * points; the reference itself equals an independent sum over the dequantized activations. */
 static void test_q8_variants(void)
 {
@@ -494,46 +495,53 @@ static void test_q8_variants(void)
     uint32_t seed = 5;
     for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
         size_t n = sizes[si], nc = n / 32;
-        float *x = malloc(sizeof(float) * n * 4), *sc = malloc(sizeof(float) * nc),
-              *zp = malloc(sizeof(float) * nc);
-        int8_t *q8 = malloc(n), *xq[2] = {malloc(n * 4), malloc(n * 4)};
-        uint8_t *q4 = malloc(n / 2);
+        float *x = malloc(sizeof(float) * n * 4), *sc = malloc(sizeof(float) * nc * 2),
+              *zp = malloc(sizeof(float) * nc * 2);
+        int8_t *q8 = malloc(n * 2), *xq[2] = {malloc(n * 4), malloc(n * 4)};
+        uint8_t *q4 = malloc(n); /* two weight rows each */
         float *d[2] = {malloc(sizeof(float) * nc * 4), malloc(sizeof(float) * nc * 4)};
         float *dexp[2] = {malloc(sizeof(float) * n), malloc(sizeof(float) * n)};
+        int32_t *xs[2] = {malloc(sizeof(int32_t) * n), malloc(sizeof(int32_t) * n)};
         for (size_t i = 0; i < n * 4; i++)
             x[i] = lcg(&seed) * (1.0f + (float)(i % 7)) + lcg(&seed) / 1000.0f;
         x[5] = -8.0f; /* a chunk whose maximum is negative */
         for (size_t i = 32; i < 64 && i < n; i++)
             x[i] = 0.0f; /* an all-zero chunk: d = 0 */
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n * 2; i++)
             q8[i] = (int8_t)(lcg(&seed) * 128.0f);
         q8[0] = -128;
-        for (size_t i = 0; i < n / 2; i++)
+        for (size_t i = 0; i < n; i++)
             q4[i] = (uint8_t)((lcg(&seed) + 1.0f) * 128.0f);
-        for (size_t c = 0; c < nc; c++)
+        for (size_t c = 0; c < nc * 2; c++)
             sc[c] = 0.01f + 0.001f * (float)(c % 13), zp[c] = (float)(c * 5 % 16);
         for (int u4 = 0; u4 < 2; u4++) {
             for (int r = 0; r < 4; r++)
                 ref->quantize_q8(x + r * n, n, u4, xq[0] + r * n, d[0] + r * nc,
-                                 dexp[0] + r * n / 4);
+                                 dexp[0] + r * n / 4, xs[0] + r * n / 4);
             for (int r = 0; r < 4; r++)
                 best->quantize_q8(x + r * n, n, u4, xq[1] + r * n, d[1] + r * nc,
-                                  dexp[1] + r * n / 4);
+                                  dexp[1] + r * n / 4, xs[1] + r * n / 4);
             CHECK(memcmp(xq[0], xq[1], n * 4) == 0);
             CHECK(memcmp(d[0], d[1], sizeof(float) * nc * 4) == 0);
             CHECK(memcmp(dexp[0], dexp[1], sizeof(float) * n) == 0);
-            ts_q8_act act = {xq[0], d[0], dexp[0], n};
+            CHECK(memcmp(xs[0], xs[1], sizeof(int32_t) * n) == 0);
+            /* xs: −offset · each lane's 4 stored bytes */
+            for (size_t l = 0; l < n; l++) {
+                const int8_t *b = xq[0] + l * 4;
+                CHECK_INT_EQ(xs[0][l], -(u4 ? 8 : 128) * (b[0] + b[1] + b[2] + b[3]));
+            }
+            ts_q8_act act = {xq[0], d[0], dexp[0], xs[0], n};
             for (int rows = 1; rows <= 4; rows++) {
                 float want[4], got[4];
                 for (int zero = 0; zero < 2; zero++) {
                     if (u4) {
-                        ref->qdot_u4_q8(q4, &act, rows, n, sc, zero ? zp : NULL, want);
+                        ref->qdot_u4_q8(q4, 1, &act, rows, n, sc, zero ? zp : NULL, want, 1);
                         if (best->qdot_u4_q8)
-                            best->qdot_u4_q8(q4, &act, rows, n, sc, zero ? zp : NULL, got);
+                            best->qdot_u4_q8(q4, 1, &act, rows, n, sc, zero ? zp : NULL, got, 1);
                     } else {
                         if (zero) continue;
-                        ref->qdot_i8_q8(q8, &act, rows, n, sc, want);
-                        if (best->qdot_i8_q8) best->qdot_i8_q8(q8, &act, rows, n, sc, got);
+                        ref->qdot_i8_q8(q8, 1, &act, rows, n, sc, want, 1);
+                        if (best->qdot_i8_q8) best->qdot_i8_q8(q8, 1, &act, rows, n, sc, got, 1);
                     }
                     for (int r = 0; r < rows; r++) {
                         /* independent: Σ (w − z)·scale · xq·d in double from the natural order */
@@ -556,10 +564,32 @@ static void test_q8_variants(void)
                         if (have) CHECK(fabs(got[r] - want[r]) <= 1e-6 * mag);
                         /* a batched step gives each row the bits it gets alone */
                         float alone;
-                        ts_q8_act one = {xq[0] + r * n, d[0] + r * nc, dexp[0] + r * n / 4, n};
-                        if (have && u4) best->qdot_u4_q8(q4, &one, 1, n, sc, zero ? zp : NULL, &alone);
-                        if (have && !u4) best->qdot_i8_q8(q8, &one, 1, n, sc, &alone);
+                        ts_q8_act one = {xq[0] + r * n, d[0] + r * nc, dexp[0] + r * n / 4,
+                                         xs[0] + r * n / 4, n};
+                        if (have && u4) best->qdot_u4_q8(q4, 1, &one, 1, n, sc, zero ? zp : NULL, &alone, 1);
+                        if (have && !u4) best->qdot_i8_q8(q8, 1, &one, 1, n, sc, &alone, 1);
                         if (have) CHECK(memcmp(&alone, &got[r], sizeof(float)) == 0);
+                    }
+                    /* two weight rows in one call (out[r·ldo + w]) give each row's bits alone */
+                    for (int v = 0; v < 2; v++) {
+                        const ts_kernels *kv = v ? best : ref;
+                        if (u4 ? !kv->qdot_u4_q8 : !kv->qdot_i8_q8) continue;
+                        float two[8], first[4], second[4];
+                        const float *z2 = zero ? zp : NULL;
+                        if (u4) {
+                            kv->qdot_u4_q8(q4, 2, &act, rows, n, sc, z2, two, 2);
+                            kv->qdot_u4_q8(q4, 1, &act, rows, n, sc, z2, first, 1);
+                            kv->qdot_u4_q8(q4 + n / 2, 1, &act, rows, n, sc + nc,
+                                           zero ? zp + nc : NULL, second, 1);
+                        } else {
+                            kv->qdot_i8_q8(q8, 2, &act, rows, n, sc, two, 2);
+                            kv->qdot_i8_q8(q8, 1, &act, rows, n, sc, first, 1);
+                            kv->qdot_i8_q8(q8 + n, 1, &act, rows, n, sc + nc, second, 1);
+                        }
+                        for (int r = 0; r < rows; r++) {
+                            CHECK(memcmp(&two[r * 2], &first[r], sizeof(float)) == 0);
+                            CHECK(memcmp(&two[r * 2 + 1], &second[r], sizeof(float)) == 0);
+                        }
                     }
                 }
             }
@@ -576,7 +606,7 @@ static void test_q8_variants(void)
         }
         free(x), free(sc), free(zp), free(q8), free(q4);
         for (int i = 0; i < 2; i++)
-            free(xq[i]), free(d[i]), free(dexp[i]);
+            free(xq[i]), free(d[i]), free(dexp[i]), free(xs[i]);
     }
 #if defined(__x86_64__)
     if (!(ts_cpu_features() & TS_CPU_AVX512_VNNI))

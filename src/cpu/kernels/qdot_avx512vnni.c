@@ -1,17 +1,24 @@
 /* qdot_avx512vnni.c — W8A8 on AVX512_VNNI (kernels.h: ts_q8_act): row dots for decode, a tiled
  * GEMM for many rows, and the activation quantizer they read.
  *
- * VPDPBUSD multiplies unsigned bytes by signed ones. The weights give it their magnitude and lend
- * their sign to the activation (|w| · (sign(w)·x) = w·x), so no correction term is needed:
- * 8-bit weights as they are (|−128| = 128 is a valid unsigned byte; activations stay in
- * −127…127, so negating one cannot overflow), 4-bit ones after subtracting the zero point
- * (−15…15). One 64-byte load of 8-bit weights covers two chunks of 32 (lanes 0–7, 8–15); 32
+ * VPDPBUSD multiplies unsigned bytes by signed ones. 8-bit weights give it their magnitude and
+ * lend their sign to the activation (|w| · (sign(w)·x) = w·x; |−128| = 128 is a valid unsigned
+ * byte, activations stay in −127…127 so negating one cannot overflow). 4-bit weights go in as
+ * the unsigned nibbles u they unpack to, each lane starting at the quantizer's xs (−8·Σxq of its
+ * four activations; times z/8 for zero points z), so it sums (u − z)·xq = w·xq exactly with one
+ * load per row and step instead of a zero-point subtract, abs, sign mask and masked negation,
+ * and two accumulators per row break the f32 FMA chain. Per-thread CPU time over one
+ * Qwen2.5-0.5B layer's matrices (Zen 5, loaded machine, variants interleaved, least of 15–100):
+ * 4-bit +20% (unsigned) and +25% (both) weights/s whether L3- or DRAM-resident; the same for
+ * 8-bit (w XOR 0x80 and −128·Σxq) lost 6% from L3 and 28% streaming from DRAM, two
+ * accumulators +6% from L3 but −13% from DRAM, so 8-bit keeps the sign trick.
+ * One 64-byte load of 8-bit weights covers two chunks of 32 (lanes 0–7, 8–15); 32
  * bytes of packed nibbles unpack to [low nibbles | high nibbles], which the u4 activation layout
  * matches (lanes 0–3 and 8–11 one chunk, 4–7 and 12–15 the other). Each lane's integer sum is
  * exact; it is scaled by scale·d in f32 and accumulated. Up to TS_Q8_ROWS activation rows share
- * one pass over the weight row (batched decode). The GEMM cannot lend signs (one activation
- * broadcast meets 32 weight rows), so its panel holds unsigned weights and each chunk's
- * accumulator starts at −offset·Σxq; 4 rows × 32 weight rows per tile, measured at ≈ 725 GOP/s
+ * one pass over the weight row (batched decode). The GEMM's panel likewise holds unsigned weights
+ * and each chunk's accumulator starts at −offset·Σxq (per chunk: one activation broadcast meets
+ * 32 weight rows); 4 rows × 32 weight rows per tile, measured at ≈ 725 GOP/s
  * on one thread of the Zen-4 machine (the 2-thread VPDPBUSD peak there is 915).
  */
 #include "cpu/kernels.h"
@@ -28,7 +35,7 @@ TS_AVX512 static inline __m128i narrow(__m512i v)
 }
 
 TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d,
-                                     float *dexp)
+                                     float *dexp, int32_t *xs)
 {
     const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
     const __m512i even =
@@ -57,7 +64,7 @@ TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *
         _mm_storeu_si128((__m128i *)(q + base + (second ? 16 : 0)), ev);
         _mm_storeu_si128((__m128i *)(q + base + (pair ? 32 : 16) + (second ? 16 : 0)), od);
     }
-    ts_q8_fill_dexp(d, n, u4, dexp);
+    ts_q8_fill_lanes(q, d, n, u4, dexp, xs);
 }
 
 /* Two consecutive f32 scales (the second 0 when `one`) spread over the lanes of `idx`. */
@@ -66,9 +73,19 @@ TS_VNNI static inline __m512 spread(const float *s, bool one, __m512i idx)
     return _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(one ? 1 : 3, s));
 }
 
-/* rows activation rows × one 64-byte (two-chunk) step: `aw` the weights' magnitudes, `neg`
- * their signs, `s` the weight scales spread over the lanes; `bytes`, `lanes` the masks of a
- * last single chunk. */
+/* acc[r] += each lane's exact integer sum `dp` of row r, scaled by s·d (d from dexp). */
+TS_VNNI __attribute__((always_inline)) static inline __m512 scaled(__m512 acc, __m512i dp, __m512 s,
+                                                                   const ts_q8_act *x, int r,
+                                                                   size_t j, __mmask16 lanes)
+{
+    __m512 sd =
+        _mm512_mul_ps(s, _mm512_maskz_loadu_ps(lanes, x->dexp + (size_t)r * (x->ld / 4) + j / 4));
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dp), sd, acc);
+}
+
+/* 8-bit: rows activation rows × one 64-byte (two-chunk) step, the weights' sign lent to the
+ * activations: `aw` the weights' magnitudes, `neg` their signs, `s` the weight scales spread
+ * over the lanes; `bytes`, `lanes` the masks of a last single chunk. */
 TS_VNNI __attribute__((always_inline)) static inline void step(__m512 *acc, int rows,
                                                                const ts_q8_act *x, size_t j,
                                                                __m512i aw, __mmask64 neg, __m512 s,
@@ -78,9 +95,23 @@ TS_VNNI __attribute__((always_inline)) static inline void step(__m512 *acc, int 
         __m512i xv = _mm512_maskz_loadu_epi8(bytes, x->q + (size_t)r * x->ld + j);
         xv = _mm512_mask_sub_epi8(xv, neg, _mm512_setzero_si512(), xv);
         __m512i dp = _mm512_dpbusd_epi32(_mm512_setzero_si512(), aw, xv);
-        __m512 sd = _mm512_mul_ps(
-            s, _mm512_maskz_loadu_ps(lanes, x->dexp + (size_t)r * (x->ld / 4) + j / 4));
-        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dp), sd, acc[r]);
+        acc[r] = scaled(acc[r], dp, s, x, r, j, lanes);
+    }
+}
+
+/* 4-bit: the same step with the unsigned nibbles `u`, each lane starting at xs (−8·Σxq; times
+ * z/8 per lane from `zl` when `zero`). */
+TS_VNNI __attribute__((always_inline)) static inline void ustep(__m512 *acc, int rows,
+                                                                const ts_q8_act *x, size_t j,
+                                                                __m512i u, bool zero, __m512i zl,
+                                                                __m512 s, __mmask64 bytes,
+                                                                __mmask16 lanes)
+{
+    for (int r = 0; r < rows; r++) {
+        __m512i xv = _mm512_maskz_loadu_epi8(bytes, x->q + (size_t)r * x->ld + j);
+        __m512i start = _mm512_maskz_loadu_epi32(lanes, x->xs + (size_t)r * (x->ld / 4) + j / 4);
+        if (zero) start = _mm512_mullo_epi32(_mm512_srai_epi32(start, 3), zl);
+        acc[r] = scaled(acc[r], _mm512_dpbusd_epi32(start, u, xv), s, x, r, j, lanes);
     }
 }
 
@@ -90,8 +121,10 @@ TS_VNNI __attribute__((always_inline)) static inline void step(__m512 *acc, int 
  * per-thread CPU time, min of 12 runs. */
 #define PREFETCH_AHEAD 8192
 
-TS_VNNI __attribute__((always_inline)) static inline void
-i8_rows(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale, float *out)
+TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *q,
+                                                                  const ts_q8_act *x, int rows,
+                                                                  size_t n, const float *scale,
+                                                                  float *out, size_t ldo)
 {
     const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
     __m512 acc[TS_Q8_ROWS];
@@ -110,84 +143,129 @@ i8_rows(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *sc
              spread(scale + j / 32, true, idx), 0xffffffffull, 0xff);
     }
     for (int r = 0; r < rows; r++)
-        out[r] = _mm512_reduce_add_ps(acc[r]);
+        out[(size_t)r * ldo] = _mm512_reduce_add_ps(acc[r]);
 }
 
-TS_VNNI void ts_qdot_i8_q8_avx512vnni(const int8_t *q, const ts_q8_act *x, int rows, size_t n,
-                                      const float *scale, float *out)
-{
-    switch (rows) { /* constant row counts: the accumulators stay in registers */
-    case 1:
-        i8_rows(q, x, 1, n, scale, out);
-        break;
-    case 2:
-        i8_rows(q, x, 2, n, scale, out);
-        break;
-    case 3:
-        i8_rows(q, x, 3, n, scale, out);
-        break;
-    default:
-        i8_rows(q, x, 4, n, scale, out);
-        break;
+/* One function per row count, each looping over the weight rows: the accumulators stay in
+ * registers, and a call (with the frame four rows' spills need) is paid once per nw weight rows,
+ * not once per row, where it cost a fifth of a 896-weight row's time. */
+#define I8_ROWS(R)                                                                                 \
+    TS_VNNI __attribute__((noinline)) static void i8_rows##R(const int8_t *q, size_t nw,            \
+                                                             const ts_q8_act *x, size_t n,         \
+                                                             const float *scale, float *out,       \
+                                                             size_t ldo)                           \
+    {                                                                                              \
+        for (size_t w = 0; w < nw; w++)                                                            \
+            i8_rows(q + w * n, x, R, n, scale + w * (n / 32), out + w, ldo);                       \
     }
-}
+I8_ROWS(1)
+I8_ROWS(2)
+I8_ROWS(3)
+I8_ROWS(4)
 
-TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t *q,
-                                                                  const ts_q8_act *x, int rows,
-                                                                  size_t n, const float *scale,
-                                                                  const float *zero, float *out)
-{
-    const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
-    const __m512i low = _mm512_set1_epi8(15);
-    __m512i z = _mm512_set1_epi8(8);
-    __m512 acc[TS_Q8_ROWS];
-    for (int r = 0; r < rows; r++)
-        acc[r] = _mm512_setzero_ps();
-    size_t j = 0;
-    for (; j + 64 <= n; j += 64) {
-        __builtin_prefetch(q + j / 2 + PREFETCH_AHEAD, 0, 0);
-        __m256i p = _mm256_loadu_si256((const __m256i *)(q + j / 2));
-        __m512i w = _mm512_and_si512(
-            _mm512_inserti64x4(_mm512_castsi256_si512(p), _mm256_srli_epi16(p, 4), 1), low);
-        /* bytes 0–15 and 32–47 are the first chunk's, 16–31 and 48–63 the second's */
-        if (zero)
-            z = _mm512_mask_blend_epi8(0xffff0000ffff0000ull,
-                                       _mm512_set1_epi8((char)(int)zero[j / 32]),
-                                       _mm512_set1_epi8((char)(int)zero[j / 32 + 1]));
-        w = _mm512_sub_epi8(w, z);
-        step(acc, rows, x, j, _mm512_abs_epi8(w), _mm512_movepi8_mask(w),
-             spread(scale + j / 32, false, idx), ~0ull, 0xffff);
-    }
-    if (j < n) {
-        __m128i p = _mm_loadu_si128((const __m128i *)(q + j / 2));
-        __m512i w = _mm512_zextsi256_si512(_mm256_and_si256(
-            _mm256_inserti128_si256(_mm256_castsi128_si256(p), _mm_srli_epi16(p, 4), 1),
-            _mm256_set1_epi8(15)));
-        if (zero) z = _mm512_set1_epi8((char)(int)zero[j / 32]);
-        w = _mm512_maskz_sub_epi8(0xffffffffull, w, z);
-        /* a single chunk: every lane takes its scale (lanes 8–15 meet zero bytes) */
-        step(acc, rows, x, j, _mm512_abs_epi8(w), _mm512_movepi8_mask(w),
-             spread(scale + j / 32, true, _mm512_setzero_si512()), 0xffffffffull, 0xff);
-    }
-    for (int r = 0; r < rows; r++)
-        out[r] = _mm512_reduce_add_ps(acc[r]);
-}
-
-TS_VNNI void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, const ts_q8_act *x, int rows, size_t n,
-                                      const float *scale, const float *zero, float *out)
+TS_VNNI void ts_qdot_i8_q8_avx512vnni(const int8_t *q, size_t nw, const ts_q8_act *x, int rows,
+                                      size_t n, const float *scale, float *out, size_t ldo)
 {
     switch (rows) {
     case 1:
-        u4_rows(q, x, 1, n, scale, zero, out);
+        i8_rows1(q, nw, x, n, scale, out, ldo);
         break;
     case 2:
-        u4_rows(q, x, 2, n, scale, zero, out);
+        i8_rows2(q, nw, x, n, scale, out, ldo);
         break;
     case 3:
-        u4_rows(q, x, 3, n, scale, zero, out);
+        i8_rows3(q, nw, x, n, scale, out, ldo);
         break;
     default:
-        u4_rows(q, x, 4, n, scale, zero, out);
+        i8_rows4(q, nw, x, n, scale, out, ldo);
+        break;
+    }
+}
+
+/* 32 bytes of packed nibbles → 64 unsigned bytes [low nibbles | high nibbles]. */
+TS_VNNI static inline __m512i nibbles(const uint8_t *p)
+{
+    __m256i v = _mm256_loadu_si256((const __m256i *)p);
+    return _mm512_and_si512(
+        _mm512_inserti64x4(_mm512_castsi256_si512(v), _mm256_srli_epi16(v, 4), 1),
+        _mm512_set1_epi8(15));
+}
+
+/* Two accumulators per row (even and odd steps): one f32 FMA chain per step was the limit. */
+TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t *q,
+                                                                  const ts_q8_act *x, int rows,
+                                                                  size_t n, const float *scale,
+                                                                  const float *zero, float *out,
+                                                                  size_t ldo)
+{
+    /* lanes 0–3 and 8–11 are a step's first chunk, 4–7 and 12–15 its second */
+    const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
+    __m512i zl = _mm512_setzero_si512(), zl2 = zl;
+    __m512 acc[TS_Q8_ROWS], acc2[TS_Q8_ROWS];
+    for (int r = 0; r < rows; r++)
+        acc[r] = acc2[r] = _mm512_setzero_ps();
+    size_t j = 0;
+    for (; j + 128 <= n; j += 128) {
+        __builtin_prefetch(q + j / 2 + PREFETCH_AHEAD, 0, 0);
+        if (zero) {
+            zl = _mm512_cvttps_epi32(spread(zero + j / 32, false, idx));
+            zl2 = _mm512_cvttps_epi32(spread(zero + j / 32 + 2, false, idx));
+        }
+        ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl,
+              spread(scale + j / 32, false, idx), ~0ull, 0xffff);
+        ustep(acc2, rows, x, j + 64, nibbles(q + j / 2 + 32), zero != NULL, zl2,
+              spread(scale + j / 32 + 2, false, idx), ~0ull, 0xffff);
+    }
+    if (j + 64 <= n) {
+        if (zero) zl = _mm512_cvttps_epi32(spread(zero + j / 32, false, idx));
+        ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl,
+              spread(scale + j / 32, false, idx), ~0ull, 0xffff);
+        j += 64;
+    }
+    if (j < n) {
+        __m128i p = _mm_loadu_si128((const __m128i *)(q + j / 2));
+        __m512i u = _mm512_zextsi256_si512(_mm256_and_si256(
+            _mm256_inserti128_si256(_mm256_castsi128_si256(p), _mm_srli_epi16(p, 4), 1),
+            _mm256_set1_epi8(15)));
+        if (zero) zl = _mm512_set1_epi32((int)zero[j / 32]);
+        /* a single chunk: every lane takes its scale (lanes 8–15 meet zero bytes) */
+        ustep(acc2, rows, x, j, u, zero != NULL, zl,
+              spread(scale + j / 32, true, _mm512_setzero_si512()), 0xffffffffull, 0xff);
+    }
+    for (int r = 0; r < rows; r++)
+        out[(size_t)r * ldo] = _mm512_reduce_add_ps(_mm512_add_ps(acc[r], acc2[r]));
+}
+
+#define U4_ROWS(R)                                                                                 \
+    TS_VNNI __attribute__((noinline)) static void u4_rows##R(                                      \
+        const uint8_t *q, size_t nw, const ts_q8_act *x, size_t n, const float *scale,             \
+        const float *zero, float *out, size_t ldo)                                                 \
+    {                                                                                              \
+        for (size_t w = 0; w < nw; w++)                                                            \
+            u4_rows(q + w * (n / 2), x, R, n, scale + w * (n / 32),                                \
+                    zero ? zero + w * (n / 32) : NULL, out + w, ldo);                              \
+    }
+U4_ROWS(1)
+U4_ROWS(2)
+U4_ROWS(3)
+U4_ROWS(4)
+
+TS_VNNI void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows,
+                                      size_t n, const float *scale, const float *zero, float *out,
+                                      size_t ldo)
+{
+    switch (rows) {
+    case 1:
+        u4_rows1(q, nw, x, n, scale, zero, out, ldo);
+        break;
+    case 2:
+        u4_rows2(q, nw, x, n, scale, zero, out, ldo);
+        break;
+    case 3:
+        u4_rows3(q, nw, x, n, scale, zero, out, ldo);
+        break;
+    default:
+        u4_rows4(q, nw, x, n, scale, zero, out, ldo);
         break;
     }
 }
@@ -252,7 +330,7 @@ TS_VNNI void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int6
     __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
     size_t nc = k / 32;
     for (int64_t r = 0; r < m; r += 4) {
-        ts_q8_act xr = {x->q + (size_t)r * x->ld, x->d + (size_t)r * nc, NULL, x->ld};
+        ts_q8_act xr = {x->q + (size_t)r * x->ld, x->d + (size_t)r * nc, NULL, NULL, x->ld};
         const int32_t *sr = xsum + (size_t)r * nc;
         float *cr = c + r * ldc;
         switch (m - r < 4 ? (int)(m - r) : 4) {

@@ -52,8 +52,11 @@ void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float
  * sums that follow are exact integers, so every variant differs only in how the f32 products of
  * those sums and their scales are added. */
 
-void ts_q8_fill_dexp(const float *d, size_t n, bool u4, float *dexp)
+void ts_q8_fill_lanes(const int8_t *q, const float *d, size_t n, bool u4, float *dexp, int32_t *xs)
 {
+    int32_t offset = u4 ? 8 : 128;
+    for (size_t l = 0; l < n / 4; l++)
+        xs[l] = -offset * (q[4 * l] + q[4 * l + 1] + q[4 * l + 2] + q[4 * l + 3]);
     for (size_t base = 0; base < n; base += 64) {
         size_t c = base / 32;
         bool pair = n - base >= 64;
@@ -64,7 +67,8 @@ void ts_q8_fill_dexp(const float *d, size_t n, bool u4, float *dexp)
     }
 }
 
-void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp)
+void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
+                        int32_t *xs)
 {
     for (size_t c = 0; c * 32 < n; c++) {
         const float *xc = x + c * 32;
@@ -79,11 +83,12 @@ void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, 
             q[u4 ? ts_q8_u4_position(c * 32 + j, n) : c * 32 + j] = (int8_t)v;
         }
     }
-    ts_q8_fill_dexp(d, n, u4, dexp);
+    ts_q8_fill_lanes(q, d, n, u4, dexp, xs);
 }
 
-void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                       float *out)
+/* One weight row (the public entries loop over nw of them). */
+static void i8_q8_row(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
+                      float *out, size_t ldo)
 {
     for (int r = 0; r < rows; r++) {
         const int8_t *xq = x->q + (size_t)r * x->ld;
@@ -95,12 +100,12 @@ void ts_qdot_i8_q8_ref(const int8_t *q, const ts_q8_act *x, int rows, size_t n, 
                 sum += (int32_t)q[j] * xq[j];
             total += scale[c] * d[c] * (float)sum;
         }
-        out[r] = total;
+        out[(size_t)r * ldo] = total;
     }
 }
 
-void ts_qdot_u4_q8_ref(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                       const float *zero, float *out)
+static void u4_q8_row(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
+                      const float *zero, float *out, size_t ldo)
 {
     for (int r = 0; r < rows; r++) {
         const int8_t *xq = x->q + (size_t)r * x->ld;
@@ -114,6 +119,21 @@ void ts_qdot_u4_q8_ref(const uint8_t *q, const ts_q8_act *x, int rows, size_t n,
             }
             total += scale[c] * d[c] * (float)sum;
         }
-        out[r] = total;
+        out[(size_t)r * ldo] = total;
     }
+}
+
+void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                       const float *scale, float *out, size_t ldo)
+{
+    for (size_t w = 0; w < nw; w++)
+        i8_q8_row(q + w * n, x, rows, n, scale + w * (n / 32), out + w, ldo);
+}
+
+void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                       const float *scale, const float *zero, float *out, size_t ldo)
+{
+    for (size_t w = 0; w < nw; w++)
+        u4_q8_row(q + w * (n / 2), x, rows, n, scale + w * (n / 32),
+                  zero ? zero + w * (n / 32) : NULL, out + w, ldo);
 }
