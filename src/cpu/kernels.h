@@ -36,8 +36,8 @@ typedef struct ts_kernels {
     void (*dot_tile_bf16_f32)(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
     void (*dot_tile_f32)(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
     /* The bf16 compute policy's decode dots (VDPBF16PS): x rows already rounded to bf16 (nearest
-     * even, as the bf16 GEMM's input), out[r·wrows + o] = Σ bf16 w_o[i]·x_r[i] for `wrows` ∈ {1, 2,
-     * TS_DOT_TILE} weight rows (ldw apart) and rows ≤ 4 x rows (ldx apart); every dot summed as
+     * even, as the bf16 GEMM's input), out[r·wrows + o] = Σ bf16 w_o[i]·x_r[i] for `wrows` ∈ {1, 2}
+     * weight rows (ldw apart) and rows ≤ 4 x rows (ldx apart); every dot summed as
      * ts_dot_bf16_bf16_ref sums it (VDPBF16PS's lanes, two chains), so each is bit-identical
      * whatever shape computed it. NULL without AVX512_BF16 (the f32-activation dots then serve). */
     void (*dot_bf16_bf16)(const uint16_t *w, size_t ldw, int wrows, const uint16_t *x, size_t ldx, int rows, size_t n,

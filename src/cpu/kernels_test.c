@@ -135,12 +135,12 @@ static uint16_t round_to_bf16(float f)
 }
 
 /* The bf16-activation decode dots: the portable reference within the summation bound of the
- * exact sum on any CPU; with AVX512_BF16, every shape (single, rows, pair, tile) bit for bit the
+ * exact sum on any CPU; with AVX512_BF16, every shape (single, rows, pair) bit for bit the
  * reference (VDPBF16PS emulated lane by lane) on odd sizes, tails and flushed subnormals. */
 static void test_dot_bf16_bf16(void)
 {
     static const size_t sizes[] = {1, 2, 3, 15, 31, 32, 33, 63, 64, 65, 95, 96, 100, 127, 896, 4099};
-    static const int shapes[] = {1, 2, TS_DOT_TILE};
+    static const int shapes[] = {1, 2};
     uint32_t seed = 23;
     double worst = 0;
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
@@ -171,7 +171,7 @@ static void test_dot_bf16_bf16(void)
             }
         if (ts_cpu_features() & TS_CPU_AVX512_BF16) {
 #if defined(__x86_64__)
-            for (size_t si = 0; si < 3; si++)
+            for (size_t si = 0; si < 2; si++)
                 for (int rows = 1; rows <= 4; rows++) {
                     int wr = shapes[si], same = 1;
                     float out[4 * TS_DOT_TILE];

@@ -28,7 +28,7 @@ TS_AVX512BF16 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x
  * chains of 16-lane dpbf16 steps: chain 0 the first 32 values of every 64, then the rest of the
  * row in masked steps of 32; chain 1 the second 32 of every 64; the chains added and reduced at
  * the end. Every (weight row, x row) pair is summed that way whatever the call's shape, so the
- * single, rows, pair and tile forms all give a row the same bits (a batched decode step = each
+ * single, rows and pair forms all give a row the same bits (a batched decode step = each
  * sequence's step alone). ts_dot_bf16_bf16_ref is the same sum in portable C. */
 TS_AVX512BF16 static inline __m512bh load_bh(const uint16_t *p, __mmask32 m)
 {
@@ -40,7 +40,7 @@ static inline __mmask32 mask32(size_t left) { return left >= 32 ? (__mmask32)~0u
 #define DP(acc, a, b) acc = _mm512_dpbf16_ps(acc, a, b)
 #define XB(r, at, m) (rows > r ? load_bh(x + r * ldx + (at), m) : zb)
 #define WB(o, at, m) (wr > o ? load_bh(w + o * ldw + (at), m) : zb)
-/* Both chains live, for wr ≤ 2 weight rows: accumulators c<chain>_<o>_<r>. */
+/* Both chains live, for wr ≤ 2 weight rows: accumulators c<chain>_<o>_<r> (16 at most). */
 #define LIVE_ACC(o) __m512 c0_##o##_0 = z, c1_##o##_0 = z, c0_##o##_1 = z, c1_##o##_1 = z, c0_##o##_2 = z, \
                            c1_##o##_2 = z, c0_##o##_3 = z, c1_##o##_3 = z;
 #define LIVE_STEP(o, r)                                                                                                  \
@@ -74,52 +74,8 @@ TS_AVX512BF16 static inline __attribute__((always_inline)) void bf16_live(const 
     LIVE_ALL(LIVE_SUM)
 }
 
-/* TS_DOT_TILE weight rows: one chain at a time (4 × 4 accumulators), kept in keep[o·4 + r], as
- * the f32 tile does; each x load serves four weight rows. */
-#define TACC(o) __m512 a##o##_0 = z, a##o##_1 = z, a##o##_2 = z, a##o##_3 = z;
-#define TROW(r, M)                                                                                                       \
-    if (rows > r) {                                                                                                      \
-        __m512bh xv = load_bh(x + r * ldx + i, M);                                                                       \
-        DP(a0_##r, w0, xv), DP(a1_##r, w1, xv), DP(a2_##r, w2, xv), DP(a3_##r, w3, xv);                                  \
-    }
-#define TSTEP(M)                                                                                                         \
-    {                                                                                                                    \
-        __m512bh w0 = load_bh(w + i, M), w1 = load_bh(w + ldw + i, M), w2 = load_bh(w + 2 * ldw + i, M),                 \
-                 w3 = load_bh(w + 3 * ldw + i, M);                                                                       \
-        TROW(0, M) TROW(1, M) TROW(2, M) TROW(3, M)                                                                      \
-    }
-#define TKEEP(o) keep[o * 4 + 0] = a##o##_0, keep[o * 4 + 1] = a##o##_1, keep[o * 4 + 2] = a##o##_2, keep[o * 4 + 3] = a##o##_3;
-
-TS_AVX512BF16 static inline __attribute__((always_inline)) void bf16_tile_chain(const uint16_t *w, size_t ldw,
-                                                                               const uint16_t *x, size_t ldx,
-                                                                               const int rows, size_t n,
-                                                                               const int chain, __m512 *keep)
-{
-    __m512 z = _mm512_setzero_ps();
-    TACC(0) TACC(1) TACC(2) TACC(3)
-    size_t full = n / 64 * 64;
-    for (size_t i = (size_t)chain * 32; i < full; i += 64) TSTEP((__mmask32)~0u)
-    for (size_t i = full; chain == 0 && i < n; i += 32) {
-        __mmask32 m = mask32(n - i);
-        TSTEP(m)
-    }
-    TKEEP(0) TKEEP(1) TKEEP(2) TKEEP(3)
-}
-
-TS_AVX512BF16 static inline __attribute__((always_inline)) void bf16_tile(const uint16_t *w, size_t ldw, const uint16_t *x,
-                                                                         size_t ldx, const int rows, size_t n, float *out)
-{
-    __m512 c0[16], c1[16];
-    bf16_tile_chain(w, ldw, x, ldx, rows, n, 0, c0);
-    bf16_tile_chain(w, ldw, x, ldx, rows, n, 1, c1);
-    for (int r = 0; r < rows; r++)
-        for (int o = 0; o < 4; o++) out[r * 4 + o] = _mm512_reduce_add_ps(_mm512_add_ps(c0[o * 4 + r], c1[o * 4 + r]));
-}
-
 #define LIVE_CASE(WR, R)                                                                                                 \
     case WR * 8 + R: bf16_live(w, ldw, WR, x, ldx, R, n, out); break;
-#define TILE_CASE(R)                                                                                                     \
-    case TS_DOT_TILE * 8 + R: bf16_tile(w, ldw, x, ldx, R, n, out); break;
 
 /* One copy per shape, so that the shape is a constant in each and the accumulators stay in
  * registers. */
@@ -129,7 +85,6 @@ TS_AVX512BF16 void ts_dot_bf16_bf16_avx512bf16(const uint16_t *w, size_t ldw, in
     switch (wrows * 8 + rows) {
         LIVE_CASE(1, 1) LIVE_CASE(1, 2) LIVE_CASE(1, 3) LIVE_CASE(1, 4)
         LIVE_CASE(2, 1) LIVE_CASE(2, 2) LIVE_CASE(2, 3) LIVE_CASE(2, 4)
-        TILE_CASE(1) TILE_CASE(2) TILE_CASE(3) TILE_CASE(4)
     default: break; /* the contract's shapes only */
     }
 }
