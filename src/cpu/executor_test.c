@@ -450,19 +450,24 @@ static void bf16_compute_linear(const char *cpu_level)
         return;
     }
     REQUIRE_INT_EQ(ts_context_create(&o, &ctx, &err), TS_OK);
-    builder b;
-    start(&b, 99);
-    ts_value x = param(&b, "x", T(TS_DTYPE_F32, 2, 37, 200, 0), 0);
-    ts_value w = param(&b, "w", T(TS_DTYPE_BF16, 2, 70, 200, 0), 0);
-    /* Round x to bf16 in place: then bf16 compute must agree with the f32 reference. */
-    float *xv = b.params[0];
-    for (int i = 0; i < 37 * 200; i++) {
-        uint32_t bits;
-        memcpy(&bits, &xv[i], 4);
-        bits = (bits + 0x7fff + ((bits >> 16) & 1)) & 0xffff0000u;
-        memcpy(&xv[i], &bits, 4);
+    /* 37 rows: the tiled GEMM; 1, 3 and 9: the decode row dots (bf16 products too, where the
+     * kernels have them: one weight row, a pair, row groups), k odd for their tails. */
+    static const int64_t rows[] = {37, 1, 3, 9}, ks[] = {200, 200, 131, 200};
+    for (int c = 0; c < 4; c++) {
+        builder b;
+        start(&b, 99);
+        ts_value x = param(&b, "x", T(TS_DTYPE_F32, 2, rows[c], ks[c], 0), 0);
+        ts_value w = param(&b, "w", T(TS_DTYPE_BF16, 2, 70, ks[c], 0), 0);
+        /* Round x to bf16 in place: then bf16 compute must agree with the f32 reference. */
+        float *xv = b.params[0];
+        for (int i = 0; i < rows[c] * ks[c]; i++) {
+            uint32_t bits;
+            memcpy(&bits, &xv[i], 4);
+            bits = (bits + 0x7fff + ((bits >> 16) & 1)) & 0xffff0000u;
+            memcpy(&xv[i], &bits, 4);
+        }
+        finish(&b, ts_graph_linear(b.g, x, w, TS_NO_VALUE), ctx, "bf16 linear", 1e-5);
     }
-    finish(&b, ts_graph_linear(b.g, x, w, TS_NO_VALUE), ctx, "bf16 linear", 1e-5);
     ts_context_destroy(ctx);
 }
 
