@@ -39,8 +39,8 @@ static const ts_kernels avx2 = {
     .pack_u32_panel = ts_pack_u32_panel_ref,
 };
 
-/* AVX512_BF16's dot rounds activations to bf16, so both AVX-512 tables keep the exact f32-activation
- * kernels; AVX512_BF16 adds the bf16 GEMM that the bf16 compute policy asks for. */
+/* AVX512_BF16's dots round activations to bf16, so both AVX-512 tables keep the exact f32-activation
+ * kernels; AVX512_BF16 adds the bf16 GEMM and decode dots that the bf16 compute policy asks for. */
 #define AVX512_KERNELS                                                                             \
     .dot_f32 = ts_dot_f32_avx512, .dot_bf16_f32 = ts_dot_bf16_f32_avx512,                          \
     .bf16_to_f32 = ts_bf16_to_f32_avx512, .dot_f16_f32 = ts_dot_f16_f32_avx512,                    \
@@ -62,7 +62,9 @@ static const ts_kernels avx2 = {
 
 static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS};
 static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, VNNI_KERNELS};
-#define BF16_KERNELS .gemm_bf16 = ts_gemm_bf16_avx512bf16, .gemm_bf16_panel = ts_gemm_bf16_panel_avx512bf16
+#define BF16_KERNELS                                                                               \
+    .gemm_bf16 = ts_gemm_bf16_avx512bf16, .gemm_bf16_panel = ts_gemm_bf16_panel_avx512bf16,        \
+    .dot_bf16_bf16 = ts_dot_bf16_bf16_avx512bf16
 static const ts_kernels avx512_bf16 = {.level = "avx512_bf16", AVX512_KERNELS, BF16_KERNELS};
 static const ts_kernels avx512_bf16_vnni = {.level = "avx512_bf16", AVX512_KERNELS, VNNI_KERNELS, BF16_KERNELS};
 #endif

@@ -472,12 +472,18 @@ static void bf16_compute_linear(const char *cpu_level)
     ts_context *ctx;
     if (!bf16_context(cpu_level, &ctx)) return;
     builder b;
-    start(&b, 99);
-    ts_value x = param(&b, "x", T(TS_DTYPE_F32, 2, 37, 200, 0), 0);
-    ts_value w = param(&b, "w", T(TS_DTYPE_BF16, 2, 70, 200, 0), 0);
-    /* Round x to bf16 in place: then bf16 compute must agree with the f32 reference. */
-    round_to_bf16(b.params[0], 37 * 200);
-    finish(&b, ts_graph_linear(b.g, x, w, TS_NO_VALUE), ctx, "bf16 linear", 1e-5);
+    ts_value x;
+    /* 37 rows: the tiled GEMM; 1, 3 and 9: the decode row dots (bf16 products too, where the
+     * kernels have them: one weight row, a pair, row groups), k odd for their tails. */
+    static const int64_t rows[] = {37, 1, 3, 9}, ks[] = {200, 200, 131, 200};
+    for (int c = 0; c < 4; c++) {
+        start(&b, 99);
+        x = param(&b, "x", T(TS_DTYPE_F32, 2, rows[c], ks[c], 0), 0);
+        ts_value w = param(&b, "w", T(TS_DTYPE_BF16, 2, 70, ks[c], 0), 0);
+        /* Round x to bf16 in place: then bf16 compute must agree with the f32 reference. */
+        round_to_bf16(b.params[0], rows[c] * ks[c]);
+        finish(&b, ts_graph_linear(b.g, x, w, TS_NO_VALUE), ctx, "bf16 linear", 1e-5);
+    }
     for (int act = 0; act < 2; act++) {
         start(&b, 100 + act);
         x = param(&b, "x", T(TS_DTYPE_F32, 2, 37, 66, 0), 0);

@@ -35,6 +35,13 @@ typedef struct ts_kernels {
     void (*dot_pair_f32)(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
     void (*dot_tile_bf16_f32)(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
     void (*dot_tile_f32)(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
+    /* The bf16 compute policy's decode dots (VDPBF16PS): x rows already rounded to bf16 (nearest
+     * even, as the bf16 GEMM's input), out[r·wrows + o] = Σ bf16 w_o[i]·x_r[i] for `wrows` ∈ {1, 2}
+     * weight rows (ldw apart) and rows ≤ 4 x rows (ldx apart); every dot summed as
+     * ts_dot_bf16_bf16_ref sums it (VDPBF16PS's lanes, two chains), so each is bit-identical
+     * whatever shape computed it. NULL without AVX512_BF16 (the f32-activation dots then serve). */
+    void (*dot_bf16_bf16)(const uint16_t *w, size_t ldw, int wrows, const uint16_t *x, size_t ldx, int rows, size_t n,
+                          float *out);
     void (*bf16_to_f32)(const uint16_t *src, float *dst, size_t n);
     void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
     /* C[:, n0:n1] = A[m, k] · W[n0:n1, :k]ᵀ (W rows ldw apart, C rows ldc apart), many rows;
@@ -151,6 +158,7 @@ const ts_kernels *ts_kernels_select(unsigned features);
 /* Portable references, also used by tests to check the SIMD variants. */
 float ts_dot_f32_ref(const float *a, const float *b, size_t n);
 float ts_dot_bf16_f32_ref(const uint16_t *w, const float *x, size_t n);
+float ts_dot_bf16_bf16_ref(const uint16_t *w, const uint16_t *x, size_t n);
 void ts_bf16_to_f32_ref(const uint16_t *src, float *dst, size_t n);
 float ts_dot_f16_f32_ref(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_ref(const uint16_t *src, float *dst, size_t n);
@@ -202,6 +210,8 @@ void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint
 void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda, int64_t m, int64_t kp, const uint32_t *panel,
                                    int cols, float *c, int64_t ldc, bool accumulate);
 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n);
+void ts_dot_bf16_bf16_avx512bf16(const uint16_t *w, size_t ldw, int wrows, const uint16_t *x, size_t ldx, int rows,
+                                 size_t n, float *out);
 float ts_qdot_i8_f32_avx512(const int8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);

@@ -126,6 +126,68 @@ static void test_dot_rows_are_the_single_dots(void)
 #endif
 }
 
+/* Rounds to bf16, nearest even (inputs below are finite). */
+static uint16_t round_to_bf16(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return (uint16_t)((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+}
+
+/* The bf16-activation decode dots: the portable reference within the summation bound of the
+ * exact sum on any CPU; with AVX512_BF16, every shape (single, rows, pair) bit for bit the
+ * reference (VDPBF16PS emulated lane by lane) on odd sizes, tails and flushed subnormals. */
+static void test_dot_bf16_bf16(void)
+{
+    static const size_t sizes[] = {1, 2, 3, 15, 31, 32, 33, 63, 64, 65, 95, 96, 100, 127, 896, 4099};
+    static const int shapes[] = {1, 2};
+    uint32_t seed = 23;
+    double worst = 0;
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        size_t n = sizes[s], ldx = n + 3, ldw = n + 5;
+        uint16_t *w = malloc(TS_DOT_TILE * ldw * sizeof(uint16_t)), *x = malloc(4 * ldx * sizeof(uint16_t));
+        /* Values over a few binades, so that the sums round; some subnormal (flushed to zero). */
+        for (size_t i = 0; i < TS_DOT_TILE * ldw; i++)
+            w[i] = round_to_bf16(ldexpf(lcg(&seed) + lcg(&seed) * 0.0071f, (int)(seed >> 28) - 8));
+        for (size_t i = 0; i < 4 * ldx; i++)
+            x[i] = round_to_bf16(ldexpf(lcg(&seed) * 0.731f + lcg(&seed) * 1e-3f, (int)(seed >> 29) - 4));
+        w[n / 2] = 0x0005, x[n / 3] = 0x8011; /* subnormals */
+        float ref[4 * TS_DOT_TILE];
+        for (int r = 0; r < 4; r++)
+            for (int o = 0; o < TS_DOT_TILE; o++) {
+                const uint16_t *wo = w + o * ldw, *xr = x + r * ldx;
+                ref[r * TS_DOT_TILE + o] = ts_dot_bf16_bf16_ref(wo, xr, n);
+                double exact = 0, mag = 0;
+                for (size_t i = 0; i < n; i++) {
+                    uint32_t a = (uint32_t)wo[i] << 16, b = (uint32_t)xr[i] << 16;
+                    float fa, fb;
+                    memcpy(&fa, &a, 4), memcpy(&fb, &b, 4);
+                    if (!(wo[i] & 0x7f80) || !(xr[i] & 0x7f80)) continue; /* subnormal: flushed */
+                    exact += (double)fa * fb, mag += fabs((double)fa * fb);
+                }
+                double err = fabs(ref[r * TS_DOT_TILE + o] - exact);
+                worst = fmax(worst, err / (mag + 1e-30));
+                CHECK(err <= (double)(n + 4) * 0x1p-24 * mag);
+            }
+        if (ts_cpu_features() & TS_CPU_AVX512_BF16) {
+#if defined(__x86_64__)
+            for (size_t si = 0; si < 2; si++)
+                for (int rows = 1; rows <= 4; rows++) {
+                    int wr = shapes[si], same = 1;
+                    float out[4 * TS_DOT_TILE];
+                    ts_dot_bf16_bf16_avx512bf16(w, ldw, wr, x, ldx, rows, n, out);
+                    for (int r = 0; r < rows; r++)
+                        for (int o = 0; o < wr; o++) same &= out[r * wr + o] == ref[r * TS_DOT_TILE + o];
+                    if (!same) fprintf(stderr, "dot_bf16_bf16 n=%zu wrows=%d rows=%d differs from the reference\n", n, wr, rows);
+                    CHECK(same);
+                }
+#endif
+        }
+        free(w), free(x);
+    }
+    fprintf(stderr, "  dot_bf16_bf16: worst error of the reference %.2e of the magnitude\n", worst);
+}
+
 /* f16 variants against the reference, including subnormals, infinities and signed zeros. */
 static void test_f16_variants(void)
 {
@@ -412,6 +474,7 @@ static void test_selection_honours_mask(void)
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2)->level, "avx2");
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->level, "avx512");
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16)->level, "avx512_bf16");
+    CHECK(!ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->dot_bf16_bf16 && !ts_kernels_select(0)->dot_bf16_bf16);
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI)->level,
                  "avx512_vnni");
     CHECK(!ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->qdot_i8_q8);
@@ -621,6 +684,7 @@ int main(void)
     RUN(test_variants_match_reference);
     RUN(test_f16_variants);
     RUN(test_dot_rows_are_the_single_dots);
+    RUN(test_dot_bf16_bf16);
     RUN(test_gemm_kernels);
     RUN(test_softmax_variants);
     RUN(test_logistic_variants);

@@ -23,7 +23,7 @@
 
 #include <math.h>
 
-static ts_context *ctx;
+static ts_context *ctx, *ctx_auto;
 
 static int32_t *fixture_ids(const char *name, size_t *n)
 {
@@ -111,6 +111,23 @@ static void text_case(const char *name, float repetition)
     int32_t *ids = fixture_ids(name, &n);
     REQUIRE(ids != NULL);
     compare_greedy(name, m, ids, n, NULL, 0, repetition);
+    free(ids);
+    ts_model_destroy(m);
+}
+
+/* bf16 weights under bf16 products where the CPU has them (compute auto): the verify rows take
+ * the decode rows' VDPBF16PS dots (pairs of weight rows from 3 rows), each row the bits of the
+ * plain loop's single-row dot. */
+static void test_bf16_compute(void)
+{
+    ts_model_options bf = {.weights = "tests/fixtures/qwen2/model-bf16"};
+    ts_model *m;
+    ts_error err;
+    REQUIRE_INT_EQ(ts_model_load(ctx_auto, "tests/fixtures/qwen2/model", &bf, &m, &err), TS_OK);
+    size_t n;
+    int32_t *ids = fixture_ids("qwen2", &n);
+    REQUIRE(ids != NULL);
+    compare_greedy("qwen2 bf16 weights, compute auto", m, ids, n, NULL, 0, 1.0f);
     free(ids);
     ts_model_destroy(m);
 }
@@ -482,12 +499,16 @@ int main(void)
     ts_error err;
     ts_context_options o = {.n_threads = 2, .log_level = TS_LOG_WARN};
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
+    ts_context_options oa = {.n_threads = 2, .log_level = TS_LOG_WARN, .compute = "auto"};
+    if (ts_context_create(&oa, &ctx_auto, &err) != TS_OK) return 1;
     RUN(test_sampler_draft_distribution);
     RUN(test_text_fixtures);
+    RUN(test_bf16_compute);
     RUN(test_image_fixtures);
     RUN(test_ring_limits);
     RUN(test_draft_pause);
     if (!getenv("SKIP_E2E")) RUN(test_end_to_end_distribution);
+    ts_context_destroy(ctx_auto);
     ts_context_destroy(ctx);
     return check_finish();
 }

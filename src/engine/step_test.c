@@ -274,7 +274,7 @@ static void decode_case(const char *what, ts_model *m, int n)
 }
 
 /* 8, 13 and 16 decoding sequences over every weight format the decode rows read: f32 and bf16
- * (the tiled row dots), q8 and q4 (W8A8 where the CPU has it, f32 activations otherwise). */
+ * (the paired and tiled row dots; bf16 products too), q8 and q4 (W8A8 where the CPU has it, f32 activations otherwise). */
 static void test_many_decoding(void)
 {
     ts_error err;
@@ -283,10 +283,15 @@ static void test_many_decoding(void)
     REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", NULL, &m, &err), TS_OK);
     for (int c = 0; c < 3; c++) decode_case("qwen2 f32", m, counts[c]);
     ts_model_destroy(m);
+    /* bf16 weights under f32 products, and under bf16 products where the CPU has them (auto):
+     * the decode rows' VDPBF16PS dots, one weight row, a row group or a pair of weight rows a
+     * pass, each row's bits the same. */
     ts_model_options bf = {.weights = "tests/fixtures/qwen2/model-bf16"};
-    REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/qwen2/model", &bf, &m, &err), TS_OK);
-    for (int c = 0; c < 3; c++) decode_case("qwen2 bf16 weights", m, counts[c]);
-    ts_model_destroy(m);
+    for (int a = 0; a < 2; a++) {
+        REQUIRE_INT_EQ(ts_model_load(a ? ctx_auto : ctx, "tests/fixtures/qwen2/model", &bf, &m, &err), TS_OK);
+        for (int c = 0; c < 3; c++) decode_case(a ? "qwen2 bf16 weights, compute auto" : "qwen2 bf16 weights", m, counts[c]);
+        ts_model_destroy(m);
+    }
     static const char *formats[] = {"q8", "q4"};
     for (int f = 0; f < 2; f++)
         for (int a = 0; a < 2; a++) {

@@ -75,3 +75,39 @@ void ts_f16_to_f32_ref(const uint16_t *src, float *dst, size_t n)
 {
     for (size_t i = 0; i < n; i++) dst[i] = ts_f16_to_f32_scalar(src[i]);
 }
+
+/* VDPBF16PS's arithmetic on one f32 lane: inputs with a zero exponent read as zero (DAZ), each
+ * product exact (8 × 8 significant bits), added in round-to-nearest-even with a subnormal result
+ * flushed to zero (FTZ), the odd element of the pair first. */
+static inline float bf16_daz(uint16_t h) { return (h & 0x7f80) ? bf16_to_f32(h) : bf16_to_f32(h & 0x8000); }
+
+static inline float ftz(float v)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof(bits));
+    if (!(bits & 0x7f800000)) bits &= 0x80000000u;
+    memcpy(&v, &bits, sizeof(v));
+    return v;
+}
+
+float ts_dot_bf16_bf16_ref(const uint16_t *w, const uint16_t *x, size_t n)
+{
+    /* The two chains of 16 lanes (kernels.h: chain 0 the first 32 values of every 64 and the
+     * tail, chain 1 the second 32), a lane holding a pair of consecutive values. */
+    float lane[2][16] = {{0}};
+    size_t full = n / 64 * 64;
+    for (size_t i = 0; i < n; i += 32) {
+        int chain = i < full ? (int)(i / 32 % 2) : 0;
+        for (size_t l = 0; l < 16; l++)
+            for (size_t e = 2; e-- > 0;) {
+                size_t j = i + 2 * l + e;
+                if (j < n) lane[chain][l] = ftz(lane[chain][l] + bf16_daz(w[j]) * bf16_daz(x[j]));
+            }
+    }
+    /* Added and reduced as _mm512_reduce_add_ps does: halves, quarters, pairs. */
+    float v[16];
+    for (int l = 0; l < 16; l++) v[l] = lane[0][l] + lane[1][l];
+    for (int half = 8; half >= 1; half /= 2)
+        for (int l = 0; l < half; l++) v[l] = v[l] + v[l + half];
+    return v[0];
+}
