@@ -8,7 +8,7 @@
  * four activations; times z/8 for zero points z), so it sums (u − z)·xq = w·xq exactly with one
  * load per row and step instead of a zero-point subtract, abs, sign mask and masked negation,
  * and two accumulators per row break the f32 FMA chain. Per-thread CPU time over one
- * Qwen2.5-0.5B layer's matrices (Zen 5, loaded machine, variants interleaved, least of 15–100):
+ * 0.5B preset layer's matrices (Zen 5, loaded machine, variants interleaved, least of 15–100):
  * 4-bit +20% (unsigned) and +25% (both) weights/s whether L3- or DRAM-resident; the same for
  * 8-bit (w XOR 0x80 and −128·Σxq) lost 6% from L3 and 28% streaming from DRAM, two
  * accumulators +6% from L3 but −13% from DRAM, so 8-bit keeps the sign trick.

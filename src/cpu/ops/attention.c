@@ -49,9 +49,11 @@ static int64_t block_rows(const ts_attention_shape *s)
 #define BF16_ROWS 64
 #define PANEL 32 /* keys (S) or value columns (O) per packed panel: TS_GEMM_COLUMNS */
 
+/* From TS_CPU_TILED_ROWS queries, as the linears' bf16 tiles: fewer rows (decode, speculative
+ * verify) keep the f32 path, so a verify row gets the bits the plain decode row gets. */
 static bool use_bf16(const ts_cpu *cpu, const ts_attention_shape *s)
 {
-    return cpu->bf16_attention && cpu->kernels->gemm_bf16_panel && s->lq >= GEMM_MIN_QUERIES &&
+    return cpu->bf16_attention && cpu->kernels->gemm_bf16_panel && s->lq >= TS_CPU_TILED_ROWS &&
            s->kv_dtype == TS_DTYPE_F32 && s->head_dim % 2 == 0 && s->head_dim > 0 && s->v_dim > 0;
 }
 
@@ -89,7 +91,7 @@ size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers
 {
     size_t row = (size_t)(s->lk + s->v_dim), gemm = s->lq >= GEMM_MIN_QUERIES ? gemm_floats(s) : 0;
     size_t f32 = sizeof(float) * (row > gemm ? row : gemm) * (size_t)n_workers;
-    size_t bf16 = s->lq >= GEMM_MIN_QUERIES && s->head_dim % 2 == 0
+    size_t bf16 = s->lq >= TS_CPU_TILED_ROWS && s->head_dim % 2 == 0
                       ? 64 + bf16_shared_bytes(s) + bf16_worker_bytes(s) * (size_t)n_workers
                       : 0;
     return f32 > bf16 ? f32 : bf16;
