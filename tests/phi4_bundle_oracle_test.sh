@@ -139,7 +139,7 @@ feats, want = np.asarray(ref["audio_input_features"][0]), np.asarray(ref["audio_
 big = r.man.audio["buckets"][1]
 x = np.zeros((big["frames"], feats.shape[1]), np.float32)
 x[:len(feats)] = feats
-rows = r.backend.host(r.backend.call(r.keys[id(big["entry"])], r.audio_weights + [x, np.array(len(feats), np.int32)])[0])
+rows = r.backend.host(r.backend.call(r.keys[id(big["entry"])], r.audio_weights + [x, np.array(len(feats), np.int32), np.array(0, np.int32)])[0])
 d, tol = float(np.abs(rows[:len(want)] - want).max()), 1e-4 * max(1.0, float(np.abs(want).max()))
 pad = float(np.abs(rows[len(want):]).max())
 print(f"{'ok  ' if d <= tol and pad == 0 else 'FAIL'} audio.main 200-frame bucket (XLA): 13 rows max |diff| {d:.3g} (tolerance {tol:.3g}), "
@@ -147,7 +147,7 @@ print(f"{'ok  ' if d <= tol and pad == 0 else 'FAIL'} audio.main 200-frame bucke
 failed += not (d <= tol and pad == 0)
 from bundle_runner.manifest import check_arguments
 expect("audio.main fed the 104-frame bucket's features in the 200-frame bucket",
-       lambda: check_arguments(big["entry"], [x[:104], np.array(98, np.int32)]), ["audio_features"])
+       lambda: check_arguments(big["entry"], [x[:104], np.array(98, np.int32), np.array(0, np.int32)]), ["audio_features"])
 # A held weight (a LoRA stack) missing from weights.safetensors, the manifest and identity untouched.
 shutil.copytree(bundle, work)
 held = {k: np.asarray(v) for k, v in read_file(os.path.join(bundle, "weights.safetensors")).items()}

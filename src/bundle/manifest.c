@@ -343,6 +343,9 @@ static cJSON *manifest_json(const ts_manifest *m)
         cJSON_AddStringToObject(ao, "padding",
                                 "a clip of frames <= the bucket's feature frames goes in zero-padded, its count in `frames`; the module "
                                 "masks the padding (the encoder's rows for the clip alone), its rows first in audio_embeds, zero rows after");
+        cJSON *pn = cJSON_AddArrayToObject(ao, "projectors");
+        for (int i = 0; i < au->n_projectors; i++) cJSON_AddItemToArray(pn, cJSON_CreateString(au->projectors[i]));
+        cJSON_AddStringToObject(ao, "projector", "audio.main's `projector` i32[]: the index of the projection its rows take (projectors)");
         cJSON *aw = cJSON_AddArrayToObject(ao, "weights");
         for (int i = 0; i < au->n_weights; i++) cJSON_AddItemToArray(aw, descriptor_json(&au->weights[i], i));
         cJSON *ab = cJSON_AddArrayToObject(ao, "buckets");
@@ -589,6 +592,15 @@ static ts_status parse_audio(reader *r, const cJSON *ao, ts_audio_manifest *a)
     if (v != TS_BUNDLE_AUDIO_VERSION)
         return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: audio.version %lld (this build reads version %d)", r->origin, (long long)v,
                             TS_BUNDLE_AUDIO_VERSION);
+    const cJSON *pn = cJSON_GetObjectItemCaseSensitive(ao, "projectors"), *item;
+    if (!cJSON_IsArray(pn) || cJSON_GetArraySize(pn) < 1 || cJSON_GetArraySize(pn) > TS_BUNDLE_MAX_PROJECTORS)
+        return bad(r, "audio.projectors", "expected 1 to 4 names");
+    cJSON_ArrayForEach(item, pn)
+    {
+        if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) >= sizeof(a->projectors[0]))
+            return bad(r, "audio.projectors", "expected projector names");
+        strcpy(a->projectors[a->n_projectors++], item->valuestring);
+    }
     if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(ao, "weights"), "audio.weights", &a->weights, &a->n_weights)) != TS_OK)
         return st;
     const cJSON *ab = cJSON_GetObjectItemCaseSensitive(ao, "buckets"), *bo;
