@@ -1219,16 +1219,21 @@ ts_status ts_bundle_encode_images(ts_bundle *bundle, const ts_pixel_values *imag
 ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
                                     const ts_pixel_values *images, int n_images, const ts_generate_params *params,
                                     ts_generation *out, ts_error *err);
-/* ts_model_encode_audio through the bundle's audio.main: the clip decoded and its features
+/* ts_model_encode_audio_for through the bundle's audio.main: the clip decoded and its features
  * extracted by the model's audio path, encoded by the smallest duration bucket that holds it
- * (zero-padded, masked in the module), its rows appended to out. TS_ERR_UNSUPPORTED for a bundle
- * without audio entries, TS_ERR_RANGE for a clip longer than its largest bucket. */
+ * (zero-padded, masked in the module) with the projector the family picks for the prompt's
+ * modalities (TS_MODALITY_* bits; Phi-4-multimodal: vision_speech when TS_MODALITY_IMAGE), its rows
+ * appended to out. TS_ERR_UNSUPPORTED for a bundle without audio entries, TS_ERR_RANGE for a clip
+ * longer than its largest bucket. */
 ts_status ts_bundle_encode_audio(ts_bundle *bundle, ts_model *model, const void *clip, size_t len,
-                                 const ts_audio_limits *limits, ts_encoded_media *out, ts_error *err);
+                                 const ts_audio_limits *limits, unsigned modalities, ts_encoded_media *out,
+                                 ts_error *err);
 /* ts_generate_audio through the bundle: audio holds the clips' rows (ts_model_encode_audio or
- * ts_bundle_encode_audio), merged by ts_mm_inputs_build with `model`, then
- * prefill_embeddings.main and decode.main with the family's adapter for audio (Phi-4-multimodal:
- * speech) as the entries' `adapters` argument; TS_ERR_UNSUPPORTED when the bundle lacks it. */
+ * ts_bundle_encode_audio) and, for a prompt with images too, the images' rows (audio->rows:
+ * ts_bundle_encode_images, the clips encoded for TS_MODALITY_AUDIO | TS_MODALITY_IMAGE), merged by
+ * ts_mm_inputs_build with `model`, then prefill_embeddings.main and decode.main with the family's
+ * adapter for these inputs (Phi-4-multimodal: speech, or vision with images) as the entries'
+ * `adapters` argument; TS_ERR_UNSUPPORTED when the bundle lacks it. */
 ts_status ts_bundle_generate_audio(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
                                    const ts_encoded_media *audio, const ts_generate_params *params, ts_generation *out,
                                    ts_error *err);

@@ -5,7 +5,9 @@
 # quantized engine's tokens under --compute f32; short weight bytes refused. Qwen2.5-VL's windowed vision.main: its fixture's 16 reference ids, and two different
 # images (chelsea and coffee: no two-image Qwen2.5-VL reference exists) = the engine's ids.
 # --draft-width: decode_k.main verifies drafts (run's default 3, --no-draft), the same ids.
-# Phi-4-multimodal's audio through audio.main and its speech adapter: the fixture's ids.
+# Phi-4-multimodal's audio through audio.main and its speech adapter: the fixture's ids; an image
+# and a clip in one prompt (phi4_mm-mixed): vision.main, audio.main's vision_speech projector, the
+# vision adapter = the fixture's ids.
 set -u
 bin=${TS_BIN:?TS_BIN not set}
 root=${TS_ROOT:?TS_ROOT not set}
@@ -205,6 +207,16 @@ check "… saying so" test $? -eq 0
 "$bin" run --bundle "$work/phi-short" "${phi_args[@]}" >/dev/null 2>"$work/short.err"
 grep -q "a clip of 98 feature frames exceeds the bundle's largest audio bucket (64 frames)" "$work/short.err"
 check "phi4_mm-audio: a clip past the largest audio bucket is refused with both numbers" test $? -eq 0
+# Image + audio (phi4_mm-mixed, 724 prompt tokens): the clip through audio.main's projector 1
+# (vision_speech), the image through vision.main (3 views), the vision adapter; the reference's ids.
+mix=$root/tests/fixtures/phi4_mm-mixed
+mix_ids=$(/usr/bin/python3 -c "import json,sys; print(','.join(map(str, json.load(open(sys.argv[1]))['generated_ids'])))" "$mix/reference.json")
+"$bin" export -m "$mix/model" -o "$work/mix" --capacity 744 --prefill-capacity 728 --vision-patches 3072 --audio-frames 104 2>/dev/null
+check "phi4_mm-mixed: export --vision-patches --audio-frames exits 0" test $? -eq 0
+check "phi4_mm-mixed: the manifest names audio.main's projectors" grep -q '"projectors":.*"speech",.*"vision_speech"' <(tr -d '\n\t' <"$work/mix/manifest.json")
+check "phi4_mm-mixed: run --bundle --image --audio gives the fixture's ids" \
+    test "$("$bin" run --bundle "$work/mix" -m "$mix/model" -p "Describe the image and transcribe the audio." --image "$mix/chelsea.png" \
+        --audio "$mix/speech_16k_s16_1s.wav" --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 2>/dev/null | ids)" = "$mix_ids"
 "$bin" export -m "$model" -o "$work/noenc" --audio-frames 100 >/dev/null 2>"$work/noenc.err"
 grep -q "qwen2 has no audio encoder entry to export (--audio-frames)" "$work/noenc.err"
 check "--audio-frames for a model without an audio encoder is refused" test $? -eq 0

@@ -6,7 +6,7 @@
 # prefill_embeddings.main): IREE (llvm-cpu, compiled by tools/iree_compile.py) and XLA (CPU) give the
 # reference's 16 greedy ids = `tessera run --bundle`'s, each entry's logits and K/V within the
 # fixture tolerance (tools/bundle_runner check). phi4_mm-image-small's vision.main (hd_views) and the
-# vision adapter the same way. Then the bad days on the runner: an adapter index
+# vision adapter the same way; phi4_mm-mixed's clip through audio.main's `projector` 1 on XLA. Then the bad days on the runner: an adapter index
 # past the manifest's names, a held weight missing from the bundle's file, each refused naming it.
 ORACLE_IMPORTS="iree.runtime, iree.compiler, jax, ml_dtypes" ORACLE_NAME=phi4-bundle-oracle
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/iree_oracle_lib.sh"
@@ -139,7 +139,7 @@ feats, want = np.asarray(ref["audio_input_features"][0]), np.asarray(ref["audio_
 big = r.man.audio["buckets"][1]
 x = np.zeros((big["frames"], feats.shape[1]), np.float32)
 x[:len(feats)] = feats
-rows = r.backend.host(r.backend.call(r.keys[id(big["entry"])], r.audio_weights + [x, np.array(len(feats), np.int32)])[0])
+rows = r.backend.host(r.backend.call(r.keys[id(big["entry"])], r.audio_weights + [x, np.array(len(feats), np.int32), np.array(0, np.int32)])[0])
 d, tol = float(np.abs(rows[:len(want)] - want).max()), 1e-4 * max(1.0, float(np.abs(want).max()))
 pad = float(np.abs(rows[len(want):]).max())
 print(f"{'ok  ' if d <= tol and pad == 0 else 'FAIL'} audio.main 200-frame bucket (XLA): 13 rows max |diff| {d:.3g} (tolerance {tol:.3g}), "
@@ -147,7 +147,7 @@ print(f"{'ok  ' if d <= tol and pad == 0 else 'FAIL'} audio.main 200-frame bucke
 failed += not (d <= tol and pad == 0)
 from bundle_runner.manifest import check_arguments
 expect("audio.main fed the 104-frame bucket's features in the 200-frame bucket",
-       lambda: check_arguments(big["entry"], [x[:104], np.array(98, np.int32)]), ["audio_features"])
+       lambda: check_arguments(big["entry"], [x[:104], np.array(98, np.int32), np.array(0, np.int32)]), ["audio_features"])
 # A held weight (a LoRA stack) missing from weights.safetensors, the manifest and identity untouched.
 shutil.copytree(bundle, work)
 held = {k: np.asarray(v) for k, v in read_file(os.path.join(bundle, "weights.safetensors")).items()}
@@ -174,4 +174,31 @@ check "bad bundles and arguments refused naming what is wrong (exit $rc)" test $
 "$bin" run --bundle "$work/neg" -m "$fix/phi4_mm-audio/model" -p hi --max-tokens 1 >/dev/null 2>"$work/neg.err"
 check "tessera run --bundle refuses the bundle missing a held weight, naming it ($(cat "$work/neg.err"))" \
     grep -q "model.layers.1.mlp.down_proj.lora_B" "$work/neg.err"
+
+# Image + audio (phi4_mm-mixed): XLA runs audio.main with projector 1 (vision_speech) from the
+# reference's features within the fixture tolerance of audio_embeds_vision_speech; projector 0 not.
+"$bin" export -m "$fix/phi4_mm-mixed/model" -o "$work/mixed" --capacity 64 --prefill-capacity 48 --audio-frames 104 2>"$work/mixed.err"
+check "phi4_mm-mixed: export --audio-frames exits 0" test $? -eq 0
+"$py" - "$root" "$work/mixed" "$fix/phi4_mm-mixed" >"$work/mixed.log" 2>&1 <<'PY'
+import os, sys
+import numpy as np
+root, bundle, case = sys.argv[1:4]
+sys.path.insert(0, os.path.join(root, "tools"))
+from bundle_runner import backends
+from bundle_runner.runner import Runner
+from bundle_runner.safetensors import read_file
+r = Runner(bundle, os.path.join(case, "model"), backends.make("xla"))
+ref = read_file(os.path.join(case, "reference.safetensors"))
+feats, want = np.asarray(ref["audio_input_features"][0]), np.asarray(ref["audio_embeds_vision_speech"][0])
+tol = 1e-4 * max(1.0, float(np.abs(want).max()))
+vs = float(np.abs(r.encode_audio(feats, "vision_speech") - want).max())
+sp = float(np.abs(r.encode_audio(feats, "speech") - want).max())
+ok = r.man.audio["projectors"] == ["speech", "vision_speech"] and vs <= tol < sp
+print(f"{'ok  ' if ok else 'FAIL'} audio.main (XLA) vs audio_embeds_vision_speech: projector 1 max |diff| {vs:.3g} "
+      f"(tolerance {tol:.3g}), projector 0 {sp:.3g}")
+sys.exit(0 if ok else 1)
+PY
+rc=$?
+cat "$work/mixed.log"
+check "phi4_mm-mixed: XLA audio.main with projector 1 is the reference's vision_speech rows, projector 0 not (exit $rc)" test $rc -eq 0
 finish

@@ -339,13 +339,15 @@ static ts_status check_decode_k_contract(const ts_manifest *m, ts_error *err)
 }
 
 /* audio.main's contract, per bucket (ascending feature frames F): audio_features f32[F, M] (M
- * the same in every bucket) and frames i32[]; one result f32[T, H], T ascending with F and H the
+ * the same in every bucket), frames i32[] and projector i32[] (1 … 4 projectors named); one result f32[T, H], T ascending with F and H the
  * language model's width (prefill_embeddings.main's embeddings). */
 static ts_status check_audio_contract(const ts_manifest *m, ts_error *err)
 {
     const ts_audio_manifest *a = &m->audio;
     const ts_entry_descriptors *pe = &m->entries[0][TS_ENTRY_PREFILL_EMBEDDINGS];
     int64_t hidden = pe->n_inputs && pe->inputs[0].type.rank == 2 ? pe->inputs[0].type.dims[1] : 0, mels = 0, tokens = 0;
+    if (a->n_buckets && (a->n_projectors < 1 || a->n_projectors > TS_BUNDLE_MAX_PROJECTORS))
+        return ts_error_set(err, TS_ERR_FORMAT, "audio: %d projectors named (1..%d)", a->n_projectors, TS_BUNDLE_MAX_PROJECTORS);
     for (int b = 0; b < a->n_buckets; b++) {
         const ts_entry_descriptors *ed = &a->entries[b];
         int64_t f = a->frames[b];
@@ -353,14 +355,15 @@ static ts_status check_audio_contract(const ts_manifest *m, ts_error *err)
         int64_t fd[2] = {f, mels};
         ts_type feats = ts_type_make(TS_DTYPE_F32, 2, fd), count = ts_type_make(TS_DTYPE_I32, 0, NULL);
         const ts_type *out = ed->n_results == 1 ? &ed->results[0].type : NULL;
-        bool ok = (!b || f > a->frames[b - 1]) && mels > 0 && ed->n_inputs == 2 && strcmp(ed->inputs[0].name, "audio_features") == 0 &&
+        bool ok = (!b || f > a->frames[b - 1]) && mels > 0 && ed->n_inputs == 3 && strcmp(ed->inputs[0].name, "audio_features") == 0 &&
                   ts_type_equal(&ed->inputs[0].type, &feats) && strcmp(ed->inputs[1].name, "frames") == 0 &&
-                  ts_type_equal(&ed->inputs[1].type, &count) && out && out->dtype == TS_DTYPE_F32 && out->rank == 2 &&
+                  ts_type_equal(&ed->inputs[1].type, &count) && strcmp(ed->inputs[2].name, "projector") == 0 &&
+                  ts_type_equal(&ed->inputs[2].type, &count) && out && out->dtype == TS_DTYPE_F32 && out->rank == 2 &&
                   out->dims[1] == hidden && out->dims[0] >= tokens && out->dims[0] >= 1 && out->dims[0] <= f;
         if (!ok)
             return ts_error_set(err, TS_ERR_FORMAT,
-                                "%s: audio bucket %d (%lld frames, ascending) must take audio_features F32[%lld, %lld] and frames "
-                                "I32[] and return audio_embeds F32[tokens, %lld]",
+                                "%s: audio bucket %d (%lld frames, ascending) must take audio_features F32[%lld, %lld], frames "
+                                "I32[] and projector I32[] and return audio_embeds F32[tokens, %lld]",
                                 ed->file, b, (long long)f, (long long)f, (long long)mels, (long long)hidden);
         tokens = out->dims[0];
     }
@@ -729,11 +732,13 @@ ts_status ts_bundle_run(ts_bundle *b, int bucket, const char *entry, const ts_te
     return run_entry(b, bucket, (ts_entry)e, args, n_args, outputs, err);
 }
 
-/* audio.main's values: frames within 1 … the bucket's frames, the features finite. */
+/* audio.main's values: frames within 1 … the bucket's frames, projector one of the manifest's,
+ * the features finite. */
 static ts_status check_audio_values(const ts_bundle *b, int bucket, const void *const *data, ts_error *err)
 {
     int64_t f = b->man.audio.frames[bucket], mels = b->man.audio.entries[bucket].inputs[0].type.dims[1];
     ts_status st = ts_bundle_range_i32(data[1], 1, 1, f, "audio.main", "frames", err);
+    if (st == TS_OK) st = ts_bundle_range_i32(data[2], 1, 0, b->man.audio.n_projectors - 1, "audio.main", "projector", err);
     const float *x = data[0];
     for (int64_t i = 0; st == TS_OK && i < f * mels; i++)
         if (!isfinite(x[i]))

@@ -363,6 +363,9 @@ static ts_status export_bundle(const ts_model_config *cfg, const char *config_di
         if (st != TS_OK) break;
         st = audio->entry(g, from->model_dir, cfg, source, f, err);
         man.audio.frames[b] = f;
+        for (int i = 0; i < audio->n_projectors && i < TS_BUNDLE_MAX_PROJECTORS; i++)
+            snprintf(man.audio.projectors[i], sizeof(man.audio.projectors[i]), "%s", audio->projectors[i]);
+        man.audio.n_projectors = audio->n_projectors;
         if (st == TS_OK) st = ts_manifest_add_audio_entry(&man, b, g, rel, err);
         if (st == TS_OK) man.audio.n_buckets = b + 1;
         if (st == TS_OK) st = write_module(g, bundle_dir, rel, &texts[at], err);

@@ -198,12 +198,14 @@ ts_status ts_bundle_generate_images(ts_bundle *bundle, ts_model *model, const in
     return st;
 }
 
-/* The clips' rows merged by ts_mm_inputs_build (the model's audio token), then the prompt
- * through prefill_embeddings.main with the family's adapter for audio in the slot. */
+/* The clips' rows (and the images' beside them) merged by ts_mm_inputs_build (the model's audio
+ * token), then the prompt through prefill_embeddings.main with the family's adapter for these
+ * inputs in the slot (as ts_generate_audio picks it). */
 ts_status ts_bundle_generate_audio(ts_bundle *bundle, ts_model *model, const int32_t *prompt, size_t n,
                                    const ts_encoded_media *audio, const ts_generate_params *params, ts_generation *out,
                                    ts_error *err)
 {
     memset(out, 0, sizeof(*out));
-    return generate_merged(bundle, model, prompt, n, NULL, 0, audio, TS_INPUT_AUDIO, params, out, err);
+    unsigned inputs = TS_INPUT_AUDIO | (audio && audio->n_rows > 0 ? TS_INPUT_IMAGE : 0u);
+    return generate_merged(bundle, model, prompt, n, NULL, 0, audio, inputs, params, out, err);
 }

@@ -343,6 +343,9 @@ static cJSON *manifest_json(const ts_manifest *m)
         cJSON_AddStringToObject(ao, "padding",
                                 "a clip of frames <= the bucket's feature frames goes in zero-padded, its count in `frames`; the module "
                                 "masks the padding (the encoder's rows for the clip alone), its rows first in audio_embeds, zero rows after");
+        cJSON *pn = cJSON_AddArrayToObject(ao, "projectors");
+        for (int i = 0; i < au->n_projectors; i++) cJSON_AddItemToArray(pn, cJSON_CreateString(au->projectors[i]));
+        cJSON_AddStringToObject(ao, "projector", "audio.main's `projector` i32[]: the index of the projection its rows take (projectors)");
         cJSON *aw = cJSON_AddArrayToObject(ao, "weights");
         for (int i = 0; i < au->n_weights; i++) cJSON_AddItemToArray(aw, descriptor_json(&au->weights[i], i));
         cJSON *ab = cJSON_AddArrayToObject(ao, "buckets");
@@ -553,6 +556,23 @@ static ts_status parse_tensors(reader *r, const cJSON *to, ts_tensors_manifest *
     return TS_OK;
 }
 
+/* An array of lo … hi unique non-empty names (each under 32 bytes) into names[*n], "expected
+ * <range>" naming `path` otherwise: the adapters' and audio.main's projectors' index tables. */
+static ts_status read_names(reader *r, const cJSON *arr, const char *path, int lo, int hi, const char *range, char (*names)[32], int *n)
+{
+    const cJSON *item;
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < lo || cJSON_GetArraySize(arr) > hi) return bad(r, path, range);
+    cJSON_ArrayForEach(item, arr)
+    {
+        if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) >= sizeof(names[0]))
+            return bad(r, path, "expected names");
+        for (int i = 0; i < *n; i++)
+            if (strcmp(names[i], item->valuestring) == 0) return bad(r, path, "a name repeats");
+        strcpy(names[(*n)++], item->valuestring);
+    }
+    return TS_OK;
+}
+
 /* The adapters object's syntax: version, names (the first "none", each unique); the entries'
  * `adapters` inputs and the lora weights are checked at open (bundle.c). */
 static ts_status parse_adapters(reader *r, const cJSON *ao, ts_adapter_manifest *a)
@@ -564,17 +584,9 @@ static ts_status parse_adapters(reader *r, const cJSON *ao, ts_adapter_manifest 
     if (v != TS_BUNDLE_ADAPTERS_VERSION)
         return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: adapters.version %lld (this build reads version %d)", r->origin, (long long)v,
                             TS_BUNDLE_ADAPTERS_VERSION);
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(ao, "names"), *item;
-    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 2 || cJSON_GetArraySize(arr) > TS_BUNDLE_MAX_ADAPTERS)
-        return bad(r, "adapters.names", "expected 2 to 16 names, the first \"none\"");
-    cJSON_ArrayForEach(item, arr)
-    {
-        if (!cJSON_IsString(item) || !item->valuestring[0] || strlen(item->valuestring) >= sizeof(a->names[0]))
-            return bad(r, "adapters.names", "expected adapter names");
-        for (int i = 0; i < a->n; i++)
-            if (strcmp(a->names[i], item->valuestring) == 0) return bad(r, "adapters.names", "a name repeats");
-        strcpy(a->names[a->n++], item->valuestring);
-    }
+    if ((st = read_names(r, cJSON_GetObjectItemCaseSensitive(ao, "names"), "adapters.names", 2, TS_BUNDLE_MAX_ADAPTERS,
+                         "expected 2 to 16 names, the first \"none\"", a->names, &a->n)) != TS_OK)
+        return st;
     if (strcmp(a->names[0], "none") != 0) return bad(r, "adapters.names[0]", "expected \"none\" (index 0: no adapter)");
     return TS_OK;
 }
@@ -589,6 +601,9 @@ static ts_status parse_audio(reader *r, const cJSON *ao, ts_audio_manifest *a)
     if (v != TS_BUNDLE_AUDIO_VERSION)
         return ts_error_set(r->err, TS_ERR_UNSUPPORTED, "%s: audio.version %lld (this build reads version %d)", r->origin, (long long)v,
                             TS_BUNDLE_AUDIO_VERSION);
+    if ((st = read_names(r, cJSON_GetObjectItemCaseSensitive(ao, "projectors"), "audio.projectors", 1, TS_BUNDLE_MAX_PROJECTORS,
+                         "expected 1 to 4 names", a->projectors, &a->n_projectors)) != TS_OK)
+        return st;
     if ((st = read_descriptors(r, cJSON_GetObjectItemCaseSensitive(ao, "weights"), "audio.weights", &a->weights, &a->n_weights)) != TS_OK)
         return st;
     const cJSON *ab = cJSON_GetObjectItemCaseSensitive(ao, "buckets"), *bo;

@@ -78,12 +78,16 @@ typedef struct ts_vision_manifest {
 } ts_vision_manifest;
 
 /* The audio encoder's entries (audio.main, versioned `audio` object), one per duration bucket of
- * `frames` feature frames, with their own weight schema: audio_features f32[frames, mels] and
- * frames i32[] (the clip's, 1 … frames; shorter clips zero-padded, masked in the module) →
- * audio_embeds f32[tokens, hidden] (the clip's rows first, zero rows after; hidden the language
- * model's). n_buckets 0: no audio entries (no object). */
-#define TS_BUNDLE_AUDIO_VERSION 1
+ * `frames` feature frames, with their own weight schema: audio_features f32[frames, mels],
+ * frames i32[] (the clip's, 1 … frames; shorter clips zero-padded, masked in the module) and
+ * projector i32[] (an index into `projectors`, the names of the projections the module holds;
+ * version 2) → audio_embeds f32[tokens, hidden] (the clip's rows first, zero rows after; hidden
+ * the language model's). n_buckets 0: no audio entries (no object). */
+#define TS_BUNDLE_AUDIO_VERSION 2
+#define TS_BUNDLE_MAX_PROJECTORS 4
 typedef struct ts_audio_manifest {
+    int n_projectors;
+    char projectors[TS_BUNDLE_MAX_PROJECTORS][32];
     int n_buckets;
     int64_t frames[TS_BUNDLE_MAX_BUCKETS];
     ts_entry_descriptors entries[TS_BUNDLE_MAX_BUCKETS];

@@ -414,7 +414,7 @@ static ts_status encode_audio(const options *o, ts_model *model, ts_bundle *bund
         /* With images in the prompt too, the clips are encoded for it (Phi-4: vision_speech). */
         unsigned modalities = TS_MODALITY_AUDIO | (o->n_images ? TS_MODALITY_IMAGE : 0u);
         if (st == TS_OK)
-            st = bundle ? ts_bundle_encode_audio(bundle, model, m.data, m.size, NULL, out, err)
+            st = bundle ? ts_bundle_encode_audio(bundle, model, m.data, m.size, NULL, modalities, out, err)
                         : ts_model_encode_audio_for(model, NULL, m.data, m.size, NULL, modalities, out, err);
         ts_mapping_close(&m);
         tokens[i] = out->n_audio_rows - before;
@@ -549,15 +549,15 @@ static int run(options *o)
     if (!st && o->n_audio && !(modalities & TS_MODALITY_AUDIO)) {
         st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "%s: this model does not accept audio input (input modalities: text%s)",
                           ts_family_name(ts_model_get_config(s.model)->family), modalities & TS_MODALITY_IMAGE ? ", image" : "");
-    } else if (!st && o->n_audio && o->n_images && s.bundle) {
-        st = ts_error_set(&err, TS_ERR_UNSUPPORTED, "--audio with --image: a bundle encodes clips for audio-only prompts");
     }
     if (!st && o->n_audio) st = encode_audio(o, s.model, s.bundle, &s.audio, audio_tokens, &err);
     if (!st && o->n_images) st = load_images(o, s.model, s.images, &err);
     if (!st && o->n_audio && o->n_images) {
-        /* One prompt with both: the images' rows beside the clips' (prefilled together). */
+        /* One prompt with both: the images' rows beside the clips' (prefilled together); with a
+         * bundle from its vision.main when it has one. */
         ts_encoded_media rows;
-        st = ts_model_encode_images(s.model, s.images, o->n_images, &rows, &err);
+        st = s.bundle && ts_bundle_vision_buckets(s.bundle, NULL) > 0 ? ts_bundle_encode_images(s.bundle, s.images, o->n_images, &rows, &err)
+                                                                     : ts_model_encode_images(s.model, s.images, o->n_images, &rows, &err);
         if (!st) s.audio.rows = rows.rows, s.audio.n_rows = rows.n_rows, rows.rows = NULL;
         ts_encoded_media_free(&rows);
     }

@@ -1449,6 +1449,13 @@ int64_t ts_model_audio_tokens(const ts_model *m, int64_t frames)
     return m->audio ? m->config.family->audio->tokens(&m->config, frames) : 0;
 }
 
+int ts_model_audio_projector(const ts_model *m, unsigned modalities)
+{
+    const ts_audio_path *a = m->audio ? m->config.family->audio : NULL;
+    unsigned inputs = TS_INPUT_AUDIO | (modalities & TS_MODALITY_IMAGE ? TS_INPUT_IMAGE : 0u);
+    return a && a->projector ? a->projector(inputs) : 0;
+}
+
 ts_status ts_model_encode_audio_with(ts_model *m, const void *clip, size_t len, const ts_audio_limits *limits,
                                      ts_audio_rows_fn encode, void *self, ts_encoded_media *out, ts_error *err)
 {

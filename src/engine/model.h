@@ -131,6 +131,9 @@ ts_status ts_model_encode_audio_with(ts_model *model, const void *clip, size_t l
                                      ts_audio_rows_fn encode, void *self, ts_encoded_media *out, ts_error *err);
 /* The audio tokens a clip of `frames` feature frames takes (0 for a model without audio). */
 int64_t ts_model_audio_tokens(const ts_model *model, int64_t frames);
+/* The projector index (a bundle audio.main's `projector` input) the family's encoder takes for a
+ * clip in a prompt of these TS_MODALITY_* bits (0 for a family with one, or without audio). */
+int ts_model_audio_projector(const ts_model *model, unsigned modalities);
 /* Token embeddings f32[n][hidden] (the model's embed_tokens rows, widened to f32). */
 ts_status ts_model_embed_tokens(const ts_model *model, const int32_t *tokens, size_t n, float *out,
                                 ts_error *err);

@@ -51,10 +51,15 @@ typedef struct ts_audio_path {
     /* A bundle's audio.main (bundle/manifest.h's audio object) into the empty graph g: the
      * encoder for clips of 1 … max_frames feature frames, the weights declared first (from
      * `weights`, errors naming the tensor), then the inputs audio_features f32[max_frames, width]
-     * and frames i32[]; one output f32[tokens(max_frames), hidden] holding the clip's tokens(frames)
+     * and frames i32[], then projector i32[] (an index into `projectors`); one output f32[tokens(max_frames), hidden] holding the clip's tokens(frames)
      * rows (those encode gives the clip alone), then zero rows. NULL: the family exports none. */
     ts_status (*entry)(struct ts_graph *g, const char *model_dir, const ts_model_config *cfg,
                        const struct ts_weight_source *weights, int64_t max_frames, ts_error *err);
+    /* The entry's projectors by index (named in the bundle's audio object, 1 … 4 of them), and
+     * the one a prompt with these TS_INPUT_* bits takes (the choice encode makes from `inputs`). */
+    const char *const *projectors;
+    int n_projectors;
+    int (*projector)(unsigned inputs);
 } ts_audio_path;
 
 #endif

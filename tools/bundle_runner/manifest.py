@@ -130,13 +130,18 @@ class Manifest:
                 self.vision["buckets"] = [{"patches": int(vb["patches"]),
                                            "entry": Entry("vision.main", vb["vision.main"], f"vision.buckets[{i}].vision.main")}
                                           for i, vb in enumerate(v["buckets"])]
-            # audio.main per duration bucket (Phi-4-multimodal's encoder and speech projector).
+            # audio.main per duration bucket (Phi-4-multimodal's encoder and both projectors, the
+            # `projector` input an index into projectors).
             au = j.get("audio")
             self.audio = None
             if au is not None:
-                if au.get("version") != 1:
-                    raise ContractError(f"manifest.json: audio.version {au.get('version')} (this runner reads version 1)")
-                self.audio = {"weights": _descriptors(au["weights"], "audio.weights"),
+                if au.get("version") != 2:
+                    raise ContractError(f"manifest.json: audio.version {au.get('version')} (this runner reads version 2)")
+                projectors = au["projectors"]
+                if not isinstance(projectors, list) or not 1 <= len(projectors) <= 4 or \
+                        not all(isinstance(p, str) and p for p in projectors):
+                    raise ContractError("manifest.json: audio.projectors: expected 1 to 4 names")
+                self.audio = {"weights": _descriptors(au["weights"], "audio.weights"), "projectors": projectors,
                               "buckets": [{"frames": int(ab["frames"]),
                                            "entry": Entry("audio.main", ab["audio.main"], f"audio.buckets[{i}].audio.main")}
                                           for i, ab in enumerate(au["buckets"])]}
@@ -253,7 +258,8 @@ class Manifest:
         au = j.get("audio")
         if au and au.get("buckets"):
             naw = len(au["weights"])
-            root["audio"] = {"version": au["version"], "padding": au["padding"],
+            root["audio"] = {"version": au["version"], "padding": au["padding"], "projectors": au["projectors"],
+                             "projector": au["projector"],
                              "weights": [desc(w, i) for i, w in enumerate(au["weights"])],
                              "buckets": [{"frames": ab["frames"],
                                           "audio.main": {"module": ab["audio.main"]["module"],

@@ -178,10 +178,11 @@ class Runner:
             raise ContractError("vision.main: pixel_values has a NaN")
         return self.backend.call(self.keys[id(e)], self.vision_weights + list(values))
 
-    def encode_audio(self, features):
+    def encode_audio(self, features, projector="speech"):
         """A clip's audio rows [tokens, hidden] from its log-mel features [frames, mels] through
         audio.main: the smallest duration bucket that holds it, zero-padded, the clip's frame count
-        as `frames` (bundle_audio.c); the clip's rows are the first ceil(frames / reduction), the
+        as `frames` and the named projector's index as `projector` (bundle_audio.c; Phi-4:
+        vision_speech for a prompt with an image); the clip's rows are the first ceil(frames / reduction), the
         reduction being the bucket's frames over its rows."""
         a = self.man.audio
         if a is None:
@@ -196,10 +197,13 @@ class Runner:
         x = np.zeros(e.inputs[0].shape, np.float32)
         x[:frames] = features
         count = np.array(frames, np.int32)
-        check_arguments(e, [x, count])
+        if projector not in a["projectors"]:
+            raise ContractError(f"audio.main: projector {projector!r} is not one of {a['projectors']}")
+        which = np.array(a["projectors"].index(projector), np.int32)
+        check_arguments(e, [x, count, which])
         if not 1 <= frames <= b["frames"] or not np.isfinite(x).all():
             raise ContractError(f"audio.main: frames = {frames} outside 1..{b['frames']} or a non-finite feature")
-        rows = self.backend.host(self.backend.call(self.keys[id(e)], self.audio_weights + [x, count])[0])
+        rows = self.backend.host(self.backend.call(self.keys[id(e)], self.audio_weights + [x, count, which])[0])
         reduction = -(-b["frames"] // e.results[0].shape[0])
         return rows[:-(-frames // reduction)]
 

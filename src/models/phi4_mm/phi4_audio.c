@@ -489,11 +489,17 @@ static ts_status build(ts_graph *g, const ts_phi4_audio_spec *spec, const struct
         load_block(b, i, &bw[i]);
     }
     ts_graph_set_stage(g, "audio.projector");
-    const char *mode = projection == TS_PHI4_AUDIO_SPEECH ? "speech" : "vision_speech";
-    ts_value up_w = MAT(b, h, d, PREFIX "up_proj_for_%s.weight", mode);
-    ts_value up_b = VEC(b, h, PREFIX "up_proj_for_%s.bias", mode);
-    ts_value down_w = MAT(b, h, h, PREFIX "down_proj_for_%s.weight", mode);
-    ts_value down_b = VEC(b, h, PREFIX "down_proj_for_%s.bias", mode);
+    /* The padded entry holds both pairs (index = ts_phi4_audio_projection) and picks one by its
+     * `projector` input; the per-clip graph only the prompt's. */
+    ts_value proj[2][4] = {{TS_NO_VALUE, TS_NO_VALUE, TS_NO_VALUE, TS_NO_VALUE}, {TS_NO_VALUE, TS_NO_VALUE, TS_NO_VALUE, TS_NO_VALUE}};
+    for (int p = 0; p < 2; p++) {
+        if (!padded && p != (int)projection) continue;
+        const char *mode = p == TS_PHI4_AUDIO_SPEECH ? "speech" : "vision_speech";
+        proj[p][0] = MAT(b, h, d, PREFIX "up_proj_for_%s.weight", mode);
+        proj[p][1] = VEC(b, h, PREFIX "up_proj_for_%s.bias", mode);
+        proj[p][2] = MAT(b, h, h, PREFIX "down_proj_for_%s.weight", mode);
+        proj[p][3] = VEC(b, h, PREFIX "down_proj_for_%s.bias", mode);
+    }
     if (b->status != TS_OK) {
         free(bw);
         return b->status;
@@ -503,6 +509,19 @@ static ts_status build(ts_graph *g, const ts_phi4_audio_spec *spec, const struct
     ts_value x = ts_graph_parameter(g, "audio_features", TS_PARAM_INPUT,
                                     ts_type_make(TS_DTYPE_F32, 2, (int64_t[]){n_frames, mels}));
     ts_value frames = padded ? ts_graph_parameter(g, "frames", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 0, NULL)) : TS_NO_VALUE;
+    ts_value up_w = proj[projection][0], up_b = proj[projection][1], down_w = proj[projection][2], down_b = proj[projection][3];
+    if (padded) {
+        /* projector i32[] (0 speech, 1 vision_speech; the host validates the range): each weight
+         * selected whole, so one graph serves both prompts without a second module. */
+        ts_value p = ts_graph_parameter(g, "projector", TS_PARAM_INPUT, ts_type_make(TS_DTYPE_I32, 0, NULL));
+        ts_value vs = ts_graph_compare(g, TS_COMPARE_EQ, p, ts_graph_constant_i32(g, TS_PHI4_AUDIO_VISION_SPEECH));
+        ts_value *w[4] = {&up_w, &up_b, &down_w, &down_b};
+        for (int i = 0; i < 4; i++) {
+            ts_type wt = *type_of(g, proj[TS_PHI4_AUDIO_SPEECH][i]); /* a copy: nodes grow below */
+            *w[i] = ts_graph_select(g, ts_graph_broadcast_in_dim(g, vs, wt.rank, wt.dims, NULL),
+                                    proj[TS_PHI4_AUDIO_VISION_SPEECH][i], proj[TS_PHI4_AUDIO_SPEECH][i]);
+        }
+    }
     ts_value outs[TS_PHI4_AUDIO_OUT_BLOCK0 + TS_PHI4_AUDIO_MAX_BLOCKS];
     ts_graph_set_stage(g, "audio.embed");
     x = ts_graph_binary(g, TS_OP_MULTIPLY, ts_graph_binary(g, TS_OP_SUBTRACT, x, along(g, mean, x, 1)),
@@ -571,9 +590,9 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec, const
 }
 
 ts_status ts_phi4_audio_build_padded(ts_graph *g, const ts_phi4_audio_spec *spec, const struct ts_weight_source *weights,
-                                     int64_t max_frames, ts_phi4_audio_projection projection, ts_error *err)
+                                     int64_t max_frames, ts_error *err)
 {
-    return build(g, spec, weights, max_frames, projection, false, true, err);
+    return build(g, spec, weights, max_frames, TS_PHI4_AUDIO_SPEECH, false, true, err);
 }
 
 /* ---------------------------------------------------------------- placeholders */

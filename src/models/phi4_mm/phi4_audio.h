@@ -78,8 +78,10 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec,
                               ts_phi4_audio_projection projection, bool diagnostics, ts_error *err);
 
 /* audio.main of a bundle (one bucket): one clip of 1 … max_frames feature frames padded to
- * max_frames. Weights as ts_phi4_audio_build, then inputs "audio_features" f32[max_frames,
- * input_size] and "frames" i32[] (the clip's frames); output f32[tokens(max_frames), lm_hidden]
+ * max_frames. Weights as ts_phi4_audio_build but both projector pairs (speech, then
+ * vision_speech), then inputs "audio_features" f32[max_frames, input_size], "frames" i32[] (the
+ * clip's frames) and "projector" i32[] (a ts_phi4_audio_projection: 1 picks the vision_speech
+ * pair, anything else speech; the bundle refuses values other than 0 and 1 before); output f32[tokens(max_frames), lm_hidden]
  * with the clip's tokens(frames) rows first and zero rows after. The padding is masked as the
  * reference's own zero padding is: the normalised features and every subsampling stage's rows
  * past the clip are zeroed, attention keys past its tokens are -inf (the causal depthwise
@@ -87,8 +89,7 @@ ts_status ts_phi4_audio_build(ts_graph *g, const ts_phi4_audio_spec *spec,
  * gives the rows ts_phi4_audio_build gives it alone (up to the summation order of the longer
  * attention). One encoder pass: tokens(max_frames) ≤ TS_PHI4_AUDIO_CHUNK, else TS_ERR_RANGE. */
 ts_status ts_phi4_audio_build_padded(ts_graph *g, const ts_phi4_audio_spec *spec,
-                                     const struct ts_weight_source *weights, int64_t max_frames,
-                                     ts_phi4_audio_projection projection, ts_error *err);
+                                     const struct ts_weight_source *weights, int64_t max_frames, ts_error *err);
 
 /* ids (n) with one <|audio|> per clip → *out (owned, free) with counts[i] copies of it for clip
  * i, *out_n ids. TS_ERR_INVALID_ARGUMENT when the placeholders and the clips differ in number. */

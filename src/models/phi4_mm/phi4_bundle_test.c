@@ -147,8 +147,8 @@ static bool greedy_is_reference(ts_bundle *b, ts_model *m, const char *case_dir,
     ts_checkpoint *ref;
     if (ts_checkpoint_open(path, &ref, &err) != TS_OK) return false;
     const ts_tensor_info *in = ts_checkpoint_find(ref, "input_ids");
-    int32_t prompt[720], ids[16] = {0};
-    size_t n = in && in->shape[1] <= 720 ? (size_t)in->shape[1] : 0;
+    int32_t prompt[760], ids[16] = {0};
+    size_t n = in && in->shape[1] <= 760 ? (size_t)in->shape[1] : 0;
     for (size_t i = 0; i < n; i++) prompt[i] = (int32_t)((const int64_t *)in->data)[i];
     ts_checkpoint_close(ref);
     ts_generate_params p = {.max_tokens = 16, .ignore_eos = true};
@@ -261,11 +261,12 @@ static void test_audio_main(void)
         int64_t f = audio_frames[bucket], t = (f + 7) / 8;
         float *x = calloc((size_t)(f * mels), sizeof(float));
         memcpy(x, feats->data, sizeof(float) * (size_t)(98 * mels));
-        int32_t frames = 98;
-        ts_tensor_arg args[2] = {{"audio_features", TS_DTYPE_F32, 2, {f, mels}, x, sizeof(float) * (size_t)(f * mels)},
-                                 {"frames", TS_DTYPE_I32, 0, {0}, &frames, sizeof(frames)}};
+        int32_t frames = 98, projector = 0;
+        ts_tensor_arg args[3] = {{"audio_features", TS_DTYPE_F32, 2, {f, mels}, x, sizeof(float) * (size_t)(f * mels)},
+                                 {"frames", TS_DTYPE_I32, 0, {0}, &frames, sizeof(frames)},
+                                 {"projector", TS_DTYPE_I32, 0, {0}, &projector, sizeof(projector)}};
         const void *outs[1];
-        CHECK_INT_EQ(ts_bundle_run_audio(b, bucket, args, 2, outs, &err), TS_OK);
+        CHECK_INT_EQ(ts_bundle_run_audio(b, bucket, args, 3, outs, &err), TS_OK);
         const float *rows = outs[0];
         double d = max_diff(rows, want->data, 13 * H), pad = 0;
         for (int64_t i = 13 * H; i < t * H; i++) pad = fmax(pad, fabs(rows[i]));
@@ -285,15 +286,18 @@ static void test_audio_main(void)
             /* Refused, naming what is wrong: frames past the bucket, a NaN feature, the other
              * bucket's shape. */
             frames = 201;
-            CHECK_INT_EQ(ts_bundle_run_audio(b, 1, args, 2, outs, &err), TS_ERR_RANGE);
+            CHECK_INT_EQ(ts_bundle_run_audio(b, 1, args, 3, outs, &err), TS_ERR_RANGE);
             CHECK_CONTAINS(err.message, "audio.main: frames[0] = 201 is outside 1..200");
             frames = 98, x[5 * mels + 3] = NAN;
-            CHECK_INT_EQ(ts_bundle_run_audio(b, 1, args, 2, outs, &err), TS_ERR_RANGE);
+            CHECK_INT_EQ(ts_bundle_run_audio(b, 1, args, 3, outs, &err), TS_ERR_RANGE);
             CHECK_CONTAINS(err.message, "audio_features[5][3] is NaN");
-            x[5 * mels + 3] = 0;
-            CHECK_INT_EQ(ts_bundle_run_audio(b, 0, args, 2, outs, &err), TS_ERR_INVALID_ARGUMENT);
+            x[5 * mels + 3] = 0, projector = 2;
+            CHECK_INT_EQ(ts_bundle_run_audio(b, 1, args, 3, outs, &err), TS_ERR_RANGE);
+            CHECK_CONTAINS(err.message, "audio.main: projector[0] = 2 is outside 0..1");
+            projector = 0;
+            CHECK_INT_EQ(ts_bundle_run_audio(b, 0, args, 3, outs, &err), TS_ERR_INVALID_ARGUMENT);
             CHECK_CONTAINS(err.message, "expected audio_features F32[104, 80] (bucket of 104 frames)");
-            CHECK_INT_EQ(ts_bundle_run_audio(b, 2, args, 2, outs, &err), TS_ERR_RANGE);
+            CHECK_INT_EQ(ts_bundle_run_audio(b, 2, args, 3, outs, &err), TS_ERR_RANGE);
         }
         free(x);
     }
@@ -302,7 +306,7 @@ static void test_audio_main(void)
     size_t len;
     REQUIRE_INT_EQ(ts_file_read(AUDIO "/speech_16k_s16_1s.wav", &wav, &len, &err), TS_OK);
     ts_encoded_media media = {0};
-    CHECK_INT_EQ(ts_bundle_encode_audio(b, m, wav, len, NULL, &media, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_encode_audio(b, m, wav, len, NULL, TS_MODALITY_AUDIO, &media, &err), TS_OK);
     CHECK_INT_EQ((int)media.n_audio_rows, 13);
     CHECK(greedy_is_reference(b, m, AUDIO, &media, NULL));
     ts_encoded_media_free(&media);
@@ -397,7 +401,7 @@ static void test_bad_bundles(void)
     /* 2. No adapters object, the modules still taking `adapters`; 3. an audio bucket the
      * manifest says is 208 frames, its module taking 200. Each re-stamped (identity) so only the
      * contract check can see it. */
-    for (int defect = 0; defect < 2; defect++) {
+    for (int defect = 0; defect < 3; defect++) {
         snprintf(cmd, sizeof(cmd), "rm -rf %s/bad && cp -r %s %s/bad", tmp, bundle, tmp);
         REQUIRE(system(cmd) == 0);
         snprintf(path, sizeof(path), "%s/bad/manifest.json", tmp);
@@ -415,7 +419,8 @@ static void test_bad_bundles(void)
             CHECK_INT_EQ(ts_file_read(file, &texts[i], &len, &err), TS_OK);
         }
         if (defect == 0) man.adapters.n = 0;
-        else man.audio.frames[1] = 208;
+        else if (defect == 1) man.audio.frames[1] = 208;
+        else man.audio.n_projectors = 0; /* 4. no projector names for audio.main's `projector` */
         CHECK_INT_EQ(ts_manifest_write(&man, (const char *const *)texts, &out, &err), TS_OK);
         FILE *f = fopen(path, "wb");
         REQUIRE(f && out);
@@ -426,8 +431,9 @@ static void test_bad_bundles(void)
         ts_manifest_fini(&man);
         snprintf(path, sizeof(path), "%s/bad", tmp);
         CHECK_INT_EQ(ts_bundle_open(ctx, path, AUDIO "/model", &b, &err), TS_ERR_FORMAT);
-        CHECK_CONTAINS(err.message, defect == 0 ? "lora.scale without an adapters object"
-                                                : "audio bucket 1 (208 frames, ascending) must take audio_features F32[208, 80]");
+        CHECK_CONTAINS(err.message, defect == 0   ? "lora.scale without an adapters object"
+                                    : defect == 1 ? "audio bucket 1 (208 frames, ascending) must take audio_features F32[208, 80]"
+                                                  : "audio.projectors");
         ts_bundle_close(b), b = NULL;
     }
 }
@@ -582,6 +588,82 @@ static void test_image(void)
     ts_bundle_close(b);
 }
 
+/* ---------------------------------------------------------------- image + audio: the projector input */
+
+#define MIXED "tests/fixtures/phi4_mm-mixed"
+
+/* phi4_mm-mixed (chelsea's 689 image tokens, a 13-token clip, 724 prompt tokens, the vision
+ * adapter): audio.main with projector 1 (vision_speech) from the reference's features within the
+ * fixture tolerance of audio_embeds_vision_speech, projector 0 not; the WAV through
+ * ts_bundle_encode_audio for an image + audio prompt, the image through vision.main, both through
+ * ts_bundle_generate_audio = the reference's 16 ids; the clip encoded for an audio-only prompt
+ * (the speech projector) instead gives other ids. */
+static void test_mixed(void)
+{
+    char bundle[160];
+    snprintf(bundle, sizeof(bundle), "%s/mixed", tmp);
+    int64_t cap = 744, frames104 = 104;
+    ts_bundle_options o = {.capacities = &cap, .n_capacities = 1, .prefill_capacity = 728, .slots = 1,
+                           .vision_patches = image_patches, .n_vision_patches = 1, .audio_frames = &frames104, .n_audio_frames = 1};
+    ts_error err;
+    ts_bundle *b;
+    ts_model *m;
+    ts_checkpoint *ref;
+    REQUIRE_INT_EQ(ts_bundle_export(MIXED "/model", bundle, &o, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_bundle_open(ctx, bundle, MIXED "/model", &b, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, MIXED "/model", NULL, &m, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_checkpoint_open(MIXED "/reference.safetensors", &ref, &err), TS_OK);
+    const ts_tensor_info *feats = ts_checkpoint_find(ref, "audio_input_features"),
+                         *want = ts_checkpoint_find(ref, "audio_embeds_vision_speech");
+    REQUIRE(feats && want && feats->shape[1] == 98 && want->shape[1] == 13);
+    int64_t H = want->shape[2], mels = feats->shape[2];
+    double scale = 1, diff[2];
+    for (int64_t i = 0; i < 13 * H; i++) scale = fmax(scale, fabs(((const float *)want->data)[i]));
+    float *x = calloc((size_t)(104 * mels), sizeof(float));
+    memcpy(x, feats->data, sizeof(float) * (size_t)(98 * mels));
+    int32_t frames = 98, projector;
+    ts_tensor_arg args[3] = {{"audio_features", TS_DTYPE_F32, 2, {104, mels}, x, sizeof(float) * (size_t)(104 * mels)},
+                             {"frames", TS_DTYPE_I32, 0, {0}, &frames, sizeof(frames)},
+                             {"projector", TS_DTYPE_I32, 0, {0}, &projector, sizeof(projector)}};
+    for (projector = 0; projector < 2; projector++) {
+        const void *outs[1] = {0};
+        CHECK_INT_EQ(ts_bundle_run_audio(b, 0, args, 3, outs, &err), TS_OK);
+        diff[projector] = outs[0] ? max_diff(outs[0], want->data, 13 * H) : INFINITY;
+    }
+    free(x);
+    fprintf(stderr, "  phi4_mm-mixed audio.main: 13 rows vs audio_embeds_vision_speech max |diff| projector 1 %.3g (tolerance %.3g), "
+                    "projector 0 %.3g\n",
+            diff[1], 1e-4 * scale, diff[0]);
+    CHECK(diff[1] <= 1e-4 * scale);
+    CHECK(diff[0] > 1e-4 * scale); /* the input is what selects the pair */
+    /* End to end: image rows (vision.main) then the clip's (encoded for image + audio). */
+    ts_pixel_values pv = {0};
+    REQUIRE(image_pixels(m, MIXED, "chelsea.png", &pv));
+    char *wav;
+    size_t len;
+    REQUIRE_INT_EQ(ts_file_read(MIXED "/speech_16k_s16_1s.wav", &wav, &len, &err), TS_OK);
+    for (int with_image = 1; with_image >= 0; with_image--) {
+        ts_encoded_media media = {0};
+        CHECK_INT_EQ(ts_bundle_encode_images(b, &pv, 1, &media, &err), TS_OK);
+        CHECK_INT_EQ((int)media.n_rows, 689);
+        unsigned modalities = TS_MODALITY_AUDIO | (with_image ? TS_MODALITY_IMAGE : 0u);
+        CHECK_INT_EQ(ts_bundle_encode_audio(b, m, wav, len, NULL, modalities, &media, &err), TS_OK);
+        CHECK_INT_EQ((int)media.n_audio_rows, 13);
+        double d = media.n_audio_rows == 13 ? max_diff(media.audio_rows, want->data, 13 * H) : INFINITY;
+        bool same = greedy_is_reference(b, m, MIXED, &media, NULL);
+        fprintf(stderr, "  phi4_mm-mixed through the bundle, clip encoded for %s: rows vs audio_embeds_vision_speech %.3g; 16 ids %s the reference's\n",
+                with_image ? "image + audio (vision_speech)" : "audio only (speech)", d, same ? "=" : "differ from");
+        CHECK(with_image ? same : !same);
+        CHECK(with_image ? d <= 1e-4 * scale : d > 1e-4 * scale);
+        ts_encoded_media_free(&media);
+    }
+    free(wav);
+    ts_pixel_values_free(&pv);
+    ts_checkpoint_close(ref);
+    ts_model_destroy(m);
+    ts_bundle_close(b);
+}
+
 int main(void)
 {
     ts_error err;
@@ -595,6 +677,7 @@ int main(void)
     RUN(test_mixed_adapters);
     RUN(test_bad_bundles);
     RUN(test_image);
+    RUN(test_mixed);
     nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     ts_context_destroy(ctx);
     return check_finish();

@@ -58,6 +58,10 @@ static int64_t tokens(const ts_model_config *cfg, int64_t frames)
     return t;
 }
 
+/* Phi4MultimodalAudioEmbedding's audio_projection_mode: vision_speech when the request has an
+ * image (encode's and the bundle's choice). */
+static int projector(unsigned inputs) { return inputs & TS_INPUT_IMAGE ? TS_PHI4_AUDIO_VISION_SPEECH : TS_PHI4_AUDIO_SPEECH; }
+
 typedef struct {
     ts_phi4_audio_spec spec;
     ts_weight_source weights;
@@ -110,9 +114,7 @@ static ts_status encode(void *state, ts_context *ctx, const float *feats, int64_
     void **params = NULL;
     ts_status st = ts_graph_create(&g, err);
     if (st == TS_OK)
-        st = ts_phi4_audio_build(g, &e->spec, &e->weights, frames,
-                                 inputs & TS_INPUT_IMAGE ? TS_PHI4_AUDIO_VISION_SPEECH : TS_PHI4_AUDIO_SPEECH,
-                                 false, err);
+        st = ts_phi4_audio_build(g, &e->spec, &e->weights, frames, (ts_phi4_audio_projection)projector(inputs), false, err);
     if (st == TS_OK && !(params = calloc((size_t)g->n_parameters + 1, sizeof(void *))))
         st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "audio encoder: out of memory");
     for (int32_t i = 0; st == TS_OK && i < g->n_nodes; i++) {
@@ -141,15 +143,17 @@ static void destroy(void *state) { free(state); }
 
 static const ts_audio_encoder_ops encoder_ops = {create, encode, destroy};
 
-/* audio.main: the speech projector's rows (an audio prompt's; audio beside images is refused). */
+/* audio.main: both projectors, picked per call by its `projector` input (phi4_audio.h). */
 static ts_status entry(ts_graph *g, const char *dir, const ts_model_config *cfg, const ts_weight_source *weights,
                        int64_t max_frames, ts_error *err)
 {
     (void)cfg;
     ts_phi4_audio_spec spec;
     ts_status st = ts_phi4_audio_spec_load(dir, &spec, err);
-    return st == TS_OK ? ts_phi4_audio_build_padded(g, &spec, weights, max_frames, TS_PHI4_AUDIO_SPEECH, err) : st;
+    return st == TS_OK ? ts_phi4_audio_build_padded(g, &spec, weights, max_frames, err) : st;
 }
+
+static const char *const projectors[] = {"speech", "vision_speech"};
 
 const ts_audio_path ts_phi4_mm_audio_path = {
     .sample_rate = 16000,
@@ -157,4 +161,7 @@ const ts_audio_path ts_phi4_mm_audio_path = {
     .tokens = tokens,
     .encoder = &encoder_ops,
     .entry = entry,
+    .projectors = projectors,
+    .n_projectors = 2,
+    .projector = projector,
 };
