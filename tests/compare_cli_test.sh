@@ -14,7 +14,7 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 for case in qwen2 qwen3 llama qwen2_vl qwen2_vl-two-images qwen2_vl-text-only qwen2_5_vl llava llava_siglip gemma3 \
-    phi4_mm-text phi4_mm-audio phi4_mm-longrope-cross phi4_mm-longrope-long; do
+    phi4_mm-text phi4_mm-audio phi4_mm-audio-nolora phi4_mm-longrope-cross phi4_mm-longrope-long; do
     "$bin" compare -m "$root/tests/fixtures/$case/model" --reference "$root/tests/fixtures/$case/reference.safetensors" >"$out" 2>&1
     check "$case: compare exits 0" test $? -eq 0
     check "$case: every stage matches" grep -q "every stage matches" "$out"
@@ -41,6 +41,11 @@ check "phi4_mm-image-small: compare exits 0" test $? -eq 0
 check "phi4_mm-image-small: every stage matches" grep -q "every stage matches" "$out"
 check "phi4_mm-image-small: image_embeds compared" grep -q "image_embeds *ok" "$out"
 check "phi4_mm-image-small: greedy ids compared" grep -q "generated_ids *ok" "$out"
+# LoRA off: the same weights without adapter folders, every stage with no adapter.
+P4N=$root/tests/fixtures/phi4_mm-image-small-nolora
+"$bin" compare -m "$P4N/model" --reference "$P4N/reference.safetensors" --image "$P4N/chelsea_strip_1200x60.png" >"$out" 2>&1
+check "phi4_mm-image-small-nolora: every stage matches" grep -q "every stage matches" "$out"
+check "phi4_mm-image-small-nolora: greedy ids compared" grep -q "generated_ids *ok" "$out"
 P4C=$root/tests/fixtures/phi4_mm-image
 "$bin" compare -m "$P4C/model" --reference "$P4C/reference.safetensors" --image "$P4C/chelsea.png" >"$out" 2>&1
 check "phi4_mm-image: compare exits 0" test $? -eq 0

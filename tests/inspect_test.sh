@@ -18,10 +18,11 @@ declare -A family=([gemma3]=gemma3 [llama]=llama [llava]=llava [llava_siglip]=ll
   [gemma3_text]=gemma3 [qwen3_moe]=qwen3_moe [qwen3_vl_moe-sparse-step]=qwen3_vl_moe
   [phi4_mm-text]=phi4_multimodal [phi4_mm-audio]=phi4_multimodal [phi4_mm-image-small]=phi4_multimodal
   [phi4_mm-image]=phi4_multimodal [phi4_mm-mixed]=phi4_multimodal
+  [phi4_mm-audio-nolora]=phi4_multimodal [phi4_mm-image-small-nolora]=phi4_multimodal
   [phi4_mm-longrope-cross]=phi4_multimodal [phi4_mm-longrope-long]=phi4_multimodal)
 # The LM width where it is not 64.
 declare -A hidden=([phi4_mm-text]=48 [phi4_mm-audio]=48 [phi4_mm-image-small]=48
-  [phi4_mm-image]=48 [phi4_mm-mixed]=48
+  [phi4_mm-image]=48 [phi4_mm-mixed]=48 [phi4_mm-audio-nolora]=48 [phi4_mm-image-small-nolora]=48
   [phi4_mm-longrope-cross]=48 [phi4_mm-longrope-long]=48)
 # Fixtures made for configurations the loader does not take: refused by name, exit 1 (none now).
 declare -A refused=()

@@ -165,6 +165,9 @@ image_case llava "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.
 image_case phi4_mm-image-small "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/phi4_mm-image-small/reference.json")" \
     "Describe." chelsea_strip_1200x60.png
 grep -qF '"prompt_tokens":348' "$TMP/out" && ok || fail "phi4 image prompt is not the fixture's 348 tokens"
+# LoRA off: the same weights without adapter folders take no adapter (the reference ran none).
+image_case phi4_mm-image-small-nolora "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/phi4_mm-image-small-nolora/reference.json")" \
+    "Describe." chelsea_strip_1200x60.png
 # chelsea at the default dynamic_hd 36: 2 crops padded below, 689 image tokens (701 prompt tokens).
 image_case phi4_mm-image "$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$FIX/phi4_mm-image/reference.json")" \
     "Describe this image." chelsea.png
@@ -248,6 +251,11 @@ PHI4A_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(ope
 expect_exit 0 '"generated_ids":'"$PHI4A_IDS" run -m "$PHI4A/model" -p "Transcribe the audio." \
     --audio "$PHI4A/speech_16k_s16_1s.wav" --json --ignore-eos --max-tokens 16 --temperature 0
 grep -qF '"prompt_tokens":27' "$TMP/out" && ok || fail "phi4 audio prompt is not the fixture's 27 tokens"
+# LoRA off (phi4_mm-audio-nolora: no speech-lora/ in the checkpoint, none in the reference): its own ids.
+PHI4N=$FIX/phi4_mm-audio-nolora
+PHI4N_IDS=$(/usr/bin/python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1]))['generated_ids']).replace(' ',''))" "$PHI4N/reference.json")
+expect_exit 0 '"generated_ids":'"$PHI4N_IDS" run -m "$PHI4N/model" -p "Transcribe the audio." \
+    --audio "$PHI4N/speech_16k_s16_1s.wav" --json --ignore-eos --max-tokens 16 --temperature 0
 # A 48 kHz Ogg clip is resampled to 16 kHz and generates; two clips take two placeholders.
 expect_exit 0 '"generated_tokens":2' run -m "$PHI4A/model" -p "Transcribe." --audio "$AUD/speech_48k.ogg" \
     --json --max-tokens 2 --temperature 0
