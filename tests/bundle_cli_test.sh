@@ -198,6 +198,13 @@ phi_args=(-m "$phi/model" -p "Transcribe the audio." --audio "$phi/speech_16k_s1
 check "phi4_mm-audio: export --audio-frames exits 0" test $? -eq 0
 check "phi4_mm-audio: run --bundle --audio gives the fixture's ids" \
     test "$("$bin" run --bundle "$work/phi" "${phi_args[@]}" 2>/dev/null | ids)" = "1296,829,829,853,277,264,217,9,826,555,277,309,37,130,37,277"
+# LoRA off: the checkpoint without adapter folders exports no adapters; its clip gives its own ids.
+pnl=$root/tests/fixtures/phi4_mm-audio-nolora
+"$bin" export -m "$pnl/model" -o "$work/phi-nolora" --capacity 64 --prefill-capacity 48 --audio-frames 104 2>/dev/null
+check "phi4_mm-audio-nolora: run --bundle --audio gives the fixture's ids" \
+    test "$("$bin" run --bundle "$work/phi-nolora" -m "$pnl/model" -p "Transcribe the audio." --audio "$pnl/speech_16k_s16_1s.wav" \
+        --json --ignore-eos --max-tokens 16 --temperature 0 2>/dev/null | ids)" = \
+        "$(/usr/bin/python3 -c "import json,sys; print(','.join(map(str, json.load(open(sys.argv[1]))['generated_ids'])))" "$pnl/reference.json")"
 "$bin" export -m "$phi/model" -o "$work/phi-noaudio" --capacity 64 --prefill-capacity 48 2>/dev/null
 "$bin" run --bundle "$work/phi-noaudio" "${phi_args[@]}" >/dev/null 2>"$work/noaudio.err"
 check "phi4_mm-audio: a bundle without audio.main is refused (exit 1)" test $? -eq 1
