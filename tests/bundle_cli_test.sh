@@ -205,6 +205,12 @@ check "phi4_mm-audio-nolora: run --bundle --audio gives the fixture's ids" \
     test "$("$bin" run --bundle "$work/phi-nolora" -m "$pnl/model" -p "Transcribe the audio." --audio "$pnl/speech_16k_s16_1s.wav" \
         --json --ignore-eos --max-tokens 16 --temperature 0 2>/dev/null | ids)" = \
         "$(/usr/bin/python3 -c "import json,sys; print(','.join(map(str, json.load(open(sys.argv[1]))['generated_ids'])))" "$pnl/reference.json")"
+inl=$root/tests/fixtures/phi4_mm-image-small-nolora
+"$bin" export -m "$inl/model" -o "$work/img-nolora" --capacity 380 --prefill-capacity 364 --vision-patches 3072 2>/dev/null
+check "phi4_mm-image-small-nolora: run --bundle --image gives the fixture's ids" \
+    test "$("$bin" run --bundle "$work/img-nolora" -m "$inl/model" -p "Describe." --image "$inl/chelsea_strip_1200x60.png" \
+        --json --ignore-eos --max-tokens 16 --temperature 0 --repeat-penalty 1 2>/dev/null | ids)" = \
+        "$(/usr/bin/python3 -c "import json,sys; print(','.join(map(str, json.load(open(sys.argv[1]))['generated_ids'])))" "$inl/reference.json")"
 "$bin" export -m "$phi/model" -o "$work/phi-noaudio" --capacity 64 --prefill-capacity 48 2>/dev/null
 "$bin" run --bundle "$work/phi-noaudio" "${phi_args[@]}" >/dev/null 2>"$work/noaudio.err"
 check "phi4_mm-audio: a bundle without audio.main is refused (exit 1)" test $? -eq 1
