@@ -1,14 +1,17 @@
 /* fixture_compare.h — comparing our tensors with a fixture's reference.safetensors, shared by the
  * stage-by-stage tests: a reference tensor by name (saying so when it is missing), and the largest
- * |ours − ref| with the fixtures' tolerance scale max(1, max |ref|) (tolerance = 1e-4 · scale).
+ * |ours − ref| with the fixtures' tolerance scale max(1, max |ref|) (tolerance = 1e-4 · scale), and a
+ * sequence's cached keys/values beside the reference's KV layout.
  */
 #ifndef TS_TESTS_FIXTURE_COMPARE_H
 #define TS_TESTS_FIXTURE_COMPARE_H
 
+#include "engine/model.h"
 #include "tessera.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static inline const ts_tensor_info *ref_tensor(const ts_checkpoint *ref, const char *name)
 {
@@ -28,6 +31,27 @@ static inline double max_diff(const float *ours, const float *ref, size_t n, dou
     }
     *scale = big;
     return worst;
+}
+
+/* Layer `layer`'s cached keys (value false) or values (true) of the first n positions of seq, and
+ * the reference's [kv_heads, n, head_dim] tensor ref, both written as [position][kv_head][head_dim]
+ * into ours and theirs (each kv_heads·n·head_dim floats). Positions the cache no longer holds (a
+ * sliding-window layer's ring) are skipped in both; returns how many were written. */
+static inline int64_t fixture_kv_rows(const ts_sequence *seq, int layer, bool value, const float *ref, int64_t n,
+                                      int64_t kv_heads, int64_t head_dim, float *ours, float *theirs)
+{
+    int64_t count = 0;
+    size_t bytes = sizeof(float) * (size_t)head_dim;
+    for (int64_t p = 0; p < n; p++) {
+        const float *row = ts_sequence_cache_row(seq, layer, value, p);
+        if (!row) continue;
+        for (int64_t h = 0; h < kv_heads; h++) {
+            memcpy(ours + (count * kv_heads + h) * head_dim, row + h * head_dim, bytes);
+            memcpy(theirs + (count * kv_heads + h) * head_dim, ref + (h * n + p) * head_dim, bytes);
+        }
+        count++;
+    }
+    return count;
 }
 
 #endif

@@ -9,30 +9,18 @@
  * the switch. */
 #include "engine/model.h"
 #include "check.h"
+#include "fixture_compare.h"
 
 #include <math.h>
 
 static ts_context *ctx;
 
-static const ts_tensor_info *ref_tensor(const ts_checkpoint *ref, const char *name)
-{
-    const ts_tensor_info *t = ts_checkpoint_find(ref, name);
-    if (!t) fprintf(stderr, "reference has no %s\n", name);
-    return t;
-}
-
 /* Compares n floats; prints and returns false past the tolerance. */
 static bool close_enough(const char *stage, const float *ours, const float *ref, size_t n)
 {
-    double max_ref = 0, max_diff = 0;
-    for (size_t i = 0; i < n; i++) {
-        max_ref = fmax(max_ref, fabs(ref[i]));
-        double d = fabs((double)ours[i] - ref[i]);
-        if (!(d <= max_diff)) max_diff = isnan(d) ? INFINITY : d;
-    }
-    double tol = 1e-4 * fmax(1.0, max_ref);
-    if (max_diff > tol) {
-        fprintf(stderr, "  first divergent stage: %s (max |diff| %.3g > %.3g)\n", stage, max_diff, tol);
+    double scale, worst = max_diff(ours, ref, n, &scale), tol = 1e-4 * scale;
+    if (worst > tol) {
+        fprintf(stderr, "  first divergent stage: %s (max |diff| %.3g > %.3g)\n", stage, worst, tol);
         return false;
     }
     return true;
@@ -87,17 +75,8 @@ static void check_case(const char *name, bool bf16)
             snprintf(stage, sizeof(stage), "kv_%s_%lld", value ? "value" : "key", (long long)l);
             const ts_tensor_info *t = ref_tensor(ref, stage);
             if (!(ok = t != NULL)) break;
-            int64_t rows = ts_sequence_cache_rows(seq, (int)l), count = 0;
-            for (int64_t p = 0; p < n; p++) {
-                const float *row = ts_sequence_cache_row(seq, (int)l, value, p);
-                if (!row) continue;
-                for (int64_t h = 0; h < kvh; h++) {
-                    memcpy(kv + (count * kvh + h) * hd, row + h * hd, sizeof(float) * (size_t)hd);
-                    memcpy(held + (count * kvh + h) * hd, (const float *)t->data + (h * n + p) * hd,
-                           sizeof(float) * (size_t)hd);
-                }
-                count++;
-            }
+            int64_t rows = ts_sequence_cache_rows(seq, (int)l),
+                    count = fixture_kv_rows(seq, (int)l, value, t->data, n, kvh, hd, kv, held);
             CHECK_INT_EQ(count, rows < n ? rows : n);
             ok = close_enough(stage, kv, held, (size_t)(kvh * count * hd));
         }

@@ -32,13 +32,18 @@ typedef struct {
     ts_activation act;
 } gate_job;
 
+/* out[i] = act(g[i]) · u[i] (out may be g). */
+static void gate_row(ts_activation act, const float *g, const float *u, float *out, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) out[i] = ts_cpu_activation(act, g[i]) * u[i];
+}
+
 static void gate_task(void *arg, int64_t row, int worker)
 {
     (void)worker;
     const gate_job *j = arg;
     float *g = j->gate + row * j->n;
-    const float *u = j->up + row * j->n;
-    for (int64_t i = 0; i < j->n; i++) g[i] = ts_cpu_activation(j->act, g[i]) * u[i];
+    gate_row(j->act, g, j->up + row * j->n, g, j->n);
 }
 
 typedef struct {
@@ -61,7 +66,7 @@ static void gate_bf16_task(void *arg, int64_t row, int worker)
             j->kern->logistic_f32(g + c0, t, len);
             for (size_t i = 0; i < len; i++) t[i] = g[c0 + i] * t[i] * u[c0 + i];
         } else {
-            for (size_t i = 0; i < len; i++) t[i] = ts_cpu_activation(j->act, g[c0 + i]) * u[c0 + i];
+            gate_row(j->act, g + c0, u + c0, t, (int64_t)len);
         }
         j->kern->f32_to_bf16(t, j->out + row * j->n + c0, len);
     }

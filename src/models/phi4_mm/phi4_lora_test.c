@@ -84,15 +84,7 @@ static void check_speech(const char *dir, bool bf16)
             snprintf(stage, sizeof(stage), "kv_%s_%lld", value ? "value" : "key", (long long)l);
             const ts_tensor_info *t = ref_tensor(ref, stage);
             if (!(ok = t != NULL)) break;
-            for (int64_t p = 0; p < n; p++) {
-                const float *row = ts_sequence_cache_row(seq, (int)l, value, p);
-                REQUIRE(row);
-                for (int64_t h = 0; h < kvh; h++) {
-                    memcpy(ours + (p * kvh + h) * hd, row + h * hd, sizeof(float) * (size_t)hd);
-                    memcpy(theirs + (p * kvh + h) * hd, (const float *)t->data + (h * n + p) * hd,
-                           sizeof(float) * (size_t)hd);
-                }
-            }
+            REQUIRE_INT_EQ(fixture_kv_rows(seq, (int)l, value, t->data, n, kvh, hd, ours, theirs), n);
             ok = close_enough(stage, ours, theirs, (size_t)(kvh * n * hd), &worst_kv);
         }
     free(ours), free(theirs);
