@@ -5,8 +5,8 @@
 # phi4_mm-audio (the speech adapter, its audio rows at the <|audio|> tokens through
 # prefill_embeddings.main): IREE (llvm-cpu, compiled by tools/iree_compile.py) and XLA (CPU) give the
 # reference's 16 greedy ids = `tessera run --bundle`'s, each entry's logits and K/V within the
-# fixture tolerance (tools/bundle_runner check). phi4_mm-image-small's vision.main (hd_views) and the
-# vision adapter the same way; phi4_mm-mixed's clip through audio.main's `projector` 1 on XLA. Then the bad days on the runner: an adapter index
+# fixture tolerance (tools/bundle_runner check). phi4_mm-image-small's and phi4_mm-image's vision.main
+# (hd_views) and the vision adapter the same way; phi4_mm-mixed's clip through audio.main's `projector` 1 on XLA. Then the bad days on the runner: an adapter index
 # past the manifest's names, a held weight missing from the bundle's file, each refused naming it.
 ORACLE_IMPORTS="iree.runtime, iree.compiler, jax, ml_dtypes" ORACLE_NAME=phi4-bundle-oracle
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/iree_oracle_lib.sh"
@@ -51,6 +51,25 @@ for backend in iree xla; do
     cat "$work/$c.$backend.log"
     check "$c: $backend vision.main, generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
 done
+# phi4_mm-image: chelsea at dynamic_hd 36 (3 views, padded below; 689 image tokens, 701 prompt
+# tokens) in one 3-view bucket, the same checks.
+c=phi4_mm-image
+"$TS_BUILD/phi4_pixels" "$fix/$c/chelsea.png" "$fix/$c/model" "$work/$c.f32"
+check "$c: Tessera's pixel values written" test $? -eq 0
+bundle "$c" "$c" --capacity 720 --prefill-capacity 704 --vision-patches 3072
+mapfile -d "" -t args < <(/usr/bin/python3 "$root/tests/oracle/bundle_fixture_args.py" "$fix/$c")
+ours=$("$bin" run --bundle "$work/$c" -m "$fix/$c/model" "${args[@]}" --json --ignore-eos --max-tokens 16 \
+    --temperature 0 --repeat-penalty 1 2>"$work/$c.run.err" | ids)
+check "$c: tessera run --bundle --image gives the reference's ids ($ours)" \
+    test "$ours" = "$(/usr/bin/python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["generated_ids"])))' "$fix/$c/reference.json")"
+for backend in iree xla; do
+    "$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend $backend \
+        --pixel-values "$work/$c.f32" --tessera-ids "$ours" >"$work/$c.$backend.log" 2>&1
+    rc=$?
+    cat "$work/$c.$backend.log"
+    check "$c: $backend vision.main, generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
+done
+c=phi4_mm-image-small
 # Pixel values that are not the reference's are refused before any module runs.
 head -c 4096 "$work/$c.f32" >"$work/short.f32"
 "$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend xla \
