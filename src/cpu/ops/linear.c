@@ -49,22 +49,22 @@ static float bias_at(const void *bias, ts_dtype dtype, int64_t i)
 /* The bf16 policy's row dots: x already rounded to bf16 (once per call, linear_run), each weight
  * row's dots by VDPBF16PS (dot_bf16_bf16 gives every dot the same bits whatever the shape, so a
  * row's result does not depend on the sequences beside it). Above two rows, pairs of weight rows
- * a pass, with the weights prefetched eight rows ahead; one or two rows (bound by the weight
- * stream), one weight row a pass and no prefetch. CPU time of one decode step, synthetic 0.5B preset
- * in bf16, 1 thread, least of 3 interleaved runs on a loaded Zen 4: 2 sequences 50.5 ms one row a
- * pass (61 pairs with prefetch, 72 without); 4: 51 pairs with prefetch (63 single rows, 71 pairs
- * without); 8: 75.5 (99 single rows); 12: 99 (113 with TS_DOT_TILE rows a pass, one partial sum
- * at a time as the f32 tile); 16: 117 (132 tiles). */
+ * a pass; one or two rows (bound by the weight stream), one weight row a pass. The kernel
+ * prefetches the weight stream itself. CPU time of one decode step, synthetic 0.5B preset in
+ * bf16, 1 thread, least of 3 interleaved runs on a loaded Zen 4: 2 sequences 50.5 ms one row a
+ * pass (61 pairs); 4: 51 pairs (63 single rows); 8: 75.5 (99 single rows); 12: 99 (113 with
+ * TS_DOT_TILE rows a pass); 16: 117 (132 tiles). Every group of x rows meets a weight row before
+ * the next weight row is read, even where the groups outgrow L1 together (a down projection's
+ * rows, eight sequences): spans of weight rows met by one group after another (the group kept
+ * in L1, the span read again from L2) left the memory idle during the later groups, 8 sequences
+ * 31 → 44 ms a step on 2 threads. */
 static void bf16_rows_task(const linear_job *j, int64_t n0, int64_t n1)
 {
-    size_t k = (size_t)j->k, row_bytes = k * sizeof(uint16_t);
+    size_t k = (size_t)j->k;
     const uint16_t *w = j->w;
     int per = j->m > 2 ? 2 : 1;
     for (int64_t o = n0; o < n1; o += per) {
         if (o + per > n1) per = 1;
-        if (per == 2 && o + 8 + per <= n1)
-            for (size_t at = 0; at < (size_t)per * row_bytes; at += 64)
-                __builtin_prefetch((const char *)(w + (size_t)(o + 8) * k) + at, 0, 1);
         for (int64_t r = 0; r < j->m; r += 4) {
             int rows = j->m - r < 4 ? (int)(j->m - r) : 4;
             float out[4 * TS_DOT_TILE];

@@ -26,11 +26,14 @@ float ts_cpu_activation(ts_activation act, float x)
 size_t ts_cpu_gated_mlp_scratch_bytes(int64_t m, int64_t inter) { return sizeof(float) * (size_t)(2 * m * inter); }
 
 typedef struct {
+    const ts_kernels *kern; /* its logistic kernel for SiLU, or NULL: expf */
     float *gate;
     const float *up;
-    int64_t n;
+    int64_t n, pieces; /* pieces of GATE_PIECE values a row, a task each */
     ts_activation act;
 } gate_job;
+
+#define GATE_PIECE 1024
 
 /* out[i] = act(g[i]) · u[i] (out may be g). */
 static void gate_row(ts_activation act, const float *g, const float *u, float *out, int64_t n)
@@ -38,12 +41,22 @@ static void gate_row(ts_activation act, const float *g, const float *u, float *o
     for (int64_t i = 0; i < n; i++) out[i] = ts_cpu_activation(act, g[i]) * u[i];
 }
 
-static void gate_task(void *arg, int64_t row, int worker)
+/* One piece of one row, so that a decode step's few rows still use every thread. */
+static void gate_task(void *arg, int64_t task, int worker)
 {
     (void)worker;
     const gate_job *j = arg;
-    float *g = j->gate + row * j->n;
-    gate_row(j->act, g, j->up + row * j->n, g, j->n);
+    int64_t row = task / j->pieces, c0 = task % j->pieces * GATE_PIECE;
+    int64_t len = j->n - c0 < GATE_PIECE ? j->n - c0 : GATE_PIECE;
+    float *g = j->gate + row * j->n + c0;
+    const float *u = j->up + row * j->n + c0;
+    if (!j->kern) {
+        gate_row(j->act, g, u, g, len);
+        return;
+    }
+    float t[GATE_PIECE];
+    j->kern->logistic_f32(g, t, (size_t)len);
+    for (int64_t i = 0; i < len; i++) g[i] = g[i] * t[i] * u[i];
 }
 
 typedef struct {
@@ -96,7 +109,10 @@ ts_status ts_cpu_gated_mlp(const ts_cpu *cpu, const float *x, int64_t m, int64_t
             return ts_cpu_linear_bf16_rows(cpu, fj.out, m, inter, w_down, h, y, err);
         }
     }
-    gate_job job = {gate, up, inter, act};
-    ts_pool_run(cpu->pool, gate_task, &job, m);
+    /* The bf16 policy's SiLU is the vector kernel's, as in the fused path (decode rows too, so
+     * that a row's bits do not depend on which path ran it); the f32 policy keeps expf. */
+    bool vector_silu = act == TS_ACT_SILU && cpu->bf16_passes == 1 && w_dtype == TS_DTYPE_BF16;
+    gate_job job = {vector_silu ? cpu->kernels : NULL, gate, up, inter, (inter + GATE_PIECE - 1) / GATE_PIECE, act};
+    ts_pool_run(cpu->pool, gate_task, &job, m * job.pieces);
     return ts_cpu_linear(cpu, gate, m, inter, w_down, w_dtype, h, NULL, TS_DTYPE_F32, y, err);
 }
