@@ -33,8 +33,9 @@ static int usage(FILE *out)
 {
     fprintf(out,
             "usage: tessera bench --speculative (-m DIR | --synthetic PRESET) [--draft K] [-p N] "
-            "[-n N] [--threads N]\n"
+            "[-n N] [--threads N] [--compute MODE]\n"
             "  --draft K  drafted tokens per step (default 4)\n"
+            "  --compute  matmul precision, as for run (default auto)\n"
             "  -p N       prompt tokens before the cost part's steps (default 256)\n"
             "  -n N       tokens generated per run in the gains part (default 64)\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
@@ -195,6 +196,7 @@ int bench_speculative(int argc, char **argv)
 {
     const char *dir = NULL, *preset = NULL, *v;
     long long k = 4, prompt = 256, gen = 64, threads = 0;
+    const char *compute = "auto";
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
         if (ts_cli_match(argc, argv, &i, "--speculative", NULL)) continue;
@@ -208,12 +210,14 @@ int bench_speculative(int argc, char **argv)
             if (!ts_cli_parse_int(v, 2, 1 << 16, &gen)) return ts_cli_usage_error("bench", "-n needs a token count ≥ 2");
         } else if (ts_cli_match(argc, argv, &i, "--threads", &v)) {
             if (!ts_cli_parse_int(v, 1, 1024, &threads)) return ts_cli_usage_error("bench", "--threads needs a number");
+        } else if (ts_cli_match(argc, argv, &i, "--compute", &v)) {
+            compute = v;
         } else return ts_cli_usage_error("bench", "unknown argument '%s'", argv[i]);
     }
     if (!dir == !preset) return usage(stderr);
     ts_error err;
     ts_context *ctx;
-    ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .compute = "auto"};
+    ts_context_options copt = {.n_threads = (int)threads, .log_level = TS_LOG_WARN, .compute = compute};
     if (ts_context_create(&copt, &ctx, &err) != TS_OK) return ts_cli_fail("bench", &err);
     ts_model *m = NULL;
     ts_tokenizer *tok = NULL;

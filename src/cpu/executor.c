@@ -388,7 +388,7 @@ void ts_program_destroy(ts_program *p)
     free(p);
 }
 
-ts_status ts_program_set_row_segments(ts_program *p, const int64_t *rows, int n, ts_error *err)
+ts_status ts_program_set_row_segments(ts_program *p, const int64_t *rows, int n, bool decode_rows, ts_error *err)
 {
     int cap = (int)(sizeof(p->cpu.segments) / sizeof(p->cpu.segments[0]));
     if (n < 0 || n > cap)
@@ -403,6 +403,7 @@ ts_status ts_program_set_row_segments(ts_program *p, const int64_t *rows, int n,
     }
     p->cpu.n_segments = n;
     p->cpu.segment_rows = total;
+    p->cpu.decode_rows = decode_rows;
     return TS_OK;
 }
 

@@ -22,9 +22,10 @@ void ts_program_destroy(ts_program *prog);
 ts_status ts_program_run(ts_program *prog, void *const *params, const void **outputs, ts_error *err);
 /* Declares the rows of a multi-sequence step: n runs of rows[i] rows, one per sequence, in the
  * order the graph stacks them (at most 64, summing to the step's rows). Its matmuls then give
- * every row the bits of its sequence's step alone (see ts_cpu.segments in cpu/ops.h).
- * TS_ERR_RANGE beyond 64 runs or for a run under one row. */
-ts_status ts_program_set_row_segments(ts_program *prog, const int64_t *rows, int n, ts_error *err);
+ * every row the bits of its sequence's step alone (see ts_cpu.segments in cpu/ops.h);
+ * decode_rows (a speculative verify step): the bits a plain decode step gives each row
+ * (ts_cpu.decode_rows). TS_ERR_RANGE beyond 64 runs or for a run under one row. */
+ts_status ts_program_set_row_segments(ts_program *prog, const int64_t *rows, int n, bool decode_rows, ts_error *err);
 size_t ts_program_workspace_bytes(const ts_program *prog);
 /* True when the plan writes result `output` over parameter `parameter`'s buffer (the whole of it):
  * a run updates that argument in place and returns its pointer as the result. */

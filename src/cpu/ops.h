@@ -49,6 +49,11 @@ typedef struct ts_cpu {
     int n_segments;
     int64_t segment_rows;
     int64_t segments[64];
+    /* A speculative verify step's rows: each one computed as the plain decode step of its token
+     * computes it, so greedy output with drafts is the plain loop's exactly: every matmul takes
+     * the row dots whatever the row count, attention one query at a time (its keys in the
+     * decode step's order). */
+    bool decode_rows;
 } ts_cpu;
 
 /* Rows from which the tiled matmuls beat one dot per output (measured: packing costs ~2 rows). */

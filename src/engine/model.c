@@ -345,7 +345,7 @@ static bool same_shape(const ts_step_shape *a, const ts_step_shape *b)
     if (a->n_seqs != b->n_seqs || a->capacity != b->capacity || a->local_rows != b->local_rows ||
         a->kv_dtype != b->kv_dtype || a->all_logits != b->all_logits ||
         a->from_embeddings != b->from_embeddings || a->hidden_states != b->hidden_states ||
-        a->n_visual != b->n_visual)
+        a->n_visual != b->n_visual || a->decode_rows != b->decode_rows)
         return false;
     for (int i = 0; i < a->n_seqs; i++)
         if (a->n_tokens[i] != b->n_tokens[i] || a->attention_bias[i] != b->attention_bias[i] ||
@@ -384,7 +384,7 @@ static ts_status get_program(ts_model *m, const ts_step_shape *shape, step_progr
             victim->params[n->attrs.parameter.index] = (void *)m->weights.find(m->weights.self, n->name, n->type.rank, n->type.dims)->data;
     }
     /* Each sequence's rows take the matmul path they take alone (cpu/ops.h). */
-    st = ts_program_set_row_segments(victim->program, shape->n_tokens, shape->n_seqs, err);
+    st = ts_program_set_row_segments(victim->program, shape->n_tokens, shape->n_seqs, shape->decode_rows, err);
     if (st != TS_OK) {
         program_clear(victim);
         return st;
@@ -1312,7 +1312,8 @@ ts_status ts_model_verify(ts_model *m, ts_sequence *const *seqs, int n_seqs, con
                            .capacity = seqs[0]->capacity,
                            .local_rows = seqs[0]->local_rows,
                            .kv_dtype = m->kv_dtype,
-                           .all_logits = true};
+                           .all_logits = true,
+                           .decode_rows = true};
     size_t total = 0;
     for (int s = 0; s < n_seqs; s++) {
         if (seqs[s]->model != m)

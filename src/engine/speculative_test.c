@@ -100,6 +100,65 @@ static void compare_greedy(const char *name, ts_model *m, const int32_t *ids, si
     free(context);
 }
 
+/* Each verify row's logits are the plain decode step's bits for that token (memcmp), for 3, 5
+ * (attention's multi-query GEMM path starts at 4 queries) and 17 rows (the tiled matmuls start at
+ * 16): a verify step that took those paths flipped a near-tie of the 0.5B preset's greedy output
+ * under bf16 products. */
+static void verify_rows_are_decode_rows(const char *name, ts_model *m, const int32_t *ids, size_t n)
+{
+    ts_error err;
+    int64_t vocab = ts_model_vocab_size(m);
+    enum { MAX_ROWS = 17 };
+    int32_t next[MAX_ROWS];
+    float *plain = malloc(sizeof(float) * (size_t)(vocab * MAX_ROWS)), *rows = malloc(sizeof(float) * (size_t)(vocab * MAX_ROWS));
+    float *logits = malloc(sizeof(float) * (size_t)vocab);
+    REQUIRE(plain && rows && logits);
+    ts_sequence *seq;
+    REQUIRE_INT_EQ(ts_sequence_create_draft(m, (int64_t)n + 2 * MAX_ROWS, TS_MAX_DRAFT, &seq, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_prefill(m, seq, ids, n, logits, &err), TS_OK);
+    for (int i = 0; i < MAX_ROWS; i++) {
+        next[i] = (int32_t)((ids[i % n] * 7 + 11 * i + 3) % vocab); /* any tokens: drafts need not be likely */
+        REQUIRE_INT_EQ(ts_model_decode(m, &seq, &next[i], 1, plain + (size_t)(i * vocab), &err), TS_OK);
+    }
+    const int64_t counts[] = {3, 5, MAX_ROWS};
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+        ts_sequence_reset(seq);
+        REQUIRE_INT_EQ(ts_model_prefill(m, seq, ids, n, logits, &err), TS_OK);
+        int64_t k = counts[c];
+        REQUIRE_INT_EQ(ts_model_verify(m, &seq, 1, next, &k, rows, &err), TS_OK);
+        size_t differ = 0;
+        for (int64_t i = 0; i < k * vocab; i++) differ += memcmp(&rows[i], &plain[i], sizeof(float)) != 0;
+        if (differ) fprintf(stderr, "  %s: verify of %lld rows: %zu logits differ from the plain decode steps\n", name, (long long)k, differ);
+        CHECK_INT_EQ(differ, 0);
+    }
+    ts_sequence_destroy(seq);
+    free(plain), free(rows), free(logits);
+}
+
+static void test_verify_rows(void)
+{
+    const char *names[] = {"qwen2", "llama"};
+    for (int f = 0; f < 2; f++) {
+        char dir[160];
+        snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", names[f]);
+        ts_model *m;
+        ts_error err;
+        REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &m, &err), TS_OK);
+        size_t n;
+        int32_t *ids = fixture_ids(names[f], &n);
+        REQUIRE(ids != NULL);
+        verify_rows_are_decode_rows(names[f], m, ids, n);
+        ts_model_destroy(m);
+        if (f == 0) { /* bf16 weights under bf16 products (compute auto) */
+            ts_model_options bf = {.weights = "tests/fixtures/qwen2/model-bf16"};
+            REQUIRE_INT_EQ(ts_model_load(ctx_auto, dir, &bf, &m, &err), TS_OK);
+            verify_rows_are_decode_rows("qwen2 bf16, compute auto", m, ids, n);
+            ts_model_destroy(m);
+        }
+        free(ids);
+    }
+}
+
 static void text_case(const char *name, float repetition)
 {
     char dir[160];
@@ -504,6 +563,7 @@ int main(void)
     RUN(test_sampler_draft_distribution);
     RUN(test_text_fixtures);
     RUN(test_bf16_compute);
+    RUN(test_verify_rows);
     RUN(test_image_fixtures);
     RUN(test_ring_limits);
     RUN(test_draft_pause);

@@ -138,6 +138,9 @@ typedef struct ts_step_shape {
     bool attention_bias[TS_MAX_BATCH]; /* sequence b has input `bias` f32[n_b, n_b] (needs
                                           from_embeddings) */
     bool rope_long[TS_MAX_BATCH]; /* sequence b's rows rotate with spec->long_inv_freq */
+    /* A speculative verify step: every row computed as a plain decode step computes it (the row
+     * dots, attention one query at a time), whatever the rows per sequence (ts_cpu.decode_rows). */
+    bool decode_rows;
 } ts_step_shape;
 
 #define TS_MAX_LAYERS 256

@@ -53,7 +53,7 @@ static int64_t block_rows(const ts_attention_shape *s)
  * verify) keep the f32 path, so a verify row gets the bits the plain decode row gets. */
 static bool use_bf16(const ts_cpu *cpu, const ts_attention_shape *s)
 {
-    return cpu->bf16_attention && cpu->kernels->gemm_bf16_panel && s->lq >= TS_CPU_TILED_ROWS &&
+    return cpu->bf16_attention && !cpu->decode_rows && cpu->kernels->gemm_bf16_panel && s->lq >= TS_CPU_TILED_ROWS &&
            s->kv_dtype == TS_DTYPE_F32 && s->head_dim % 2 == 0 && s->head_dim > 0 && s->v_dim > 0;
 }
 
@@ -75,7 +75,7 @@ static size_t bf16_worker_bytes(const ts_attention_shape *s)
 
 static bool use_gemm(const ts_cpu *cpu, const ts_attention_shape *s)
 {
-    return cpu->kernels->gemm_f32 && s->lq >= GEMM_MIN_QUERIES && s->kv_dtype == TS_DTYPE_F32;
+    return cpu->kernels->gemm_f32 && !cpu->decode_rows && s->lq >= GEMM_MIN_QUERIES && s->kv_dtype == TS_DTYPE_F32;
 }
 
 /* Floats per worker on the GEMM path: K [lk, d], Vᵀ [dv, lk], Q block [bq, d], S [bq, lk],

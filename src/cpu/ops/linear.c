@@ -309,6 +309,11 @@ static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64
 
 int ts_cpu_row_runs(const ts_cpu *cpu, int64_t m, int64_t *rows, bool *tiled)
 {
+    if (cpu->decode_rows) {
+        rows[0] = m;
+        tiled[0] = false;
+        return 1;
+    }
     if (!cpu->n_segments || m != cpu->segment_rows) {
         rows[0] = m;
         tiled[0] = m >= TS_CPU_TILED_ROWS && !cpu->n_segments;
