@@ -4,8 +4,8 @@
 For each weight format (bf16, q8, q4) it runs `tessera bench --synthetic PRESET` and
 `llama-bench` on a GGUF of the same shape, alternating (Tessera, llama.cpp, Tessera, …) for
 --rounds rounds so that both see the same machine load, and prints prefill (pp) and decode (tg)
-tok/s, Tessera's peak RSS, and the ratios Tessera / llama.cpp of the best round of each (the
-highest pp and tg each side reached).
+tok/s, Tessera's peak RSS, and the ratios Tessera / llama.cpp: of the best round of each (the
+highest pp and tg each side reached), and the median of the rounds' own ratios.
 
 Formats and what they are compared with:
   bf16: tessera --dtype bf16 (default compute: bf16 products)  vs  GGUF BF16
@@ -228,8 +228,10 @@ def main():
         best = {"tessera": None}
         for t in LLAMA_TYPES[fmt]:
             best[t] = None
+        per_round = {t: {"pp": [], "tg": []} for t in LLAMA_TYPES[fmt]}
         for r in range(a.rounds):
             got = tessera_once(a, fmt)
+            mine = got
             print(f"  round {r + 1} tessera {fmt}: pp {got['pp']:.1f}  tg {got['tg']:.2f} tok/s "
                   f"({got['gbs']:.2f} GB/s = {got['bw_pct']}% of read bandwidth; peak RSS {got['rss_mb']:.0f} MB)")
             prev = best["tessera"] or got
@@ -240,13 +242,20 @@ def main():
                 print(f"  round {r + 1} llama.cpp {t}: pp {got['pp']:.1f}  tg {got['tg']:.2f} tok/s")
                 prev = best[t]
                 best[t] = {"pp": max(got["pp"], prev["pp"] if prev else 0), "tg": max(got["tg"], prev["tg"] if prev else 0)}
+                for k in ("pp", "tg"):
+                    per_round[t][k].append(mine[k] / got[k])
         for t in LLAMA_TYPES[fmt]:
-            rows.append((fmt, t, best["tessera"], best[t]))
-    print(f"\n{'tessera':>8} {'llama.cpp':>9} {'pp tessera':>11} {'pp llama':>9} {'ratio':>6} "
-          f"{'tg tessera':>11} {'tg llama':>9} {'ratio':>6} {'RSS MB':>7}")
-    for fmt, t, ts, ll in rows:
-        print(f"{fmt:>8} {t:>9} {ts['pp']:11.1f} {ll['pp']:9.1f} {ts['pp'] / ll['pp']:6.2f} "
-              f"{ts['tg']:11.2f} {ll['tg']:9.2f} {ts['tg'] / ll['tg']:6.2f} {ts['rss_mb']:7.0f}")
+            rows.append((fmt, t, best["tessera"], best[t], per_round[t]))
+    # Two readings of the same run: the best round of each side, and the median of the rounds'
+    # own ratios (each round's pair ran back to back, so a machine whose bandwidth drifts between
+    # rounds disturbs it less).
+    median = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else sum(sorted(xs)[len(xs) // 2 - 1:len(xs) // 2 + 1]) / 2
+    print(f"\n{'tessera':>8} {'llama.cpp':>9} {'pp tessera':>11} {'pp llama':>9} {'ratio':>6} {'median':>7} "
+          f"{'tg tessera':>11} {'tg llama':>9} {'ratio':>6} {'median':>7} {'RSS MB':>7}")
+    print(f"{'':>8} {'':>9} {'best':>11} {'best':>9} {'':>6} {'ratio':>7} {'best':>11} {'best':>9} {'':>6} {'ratio':>7}")
+    for fmt, t, ts, ll, pr in rows:
+        print(f"{fmt:>8} {t:>9} {ts['pp']:11.1f} {ll['pp']:9.1f} {ts['pp'] / ll['pp']:6.2f} {median(pr['pp']):7.2f} "
+              f"{ts['tg']:11.2f} {ll['tg']:9.2f} {ts['tg'] / ll['tg']:6.2f} {median(pr['tg']):7.2f} {ts['rss_mb']:7.0f}")
     load = os.getloadavg()
     print(f"load average at end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({time.strftime('%H:%M:%S')})")
 

@@ -479,6 +479,10 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         if (st == TS_OK) st = check_module(weights, n_weights, ed, name, *g, err);
         if (st == TS_OK) st = ts_bundle_quant_check_module(&b->man, *g, ed->file, err);
         if (st == TS_OK) st = ts_program_create(*g, b->ctx, program, err);
+        /* decode_k.main's rows each computed as decode.main computes a row (the row dots, one query
+         * at a time), so speculating through the bundle keeps its greedy output. */
+        if (st == TS_OK && lm && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K))
+            st = ts_program_set_row_segments(*program, NULL, 0, true, err);
         if (st == TS_OK)
             st = check_donation(*g, *program, n_weights, lm && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K), name, err);
         if (st == TS_OK) {
