@@ -18,10 +18,11 @@
  * → 88–93% of the measured read bandwidth). */
 static void *huge_alloc(size_t bytes)
 {
-    size_t align = bytes >= ((size_t)1 << 21) ? (size_t)1 << 21 : 64;
-    size_t size = (bytes + align - 1) & ~(align - 1);
-    void *p = aligned_alloc(align, size);
-    if (p && align > 64) madvise(p, size, MADV_HUGEPAGE); /* advice only: refused, 4 KB pages serve */
+    size_t huge = (size_t)1 << 21, size = (bytes + 63) & ~(size_t)63;
+    void *p = NULL;
+    if (posix_memalign(&p, bytes >= huge ? huge : 64, size) != 0) return NULL;
+    /* whole huge pages only: the tail stays in 4 KB pages, so no matrix grows its resident size */
+    if (bytes >= huge) madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE); /* advice only */
     return p;
 }
 
