@@ -313,5 +313,14 @@ expect_exit 0 "speculative decoding off (--no-draft)" run -m "$MODEL" -p "$spec_
     --max-tokens 24 --ignore-eos --temperature 0 --no-draft --json
 [ -n "$spec_ids" ] && grep -qF -- "$spec_ids" "$TMP/out" && ok || fail "--draft 3 and --no-draft differ: $spec_ids"
 
+# `tessera bench -m DIR`: a checkpoint timed as run loads it (the weight bytes from its files)
+if [ -f "$MODEL/model.safetensors" ]; then
+    bytes=$(stat -c %s "$MODEL"/*.safetensors | awk '{s += $1} END {printf "%.1f", s / 1e6}')
+    expect_exit 0 "(checkpoint, $bytes MB" bench -m "$MODEL" -p 8 -n 4 --threads 2
+    expect_exit 0 "decode         4 tokens" bench -m "$MODEL" -p 8 -n 4 --threads 2 --quantize q8 --batch 3
+    expect_exit 2 "-m DIR times a checkpoint" bench -m "$MODEL" --image-patches 64
+    expect_exit 2 "usage: tessera bench" bench -m "$MODEL" --synthetic qwen2.5-0.5b
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

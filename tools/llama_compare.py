@@ -22,6 +22,10 @@ the right vocabulary size (benchmarks feed token ids; no text is decoded).
   tools/llama_compare.py --tessera build/release/tessera --llama-bench ~/llama.cpp/build/bin/llama-bench \\
       --llama-quantize ~/llama.cpp/build/bin/llama-quantize --work /tmp/cmp --threads 2 -p 512 -n 64
 
+--checkpoint: Tessera reads the same weights from that checkpoint file (`bench -m`), as run and
+serve load a model, instead of building them in anonymous memory: both sides' weights then come
+from the page cache (which may back a mapping with 2 MB pages).
+
 --write-gguf FILE [--tokenizer DIR] only writes the preset's BF16 GGUF (with DIR's real vocabulary,
 for llama-server: tools/bench_server.mjs) and exits.
 """
@@ -152,8 +156,8 @@ def write_gguf(ckpt, path, tokenizer_dir=None):
 
 
 def tessera_once(a, fmt):
-    cmd = [a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "-p", str(a.p), "-n", str(a.n),
-           "--threads", str(a.threads)]
+    source = ["-m", a.checkpoint_dir] if a.checkpoint_dir else ["--synthetic", a.preset, "--dtype", "bf16"]
+    cmd = [a.tessera, "bench", *source, "-p", str(a.p), "-n", str(a.n), "--threads", str(a.threads)]
     if fmt != "bf16":
         cmd += ["--quantize", fmt]
     out = run(cmd)
@@ -191,8 +195,16 @@ def main():
     ap.add_argument("-p", type=int, default=512)
     ap.add_argument("-n", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--checkpoint", action="store_true",
+                    help="Tessera loads the preset's weights from a checkpoint file (bench -m, written to --work "
+                         "first), as run and serve load a model: the page cache backs both sides' weights")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
+    a.checkpoint_dir = None
+    if a.checkpoint and not a.write_gguf:
+        a.checkpoint_dir = os.path.join(a.work, f"{a.preset}-checkpoint")
+        if not os.path.exists(os.path.join(a.checkpoint_dir, "model.safetensors")):
+            run([a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "--write-checkpoint", a.checkpoint_dir])
     if a.write_gguf:
         ckpt = os.path.join(a.work, f"{a.preset}-checkpoint")
         run([a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "--write-checkpoint", ckpt])

@@ -3,7 +3,9 @@
 #include "cli.h"
 #include "commands.h"
 
+#include <dirent.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -32,8 +34,11 @@ static int usage(FILE *out)
         "[--cpu LEVEL]\n"
         "                       [--compute f32|bf16|bf16x2|int8|auto] [--quantize q8|q4] "
         "[--profile]\n"
+        "       tessera bench -m DIR [-p N] [-n N] [--threads N] [--compute …] [--quantize q8|q4] [--batch N]\n"
         "  PRESET: a published model's shape, random weights built in memory (an unknown name "
         "lists them)\n"
+        "  -m DIR  a checkpoint folder instead, loaded as run and serve load it (weights used in\n"
+        "          place from the file's mapping)\n"
         "  -p N   prompt tokens to prefill (default 512)\n"
         "  -n N   tokens to decode after it (default 128)\n"
         "  --profile  print the time spent per op kind\n"
@@ -111,15 +116,34 @@ static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const 
     return TS_EXIT_OK;
 }
 
+/* Bytes of a checkpoint folder's *.safetensors files: what a decode step streams, near enough
+ * (every matrix once; an untied embedding table is read a row at a time). */
+static size_t safetensors_bytes(const char *dir)
+{
+    size_t total = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        char path[4096];
+        struct stat st;
+        if (len > 12 && strcmp(e->d_name + len - 12, ".safetensors") == 0 &&
+            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path) && stat(path, &st) == 0)
+            total += (size_t)st.st_size;
+    }
+    if (d) closedir(d);
+    return total;
+}
+
 int bench_model(int argc, char **argv)
 {
     const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *checkpoint = NULL, *quantize = NULL, *v;
     long long prompt = 512, gen = 128, threads = 0, patches = 0, batch = 1, bundle_capacity = 0;
-    const char *bundle_dir = NULL;
+    const char *bundle_dir = NULL, *dir = NULL;
     bool profile = false;
     for (int i = 1; i < argc; i++) {
         if (ts_cli_is_help(argv[i])) return usage(stdout);
         if (ts_cli_match(argc, argv, &i, "--synthetic", &v)) preset = v;
+        else if (ts_cli_match(argc, argv, &i, "-m", &v) || ts_cli_match(argc, argv, &i, "--model", &v)) dir = v;
         else if (ts_cli_match(argc, argv, &i, "--dtype", &v)) dtype_name = v;
         else if (ts_cli_match(argc, argv, &i, "--cpu", &v)) cpu = v;
         else if (ts_cli_match(argc, argv, &i, "--compute", &v)) compute = v;
@@ -147,7 +171,10 @@ int bench_model(int argc, char **argv)
             if (!ts_cli_parse_int(v, 1, 1024, &threads)) return ts_cli_usage_error("bench", "--threads needs a number");
         } else return ts_cli_usage_error("bench", "unknown argument '%s'", argv[i]);
     }
-    if (!preset) return usage(stderr);
+    if (!preset == !dir) return usage(stderr);
+    if (dir && (checkpoint || patches || bundle_capacity))
+        return ts_cli_usage_error("bench", "-m DIR times a checkpoint's prefill and decode (not with --write-checkpoint, "
+                                           "--image-patches or --bundle-capacity)");
     if (bundle_capacity && prompt + gen > bundle_capacity)
         return ts_cli_usage_error("bench", "-p %lld + -n %lld exceed --bundle-capacity %lld", prompt, gen, bundle_capacity);
     if (bundle_capacity && (patches || batch > 1))
@@ -172,7 +199,9 @@ int bench_model(int argc, char **argv)
     }
     ts_model *m;
     double t0 = now();
-    if (ts_model_create_synthetic(ctx, preset, dtype, &m, &err) != TS_OK) {
+    /* -m DIR: the checkpoint as run and serve load it (weights used in place from the file's
+     * mapping), so the figures include what the page cache gives the weight stream. */
+    if ((dir ? ts_model_load(ctx, dir, NULL, &m, &err) : ts_model_create_synthetic(ctx, preset, dtype, &m, &err)) != TS_OK) {
         ts_context_destroy(ctx);
         return ts_cli_fail("bench", &err);
     }
@@ -189,6 +218,7 @@ int bench_model(int argc, char **argv)
         return rc;
     }
     size_t weight_bytes = ts_model_weight_bytes(m);
+    if (!weight_bytes && dir) weight_bytes = safetensors_bytes(dir);
     int64_t vocab = ts_model_vocab_size(m);
     int32_t *tokens = malloc(sizeof(int32_t) * (size_t)prompt);
     float *logits = malloc(sizeof(float) * (size_t)vocab);
@@ -263,7 +293,8 @@ int bench_model(int argc, char **argv)
     double bandwidth = ts_measure_read_bandwidth(ctx, weight_bytes);
     double decode_rate = (double)gen / t_decode;
     double achieved = (double)weight_bytes * decode_rate;
-    printf("model          %s (%s, synthetic weights, %.1f MB, built in %.2f s)\n", preset, dtype_name, weight_bytes / 1e6, t_build);
+    if (dir) printf("model          %s (checkpoint, %.1f MB, loaded in %.2f s)\n", dir, weight_bytes / 1e6, t_build);
+    else printf("model          %s (%s, synthetic weights, %.1f MB, built in %.2f s)\n", preset, dtype_name, weight_bytes / 1e6, t_build);
     if (quantize) printf("weights        %s (decode streams these)\n", ts_model_quantization_summary(m));
     char choice[256];
     printf("threads        %d (cpu: %s)\n", ts_context_threads(ctx),

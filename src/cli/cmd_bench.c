@@ -1,5 +1,5 @@
 /* cmd_bench.c — `tessera bench`: `--tokenizer DIR` measures tokenizer load time and encode
- * throughput here; `--synthetic PRESET` hands over to bench_model.c, `--speculative` to
+ * throughput here; `--synthetic PRESET` or `-m DIR` hands over to bench_model.c, `--speculative` to
  * bench_speculative.c.
  *
  * Load time is the median of three loads. Throughput encodes N MB of generated text split into
@@ -234,6 +234,7 @@ int cmd_bench(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--speculative") == 0) return bench_speculative(argc, argv);
     for (int i = 1; i < argc; i++)
-        if (strncmp(argv[i], "--synthetic", 11) == 0) return bench_model(argc, argv);
+        if (strncmp(argv[i], "--synthetic", 11) == 0 || strcmp(argv[i], "-m") == 0 || strcmp(argv[i], "--model") == 0)
+            return bench_model(argc, argv);
     return bench_tokenizer(argc, argv);
 }
