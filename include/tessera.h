@@ -599,9 +599,9 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
  * created if missing, files in it are replaced. */
 ts_status ts_model_write_synthetic_checkpoint(ts_context *ctx, const char *preset, ts_dtype dtype, const char *dir,
                                               ts_error *err);
-/* Bytes of weight data a synthetic model holds (0 for a loaded checkpoint: it is mapped); after
- * ts_model_quantize, the bytes of the language model's quantized matrices (values and scales):
- * what a decode step streams. */
+/* Bytes of weight data a model holds: a synthetic model's, a loaded checkpoint's tensors (mapped
+ * from its files); after ts_model_quantize, the bytes of the language model's quantized matrices
+ * (values and scales): what a decode step streams, near enough. */
 size_t ts_model_weight_bytes(const ts_model *model);
 /* Quantizes the language model's matrices (attention, MLP, LM head; not the embedding table or
  * norms) once, now, and a vision tower's and projector's matrices whose input width 32 divides

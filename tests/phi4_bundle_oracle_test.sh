@@ -33,42 +33,36 @@ done
 # --bundle's, vision.main's rows and the prefill within the fixture tolerance.
 cmake --build "${TS_BUILD:?TS_BUILD not set}" --target phi4_pixels >"$work/pixels.build.log" 2>&1
 check "tests/oracle/phi4_pixels builds" test $? -eq 0
+# Fixture $c's image bundle: `tessera run --bundle` gives the reference's ids, and IREE and XLA run
+# vision.main, the generation and every entry within the fixture's tolerance (bundle_runner check).
+image_bundle_checks() {
+    mapfile -d "" -t args < <(/usr/bin/python3 "$root/tests/oracle/bundle_fixture_args.py" "$fix/$c")
+    ours=$("$bin" run --bundle "$work/$c" -m "$fix/$c/model" "${args[@]}" --json --ignore-eos --max-tokens 16 \
+        --temperature 0 --repeat-penalty 1 2>"$work/$c.run.err" | ids)
+    check "$c: tessera run --bundle --image gives the reference's ids ($ours)" \
+        test "$ours" = "$(/usr/bin/python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["generated_ids"])))' "$fix/$c/reference.json")"
+    for backend in iree xla; do
+        "$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend $backend \
+            --pixel-values "$work/$c.f32" --tessera-ids "$ours" >"$work/$c.$backend.log" 2>&1
+        rc=$?
+        cat "$work/$c.$backend.log"
+        check "$c: $backend vision.main, generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
+    done
+}
 c=phi4_mm-image-small
 "$TS_BUILD/phi4_pixels" "$fix/$c/chelsea_strip_1200x60.png" "$fix/$c/model" "$work/$c.f32"
 check "$c: Tessera's pixel values written" test $? -eq 0
 bundle "$c" "$c" --capacity 400 --prefill-capacity 384 --vision-patches 3072,5120
 grep -q '"layout":	"hd_views"' "$work/$c/manifest.json" && grep -q '"view_patches":	1024' "$work/$c/manifest.json"
 check "$c: the manifest's vision section is hd_views with 1024 patches a view" test $? -eq 0
-mapfile -d "" -t args < <(/usr/bin/python3 "$root/tests/oracle/bundle_fixture_args.py" "$fix/$c")
-ours=$("$bin" run --bundle "$work/$c" -m "$fix/$c/model" "${args[@]}" --json --ignore-eos --max-tokens 16 \
-    --temperature 0 --repeat-penalty 1 2>"$work/$c.run.err" | ids)
-check "$c: tessera run --bundle --image gives the reference's ids ($ours)" \
-    test "$ours" = "$(/usr/bin/python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["generated_ids"])))' "$fix/$c/reference.json")"
-for backend in iree xla; do
-    "$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend $backend \
-        --pixel-values "$work/$c.f32" --tessera-ids "$ours" >"$work/$c.$backend.log" 2>&1
-    rc=$?
-    cat "$work/$c.$backend.log"
-    check "$c: $backend vision.main, generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
-done
+image_bundle_checks
 # phi4_mm-image: chelsea at dynamic_hd 36 (3 views, padded below; 689 image tokens, 701 prompt
 # tokens) in one 3-view bucket, the same checks.
 c=phi4_mm-image
 "$TS_BUILD/phi4_pixels" "$fix/$c/chelsea.png" "$fix/$c/model" "$work/$c.f32"
 check "$c: Tessera's pixel values written" test $? -eq 0
 bundle "$c" "$c" --capacity 720 --prefill-capacity 704 --vision-patches 3072
-mapfile -d "" -t args < <(/usr/bin/python3 "$root/tests/oracle/bundle_fixture_args.py" "$fix/$c")
-ours=$("$bin" run --bundle "$work/$c" -m "$fix/$c/model" "${args[@]}" --json --ignore-eos --max-tokens 16 \
-    --temperature 0 --repeat-penalty 1 2>"$work/$c.run.err" | ids)
-check "$c: tessera run --bundle --image gives the reference's ids ($ours)" \
-    test "$ours" = "$(/usr/bin/python3 -c 'import json,sys; print(",".join(map(str, json.load(open(sys.argv[1]))["generated_ids"])))' "$fix/$c/reference.json")"
-for backend in iree xla; do
-    "$py" "$root/tools/bundle_runner" check "$work/$c" -m "$fix/$c/model" --fixture "$fix/$c" --backend $backend \
-        --pixel-values "$work/$c.f32" --tessera-ids "$ours" >"$work/$c.$backend.log" 2>&1
-    rc=$?
-    cat "$work/$c.$backend.log"
-    check "$c: $backend vision.main, generation and entries match (bundle_runner check exit $rc)" test $rc -eq 0
-done
+image_bundle_checks
 c=phi4_mm-image-small
 # Pixel values that are not the reference's are refused before any module runs.
 head -c 4096 "$work/$c.f32" >"$work/short.f32"

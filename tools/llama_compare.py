@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import re
+from statistics import median
 import struct
 import subprocess
 import sys
@@ -155,6 +156,15 @@ def write_gguf(ckpt, path, tokenizer_dir=None):
     w.close()
 
 
+def preset_checkpoint(a):
+    """The preset's weights as a checkpoint folder in --work (bench --write-checkpoint: deterministic,
+    so an existing one is kept)."""
+    ckpt = os.path.join(a.work, f"{a.preset}-checkpoint")
+    if not os.path.exists(os.path.join(ckpt, "model.safetensors")):
+        run([a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "--write-checkpoint", ckpt])
+    return ckpt
+
+
 def tessera_once(a, fmt):
     source = ["-m", a.checkpoint_dir] if a.checkpoint_dir else ["--synthetic", a.preset, "--dtype", "bf16"]
     cmd = [a.tessera, "bench", *source, "-p", str(a.p), "-n", str(a.n), "--threads", str(a.threads)]
@@ -200,15 +210,9 @@ def main():
                          "first), as run and serve load a model: the page cache backs both sides' weights")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
-    a.checkpoint_dir = None
-    if a.checkpoint and not a.write_gguf:
-        a.checkpoint_dir = os.path.join(a.work, f"{a.preset}-checkpoint")
-        if not os.path.exists(os.path.join(a.checkpoint_dir, "model.safetensors")):
-            run([a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "--write-checkpoint", a.checkpoint_dir])
+    a.checkpoint_dir = preset_checkpoint(a) if a.checkpoint and not a.write_gguf else None
     if a.write_gguf:
-        ckpt = os.path.join(a.work, f"{a.preset}-checkpoint")
-        run([a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "--write-checkpoint", ckpt])
-        write_gguf(ckpt, a.write_gguf, a.tokenizer)
+        write_gguf(preset_checkpoint(a), a.write_gguf, a.tokenizer)
         print(f"wrote {a.write_gguf} ({a.preset}, bf16{', vocabulary of ' + a.tokenizer if a.tokenizer else ''})")
         return
     if not a.llama_bench:
@@ -219,9 +223,7 @@ def main():
     if need:
         bf16 = ggufs.get("BF16") or os.path.join(a.work, f"{a.preset}-bf16.gguf")
         if not os.path.exists(bf16):
-            ckpt = os.path.join(a.work, f"{a.preset}-checkpoint")
-            run([a.tessera, "bench", "--synthetic", a.preset, "--dtype", "bf16", "--write-checkpoint", ckpt])
-            write_gguf(ckpt, bf16)
+            write_gguf(preset_checkpoint(a), bf16)
         ggufs["BF16"] = bf16
         for t in need:
             if t == "BF16":
@@ -242,26 +244,24 @@ def main():
             best[t] = None
         per_round = {t: {"pp": [], "tg": []} for t in LLAMA_TYPES[fmt]}
         for r in range(a.rounds):
-            got = tessera_once(a, fmt)
-            mine = got
-            print(f"  round {r + 1} tessera {fmt}: pp {got['pp']:.1f}  tg {got['tg']:.2f} tok/s "
-                  f"({got['gbs']:.2f} GB/s = {got['bw_pct']}% of read bandwidth; peak RSS {got['rss_mb']:.0f} MB)")
-            prev = best["tessera"] or got
-            best["tessera"] = dict(got, pp=max(got["pp"], prev["pp"]), tg=max(got["tg"], prev["tg"]),
-                                   rss_mb=max(got["rss_mb"], prev["rss_mb"]))
+            ours = tessera_once(a, fmt)
+            print(f"  round {r + 1} tessera {fmt}: pp {ours['pp']:.1f}  tg {ours['tg']:.2f} tok/s "
+                  f"({ours['gbs']:.2f} GB/s = {ours['bw_pct']}% of read bandwidth; peak RSS {ours['rss_mb']:.0f} MB)")
+            prev = best["tessera"] or ours
+            best["tessera"] = dict(ours, pp=max(ours["pp"], prev["pp"]), tg=max(ours["tg"], prev["tg"]),
+                                   rss_mb=max(ours["rss_mb"], prev["rss_mb"]))
             for t in LLAMA_TYPES[fmt]:
                 got = llama_once(a, ggufs[t])
                 print(f"  round {r + 1} llama.cpp {t}: pp {got['pp']:.1f}  tg {got['tg']:.2f} tok/s")
                 prev = best[t]
                 best[t] = {"pp": max(got["pp"], prev["pp"] if prev else 0), "tg": max(got["tg"], prev["tg"] if prev else 0)}
                 for k in ("pp", "tg"):
-                    per_round[t][k].append(mine[k] / got[k])
+                    per_round[t][k].append(ours[k] / got[k])
         for t in LLAMA_TYPES[fmt]:
             rows.append((fmt, t, best["tessera"], best[t], per_round[t]))
     # Two readings of the same run: the best round of each side, and the median of the rounds'
     # own ratios (each round's pair ran back to back, so a machine whose bandwidth drifts between
     # rounds disturbs it less).
-    median = lambda xs: sorted(xs)[len(xs) // 2] if len(xs) % 2 else sum(sorted(xs)[len(xs) // 2 - 1:len(xs) // 2 + 1]) / 2
     print(f"\n{'tessera':>8} {'llama.cpp':>9} {'pp tessera':>11} {'pp llama':>9} {'ratio':>6} {'median':>7} "
           f"{'tg tessera':>11} {'tg llama':>9} {'ratio':>6} {'median':>7} {'RSS MB':>7}")
     print(f"{'':>8} {'':>9} {'best':>11} {'best':>9} {'':>6} {'ratio':>7} {'best':>11} {'best':>9} {'':>6} {'ratio':>7}")

@@ -474,17 +474,15 @@ static ts_status load(ts_bundle *b, const char *bundle_dir, const char *model_di
         ts_graph **g = audio ? &b->audio_graphs[bucket] : vision ? &b->vision_graphs[bucket] : &b->graphs[bucket][e];
         ts_program **program = audio ? &b->audio_programs[bucket] : vision ? &b->vision_programs[bucket] : &b->programs[bucket][e];
         void ***params = audio ? &b->audio_params[bucket] : vision ? &b->vision_params[bucket] : &b->params[bucket][e];
-        bool lm = !vision && !audio;
+        bool lm = !vision && !audio, decode = lm && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K);
         st = ts_stablehlo_read(texts[i], lens[i], ed->file, g, err);
         if (st == TS_OK) st = check_module(weights, n_weights, ed, name, *g, err);
         if (st == TS_OK) st = ts_bundle_quant_check_module(&b->man, *g, ed->file, err);
         if (st == TS_OK) st = ts_program_create(*g, b->ctx, program, err);
         /* decode_k.main's rows each computed as decode.main computes a row (the row dots, one query
          * at a time), so speculating through the bundle keeps its greedy output. */
-        if (st == TS_OK && lm && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K))
-            st = ts_program_set_row_segments(*program, NULL, 0, true, err);
-        if (st == TS_OK)
-            st = check_donation(*g, *program, n_weights, lm && (e == TS_ENTRY_DECODE || e == TS_ENTRY_DECODE_K), name, err);
+        if (st == TS_OK && decode) st = ts_program_set_row_segments(*program, NULL, 0, true, err);
+        if (st == TS_OK) st = check_donation(*g, *program, n_weights, decode, name, err);
         if (st == TS_OK) {
             *params = calloc((size_t)(*g)->n_parameters + 1, sizeof(void *));
             if (!*params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "bundle: out of memory");

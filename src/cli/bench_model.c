@@ -3,9 +3,7 @@
 #include "cli.h"
 #include "commands.h"
 
-#include <dirent.h>
 #include <stdio.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -116,24 +114,6 @@ static int bench_vision(ts_context *ctx, ts_model *m, const char *preset, const 
     return TS_EXIT_OK;
 }
 
-/* Bytes of a checkpoint folder's *.safetensors files: what a decode step streams, near enough
- * (every matrix once; an untied embedding table is read a row at a time). */
-static size_t safetensors_bytes(const char *dir)
-{
-    size_t total = 0;
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));) {
-        size_t len = strlen(e->d_name);
-        char path[4096];
-        struct stat st;
-        if (len > 12 && strcmp(e->d_name + len - 12, ".safetensors") == 0 &&
-            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) < (int)sizeof(path) && stat(path, &st) == 0)
-            total += (size_t)st.st_size;
-    }
-    if (d) closedir(d);
-    return total;
-}
-
 int bench_model(int argc, char **argv)
 {
     const char *preset = NULL, *dtype_name = "bf16", *cpu = NULL, *compute = NULL, *checkpoint = NULL, *quantize = NULL, *v;
@@ -218,7 +198,6 @@ int bench_model(int argc, char **argv)
         return rc;
     }
     size_t weight_bytes = ts_model_weight_bytes(m);
-    if (!weight_bytes && dir) weight_bytes = safetensors_bytes(dir);
     int64_t vocab = ts_model_vocab_size(m);
     int32_t *tokens = malloc(sizeof(int32_t) * (size_t)prompt);
     float *logits = malloc(sizeof(float) * (size_t)vocab);

@@ -220,7 +220,11 @@ size_t ts_model_weight_bytes(const ts_model *m)
         ts_quantized_weights_report_range(m->quantized, 0, m->lm_matrices, &r);
         return (size_t)r.bytes;
     }
-    return m->synthetic ? ts_synthetic_weights_bytes(m->synthetic) : 0;
+    if (m->synthetic) return ts_synthetic_weights_bytes(m->synthetic);
+    size_t bytes = 0; /* a loaded checkpoint: every tensor of its mapping */
+    for (size_t i = 0; m->checkpoint && i < ts_checkpoint_tensor_count(m->checkpoint); i++)
+        bytes += ts_checkpoint_tensor_at(m->checkpoint, i)->n_bytes;
+    return bytes;
 }
 
 static void program_clear(step_program *p)

@@ -1,5 +1,4 @@
 /* quantized_weights.c — load-time quantization of float matrices (see quantized_weights.h). */
-#include <sys/mman.h>
 #include "engine/quantized_weights.h"
 #include "base/error.h"
 #include "cpu/kernels.h"

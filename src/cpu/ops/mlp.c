@@ -8,6 +8,7 @@
 #include "cpu/ops.h"
 
 #include <math.h>
+#include <string.h>
 
 float ts_cpu_activation(ts_activation act, float x)
 {
@@ -41,6 +42,13 @@ static void gate_row(ts_activation act, const float *g, const float *u, float *o
     for (int64_t i = 0; i < n; i++) out[i] = ts_cpu_activation(act, g[i]) * u[i];
 }
 
+/* out[i] = SiLU(g[i]) · u[i] by the vector logistic kernel (out must not be g). */
+static void silu_up(const ts_kernels *kern, const float *g, const float *u, float *out, size_t n)
+{
+    kern->logistic_f32(g, out, n);
+    for (size_t i = 0; i < n; i++) out[i] = g[i] * out[i] * u[i];
+}
+
 /* One piece of one row, so that a decode step's few rows still use every thread. */
 static void gate_task(void *arg, int64_t task, int worker)
 {
@@ -55,8 +63,8 @@ static void gate_task(void *arg, int64_t task, int worker)
         return;
     }
     float t[GATE_PIECE];
-    j->kern->logistic_f32(g, t, (size_t)len);
-    for (int64_t i = 0; i < len; i++) g[i] = g[i] * t[i] * u[i];
+    silu_up(j->kern, g, u, t, (size_t)len);
+    memcpy(g, t, sizeof(float) * (size_t)len);
 }
 
 typedef struct {
@@ -76,8 +84,7 @@ static void gate_bf16_task(void *arg, int64_t row, int worker)
     for (int64_t c0 = 0; c0 < j->n; c0 += 256) {
         size_t len = (size_t)(j->n - c0 < 256 ? j->n - c0 : 256);
         if (j->act == TS_ACT_SILU) {
-            j->kern->logistic_f32(g + c0, t, len);
-            for (size_t i = 0; i < len; i++) t[i] = g[c0 + i] * t[i] * u[c0 + i];
+            silu_up(j->kern, g + c0, u + c0, t, len);
         } else {
             gate_row(j->act, g + c0, u + c0, t, (int64_t)len);
         }
