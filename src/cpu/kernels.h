@@ -90,12 +90,15 @@ typedef struct ts_kernels {
      * for 8-bit, 8 for 4-bit) per chunk in f32. Each chunk's sum is exact in integers; only the
      * f32 scaling and summation order differ between variants, and each (r, w) gets the same bits
      * whatever rows and nw. 8-bit weights take no zero points (q − zero may leave i8). The
-     * activations must be quantized with the same `u4` layout flag as the weights' bits. NULL
-     * where no fast kernel exists (qlinear then keeps f32 activations). */
+     * activations must be quantized with the same `u4` layout flag as the weights' bits. `scale`
+     * holds f32, or f16 when `half` (the stored scales of Q8_0/Q4_0-style weights, widened in
+     * registers: a decode step then reads them once, in the weights' stream, instead of widening
+     * each group of rows in a pass of its own). NULL where no fast kernel exists (qlinear then
+     * keeps f32 activations). */
     void (*qdot_i8_q8)(const int8_t *q, size_t nw, const struct ts_q8_act *x, int rows, size_t n,
-                       const float *scale, float *out, size_t ldo);
+                       const void *scale, bool half, float *out, size_t ldo);
     void (*qdot_u4_q8)(const uint8_t *q, size_t nw, const struct ts_q8_act *x, int rows, size_t n,
-                       const float *scale, const float *zero, float *out, size_t ldo);
+                       const void *scale, bool half, const float *zero, float *out, size_t ldo);
     /* Quantizes one activation row for those dots (ts_quantize_q8_ref; bit-identical in every
      * variant). */
     void (*quantize_q8)(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
@@ -177,9 +180,9 @@ void ts_f32_to_bf16_ref(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_ref(float *y, size_t n);
 void ts_logistic_f32_ref(const float *x, float *y, size_t n);
 void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
-                       const float *scale, float *out, size_t ldo);
+                       const void *scale, bool half, float *out, size_t ldo);
 void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
-                       const float *scale, const float *zero, float *out, size_t ldo);
+                       const void *scale, bool half, const float *zero, float *out, size_t ldo);
 
 #if defined(__x86_64__)
 float ts_dot_f32_avx2(const float *a, const float *b, size_t n);
@@ -226,9 +229,10 @@ void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, s
                            const uint8_t *panel, const float *scale, int32_t offset,
                            const int32_t *offsets, int cols, float *c, int64_t ldc);
 void ts_qdot_i8_q8_avx512vnni(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
-                              const float *scale, float *out, size_t ldo);
+                              const void *scale, bool half, float *out, size_t ldo);
 void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
-                              const float *scale, const float *zero, float *out, size_t ldo);
+                              const void *scale, bool half, const float *zero, float *out,
+                              size_t ldo);
 #endif
 
 /* Asks the kernel for AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM); without it the first tile

@@ -575,8 +575,12 @@ static void test_q8_variants(void)
         q8[0] = -128;
         for (size_t i = 0; i < n; i++)
             q4[i] = (uint8_t)((lcg(&seed) + 1.0f) * 128.0f);
-        for (size_t c = 0; c < nc * 2; c++)
+        uint16_t *sc16 = malloc(sizeof(uint16_t) * nc * 2);
+        float *sch = malloc(sizeof(float) * nc * 2); /* sc16 widened */
+        for (size_t c = 0; c < nc * 2; c++) {
             sc[c] = 0.01f + 0.001f * (float)(c % 13), zp[c] = (float)(c * 5 % 16);
+            sc16[c] = (uint16_t)(0x2000 + c * 37 % 1024), sch[c] = ts_f16_to_f32_scalar(sc16[c]);
+        }
         for (int u4 = 0; u4 < 2; u4++) {
             for (int r = 0; r < 4; r++)
                 ref->quantize_q8(x + r * n, n, u4, xq[0] + r * n, d[0] + r * nc,
@@ -594,17 +598,22 @@ static void test_q8_variants(void)
                 CHECK_INT_EQ(xs[0][l], -(u4 ? 8 : 128) * (b[0] + b[1] + b[2] + b[3]));
             }
             ts_q8_act act = {xq[0], d[0], dexp[0], xs[0], n};
+            /* scales in f32, then f16 as stored (read in place) */
+            for (int half = 0; half < 2; half++)
             for (int rows = 1; rows <= 4; rows++) {
+                const void *S = half ? (const void *)sc16 : (const void *)sc;
+                const void *S2 = half ? (const void *)(sc16 + nc) : (const void *)(sc + nc);
+                const float *scv = half ? sch : sc;
                 float want[4], got[4];
                 for (int zero = 0; zero < 2; zero++) {
                     if (u4) {
-                        ref->qdot_u4_q8(q4, 1, &act, rows, n, sc, zero ? zp : NULL, want, 1);
+                        ref->qdot_u4_q8(q4, 1, &act, rows, n, S, half, zero ? zp : NULL, want, 1);
                         if (best->qdot_u4_q8)
-                            best->qdot_u4_q8(q4, 1, &act, rows, n, sc, zero ? zp : NULL, got, 1);
+                            best->qdot_u4_q8(q4, 1, &act, rows, n, S, half, zero ? zp : NULL, got, 1);
                     } else {
                         if (zero) continue;
-                        ref->qdot_i8_q8(q8, 1, &act, rows, n, sc, want, 1);
-                        if (best->qdot_i8_q8) best->qdot_i8_q8(q8, 1, &act, rows, n, sc, got, 1);
+                        ref->qdot_i8_q8(q8, 1, &act, rows, n, S, half, want, 1);
+                        if (best->qdot_i8_q8) best->qdot_i8_q8(q8, 1, &act, rows, n, S, half, got, 1);
                     }
                     for (int r = 0; r < rows; r++) {
                         /* independent: Σ (w − z)·scale · xq·d in double from the natural order */
@@ -614,7 +623,7 @@ static void test_q8_variants(void)
                             double w = u4 ? (double)(j % 2 ? q4[j / 2] >> 4 : q4[j / 2] & 15) -
                                                 (zero ? zp[c] : 8.0)
                                           : q8[j];
-                            double t = w * sc[c] * (double)xq[0][r * n + at] * d[0][r * nc + c];
+                            double t = w * scv[c] * (double)xq[0][r * n + at] * d[0][r * nc + c];
                             sum += t, mag += fabs(t);
                         }
                         if (!(fabs(want[r] - sum) <= 1e-6 * mag))
@@ -629,8 +638,8 @@ static void test_q8_variants(void)
                         float alone;
                         ts_q8_act one = {xq[0] + r * n, d[0] + r * nc, dexp[0] + r * n / 4,
                                          xs[0] + r * n / 4, n};
-                        if (have && u4) best->qdot_u4_q8(q4, 1, &one, 1, n, sc, zero ? zp : NULL, &alone, 1);
-                        if (have && !u4) best->qdot_i8_q8(q8, 1, &one, 1, n, sc, &alone, 1);
+                        if (have && u4) best->qdot_u4_q8(q4, 1, &one, 1, n, S, half, zero ? zp : NULL, &alone, 1);
+                        if (have && !u4) best->qdot_i8_q8(q8, 1, &one, 1, n, S, half, &alone, 1);
                         if (have) CHECK(memcmp(&alone, &got[r], sizeof(float)) == 0);
                     }
                     /* two weight rows in one call (out[r·ldo + w]) give each row's bits alone */
@@ -640,14 +649,14 @@ static void test_q8_variants(void)
                         float two[8], first[4], second[4];
                         const float *z2 = zero ? zp : NULL;
                         if (u4) {
-                            kv->qdot_u4_q8(q4, 2, &act, rows, n, sc, z2, two, 2);
-                            kv->qdot_u4_q8(q4, 1, &act, rows, n, sc, z2, first, 1);
-                            kv->qdot_u4_q8(q4 + n / 2, 1, &act, rows, n, sc + nc,
+                            kv->qdot_u4_q8(q4, 2, &act, rows, n, S, half, z2, two, 2);
+                            kv->qdot_u4_q8(q4, 1, &act, rows, n, S, half, z2, first, 1);
+                            kv->qdot_u4_q8(q4 + n / 2, 1, &act, rows, n, S2, half,
                                            zero ? zp + nc : NULL, second, 1);
                         } else {
-                            kv->qdot_i8_q8(q8, 2, &act, rows, n, sc, two, 2);
-                            kv->qdot_i8_q8(q8, 1, &act, rows, n, sc, first, 1);
-                            kv->qdot_i8_q8(q8 + n, 1, &act, rows, n, sc + nc, second, 1);
+                            kv->qdot_i8_q8(q8, 2, &act, rows, n, S, half, two, 2);
+                            kv->qdot_i8_q8(q8, 1, &act, rows, n, S, half, first, 1);
+                            kv->qdot_i8_q8(q8 + n, 1, &act, rows, n, S2, half, second, 1);
                         }
                         for (int r = 0; r < rows; r++) {
                             CHECK(memcmp(&two[r * 2], &first[r], sizeof(float)) == 0);
@@ -667,7 +676,7 @@ static void test_q8_variants(void)
             }
             CHECK_INT_EQ(top, d[1][c] > 0 ? 127 : 0);
         }
-        free(x), free(sc), free(zp), free(q8), free(q4);
+        free(x), free(sc), free(zp), free(q8), free(q4), free(sc16), free(sch);
         for (int i = 0; i < 2; i++)
             free(xq[i]), free(d[i]), free(dexp[i]), free(xs[i]);
     }

@@ -15,7 +15,8 @@
  * One 64-byte load of 8-bit weights covers two chunks of 32 (lanes 0–7, 8–15); 32
  * bytes of packed nibbles unpack to [low nibbles | high nibbles], which the u4 activation layout
  * matches (lanes 0–3 and 8–11 one chunk, 4–7 and 12–15 the other). Each lane's integer sum is
- * exact; it is scaled by scale·d in f32 and accumulated. Up to TS_Q8_ROWS activation rows share
+ * exact; it is scaled by scale·d in f32 and accumulated (f16 weight scales widened in registers,
+ * prefetched SCALE_ROWS_AHEAD rows ahead as their own stream). Up to TS_Q8_ROWS activation rows share
  * one pass over the weight row (batched decode). The GEMM's panel likewise holds unsigned weights
  * and each chunk's accumulator starts at −offset·Σxq (per chunk: one activation broadcast meets
  * 32 weight rows); 4 rows × 32 weight rows per tile, measured at ≈ 725 GOP/s
@@ -67,11 +68,24 @@ TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *
     ts_q8_fill_lanes(q, d, n, u4, dexp, xs);
 }
 
-/* Two consecutive f32 scales (the second 0 when `one`) spread over the lanes of `idx`. */
-TS_VNNI static inline __m512 spread(const float *s, bool one, __m512i idx)
+/* Scales c and c + 1 (the second 0 when `one`), f32 or f16 (`half`), spread over the lanes of
+ * `idx`. */
+TS_VNNI __attribute__((always_inline)) static inline __m512 spread(const void *s, bool half, size_t c,
+                                                                   bool one, __m512i idx)
 {
-    return _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(one ? 1 : 3, s));
+    if (!half)
+        return _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(one ? 1 : 3, (const float *)s + c));
+    __m128i h = _mm_maskz_loadu_epi16(one ? 1 : 3, (const uint16_t *)s + c);
+    return _mm512_permutexvar_ps(idx, _mm512_cvtph_ps(_mm256_zextsi128_si256(h)));
 }
+
+/* Weight row w's scales, and how far ahead (in weight rows) the kernels prefetch them: the scales
+ * are a stream of their own beside the weights'. */
+static inline const void *row_scales(const void *scale, bool half, size_t w, size_t n)
+{
+    return (const char *)scale + w * (n / 32) * (half ? sizeof(uint16_t) : sizeof(float));
+}
+#define SCALE_ROWS_AHEAD 8
 
 /* acc[r] += each lane's exact integer sum `dp` of row r, scaled by s·d (d from dexp). */
 TS_VNNI __attribute__((always_inline)) static inline __m512 scaled(__m512 acc, __m512i dp, __m512 s,
@@ -123,8 +137,8 @@ TS_VNNI __attribute__((always_inline)) static inline void ustep(__m512 *acc, int
 
 TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *q,
                                                                   const ts_q8_act *x, int rows,
-                                                                  size_t n, const float *scale,
-                                                                  float *out, size_t ldo)
+                                                                  size_t n, const void *scale,
+                                                                  bool half, float *out, size_t ldo)
 {
     const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
     __m512 acc[TS_Q8_ROWS];
@@ -135,12 +149,12 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
         __builtin_prefetch(q + j + PREFETCH_AHEAD, 0, 0);
         __m512i w = _mm512_loadu_si512(q + j);
         step(acc, rows, x, j, _mm512_abs_epi8(w), _mm512_movepi8_mask(w),
-             spread(scale + j / 32, false, idx), ~0ull, 0xffff);
+             spread(scale, half, j / 32, false, idx), ~0ull, 0xffff);
     }
     if (j < n) {
         __m512i w = _mm512_maskz_loadu_epi8(0xffffffffull, q + j);
         step(acc, rows, x, j, _mm512_abs_epi8(w), _mm512_movepi8_mask(w),
-             spread(scale + j / 32, true, idx), 0xffffffffull, 0xff);
+             spread(scale, half, j / 32, true, idx), 0xffffffffull, 0xff);
     }
     for (int r = 0; r < rows; r++)
         out[(size_t)r * ldo] = _mm512_reduce_add_ps(acc[r]);
@@ -152,11 +166,16 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
 #define I8_ROWS(R)                                                                                 \
     TS_VNNI __attribute__((noinline)) static void i8_rows##R(const int8_t *q, size_t nw,            \
                                                              const ts_q8_act *x, size_t n,         \
-                                                             const float *scale, float *out,       \
-                                                             size_t ldo)                           \
+                                                             const void *scale, bool half,         \
+                                                             float *out, size_t ldo)               \
     {                                                                                              \
-        for (size_t w = 0; w < nw; w++)                                                            \
-            i8_rows(q + w * n, x, R, n, scale + w * (n / 32), out + w, ldo);                       \
+        for (size_t w = 0; w < nw; w++) {                                                          \
+            __builtin_prefetch(row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);            \
+            if (half)                                                                              \
+                i8_rows(q + w * n, x, R, n, row_scales(scale, true, w, n), true, out + w, ldo);    \
+            else                                                                                   \
+                i8_rows(q + w * n, x, R, n, row_scales(scale, false, w, n), false, out + w, ldo);  \
+        }                                                                                          \
     }
 I8_ROWS(1)
 I8_ROWS(2)
@@ -164,20 +183,21 @@ I8_ROWS(3)
 I8_ROWS(4)
 
 TS_VNNI void ts_qdot_i8_q8_avx512vnni(const int8_t *q, size_t nw, const ts_q8_act *x, int rows,
-                                      size_t n, const float *scale, float *out, size_t ldo)
+                                      size_t n, const void *scale, bool half, float *out,
+                                      size_t ldo)
 {
     switch (rows) {
     case 1:
-        i8_rows1(q, nw, x, n, scale, out, ldo);
+        i8_rows1(q, nw, x, n, scale, half, out, ldo);
         break;
     case 2:
-        i8_rows2(q, nw, x, n, scale, out, ldo);
+        i8_rows2(q, nw, x, n, scale, half, out, ldo);
         break;
     case 3:
-        i8_rows3(q, nw, x, n, scale, out, ldo);
+        i8_rows3(q, nw, x, n, scale, half, out, ldo);
         break;
     default:
-        i8_rows4(q, nw, x, n, scale, out, ldo);
+        i8_rows4(q, nw, x, n, scale, half, out, ldo);
         break;
     }
 }
@@ -194,9 +214,9 @@ TS_VNNI static inline __m512i nibbles(const uint8_t *p)
 /* Two accumulators per row (even and odd steps): one f32 FMA chain per step was the limit. */
 TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t *q,
                                                                   const ts_q8_act *x, int rows,
-                                                                  size_t n, const float *scale,
-                                                                  const float *zero, float *out,
-                                                                  size_t ldo)
+                                                                  size_t n, const void *scale,
+                                                                  bool half, const float *zero,
+                                                                  float *out, size_t ldo)
 {
     /* lanes 0–3 and 8–11 are a step's first chunk, 4–7 and 12–15 its second */
     const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
@@ -208,18 +228,18 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
     for (; j + 128 <= n; j += 128) {
         __builtin_prefetch(q + j / 2 + PREFETCH_AHEAD, 0, 0);
         if (zero) {
-            zl = _mm512_cvttps_epi32(spread(zero + j / 32, false, idx));
-            zl2 = _mm512_cvttps_epi32(spread(zero + j / 32 + 2, false, idx));
+            zl = _mm512_cvttps_epi32(spread(zero, false, j / 32, false, idx));
+            zl2 = _mm512_cvttps_epi32(spread(zero, false, j / 32 + 2, false, idx));
         }
         ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl,
-              spread(scale + j / 32, false, idx), ~0ull, 0xffff);
+              spread(scale, half, j / 32, false, idx), ~0ull, 0xffff);
         ustep(acc2, rows, x, j + 64, nibbles(q + j / 2 + 32), zero != NULL, zl2,
-              spread(scale + j / 32 + 2, false, idx), ~0ull, 0xffff);
+              spread(scale, half, j / 32 + 2, false, idx), ~0ull, 0xffff);
     }
     if (j + 64 <= n) {
-        if (zero) zl = _mm512_cvttps_epi32(spread(zero + j / 32, false, idx));
+        if (zero) zl = _mm512_cvttps_epi32(spread(zero, false, j / 32, false, idx));
         ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl,
-              spread(scale + j / 32, false, idx), ~0ull, 0xffff);
+              spread(scale, half, j / 32, false, idx), ~0ull, 0xffff);
         j += 64;
     }
     if (j < n) {
@@ -230,7 +250,7 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
         if (zero) zl = _mm512_set1_epi32((int)zero[j / 32]);
         /* a single chunk: every lane takes its scale (lanes 8–15 meet zero bytes) */
         ustep(acc2, rows, x, j, u, zero != NULL, zl,
-              spread(scale + j / 32, true, _mm512_setzero_si512()), 0xffffffffull, 0xff);
+              spread(scale, half, j / 32, true, _mm512_setzero_si512()), 0xffffffffull, 0xff);
     }
     for (int r = 0; r < rows; r++)
         out[(size_t)r * ldo] = _mm512_reduce_add_ps(_mm512_add_ps(acc[r], acc2[r]));
@@ -238,12 +258,19 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
 
 #define U4_ROWS(R)                                                                                 \
     TS_VNNI __attribute__((noinline)) static void u4_rows##R(                                      \
-        const uint8_t *q, size_t nw, const ts_q8_act *x, size_t n, const float *scale,             \
+        const uint8_t *q, size_t nw, const ts_q8_act *x, size_t n, const void *scale, bool half,   \
         const float *zero, float *out, size_t ldo)                                                 \
     {                                                                                              \
-        for (size_t w = 0; w < nw; w++)                                                            \
-            u4_rows(q + w * (n / 2), x, R, n, scale + w * (n / 32),                                \
-                    zero ? zero + w * (n / 32) : NULL, out + w, ldo);                              \
+        for (size_t w = 0; w < nw; w++) {                                                          \
+            const float *z = zero ? zero + w * (n / 32) : NULL;                                    \
+            __builtin_prefetch(row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);            \
+            if (half)                                                                              \
+                u4_rows(q + w * (n / 2), x, R, n, row_scales(scale, true, w, n), true, z, out + w, \
+                        ldo);                                                                      \
+            else                                                                                   \
+                u4_rows(q + w * (n / 2), x, R, n, row_scales(scale, false, w, n), false, z,        \
+                        out + w, ldo);                                                             \
+        }                                                                                          \
     }
 U4_ROWS(1)
 U4_ROWS(2)
@@ -251,21 +278,21 @@ U4_ROWS(3)
 U4_ROWS(4)
 
 TS_VNNI void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows,
-                                      size_t n, const float *scale, const float *zero, float *out,
-                                      size_t ldo)
+                                      size_t n, const void *scale, bool half, const float *zero,
+                                      float *out, size_t ldo)
 {
     switch (rows) {
     case 1:
-        u4_rows1(q, nw, x, n, scale, zero, out, ldo);
+        u4_rows1(q, nw, x, n, scale, half, zero, out, ldo);
         break;
     case 2:
-        u4_rows2(q, nw, x, n, scale, zero, out, ldo);
+        u4_rows2(q, nw, x, n, scale, half, zero, out, ldo);
         break;
     case 3:
-        u4_rows3(q, nw, x, n, scale, zero, out, ldo);
+        u4_rows3(q, nw, x, n, scale, half, zero, out, ldo);
         break;
     default:
-        u4_rows4(q, nw, x, n, scale, zero, out, ldo);
+        u4_rows4(q, nw, x, n, scale, half, zero, out, ldo);
         break;
     }
 }

@@ -86,9 +86,15 @@ void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, 
     ts_q8_fill_lanes(q, d, n, u4, dexp, xs);
 }
 
+/* Chunk c's weight scale: f32, or f16 when `half`. */
+static float scale_at(const void *scale, bool half, size_t c)
+{
+    return half ? ts_f16_to_f32_scalar(((const uint16_t *)scale)[c]) : ((const float *)scale)[c];
+}
+
 /* One weight row (the public entries loop over nw of them). */
-static void i8_q8_row(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                      float *out, size_t ldo)
+static void i8_q8_row(const int8_t *q, const ts_q8_act *x, int rows, size_t n, const void *scale,
+                      bool half, float *out, size_t ldo)
 {
     for (int r = 0; r < rows; r++) {
         const int8_t *xq = x->q + (size_t)r * x->ld;
@@ -98,14 +104,14 @@ static void i8_q8_row(const int8_t *q, const ts_q8_act *x, int rows, size_t n, c
             int32_t sum = 0;
             for (size_t j = c * 32; j < c * 32 + 32; j++)
                 sum += (int32_t)q[j] * xq[j];
-            total += scale[c] * d[c] * (float)sum;
+            total += scale_at(scale, half, c) * d[c] * (float)sum;
         }
         out[(size_t)r * ldo] = total;
     }
 }
 
-static void u4_q8_row(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const float *scale,
-                      const float *zero, float *out, size_t ldo)
+static void u4_q8_row(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, const void *scale,
+                      bool half, const float *zero, float *out, size_t ldo)
 {
     for (int r = 0; r < rows; r++) {
         const int8_t *xq = x->q + (size_t)r * x->ld;
@@ -117,23 +123,29 @@ static void u4_q8_row(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, 
                 int32_t v = j % 2 ? q[j / 2] >> 4 : q[j / 2] & 15;
                 sum += (v - z) * xq[ts_q8_u4_position(j, n)];
             }
-            total += scale[c] * d[c] * (float)sum;
+            total += scale_at(scale, half, c) * d[c] * (float)sum;
         }
         out[(size_t)r * ldo] = total;
     }
 }
 
+/* Weight row w's scales. */
+static const void *row_scales(const void *scale, bool half, size_t w, size_t n)
+{
+    return (const char *)scale + w * (n / 32) * (half ? sizeof(uint16_t) : sizeof(float));
+}
+
 void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
-                       const float *scale, float *out, size_t ldo)
+                       const void *scale, bool half, float *out, size_t ldo)
 {
     for (size_t w = 0; w < nw; w++)
-        i8_q8_row(q + w * n, x, rows, n, scale + w * (n / 32), out + w, ldo);
+        i8_q8_row(q + w * n, x, rows, n, row_scales(scale, half, w, n), half, out + w, ldo);
 }
 
 void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
-                       const float *scale, const float *zero, float *out, size_t ldo)
+                       const void *scale, bool half, const float *zero, float *out, size_t ldo)
 {
     for (size_t w = 0; w < nw; w++)
-        u4_q8_row(q + w * (n / 2), x, rows, n, scale + w * (n / 32),
+        u4_q8_row(q + w * (n / 2), x, rows, n, row_scales(scale, half, w, n), half,
                   zero ? zero + w * (n / 32) : NULL, out + w, ldo);
 }
