@@ -11,6 +11,8 @@ Formats and what they are compared with:
   bf16: tessera --dtype bf16 (default compute: bf16 products)  vs  GGUF BF16
   q8:   tessera --quantize q8 (Q8_0's rule, W8A8)              vs  Q8_0
   q4:   tessera --quantize q4 (Q4_0's rule, W8A8)              vs  Q4_K_M and Q4_0
+With bf16 and q8 both run, one more line: Tessera's q8 prefill (int8 W8A8 products) over
+llama.cpp's BF16 prefill (best round of each, and the medians' quotient).
 
 llama.cpp is neither vendored nor built here: pass its binaries (--llama-bench, and
 --llama-quantize to make the quantized GGUFs). The GGUFs: give them (--gguf FORMAT=FILE, repeatable),
@@ -238,6 +240,7 @@ def main():
     print(f"{a.preset}, {a.threads} threads, pp{a.p} / tg{a.n}, {a.rounds} alternating rounds; "
           f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     rows = []
+    prefill = {}  # each side's pp per round: Tessera's per format, llama.cpp's per type
     for fmt in formats:
         best = {"tessera": None}
         for t in LLAMA_TYPES[fmt]:
@@ -247,12 +250,14 @@ def main():
             ours = tessera_once(a, fmt)
             print(f"  round {r + 1} tessera {fmt}: pp {ours['pp']:.1f}  tg {ours['tg']:.2f} tok/s "
                   f"({ours['gbs']:.2f} GB/s = {ours['bw_pct']}% of read bandwidth; peak RSS {ours['rss_mb']:.0f} MB)")
+            prefill.setdefault(fmt, []).append(ours["pp"])
             prev = best["tessera"] or ours
             best["tessera"] = dict(ours, pp=max(ours["pp"], prev["pp"]), tg=max(ours["tg"], prev["tg"]),
                                    rss_mb=max(ours["rss_mb"], prev["rss_mb"]))
             for t in LLAMA_TYPES[fmt]:
                 got = llama_once(a, ggufs[t])
                 print(f"  round {r + 1} llama.cpp {t}: pp {got['pp']:.1f}  tg {got['tg']:.2f} tok/s")
+                prefill.setdefault(t, []).append(got["pp"])
                 prev = best[t]
                 best[t] = {"pp": max(got["pp"], prev["pp"] if prev else 0), "tg": max(got["tg"], prev["tg"] if prev else 0)}
                 for k in ("pp", "tg"):
@@ -268,6 +273,11 @@ def main():
     for fmt, t, ts, ll, pr in rows:
         print(f"{fmt:>8} {t:>9} {ts['pp']:11.1f} {ll['pp']:9.1f} {ts['pp'] / ll['pp']:6.2f} {median(pr['pp']):7.2f} "
               f"{ts['tg']:11.2f} {ll['tg']:9.2f} {ts['tg'] / ll['tg']:6.2f} {median(pr['tg']):7.2f} {ts['rss_mb']:7.0f}")
+    # The int8 prefill target is against llama.cpp's BF16 prefill: Tessera's q8 (W8A8) rounds
+    # against the BF16 rounds of the same run.
+    if "q8" in prefill and "BF16" in prefill:
+        print(f"int8 prefill (tessera q8, W8A8) / llama.cpp BF16: best {max(prefill['q8']) / max(prefill['BF16']):.2f}, "
+              f"medians {median(prefill['q8']) / median(prefill['BF16']):.2f}")
     load = os.getloadavg()
     print(f"load average at end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({time.strftime('%H:%M:%S')})")
 

@@ -69,6 +69,9 @@ ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k,
 /* The program's bf16 activation buffer with room for n elements (its key cleared: the caller
  * fills it), or NULL when cpu->act is NULL or memory runs out. */
 uint16_t *ts_cpu_act_reserve(const ts_cpu *cpu, size_t n);
+/* x [m, k] rounded to bf16 (passes·m rows: [hi; lo] for two) in the program's buffer (cpu->act,
+ * not NULL), or the copy already there for this input value; NULL when memory runs out. */
+const uint16_t *ts_cpu_act_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, int passes);
 /* y[m, n] = xb[m, :] · w[n, :] for activation rows already rounded to bf16 (one pass) and bf16
  * weights, by the tiled bf16 kernels (or oneDNN where the program uses it); k even. */
 ts_status ts_cpu_linear_bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int64_t m, int64_t k, const void *w,

@@ -272,9 +272,7 @@ ts_status ts_cpu_linear_bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int64_t
     return bf16_rows(cpu, xb, 1, m, k, w, n, NULL, TS_DTYPE_F32, y, err);
 }
 
-/* x [m, k] rounded to bf16 (passes·m rows) in the program's buffer (cpu->act, not NULL), or the
- * copy already there for this input value; NULL when memory runs out. */
-static const uint16_t *act_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, int passes)
+const uint16_t *ts_cpu_act_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, int passes)
 {
     ts_cpu_act *a = cpu->act;
     if (a->want >= 0 && a->key == a->want && a->x == x && a->m == m && a->k == k && a->passes == passes) return a->buf;
@@ -294,7 +292,7 @@ static ts_status linear_bf16(const ts_cpu *cpu, const float *x, int64_t m, int64
 {
     int passes = cpu->bf16_passes;
     if (cpu->act) {
-        const uint16_t *xb = act_bf16(cpu, x, m, k, passes);
+        const uint16_t *xb = ts_cpu_act_bf16(cpu, x, m, k, passes);
         if (!xb) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
         return bf16_rows(cpu, xb, passes, m, k, w, n, bias, bias_dtype, y, err);
     }
@@ -355,7 +353,7 @@ static ts_status linear_run(const ts_cpu *cpu, const float *x, int64_t m, int64_
         /* In the program's buffer (ts_cpu_act), shared by the linears of one input (q, k, v; gate,
          * up), as the tiled path's. */
         if (cpu->act) {
-            job.xb = act_bf16(cpu, x, m, k, 1);
+            job.xb = ts_cpu_act_bf16(cpu, x, m, k, 1);
         } else if ((own = malloc(sizeof(uint16_t) * (size_t)(m * k) + 1))) {
             round_job rj = {cpu->kernels, x, own, m, k, 16, 1};
             ts_pool_run(cpu->pool, round_task, &rj, (m + rj.rows - 1) / rj.rows);
