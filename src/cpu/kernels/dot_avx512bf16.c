@@ -38,9 +38,11 @@ TS_AVX512BF16 static inline __m512bh load_bh(const uint16_t *p, __mmask32 m)
 static inline __mmask32 mask32(size_t left) { return left >= 32 ? (__mmask32)~0u : (__mmask32)((1u << left) - 1); }
 
 /* Each weight row's stream is prefetched this far ahead (into the rows after it), two lines per
- * step: the hardware prefetcher alone left the decode dots waiting on memory. Synthetic 0.5B preset
- * in bf16, 2 threads, alternating runs on a noisy VM (best of 3–8): one sequence 47.6 → 52.7 tok/s
- * (median 36 → 39), eight sequences 221 → 262 tok/s; 2–16 KB ahead within the noise. */
+ * step, into L2: the hardware prefetcher alone left the decode dots waiting on memory. Synthetic
+ * 0.5B preset in bf16, 2 threads, alternating runs on a noisy VM: on Zen 5 (into L1) one sequence
+ * 47.6 → 52.7 tok/s best of 3–8 (median 36 → 39), eight sequences 221 → 262 tok/s, 2–16 KB ahead
+ * within the noise; on Zen 4, where the L1 fills cost more than they saved, into L2 instead: median
+ * of 8 25.0 → 29.2 tok/s (no prefetch 26.4, median of 6). */
 #define PF_BYTES_AHEAD 8192
 #define DP(acc, a, b) acc = _mm512_dpbf16_ps(acc, a, b)
 #define XB(r, at, m) (rows > r ? load_bh(x + r * ldx + (at), m) : zb)
@@ -67,8 +69,8 @@ TS_AVX512BF16 static inline __attribute__((always_inline)) void bf16_live(const 
     const char *pf = (const char *)w + PF_BYTES_AHEAD;
     for (; i < full; i += 64) {
         for (int o = 0; o < wr; o++) {
-            _mm_prefetch(pf + (o * ldw + i) * 2, _MM_HINT_T0);
-            _mm_prefetch(pf + (o * ldw + i) * 2 + 64, _MM_HINT_T0);
+            _mm_prefetch(pf + (o * ldw + i) * 2, _MM_HINT_T1);
+            _mm_prefetch(pf + (o * ldw + i) * 2 + 64, _MM_HINT_T1);
         }
         __m512bh w0a = WB(0, i, ~0u), w0b = WB(0, i + 32, ~0u), w1a = WB(1, i, ~0u), w1b = WB(1, i + 32, ~0u);
         __m512bh x0a = XB(0, i, ~0u), x0b = XB(0, i + 32, ~0u), x1a = XB(1, i, ~0u), x1b = XB(1, i + 32, ~0u);
