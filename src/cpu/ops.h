@@ -66,6 +66,9 @@ int ts_cpu_row_runs(const ts_cpu *cpu, int64_t m, int64_t *rows, bool *tiled);
 ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
                    ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y,
                    ts_error *err);
+/* y[r, n0:n1] += bias[n0:n1] for m rows (ldy floats apart), the bias f32, bf16 or f16: widened
+ * once per block of columns, not once per element. */
+void ts_cpu_add_bias(float *y, int64_t ldy, int64_t m, int64_t n0, int64_t n1, const void *bias, ts_dtype dtype);
 /* The program's bf16 activation buffer with room for n elements (its key cleared: the caller
  * fills it), or NULL when cpu->act is NULL or memory runs out. */
 uint16_t *ts_cpu_act_reserve(const ts_cpu *cpu, size_t n);

@@ -43,6 +43,19 @@ static float bias_at(const void *bias, ts_dtype dtype, int64_t i)
     }
 }
 
+void ts_cpu_add_bias(float *y, int64_t ldy, int64_t m, int64_t n0, int64_t n1, const void *bias, ts_dtype dtype)
+{
+    float b[256];
+    for (int64_t c0 = n0; c0 < n1; c0 += 256) {
+        int64_t len = n1 - c0 < 256 ? n1 - c0 : 256;
+        for (int64_t i = 0; i < len; i++) b[i] = bias_at(bias, dtype, c0 + i);
+        for (int64_t r = 0; r < m; r++) {
+            float *row = y + r * ldy + c0;
+            for (int64_t i = 0; i < len; i++) row[i] += b[i];
+        }
+    }
+}
+
 /* Decode rows from which the row dots take TS_DOT_TILE weight rows at a time (linear_task). */
 #define DOT_TILE_ROWS 12
 
@@ -164,9 +177,7 @@ static void gemm_task(void *arg, int64_t task, int worker)
     _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
     int64_t n0 = task * j->block, n1 = n0 + j->block < j->n ? n0 + j->block : j->n;
     j->cpu->kernels->gemm_f32(j->x, j->m, j->k, j->w, j->w_dtype, j->k, n0, n1, j->y, j->n, panel);
-    if (j->bias)
-        for (int64_t r = 0; r < j->m; r++)
-            for (int64_t o = n0; o < n1; o++) j->y[r * j->n + o] += bias_at(j->bias, j->bias_dtype, o);
+    if (j->bias) ts_cpu_add_bias(j->y, j->n, j->m, n0, n1, j->bias, j->bias_dtype);
 }
 
 static float widen_bf16(uint16_t h)
@@ -196,9 +207,7 @@ static void bf16_task(void *arg, int64_t task, int worker)
     _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
     int64_t n0 = task * j->block, n1 = n0 + j->block < j->n ? n0 + j->block : j->n;
     j->cpu->kernels->gemm_bf16(j->a, j->m, j->k, j->w, n0, n1, j->c, j->n, panel);
-    if (j->bias)
-        for (int64_t r = 0; r < j->m; r++)
-            for (int64_t o = n0; o < n1; o++) j->c[r * j->n + o] += bias_at(j->bias, j->bias_dtype, o);
+    if (j->bias) ts_cpu_add_bias(j->c, j->n, j->m, n0, n1, j->bias, j->bias_dtype);
 }
 
 uint16_t *ts_cpu_act_reserve(const ts_cpu *cpu, size_t n)
@@ -260,9 +269,7 @@ static ts_status bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int passes, in
     if (st == TS_OK && passes == 2)
         for (int64_t i = 0; i < m * n; i++) y[i] = lo[i] + lo[m * n + i];
     free(lo);
-    if (st == TS_OK && bias && !bias_done)
-        for (int64_t r = 0; r < m; r++)
-            for (int64_t o = 0; o < n; o++) y[r * n + o] += bias_at(bias, bias_dtype, o);
+    if (st == TS_OK && bias && !bias_done) ts_cpu_add_bias(y, n, m, 0, n, bias, bias_dtype);
     return st;
 }
 

@@ -163,9 +163,7 @@ static void gemm_task(void *arg, int64_t task, int worker)
         int64_t cols = n1 - c0 < TS_GEMM_COLUMNS ? n1 - c0 : TS_GEMM_COLUMNS;
         for (int64_t c = 0; c < cols; c++) dequant_row(j, c0 + c, sc, zp, &zero_ready, wpanel + c * s->k);
         j->cpu->kernels->gemm_f32(j->x, s->m, s->k, wpanel, TS_DTYPE_F32, s->k, 0, cols, j->y + c0, s->n, panel);
-        if (j->bias)
-            for (int64_t r = 0; r < s->m; r++)
-                for (int64_t c = 0; c < cols; c++) j->y[r * s->n + c0 + c] += widen(j->bias, s->bias_dtype, c0 + c);
+        if (j->bias) ts_cpu_add_bias(j->y, s->n, s->m, c0, c0 + cols, j->bias, s->bias_dtype);
     }
 }
 
@@ -236,9 +234,7 @@ static void q8_task(void *arg, int64_t task, int worker)
                     else kern->qdot_u4_q8(w, (size_t)per, &x, rows, k, scale, half, zero, out, (size_t)s->n);
                 }
             }
-            if (j->bias)
-                for (int64_t r = t0; r < t1; r++)
-                    for (int64_t o = o0; o < o0 + count; o++) j->y[r * s->n + o] += widen(j->bias, s->bias_dtype, o);
+            if (j->bias) ts_cpu_add_bias(j->y + t0 * s->n, s->n, t1 - t0, o0, o0 + count, j->bias, s->bias_dtype);
         }
     }
 }
@@ -316,10 +312,7 @@ static void q8_gemm_task(void *arg, int64_t task, int worker)
         pack_panel(j, c0, cols, sc, zp, &zero_ready, panel, pscale, poffsets);
         j->cpu->kernels->gemm_q8(&j->act, j->xsum, s->m, k, panel, pscale, offset, poffsets, cols,
                                  j->y + c0, s->n);
-        if (j->bias)
-            for (int64_t r = 0; r < s->m; r++)
-                for (int64_t c = 0; c < cols; c++)
-                    j->y[r * s->n + c0 + c] += widen(j->bias, s->bias_dtype, c0 + c);
+        if (j->bias) ts_cpu_add_bias(j->y, s->n, s->m, c0, c0 + cols, j->bias, s->bias_dtype);
     }
 }
 
