@@ -5,7 +5,8 @@ For each weight format (bf16, q8, q4) it runs `tessera bench --synthetic PRESET`
 `llama-bench` on a GGUF of the same shape, alternating (Tessera, llama.cpp, Tessera, …) for
 --rounds rounds so that both see the same machine load, and prints prefill (pp) and decode (tg)
 tok/s, Tessera's peak RSS, and the ratios Tessera / llama.cpp: of the best round of each (the
-highest pp and tg each side reached), and the median of the rounds' own ratios.
+highest pp and tg each side reached), and the median of the rounds' own ratios. Both sides decode
+after a prompt of -p tokens (llama-bench -d: its tg alone would start from an empty cache).
 
 Formats and what they are compared with:
   bf16: tessera --dtype bf16 (default compute: bf16 products)  vs  GGUF BF16
@@ -181,10 +182,12 @@ def tessera_once(a, fmt):
 
 
 def llama_once(a, gguf_path):
-    out = run([a.llama_bench, "-m", gguf_path, "-p", str(a.p), "-n", str(a.n), "-t", str(a.threads), "-r", "1",
-               "-o", "json"])
-    res = json.loads(out)
+    # Decode at the same depth as Tessera's, which decodes after its -p prompt: llama-bench's tg
+    # alone starts from an empty cache (-d puts the prompt before it, untimed).
+    common = ["-m", gguf_path, "-t", str(a.threads), "-r", "1", "-o", "json"]
+    res = json.loads(run([a.llama_bench, *common, "-p", str(a.p), "-n", "0"]))
     pp = next(r["avg_ts"] for r in res if r["n_prompt"] > 0 and r["n_gen"] == 0)
+    res = json.loads(run([a.llama_bench, *common, "-p", "0", "-n", str(a.n), "-d", str(a.p)]))
     tg = next(r["avg_ts"] for r in res if r["n_gen"] > 0 and r["n_prompt"] == 0)
     return {"pp": pp, "tg": tg}
 

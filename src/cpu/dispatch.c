@@ -19,6 +19,7 @@ static const ts_kernels portable = {
     .logistic_f32 = ts_logistic_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
     .pack_u32_panel = ts_pack_u32_panel_ref,
+    .weighted_sum_f32 = ts_weighted_sum_f32_ref,
 };
 
 #if defined(__x86_64__)
@@ -37,6 +38,7 @@ static const ts_kernels avx2 = {
     .logistic_f32 = ts_logistic_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
     .pack_u32_panel = ts_pack_u32_panel_ref,
+    .weighted_sum_f32 = ts_weighted_sum_f32_ref,
 };
 
 /* AVX512_BF16's dots round activations to bf16, so both AVX-512 tables keep the exact f32-activation
@@ -52,7 +54,8 @@ static const ts_kernels avx2 = {
     .qdot_i8_f32 = ts_qdot_i8_f32_avx512, .qdot_u4_f32 = ts_qdot_u4_f32_avx512,                   \
     .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512,         \
     .softmax_f32 = ts_softmax_f32_avx512, .logistic_f32 = ts_logistic_f32_avx512,                 \
-    .f32_to_bf16 = ts_f32_to_bf16_avx512, .pack_u32_panel = ts_pack_u32_panel_avx512
+    .f32_to_bf16 = ts_f32_to_bf16_avx512, .pack_u32_panel = ts_pack_u32_panel_avx512,             \
+    .weighted_sum_f32 = ts_weighted_sum_f32_avx512
 
 /* The W8A8 dots need VPDPBUSD; without it (and on AVX2) quantized linears keep f32 activations,
  * as an integer dot of bytes emulated with 16-bit products would not be faster. */

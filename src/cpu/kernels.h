@@ -42,6 +42,10 @@ typedef struct ts_kernels {
      * whatever shape computed it. NULL without AVX512_BF16 (the f32-activation dots then serve). */
     void (*dot_bf16_bf16)(const uint16_t *w, size_t ldw, int wrows, const uint16_t *x, size_t ldx, int rows, size_t n,
                           float *out);
+    /* out[c] = Σ_{t < count} p[t]·v[t·ldv + c] for c < n, the sum from 0 in t order, each
+     * product rounded then added (no FMA): a decode row's attention P·V over its value rows; the
+     * same bits in every variant. Never NULL. */
+    void (*weighted_sum_f32)(const float *p, size_t count, const float *v, size_t ldv, size_t n, float *out);
     void (*bf16_to_f32)(const uint16_t *src, float *dst, size_t n);
     void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
     /* C[:, n0:n1] = A[m, k] · W[n0:n1, :k]ᵀ (W rows ldw apart, C rows ldc apart), many rows;
@@ -178,6 +182,7 @@ uint16_t ts_f32_to_bf16_scalar(float f);
 void ts_pack_u32_panel_ref(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_ref(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_ref(float *y, size_t n);
+void ts_weighted_sum_f32_ref(const float *p, size_t count, const float *v, size_t ldv, size_t n, float *out);
 void ts_logistic_f32_ref(const float *x, float *y, size_t n);
 void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
                        const void *scale, bool half, float *out, size_t ldo);
@@ -224,6 +229,7 @@ void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *
 void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_avx512(float *y, size_t n);
+void ts_weighted_sum_f32_avx512(const float *p, size_t count, const float *v, size_t ldv, size_t n, float *out);
 void ts_logistic_f32_avx512(const float *x, float *y, size_t n);
 void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                            const uint8_t *panel, const float *scale, int32_t offset,

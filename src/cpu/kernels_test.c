@@ -686,9 +686,40 @@ static void test_q8_variants(void)
 #endif
 }
 
+/* P·V for a decode row: every variant gives the reference's bits (products rounded, then added in
+ * key order) for widths with and without a part vector and more than 64 columns, value rows
+ * strided as a cache's; and the reference is that sum. */
+static void test_weighted_sum_variants(void)
+{
+    static const size_t widths[] = {1, 16, 17, 64, 80, 130}, counts[] = {1, 5, 300};
+    const ts_kernels *ref = ts_kernels_select(0), *best = ts_kernels_select(ts_cpu_features());
+    uint32_t seed = 21;
+    for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); wi++)
+        for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
+            size_t n = widths[wi], count = counts[ci], ldv = n * 2 + 3;
+            float *p = malloc(sizeof(float) * count), *v = malloc(sizeof(float) * count * ldv);
+            float *want = malloc(sizeof(float) * n), *got = malloc(sizeof(float) * n);
+            for (size_t t = 0; t < count; t++) p[t] = lcg(&seed) + 1.0f;
+            for (size_t i = 0; i < count * ldv; i++) v[i] = lcg(&seed) * 3.0f;
+            ref->weighted_sum_f32(p, count, v, ldv, n, want);
+            best->weighted_sum_f32(p, count, v, ldv, n, got);
+            CHECK(memcmp(want, got, sizeof(float) * n) == 0);
+            for (size_t c = 0; c < n; c++) {
+                float sum = 0.0f;
+                for (size_t t = 0; t < count; t++) {
+                    float product = p[t] * v[t * ldv + c];
+                    sum += product;
+                }
+                CHECK(memcmp(&sum, &want[c], sizeof(float)) == 0);
+            }
+            free(p), free(v), free(want), free(got);
+        }
+}
+
 int main(void)
 {
     RUN(test_q8_variants);
+    RUN(test_weighted_sum_variants);
     RUN(test_qdot_variants);
     RUN(test_variants_match_reference);
     RUN(test_f16_variants);

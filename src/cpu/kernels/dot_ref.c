@@ -111,3 +111,13 @@ float ts_dot_bf16_bf16_ref(const uint16_t *w, const uint16_t *x, size_t n)
         for (int l = 0; l < half; l++) v[l] = v[l] + v[l + half];
     return v[0];
 }
+
+void ts_weighted_sum_f32_ref(const float *p, size_t count, const float *v, size_t ldv, size_t n, float *out)
+{
+    for (size_t c = 0; c < n; c++) out[c] = 0.0f;
+    for (size_t t = 0; t < count; t++)
+        for (size_t c = 0; c < n; c++) {
+            float product = p[t] * v[t * ldv + c];
+            out[c] += product;
+        }
+}

@@ -111,10 +111,20 @@ static void attention_task(void *arg, int64_t task, int worker)
     bool bf16 = s->kv_dtype == TS_DTYPE_BF16;
     const float *qrow = j->q + (i * s->q_heads + h) * s->head_dim;
     float scale = (float)s->scale, cap = (float)s->softcap;
-    for (int64_t t = 0; t < visible; t++) {
+    const ts_kernels *kern = j->cpu->kernels;
+    size_t ldk = (size_t)(s->kv_heads * s->head_dim);
+    int64_t t = 0;
+    /* f32 keys four at a time where the kernels have the row dots (each the single dot's bits) */
+    for (; !bf16 && kern->dot_rows_f32 && t + 4 <= visible; t += 4)
+        kern->dot_rows_f32(qrow, (const float *)j->k + (size_t)(t * s->kv_heads + kh) * (size_t)s->head_dim, ldk, 4,
+                           (size_t)s->head_dim, scores + t);
+    for (; t < visible; t++) {
         size_t at = (size_t)((t * s->kv_heads + kh) * s->head_dim);
-        float dot = (bf16 ? j->cpu->kernels->dot_bf16_f32((const uint16_t *)j->k + at, qrow, (size_t)s->head_dim)
-                          : j->cpu->kernels->dot_f32(qrow, (const float *)j->k + at, (size_t)s->head_dim)) * scale;
+        scores[t] = bf16 ? kern->dot_bf16_f32((const uint16_t *)j->k + at, qrow, (size_t)s->head_dim)
+                         : kern->dot_f32(qrow, (const float *)j->k + at, (size_t)s->head_dim);
+    }
+    for (t = 0; t < visible; t++) {
+        float dot = scores[t] * scale;
         if (cap > 0) dot = tanhf(dot / cap) * cap;
         if (j->bias) dot += j->bias[i * s->lk + t];
         scores[t] = dot;
@@ -126,7 +136,12 @@ static void attention_task(void *arg, int64_t task, int worker)
         return;
     }
     ts_cpu_softmax_row(j->cpu->kernels, scores, visible);
-    for (int64_t t = 0; t < visible; t++) {
+    if (!bf16) {
+        kern->weighted_sum_f32(scores, (size_t)visible, (const float *)j->v + kh * s->v_dim,
+                               (size_t)(s->kv_heads * s->v_dim), (size_t)s->v_dim, o);
+        return;
+    }
+    for (t = 0; t < visible; t++) {
         size_t at = (size_t)((t * s->kv_heads + kh) * s->v_dim);
         const float *vrow = (const float *)j->v + at;
         if (bf16) {
