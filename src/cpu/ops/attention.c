@@ -70,7 +70,9 @@ static size_t bf16_shared_bytes(const ts_attention_shape *s)
 static size_t bf16_worker_bytes(const ts_attention_shape *s)
 {
     int64_t lk = round_up(s->lk, PANEL), bq = BF16_ROWS;
-    return round_up((int64_t)(sizeof(uint16_t) * (size_t)(bq * s->head_dim + bq * lk) + sizeof(float) * (size_t)(bq * lk)), 64);
+    int64_t blocks = (int64_t)(sizeof(uint16_t) * (size_t)(bq * s->head_dim + bq * lk) + sizeof(float) * (size_t)(bq * lk));
+    int64_t packing = (int64_t)sizeof(uint16_t) * PANEL * (s->head_dim + s->v_dim); /* bf16_pack_task's rows */
+    return (size_t)round_up(blocks > packing ? blocks : packing, 64);
 }
 
 static bool use_gemm(const ts_cpu *cpu, const ts_attention_shape *s)
@@ -216,33 +218,33 @@ typedef struct {
     uint8_t *workers;
 } bf16_job;
 
-static uint32_t pair(float lo, float hi)
-{
-    return (uint32_t)ts_f32_to_bf16_scalar(lo) | (uint32_t)ts_f32_to_bf16_scalar(hi) << 16;
-}
-
-/* Keys t0 … t0 + 31 of kv head kh into their key panel and their rows of the value panels. */
+/* Keys t0 … t0 + 31 of kv head kh into their key panel and their rows of the value panels: the
+ * rows rounded to bf16 by the vector kernel (the scalar rounding's bits) into the worker's
+ * scratch, the keys transposed by pack_u32_panel, the values' pairs of keys interleaved (a
+ * scalar rounding per element was an eighth of a tower layer's attention). */
 static void bf16_pack_task(void *arg, int64_t task, int worker)
 {
-    (void)worker;
     const bf16_job *j = arg;
     const ts_attention_shape *s = j->s;
+    const ts_kernels *kern = j->cpu->kernels;
     int64_t kh = task / j->used, t0 = task % j->used * PANEL;
     int64_t d = s->head_dim, dv = s->v_dim, dvp = round_up(dv, PANEL);
-    uint32_t *kp = j->kpack + (kh * j->lk + t0) * (d / 2); /* panel t0/32: [d/2][32] */
-    for (int64_t c = 0; c < PANEL; c++) {
-        const float *row = c + t0 < j->keys ? j->k + ((t0 + c) * s->kv_heads + kh) * d : NULL;
-        for (int64_t p = 0; p < d / 2; p++) kp[p * PANEL + c] = row ? pair(row[2 * p], row[2 * p + 1]) : 0;
+    int rows = j->keys - t0 < PANEL ? (int)(j->keys - t0) : PANEL;
+    uint16_t *kb = (uint16_t *)(j->workers + (size_t)worker * bf16_worker_bytes(s)), *vb = kb + PANEL * d;
+    for (int c = 0; c < rows; c++) {
+        kern->f32_to_bf16(j->k + ((t0 + c) * s->kv_heads + kh) * d, kb + c * d, (size_t)d);
+        kern->f32_to_bf16(j->v + ((t0 + c) * s->kv_heads + kh) * dv, vb + c * dv, (size_t)dv);
     }
+    /* panel t0/32: [d/2][32], keys past the visible ones zero */
+    kern->pack_u32_panel(kb, sizeof(uint16_t) * (size_t)d, rows, (size_t)(d / 2), 0, j->kpack + (kh * j->lk + t0) * (d / 2));
     for (int64_t cb = 0; cb < dvp / PANEL; cb++) {
         uint32_t *vp = j->vpack + ((kh * (dvp / PANEL) + cb) * j->lk + t0) / 2 * PANEL; /* pairs of keys */
-        for (int64_t p = 0; p < PANEL / 2; p++) {
-            int64_t t = t0 + 2 * p;
-            const float *r0 = t < j->keys ? j->v + (t * s->kv_heads + kh) * dv : NULL;
-            const float *r1 = t + 1 < j->keys ? j->v + ((t + 1) * s->kv_heads + kh) * dv : NULL;
+        for (int p = 0; p < PANEL / 2; p++) {
+            const uint16_t *r0 = 2 * p < rows ? vb + 2 * p * dv : NULL, *r1 = 2 * p + 1 < rows ? vb + (2 * p + 1) * dv : NULL;
             for (int64_t c = 0; c < PANEL; c++) {
                 int64_t col = cb * PANEL + c;
-                vp[p * PANEL + c] = col < dv ? pair(r0 ? r0[col] : 0.0f, r1 ? r1[col] : 0.0f) : 0;
+                uint32_t lo = r0 && col < dv ? r0[col] : 0, hi = r1 && col < dv ? r1[col] : 0;
+                vp[p * PANEL + c] = lo | hi << 16;
             }
         }
     }
