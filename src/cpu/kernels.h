@@ -144,6 +144,11 @@ typedef struct ts_q8_act {
     const int32_t *xs;
     size_t ld;
 } ts_q8_act;
+/* Weight row w's chunk scales for the W8A8 dots (n channels a row; f16 when `half`, else f32). */
+static inline const void *ts_q8_row_scales(const void *scale, bool half, size_t w, size_t n)
+{
+    return (const char *)scale + w * (n / 32) * (half ? sizeof(uint16_t) : sizeof(float));
+}
 #define TS_Q8_ROWS 4
 #define TS_DOT_TILE 4 /* weight rows per dot_tile_* call */
 #define TS_Q8_PANEL 32 /* weight rows per gemm_q8 panel */

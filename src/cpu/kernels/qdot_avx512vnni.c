@@ -79,12 +79,8 @@ TS_VNNI __attribute__((always_inline)) static inline __m512 spread(const void *s
     return _mm512_permutexvar_ps(idx, _mm512_cvtph_ps(_mm256_zextsi128_si256(h)));
 }
 
-/* Weight row w's scales, and how far ahead (in weight rows) the kernels prefetch them: the scales
- * are a stream of their own beside the weights'. */
-static inline const void *row_scales(const void *scale, bool half, size_t w, size_t n)
-{
-    return (const char *)scale + w * (n / 32) * (half ? sizeof(uint16_t) : sizeof(float));
-}
+/* How far ahead (in weight rows) the kernels prefetch the scales: a stream of their own beside
+ * the weights'. */
 #define SCALE_ROWS_AHEAD 8
 
 /* acc[r] += each lane's exact integer sum `dp` of row r, scaled by s·d (d from dexp). */
@@ -170,11 +166,11 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
                                                              float *out, size_t ldo)               \
     {                                                                                              \
         for (size_t w = 0; w < nw; w++) {                                                          \
-            __builtin_prefetch(row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);            \
+            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);            \
             if (half)                                                                              \
-                i8_rows(q + w * n, x, R, n, row_scales(scale, true, w, n), true, out + w, ldo);    \
+                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, true, w, n), true, out + w, ldo);    \
             else                                                                                   \
-                i8_rows(q + w * n, x, R, n, row_scales(scale, false, w, n), false, out + w, ldo);  \
+                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, false, w, n), false, out + w, ldo);  \
         }                                                                                          \
     }
 I8_ROWS(1)
@@ -263,12 +259,12 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
     {                                                                                              \
         for (size_t w = 0; w < nw; w++) {                                                          \
             const float *z = zero ? zero + w * (n / 32) : NULL;                                    \
-            __builtin_prefetch(row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);            \
+            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);            \
             if (half)                                                                              \
-                u4_rows(q + w * (n / 2), x, R, n, row_scales(scale, true, w, n), true, z, out + w, \
+                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, true, w, n), true, z, out + w, \
                         ldo);                                                                      \
             else                                                                                   \
-                u4_rows(q + w * (n / 2), x, R, n, row_scales(scale, false, w, n), false, z,        \
+                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, false, w, n), false, z,        \
                         out + w, ldo);                                                             \
         }                                                                                          \
     }

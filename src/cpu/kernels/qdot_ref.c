@@ -129,23 +129,17 @@ static void u4_q8_row(const uint8_t *q, const ts_q8_act *x, int rows, size_t n, 
     }
 }
 
-/* Weight row w's scales. */
-static const void *row_scales(const void *scale, bool half, size_t w, size_t n)
-{
-    return (const char *)scale + w * (n / 32) * (half ? sizeof(uint16_t) : sizeof(float));
-}
-
 void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
                        const void *scale, bool half, float *out, size_t ldo)
 {
     for (size_t w = 0; w < nw; w++)
-        i8_q8_row(q + w * n, x, rows, n, row_scales(scale, half, w, n), half, out + w, ldo);
+        i8_q8_row(q + w * n, x, rows, n, ts_q8_row_scales(scale, half, w, n), half, out + w, ldo);
 }
 
 void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
                        const void *scale, bool half, const float *zero, float *out, size_t ldo)
 {
     for (size_t w = 0; w < nw; w++)
-        u4_q8_row(q + w * (n / 2), x, rows, n, row_scales(scale, half, w, n), half,
+        u4_q8_row(q + w * (n / 2), x, rows, n, ts_q8_row_scales(scale, half, w, n), half,
                   zero ? zero + w * (n / 32) : NULL, out + w, ldo);
 }

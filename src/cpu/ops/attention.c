@@ -143,15 +143,10 @@ static void attention_task(void *arg, int64_t task, int worker)
                                (size_t)(s->kv_heads * s->v_dim), (size_t)s->v_dim, o);
         return;
     }
-    for (t = 0; t < visible; t++) {
-        size_t at = (size_t)((t * s->kv_heads + kh) * s->v_dim);
-        const float *vrow = (const float *)j->v + at;
-        if (bf16) {
-            j->cpu->kernels->bf16_to_f32((const uint16_t *)j->v + at, widened, (size_t)s->v_dim);
-            vrow = widened;
-        }
+    for (t = 0; t < visible; t++) { /* bf16 values: each row widened, then the same sum */
+        kern->bf16_to_f32((const uint16_t *)j->v + (t * s->kv_heads + kh) * s->v_dim, widened, (size_t)s->v_dim);
         float p = scores[t];
-        for (int64_t c = 0; c < s->v_dim; c++) o[c] += p * vrow[c];
+        for (int64_t c = 0; c < s->v_dim; c++) o[c] += p * widened[c];
     }
 }
 

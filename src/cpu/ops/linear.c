@@ -28,7 +28,7 @@ typedef struct {
     const uint16_t *xb; /* x rounded to bf16 (the bf16 policy's decode dots), or NULL */
 } linear_job;
 
-static float bias_at(const void *bias, ts_dtype dtype, int64_t i)
+float ts_cpu_bias_at(const void *bias, ts_dtype dtype, int64_t i)
 {
     if (!bias) return 0.0f;
     switch (dtype) {
@@ -48,7 +48,7 @@ void ts_cpu_add_bias(float *y, int64_t ldy, int64_t m, int64_t n0, int64_t n1, c
     float b[256];
     for (int64_t c0 = n0; c0 < n1; c0 += 256) {
         int64_t len = n1 - c0 < 256 ? n1 - c0 : 256;
-        for (int64_t i = 0; i < len; i++) b[i] = bias_at(bias, dtype, c0 + i);
+        for (int64_t i = 0; i < len; i++) b[i] = ts_cpu_bias_at(bias, dtype, c0 + i);
         for (int64_t r = 0; r < m; r++) {
             float *row = y + r * ldy + c0;
             for (int64_t i = 0; i < len; i++) row[i] += b[i];
@@ -84,7 +84,7 @@ static void bf16_rows_task(const linear_job *j, int64_t n0, int64_t n1)
             j->cpu->kernels->dot_bf16_bf16(w + (size_t)o * k, k, per, j->xb + (size_t)r * k, k, rows, k, out);
             for (int i = 0; i < rows; i++)
                 for (int t = 0; t < per; t++)
-                    j->y[(r + i) * j->n + o + t] = out[i * per + t] + bias_at(j->bias, j->bias_dtype, o + t);
+                    j->y[(r + i) * j->n + o + t] = out[i * per + t] + ts_cpu_bias_at(j->bias, j->bias_dtype, o + t);
         }
     }
 }
@@ -130,11 +130,11 @@ static void linear_task(void *arg, int64_t task, int worker)
                                                                      out);
             for (int i = 0; i < rows; i++)
                 for (int t = 0; t < per; t++)
-                    j->y[(r + i) * j->n + o + t] = out[i * per + t] + bias_at(j->bias, j->bias_dtype, o + t);
+                    j->y[(r + i) * j->n + o + t] = out[i * per + t] + ts_cpu_bias_at(j->bias, j->bias_dtype, o + t);
         }
     }
     for (; o < n1; o++) {
-        float b = bias_at(j->bias, j->bias_dtype, o);
+        float b = ts_cpu_bias_at(j->bias, j->bias_dtype, o);
         int64_t r = 0;
         /* With several rows the dots take long enough that the weight stream stalls between rows
          * (the hardware prefetcher does not run ahead of arithmetic this dense): ask for the row

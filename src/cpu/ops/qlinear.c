@@ -18,20 +18,6 @@
 #include <string.h>
 
 
-static float widen(const void *p, ts_dtype dtype, int64_t i)
-{
-    switch (dtype) {
-    case TS_DTYPE_BF16: {
-        uint32_t bits = (uint32_t)((const uint16_t *)p)[i] << 16;
-        float f;
-        memcpy(&f, &bits, 4);
-        return f;
-    }
-    case TS_DTYPE_F16: return ts_f16_to_f32_scalar(((const uint16_t *)p)[i]);
-    default: return ((const float *)p)[i];
-    }
-}
-
 /* W8A8 row dots: this many weight rows per kernel call, their scales widened in one call where
  * the kernel cannot read them as stored (per row, the call would cost a fifth of the row's dot).
  * f16 scales per chunk of 32 (--quantize q8|q4) are read in place: widening them in a pass of
@@ -129,7 +115,7 @@ static void dot_task(void *arg, int64_t task, int worker)
     bool zero_ready = false;
     for (int64_t o = n0; o < n1; o++) {
         row_params(j, o, sc, zp, &zero_ready);
-        float b = j->bias ? widen(j->bias, s->bias_dtype, o) : 0.0f;
+        float b = ts_cpu_bias_at(j->bias, s->bias_dtype, o);
         const void *w = (const uint8_t *)j->q + (size_t)o * rb;
         for (int64_t r = 0; r < s->m; r++) {
             const float *xr = j->x + r * s->k;
