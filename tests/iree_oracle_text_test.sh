@@ -15,7 +15,7 @@ bundle llama llama --capacity 64 --prefill-capacity 32
 for c in qwen2 qwen3 llama; do run_case "$c" "$c"; done
 
 # Quantized bundles (integer weights + scales [+ zero points], dequantized in the modules) compiled
-# by IREE: the quantized engine's greedy ids (qwen2 q8, llama q4, a GPTQ 4-bit qwen2 checkpoint).
+# by IREE: the quantized engine's greedy ids (qwen2 q8, llama q4, a GPTQ 4-bit act-order qwen2 checkpoint).
 quant_case iree qwen2-q8 "$fix/qwen2/model" qwen2 --quantize q8
 quant_case iree llama-q4 "$fix/llama/model" llama --quantize q4
 gptq_model "$work/gptq-model"

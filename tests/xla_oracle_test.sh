@@ -6,7 +6,7 @@
 # decode.main; qwen2_vl also decode_k.main, its verified rows = decode.main's chain): greedy tokens = the reference's,
 # every entry's logits within the fixture tolerance of the reference's (alone from the reference's
 # inputs and through the chain), batched decode of 3 ragged slots = each alone; qwen2 again with
-# its BF16 weights; quantized bundles (q8, q4 of qwen2 and llama, a GPTQ 4-bit qwen2 checkpoint,
+# its BF16 weights; quantized bundles (q8, q4 of qwen2 and llama, a GPTQ 4-bit act-order qwen2 checkpoint,
 # qwen3_vl q4 with its quantized vision.main): the quantized engine's greedy ids under --compute f32.
 # Needs .venv (scripts/install-deps; `make test` installs it): without it the test fails.
 ORACLE_IMPORTS="jax, jaxlib, ml_dtypes" ORACLE_NAME=xla-oracle

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PART_Q, PART_SCALE, PART_ZERO, PART_COUNT };
+enum { PART_Q, PART_SCALE, PART_ZERO, PART_PERM, PART_COUNT };
 
-static const char *const part_suffix[PART_COUNT] = {"", ".scale", ".zero"};
+static const char *const part_suffix[PART_COUNT] = {"", ".scale", ".zero", ".perm"};
 
 /* The tensor name of one part of a matrix. */
 static const char *part_name(const ts_quant_weight *w, int part, char *buf, size_t cap)
@@ -21,18 +21,22 @@ static const char *part_name(const ts_quant_weight *w, int part, char *buf, size
 /* The type a part must have, given what the manifest says of its matrix. */
 static ts_type part_type(const ts_quant_weight *w, int part)
 {
+    if (part == PART_PERM) return ts_type_make(TS_DTYPE_I32, 1, &w->in);
     int64_t dims[2] = {w->out, part == PART_Q ? (w->bits == 4 ? w->in / 2 : w->in) : w->in / w->block};
     ts_dtype dtype = part == PART_Q ? (w->bits == 8 ? TS_DTYPE_I8 : TS_DTYPE_U8) : part == PART_SCALE ? w->scale_dtype : TS_DTYPE_I8;
     return ts_type_make(dtype, 2, dims);
 }
 
-static int n_parts(const ts_quant_weight *w) { return w->zero_points ? PART_COUNT : PART_ZERO; }
+static bool has_part(const ts_quant_weight *w, int part)
+{
+    return part == PART_ZERO ? w->zero_points : part == PART_PERM ? w->act_order : true;
+}
 
 /* "8-bit, blocks of 32, F16 scales, zero points" */
 static const char *claim(const ts_quant_weight *w, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%d-bit, blocks of %lld, %s scales%s", w->bits, (long long)w->block, ts_dtype_name(w->scale_dtype),
-             w->zero_points ? ", zero points" : "");
+    snprintf(buf, cap, "%d-bit, blocks of %lld, %s scales%s%s", w->bits, (long long)w->block, ts_dtype_name(w->scale_dtype),
+             w->zero_points ? ", zero points" : "", w->act_order ? ", act order" : "");
     return buf;
 }
 
@@ -91,6 +95,7 @@ ts_status ts_bundle_quant_describe(ts_manifest *m, const char *method, ts_error 
         w->block = w->in / scale->type.dims[1];
         w->scale_dtype = scale->type.dtype;
         w->zero_points = schema_find(m, part_name(w, PART_ZERO, name, sizeof(name))) != NULL;
+        w->act_order = schema_find(m, part_name(w, PART_PERM, name, sizeof(name))) != NULL;
         q->n_weights++;
     }
     return TS_OK;
@@ -105,7 +110,8 @@ ts_status ts_bundle_quant_write(const ts_manifest *m, const ts_weight_source *so
     size_t n = 0;
     ts_status st = TS_OK;
     for (int i = 0; i < q->n_weights && st == TS_OK; i++)
-        for (int p = 0; p < n_parts(&q->weights[i]) && st == TS_OK; p++) {
+        for (int p = 0; p < PART_COUNT && st == TS_OK; p++) {
+            if (!has_part(&q->weights[i], p)) continue;
             char name[300];
             ts_type t = part_type(&q->weights[i], p);
             const ts_tensor_info *info = source->find(source->self, part_name(&q->weights[i], p, name, sizeof(name)), t.rank, t.dims);
@@ -125,12 +131,28 @@ bool ts_bundle_quant_owns(const ts_manifest *m, const char *tensor)
     for (int i = 0; i < q->n_weights; i++) {
         size_t len = strlen(q->weights[i].weight);
         if (strncmp(tensor, q->weights[i].weight, len) != 0 || tensor[len] != ':') continue;
-        for (int p = 0; p < n_parts(&q->weights[i]); p++) {
+        for (int p = 0; p < PART_COUNT; p++) {
             char name[300];
-            if (strcmp(tensor, part_name(&q->weights[i], p, name, sizeof(name))) == 0) return true;
+            if (has_part(&q->weights[i], p) && strcmp(tensor, part_name(&q->weights[i], p, name, sizeof(name))) == 0) return true;
         }
     }
     return false;
+}
+
+/* An act order's channels: each of 0 … in − 1 exactly once. */
+static ts_status check_permutation(const ts_quant_weight *w, const char *name, const char *file, const int32_t *perm, ts_error *err)
+{
+    uint8_t *seen = calloc((size_t)w->in, 1);
+    if (!seen) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "quantization: out of memory");
+    int64_t j = 0;
+    for (; j < w->in; j++) {
+        if (perm[j] < 0 || perm[j] >= w->in || seen[perm[j]]) break;
+        seen[perm[j]] = 1;
+    }
+    free(seen);
+    if (j == w->in) return TS_OK;
+    return ts_error_set(err, TS_ERR_FORMAT, "quantization: %s in %s is not a permutation of 0 … %lld: element %lld is %d", name, file,
+                        (long long)w->in - 1, (long long)j, perm[j]);
 }
 
 ts_status ts_bundle_quant_check(const ts_manifest *m, const ts_checkpoint *file, ts_error *err)
@@ -147,7 +169,8 @@ ts_status ts_bundle_quant_check(const ts_manifest *m, const ts_checkpoint *file,
                                 "quantization: %s [%lld, %lld] (%s): not a format Tessera runs (8 or 4 bits, a block dividing the "
                                 "input width, even for 4-bit, F16/BF16/F32 scales)",
                                 w->weight, (long long)w->out, (long long)w->in, says);
-        for (int p = 0; p < n_parts(w); p++) {
+        for (int p = 0; p < PART_COUNT; p++) {
+            if (!has_part(w, p)) continue;
             ts_type t = part_type(w, p);
             part_name(w, p, name, sizeof(name));
             ts_type_string(&t, want, sizeof(want));
@@ -164,6 +187,11 @@ ts_status ts_bundle_quant_check(const ts_manifest *m, const ts_checkpoint *file,
                 return ts_error_set(err, TS_ERR_FORMAT, "quantization: %s (%s): %s in %s is %s (%zu bytes); it must be %s (%zu bytes)",
                                     w->weight, says, name, q->file, ts_type_string(&actual, got, sizeof(got)), info->n_bytes, want,
                                     ts_type_bytes(&t));
+            if (p == PART_PERM) {
+                /* a gather clamps, so a repeated or out-of-range channel would run, wrongly */
+                ts_status st = check_permutation(w, name, q->file, info->data, err);
+                if (st != TS_OK) return st;
+            }
         }
     }
     return TS_OK;
@@ -190,6 +218,14 @@ ts_status ts_bundle_quant_check_module(const ts_manifest *m, const ts_graph *g, 
             module.scale_dtype != w->scale_dtype)
             return ts_error_set(err, TS_ERR_FORMAT, "%s: the tessera.qlinear over %s is %s; the manifest says %s", entry, w->weight,
                                 claim(&module, has, sizeof(has)), claim(w, says, sizeof(says)));
+        /* act order: the linear's input is x gathered by the matrix's permutation */
+        const ts_node *xn = ts_graph_node(g, n->inputs[0]);
+        const ts_node *pn = xn->op == TS_OP_GATHER ? ts_graph_node(g, xn->inputs[1]) : NULL;
+        bool gathered = pn && pn->op == TS_OP_PARAMETER && strcmp(pn->name, part_name(w, PART_PERM, name, sizeof(name))) == 0;
+        if (gathered != w->act_order)
+            return ts_error_set(err, TS_ERR_FORMAT, "%s: the tessera.qlinear over %s %s its input by %s; the manifest says %s", entry,
+                                w->weight, gathered ? "gathers" : "does not gather", part_name(w, PART_PERM, name, sizeof(name)),
+                                claim(w, says, sizeof(says)));
     }
     return TS_OK;
 }

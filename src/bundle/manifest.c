@@ -258,6 +258,7 @@ static cJSON *manifest_json(const ts_manifest *m)
             cJSON_AddNumberToObject(o, "block", (double)w->block);
             cJSON_AddStringToObject(o, "scale_dtype", ts_dtype_name(w->scale_dtype));
             cJSON_AddBoolToObject(o, "zero_points", w->zero_points);
+            if (w->act_order) cJSON_AddBoolToObject(o, "act_order", true);
             cJSON *shape = cJSON_AddArrayToObject(o, "shape");
             cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)w->out));
             cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)w->in));
@@ -658,6 +659,10 @@ static ts_status parse_quantization(reader *r, const cJSON *qo, ts_quant_manifes
         snprintf(sub, sizeof(sub), "%szero_points", p);
         if (!cJSON_IsBool(zero)) return bad(r, sub, "expected true or false");
         w->zero_points = cJSON_IsTrue(zero);
+        const cJSON *order = cJSON_GetObjectItemCaseSensitive(item, "act_order");
+        snprintf(sub, sizeof(sub), "%sact_order", p);
+        if (order && !cJSON_IsBool(order)) return bad(r, sub, "expected true or false");
+        w->act_order = cJSON_IsTrue(order);
         snprintf(sub, sizeof(sub), "%sshape", p);
         if (!cJSON_IsArray(shape) || cJSON_GetArraySize(shape) != 2) return bad(r, sub, "expected [out, in]");
         int64_t dims[2];

@@ -104,7 +104,9 @@ typedef struct ts_portable_manifest {
 
 /* A quantized matrix (`tessera export --quantize`, or a GPTQ/AWQ checkpoint): the float matrix
  * `weight` [out, in] is replaced in every module by the integer weights "<weight>:q<bits>", the
- * scales "<weight>:q<bits>.scale" and, with zero points, "<weight>:q<bits>.zero", each a weight
+ * scales "<weight>:q<bits>.scale", with zero points "<weight>:q<bits>.zero" and, in act order
+ * (a GPTQ desc_act checkpoint), the channel permutation "<weight>:q<bits>.perm" (i32 [in]: the
+ * module gathers x[..., perm] before the linear; q's columns are in that order), each a weight
  * argument (graph/quantize.h's names and layouts, ts_graph_qlinear's math) whose bytes are in the
  * bundle's own file, not the checkpoint. */
 typedef struct ts_quant_weight {
@@ -113,6 +115,7 @@ typedef struct ts_quant_weight {
     int64_t block;       /* input channels per scale (and zero point) */
     ts_dtype scale_dtype;
     bool zero_points;    /* false: 0 for 8-bit, 8 for 4-bit */
+    bool act_order;      /* a "<weight>:q<bits>.perm" argument ("act_order": true, absent when false) */
     int64_t out, in;
 } ts_quant_weight;
 
@@ -121,8 +124,8 @@ typedef struct ts_quant_weight {
 #define TS_BUNDLE_QUANT_RULE                                                                                                     \
     "w[o, i] = (q[o, i] - zero[o, i / block]) * scale[o, i / block] in f32, then x . w^T; 8-bit: q i8 [out, in]; 4-bit: q ui8 "  \
     "[out, in / 2], input channel 2j in the low nibble and 2j + 1 in the high one, values 0..15; zero i8 [out, in / block], "    \
-    "absent: 0 (8-bit) or 8 (4-bit); scale [out, in / block]; every module dequantizes in the graph (tessera.qlinear's "         \
-    "decomposition)"
+    "absent: 0 (8-bit) or 8 (4-bit); scale [out, in / block]; act_order: x[..., perm] takes x's place (perm i32 [in], q's "    \
+    "columns in that order); every module dequantizes in the graph (tessera.qlinear's decomposition)"
 
 /* `quantization` in the file; version 0 = the bundle has no quantized weights (then the manifest
  * has no such object and is byte-identical to what it was before it existed). */

@@ -235,8 +235,9 @@ static void test_moe_mlp_matches_decomposition(void)
 }
 
 /* The row copies the executor runs for gather, dynamic_slice and dynamic_update_slice (a ring
- * KV cache's) equal the reference evaluator's, out-of-range starts clamped as StableHLO clamps
- * them: indices and starts drawn from −4 … 15 over 10 rows, f32 and bf16, several seeds. */
+ * KV cache's) and its gather on the last axis (GPTQ act order's x[..., perm]) equal the reference
+ * evaluator's, out-of-range starts clamped as StableHLO clamps them: indices and starts drawn
+ * from −4 … 15 over 10 rows (5 columns), f32 and bf16, several seeds. */
 static void test_row_copies_match_reference(void)
 {
     ts_context *ctx = make_ctx(1);
@@ -245,6 +246,7 @@ static void test_row_copies_match_reference(void)
             ts_dtype dt = bf16 ? TS_DTYPE_BF16 : TS_DTYPE_F32;
             int64_t sizes[3] = {4, 3, 5};
             ts_dims offset = {2, {1, 2}}, collapsed = {1, {0}}, slice = {3, {1, 3, 5}};
+            ts_dims col_offset = {2, {0, 1}}, last = {1, {2}}, col_slice = {3, {10, 3, 1}};
             builder b;
             start(&b, seed);
             ts_value shift = ts_graph_constant_i32(b.g, 4);
@@ -258,11 +260,13 @@ static void test_row_copies_match_reference(void)
                 ts_graph_reshape(b.g, param(&b, "at", T(TS_DTYPE_I32, 1, 1, 0, 0), 20), 0, NULL),
                 shift);
             ts_value zero = ts_graph_constant_i32(b.g, 0), at[3] = {at0, zero, zero};
-            ts_value outs[3] = {
+            ts_value outs[4] = {
                 ts_graph_gather(b.g, x, idx, &offset, &collapsed, &collapsed, 1, &slice),
                 ts_graph_dynamic_slice(b.g, x, at, sizes),
-                ts_graph_dynamic_update_slice(b.g, x, param(&b, "u", T(dt, 3, 4, 3, 5), 0), at)};
-            ts_graph_set_outputs(b.g, outs, 3);
+                ts_graph_dynamic_update_slice(b.g, x, param(&b, "u", T(dt, 3, 4, 3, 5), 0), at),
+                ts_graph_gather(b.g, x, idx, &col_offset, &last, &last, 1, &col_slice)};
+            CHECK(ts_graph_type(b.g, outs[3])->dims[2] == 7);
+            ts_graph_set_outputs(b.g, outs, 4);
             double e = compare_fused(b.g, ctx, b.params);
             CHECK(e == 0);
             for (int i = 0; i < b.n; i++)

@@ -136,8 +136,13 @@ static ts_status use_packed(ts_model *m, const ts_quant_config *qc, ts_error *er
     m->quant_bits = qc->bits;
     m->choose = ts_packed_weights_choose;
     m->choose_user = m->packed;
-    snprintf(m->quant_summary, sizeof(m->quant_summary), "%s %d-bit (groups of %lld, zero points): %d matrices, %.2f MB unpacked",
-             ts_quant_method_name(qc->method), qc->bits, (long long)qc->group_size, ts_packed_weights_count(m->packed),
+    char groups[48], order[48] = "";
+    if (qc->group_size == -1) snprintf(groups, sizeof(groups), "one group per row");
+    else snprintf(groups, sizeof(groups), "groups of %lld", (long long)qc->group_size);
+    if (ts_packed_weights_permuted(m->packed))
+        snprintf(order, sizeof(order), ", act order in %d", ts_packed_weights_permuted(m->packed));
+    snprintf(m->quant_summary, sizeof(m->quant_summary), "%s %d-bit (%s, zero points%s): %d matrices, %.2f MB unpacked",
+             ts_quant_method_name(qc->method), qc->bits, groups, order, ts_packed_weights_count(m->packed),
              (double)ts_packed_weights_bytes(m->packed) / 1e6);
     return TS_OK;
 }

@@ -9,10 +9,11 @@
 typedef struct {
     char *weight_name;             /* "<P>.weight" */
     ts_tensor_info virtual_weight; /* data-less F16 [out, in] */
-    ts_tensor_info q, scale, zero;
-    char *names[3];
-    void *data[3];
+    ts_tensor_info q, scale, zero, perm;
+    char *names[4];
+    void *data[4];
     int64_t group;
+    bool permuted; /* act order: q's columns in perm's order */
 } entry;
 
 struct ts_packed_weights {
@@ -66,15 +67,39 @@ static ts_status unpack_one(ts_packed_weights *p, const char *prefix, entry *e, 
     int64_t groups = in / group;
     if (!shape_is(t[1], TS_DTYPE_I32, groups, out / pack)) return bad_shape(t[1], name[1], "I32", groups, out / pack, err);
     if (!shape_is(sc, TS_DTYPE_F16, groups, out)) return bad_shape(sc, name[2], "F16", groups, out, err);
+    /* g_idx: channel k's group. Sequential (k / group) or act order (desc_act: each group's
+     * channels anywhere, `group` of them); then perm lists the channels group by group, in
+     * channel order within a group, and q's columns are stored in that order. */
+    int32_t *perm = NULL;
     if (t[3]) {
         if (!gptq) return ts_error_set(err, TS_ERR_UNSUPPORTED, "tensor %s: AWQ checkpoints have no g_idx", name[3]);
         if (t[3]->dtype != TS_DTYPE_I32 || t[3]->n_dims != 1 || t[3]->shape[0] != in)
             return ts_error_set(err, TS_ERR_FORMAT, "tensor %s must be I32 [%lld]", name[3], (long long)in);
-        for (int64_t k = 0; k < in; k++)
-            if (((const int32_t *)t[3]->data)[k] != k / group)
-                return ts_error_set(err, TS_ERR_UNSUPPORTED,
-                                    "tensor %s: g_idx[%lld] = %d, not %lld: desc_act's reordered groups are not supported",
-                                    name[3], (long long)k, ((const int32_t *)t[3]->data)[k], (long long)(k / group));
+        const int32_t *gi = t[3]->data;
+        bool sequential = true;
+        for (int64_t k = 0; k < in && sequential; k++) sequential = gi[k] == k / group;
+        if (!sequential) {
+            int64_t *next = calloc((size_t)groups, sizeof(int64_t));
+            perm = e->data[3] = malloc(sizeof(int32_t) * (size_t)in);
+            if (!next || !perm) {
+                free(next);
+                return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "%s: out of memory", name[3]);
+            }
+            for (int64_t k = 0; k < in; k++) {
+                if (gi[k] < 0 || gi[k] >= groups) {
+                    free(next);
+                    return ts_error_set(err, TS_ERR_FORMAT, "tensor %s: g_idx[%lld] = %d is not a group (0 … %lld)", name[3],
+                                        (long long)k, gi[k], (long long)groups - 1);
+                }
+                if (next[gi[k]] == group) {
+                    free(next);
+                    return ts_error_set(err, TS_ERR_FORMAT, "tensor %s: g_idx[%lld] = %d: group %d would have more than %lld channels",
+                                        name[3], (long long)k, gi[k], gi[k], (long long)group);
+                }
+                perm[gi[k] * group + next[gi[k]]++] = (int32_t)k;
+            }
+            free(next);
+        }
     }
     size_t qbytes = (size_t)(out * (bits == 8 ? in : in / 2)), gbytes = (size_t)(out * groups);
     e->data[0] = aligned_alloc(64, (qbytes + 63) & ~(size_t)63);
@@ -82,13 +107,14 @@ static ts_status unpack_one(ts_packed_weights *p, const char *prefix, entry *e, 
     e->data[2] = malloc(gbytes + 1);
     size_t len = strlen(prefix) + 32;
     e->weight_name = malloc(len);
-    for (int i = 0; i < 3; i++) e->names[i] = malloc(len);
-    if (!e->data[0] || !e->data[1] || !e->data[2] || !e->weight_name || !e->names[0] || !e->names[1] || !e->names[2])
+    for (int i = 0; i < 4; i++) e->names[i] = malloc(len);
+    if (!e->data[0] || !e->data[1] || !e->data[2] || !e->weight_name || !e->names[0] || !e->names[1] || !e->names[2] || !e->names[3])
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "%s: out of memory", name[0]);
     snprintf(e->weight_name, len, "%s.weight", prefix);
     snprintf(e->names[0], len, "%s.weight:q%d", prefix, bits);
     snprintf(e->names[1], len, "%s.weight:q%d.scale", prefix, bits);
     snprintf(e->names[2], len, "%s.weight:q%d.zero", prefix, bits);
+    snprintf(e->names[3], len, "%s.weight:q%d.perm", prefix, bits);
     const int32_t *qwords = qw->data, *zwords = t[1]->data;
     const uint16_t *scales = sc->data;
     uint8_t *q = e->data[0];
@@ -103,15 +129,19 @@ static ts_status unpack_one(ts_packed_weights *p, const char *prefix, entry *e, 
             z[o * groups + g] = (int8_t)(bits == 8 ? (int)zv - 128 : (int)zv);
             s[o * groups + g] = scales[g * out + o];
         }
-        for (int64_t k = 0; k < in; k++) {
+        for (int64_t j = 0; j < in; j++) {
+            int64_t k = perm ? perm[j] : j; /* column j holds input channel k */
             unsigned v = gptq ? field(qwords, (k / pack) * out + o, (int)(k % pack), bits)
                               : field(qwords, k * (out / 8) + o / 8, awq_reverse[o % 8], 4);
-            if (bits == 8) ((int8_t *)q)[o * in + k] = (int8_t)((int)v - 128);
-            else if (k % 2) q[o * (in / 2) + k / 2] |= (uint8_t)(v << 4);
-            else q[o * (in / 2) + k / 2] = (uint8_t)v;
+            if (bits == 8) ((int8_t *)q)[o * in + j] = (int8_t)((int)v - 128);
+            else if (j % 2) q[o * (in / 2) + j / 2] |= (uint8_t)(v << 4);
+            else q[o * (in / 2) + j / 2] = (uint8_t)v;
         }
     }
     e->group = group;
+    e->permuted = perm != NULL;
+    e->perm = (ts_tensor_info){.name = e->names[3], .dtype = TS_DTYPE_I32, .n_dims = 1, .shape = {in}, .data = perm,
+                               .n_bytes = perm ? sizeof(int32_t) * (size_t)in : 0};
     e->virtual_weight = (ts_tensor_info){.name = e->weight_name, .dtype = TS_DTYPE_F16, .n_dims = 2, .shape = {out, in}};
     e->q = (ts_tensor_info){.name = e->names[0], .dtype = bits == 8 ? TS_DTYPE_I8 : TS_DTYPE_U8, .n_dims = 2,
                             .shape = {out, bits == 8 ? in : in / 2}, .data = q, .n_bytes = qbytes};
@@ -166,7 +196,7 @@ void ts_packed_weights_destroy(ts_packed_weights *p)
     if (!p) return;
     for (int i = 0; i < p->n; i++) {
         free(p->entries[i].weight_name);
-        for (int k = 0; k < 3; k++) free(p->entries[i].names[k]), free(p->entries[i].data[k]);
+        for (int k = 0; k < 4; k++) free(p->entries[i].names[k]), free(p->entries[i].data[k]);
     }
     free(p->entries);
     free(p);
@@ -182,6 +212,7 @@ static const ts_tensor_info *find(void *self, const char *name, int rank, const 
         if (strcmp(name, e->names[0]) == 0) return &e->q;
         if (strcmp(name, e->names[1]) == 0) return &e->scale;
         if (strcmp(name, e->names[2]) == 0) return &e->zero;
+        if (e->permuted && strcmp(name, e->names[3]) == 0) return &e->perm;
     }
     return ts_checkpoint_find(p->ckpt, name);
 }
@@ -194,7 +225,8 @@ bool ts_packed_weights_choose(void *self, const char *name, int64_t out, int64_t
     for (int i = 0; i < p->n; i++)
         if (strcmp(name, p->entries[i].weight_name) == 0 && p->entries[i].virtual_weight.shape[0] == out &&
             p->entries[i].virtual_weight.shape[1] == in) {
-            *choice = (ts_quant_choice){.bits = p->qc.bits, .block = p->entries[i].group, .has_zero = true};
+            *choice = (ts_quant_choice){.bits = p->qc.bits, .block = p->entries[i].group, .has_zero = true,
+                                        .has_perm = p->entries[i].permuted};
             return true;
         }
     return false;
@@ -202,9 +234,17 @@ bool ts_packed_weights_choose(void *self, const char *name, int64_t out, int64_t
 
 int ts_packed_weights_count(const ts_packed_weights *p) { return p->n; }
 
+int ts_packed_weights_permuted(const ts_packed_weights *p)
+{
+    int n = 0;
+    for (int i = 0; i < p->n; i++) n += p->entries[i].permuted;
+    return n;
+}
+
 int64_t ts_packed_weights_bytes(const ts_packed_weights *p)
 {
     int64_t b = 0;
-    for (int i = 0; i < p->n; i++) b += (int64_t)(p->entries[i].q.n_bytes + p->entries[i].scale.n_bytes + p->entries[i].zero.n_bytes);
+    for (int i = 0; i < p->n; i++) b += (int64_t)(p->entries[i].q.n_bytes + p->entries[i].scale.n_bytes + p->entries[i].zero.n_bytes +
+                       p->entries[i].perm.n_bytes);
     return b;
 }

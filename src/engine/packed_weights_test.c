@@ -1,12 +1,14 @@
 /* packed_weights_test.c — GPTQ and AWQ checkpoints as published, built here by a packer written
  * from the formats (packed_weights.h names the sources read): the Qwen2 and Llama fixtures'
  * projection matrices quantized (asymmetric, GPTQ's min/max rule), packed as GPTQ 4-bit v1
- * (zeros − 1, sequential g_idx), GPTQ 8-bit v2 (one group per row) and AWQ 4-bit GEMM (the
- * 0 2 4 6 1 3 5 7 interleave), written as safetensors with a quantization_config. Each loads,
- * its served weights dequantize bit-exactly to the expected f32 matrices, and it runs the f32
- * model of those dequantized matrices' logits (≤ 1e-4 × max) and 16 greedy tokens exactly.
- * Unsupported variants (other methods, AWQ GEMV, 3-bit, other checkpoint formats, desc_act's
- * reordered g_idx) are refused by name. */
+ * (zeros − 1, sequential g_idx), GPTQ 8-bit v2 (one group per row), AWQ 4-bit GEMM (the
+ * 0 2 4 6 1 3 5 7 interleave) and GPTQ 4-bit and 8-bit with desc_act (act order: each group's
+ * channels spread over the row by a shuffle, g_idx naming them), written as safetensors with a
+ * quantization_config. Each loads, its served weights dequantize bit-exactly to the expected f32
+ * matrices (act order: column j through the served permutation), and it runs the f32 model of
+ * those dequantized matrices' logits (≤ 1e-4 × max) and 16 greedy tokens exactly, through the
+ * engine and through an exported bundle. Unsupported variants (other methods, AWQ GEMV, 3-bit,
+ * other checkpoint formats) and malformed act orders are refused by name. */
 #include "cpu/kernels.h"
 #include "engine/model.h"
 #include "engine/quantized_weights.h"
@@ -71,31 +73,50 @@ static bool write_config(const char *fixture, const char *dir, const char *extra
     return ok;
 }
 
-typedef enum { GPTQ4_V1, GPTQ8_V2, AWQ4, GPTQ4_DESC_ACT } format;
+typedef enum { GPTQ4_V1, GPTQ8_V2, AWQ4, GPTQ4_DESC_ACT, GPTQ8_DESC_ACT, FORMATS } format;
 static const int awq_order[8] = {0, 2, 4, 6, 1, 3, 5, 7}; /* nibble i holds column awq_order[i] */
 
 /* Quantizes w [out, in] in groups along the input (GPTQ's rule: the range [min(w, 0), max(w, 0)]
  * over maxq steps, zero = round(−min / scale)), packs it as `fmt`, and writes the expected
  * dequantized matrix to deq. Adds the packed tensors (prefix.qweight, .qzeros, .scales, .g_idx)
  * to t. */
+static int fmt_bits(format fmt) { return fmt == GPTQ8_V2 || fmt == GPTQ8_DESC_ACT ? 8 : 4; }
+static int64_t fmt_group(format fmt, int64_t in) { return fmt == GPTQ8_V2 ? in : fmt == GPTQ8_DESC_ACT ? 16 : 32; }
+
 static int pack(format fmt, const char *prefix, const float *w, int64_t out, int64_t in, int64_t group, float *deq,
                 out_tensor *t)
 {
-    int bits = fmt == GPTQ8_V2 ? 8 : 4, per = 32 / bits, maxq = (1 << bits) - 1;
+    int bits = fmt_bits(fmt), per = 32 / bits, maxq = (1 << bits) - 1;
     int64_t groups = in / group;
     uint32_t *qw = calloc((size_t)(out * in / per), 4), *qz = calloc((size_t)(groups * out / per), 4);
     uint16_t *sc = malloc(sizeof(uint16_t) * (size_t)(groups * out));
     int32_t *gi = malloc(sizeof(int32_t) * (size_t)in);
+    /* Group g's channels: member[g·group … (g + 1)·group − 1]; act order spreads them by a
+     * shuffle (as GPTQ orders channels by the Hessian's diagonal), else g·group onwards. */
+    int64_t *member = malloc(sizeof(int64_t) * (size_t)in);
+    for (int64_t k = 0; k < in; k++) member[k] = k;
+    if (fmt == GPTQ4_DESC_ACT || fmt == GPTQ8_DESC_ACT) {
+        uint64_t state = 0x9e3779b97f4a7c15ull ^ (uint64_t)(out * 31 + in);
+        for (int64_t k = in - 1; k > 0; k--) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            int64_t r = (int64_t)((state >> 33) % (uint64_t)(k + 1)), tmp = member[k];
+            member[k] = member[r], member[r] = tmp;
+        }
+    }
+    for (int64_t j = 0; j < in; j++) gi[member[j]] = (int32_t)(j / group);
     for (int64_t o = 0; o < out; o++)
         for (int64_t g = 0; g < groups; g++) {
             float lo = 0, hi = 0;
-            for (int64_t k = g * group; k < (g + 1) * group; k++) lo = fminf(lo, w[o * in + k]), hi = fmaxf(hi, w[o * in + k]);
+            for (int64_t i = g * group; i < (g + 1) * group; i++) {
+                int64_t k = member[i];
+                lo = fminf(lo, w[o * in + k]), hi = fmaxf(hi, w[o * in + k]);
+            }
             uint16_t s16 = ts_f32_to_f16((hi - lo) / (float)maxq);
             float s = ts_f16_to_f32_scalar(s16);
             int z = s > 0 ? (int)roundf(-lo / s) : 0;
             z = z < 0 ? 0 : z > maxq ? maxq : z;
             sc[g * out + o] = s16;
-            unsigned zs = fmt == GPTQ4_V1 ? (unsigned)(z - 1) & (unsigned)maxq : (unsigned)z;
+            unsigned zs = fmt == GPTQ4_V1 || fmt == GPTQ4_DESC_ACT ? (unsigned)(z - 1) & (unsigned)maxq : (unsigned)z;
             if (fmt == AWQ4) {
                 int i = 0;
                 while (awq_order[i] != o % 8) i++;
@@ -103,7 +124,8 @@ static int pack(format fmt, const char *prefix, const float *w, int64_t out, int
             } else {
                 qz[g * (out / per) + o / per] |= zs << (bits * (o % per));
             }
-            for (int64_t k = g * group; k < (g + 1) * group; k++) {
+            for (int64_t i = g * group; i < (g + 1) * group; i++) {
+                int64_t k = member[i];
                 int q = s > 0 ? (int)roundf(w[o * in + k] / s) + z : z;
                 q = q < 0 ? 0 : q > maxq ? maxq : q;
                 deq[o * in + k] = (float)(q - z) * s;
@@ -116,8 +138,7 @@ static int pack(format fmt, const char *prefix, const float *w, int64_t out, int
                 }
             }
         }
-    /* desc_act's act-order groups interleave input channels; ours stay sequential otherwise */
-    for (int64_t k = 0; k < in; k++) gi[k] = (int32_t)(fmt == GPTQ4_DESC_ACT ? k % groups : k / group);
+    free(member);
     int n = 0;
     out_tensor *x = &t[n++];
     *x = (out_tensor){.dtype = "I32", .n_dims = 2, .data = qw, .bytes = (size_t)(out * in / per) * 4, .owned = qw,
@@ -169,8 +190,41 @@ static void greedy(ts_model *m, const int32_t *ids, int64_t n, float *logits, in
  * weights, scales and zero points in the bundle's own file) and run by the bundle runtime: the
  * engine's 16 greedy tokens. The export, our runtime and the external compilers read the same
  * files (tests/iree_oracle_text_test.sh and tests/xla_oracle_test.sh run such a bundle:
- * TS_PACKED_KEEP=DIR keeps this test's GPTQ 4-bit qwen2 checkpoint there). */
-static void check_bundle(const char *model, const char *what, const int32_t *ids, int64_t n, const int32_t *engine)
+ * TS_PACKED_KEEP=DIR keeps this test's GPTQ 4-bit act-order qwen2 checkpoint there: its modules
+ * gather each linear's input channels, then dequantize). */
+/* The bundle's own file with one act-order permutation damaged (its second channel made its
+ * first's: the bytes found by value, `perm` being the engine's copy): the bundle is refused at
+ * open, naming the tensor. */
+static void check_damaged_permutation(const char *bundle, const char *model, const ts_tensor_info *perm)
+{
+    char path[300];
+    snprintf(path, sizeof(path), "%s/quantized.safetensors", bundle);
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f != NULL);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *bytes = malloc((size_t)size);
+    CHECK(fread(bytes, 1, (size_t)size, f) == (size_t)size);
+    fclose(f);
+    char *at = memmem(bytes, (size_t)size, perm->data, perm->n_bytes);
+    CHECK(at != NULL);
+    if (at) memcpy(at + 4, at, 4);
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(bytes, 1, (size_t)size, f) == (size_t)size);
+    if (f) fclose(f);
+    free(bytes);
+    ts_bundle *b = NULL;
+    ts_error err;
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, model, &b, &err), TS_ERR_FORMAT);
+    CHECK_CONTAINS(err.message, perm->name);
+    CHECK_CONTAINS(err.message, "is not a permutation of 0 … ");
+    fprintf(stderr, "    a damaged permutation in the bundle's file: %s\n", err.message);
+    ts_bundle_close(b);
+}
+
+static void check_bundle(const char *model, const char *what, const int32_t *ids, int64_t n, const int32_t *engine,
+                         const ts_tensor_info *perm)
 {
     char bundle[] = "/tmp/ts_packed_bundle_XXXXXX", cmd[128];
     REQUIRE(mkdtemp(bundle) != NULL);
@@ -200,6 +254,8 @@ static void check_bundle(const char *model, const char *what, const int32_t *ids
     text[got] = 0;
     if (f) fclose(f);
     CHECK(strstr(text, "\"zero_points\":\ttrue") != NULL); /* GPTQ and AWQ carry zero points */
+    CHECK((strstr(text, "\"act_order\":\ttrue") != NULL) == (perm != NULL));
+    if (perm) check_damaged_permutation(bundle, model, perm);
     o.quantize = "q8"; /* quantized twice: refused */
     CHECK_INT_EQ(ts_bundle_export(model, bundle, &o, &err), TS_ERR_INVALID_ARGUMENT);
     CHECK_CONTAINS(err.message, "--quantize q8: the checkpoint is already quantized");
@@ -207,15 +263,22 @@ static void check_bundle(const char *model, const char *what, const int32_t *ids
     CHECK(system(cmd) == 0);
 }
 
-static const char *const format_names[4] = {"GPTQ 4-bit v1", "GPTQ 8-bit v2", "AWQ 4-bit GEMM", "GPTQ 4-bit desc_act"};
+static const char *const format_names[FORMATS] = {"GPTQ 4-bit v1", "GPTQ 8-bit v2", "AWQ 4-bit GEMM", "GPTQ 4-bit desc_act",
+                                                  "GPTQ 8-bit desc_act"};
 
-static void check_format(const char *fixture, format fmt)
+/* A malformed act order to write instead (test_act_order_refused): g_idx's first value set to
+ * −1 (not a group), or the first channel of another group moved to channel 0's (overfull). */
+typedef enum { INTACT, GROUP_OUT_OF_RANGE, GROUP_OVERFULL } g_idx_damage;
+
+static void check_format_damaged(const char *fixture, format fmt, g_idx_damage damage)
 {
-    static const char *const qconfigs[4] = {
+    static const char *const qconfigs[FORMATS] = {
         ",\n  \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, \"desc_act\": false, \"sym\": false}",
         ",\n  \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 8, \"group_size\": -1, \"desc_act\": false, \"checkpoint_format\": \"gptq_v2\"}",
         ",\n  \"quantization_config\": {\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 32, \"version\": \"gemm\", \"zero_point\": true}",
-        ",\n  \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, \"desc_act\": true}"};
+        ",\n  \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, \"desc_act\": true}",
+        ",\n  \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 8, \"group_size\": 16, \"desc_act\": true, "
+        "\"checkpoint_format\": \"gptq_v2\"}"};
     char src[200], pdir[] = "/tmp/ts_packed_XXXXXX", ddir[] = "/tmp/ts_deq_XXXXXX", path[300];
     snprintf(src, sizeof(src), "tests/fixtures/%s/model", fixture);
     ts_error err;
@@ -240,10 +303,23 @@ static void check_format(const char *fixture, format fmt)
         deq[i] = malloc(sizeof(float) * (size_t)(out * in));
         char prefix[200];
         snprintf(prefix, sizeof(prefix), "%.*s", (int)(strlen(t->name) - 7), t->name);
-        np += pack(fmt, prefix, t->data, out, in, fmt == GPTQ8_V2 ? in : 32, deq[i], packed + np);
+        np += pack(fmt, prefix, t->data, out, in, fmt_group(fmt, in), deq[i], packed + np);
         plain[i].data = deq[i];
         nm++;
     }
+    const char *damaged = NULL;
+    for (int i = 0; damage && i < np && !damaged; i++)
+        if (strstr(packed[i].name, ".g_idx")) {
+            int32_t *gi = packed[i].owned;
+            if (damage == GROUP_OUT_OF_RANGE) gi[0] = -1;
+            else
+                for (int64_t k = 1; k < packed[i].shape[0]; k++)
+                    if (gi[k] != gi[0]) {
+                        gi[k] = gi[0];
+                        break;
+                    }
+            damaged = packed[i].name;
+        }
     snprintf(path, sizeof(path), "%s/model.safetensors", pdir);
     CHECK(write_safetensors(path, packed, np));
     CHECK(write_config(fixture, pdir, qconfigs[fmt]));
@@ -252,23 +328,30 @@ static void check_format(const char *fixture, format fmt)
     CHECK(write_config(fixture, ddir, ""));
 
     ts_model *q = NULL, *d = NULL;
+    bool act_order = fmt == GPTQ4_DESC_ACT || fmt == GPTQ8_DESC_ACT;
     ts_status loaded = ts_model_load(ctx, pdir, NULL, &q, &err);
-    if (fmt == GPTQ4_DESC_ACT) {
-        /* refused, naming the first packed tensor's g_idx */
-        CHECK_INT_EQ(loaded, TS_ERR_UNSUPPORTED);
-        CHECK_CONTAINS(err.message, ".g_idx: g_idx[1] = 1, not 0: desc_act's reordered groups are not supported");
-    } else if (loaded != TS_OK) {
-        fprintf(stderr, "%s: %s\n", format_names[fmt], err.message);
+    if (damaged) {
+        /* refused, naming the tensor and the channel */
+        CHECK_INT_EQ(loaded, TS_ERR_FORMAT);
+        CHECK_CONTAINS(err.message, damaged);
+        CHECK_CONTAINS(err.message, damage == GROUP_OUT_OF_RANGE ? "g_idx[0] = -1 is not a group (0 … " : "would have more than 32 channels");
+        fprintf(stderr, "  damaged act order refused: %s\n", err.message);
+    } else {
+        if (loaded != TS_OK) fprintf(stderr, "%s: %s\n", format_names[fmt], err.message);
+        CHECK(q != NULL);
     }
     REQUIRE_INT_EQ(ts_model_load(ctx, ddir, NULL, &d, &err), TS_OK);
     if (q && d) {
-        /* The served tensors dequantize to exactly the matrices the packer meant. */
+        /* The served tensors dequantize to exactly the matrices the packer meant: column j of
+         * the integer weights is input channel perm[j] (j in act order, else j itself), its
+         * group j / group, and perm lists each group's channels (g_idx's, ascending). */
         bool exact = true;
-        int bits = fmt == GPTQ8_V2 ? 8 : 4;
+        int bits = fmt_bits(fmt);
+        const ts_tensor_info *first_perm = NULL;
         for (size_t i = 0; i < n; i++) {
             if (!deq[i]) continue;
             const ts_tensor_info *t = ts_checkpoint_tensor_at(ck, i);
-            int64_t out = t->shape[0], in = t->shape[1], group = fmt == GPTQ8_V2 ? in : 32, g = in / group;
+            int64_t out = t->shape[0], in = t->shape[1], group = fmt_group(fmt, in), g = in / group;
             char name[300];
             const ts_weight_source *ws = ts_model_weights(q);
             int64_t qd[2] = {out, bits == 8 ? in : in / 2}, sd[2] = {out, g};
@@ -278,17 +361,24 @@ static void check_format(const char *fixture, format fmt)
             const ts_tensor_info *ts = ws->find(ws->self, name, 2, sd);
             snprintf(name, sizeof(name), "%s:q%d.zero", t->name, bits);
             const ts_tensor_info *tz = ws->find(ws->self, name, 2, sd);
-            if (!tq || !ts || !tz) {
+            snprintf(name, sizeof(name), "%s:q%d.perm", t->name, bits);
+            const ts_tensor_info *tp = ws->find(ws->self, name, 1, &in);
+            if (!tq || !ts || !tz || (tp != NULL) != act_order) {
                 exact = false;
                 break;
             }
+            const int32_t *perm = tp ? tp->data : NULL;
+            if (!first_perm) first_perm = tp;
+            for (int64_t j = 1; perm && j < in && exact; j++)
+                exact = j % group == 0 || perm[j] > perm[j - 1]; /* ascending within a group */
             for (int64_t o = 0; o < out && exact; o++)
-                for (int64_t k = 0; k < in && exact; k++) {
+                for (int64_t j = 0; j < in && exact; j++) {
                     const uint8_t *qb = (const uint8_t *)tq->data + o * qd[1];
-                    float v = bits == 8 ? (float)((const int8_t *)qb)[k] : (float)(k % 2 ? qb[k / 2] >> 4 : qb[k / 2] & 15);
-                    float z = (float)((const int8_t *)tz->data)[o * g + k / group];
-                    float s = ts_f16_to_f32_scalar(((const uint16_t *)ts->data)[o * g + k / group]);
-                    exact = (v - z) * s == deq[i][o * in + k];
+                    int64_t k = perm ? perm[j] : j;
+                    float v = bits == 8 ? (float)((const int8_t *)qb)[j] : (float)(j % 2 ? qb[j / 2] >> 4 : qb[j / 2] & 15);
+                    float z = (float)((const int8_t *)tz->data)[o * g + j / group];
+                    float s = ts_f16_to_f32_scalar(((const uint16_t *)ts->data)[o * g + j / group]);
+                    exact = k >= 0 && k < in && (v - z) * s == deq[i][o * in + k];
                 }
         }
         CHECK(exact);
@@ -307,7 +397,7 @@ static void check_format(const char *fixture, format fmt)
         CHECK(diff <= 1e-4 * fmax(1.0, scale));
         CHECK(same);
         free(lq), free(ld);
-        check_bundle(pdir, format_names[fmt], ids, 7, tq);
+        check_bundle(pdir, format_names[fmt], ids, 7, tq, first_perm);
     }
     ts_model_destroy(q);
     ts_model_destroy(d);
@@ -316,7 +406,7 @@ static void check_format(const char *fixture, format fmt)
     free(deq), free(packed), free(plain);
     ts_checkpoint_close(ck);
     const char *keep = getenv("TS_PACKED_KEEP");
-    if (keep && *keep && fmt == GPTQ4_V1 && strcmp(fixture, "qwen2") == 0) {
+    if (keep && *keep && fmt == GPTQ4_DESC_ACT && !damage && strcmp(fixture, "qwen2") == 0) {
         char cmd[600];
         snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s/model.safetensors' '%s/config.json' '%s/'", keep, pdir, pdir, keep);
         CHECK(system(cmd) == 0);
@@ -331,10 +421,21 @@ static void check_format(const char *fixture, format fmt)
     }
 }
 
+static void check_format(const char *fixture, format fmt) { check_format_damaged(fixture, fmt, INTACT); }
+
 static void test_gptq4(void) { check_format("qwen2", GPTQ4_V1), check_format("llama", GPTQ4_V1); }
 static void test_gptq8(void) { check_format("qwen2", GPTQ8_V2); }
 static void test_awq4(void) { check_format("qwen2", AWQ4), check_format("llama", AWQ4); }
-static void test_desc_act_refused(void) { check_format("qwen2", GPTQ4_DESC_ACT); }
+static void test_act_order(void)
+{
+    check_format("qwen2", GPTQ4_DESC_ACT), check_format("llama", GPTQ4_DESC_ACT), check_format("qwen2", GPTQ8_DESC_ACT);
+}
+
+static void test_act_order_refused(void)
+{
+    check_format_damaged("qwen2", GPTQ4_DESC_ACT, GROUP_OUT_OF_RANGE);
+    check_format_damaged("qwen2", GPTQ4_DESC_ACT, GROUP_OVERFULL);
+}
 
 /* A config naming an unsupported variant is refused before any tensor is read. */
 static void expect_refused(const char *qconfig, const char *what)
@@ -386,7 +487,8 @@ int main(void)
     RUN(test_gptq8);
     RUN(test_awq4);
     RUN(test_refusals);
-    RUN(test_desc_act_refused);
+    RUN(test_act_order);
+    RUN(test_act_order_refused);
     ts_context_destroy(ctx);
     return check_finish();
 }

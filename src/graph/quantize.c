@@ -12,7 +12,7 @@ typedef struct {
     ts_quant_chooser choose;
     void *user;
     /* per source value: the quantized parameters made for a weight, and the choice */
-    ts_value *q, *scale, *zero;
+    ts_value *q, *scale, *zero, *perm;
     ts_quant_choice *choice;
     signed char *chosen; /* -1 not asked yet, 0 no, 1 yes */
 } rewriter;
@@ -63,13 +63,34 @@ static bool make_params(rewriter *r, const ts_graph *src, ts_value w)
     r->scale[w] = new_param(r, n->name, suffix, TS_DTYPE_F16, out, in / c->block);
     snprintf(suffix, sizeof(suffix), ":q%d.zero", c->bits);
     if (c->has_zero) r->zero[w] = new_param(r, n->name, suffix, TS_DTYPE_I8, out, in / c->block);
+    if (c->has_perm) {
+        char name[300];
+        snprintf(name, sizeof(name), "%s:q%d.perm", n->name, c->bits);
+        r->perm[w] = ts_graph_parameter(r->dst, name, TS_PARAM_WEIGHT, ts_type_make(TS_DTYPE_I32, 1, &in));
+    }
     return true;
+}
+
+/* x[..., perm]: the last axis gathered by the i32 [in] indices (jnp.take's form of stablehlo.gather:
+ * each index a start on that axis, the slice every other axis whole). */
+static ts_value gather_channels(ts_graph *g, ts_value x, ts_value perm)
+{
+    const ts_type *t = ts_graph_type(g, x);
+    if (!t) return TS_NO_VALUE;
+    int rank = t->rank;
+    ts_dims offset = {.n = rank - 1}, collapsed = {.n = 1, .v = {rank - 1}}, map = {.n = 1, .v = {rank - 1}}, sizes = {.n = rank};
+    for (int d = 0; d < rank; d++) {
+        if (d < rank - 1) offset.v[d] = d;
+        sizes.v[d] = d < rank - 1 ? t->dims[d] : 1;
+    }
+    return ts_graph_gather(g, x, perm, &offset, &collapsed, &map, 1, &sizes);
 }
 
 static ts_value qlinear(rewriter *r, const ts_graph *src, ts_value x, ts_value w, ts_value bias)
 {
     const ts_quant_choice *c = &r->choice[w];
     if (!make_params(r, src, w)) return TS_NO_VALUE;
+    if (c->has_perm) x = gather_channels(r->dst, x, r->perm[w]);
     return ts_graph_qlinear(r->dst, x, r->q[w], r->scale[w], c->has_zero ? r->zero[w] : TS_NO_VALUE, bias, c->block);
 }
 
@@ -106,11 +127,11 @@ ts_status ts_graph_quantize_keeping(const ts_graph *src, ts_quant_chooser choose
     ts_value *map = malloc(sizeof(ts_value) * count);
     int32_t *uses = calloc(count, sizeof(int32_t));
     rewriter r = {dst, choose, user, malloc(sizeof(ts_value) * count), malloc(sizeof(ts_value) * count),
-                  malloc(sizeof(ts_value) * count), calloc(count, sizeof(ts_quant_choice)), malloc(count)};
-    if (!map || !uses || !r.q || !r.scale || !r.zero || !r.choice || !r.chosen) {
+                  malloc(sizeof(ts_value) * count), malloc(sizeof(ts_value) * count), calloc(count, sizeof(ts_quant_choice)), malloc(count)};
+    if (!map || !uses || !r.q || !r.scale || !r.zero || !r.perm || !r.choice || !r.chosen) {
         ts_graph_fail(dst, TS_OP_COUNT, TS_ERR_OUT_OF_MEMORY, "quantize: out of memory");
     } else {
-        for (size_t i = 0; i < count; i++) map[i] = r.q[i] = r.scale[i] = r.zero[i] = TS_NO_VALUE, r.chosen[i] = -1;
+        for (size_t i = 0; i < count; i++) map[i] = r.q[i] = r.scale[i] = r.zero[i] = r.perm[i] = TS_NO_VALUE, r.chosen[i] = -1;
         /* Uses that survive: every operand, except the weights of rewritten matmuls. */
         for (int32_t i = 0; i < src->n_nodes; i++) {
             const ts_node *n = &src->nodes[i];
@@ -166,7 +187,7 @@ ts_status ts_graph_quantize_keeping(const ts_graph *src, ts_quant_chooser choose
             }
         }
     }
-    free(map), free(uses), free(r.q), free(r.scale), free(r.zero), free(r.choice), free(r.chosen);
+    free(map), free(uses), free(r.q), free(r.scale), free(r.zero), free(r.perm), free(r.choice), free(r.chosen);
     st = ts_graph_status(dst, err);
     if (st != TS_OK) {
         ts_graph_destroy(dst);

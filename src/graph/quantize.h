@@ -4,8 +4,11 @@
  * three linears, the activation and the product, as its decomposition writes it) whose weight is
  * a float weight parameter [out, in] that `choose` accepts by ts_graph_qlinear over new weight
  * parameters named after it: "<name>:q8" (i8 [out, in]) or "<name>:q4" (u8 [out, in/2]),
- * "<name>:qN.scale" (f16 [out, in/block]) and, with zero points, "<name>:qN.zero" (i8 [out,
- * in/block]). A weight parameter that only fed replaced matmuls is dropped; the other weights
+ * "<name>:qN.scale" (f16 [out, in/block]), with zero points "<name>:qN.zero" (i8 [out,
+ * in/block]) and, with a permutation (GPTQ's act order), "<name>:qN.perm" (i32 [in]): the
+ * linear's input channels are gathered by it first (x[..., perm], a stablehlo.gather on the last
+ * axis), the integer weights' columns being stored in that order so that each block of them is
+ * contiguous. A weight parameter that only fed replaced matmuls is dropped; the other weights
  * keep their relative order, the new ones follow them in the order first used, and the inputs and
  * state come after all of them, in their order (a bundle's modules take every weight before the
  * first input). Outputs map to their copies, donated arguments stay donated to them.
@@ -25,6 +28,7 @@ typedef struct ts_quant_choice {
     int bits;       /* 8 or 4 */
     int64_t block;  /* input channels per scale */
     bool has_zero;  /* a "<name>:qN.zero" parameter */
+    bool has_perm;  /* a "<name>:qN.perm" parameter: input channels gathered by it first */
 } ts_quant_choice;
 
 /* Whether weight `name` [out, in] is quantized, and how (fills *choice). */

@@ -2,8 +2,8 @@
  * checkpoint's linear layers use.
  *
  * Supported (engine/packed_weights.c unpacks them): GPTQ (quant_method "gptq", bits 4 or 8, any
- * group_size or −1 for one group per row, sym either way, desc_act false, or true when g_idx
- * turns out sequential; checkpoint_format "gptq" — zero points stored minus one — or "gptq_v2")
+ * group_size or −1 for one group per row, sym either way, desc_act either way — act order's
+ * g_idx runs as a channel permutation, packed_weights.h; checkpoint_format "gptq" — zero points stored minus one — or "gptq_v2")
  * and AWQ (quant_method "awq", bits 4, version "gemm", zero_point true). Anything else is
  * refused with TS_ERR_UNSUPPORTED naming the method and the field (no silent fallback to
  * unquantized weights). An absent quantization_config gives TS_QUANT_NONE.

@@ -52,7 +52,7 @@ quant_case() {
     check "$name: $backend's greedy ids = the quantized engine's" test "$theirs" = "$engine"
 }
 
-# gptq_model DIR: the GPTQ 4-bit (groups of 32, zero points) qwen2 checkpoint that
+# gptq_model DIR: the GPTQ 4-bit (groups of 32, zero points, desc_act's act order) qwen2 checkpoint that
 # src/engine/packed_weights_test.c packs from the fixture (TS_PACKED_KEEP), with the fixture's
 # tokenizer files beside it.
 gptq_model() {

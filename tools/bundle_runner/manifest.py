@@ -212,9 +212,10 @@ class Manifest:
             q = self.quant
             root["quantization"] = {"version": q["version"], "method": q["method"], "file": q["file"],
                                     "dequantization": q["dequantization"],
-                                    "weights": [{"weight": w["weight"], "bits": w["bits"], "block": w["block"],
-                                                 "scale_dtype": w["scale_dtype"], "zero_points": bool(w["zero_points"]),
-                                                 "shape": w["shape"]} for w in q["weights"]]}
+                                    "weights": [dict({"weight": w["weight"], "bits": w["bits"], "block": w["block"],
+                                                      "scale_dtype": w["scale_dtype"], "zero_points": bool(w["zero_points"])},
+                                                     **({"act_order": True} if w.get("act_order") else {}),
+                                                     shape=w["shape"]) for w in q["weights"]]}
         if self.held is not None:
             h = self.held
             root["bundle_weights"] = {"version": h["version"], "file": h["file"], "rule": h["rule"], "tensors": list(h["tensors"])}
@@ -291,8 +292,9 @@ class Manifest:
     def quantized_tensors(self):
         """{tensor name: (dtype, shape)} of the quantized tensors the manifest's quantization
         describes (src/bundle/bundle_quant.c): per matrix W [out, in] of `bits` and `block`,
-        W:q<bits> (I8 [out, in] or U8 [out, in/2]), W:q<bits>.scale [out, in/block], and with
-        zero points W:q<bits>.zero I8 [out, in/block]. A matrix the runtimes cannot run (bits not
+        W:q<bits> (I8 [out, in] or U8 [out, in/2]), W:q<bits>.scale [out, in/block], with
+        zero points W:q<bits>.zero I8 [out, in/block], and in act order W:q<bits>.perm I32 [in]
+        (the module gathers the input's channels by it; runner.py checks it is a permutation). A matrix the runtimes cannot run (bits not
         8 or 4, a block not dividing the width or odd for 4-bit) is refused, named."""
         out = {}
         for i, w in enumerate(self.quant["weights"] if self.quant else []):
@@ -305,6 +307,8 @@ class Manifest:
             out[name + ".scale"] = (w["scale_dtype"], (o, n // block))
             if w["zero_points"]:
                 out[name + ".zero"] = ("I8", (o, n // block))
+            if w.get("act_order"):
+                out[name + ".perm"] = ("I32", (n,))
         return out
 
     # ------------------------------------------------------------ lookup

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import host
 from .manifest import Manifest, ContractError, check_arguments, check_signature, check_values, check_vision_values, parse_signature
-from .safetensors import SafetensorsError, read_checkpoint, read_file
+from .safetensors import SafetensorsError, dtype_name, read_checkpoint, read_file
 
 
 class Runner:
@@ -118,10 +118,13 @@ class Runner:
                                     f"{'nothing' if d is None else d.dtype + str(list(d.shape))}")
             if t is None:
                 raise ContractError(f"quantization: {matrix}: {name} is not in {q['file']}")
-            got = {"int8": "I8", "uint8": "U8", "float16": "F16", "float32": "F32", "bfloat16": "BF16"}.get(str(t.dtype), str(t.dtype))
+            got = dtype_name(t.dtype)
             if got != dtype or tuple(t.shape) != shape:
                 raise ContractError(f"quantization: {matrix}: {name} in {q['file']} is {got}{list(t.shape)}, "
                                     f"the manifest's matrix needs {dtype}{list(shape)}")
+            # a gather clamps: a repeated or out-of-range channel would run, wrongly
+            if name.endswith(".perm") and sorted(t.tolist()) != list(range(shape[0])):
+                raise ContractError(f"quantization: {matrix}: {name} in {q['file']} is not a permutation of 0 … {shape[0] - 1}")
         return {k: v for k, v in found.items() if k in want}
 
     def _held(self, bundle_dir):
@@ -152,7 +155,7 @@ class Runner:
             t = tensors.get(d.name)
             if t is None:
                 raise ContractError(f"weight schema: {where}[{i}] {d.name}: not in the checkpoint")
-            dtype = {"float32": "F32", "float16": "F16", "bfloat16": "BF16", "int8": "I8", "uint8": "U8"}.get(str(t.dtype), str(t.dtype))
+            dtype = dtype_name(t.dtype)
             if dtype != d.dtype or t.size != int(np.prod(d.shape, dtype=np.int64)):
                 raise ContractError(f"weight schema: {where}[{i}] {d.name}: declared {d.dtype}{list(d.shape)}, "
                                     f"the checkpoint has {dtype}{list(t.shape)}")

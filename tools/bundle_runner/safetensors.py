@@ -22,6 +22,11 @@ DTYPES = {
 }
 
 
+def dtype_name(dtype):
+    """The safetensors name of a numpy dtype ("F32", "I32", …), or its numpy name if none."""
+    return next((k for k, v in DTYPES.items() if v == dtype), str(dtype))
+
+
 class SafetensorsError(Exception):
     pass
 

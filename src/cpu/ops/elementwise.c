@@ -192,6 +192,33 @@ bool ts_cpu_gather_rows(const ts_graph *g, const ts_node *n, const void *x, cons
     return true;
 }
 
+bool ts_cpu_gather_columns(const ts_graph *g, const ts_node *n, const void *x, const void *indices,
+                           void *y)
+{
+    const ts_type *xt = ts_graph_type(g, n->inputs[0]), *it = ts_graph_type(g, n->inputs[1]);
+    const ts_dims *offset = &n->attrs.gather.offset_dims,
+                  *collapsed = &n->attrs.gather.collapsed_slice_dims;
+    const ts_dims *map = &n->attrs.gather.start_index_map, *sizes = &n->attrs.gather.slice_sizes;
+    int last = xt->rank - 1;
+    if (it->dtype != TS_DTYPE_I32 || it->rank != 1 || n->attrs.gather.index_vector_dim != 1 ||
+        xt->rank < 1 || ts_dtype_size(xt->dtype) != 4 || collapsed->n != 1 ||
+        collapsed->v[0] != last || map->n != 1 || map->v[0] != last || offset->n != last ||
+        sizes->n != xt->rank || sizes->v[last] != 1 || xt->dims[last] < 1)
+        return false;
+    for (int d = 0; d < last; d++)
+        if (offset->v[d] != d || sizes->v[d] != xt->dims[d]) return false;
+    int64_t k = xt->dims[last], m = it->dims[0], rows = ts_type_elements(xt) / k;
+    const int32_t *at = indices;
+    const uint32_t *src = x;
+    uint32_t *dst = y;
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < m; j++) {
+            int64_t c = at[j] < 0 ? 0 : at[j] >= k ? k - 1 : at[j];
+            dst[r * m + j] = src[r * k + c];
+        }
+    return true;
+}
+
 bool ts_cpu_update_rows(const ts_graph *g, const ts_node *n, const void *x, const void *update,
                         int64_t row_start, void *y)
 {
