@@ -168,7 +168,7 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
         plan = (quant_plan){ts_packed_weights_choose, NULL, packed, ts_quant_method_name(qc.method)};
     }
     if (st == TS_OK && bits > 0) {
-        st = ts_quantized_weights_create(&src, bits, false, &quantized, err);
+        st = ts_quantized_weights_create(&src, NULL, bits, false, &quantized, err);
         if (st == TS_OK) src = ts_quantized_weights_source(quantized);
         plan = (quant_plan){ts_quantized_weights_choose, ts_quantized_weights_choose_tower, quantized, format};
     }

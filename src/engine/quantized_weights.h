@@ -20,13 +20,16 @@
 #ifndef TS_ENGINE_QUANTIZED_WEIGHTS_H
 #define TS_ENGINE_QUANTIZED_WEIGHTS_H
 
+#include "base/pool.h"
 #include "graph/quantize.h"
 #include "models/decoder.h"
 
 typedef struct ts_quantized_weights ts_quantized_weights;
 
-/* `base` is borrowed and must outlive the store. Owned; ts_quantized_weights_destroy. */
-ts_status ts_quantized_weights_create(const ts_weight_source *base, int bits, bool release_source,
+/* `base` and `pool` (NULL: quantize on the calling thread) are borrowed and must outlive the
+ * store; a matrix's rows are quantized over the pool (the bytes and the error report are each
+ * row's alone, whatever the threads). Owned; ts_quantized_weights_destroy. */
+ts_status ts_quantized_weights_create(const ts_weight_source *base, ts_pool *pool, int bits, bool release_source,
                                       ts_quantized_weights **out, ts_error *err);
 void ts_quantized_weights_destroy(ts_quantized_weights *q);
 /* The store as a weight source (self = the store). */

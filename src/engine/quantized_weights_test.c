@@ -4,8 +4,9 @@
  * model of the dequantized weights computes (logits within 1e-4 × max, identical 16 greedy
  * tokens); against transformers' f32 outputs the logit error is printed with the weight error and
  * bounded (see test_fixtures_q8 for the measured figures; Llama q8 keeps all 16 tokens);
- * quantizing is deterministic (same bytes twice); unknown formats and a second quantization are
- * refused. */
+ * quantizing is deterministic (same bytes twice, and on 1 thread as on 2); the row rules equal
+ * their definition with the C library's roundf and fmaxf on random rows with exact ties; unknown
+ * formats and a second quantization are refused. */
 #include "engine/model.h"
 #include "cpu/kernels.h"
 #include "engine/quantized_weights.h"
@@ -54,6 +55,83 @@ static void test_rows_by_hand(void)
     CHECK_INT_EQ(q8[0], -127);
     CHECK_INT_EQ(q8[1], 32);
     CHECK_INT_EQ(q8[40], 0);
+}
+
+/* The header's rules as written, with roundf and fmaxf (the quantizer inlines both). */
+static void definition_q8(const float *w, int64_t n, int8_t *q, uint16_t *scale)
+{
+    for (int64_t b = 0; b < n / 32; b++) {
+        float amax = 0.0f;
+        for (int j = 0; j < 32; j++) amax = fmaxf(amax, fabsf(w[b * 32 + j]));
+        scale[b] = ts_f32_to_f16(amax / 127.0f);
+        float d = ts_f16_to_f32_scalar(scale[b]);
+        for (int j = 0; j < 32; j++) {
+            float v = d > 0.0f ? roundf(w[b * 32 + j] / d) : 0.0f;
+            q[b * 32 + j] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
+        }
+    }
+}
+
+static void definition_q4(const float *w, int64_t n, uint8_t *q, uint16_t *scale)
+{
+    for (int64_t b = 0; b < n / 32; b++) {
+        float m = 0.0f;
+        for (int j = 0; j < 32; j++)
+            if (fabsf(w[b * 32 + j]) > fabsf(m)) m = w[b * 32 + j];
+        scale[b] = ts_f32_to_f16(m / -8.0f + 0.0f);
+        float d = ts_f16_to_f32_scalar(scale[b]);
+        for (int j = 0; j < 32; j += 2) {
+            unsigned pair[2];
+            for (int k = 0; k < 2; k++) {
+                float v = d != 0.0f ? roundf(w[b * 32 + j + k] / d) : 0.0f;
+                pair[k] = (unsigned)((v > 7.0f ? 7 : v < -8.0f ? -8 : (int)v) + 8);
+            }
+            q[b * 16 + j / 2] = (uint8_t)(pair[0] | pair[1] << 4);
+        }
+    }
+}
+
+/* Random rows (magnitudes 1e-9 … 1e3, so f16 subnormal and large scales too), a quarter of each
+ * block's values put exactly on a half step of its scale (k + ½)·d, all-zero blocks: the same
+ * bytes as the definition. */
+static void test_rows_equal_definition(void)
+{
+    enum { N = 256 };
+    uint32_t state = 12345;
+    int differ = 0, ties = 0;
+    for (int trial = 0; trial < 400; trial++) {
+        float w[N];
+        float mag = powf(10.0f, (float)(trial % 13) - 9.0f);
+        for (int i = 0; i < N; i++) {
+            state = state * 1664525u + 1013904223u;
+            w[i] = ((float)(state >> 8) / 16777216.0f * 2.0f - 1.0f) * mag;
+        }
+        if (trial % 7 == 0) memset(w + 32, 0, sizeof(float) * 32);
+        for (int bits = 8; bits >= 4; bits -= 4) {
+            float tied[N];
+            memcpy(tied, w, sizeof(w));
+            for (int b = 0; b < N / 32; b++) { /* the scale the rule will pick, then ties on it */
+                uint16_t s8[1];
+                int8_t q8[32];
+                uint8_t q4[16];
+                if (bits == 8) definition_q8(tied + b * 32, 32, q8, s8);
+                else definition_q4(tied + b * 32, 32, q4, s8);
+                float d = ts_f16_to_f32_scalar(s8[0]);
+                for (int j = 1; j < 32 && d != 0.0f; j += 4) {
+                    float t = ((float)(j % (bits == 8 ? 100 : 6)) + 0.5f) * (j % 8 == 1 ? -1.0f : 1.0f) * d;
+                    if (fabsf(t) < fabsf(tied[b * 32]) || bits == 8) tied[b * 32 + j] = t, ties++;
+                }
+            }
+            int8_t qa[N], qb[N];
+            uint16_t sa[N / 32], sb[N / 32];
+            if (bits == 8) ts_quantize_row_q8(tied, N, qa, sa), definition_q8(tied, N, qb, sb);
+            else ts_quantize_row_q4(tied, N, (uint8_t *)qa, sa), definition_q4(tied, N, (uint8_t *)qb, sb);
+            differ += memcmp(qa, qb, bits == 8 ? N : N / 2) != 0 || memcmp(sa, sb, sizeof(sa)) != 0;
+        }
+    }
+    fprintf(stderr, "  800 rows (%d values on exact half steps): %d differ from the definition\n", ties, differ);
+    CHECK_INT_EQ(differ, 0);
+    CHECK(ties > 10000);
 }
 
 static double max_abs(const float *x, size_t n)
@@ -335,6 +413,21 @@ static void test_deterministic_and_refusals(void)
     }
     /* 7 matrices per layer (q, k, v, o, gate, up, down) × 3 layers + the tied LM head */
     CHECK_CONTAINS(ts_model_quantization_summary(a), "q4: 22 matrices");
+    /* one thread: the same bytes and the same error report as two */
+    ts_context *one;
+    ts_context_options o1 = {.n_threads = 1, .log_level = TS_LOG_WARN};
+    REQUIRE_INT_EQ(ts_context_create(&o1, &one, &err), TS_OK);
+    ts_model *c;
+    REQUIRE_INT_EQ(ts_model_load(one, "tests/fixtures/qwen2/model", NULL, &c, &err), TS_OK);
+    CHECK_INT_EQ(ts_model_quantize(c, "q4", &err), TS_OK);
+    for (int i = 0; i < 2; i++) {
+        const ts_tensor_info *ta = ts_model_weights(a)->find(ts_model_weights(a)->self, names[i], 2, dims[i]);
+        const ts_tensor_info *tc = ts_model_weights(c)->find(ts_model_weights(c)->self, names[i], 2, dims[i]);
+        CHECK(ta && tc && ta->n_bytes == tc->n_bytes && memcmp(ta->data, tc->data, ta->n_bytes) == 0);
+    }
+    CHECK_STR_EQ(ts_model_quantization_summary(c), ts_model_quantization_summary(a));
+    ts_model_destroy(c);
+    ts_context_destroy(one);
     ts_model_destroy(a);
     ts_model_destroy(b);
 }
@@ -346,6 +439,7 @@ int main(void)
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return 1;
     RUN(test_f16_rounding);
     RUN(test_rows_by_hand);
+    RUN(test_rows_equal_definition);
     RUN(test_quantized_equals_dequantized);
     RUN(test_fixtures_q8);
     RUN(test_fixtures_q4);
