@@ -15,6 +15,8 @@ static const ts_kernels portable = {
     .qdot_i8_q8 = ts_qdot_i8_q8_ref,
     .qdot_u4_q8 = ts_qdot_u4_q8_ref,
     .quantize_q8 = ts_quantize_q8_ref,
+    .quantize_weights_q8 = ts_quantize_weights_q8_ref,
+    .quantize_weights_q4 = ts_quantize_weights_q4_ref,
     .softmax_f32 = ts_softmax_f32_ref,
     .logistic_f32 = ts_logistic_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
@@ -34,6 +36,8 @@ static const ts_kernels avx2 = {
     .qdot_u4_f32 = ts_qdot_u4_f32_ref,
     .dequant_i8_f32 = ts_dequant_i8_f32_ref,
     .dequant_u4_f32 = ts_dequant_u4_f32_ref,
+    .quantize_weights_q8 = ts_quantize_weights_q8_ref,
+    .quantize_weights_q4 = ts_quantize_weights_q4_ref,
     .softmax_f32 = ts_softmax_f32_ref,
     .logistic_f32 = ts_logistic_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
@@ -55,7 +59,8 @@ static const ts_kernels avx2 = {
     .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512,         \
     .softmax_f32 = ts_softmax_f32_avx512, .logistic_f32 = ts_logistic_f32_avx512,                 \
     .f32_to_bf16 = ts_f32_to_bf16_avx512, .pack_u32_panel = ts_pack_u32_panel_avx512,             \
-    .weighted_sum_f32 = ts_weighted_sum_f32_avx512
+    .weighted_sum_f32 = ts_weighted_sum_f32_avx512,                                               \
+    .quantize_weights_q8 = ts_quantize_weights_q8_avx512, .quantize_weights_q4 = ts_quantize_weights_q4_avx512
 
 /* The W8A8 dots need VPDPBUSD; without it (and on AVX2) quantized linears keep f32 activations,
  * as an integer dot of bytes emulated with 16-bit products would not be faster. */

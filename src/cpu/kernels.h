@@ -117,6 +117,12 @@ typedef struct ts_kernels {
     void (*gemm_q8)(const struct ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                     const uint8_t *panel, const float *scale, int32_t offset,
                     const int32_t *offsets, int cols, float *c, int64_t ldc);
+    /* One weight row of n (a multiple of 32) quantized at load by engine/quantized_weights.h's
+     * rules (ts_quantize_weights_q8_ref / _q4_ref are their definition; every variant gives the
+     * same bytes): q8 i8 values, q4 two nibbles a byte (even channel low); an f16 scale per 32.
+     * Never NULL. */
+    void (*quantize_weights_q8)(const float *w, size_t n, int8_t *q, uint16_t *scale);
+    void (*quantize_weights_q4)(const float *w, size_t n, uint8_t *q, uint16_t *scale);
     /* Softmax of y[0..n) in place: m = max y, y[i] = exp(y[i] − m) / Σ exp (the sum in f64, its
      * reciprocal rounded to f32 and multiplied in); every y −inf (or n = 0 rows' NaN rule): all
      * NaN, as the decomposition's 0/0. The portable one uses expf; others within 2 ulp of it per
@@ -184,6 +190,9 @@ void ts_q8_fill_lanes(const int8_t *q, const float *d, size_t n, bool u4, float 
 void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
                         int32_t *xs);
 uint16_t ts_f32_to_bf16_scalar(float f);
+uint16_t ts_f32_to_f16(float f); /* round to nearest even; overflow to ±inf */
+void ts_quantize_weights_q8_ref(const float *w, size_t n, int8_t *q, uint16_t *scale);
+void ts_quantize_weights_q4_ref(const float *w, size_t n, uint8_t *q, uint16_t *scale);
 void ts_pack_u32_panel_ref(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_ref(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_ref(float *y, size_t n);
@@ -229,6 +238,8 @@ float ts_qdot_i8_f32_avx512(const int8_t *q, const float *x, size_t n, size_t bl
 float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
+void ts_quantize_weights_q8_avx512(const float *w, size_t n, int8_t *q, uint16_t *scale);
+void ts_quantize_weights_q4_avx512(const float *w, size_t n, uint8_t *q, uint16_t *scale);
 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
                            int32_t *xs);
 void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);

@@ -295,7 +295,7 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
     if (m->quant_bits)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "model is already quantized (%s)", m->packed ? "its checkpoint is" : m->quant_summary);
     ts_quantized_weights *q;
-    ts_status st = ts_quantized_weights_create(&m->weights, m->ctx->pool, bits, m->checkpoint != NULL, &q, err);
+    ts_status st = ts_quantized_weights_create(&m->weights, m->ctx, bits, m->checkpoint != NULL, &q, err);
     if (st != TS_OK) return st;
     for (int i = 0; i < PROGRAM_CACHE; i++) program_clear(&m->programs[i]);
     m->base_weights = m->weights;

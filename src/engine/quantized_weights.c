@@ -1,5 +1,6 @@
 /* quantized_weights.c — load-time quantization of float matrices (see quantized_weights.h). */
 #include "engine/quantized_weights.h"
+#include "base/context.h"
 #include "base/error.h"
 #include "cpu/kernels.h"
 #include "graph/quantize.h"
@@ -36,13 +37,14 @@ typedef struct {
 struct ts_quantized_weights {
     ts_weight_source base;
     ts_pool *pool; /* borrowed, may be NULL */
+    const ts_kernels *kernels;
     int bits;
     bool release_source;
     entry *entries;
     int n, cap;
 };
 
-ts_status ts_quantized_weights_create(const ts_weight_source *base, ts_pool *pool, int bits, bool release_source,
+ts_status ts_quantized_weights_create(const ts_weight_source *base, const ts_context *ctx, int bits, bool release_source,
                                       ts_quantized_weights **out, ts_error *err)
 {
     *out = NULL;
@@ -50,7 +52,8 @@ ts_status ts_quantized_weights_create(const ts_weight_source *base, ts_pool *poo
     ts_quantized_weights *q = calloc(1, sizeof(*q));
     if (!q) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "quantize: out of memory");
     q->base = *base;
-    q->pool = pool;
+    q->pool = ctx ? ctx->pool : NULL;
+    q->kernels = ts_kernels_select(ctx ? ctx->cpu_features : 0);
     q->bits = bits;
     q->release_source = release_source;
     *out = q;
@@ -85,85 +88,13 @@ ts_weight_source ts_quantized_weights_source(ts_quantized_weights *q)
     return (ts_weight_source){ts_quantized_weights_find, q};
 }
 
-uint16_t ts_f32_to_f16(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u, e = (x >> 23) & 0xffu, m = x & 0x7fffffu;
-    if (e == 0xff) return (uint16_t)(sign | 0x7c00u | (m ? 0x200u : 0)); /* inf, NaN */
-    int exp = (int)e - 127 + 15;
-    if (exp >= 31) return (uint16_t)(sign | 0x7c00u);
-    if (exp <= 0) { /* subnormal or zero in f16 */
-        if (exp < -10) return (uint16_t)sign;
-        m |= 0x800000u;
-        int shift = 14 - exp; /* 24-bit mantissa down to the f16 subnormal step */
-        uint32_t half = m >> shift, rest = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        if (rest > mid || (rest == mid && (half & 1))) half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = sign | ((uint32_t)exp << 10) | (m >> 13), rest = m & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (half & 1))) half++; /* may carry into the exponent: still right */
-    return (uint16_t)half;
-}
-
-/* round(v) half away from zero (C's roundf) for |v| < 2^23, the range x / d stays in here; a
- * NaN (a NaN weight) gives 0. Inline: the library call was a fifth of a 0.5B model's q8 load. */
-static inline float round_away(float v)
-{
-    if (!(v == v)) return 0.0f;
-    float t = (float)(int32_t)v; /* toward zero; v − t is exact */
-    float frac = v - t;
-    return frac >= 0.5f ? t + 1.0f : frac <= -0.5f ? t - 1.0f : t;
-}
-
-void ts_quantize_row_q8(const float *w, int64_t n, int8_t *q, uint16_t *scale)
-{
-    for (int64_t b = 0; b < n / TS_QUANT_BLOCK; b++) {
-        const float *x = w + b * TS_QUANT_BLOCK;
-        float amax = 0.0f;
-        for (int j = 0; j < TS_QUANT_BLOCK; j++) {
-            float a = fabsf(x[j]);
-            amax = a > amax ? a : amax; /* fmaxf's result: a NaN is passed over */
-        }
-        scale[b] = ts_f32_to_f16(amax / 127.0f);
-        float d = ts_f16_to_f32_scalar(scale[b]);
-        for (int j = 0; j < TS_QUANT_BLOCK; j++) {
-            float v = d > 0.0f ? round_away(x[j] / d) : 0.0f;
-            q[b * TS_QUANT_BLOCK + j] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
-        }
-    }
-}
-
-void ts_quantize_row_q4(const float *w, int64_t n, uint8_t *q, uint16_t *scale)
-{
-    for (int64_t b = 0; b < n / TS_QUANT_BLOCK; b++) {
-        const float *x = w + b * TS_QUANT_BLOCK;
-        float m = 0.0f;
-        for (int j = 0; j < TS_QUANT_BLOCK; j++)
-            if (fabsf(x[j]) > fabsf(m)) m = x[j];
-        scale[b] = ts_f32_to_f16(m / -8.0f + 0.0f); /* + 0: an all-zero block gets +0, not −0 */
-        float d = ts_f16_to_f32_scalar(scale[b]);
-        uint8_t *out = q + b * TS_QUANT_BLOCK / 2;
-        for (int j = 0; j < TS_QUANT_BLOCK; j += 2) {
-            unsigned pair[2];
-            for (int k = 0; k < 2; k++) {
-                float v = d != 0.0f ? round_away(x[j + k] / d) : 0.0f;
-                pair[k] = (unsigned)((v > 7.0f ? 7 : v < -8.0f ? -8 : (int)v) + 8);
-            }
-            out[j / 2] = (uint8_t)(pair[0] | pair[1] << 4);
-        }
-    }
-}
-
 /* Row o of t [out, in] widened to f32. */
-static void source_row(const ts_tensor_info *t, int64_t o, int64_t in, float *row)
+static void source_row(const ts_kernels *kern, const ts_tensor_info *t, int64_t o, int64_t in, float *row)
 {
     const void *src = (const char *)t->data + (size_t)(o * in) * ts_dtype_size(t->dtype);
     switch (t->dtype) {
-    case TS_DTYPE_BF16: ts_bf16_to_f32_ref(src, row, (size_t)in); break;
-    case TS_DTYPE_F16:
-        for (int64_t i = 0; i < in; i++) row[i] = ts_f16_to_f32_scalar(((const uint16_t *)src)[i]);
-        break;
+    case TS_DTYPE_BF16: kern->bf16_to_f32(src, row, (size_t)in); break;
+    case TS_DTYPE_F16: kern->f16_to_f32(src, row, (size_t)in); break;
     default: memcpy(row, src, sizeof(float) * (size_t)in); break;
     }
 }
@@ -199,11 +130,11 @@ static void quantize_task(void *arg, int64_t task, int worker)
     float *row = j->rows + (size_t)worker * (size_t)in;
     int64_t o1 = (task + 1) * QUANT_TASK_ROWS < j->out ? (task + 1) * QUANT_TASK_ROWS : j->out;
     for (int64_t o = task * QUANT_TASK_ROWS; o < o1; o++) {
-        source_row(j->t, o, in, row);
+        source_row(j->qw->kernels, j->t, o, in, row);
         uint8_t *qr = (uint8_t *)j->e->q_data + o * row_bytes;
         uint16_t *sr = (uint16_t *)j->e->scale_data + o * nb;
-        if (bits == 8) ts_quantize_row_q8(row, in, (int8_t *)qr, sr);
-        else ts_quantize_row_q4(row, in, qr, sr);
+        if (bits == 8) j->qw->kernels->quantize_weights_q8(row, (size_t)in, (int8_t *)qr, sr);
+        else j->qw->kernels->quantize_weights_q4(row, (size_t)in, qr, sr);
         double err2 = 0, norm2 = 0;
         for (int64_t b = 0; b < nb; b++) {
             float d = ts_f16_to_f32_scalar(sr[b]);

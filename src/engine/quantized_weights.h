@@ -20,16 +20,16 @@
 #ifndef TS_ENGINE_QUANTIZED_WEIGHTS_H
 #define TS_ENGINE_QUANTIZED_WEIGHTS_H
 
-#include "base/pool.h"
 #include "graph/quantize.h"
 #include "models/decoder.h"
 
 typedef struct ts_quantized_weights ts_quantized_weights;
 
-/* `base` and `pool` (NULL: quantize on the calling thread) are borrowed and must outlive the
- * store; a matrix's rows are quantized over the pool (the bytes and the error report are each
- * row's alone, whatever the threads). Owned; ts_quantized_weights_destroy. */
-ts_status ts_quantized_weights_create(const ts_weight_source *base, ts_pool *pool, int bits, bool release_source,
+/* `base` and `ctx` are borrowed and must outlive the store: a matrix's rows are quantized over
+ * ctx's pool by its CPU's kernels (kernels.h: quantize_weights_q8/q4; ctx NULL: the portable
+ * ones on the calling thread); the bytes and the error report are each row's alone, the same
+ * whatever the threads and kernels. Owned; ts_quantized_weights_destroy. */
+ts_status ts_quantized_weights_create(const ts_weight_source *base, const ts_context *ctx, int bits, bool release_source,
                                       ts_quantized_weights **out, ts_error *err);
 void ts_quantized_weights_destroy(ts_quantized_weights *q);
 /* The store as a weight source (self = the store). */
@@ -58,9 +58,5 @@ void ts_quantized_weights_report(const ts_quantized_weights *q, ts_quantization_
 int ts_quantized_weights_count(const ts_quantized_weights *q);
 void ts_quantized_weights_report_range(const ts_quantized_weights *q, int first, int end, ts_quantization_report *out);
 
-/* One row's quantization (exposed for tests): n = row width, multiple of TS_QUANT_BLOCK. */
-void ts_quantize_row_q8(const float *w, int64_t n, int8_t *q, uint16_t *scale);
-void ts_quantize_row_q4(const float *w, int64_t n, uint8_t *q, uint16_t *scale);
-uint16_t ts_f32_to_f16(float f); /* round to nearest even; overflow to ±inf */
 
 #endif
