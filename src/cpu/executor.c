@@ -465,7 +465,7 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
     }
     case TS_OP_GATHER:
         if (ts_cpu_gather_rows(g, n, v[n->inputs[0]], v[n->inputs[1]], out) ||
-            ts_cpu_gather_columns(g, n, v[n->inputs[0]], v[n->inputs[1]], out))
+            ts_cpu_gather_columns(cpu, g, n, v[n->inputs[0]], v[n->inputs[1]], out))
             return TS_OK;
         return ts_reference_eval(g, n, v, out, err);
     case TS_OP_BROADCAST_IN_DIM:

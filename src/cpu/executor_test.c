@@ -276,6 +276,22 @@ static void test_row_copies_match_reference(void)
     ts_context_destroy(ctx);
 }
 
+/* A prefill-sized gather on the last axis (x [2, 150, 256], 256 indices in −4 … 15 and beyond:
+ * random i32 below 20 less 4, so clamped at 0) runs in tasks over both threads: the reference's. */
+static void test_column_gather_over_threads(void)
+{
+    ts_context *ctx = make_ctx(2);
+    builder b;
+    start(&b, 7);
+    ts_dims offset = {2, {0, 1}}, last = {1, {2}}, slice = {3, {2, 150, 1}};
+    int64_t n = 256;
+    ts_value x = param(&b, "x", T(TS_DTYPE_F32, 3, 2, 150, 256), 0);
+    ts_value idx = ts_graph_binary(b.g, TS_OP_SUBTRACT, param(&b, "idx", T(TS_DTYPE_I32, 1, 256, 0, 0), 20),
+                                   ts_graph_broadcast_in_dim(b.g, ts_graph_constant_i32(b.g, 4), 1, &n, NULL));
+    finish(&b, ts_graph_gather(b.g, x, idx, &offset, &last, &last, 1, &slice), ctx, "column gather, 2 threads", 0);
+    ts_context_destroy(ctx);
+}
+
 /* The builder's type rules name what is wrong. */
 static void test_moe_mlp_type_errors(void)
 {
@@ -629,6 +645,7 @@ int main(void)
     RUN(test_composites_match_decompositions);
     RUN(test_moe_mlp_matches_decomposition);
     RUN(test_row_copies_match_reference);
+    RUN(test_column_gather_over_threads);
     RUN(test_moe_mlp_type_errors);
     RUN(test_planner_reuses_and_updates_state_in_place);
     RUN(test_update_waits_for_aliases);

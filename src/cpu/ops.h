@@ -157,8 +157,8 @@ bool ts_cpu_gather_rows(const ts_graph *g, const ts_node *n, const void *x, cons
                         void *y);
 /* gather on the last axis (x[..., indices] of a 4-byte dtype: operand [..., K], i32 [M] indices
  * clamped to 0…K−1, result [..., M]: GPTQ act order's channel permutation); false for other forms. */
-bool ts_cpu_gather_columns(const ts_graph *g, const ts_node *n, const void *x, const void *indices,
-                           void *y);
+bool ts_cpu_gather_columns(const ts_cpu *cpu, const ts_graph *g, const ts_node *n, const void *x,
+                           const void *indices, void *y);
 /* dynamic_update_slice of whole rows (the update spans every axis but the first: a KV cache
  * write) as one copy; y = x first unless in place. row_start is the first axis's start, before
  * clamping. False (nothing done) for other forms. */

@@ -192,7 +192,26 @@ bool ts_cpu_gather_rows(const ts_graph *g, const ts_node *n, const void *x, cons
     return true;
 }
 
-bool ts_cpu_gather_columns(const ts_graph *g, const ts_node *n, const void *x, const void *indices,
+typedef struct {
+    const int32_t *at;
+    const uint32_t *src;
+    uint32_t *dst;
+    int64_t k, m, rows, per_task;
+} columns_job;
+
+static void columns_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const columns_job *j = arg;
+    int64_t r1 = (task + 1) * j->per_task < j->rows ? (task + 1) * j->per_task : j->rows;
+    for (int64_t r = task * j->per_task; r < r1; r++)
+        for (int64_t c = 0; c < j->m; c++) {
+            int64_t i = j->at[c] < 0 ? 0 : j->at[c] >= j->k ? j->k - 1 : j->at[c];
+            j->dst[r * j->m + c] = j->src[r * j->k + i];
+        }
+}
+
+bool ts_cpu_gather_columns(const ts_cpu *cpu, const ts_graph *g, const ts_node *n, const void *x, const void *indices,
                            void *y)
 {
     const ts_type *xt = ts_graph_type(g, n->inputs[0]), *it = ts_graph_type(g, n->inputs[1]);
@@ -207,15 +226,13 @@ bool ts_cpu_gather_columns(const ts_graph *g, const ts_node *n, const void *x, c
         return false;
     for (int d = 0; d < last; d++)
         if (offset->v[d] != d || sizes->v[d] != xt->dims[d]) return false;
-    int64_t k = xt->dims[last], m = it->dims[0], rows = ts_type_elements(xt) / k;
-    const int32_t *at = indices;
-    const uint32_t *src = x;
-    uint32_t *dst = y;
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t j = 0; j < m; j++) {
-            int64_t c = at[j] < 0 ? 0 : at[j] >= k ? k - 1 : at[j];
-            dst[r * m + j] = src[r * k + c];
-        }
+    int64_t k = xt->dims[last], rows = ts_type_elements(xt) / k;
+    /* rows in tasks of ~64 K elements: a prefill's act-order gathers over every thread */
+    int64_t per = (int64_t)(65536 / (k > 0 ? k : 1));
+    columns_job j = {indices, x, y, k, it->dims[0], rows, per > 0 ? per : 1};
+    int64_t tasks = (rows + j.per_task - 1) / j.per_task;
+    if (tasks > 1) ts_pool_run(cpu->pool, columns_task, &j, tasks);
+    else columns_task(&j, 0, 0);
     return true;
 }
 
