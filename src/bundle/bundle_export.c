@@ -163,7 +163,7 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
     if (st == TS_OK && qc.method != TS_QUANT_NONE) {
         if (bits) st = ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "--quantize %s: the checkpoint is already quantized (%s)", format,
                                     ts_quant_method_name(qc.method));
-        if (st == TS_OK) st = ts_packed_weights_create(ck, &qc, &packed, err);
+        if (st == TS_OK) st = ts_packed_weights_create(ck, NULL, &qc, &packed, err);
         if (st == TS_OK) src = ts_packed_weights_source(packed);
         plan = (quant_plan){ts_packed_weights_choose, NULL, packed, ts_quant_method_name(qc.method)};
     }

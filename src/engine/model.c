@@ -130,7 +130,7 @@ static ts_status check_weights(ts_model *m, ts_error *err)
 /* A GPTQ/AWQ checkpoint: its packed matrices unpacked once, every matmul over them quantized. */
 static ts_status use_packed(ts_model *m, const ts_quant_config *qc, ts_error *err)
 {
-    ts_status st = ts_packed_weights_create(m->checkpoint, qc, &m->packed, err);
+    ts_status st = ts_packed_weights_create(m->checkpoint, m->ctx->pool, qc, &m->packed, err);
     if (st != TS_OK) return st;
     m->weights = ts_packed_weights_source(m->packed);
     m->quant_bits = qc->bits;

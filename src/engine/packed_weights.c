@@ -18,6 +18,7 @@ typedef struct {
 
 struct ts_packed_weights {
     const ts_checkpoint *ckpt;
+    ts_pool *pool; /* borrowed, may be NULL */
     ts_quant_config qc;
     entry *entries;
     int n;
@@ -42,6 +43,48 @@ static ts_status bad_shape(const ts_tensor_info *t, const char *name, const char
 static unsigned field(const int32_t *words, int64_t word, int shift_fields, int bits)
 {
     return ((uint32_t)words[word] >> (bits * shift_fields)) & ((1u << bits) - 1);
+}
+
+/* One matrix's output rows o, unpacked into the served layout (rows independent: pool tasks). */
+typedef struct {
+    bool gptq, zeros_minus_one;
+    int bits, pack;
+    int64_t in, out, groups;
+    const int32_t *qwords, *zwords;
+    const uint16_t *scales;
+    const int32_t *perm;
+    uint8_t *q;
+    uint16_t *s;
+    int8_t *z;
+} unpack_job;
+
+#define UNPACK_ROWS 64
+
+static void unpack_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const unpack_job *j = arg;
+    int bits = j->bits, pack = j->pack;
+    int64_t in = j->in, out = j->out, groups = j->groups;
+    unsigned mask = (1u << bits) - 1;
+    int64_t o1 = (task + 1) * UNPACK_ROWS < out ? (task + 1) * UNPACK_ROWS : out;
+    for (int64_t o = task * UNPACK_ROWS; o < o1; o++) {
+        for (int64_t g = 0; g < groups; g++) {
+            unsigned zv = j->gptq ? field(j->zwords, g * (out / pack) + o / pack, (int)(o % pack), bits)
+                                  : field(j->zwords, g * (out / 8) + o / 8, awq_reverse[o % 8], 4);
+            if (j->gptq && j->zeros_minus_one) zv = (zv + 1) & mask;
+            j->z[o * groups + g] = (int8_t)(bits == 8 ? (int)zv - 128 : (int)zv);
+            j->s[o * groups + g] = j->scales[g * out + o];
+        }
+        for (int64_t c = 0; c < in; c++) {
+            int64_t k = j->perm ? j->perm[c] : c; /* column c holds input channel k */
+            unsigned v = j->gptq ? field(j->qwords, (k / pack) * out + o, (int)(k % pack), bits)
+                                 : field(j->qwords, k * (out / 8) + o / 8, awq_reverse[o % 8], 4);
+            if (bits == 8) ((int8_t *)j->q)[o * in + c] = (int8_t)((int)v - 128);
+            else if (c % 2) j->q[o * (in / 2) + c / 2] |= (uint8_t)(v << 4);
+            else j->q[o * (in / 2) + c / 2] = (uint8_t)v;
+        }
+    }
 }
 
 static ts_status unpack_one(ts_packed_weights *p, const char *prefix, entry *e, ts_error *err)
@@ -115,45 +158,28 @@ static ts_status unpack_one(ts_packed_weights *p, const char *prefix, entry *e, 
     snprintf(e->names[1], len, "%s.weight:q%d.scale", prefix, bits);
     snprintf(e->names[2], len, "%s.weight:q%d.zero", prefix, bits);
     snprintf(e->names[3], len, "%s.weight:q%d.perm", prefix, bits);
-    const int32_t *qwords = qw->data, *zwords = t[1]->data;
-    const uint16_t *scales = sc->data;
-    uint8_t *q = e->data[0];
-    uint16_t *s = e->data[1];
-    int8_t *z = e->data[2];
-    unsigned mask = (1u << bits) - 1;
-    for (int64_t o = 0; o < out; o++) {
-        for (int64_t g = 0; g < groups; g++) {
-            unsigned zv = gptq ? field(zwords, g * (out / pack) + o / pack, (int)(o % pack), bits)
-                               : field(zwords, g * (out / 8) + o / 8, awq_reverse[o % 8], 4);
-            if (gptq && qc->zeros_minus_one) zv = (zv + 1) & mask;
-            z[o * groups + g] = (int8_t)(bits == 8 ? (int)zv - 128 : (int)zv);
-            s[o * groups + g] = scales[g * out + o];
-        }
-        for (int64_t j = 0; j < in; j++) {
-            int64_t k = perm ? perm[j] : j; /* column j holds input channel k */
-            unsigned v = gptq ? field(qwords, (k / pack) * out + o, (int)(k % pack), bits)
-                              : field(qwords, k * (out / 8) + o / 8, awq_reverse[o % 8], 4);
-            if (bits == 8) ((int8_t *)q)[o * in + j] = (int8_t)((int)v - 128);
-            else if (j % 2) q[o * (in / 2) + j / 2] |= (uint8_t)(v << 4);
-            else q[o * (in / 2) + j / 2] = (uint8_t)v;
-        }
-    }
+    unpack_job job = {gptq, qc->zeros_minus_one, bits, pack, in, out, groups, qw->data, t[1]->data, sc->data, perm,
+                      e->data[0], e->data[1], e->data[2]};
+    int64_t tasks = (out + UNPACK_ROWS - 1) / UNPACK_ROWS;
+    if (p->pool && tasks > 1) ts_pool_run(p->pool, unpack_task, &job, tasks);
+    else
+        for (int64_t i = 0; i < tasks; i++) unpack_task(&job, i, 0);
     e->group = group;
     e->permuted = perm != NULL;
     e->perm = (ts_tensor_info){.name = e->names[3], .dtype = TS_DTYPE_I32, .n_dims = 1, .shape = {in}, .data = perm,
                                .n_bytes = perm ? sizeof(int32_t) * (size_t)in : 0};
     e->virtual_weight = (ts_tensor_info){.name = e->weight_name, .dtype = TS_DTYPE_F16, .n_dims = 2, .shape = {out, in}};
     e->q = (ts_tensor_info){.name = e->names[0], .dtype = bits == 8 ? TS_DTYPE_I8 : TS_DTYPE_U8, .n_dims = 2,
-                            .shape = {out, bits == 8 ? in : in / 2}, .data = q, .n_bytes = qbytes};
-    e->scale = (ts_tensor_info){.name = e->names[1], .dtype = TS_DTYPE_F16, .n_dims = 2, .shape = {out, groups}, .data = s,
+                            .shape = {out, bits == 8 ? in : in / 2}, .data = e->data[0], .n_bytes = qbytes};
+    e->scale = (ts_tensor_info){.name = e->names[1], .dtype = TS_DTYPE_F16, .n_dims = 2, .shape = {out, groups}, .data = e->data[1],
                                 .n_bytes = gbytes * 2};
-    e->zero = (ts_tensor_info){.name = e->names[2], .dtype = TS_DTYPE_I8, .n_dims = 2, .shape = {out, groups}, .data = z,
+    e->zero = (ts_tensor_info){.name = e->names[2], .dtype = TS_DTYPE_I8, .n_dims = 2, .shape = {out, groups}, .data = e->data[2],
                                .n_bytes = gbytes};
     return TS_OK;
 }
 
-ts_status ts_packed_weights_create(const ts_checkpoint *ckpt, const ts_quant_config *qc, ts_packed_weights **out,
-                                   ts_error *err)
+ts_status ts_packed_weights_create(const ts_checkpoint *ckpt, ts_pool *pool, const ts_quant_config *qc,
+                                   ts_packed_weights **out, ts_error *err)
 {
     *out = NULL;
     if (qc->method == TS_QUANT_NONE) return ts_error_set(err, TS_ERR_INTERNAL, "packed weights: no quantization_config");
@@ -165,6 +191,7 @@ ts_status ts_packed_weights_create(const ts_checkpoint *ckpt, const ts_quant_con
         return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "packed weights: out of memory");
     }
     p->ckpt = ckpt;
+    p->pool = pool;
     p->qc = *qc;
     ts_status st = TS_OK;
     for (size_t i = 0; i < n && st == TS_OK; i++) {

@@ -32,15 +32,18 @@
 #ifndef TS_ENGINE_PACKED_WEIGHTS_H
 #define TS_ENGINE_PACKED_WEIGHTS_H
 
+#include "base/pool.h"
 #include "graph/quantize.h"
 #include "loader/quant_config.h"
 #include "models/decoder.h"
 
 typedef struct ts_packed_weights ts_packed_weights;
 
-/* `ckpt` is borrowed and must outlive the store. Owned; ts_packed_weights_destroy. */
-ts_status ts_packed_weights_create(const ts_checkpoint *ckpt, const ts_quant_config *qc, ts_packed_weights **out,
-                                   ts_error *err);
+/* `ckpt` and `pool` (NULL: unpack on the calling thread) are borrowed and must outlive the store;
+ * a matrix's output rows are unpacked over the pool (the same bytes whatever the threads). Owned;
+ * ts_packed_weights_destroy. */
+ts_status ts_packed_weights_create(const ts_checkpoint *ckpt, ts_pool *pool, const ts_quant_config *qc,
+                                   ts_packed_weights **out, ts_error *err);
 void ts_packed_weights_destroy(ts_packed_weights *p);
 ts_weight_source ts_packed_weights_source(ts_packed_weights *p);
 /* A ts_quant_chooser: the packed matrices, with their bits and group size, zero points. */
