@@ -11,11 +11,12 @@
  *     dies. Outputs never share bytes with their node's inputs, so kernels need not care.
  * Composites get scratch right after their output, released after the node.
  *
- * One peephole, after planning: a spelled-out SiLU, x · logistic(x), and the product with up
- * that follows it in a gated MLP (quantized models run their MLP as its parts), each
- * intermediate used once and not an output, runs as one pass at the last multiply
- * (ts_cpu_silu_mul: the same bits); the nodes it absorbs are skipped. At a prefill's [rows,
- * intermediate] size the three passes each streamed ~10 MB through memory.
+ * One peephole, after planning: a spelled-out SiLU, x · logistic(x), or quick GELU,
+ * x · logistic(x · c) with c a broadcast scalar constant, and the product with up that follows
+ * it in a gated MLP (quantized models run their MLP as its parts), each intermediate used once
+ * and not an output, runs as one pass at the last multiply (ts_cpu_silu_mul: the same bits);
+ * the nodes it absorbs are skipped. At a prefill's [rows, intermediate] size the three passes
+ * each streamed ~10 MB through memory (a 1024-patch tower's quick GELU: four of ~20 MB).
  */
 #include "cpu/executor.h"
 #include "cpu/lora.h"
@@ -38,6 +39,8 @@ typedef struct {
     uint8_t fuse;   /* fuse_kind */
     int32_t silu_x; /* FUSE_SILU(_MUL): the SiLU's input; FUSE_SILU_MUL: up in silu_u */
     int32_t silu_u;
+    float silu_scale; /* FUSE_SILU(_MUL): c of x · logistic(x · c) when silu_scaled */
+    bool silu_scaled;
     int32_t root;   /* PLACE_ALIAS: the value whose bytes are shared … */
     size_t view;    /* … from this byte offset (a slice view; 0 otherwise) */
     size_t offset;  /* PLACE_WORK */
@@ -206,6 +209,25 @@ static bool f32_elementwise(const ts_graph *g, const ts_node *n)
     return true;
 }
 
+/* Whether node k is x · broadcast(c) (either order) of an f32 rank-0 constant c, elementwise:
+ * the broadcast's index, c in *c; else −1. */
+static int32_t scaled_by_constant(const ts_graph *g, int32_t k, int32_t x, float *c)
+{
+    const ts_node *kn = &g->nodes[k];
+    if (kn->op != TS_OP_MULTIPLY || kn->n_inputs != 2 || !f32_elementwise(g, kn)) return -1;
+    for (int side = 0; side < 2; side++) {
+        if (kn->inputs[1 - side] != x) continue;
+        int32_t b = kn->inputs[side];
+        const ts_node *bn = &g->nodes[b];
+        if (bn->op != TS_OP_BROADCAST_IN_DIM || bn->type.dtype != TS_DTYPE_F32) continue;
+        const ts_node *cn = &g->nodes[bn->inputs[0]];
+        if (cn->op != TS_OP_CONSTANT || cn->type.dtype != TS_DTYPE_F32 || cn->type.rank != 0) continue;
+        __builtin_memcpy(c, cn->attrs.constant.data, sizeof(float));
+        return b;
+    }
+    return -1;
+}
+
 /* The SiLU peephole (see the top of the file), before planning: the absorbing multiply reads the
  * SiLU's input itself, so that input must live until then (plan extends its last use). uses[v]:
  * how many node inputs read v, outputs counting as uses too, so a value anything else reads is
@@ -226,10 +248,16 @@ static ts_status fuse_silu(ts_program *p, ts_error *err)
         for (int side = 0; side < 2; side++) {
             int32_t l = m->inputs[side], x = m->inputs[1 - side];
             const ts_node *ln = &g->nodes[l];
-            if (ln->op != TS_OP_LOGISTIC || ln->inputs[0] != x || uses[l] != 1 || !f32_elementwise(g, ln))
-                continue;
+            if (ln->op != TS_OP_LOGISTIC || uses[l] != 1 || !f32_elementwise(g, ln)) continue;
+            float c;
+            int32_t k = ln->inputs[0], b = scaled_by_constant(g, k, x, &c);
+            if (k != x && (b < 0 || uses[k] != 1 || uses[b] != 1)) continue;
             pl[l].fuse = FUSE_SKIP;
             pl[i].fuse = FUSE_SILU, pl[i].silu_x = x;
+            if (k != x) { /* quick GELU: the product and its broadcast constant run in the pass too */
+                pl[k].fuse = pl[b].fuse = FUSE_SKIP;
+                pl[i].silu_scaled = true, pl[i].silu_scale = c;
+            }
             break;
         }
     }
@@ -242,6 +270,7 @@ static ts_status fuse_silu(ts_program *p, ts_error *err)
             if (pl[s].fuse != FUSE_SILU || uses[s] != 1 || u == s) continue;
             pl[s].fuse = FUSE_SKIP;
             pl[i].fuse = FUSE_SILU_MUL, pl[i].silu_x = pl[s].silu_x, pl[i].silu_u = u;
+            pl[i].silu_scaled = pl[s].silu_scaled, pl[i].silu_scale = pl[s].silu_scale;
             break;
         }
     }
@@ -434,7 +463,8 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
     void *scratch = p->workspace ? p->workspace + p->places[i].scratch : NULL;
     const place *f = &p->places[i];
     if (f->fuse == FUSE_SILU || f->fuse == FUSE_SILU_MUL) { /* a multiply that absorbed its SiLU */
-        ts_cpu_silu_mul(cpu, v[f->silu_x], f->fuse == FUSE_SILU_MUL ? v[f->silu_u] : NULL, out, ts_type_elements(&n->type));
+        ts_cpu_silu_mul(cpu, v[f->silu_x], f->silu_scaled ? &f->silu_scale : NULL, f->fuse == FUSE_SILU_MUL ? v[f->silu_u] : NULL,
+                        out, ts_type_elements(&n->type));
         return TS_OK;
     }
     switch (n->op) {

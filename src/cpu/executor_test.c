@@ -590,12 +590,15 @@ static void test_bf16_copy_shared_per_value(void)
 
 /* The spelled-out SiLU·up (a quantized model's MLP between its qlinears) runs as one pass: the
  * same bits as the three nodes run apart (forced by making the logistic an output too, which
- * keeps it from being absorbed), for SiLU alone, SiLU·up and SiLU(x)·x; odd sizes spanning
- * several chunks; and the reference's values to the logistic kernel's 3 ulp (1e-6 of scale). */
+ * keeps it from being absorbed), for SiLU alone, SiLU·up and SiLU(x)·x, and quick GELU
+ * (x · logistic(x · 1.702), the decomposition's spelling) alone and ·up, where the fused run
+ * computes no logistic, product or broadcast node of its own (the profile's counts); odd sizes
+ * spanning several chunks; and the reference's values to the logistic kernel's 3 ulp (1e-6 of
+ * scale). */
 static void test_silu_fusion_same_bits(void)
 {
     ts_context *ctx = make_ctx(2);
-    for (int variant = 0; variant < 3; variant++) {
+    for (int variant = 0; variant < 5; variant++) {
         float *got[2] = {NULL, NULL};
         for (int apart = 0; apart < 2; apart++) {
             builder b;
@@ -607,8 +610,16 @@ static void test_silu_fusion_same_bits(void)
              * gated MLP): x must outlive its last reader in the graph, or that value takes its
              * bytes. */
             ts_value x = ts_graph_binary(b.g, TS_OP_ADD, p, p);
-            ts_value l = ts_graph_unary(b.g, TS_OP_LOGISTIC, x);
-            ts_value y = ts_graph_binary(b.g, TS_OP_MULTIPLY, l, x);
+            ts_value l, y;
+            if (variant >= 3) {
+                ts_value gelu = ts_decompose_activation(b.g, x, TS_ACT_QUICK_GELU);
+                l = ts_graph_node(b.g, gelu)->inputs[1];
+                CHECK(ts_graph_node(b.g, l)->op == TS_OP_LOGISTIC);
+                y = variant == 4 ? ts_graph_binary(b.g, TS_OP_MULTIPLY, gelu, ts_graph_binary(b.g, TS_OP_ADD, u, u)) : gelu;
+            } else {
+                l = ts_graph_unary(b.g, TS_OP_LOGISTIC, x);
+                y = ts_graph_binary(b.g, TS_OP_MULTIPLY, l, x);
+            }
             if (variant == 1) y = ts_graph_binary(b.g, TS_OP_MULTIPLY, ts_graph_binary(b.g, TS_OP_ADD, u, u), y);
             if (variant == 2) y = ts_graph_binary(b.g, TS_OP_MULTIPLY, y, x);
             ts_value outs[2] = {y, l};
@@ -618,7 +629,13 @@ static void test_silu_fusion_same_bits(void)
             ts_program *prog;
             REQUIRE_INT_EQ(ts_program_create(b.g, ctx, &prog, &err), TS_OK);
             const void *res[2];
+            memset(ctx->profile_calls, 0, sizeof(ctx->profile_calls));
+            ctx->profile = true;
             REQUIRE_INT_EQ(ts_program_run(prog, b.params, res, &err), TS_OK);
+            ctx->profile = false;
+            if (variant >= 3 && !apart)
+                CHECK(ctx->profile_calls[TS_OP_LOGISTIC] == 0 && ctx->profile_calls[TS_OP_BROADCAST_IN_DIM] == 0 &&
+                      ctx->profile_calls[TS_OP_MULTIPLY] == 1);
             got[apart] = malloc(sizeof(float) * 37 * 301);
             memcpy(got[apart], res[0], sizeof(float) * 37 * 301);
             ts_program_destroy(prog);

@@ -140,9 +140,10 @@ float ts_cpu_activation(ts_activation act, float x);
 /* f32 elementwise: unary (b NULL) or binary op over n elements, chunked over the pool. */
 bool ts_cpu_elementwise_supported(ts_op op);
 void ts_cpu_elementwise(const ts_cpu *cpu, ts_op op, const float *a, const float *b, float *y, int64_t n);
-/* y = (x · logistic(x)) · u (u NULL: x · logistic(x)) in one pass, bit for bit the logistic,
- * multiply (and multiply) nodes of a spelled-out SiLU (·up) run one after another. */
-void ts_cpu_silu_mul(const ts_cpu *cpu, const float *x, const float *u, float *y, int64_t n);
+/* y = (x · logistic(x · c)) · u (scale NULL: logistic(x), c = *scale otherwise; u NULL: no
+ * · u) in one pass, bit for bit the multiply, logistic, multiply (and multiply) nodes of a
+ * spelled-out SiLU or quick GELU (·up) run one after another. */
+void ts_cpu_silu_mul(const ts_cpu *cpu, const float *x, const float *scale, const float *u, float *y, int64_t n);
 void ts_cpu_fill(float *y, float value, int64_t n);
 /* A unit-stride slice as runs of contiguous copies; false (nothing done) for other strides. */
 bool ts_cpu_slice_contiguous(const ts_type *in, const ts_type *out, const int64_t *start, const int64_t *strides, const void *x,

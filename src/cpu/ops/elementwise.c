@@ -83,7 +83,7 @@ void ts_cpu_elementwise(const ts_cpu *cpu, ts_op op, const float *a, const float
 
 typedef struct {
     const ts_kernels *k;
-    const float *x, *u;
+    const float *x, *scale, *u;
     float *y;
     int64_t n;
 } silu_job;
@@ -96,16 +96,21 @@ static void silu_task(void *arg, int64_t task, int worker)
     float t[CHUNK];
     const float *x = j->x + i0;
     float *y = j->y + i0;
-    j->k->logistic_f32(x, t, (size_t)len);
+    if (j->scale) {
+        for (int64_t i = 0; i < len; i++) t[i] = x[i] * *j->scale;
+        j->k->logistic_f32(t, t, (size_t)len);
+    } else {
+        j->k->logistic_f32(x, t, (size_t)len);
+    }
     if (j->u)
         for (int64_t i = 0; i < len; i++) y[i] = (x[i] * t[i]) * j->u[i0 + i];
     else
         for (int64_t i = 0; i < len; i++) y[i] = x[i] * t[i];
 }
 
-void ts_cpu_silu_mul(const ts_cpu *cpu, const float *x, const float *u, float *y, int64_t n)
+void ts_cpu_silu_mul(const ts_cpu *cpu, const float *x, const float *scale, const float *u, float *y, int64_t n)
 {
-    silu_job job = {cpu->kernels, x, u, y, n};
+    silu_job job = {cpu->kernels, x, scale, u, y, n};
     ts_pool_run(cpu->pool, silu_task, &job, (n + CHUNK - 1) / CHUNK);
 }
 
