@@ -122,7 +122,7 @@ typedef struct {
 
 #define QUANT_TASK_ROWS 32
 
-static void quantize_task(void *arg, int64_t task, int worker)
+static void quantize_rows_task(void *arg, int64_t task, int worker)
 {
     const quant_job *j = arg;
     int bits = j->qw->bits;
@@ -186,9 +186,9 @@ static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t 
     snprintf(e->q_name, name_len, "%s:q%d", base_name, qw->bits);
     snprintf(e->scale_name, name_len, "%s:q%d.scale", base_name, qw->bits);
     int64_t tasks = (out_dim + QUANT_TASK_ROWS - 1) / QUANT_TASK_ROWS;
-    if (qw->pool && tasks > 1) ts_pool_run(qw->pool, quantize_task, &job, tasks);
+    if (qw->pool && tasks > 1) ts_pool_run(qw->pool, quantize_rows_task, &job, tasks);
     else
-        for (int64_t i = 0; i < tasks; i++) quantize_task(&job, i, 0);
+        for (int64_t i = 0; i < tasks; i++) quantize_rows_task(&job, i, 0);
     /* summed in row order: the report does not depend on the threads */
     for (int64_t o = 0; o < out_dim; o++) e->err2 += job.err[2 * o], e->norm2 += job.err[2 * o + 1];
     free(job.rows), free(job.err);
