@@ -148,12 +148,12 @@ void ts_pool_destroy(ts_pool *pool)
     free(pool);
 }
 
-int ts_pool_size(const ts_pool *pool) { return pool->n_threads; }
+int ts_pool_size(const ts_pool *pool) { return pool ? pool->n_threads : 1; }
 
 void ts_pool_run(ts_pool *pool, ts_pool_task_fn fn, void *arg, int64_t n_tasks)
 {
     if (n_tasks <= 0) return;
-    if (pool->n_threads == 1 || n_tasks == 1) {
+    if (!pool || pool->n_threads == 1 || n_tasks == 1) {
         for (int64_t t = 0; t < n_tasks; t++) fn(arg, t, 0);
         return;
     }

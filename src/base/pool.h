@@ -3,7 +3,7 @@
  * ts_pool_run(pool, fn, arg, n_tasks) calls fn(arg, task, worker) for task = 0 … n_tasks-1 across
  * the pool's threads and the caller's, and returns when all are done. Tasks are claimed with an
  * atomic counter, so uneven tasks balance. One job at a time per pool (calls are serialised).
- * Size n includes the calling thread: a pool of 1 runs everything inline.
+ * Size n includes the calling thread: a pool of 1, a NULL pool or a single task runs inline.
  */
 #ifndef TS_BASE_POOL_H
 #define TS_BASE_POOL_H

@@ -39,8 +39,7 @@ typedef struct {
     uint8_t fuse;   /* fuse_kind */
     int32_t silu_x; /* FUSE_SILU(_MUL): the SiLU's input; FUSE_SILU_MUL: up in silu_u */
     int32_t silu_u;
-    float silu_scale; /* FUSE_SILU(_MUL): c of x · logistic(x · c) when silu_scaled */
-    bool silu_scaled;
+    float silu_scale; /* FUSE_SILU(_MUL): c of x · logistic(x · c), 1 for a SiLU (x · 1 = x exactly) */
     int32_t root;   /* PLACE_ALIAS: the value whose bytes are shared … */
     size_t view;    /* … from this byte offset (a slice view; 0 otherwise) */
     size_t offset;  /* PLACE_WORK */
@@ -253,10 +252,10 @@ static ts_status fuse_silu(ts_program *p, ts_error *err)
             int32_t k = ln->inputs[0], b = scaled_by_constant(g, k, x, &c);
             if (k != x && (b < 0 || uses[k] != 1 || uses[b] != 1)) continue;
             pl[l].fuse = FUSE_SKIP;
-            pl[i].fuse = FUSE_SILU, pl[i].silu_x = x;
+            pl[i].fuse = FUSE_SILU, pl[i].silu_x = x, pl[i].silu_scale = 1.0f;
             if (k != x) { /* quick GELU: the product and its broadcast constant run in the pass too */
                 pl[k].fuse = pl[b].fuse = FUSE_SKIP;
-                pl[i].silu_scaled = true, pl[i].silu_scale = c;
+                pl[i].silu_scale = c;
             }
             break;
         }
@@ -270,7 +269,7 @@ static ts_status fuse_silu(ts_program *p, ts_error *err)
             if (pl[s].fuse != FUSE_SILU || uses[s] != 1 || u == s) continue;
             pl[s].fuse = FUSE_SKIP;
             pl[i].fuse = FUSE_SILU_MUL, pl[i].silu_x = pl[s].silu_x, pl[i].silu_u = u;
-            pl[i].silu_scaled = pl[s].silu_scaled, pl[i].silu_scale = pl[s].silu_scale;
+            pl[i].silu_scale = pl[s].silu_scale;
             break;
         }
     }
@@ -463,7 +462,7 @@ static ts_status run_node(ts_program *p, int32_t i, ts_error *err)
     void *scratch = p->workspace ? p->workspace + p->places[i].scratch : NULL;
     const place *f = &p->places[i];
     if (f->fuse == FUSE_SILU || f->fuse == FUSE_SILU_MUL) { /* a multiply that absorbed its SiLU */
-        ts_cpu_silu_mul(cpu, v[f->silu_x], f->silu_scaled ? &f->silu_scale : NULL, f->fuse == FUSE_SILU_MUL ? v[f->silu_u] : NULL,
+        ts_cpu_silu_mul(cpu, v[f->silu_x], f->silu_scale != 1.0f ? &f->silu_scale : NULL, f->fuse == FUSE_SILU_MUL ? v[f->silu_u] : NULL,
                         out, ts_type_elements(&n->type));
         return TS_OK;
     }

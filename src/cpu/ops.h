@@ -66,7 +66,7 @@ int ts_cpu_row_runs(const ts_cpu *cpu, int64_t m, int64_t *rows, bool *tiled);
 ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k, const void *w,
                    ts_dtype w_dtype, int64_t n, const void *bias, ts_dtype bias_dtype, float *y,
                    ts_error *err);
-/* bias[i] widened to f32 (f32, bf16 or f16), 0 when bias is NULL. */
+/* bias[i] (or any f32/bf16/f16 vector's element i) widened to f32, 0 when bias is NULL. */
 float ts_cpu_bias_at(const void *bias, ts_dtype dtype, int64_t i);
 /* y[r, n0:n1] += bias[n0:n1] for m rows (ldy floats apart), the bias f32, bf16 or f16: widened
  * once per block of columns, not once per element. */

@@ -161,9 +161,7 @@ static ts_status unpack_one(ts_packed_weights *p, const char *prefix, entry *e, 
     unpack_job job = {gptq, qc->zeros_minus_one, bits, pack, in, out, groups, qw->data, t[1]->data, sc->data, perm,
                       e->data[0], e->data[1], e->data[2]};
     int64_t tasks = (out + UNPACK_ROWS - 1) / UNPACK_ROWS;
-    if (p->pool && tasks > 1) ts_pool_run(p->pool, unpack_task, &job, tasks);
-    else
-        for (int64_t i = 0; i < tasks; i++) unpack_task(&job, i, 0);
+    ts_pool_run(p->pool, unpack_task, &job, tasks);
     e->group = group;
     e->permuted = perm != NULL;
     e->perm = (ts_tensor_info){.name = e->names[3], .dtype = TS_DTYPE_I32, .n_dims = 1, .shape = {in}, .data = perm,

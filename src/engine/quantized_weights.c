@@ -109,41 +109,45 @@ static void release(const ts_tensor_info *t)
     if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
-/* One matrix's rows over the pool: each worker widens a row into its own buffer, quantizes it
- * and keeps the row's Σ (w − deq)², Σ w² (err[2o], err[2o + 1]); the bytes are each row's alone. */
+/* One matrix's rows over the pool: each worker widens a row into its own scratch, quantizes it,
+ * dequantizes it by the kernels' rule ((q − zero) · scale, the decomposition's) and keeps the
+ * row's Σ (w − deq)², Σ w² (err[2o], err[2o + 1]); the bytes are each row's alone. */
 typedef struct {
     const ts_quantized_weights *qw;
     const ts_tensor_info *t;
     entry *e;
     int64_t in, out;
-    float *rows;
+    float *scratch; /* per worker: the row, its dequantization, the scales and zero points in f32 */
     double *err;
 } quant_job;
 
 #define QUANT_TASK_ROWS 32
 
+static size_t worker_floats(int64_t in) { return 2 * (size_t)in + 2 * (size_t)(in / TS_QUANT_BLOCK); }
+
 static void quantize_rows_task(void *arg, int64_t task, int worker)
 {
     const quant_job *j = arg;
+    const ts_kernels *kern = j->qw->kernels;
     int bits = j->qw->bits;
     int64_t in = j->in, nb = in / TS_QUANT_BLOCK, row_bytes = bits == 8 ? in : in / 2;
-    float *row = j->rows + (size_t)worker * (size_t)in;
+    float *row = j->scratch + (size_t)worker * worker_floats(in), *deq = row + in, *sc = deq + in, *zp = sc + nb;
+    for (int64_t b = 0; b < nb; b++) zp[b] = bits == 8 ? 0.0f : 8.0f;
     int64_t o1 = (task + 1) * QUANT_TASK_ROWS < j->out ? (task + 1) * QUANT_TASK_ROWS : j->out;
     for (int64_t o = task * QUANT_TASK_ROWS; o < o1; o++) {
-        source_row(j->qw->kernels, j->t, o, in, row);
+        source_row(kern, j->t, o, in, row);
         uint8_t *qr = (uint8_t *)j->e->q_data + o * row_bytes;
         uint16_t *sr = (uint16_t *)j->e->scale_data + o * nb;
-        if (bits == 8) j->qw->kernels->quantize_weights_q8(row, (size_t)in, (int8_t *)qr, sr);
-        else j->qw->kernels->quantize_weights_q4(row, (size_t)in, qr, sr);
+        if (bits == 8) kern->quantize_weights_q8(row, (size_t)in, (int8_t *)qr, sr);
+        else kern->quantize_weights_q4(row, (size_t)in, qr, sr);
+        kern->f16_to_f32(sr, sc, (size_t)nb);
+        if (bits == 8) kern->dequant_i8_f32((const int8_t *)qr, (size_t)in, TS_QUANT_BLOCK, sc, zp, deq);
+        else kern->dequant_u4_f32(qr, (size_t)in, TS_QUANT_BLOCK, sc, zp, deq);
         double err2 = 0, norm2 = 0;
-        for (int64_t b = 0; b < nb; b++) {
-            float d = ts_f16_to_f32_scalar(sr[b]);
-            for (int64_t i = b * TS_QUANT_BLOCK; i < (b + 1) * TS_QUANT_BLOCK; i++) {
-                float v = bits == 8 ? (float)((int8_t *)qr)[i] : (float)((i % 2 ? qr[i / 2] >> 4 : qr[i / 2] & 15u)) - 8.0f;
-                double diff = (double)row[i] - (double)(v * d);
-                err2 += diff * diff;
-                norm2 += (double)row[i] * row[i];
-            }
+        for (int64_t i = 0; i < in; i++) {
+            double diff = (double)row[i] - (double)deq[i];
+            err2 += diff * diff;
+            norm2 += (double)row[i] * row[i];
         }
         j->err[2 * o] = err2, j->err[2 * o + 1] = norm2;
     }
@@ -176,22 +180,21 @@ static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t 
     e->scale_name = malloc(name_len);
     e->q_data = huge_alloc((size_t)(out_dim * row_bytes));
     e->scale_data = malloc(sizeof(uint16_t) * (size_t)(out_dim * nb) + 1);
-    int workers = qw->pool ? ts_pool_size(qw->pool) : 1;
-    quant_job job = {qw, t, e, in_dim, out_dim, malloc(sizeof(float) * (size_t)(in_dim * workers)),
+    int workers = ts_pool_size(qw->pool);
+    quant_job job = {qw, t, e, in_dim, out_dim, malloc(sizeof(float) * worker_floats(in_dim) * (size_t)workers),
                      malloc(sizeof(double) * 2 * (size_t)out_dim)};
-    if (!e->base_name || !e->q_name || !e->scale_name || !e->q_data || !e->scale_data || !job.rows || !job.err) {
-        free(e->base_name), free(e->q_name), free(e->scale_name), free(e->q_data), free(e->scale_data), free(job.rows), free(job.err);
+    if (!e->base_name || !e->q_name || !e->scale_name || !e->q_data || !e->scale_data || !job.scratch || !job.err) {
+        free(e->base_name), free(e->q_name), free(e->scale_name), free(e->q_data), free(e->scale_data), free(job.scratch),
+            free(job.err);
         return NULL;
     }
     snprintf(e->q_name, name_len, "%s:q%d", base_name, qw->bits);
     snprintf(e->scale_name, name_len, "%s:q%d.scale", base_name, qw->bits);
     int64_t tasks = (out_dim + QUANT_TASK_ROWS - 1) / QUANT_TASK_ROWS;
-    if (qw->pool && tasks > 1) ts_pool_run(qw->pool, quantize_rows_task, &job, tasks);
-    else
-        for (int64_t i = 0; i < tasks; i++) quantize_rows_task(&job, i, 0);
+    ts_pool_run(qw->pool, quantize_rows_task, &job, tasks);
     /* summed in row order: the report does not depend on the threads */
     for (int64_t o = 0; o < out_dim; o++) e->err2 += job.err[2 * o], e->norm2 += job.err[2 * o + 1];
-    free(job.rows), free(job.err);
+    free(job.scratch), free(job.err);
     if (qw->release_source) release(t);
     e->q = (ts_tensor_info){.name = e->q_name, .dtype = qw->bits == 8 ? TS_DTYPE_I8 : TS_DTYPE_U8, .n_dims = 2,
                             .shape = {out_dim, row_bytes}, .data = e->q_data, .n_bytes = (size_t)(out_dim * row_bytes)};

@@ -174,20 +174,31 @@ bool ts_cpu_scatter_add_rows(const ts_graph *g, const ts_node *n, const void *x,
     return true;
 }
 
+/* The axis a gather takes along (x[..., indices, ...] with i32 [M] indices at axis a, every other
+ * axis whole, the result's index axis where a was: jnp.take's form), or −1 for another form. */
+static int take_axis(const ts_graph *g, const ts_node *n)
+{
+    const ts_type *xt = ts_graph_type(g, n->inputs[0]), *it = ts_graph_type(g, n->inputs[1]);
+    const ts_dims *offset = &n->attrs.gather.offset_dims, *collapsed = &n->attrs.gather.collapsed_slice_dims;
+    const ts_dims *map = &n->attrs.gather.start_index_map, *sizes = &n->attrs.gather.slice_sizes;
+    if (it->dtype != TS_DTYPE_I32 || it->rank != 1 || n->attrs.gather.index_vector_dim != 1 || xt->rank < 1 ||
+        collapsed->n != 1 || map->n != 1 || map->v[0] != collapsed->v[0] || offset->n != xt->rank - 1 ||
+        sizes->n != xt->rank)
+        return -1;
+    int a = (int)collapsed->v[0];
+    if (a < 0 || a >= xt->rank || xt->dims[a] < 1 || sizes->v[a] != 1) return -1;
+    for (int d = 0, o = 0; d < xt->rank; d++) {
+        if (d == a) continue;
+        if (offset->v[o++] != d || sizes->v[d] != xt->dims[d]) return -1;
+    }
+    return a;
+}
+
 bool ts_cpu_gather_rows(const ts_graph *g, const ts_node *n, const void *x, const void *indices,
                         void *y)
 {
     const ts_type *xt = ts_graph_type(g, n->inputs[0]), *it = ts_graph_type(g, n->inputs[1]);
-    const ts_dims *offset = &n->attrs.gather.offset_dims,
-                  *collapsed = &n->attrs.gather.collapsed_slice_dims;
-    const ts_dims *map = &n->attrs.gather.start_index_map, *sizes = &n->attrs.gather.slice_sizes;
-    if (it->dtype != TS_DTYPE_I32 || it->rank != 1 || n->attrs.gather.index_vector_dim != 1 ||
-        xt->rank < 1 || collapsed->n != 1 || collapsed->v[0] != 0 || map->n != 1 ||
-        map->v[0] != 0 || offset->n != xt->rank - 1 || sizes->n != xt->rank || sizes->v[0] != 1 ||
-        xt->dims[0] < 1)
-        return false;
-    for (int d = 1; d < xt->rank; d++)
-        if (offset->v[d - 1] != d || sizes->v[d] != xt->dims[d]) return false;
+    if (take_axis(g, n) != 0) return false;
     size_t row = ts_type_bytes(xt) / (size_t)xt->dims[0];
     const int32_t *at = indices;
     for (int64_t j = 0; j < it->dims[0]; j++) {
@@ -220,24 +231,13 @@ bool ts_cpu_gather_columns(const ts_cpu *cpu, const ts_graph *g, const ts_node *
                            void *y)
 {
     const ts_type *xt = ts_graph_type(g, n->inputs[0]), *it = ts_graph_type(g, n->inputs[1]);
-    const ts_dims *offset = &n->attrs.gather.offset_dims,
-                  *collapsed = &n->attrs.gather.collapsed_slice_dims;
-    const ts_dims *map = &n->attrs.gather.start_index_map, *sizes = &n->attrs.gather.slice_sizes;
     int last = xt->rank - 1;
-    if (it->dtype != TS_DTYPE_I32 || it->rank != 1 || n->attrs.gather.index_vector_dim != 1 ||
-        xt->rank < 1 || ts_dtype_size(xt->dtype) != 4 || collapsed->n != 1 ||
-        collapsed->v[0] != last || map->n != 1 || map->v[0] != last || offset->n != last ||
-        sizes->n != xt->rank || sizes->v[last] != 1 || xt->dims[last] < 1)
-        return false;
-    for (int d = 0; d < last; d++)
-        if (offset->v[d] != d || sizes->v[d] != xt->dims[d]) return false;
+    if (ts_dtype_size(xt->dtype) != 4 || take_axis(g, n) != last) return false;
     int64_t k = xt->dims[last], rows = ts_type_elements(xt) / k;
     /* rows in tasks of ~64 K elements: a prefill's act-order gathers over every thread */
-    int64_t per = (int64_t)(65536 / (k > 0 ? k : 1));
+    int64_t per = 65536 / k; /* k ≥ 1: take_axis */
     columns_job j = {indices, x, y, k, it->dims[0], rows, per > 0 ? per : 1};
-    int64_t tasks = (rows + j.per_task - 1) / j.per_task;
-    if (tasks > 1) ts_pool_run(cpu->pool, columns_task, &j, tasks);
-    else columns_task(&j, 0, 0);
+    ts_pool_run(cpu->pool, columns_task, &j, (rows + j.per_task - 1) / j.per_task);
     return true;
 }
 

@@ -8,20 +8,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static float weight_at(const void *w, ts_dtype dtype, int64_t i)
-{
-    switch (dtype) {
-    case TS_DTYPE_BF16: {
-        uint32_t bits = (uint32_t)((const uint16_t *)w)[i] << 16;
-        float f;
-        __builtin_memcpy(&f, &bits, 4);
-        return f;
-    }
-    case TS_DTYPE_F16: return ts_f16_to_f32_scalar(((const uint16_t *)w)[i]);
-    default: return ((const float *)w)[i];
-    }
-}
-
 typedef struct {
     const float *x;
     int64_t h;
@@ -55,7 +41,7 @@ static void rms_task(void *arg, int64_t row, int worker)
         const float *w = j->w;
         for (int64_t i = 0; i < j->h; i++) y[i] = (w[i] + offset) * (x[i] * r);
     } else {
-        for (int64_t i = 0; i < j->h; i++) y[i] = (weight_at(j->w, j->w_dtype, i) + offset) * (x[i] * r);
+        for (int64_t i = 0; i < j->h; i++) y[i] = (ts_cpu_bias_at(j->w, j->w_dtype, i) + offset) * (x[i] * r);
     }
 }
 
@@ -84,7 +70,7 @@ static void layer_task(void *arg, int64_t row, int worker)
         const float *w = j->w, *b = j->b;
         for (i = 0; i < h; i++) y[i] = (x[i] - mean) * r * w[i] + b[i];
     } else {
-        for (i = 0; i < h; i++) y[i] = (x[i] - mean) * r * weight_at(j->w, j->w_dtype, i) + weight_at(j->b, j->b_dtype, i);
+        for (i = 0; i < h; i++) y[i] = (x[i] - mean) * r * ts_cpu_bias_at(j->w, j->w_dtype, i) + ts_cpu_bias_at(j->b, j->b_dtype, i);
     }
 }
 
@@ -102,7 +88,7 @@ void ts_cpu_layer_norm(const ts_cpu *cpu, const float *x, int64_t rows, int64_t 
      * values; without the memory the per-element widening serves). */
     float *wb = (w_dtype != TS_DTYPE_F32 || b_dtype != TS_DTYPE_F32) ? malloc(sizeof(float) * 2 * (size_t)h) : NULL;
     if (wb) {
-        for (int64_t i = 0; i < h; i++) wb[i] = weight_at(w, w_dtype, i), wb[h + i] = weight_at(b, b_dtype, i);
+        for (int64_t i = 0; i < h; i++) wb[i] = ts_cpu_bias_at(w, w_dtype, i), wb[h + i] = ts_cpu_bias_at(b, b_dtype, i);
         w = wb, b = wb + h, w_dtype = b_dtype = TS_DTYPE_F32;
     }
     norm_job job = {x, h, w, b, w_dtype, b_dtype, eps, 0, y};
