@@ -53,6 +53,7 @@ static const ts_kernels avx2 = {
     .f16_to_f32 = ts_f16_to_f32_avx512, .gemm_f32 = ts_gemm_f32_avx512,                            \
     .gemm_kn_f32 = ts_gemm_kn_f32_avx512,                                                          \
     .dot_rows_bf16_f32 = ts_dot_rows_bf16_f32_avx512, .dot_rows_f32 = ts_dot_rows_f32_avx512,    \
+    .dot_heads_f32 = ts_dot_heads_f32_avx512,                                                      \
     .dot_pair_bf16_f32 = ts_dot_pair_bf16_f32_avx512, .dot_pair_f32 = ts_dot_pair_f32_avx512,    \
     .dot_tile_bf16_f32 = ts_dot_tile_bf16_f32_avx512, .dot_tile_f32 = ts_dot_tile_f32_avx512,    \
     .qdot_i8_f32 = ts_qdot_i8_f32_avx512, .qdot_u4_f32 = ts_qdot_u4_f32_avx512,                   \

@@ -42,10 +42,19 @@ typedef struct ts_kernels {
      * whatever shape computed it. NULL without AVX512_BF16 (the f32-activation dots then serve). */
     void (*dot_bf16_bf16)(const uint16_t *w, size_t ldw, int wrows, const uint16_t *x, size_t ldx, int rows, size_t n,
                           float *out);
-    /* out[c] = Σ_{t < count} p[t]·v[t·ldv + c] for c < n, the sum from 0 in t order, each
-     * product rounded then added (no FMA): a decode row's attention P·V over its value rows; the
-     * same bits in every variant. Never NULL. */
-    void (*weighted_sum_f32)(const float *p, size_t count, const float *v, size_t ldv, size_t n, float *out);
+    /* A decode row's attention scores for the `heads` query heads (rows ldq apart) of one kv
+     * head: scores[h·lds + t] = the dot of q row h with key t (rows ldk apart) for t < keys, each
+     * bit-identical to this table's dot_f32 (a head's scores do not depend on the heads or keys
+     * beside it); each key row is loaded once per four dots and the lanes' sums of sixteen keys
+     * are reduced together. NULL where only the single dots exist. */
+    void (*dot_heads_f32)(const float *q, size_t ldq, int heads, const float *k, size_t ldk, size_t keys, size_t n,
+                          float *scores, size_t lds);
+    /* out[h·ldo + c] = Σ_{t < count} p[h·ldp + t]·v[t·ldv + c] for h < heads, c < n: the sum from
+     * 0 in t order, each product rounded then added (no FMA): a decode row's attention P·V for
+     * the query heads that share these value rows (each row loaded once for all of them); the
+     * same bits in every variant, and a head's do not depend on the heads beside it. Never NULL. */
+    void (*weighted_sum_f32)(const float *p, size_t ldp, int heads, size_t count, const float *v, size_t ldv, size_t n,
+                             float *out, size_t ldo);
     void (*bf16_to_f32)(const uint16_t *src, float *dst, size_t n);
     void (*f16_to_f32)(const uint16_t *src, float *dst, size_t n);
     /* C[:, n0:n1] = A[m, k] · W[n0:n1, :k]ᵀ (W rows ldw apart, C rows ldc apart), many rows;
@@ -196,7 +205,8 @@ void ts_quantize_weights_q4_ref(const float *w, size_t n, uint8_t *q, uint16_t *
 void ts_pack_u32_panel_ref(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_ref(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_ref(float *y, size_t n);
-void ts_weighted_sum_f32_ref(const float *p, size_t count, const float *v, size_t ldv, size_t n, float *out);
+void ts_weighted_sum_f32_ref(const float *p, size_t ldp, int heads, size_t count, const float *v, size_t ldv, size_t n,
+                             float *out, size_t ldo);
 void ts_logistic_f32_ref(const float *x, float *y, size_t n);
 void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
                        const void *scale, bool half, float *out, size_t ldo);
@@ -212,6 +222,8 @@ float ts_dot_bf16_f32_avx512(const uint16_t *w, const float *x, size_t n);
 void ts_bf16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
 void ts_dot_rows_bf16_f32_avx512(const uint16_t *w, const float *x, size_t ldx, int rows, size_t n, float *out);
 void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx, int rows, size_t n, float *out);
+void ts_dot_heads_f32_avx512(const float *q, size_t ldq, int heads, const float *k, size_t ldk, size_t keys, size_t n,
+                             float *scores, size_t lds);
 void ts_dot_pair_bf16_f32_avx512(const uint16_t *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n,
                                  float *out);
 void ts_dot_pair_f32_avx512(const float *w, size_t ldw, const float *x, size_t ldx, int rows, size_t n, float *out);
@@ -245,7 +257,8 @@ void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *
 void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_avx512(float *y, size_t n);
-void ts_weighted_sum_f32_avx512(const float *p, size_t count, const float *v, size_t ldv, size_t n, float *out);
+void ts_weighted_sum_f32_avx512(const float *p, size_t ldp, int heads, size_t count, const float *v, size_t ldv,
+                                size_t n, float *out, size_t ldo);
 void ts_logistic_f32_avx512(const float *x, float *y, size_t n);
 void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                            const uint8_t *panel, const float *scale, int32_t offset,

@@ -688,38 +688,86 @@ static void test_q8_variants(void)
 
 /* P·V for a decode row: every variant gives the reference's bits (products rounded, then added in
  * key order) for widths with and without a part vector and more than 64 columns, value rows
- * strided as a cache's; and the reference is that sum. */
+ * strided as a cache's, 1–7 heads (the four-head blocks and a remainder); a head's result is the
+ * one it gets alone; and the reference is that sum. */
 static void test_weighted_sum_variants(void)
 {
     static const size_t widths[] = {1, 16, 17, 64, 80, 130}, counts[] = {1, 5, 300};
+    static const int head_counts[] = {1, 3, 7};
     const ts_kernels *ref = ts_kernels_select(0), *best = ts_kernels_select(ts_cpu_features());
     uint32_t seed = 21;
     for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); wi++)
-        for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
-            size_t n = widths[wi], count = counts[ci], ldv = n * 2 + 3;
-            float *p = malloc(sizeof(float) * count), *v = malloc(sizeof(float) * count * ldv);
-            float *want = malloc(sizeof(float) * n), *got = malloc(sizeof(float) * n);
-            for (size_t t = 0; t < count; t++) p[t] = lcg(&seed) + 1.0f;
-            for (size_t i = 0; i < count * ldv; i++) v[i] = lcg(&seed) * 3.0f;
-            ref->weighted_sum_f32(p, count, v, ldv, n, want);
-            best->weighted_sum_f32(p, count, v, ldv, n, got);
-            CHECK(memcmp(want, got, sizeof(float) * n) == 0);
-            for (size_t c = 0; c < n; c++) {
-                float sum = 0.0f;
-                for (size_t t = 0; t < count; t++) {
-                    float product = p[t] * v[t * ldv + c];
-                    sum += product;
+        for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++)
+            for (size_t hi = 0; hi < sizeof(head_counts) / sizeof(head_counts[0]); hi++) {
+                int heads = head_counts[hi];
+                size_t n = widths[wi], count = counts[ci], ldv = n * 2 + 3, ldp = count + 2, ldo = n + 1;
+                float *p = malloc(sizeof(float) * ldp * (size_t)heads), *v = malloc(sizeof(float) * count * ldv);
+                float *want = malloc(sizeof(float) * ldo * (size_t)heads), *got = malloc(sizeof(float) * ldo * (size_t)heads);
+                float *alone = malloc(sizeof(float) * n);
+                for (size_t t = 0; t < ldp * (size_t)heads; t++) p[t] = lcg(&seed) + 1.0f;
+                for (size_t i = 0; i < count * ldv; i++) v[i] = lcg(&seed) * 3.0f;
+                ref->weighted_sum_f32(p, ldp, heads, count, v, ldv, n, want, ldo);
+                best->weighted_sum_f32(p, ldp, heads, count, v, ldv, n, got, ldo);
+                for (int h = 0; h < heads; h++) {
+                    CHECK(memcmp(want + (size_t)h * ldo, got + (size_t)h * ldo, sizeof(float) * n) == 0);
+                    best->weighted_sum_f32(p + (size_t)h * ldp, ldp, 1, count, v, ldv, n, alone, n);
+                    CHECK(memcmp(alone, got + (size_t)h * ldo, sizeof(float) * n) == 0);
+                    for (size_t c = 0; c < n; c++) {
+                        float sum = 0.0f;
+                        for (size_t t = 0; t < count; t++) {
+                            float product = p[(size_t)h * ldp + t] * v[t * ldv + c];
+                            sum += product;
+                        }
+                        CHECK(memcmp(&sum, &want[(size_t)h * ldo + c], sizeof(float)) == 0);
+                    }
                 }
-                CHECK(memcmp(&sum, &want[c], sizeof(float)) == 0);
+                free(p), free(v), free(want), free(got), free(alone);
             }
-            free(p), free(v), free(want), free(got);
-        }
+}
+
+/* A decode row's scores: dot_heads_f32 gives each (head, key) the bits of the table's single dot,
+ * for head dims with and without tails, key counts around the 16-key and 4-key blocks, 1–8 heads,
+ * rows strided as a cache's (kv heads interleaved); mutating the reduction's tree fails it. */
+static void test_dot_heads_are_the_single_dots(void)
+{
+    const ts_kernels *best = ts_kernels_select(ts_cpu_features());
+    if (!best->dot_heads_f32) {
+        CHECK_SKIP("no dot_heads_f32 in this CPU's kernels");
+        return;
+    }
+    static const size_t dims[] = {1, 17, 64, 80, 128, 130}, key_counts[] = {1, 3, 4, 15, 16, 17, 37, 300};
+    static const int head_counts[] = {1, 2, 7, 8};
+    uint32_t seed = 31;
+    for (size_t di = 0; di < sizeof(dims) / sizeof(dims[0]); di++)
+        for (size_t ki = 0; ki < sizeof(key_counts) / sizeof(key_counts[0]); ki++)
+            for (size_t hi = 0; hi < sizeof(head_counts) / sizeof(head_counts[0]); hi++) {
+                size_t d = dims[di], keys = key_counts[ki], ldk = 2 * d + 5, ldq = d + 3, lds = keys + 7;
+                int heads = head_counts[hi];
+                float *q = malloc(sizeof(float) * ldq * (size_t)heads), *k = malloc(sizeof(float) * ldk * keys);
+                float *scores = malloc(sizeof(float) * lds * (size_t)heads);
+                for (size_t i = 0; i < ldq * (size_t)heads; i++) q[i] = lcg(&seed) * 1.37f + lcg(&seed) * 0.001f;
+                for (size_t i = 0; i < ldk * keys; i++) k[i] = lcg(&seed) * 0.731f + lcg(&seed) * 1e-4f;
+                for (size_t i = 0; i < lds * (size_t)heads; i++) scores[i] = -7.0f;
+                best->dot_heads_f32(q, ldq, heads, k, ldk, keys, d, scores, lds);
+                int same = 1;
+                for (int h = 0; h < heads; h++) {
+                    for (size_t t = 0; t < keys; t++) {
+                        float want = best->dot_f32(q + (size_t)h * ldq, k + t * ldk, d);
+                        same &= memcmp(&want, &scores[(size_t)h * lds + t], sizeof(float)) == 0;
+                    }
+                    for (size_t t = keys; t < lds; t++) same &= scores[(size_t)h * lds + t] == -7.0f; /* untouched */
+                }
+                if (!same) fprintf(stderr, "dot_heads d=%zu keys=%zu heads=%d differs from the single dots\n", d, keys, heads);
+                CHECK(same);
+                free(q), free(k), free(scores);
+            }
 }
 
 int main(void)
 {
     RUN(test_q8_variants);
     RUN(test_weighted_sum_variants);
+    RUN(test_dot_heads_are_the_single_dots);
     RUN(test_qdot_variants);
     RUN(test_variants_match_reference);
     RUN(test_f16_variants);

@@ -82,9 +82,12 @@ TS_AVX512 static inline __attribute__((always_inline)) void dot_rows_bf16(const 
     ROW_SUM(0) ROW_SUM(1) ROW_SUM(2) ROW_SUM(3)
 }
 
-/* The f32-weight sibling, summing as ts_dot_f32_avx512 does. */
+/* The f32-weight sibling, summing as ts_dot_f32_avx512 does; with `lanes`, each row's 16 lanes
+ * (the two chains added) are stored there instead of their sum. */
+#define ROW_LANES(r)                                                                                                     \
+    if (rows > r) lanes[r] = _mm512_add_ps(s0_##r, s1_##r);
 TS_AVX512 static inline __attribute__((always_inline)) void dot_rows_f32(const float *w, const float *x, size_t ldx, const int rows,
-                                                                          size_t n, float *out)
+                                                                          size_t n, float *out, __m512 *lanes)
 {
     ROW_ACCUMULATORS
     size_t i = 0;
@@ -99,6 +102,10 @@ TS_AVX512 static inline __attribute__((always_inline)) void dot_rows_f32(const f
         __mmask16 m = n - i >= 16 ? 0xffff : tail_mask(n - i);
         __m512 w0 = _mm512_maskz_loadu_ps(m, w + i);
         ROW_TAIL(0, X_TAIL(0)) ROW_TAIL(1, X_TAIL(1)) ROW_TAIL(2, X_TAIL(2)) ROW_TAIL(3, X_TAIL(3))
+    }
+    if (lanes) {
+        ROW_LANES(0) ROW_LANES(1) ROW_LANES(2) ROW_LANES(3)
+        return;
     }
     ROW_SUM(0) ROW_SUM(1) ROW_SUM(2) ROW_SUM(3)
 }
@@ -118,10 +125,10 @@ TS_AVX512 void ts_dot_rows_bf16_f32_avx512(const uint16_t *w, const float *x, si
 TS_AVX512 void ts_dot_rows_f32_avx512(const float *w, const float *x, size_t ldx, int rows, size_t n, float *out)
 {
     switch (rows) {
-    case 1: dot_rows_f32(w, x, ldx, 1, n, out); break;
-    case 2: dot_rows_f32(w, x, ldx, 2, n, out); break;
-    case 3: dot_rows_f32(w, x, ldx, 3, n, out); break;
-    default: dot_rows_f32(w, x, ldx, 4, n, out); break;
+    case 1: dot_rows_f32(w, x, ldx, 1, n, out, NULL); break;
+    case 2: dot_rows_f32(w, x, ldx, 2, n, out, NULL); break;
+    case 3: dot_rows_f32(w, x, ldx, 3, n, out, NULL); break;
+    default: dot_rows_f32(w, x, ldx, 4, n, out, NULL); break;
     }
 }
 
@@ -310,9 +317,54 @@ TS_AVX512 void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n)
         _mm512_mask_storeu_ps(dst + i, m, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, src + i)));
     }
 }
+/* The horizontal sums of 16 vectors as one vector (lane t: v[t]'s), each by
+ * _mm512_reduce_add_ps's tree (lanes i and i + 8 added, then i + 4, i + 2, i + 1): sixteen
+ * reductions for the shuffles and adds of about five. */
+TS_AVX512 static inline __m512 sum16(const __m512 *v)
+{
+    __m512 w[8], x[4], y[2];
+    for (int a = 0; a < 8; a++) /* per half: v[2a]'s lanes i + (i + 8), v[2a + 1]'s */
+        w[a] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * a], v[2 * a + 1], 0x44),
+                             _mm512_shuffle_f32x4(v[2 * a], v[2 * a + 1], 0xee));
+    for (int b = 0; b < 4; b++) /* per quarter q: v[4b + q]'s i + (i + 4) */
+        x[b] = _mm512_add_ps(_mm512_shuffle_f32x4(w[2 * b], w[2 * b + 1], 0x88),
+                             _mm512_shuffle_f32x4(w[2 * b], w[2 * b + 1], 0xdd));
+    for (int c = 0; c < 2; c++) /* quarter q: v[8c + q]'s i + (i + 2) twice, then v[8c + 4 + q]'s */
+        y[c] = _mm512_add_ps(_mm512_shuffle_ps(x[2 * c], x[2 * c + 1], 0x44),
+                             _mm512_shuffle_ps(x[2 * c], x[2 * c + 1], 0xee));
+    /* lane 4q + e: v[4e + q]'s sum; moved to lane 4e + q */
+    __m512 z = _mm512_add_ps(_mm512_shuffle_ps(y[0], y[1], 0x88), _mm512_shuffle_ps(y[0], y[1], 0xdd));
+    return _mm512_permutexvar_ps(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), z);
+}
+
+TS_AVX512 void ts_dot_heads_f32_avx512(const float *q, size_t ldq, int heads, const float *k, size_t ldk, size_t keys, size_t n,
+                                       float *scores, size_t lds)
+{
+    for (size_t t0 = 0; t0 < keys; t0 += 16) {
+        size_t nt = keys - t0 < 16 ? keys - t0 : 16;
+        const float *kt = k + t0 * ldk;
+        for (int h = 0; h < heads; h++) {
+            const float *qh = q + (size_t)h * ldq;
+            __m512 v[16];
+            size_t t = 0;
+            for (; t + 4 <= nt; t += 4) dot_rows_f32(qh, kt + t * ldk, ldk, 4, n, NULL, v + t);
+            switch (nt - t) {
+            case 3: dot_rows_f32(qh, kt + t * ldk, ldk, 3, n, NULL, v + t); break;
+            case 2: dot_rows_f32(qh, kt + t * ldk, ldk, 2, n, NULL, v + t); break;
+            case 1: dot_rows_f32(qh, kt + t * ldk, ldk, 1, n, NULL, v + t); break;
+            default: break;
+            }
+            for (t = nt; t < 16; t++) v[t] = _mm512_setzero_ps();
+            _mm512_mask_storeu_ps(scores + (size_t)h * lds + t0, (__mmask16)((1u << nt) - 1), sum16(v));
+        }
+    }
+}
+
 /* Up to 64 columns at a time in four accumulators, every value row's product rounded then added
  * (mul, add: the reference's order and rounding). */
-TS_AVX512 void ts_weighted_sum_f32_avx512(const float *p, size_t count, const float *v, size_t ldv, size_t n, float *out)
+TS_AVX512 static inline __attribute__((always_inline)) void weighted_heads(const float *p, size_t ldp, const int heads,
+                                                                            size_t count, const float *v, size_t ldv,
+                                                                            size_t n, float *out, size_t ldo)
 {
     for (size_t c0 = 0; c0 < n; c0 += 64) {
         __mmask16 m[4];
@@ -320,19 +372,38 @@ TS_AVX512 void ts_weighted_sum_f32_avx512(const float *p, size_t count, const fl
             size_t at = c0 + 16 * (size_t)i, left = at < n ? n - at : 0;
             m[i] = left >= 16 ? 0xffff : tail_mask(left);
         }
-        __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        __m512 a[4][4];
+        for (int h = 0; h < heads; h++)
+            for (int i = 0; i < 4; i++) a[h][i] = _mm512_setzero_ps();
         for (size_t t = 0; t < count; t++) {
-            __m512 pt = _mm512_set1_ps(p[t]);
             const float *row = v + t * ldv + c0;
-            a0 = _mm512_add_ps(a0, _mm512_mul_ps(pt, _mm512_maskz_loadu_ps(m[0], row)));
-            a1 = _mm512_add_ps(a1, _mm512_mul_ps(pt, _mm512_maskz_loadu_ps(m[1], row + 16)));
-            a2 = _mm512_add_ps(a2, _mm512_mul_ps(pt, _mm512_maskz_loadu_ps(m[2], row + 32)));
-            a3 = _mm512_add_ps(a3, _mm512_mul_ps(pt, _mm512_maskz_loadu_ps(m[3], row + 48)));
+            __m512 r[4];
+            for (int i = 0; i < 4; i++) r[i] = _mm512_maskz_loadu_ps(m[i], row + 16 * i);
+            for (int h = 0; h < heads; h++) {
+                __m512 pt = _mm512_set1_ps(p[(size_t)h * ldp + t]);
+                for (int i = 0; i < 4; i++) a[h][i] = _mm512_add_ps(a[h][i], _mm512_mul_ps(pt, r[i]));
+            }
         }
-        _mm512_mask_storeu_ps(out + c0, m[0], a0);
-        _mm512_mask_storeu_ps(out + c0 + 16, m[1], a1);
-        _mm512_mask_storeu_ps(out + c0 + 32, m[2], a2);
-        _mm512_mask_storeu_ps(out + c0 + 48, m[3], a3);
+        for (int h = 0; h < heads; h++)
+            for (int i = 0; i < 4; i++) _mm512_mask_storeu_ps(out + (size_t)h * ldo + c0 + 16 * i, m[i], a[h][i]);
+    }
+}
+
+/* Up to four heads × 64 columns at a time in sixteen accumulators, every value row's product
+ * rounded then added (mul, add: the reference's order and rounding), each value row loaded once
+ * for the heads. */
+TS_AVX512 void ts_weighted_sum_f32_avx512(const float *p, size_t ldp, int heads, size_t count, const float *v, size_t ldv,
+                                          size_t n, float *out, size_t ldo)
+{
+    for (int h = 0; h < heads; h += 4) {
+        const float *ph = p + (size_t)h * ldp;
+        float *oh = out + (size_t)h * ldo;
+        switch (heads - h < 4 ? heads - h : 4) {
+        case 1: weighted_heads(ph, ldp, 1, count, v, ldv, n, oh, ldo); break;
+        case 2: weighted_heads(ph, ldp, 2, count, v, ldv, n, oh, ldo); break;
+        case 3: weighted_heads(ph, ldp, 3, count, v, ldv, n, oh, ldo); break;
+        default: weighted_heads(ph, ldp, 4, count, v, ldv, n, oh, ldo); break;
+        }
     }
 }
 #endif

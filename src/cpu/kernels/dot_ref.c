@@ -112,12 +112,17 @@ float ts_dot_bf16_bf16_ref(const uint16_t *w, const uint16_t *x, size_t n)
     return v[0];
 }
 
-void ts_weighted_sum_f32_ref(const float *p, size_t count, const float *v, size_t ldv, size_t n, float *out)
+void ts_weighted_sum_f32_ref(const float *p, size_t ldp, int heads, size_t count, const float *v, size_t ldv, size_t n,
+                             float *out, size_t ldo)
 {
-    for (size_t c = 0; c < n; c++) out[c] = 0.0f;
-    for (size_t t = 0; t < count; t++)
-        for (size_t c = 0; c < n; c++) {
-            float product = p[t] * v[t * ldv + c];
-            out[c] += product;
-        }
+    for (int h = 0; h < heads; h++) {
+        float *o = out + (size_t)h * ldo;
+        const float *ph = p + (size_t)h * ldp;
+        for (size_t c = 0; c < n; c++) o[c] = 0.0f;
+        for (size_t t = 0; t < count; t++)
+            for (size_t c = 0; c < n; c++) {
+                float product = ph[t] * v[t * ldv + c];
+                o[c] += product;
+            }
+    }
 }

@@ -1,8 +1,9 @@
 /* attention.c — scaled dot-product attention with GQA, causal limit, bias and soft-cap.
  *
- * Few query rows (decode): one task per (query row, query head): scores for the visible keys
- * only (j ≤ q_start + i when causal, so a large cache capacity costs nothing beyond the filled
- * part), softmax, then the weighted sum of values.
+ * Few query rows (decode): one task per (query row, kv head, part of its group of query heads):
+ * scores for the visible keys only (j ≤ q_start + i when causal, so a large cache capacity costs
+ * nothing beyond the filled part), softmax, then the weighted sum of values, each key and value
+ * row loaded once for the group's heads.
  *
  * Many query rows (prefill, vision towers), where the CPU has the tiled GEMM: one task per query
  * head. The head's keys are copied contiguous and its values transposed once, then blocks of
@@ -33,6 +34,10 @@ typedef struct {
 } attention_job;
 
 #define GEMM_MIN_QUERIES 4
+
+/* Query heads per decode task at most: the heads of a kv head's group share each key and value
+ * row loaded (dot_heads_f32, weighted_sum_f32); their score rows are the task's scratch. */
+#define GROUP_HEADS 8
 
 /* Query rows per block on the GEMM path: each block repacks the head's keys and values into GEMM
  * panels, so more rows per block amortise that (a 1024-patch tower's attention: 64 → 256 rows,
@@ -91,7 +96,7 @@ static size_t gemm_floats(const ts_attention_shape *s)
 /* Per worker: the score row, then (bf16 caches) one widened value row; or the GEMM path's. */
 size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers)
 {
-    size_t row = (size_t)(s->lk + s->v_dim), gemm = s->lq >= GEMM_MIN_QUERIES ? gemm_floats(s) : 0;
+    size_t row = (size_t)(GROUP_HEADS * s->lk + s->v_dim), gemm = s->lq >= GEMM_MIN_QUERIES ? gemm_floats(s) : 0;
     size_t f32 = sizeof(float) * (row > gemm ? row : gemm) * (size_t)n_workers;
     size_t bf16 = s->lq >= TS_CPU_TILED_ROWS && s->head_dim % 2 == 0
                       ? 64 + bf16_shared_bytes(s) + bf16_worker_bytes(s) * (size_t)n_workers
@@ -99,54 +104,84 @@ size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers
     return f32 > bf16 ? f32 : bf16;
 }
 
+/* Parts each kv head's group of query heads is split into: no part over GROUP_HEADS, and enough
+ * tasks for the workers. A head's numbers do not depend on the heads beside it, so neither the
+ * split nor the row count changes any result. */
+static int64_t group_parts(const ts_cpu *cpu, const ts_attention_shape *s)
+{
+    int64_t group = s->q_heads / s->kv_heads, parts = (group + GROUP_HEADS - 1) / GROUP_HEADS;
+    while (parts < group && s->lq * s->kv_heads * parts < ts_pool_size(cpu->pool)) parts++;
+    return parts;
+}
+
+/* Scores of query heads h0 … h0 + nh − 1 (one kv head's) for query row i over its visible keys. */
+static void group_scores(const attention_job *j, int64_t i, int64_t h0, int nh, int64_t kh, int64_t visible,
+                         float *scores)
+{
+    const ts_attention_shape *s = j->s;
+    const ts_kernels *kern = j->cpu->kernels;
+    size_t ldk = (size_t)(s->kv_heads * s->head_dim), d = (size_t)s->head_dim, lk = (size_t)s->lk;
+    const float *q = j->q + (i * s->q_heads + h0) * s->head_dim;
+    bool bf16 = s->kv_dtype == TS_DTYPE_BF16;
+    if (!bf16 && kern->dot_heads_f32) {
+        kern->dot_heads_f32(q, d, nh, (const float *)j->k + kh * s->head_dim, ldk, (size_t)visible, d, scores, lk);
+        return;
+    }
+    for (int h = 0; h < nh; h++)
+        for (int64_t t = 0; t < visible; t++) {
+            size_t at = (size_t)((t * s->kv_heads + kh) * s->head_dim);
+            scores[(size_t)h * lk + (size_t)t] = bf16 ? kern->dot_bf16_f32((const uint16_t *)j->k + at, q + h * d, d)
+                                                      : kern->dot_f32(q + h * d, (const float *)j->k + at, d);
+        }
+}
+
+/* One task per (query row, kv head, part of its group of query heads): scores for the visible
+ * keys only (j ≤ q_start + i when causal, so a large cache capacity costs nothing beyond the
+ * filled part), softmax, then the weighted sum of values. */
 static void attention_task(void *arg, int64_t task, int worker)
 {
     const attention_job *j = arg;
     const ts_attention_shape *s = j->s;
-    int64_t i = task / s->q_heads, h = task % s->q_heads;
-    int64_t kh = h / (s->q_heads / s->kv_heads);
+    int64_t parts = group_parts(j->cpu, s), group = s->q_heads / s->kv_heads;
+    int64_t i = task / (s->kv_heads * parts), kh = task / parts % s->kv_heads, part = task % parts;
+    int64_t h0 = kh * group + part * group / parts, h1 = kh * group + (part + 1) * group / parts;
+    int nh = (int)(h1 - h0);
     int64_t visible = s->lk;
     if (s->q_start >= 0 && s->q_start + i + 1 < visible) visible = s->q_start + i + 1;
     if (visible < 0) visible = 0;
-    float *scores = j->scratch + (size_t)worker * (size_t)(s->lk + s->v_dim);
-    float *widened = scores + s->lk;
-    bool bf16 = s->kv_dtype == TS_DTYPE_BF16;
-    const float *qrow = j->q + (i * s->q_heads + h) * s->head_dim;
-    float scale = (float)s->scale, cap = (float)s->softcap;
-    const ts_kernels *kern = j->cpu->kernels;
-    size_t ldk = (size_t)(s->kv_heads * s->head_dim);
-    int64_t t = 0;
-    /* f32 keys four at a time where the kernels have the row dots (each the single dot's bits) */
-    for (; !bf16 && kern->dot_rows_f32 && t + 4 <= visible; t += 4)
-        kern->dot_rows_f32(qrow, (const float *)j->k + (size_t)(t * s->kv_heads + kh) * (size_t)s->head_dim, ldk, 4,
-                           (size_t)s->head_dim, scores + t);
-    for (; t < visible; t++) {
-        size_t at = (size_t)((t * s->kv_heads + kh) * s->head_dim);
-        scores[t] = bf16 ? kern->dot_bf16_f32((const uint16_t *)j->k + at, qrow, (size_t)s->head_dim)
-                         : kern->dot_f32(qrow, (const float *)j->k + at, (size_t)s->head_dim);
-    }
-    for (t = 0; t < visible; t++) {
-        float dot = scores[t] * scale;
-        if (cap > 0) dot = tanhf(dot / cap) * cap;
-        if (j->bias) dot += j->bias[i * s->lk + t];
-        scores[t] = dot;
-    }
-    float *o = j->out + (i * s->q_heads + h) * s->v_dim;
-    memset(o, 0, sizeof(float) * (size_t)s->v_dim);
+    float *scores = j->scratch + (size_t)worker * (size_t)(GROUP_HEADS * s->lk + s->v_dim);
+    float *widened = scores + GROUP_HEADS * s->lk;
+    float *o = j->out + (i * s->q_heads + h0) * s->v_dim;
     if (visible == 0) { /* no visible key: the decomposition's softmax is 0/0 */
-        for (int64_t c = 0; c < s->v_dim; c++) o[c] = NAN;
+        for (int64_t c = 0; c < nh * s->v_dim; c++) o[c] = NAN;
         return;
     }
-    ts_cpu_softmax_row(j->cpu->kernels, scores, visible);
-    if (!bf16) {
-        kern->weighted_sum_f32(scores, (size_t)visible, (const float *)j->v + kh * s->v_dim,
-                               (size_t)(s->kv_heads * s->v_dim), (size_t)s->v_dim, o);
+    group_scores(j, i, h0, nh, kh, visible, scores);
+    float scale = (float)s->scale, cap = (float)s->softcap;
+    for (int h = 0; h < nh; h++) {
+        float *row = scores + h * s->lk;
+        for (int64_t t = 0; t < visible; t++) {
+            float dot = row[t] * scale;
+            if (cap > 0) dot = tanhf(dot / cap) * cap;
+            if (j->bias) dot += j->bias[i * s->lk + t];
+            row[t] = dot;
+        }
+        ts_cpu_softmax_row(j->cpu->kernels, row, visible);
+    }
+    const ts_kernels *kern = j->cpu->kernels;
+    size_t ldv = (size_t)(s->kv_heads * s->v_dim);
+    if (s->kv_dtype != TS_DTYPE_BF16) {
+        kern->weighted_sum_f32(scores, (size_t)s->lk, nh, (size_t)visible, (const float *)j->v + kh * s->v_dim, ldv,
+                               (size_t)s->v_dim, o, (size_t)s->v_dim);
         return;
     }
-    for (t = 0; t < visible; t++) { /* bf16 values: each row widened, then the same sum */
+    memset(o, 0, sizeof(float) * (size_t)(nh * s->v_dim));
+    for (int64_t t = 0; t < visible; t++) { /* bf16 values: each row widened once, then the same sums */
         kern->bf16_to_f32((const uint16_t *)j->v + (t * s->kv_heads + kh) * s->v_dim, widened, (size_t)s->v_dim);
-        float p = scores[t];
-        for (int64_t c = 0; c < s->v_dim; c++) o[c] += p * widened[c];
+        for (int h = 0; h < nh; h++) {
+            float p = scores[h * s->lk + t], *oh = o + h * s->v_dim;
+            for (int64_t c = 0; c < s->v_dim; c++) oh[c] += p * widened[c];
+        }
     }
 }
 
@@ -304,5 +339,5 @@ void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const floa
         return;
     }
     attention_job job = {.cpu = cpu, .s = s, .q = q, .bias = bias, .k = k, .v = v, .out = out, .scratch = scratch};
-    ts_pool_run(cpu->pool, attention_task, &job, s->lq * s->q_heads);
+    ts_pool_run(cpu->pool, attention_task, &job, s->lq * s->kv_heads * group_parts(cpu, s));
 }
