@@ -30,7 +30,8 @@ typedef struct {
     const float *q, *bias;
     const void *k, *v;
     float *out;
-    float *scratch; /* lk floats per worker */
+    float *scratch; /* per worker: GROUP_HEADS score rows of lk, one value row (or the GEMM path's) */
+    int64_t parts;  /* decode: group_parts */
 } attention_job;
 
 #define GEMM_MIN_QUERIES 4
@@ -93,7 +94,7 @@ static size_t gemm_floats(const ts_attention_shape *s)
     return (size_t)(s->lk * s->head_dim + s->v_dim * s->lk + bq * s->head_dim + bq * s->lk + bq * s->v_dim) + TS_GEMM_PANEL_FLOATS + 16;
 }
 
-/* Per worker: the score row, then (bf16 caches) one widened value row; or the GEMM path's. */
+/* Per worker: GROUP_HEADS score rows, then (bf16 caches) one widened value row; or the GEMM path's. */
 size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers)
 {
     size_t row = (size_t)(GROUP_HEADS * s->lk + s->v_dim), gemm = s->lq >= GEMM_MIN_QUERIES ? gemm_floats(s) : 0;
@@ -102,6 +103,24 @@ size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers
                       ? 64 + bf16_shared_bytes(s) + bf16_worker_bytes(s) * (size_t)n_workers
                       : 0;
     return f32 > bf16 ? f32 : bf16;
+}
+
+/* Query row i's scores over the first `keys` keys (raw Q·K in row[]) made its softmax weights:
+ * scale, soft-cap, bias, in that order, one pass each (the common one vectorizes); keys past the
+ * causal limit −inf, so their weight is exactly 0. */
+static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, const float *bias, int64_t i, float *row,
+                           int64_t keys)
+{
+    float scale = (float)s->scale, cap = (float)s->softcap;
+    int64_t visible = keys;
+    if (s->q_start >= 0 && s->q_start + i + 1 < visible) visible = s->q_start + i + 1;
+    for (int64_t t = 0; t < visible; t++) row[t] *= scale;
+    if (cap > 0)
+        for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
+    if (bias)
+        for (int64_t t = 0; t < visible; t++) row[t] += bias[i * s->lk + t];
+    for (int64_t t = visible; t < keys; t++) row[t] = -INFINITY;
+    ts_cpu_softmax_row(kern, row, keys);
 }
 
 /* Parts each kv head's group of query heads is split into: no part over GROUP_HEADS, and enough
@@ -142,7 +161,7 @@ static void attention_task(void *arg, int64_t task, int worker)
 {
     const attention_job *j = arg;
     const ts_attention_shape *s = j->s;
-    int64_t parts = group_parts(j->cpu, s), group = s->q_heads / s->kv_heads;
+    int64_t parts = j->parts, group = s->q_heads / s->kv_heads;
     int64_t i = task / (s->kv_heads * parts), kh = task / parts % s->kv_heads, part = task % parts;
     int64_t h0 = kh * group + part * group / parts, h1 = kh * group + (part + 1) * group / parts;
     int nh = (int)(h1 - h0);
@@ -157,18 +176,8 @@ static void attention_task(void *arg, int64_t task, int worker)
         return;
     }
     group_scores(j, i, h0, nh, kh, visible, scores);
-    float scale = (float)s->scale, cap = (float)s->softcap;
-    for (int h = 0; h < nh; h++) {
-        float *row = scores + h * s->lk;
-        for (int64_t t = 0; t < visible; t++) {
-            float dot = row[t] * scale;
-            if (cap > 0) dot = tanhf(dot / cap) * cap;
-            if (j->bias) dot += j->bias[i * s->lk + t];
-            row[t] = dot;
-        }
-        ts_cpu_softmax_row(j->cpu->kernels, row, visible);
-    }
     const ts_kernels *kern = j->cpu->kernels;
+    for (int h = 0; h < nh; h++) softmax_scores(kern, s, j->bias, i, scores + h * s->lk, visible);
     size_t ldv = (size_t)(s->kv_heads * s->v_dim);
     if (s->kv_dtype != TS_DTYPE_BF16) {
         kern->weighted_sum_f32(scores, (size_t)s->lk, nh, (size_t)visible, (const float *)j->v + kh * s->v_dim, ldv,
@@ -183,24 +192,6 @@ static void attention_task(void *arg, int64_t task, int worker)
             for (int64_t c = 0; c < s->v_dim; c++) oh[c] += p * widened[c];
         }
     }
-}
-
-/* Query row i's scores over the first `keys` keys (raw Q·K in row[]) made its softmax weights:
- * scale, soft-cap, bias, in that order, one pass each (the common one vectorizes); keys past the
- * causal limit −inf, so their weight is exactly 0. */
-static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, const float *bias, int64_t i, float *row,
-                           int64_t keys)
-{
-    float scale = (float)s->scale, cap = (float)s->softcap;
-    int64_t visible = keys;
-    if (s->q_start >= 0 && s->q_start + i + 1 < visible) visible = s->q_start + i + 1;
-    for (int64_t t = 0; t < visible; t++) row[t] *= scale;
-    if (cap > 0)
-        for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
-    if (bias)
-        for (int64_t t = 0; t < visible; t++) row[t] += bias[i * s->lk + t];
-    for (int64_t t = visible; t < keys; t++) row[t] = -INFINITY;
-    ts_cpu_softmax_row(kern, row, keys);
 }
 
 static void head_task(void *arg, int64_t h, int worker)
@@ -338,6 +329,7 @@ void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const floa
         ts_pool_run(cpu->pool, head_task, &job, s->q_heads);
         return;
     }
-    attention_job job = {.cpu = cpu, .s = s, .q = q, .bias = bias, .k = k, .v = v, .out = out, .scratch = scratch};
-    ts_pool_run(cpu->pool, attention_task, &job, s->lq * s->kv_heads * group_parts(cpu, s));
+    attention_job job = {.cpu = cpu, .s = s, .q = q, .bias = bias, .k = k, .v = v, .out = out, .scratch = scratch,
+                         .parts = group_parts(cpu, s)};
+    ts_pool_run(cpu->pool, attention_task, &job, s->lq * s->kv_heads * job.parts);
 }
