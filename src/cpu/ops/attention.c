@@ -105,6 +105,13 @@ size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers
     return f32 > bf16 ? f32 : bf16;
 }
 
+/* Of the first `keys` keys, those the query rows before row `end` can see: all of them, or when
+ * causal up to q_start + end (row i sees keys j ≤ q_start + i). */
+static int64_t causal_keys(const ts_attention_shape *s, int64_t end, int64_t keys)
+{
+    return s->q_start >= 0 && s->q_start + end < keys ? s->q_start + end : keys;
+}
+
 /* Query row i's scores over the first `keys` keys (raw Q·K in row[]) made its softmax weights:
  * scale, soft-cap, bias, in that order, one pass each (the common one vectorizes); keys past the
  * causal limit −inf, so their weight is exactly 0. */
@@ -112,8 +119,7 @@ static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, 
                            int64_t keys)
 {
     float scale = (float)s->scale, cap = (float)s->softcap;
-    int64_t visible = keys;
-    if (s->q_start >= 0 && s->q_start + i + 1 < visible) visible = s->q_start + i + 1;
+    int64_t visible = causal_keys(s, i + 1, keys);
     for (int64_t t = 0; t < visible; t++) row[t] *= scale;
     if (cap > 0)
         for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
@@ -165,8 +171,7 @@ static void attention_task(void *arg, int64_t task, int worker)
     int64_t i = task / (s->kv_heads * parts), kh = task / parts % s->kv_heads, part = task % parts;
     int64_t h0 = kh * group + part * group / parts, h1 = kh * group + (part + 1) * group / parts;
     int nh = (int)(h1 - h0);
-    int64_t visible = s->lk;
-    if (s->q_start >= 0 && s->q_start + i + 1 < visible) visible = s->q_start + i + 1;
+    int64_t visible = causal_keys(s, i + 1, s->lk);
     if (visible < 0) visible = 0;
     float *scores = j->scratch + (size_t)worker * (size_t)(GROUP_HEADS * s->lk + s->v_dim);
     float *widened = scores + GROUP_HEADS * s->lk;
@@ -203,8 +208,7 @@ static void head_task(void *arg, int64_t h, int worker)
     float *kc = base, *vt = kc + lk * d, *qb = vt + dv * lk, *sc = qb + bq * d, *ob = sc + bq * lk;
     float *panel = (float *)(((uintptr_t)(ob + bq * dv) + 63) & ~(uintptr_t)63);
     /* The visible keys of the whole head: causal rows never look past q_start + lq − 1. */
-    int64_t keys = lk;
-    if (s->q_start >= 0 && s->q_start + s->lq < keys) keys = s->q_start + s->lq;
+    int64_t keys = causal_keys(s, s->lq, lk);
     const float *k = j->k, *v = j->v;
     for (int64_t t = 0; t < keys; t++) memcpy(kc + t * d, k + (t * s->kv_heads + kh) * d, sizeof(float) * (size_t)d);
     /* Vᵀ in tiles of 16 keys, so each of vt's rows is written 16 floats at a time (one key at a
@@ -216,8 +220,7 @@ static void head_task(void *arg, int64_t h, int worker)
     }
     for (int64_t i0 = 0; i0 < s->lq; i0 += bq) {
         int64_t rows = s->lq - i0 < bq ? s->lq - i0 : bq;
-        int64_t block_keys = keys;
-        if (s->q_start >= 0 && s->q_start + i0 + rows < block_keys) block_keys = s->q_start + i0 + rows;
+        int64_t block_keys = causal_keys(s, i0 + rows, keys);
         for (int64_t r = 0; r < rows; r++) memcpy(qb + r * d, j->q + ((i0 + r) * s->q_heads + h) * d, sizeof(float) * (size_t)d);
         j->cpu->kernels->gemm_f32(qb, rows, d, kc, TS_DTYPE_F32, d, 0, block_keys, sc, block_keys, panel);
         for (int64_t r = 0; r < rows; r++) softmax_scores(j->cpu->kernels, s, j->bias, i0 + r, sc + r * block_keys, block_keys);
@@ -279,8 +282,7 @@ static void bf16_task(void *arg, int64_t task, int worker)
     int64_t blocks = (s->lq + BF16_ROWS - 1) / BF16_ROWS, h = task / blocks, i0 = task % blocks * BF16_ROWS;
     int64_t d = s->head_dim, dv = s->v_dim, dvp = round_up(dv, PANEL), kh = h / (s->q_heads / s->kv_heads);
     int64_t rows = s->lq - i0 < BF16_ROWS ? s->lq - i0 : BF16_ROWS;
-    int64_t block_keys = j->keys;
-    if (s->q_start >= 0 && s->q_start + i0 + rows < block_keys) block_keys = s->q_start + i0 + rows;
+    int64_t block_keys = causal_keys(s, i0 + rows, j->keys);
     int64_t lkb = round_up(block_keys, PANEL); /* S and P row stride: whole panels */
     uint8_t *base = j->workers + (size_t)worker * bf16_worker_bytes(s);
     float *sc = (float *)base;
@@ -306,8 +308,7 @@ static void attention_bf16(const ts_cpu *cpu, const ts_attention_shape *s, const
                            const float *v, const float *bias, float *out, void *scratch)
 {
     bf16_job j = {.cpu = cpu, .s = s, .q = q, .k = k, .v = v, .bias = bias, .out = out, .lk = round_up(s->lk, PANEL)};
-    j.keys = s->lk;
-    if (s->q_start >= 0 && s->q_start + s->lq < j.keys) j.keys = s->q_start + s->lq;
+    j.keys = causal_keys(s, s->lq, s->lk);
     j.kpack = (uint32_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     j.vpack = j.kpack + s->kv_heads * j.lk * s->head_dim / 2;
     j.workers = (uint8_t *)j.kpack + bf16_shared_bytes(s);
