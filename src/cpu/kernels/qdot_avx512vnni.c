@@ -107,8 +107,8 @@ TS_VNNI __attribute__((always_inline)) static inline void step(__m512 *acc, int 
         __m512i xv = _mm512_maskz_loadu_epi8(bytes, x->q + (size_t)r * x->ld + j);
         xv = _mm512_mask_sub_epi8(xv, neg, _mm512_setzero_si512(), xv);
         __m512i dp = _mm512_dpbusd_epi32(_mm512_setzero_si512(), aw, xv);
-        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dp), _mm512_maskz_permutexvar_ps(lanes, pick, sd[r]),
-                                 acc[r]);
+        __m512 scale_d = _mm512_maskz_permutexvar_ps(lanes, pick, sd[r]);
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dp), scale_d, acc[r]);
     }
 }
 
@@ -135,8 +135,8 @@ TS_VNNI __attribute__((always_inline)) static inline void ustep(__m512 *acc, int
 #define PREFETCH_AHEAD 8192
 
 /* Sixteen chunk scales from chunk c (`m` the ones that exist), f16 as stored (`half`) widened. */
-TS_VNNI __attribute__((always_inline)) static inline __m512 scales16(const void *s, bool half, size_t c,
-                                                                     __mmask16 m)
+TS_VNNI __attribute__((always_inline)) static inline __m512 scales16(const void *s, bool half,
+                                                                     size_t c, __mmask16 m)
 {
     if (!half) return _mm512_maskz_loadu_ps(m, (const float *)s + c);
     return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, (const uint16_t *)s + c));
@@ -165,14 +165,16 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
         __mmask16 m = (__mmask16)(count == 16 ? 0xffffu : (1u << count) - 1);
         __m512 s = scales16(scale, half, c0, m);
         for (int r = 0; r < rows; r++)
-            sd[r] = _mm512_mul_ps(s, _mm512_maskz_loadu_ps(m, x->d + (size_t)r * (x->ld / 32) + c0));
+            sd[r] = _mm512_mul_ps(
+                s, _mm512_maskz_loadu_ps(m, x->d + (size_t)r * (x->ld / 32) + c0));
         size_t c = 0;
         __m512i pick = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
         for (; c + 2 <= count; c += 2, pick = _mm512_add_epi32(pick, _mm512_set1_epi32(2))) {
             size_t j = (c0 + c) * 32;
             __builtin_prefetch(q + j + PREFETCH_AHEAD, 0, 0);
             __m512i w = _mm512_loadu_si512(q + j);
-            step(acc, rows, x, j, _mm512_abs_epi8(w), _mm512_movepi8_mask(w), sd, pick, ~0ull, 0xffff);
+            step(acc, rows, x, j, _mm512_abs_epi8(w), _mm512_movepi8_mask(w), sd, pick, ~0ull,
+                 0xffff);
         }
         if (c < count) { /* a last single chunk */
             size_t j = (c0 + c) * 32;
