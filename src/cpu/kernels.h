@@ -122,10 +122,12 @@ typedef struct ts_kernels {
      * [k/32][8][TS_Q8_PANEL][4], scales [k/32][TS_Q8_PANEL], and what u is offset by — `offset`
      * for every weight, or per weight row and chunk from `offsets` ([k/32][TS_Q8_PANEL]) when
      * not NULL — so each chunk sums Σ (u − offset)·xq exactly. xsum[r·k/32 + c] = Σ xq over
-     * chunk c of row r. NULL where no kernel exists (qlinear then takes the row dots). */
+     * chunk c of row r; `bias` (cols values, or NULL) added to each row's sums as they are
+     * stored (the bits of adding it after). NULL where no kernel exists (qlinear then takes the
+     * row dots). */
     void (*gemm_q8)(const struct ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                     const uint8_t *panel, const float *scale, int32_t offset,
-                    const int32_t *offsets, int cols, float *c, int64_t ldc);
+                    const int32_t *offsets, int cols, const float *bias, float *c, int64_t ldc);
     /* One weight row of n (a multiple of 32) quantized at load by engine/quantized_weights.h's
      * rules (ts_quantize_weights_q8_ref / _q4_ref are their definition; every variant gives the
      * same bytes): q8 i8 values, q4 two nibbles a byte (even channel low); an f16 scale per 32.
@@ -262,7 +264,8 @@ void ts_weighted_sum_f32_avx512(const float *p, size_t ldp, int heads, size_t co
 void ts_logistic_f32_avx512(const float *x, float *y, size_t n);
 void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                            const uint8_t *panel, const float *scale, int32_t offset,
-                           const int32_t *offsets, int cols, float *c, int64_t ldc);
+                           const int32_t *offsets, int cols, const float *bias, float *c,
+                           int64_t ldc);
 void ts_qdot_i8_q8_avx512vnni(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
                               const void *scale, bool half, float *out, size_t ldo);
 void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,

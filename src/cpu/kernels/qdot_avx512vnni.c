@@ -355,7 +355,7 @@ TS_VNNI void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_a
 TS_VNNI __attribute__((always_inline)) static inline void
 gemm_tile(const ts_q8_act *x, const int32_t *xsum, int R, size_t k, const uint8_t *panel,
           const float *scale, int32_t offset, const int32_t *offsets, __mmask16 m0, __mmask16 m1,
-          float *c, int64_t ldc)
+          const float *bias, float *c, int64_t ldc)
 {
     size_t nc = k / 32;
     __m512 acc[4][2];
@@ -396,7 +396,11 @@ gemm_tile(const ts_q8_act *x, const int32_t *xsum, int R, size_t k, const uint8_
                 _mm512_fmadd_ps(_mm512_cvtepi32_ps(a[r][1]), _mm512_mul_ps(s1, d), acc[r][1]);
         }
     }
+    __m512 b0 = _mm512_setzero_ps(), b1 = b0;
+    if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias), b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
     for (int r = 0; r < R; r++) {
+        if (bias)
+            acc[r][0] = _mm512_add_ps(acc[r][0], b0), acc[r][1] = _mm512_add_ps(acc[r][1], b1);
         _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
         _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
     }
@@ -404,7 +408,8 @@ gemm_tile(const ts_q8_act *x, const int32_t *xsum, int R, size_t k, const uint8_
 
 TS_VNNI void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                                    const uint8_t *panel, const float *scale, int32_t offset,
-                                   const int32_t *offsets, int cols, float *c, int64_t ldc)
+                                   const int32_t *offsets, int cols, const float *bias, float *c,
+                                   int64_t ldc)
 {
     __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);
     __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
@@ -415,16 +420,16 @@ TS_VNNI void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int6
         float *cr = c + r * ldc;
         switch (m - r < 4 ? (int)(m - r) : 4) {
         case 1:
-            gemm_tile(&xr, sr, 1, k, panel, scale, offset, offsets, m0, m1, cr, ldc);
+            gemm_tile(&xr, sr, 1, k, panel, scale, offset, offsets, m0, m1, bias, cr, ldc);
             break;
         case 2:
-            gemm_tile(&xr, sr, 2, k, panel, scale, offset, offsets, m0, m1, cr, ldc);
+            gemm_tile(&xr, sr, 2, k, panel, scale, offset, offsets, m0, m1, bias, cr, ldc);
             break;
         case 3:
-            gemm_tile(&xr, sr, 3, k, panel, scale, offset, offsets, m0, m1, cr, ldc);
+            gemm_tile(&xr, sr, 3, k, panel, scale, offset, offsets, m0, m1, bias, cr, ldc);
             break;
         default:
-            gemm_tile(&xr, sr, 4, k, panel, scale, offset, offsets, m0, m1, cr, ldc);
+            gemm_tile(&xr, sr, 4, k, panel, scale, offset, offsets, m0, m1, bias, cr, ldc);
             break;
         }
     }
