@@ -61,6 +61,10 @@ TS_AVX512 static void fill_lanes(const int8_t *q, const float *d, size_t n, bool
     }
 }
 
+/* Sixteen chunks at a time: their maxima first (independent chains), then d = max/127 and its
+ * inverse for all sixteen in two vector divisions (correctly rounded, as the scalar ones: the
+ * same values), then the chunks rounded. One chunk at a time, each chunk's reduction and two
+ * divisions were one chain of latencies: the quantizer was 4% of the Qwen2-VL tower at q8. */
 TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d,
                                      float *dexp, int32_t *xs)
 {
@@ -68,28 +72,39 @@ TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *
     const __m512i even =
         _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-    for (size_t c = 0; c * 32 < n; c++) {
-        __m512 x0 = _mm512_loadu_ps(x + c * 32), x1 = _mm512_loadu_ps(x + c * 32 + 16);
-        /* max(|x|, acc): a NaN lane keeps acc, as fmaxf does */
-        __m512 m = _mm512_max_ps(_mm512_abs_ps(x0), _mm512_setzero_ps());
-        m = _mm512_max_ps(_mm512_abs_ps(x1), m);
-        float amax = _mm512_reduce_max_ps(m);
-        float dc = amax / 127.0f, id = dc != 0.0f ? 1.0f / dc : 0.0f;
-        d[c] = dc;
-        __m512 s = _mm512_set1_ps(id);
-        __m512i v0 = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x0, s), lo), hi));
-        __m512i v1 = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x1, s), lo), hi));
-        if (!u4) {
-            _mm_storeu_si128((__m128i *)(q + c * 32), narrow(v0));
-            _mm_storeu_si128((__m128i *)(q + c * 32 + 16), narrow(v1));
-            continue;
+    size_t nc = n / 32;
+    for (size_t c0 = 0; c0 < nc; c0 += 16) {
+        size_t count = nc - c0 < 16 ? nc - c0 : 16;
+        _Alignas(64) float amax[16] = {0}, inverse[16];
+        for (size_t i = 0; i < count; i++) {
+            const float *xc = x + (c0 + i) * 32;
+            /* max(|x|, acc): a NaN lane keeps acc, as fmaxf does */
+            __m512 m = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(xc)), _mm512_setzero_ps());
+            m = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(xc + 16)), m);
+            amax[i] = _mm512_reduce_max_ps(m);
         }
-        size_t base = c / 2 * 64;
-        bool pair = n - base >= 64, second = c % 2;
-        __m128i ev = narrow(_mm512_permutex2var_epi32(v0, even, v1)),
-                od = narrow(_mm512_permutex2var_epi32(v0, odd, v1));
-        _mm_storeu_si128((__m128i *)(q + base + (second ? 16 : 0)), ev);
-        _mm_storeu_si128((__m128i *)(q + base + (pair ? 32 : 16) + (second ? 16 : 0)), od);
+        __m512 dc = _mm512_div_ps(_mm512_load_ps(amax), _mm512_set1_ps(127.0f));
+        __mmask16 nonzero = _mm512_cmp_ps_mask(dc, _mm512_setzero_ps(), _CMP_NEQ_OQ);
+        _mm512_store_ps(inverse, _mm512_maskz_div_ps(nonzero, _mm512_set1_ps(1.0f), dc));
+        _mm512_mask_storeu_ps(d + c0, (__mmask16)(count == 16 ? 0xffffu : (1u << count) - 1), dc);
+        for (size_t i = 0; i < count; i++) {
+            size_t c = c0 + i;
+            __m512 x0 = _mm512_loadu_ps(x + c * 32), x1 = _mm512_loadu_ps(x + c * 32 + 16);
+            __m512 s = _mm512_set1_ps(inverse[i]);
+            __m512i v0 = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x0, s), lo), hi));
+            __m512i v1 = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x1, s), lo), hi));
+            if (!u4) {
+                _mm_storeu_si128((__m128i *)(q + c * 32), narrow(v0));
+                _mm_storeu_si128((__m128i *)(q + c * 32 + 16), narrow(v1));
+                continue;
+            }
+            size_t base = c / 2 * 64;
+            bool pair = n - base >= 64, second = c % 2;
+            __m128i ev = narrow(_mm512_permutex2var_epi32(v0, even, v1)),
+                    od = narrow(_mm512_permutex2var_epi32(v0, odd, v1));
+            _mm_storeu_si128((__m128i *)(q + base + (second ? 16 : 0)), ev);
+            _mm_storeu_si128((__m128i *)(q + base + (pair ? 32 : 16) + (second ? 16 : 0)), od);
+        }
     }
     fill_lanes(q, d, n, u4, dexp, xs);
 }
