@@ -109,30 +109,16 @@ TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *
     fill_lanes(q, d, n, u4, dexp, xs);
 }
 
-/* Scales c and c + 1 (the second 0 when `one`), f32 or f16 (`half`), spread over the lanes of
- * `idx`. */
-TS_VNNI __attribute__((always_inline)) static inline __m512 spread(const void *s, bool half, size_t c,
-                                                                   bool one, __m512i idx)
+/* Zero points (f32) of chunks c and c + 1 spread over the lanes of `idx`. */
+TS_VNNI __attribute__((always_inline)) static inline __m512 spread(const float *z, size_t c,
+                                                                   __m512i idx)
 {
-    if (!half)
-        return _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(one ? 1 : 3, (const float *)s + c));
-    __m128i h = _mm_maskz_loadu_epi16(one ? 1 : 3, (const uint16_t *)s + c);
-    return _mm512_permutexvar_ps(idx, _mm512_cvtph_ps(_mm256_zextsi128_si256(h)));
+    return _mm512_permutexvar_ps(idx, _mm512_maskz_loadu_ps(3, z + c));
 }
 
 /* How far ahead (in weight rows) the kernels prefetch the scales: a stream of their own beside
  * the weights'. */
 #define SCALE_ROWS_AHEAD 8
-
-/* acc[r] += each lane's exact integer sum `dp` of row r, scaled by s·d (d from dexp). */
-TS_VNNI __attribute__((always_inline)) static inline __m512 scaled(__m512 acc, __m512i dp, __m512 s,
-                                                                   const ts_q8_act *x, int r,
-                                                                   size_t j, __mmask16 lanes)
-{
-    __m512 sd =
-        _mm512_mul_ps(s, _mm512_maskz_loadu_ps(lanes, x->dexp + (size_t)r * (x->ld / 4) + j / 4));
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(dp), sd, acc);
-}
 
 /* 8-bit: rows activation rows × one 64-byte (two-chunk) step, the weights' sign lent to the
  * activations: `aw` the weights' magnitudes, `neg` their signs, `bytes` the mask of a last single
@@ -154,18 +140,20 @@ TS_VNNI __attribute__((always_inline)) static inline void step(__m512 *acc, int 
 }
 
 /* 4-bit: the same step with the unsigned nibbles `u`, each lane starting at xs (−8·Σxq; times
- * z/8 per lane from `zl` when `zero`). */
+ * z/8 per lane from `zl` when `zero`); `pick` as in step, in the u4 lanes. */
 TS_VNNI __attribute__((always_inline)) static inline void ustep(__m512 *acc, int rows,
                                                                 const ts_q8_act *x, size_t j,
                                                                 __m512i u, bool zero, __m512i zl,
-                                                                __m512 s, __mmask64 bytes,
-                                                                __mmask16 lanes)
+                                                                const __m512 *sd, __m512i pick,
+                                                                __mmask64 bytes, __mmask16 lanes)
 {
     for (int r = 0; r < rows; r++) {
         __m512i xv = _mm512_maskz_loadu_epi8(bytes, x->q + (size_t)r * x->ld + j);
         __m512i start = _mm512_maskz_loadu_epi32(lanes, x->xs + (size_t)r * (x->ld / 4) + j / 4);
         if (zero) start = _mm512_mullo_epi32(_mm512_srai_epi32(start, 3), zl);
-        acc[r] = scaled(acc[r], _mm512_dpbusd_epi32(start, u, xv), s, x, r, j, lanes);
+        __m512 scale_d = _mm512_maskz_permutexvar_ps(lanes, pick, sd[r]);
+        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_dpbusd_epi32(start, u, xv)), scale_d,
+                                 acc[r]);
     }
 }
 
@@ -279,7 +267,9 @@ TS_VNNI static inline __m512i nibbles(const uint8_t *p)
         _mm512_set1_epi8(15));
 }
 
-/* Two accumulators per row (even and odd steps): one f32 FMA chain per step was the limit. */
+/* Two accumulators per row (even and odd steps): one f32 FMA chain per step was the limit. The
+ * scales as i8_rows takes them, sixteen chunks' scale·d a row at a time; the steps in the same
+ * order and accumulators as when each step spread its own (the same bits). */
 TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t *q,
                                                                   const ts_q8_act *x, int rows,
                                                                   size_t n, const void *scale,
@@ -288,37 +278,48 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
 {
     /* lanes 0–3 and 8–11 are a step's first chunk, 4–7 and 12–15 its second */
     const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
-    __m512i zl = _mm512_setzero_si512(), zl2 = zl;
-    __m512 acc[TS_Q8_ROWS], acc2[TS_Q8_ROWS];
+    const __m512i two = _mm512_set1_epi32(2);
+    __m512i zl = _mm512_setzero_si512();
+    __m512 acc[TS_Q8_ROWS], acc2[TS_Q8_ROWS], sd[TS_Q8_ROWS];
     for (int r = 0; r < rows; r++)
         acc[r] = acc2[r] = _mm512_setzero_ps();
-    size_t j = 0;
-    for (; j + 128 <= n; j += 128) {
-        __builtin_prefetch(q + j / 2 + PREFETCH_AHEAD, 0, 0);
-        if (zero) {
-            zl = _mm512_cvttps_epi32(spread(zero, false, j / 32, false, idx));
-            zl2 = _mm512_cvttps_epi32(spread(zero, false, j / 32 + 2, false, idx));
+    size_t nc = n / 32;
+    for (size_t c0 = 0; c0 < nc; c0 += 16) {
+        size_t count = nc - c0 < 16 ? nc - c0 : 16;
+        __mmask16 m = (__mmask16)(count == 16 ? 0xffffu : (1u << count) - 1);
+        __m512 s = scales16(scale, half, c0, m);
+        for (int r = 0; r < rows; r++)
+            sd[r] = _mm512_mul_ps(
+                s, _mm512_maskz_loadu_ps(m, x->d + (size_t)r * (x->ld / 32) + c0));
+        size_t c = 0;
+        __m512i pick = idx;
+        for (; c + 4 <= count; c += 4) { /* 128 channels: a step into each accumulator */
+            size_t j = (c0 + c) * 32;
+            __builtin_prefetch(q + j / 2 + PREFETCH_AHEAD, 0, 0);
+            if (zero) zl = _mm512_cvttps_epi32(spread(zero, j / 32, idx));
+            ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl, sd, pick, ~0ull, 0xffff);
+            pick = _mm512_add_epi32(pick, two);
+            if (zero) zl = _mm512_cvttps_epi32(spread(zero, j / 32 + 2, idx));
+            ustep(acc2, rows, x, j + 64, nibbles(q + j / 2 + 32), zero != NULL, zl, sd, pick, ~0ull,
+                  0xffff);
+            pick = _mm512_add_epi32(pick, two);
         }
-        ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl,
-              spread(scale, half, j / 32, false, idx), ~0ull, 0xffff);
-        ustep(acc2, rows, x, j + 64, nibbles(q + j / 2 + 32), zero != NULL, zl2,
-              spread(scale, half, j / 32 + 2, false, idx), ~0ull, 0xffff);
-    }
-    if (j + 64 <= n) {
-        if (zero) zl = _mm512_cvttps_epi32(spread(zero, false, j / 32, false, idx));
-        ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl,
-              spread(scale, half, j / 32, false, idx), ~0ull, 0xffff);
-        j += 64;
-    }
-    if (j < n) {
-        __m128i p = _mm_loadu_si128((const __m128i *)(q + j / 2));
-        __m512i u = _mm512_zextsi256_si512(_mm256_and_si256(
-            _mm256_inserti128_si256(_mm256_castsi128_si256(p), _mm_srli_epi16(p, 4), 1),
-            _mm256_set1_epi8(15)));
-        if (zero) zl = _mm512_set1_epi32((int)zero[j / 32]);
-        /* a single chunk: every lane takes its scale (lanes 8–15 meet zero bytes) */
-        ustep(acc2, rows, x, j, u, zero != NULL, zl,
-              spread(scale, half, j / 32, true, _mm512_setzero_si512()), 0xffffffffull, 0xff);
+        if (c + 2 <= count) {
+            size_t j = (c0 + c) * 32;
+            if (zero) zl = _mm512_cvttps_epi32(spread(zero, j / 32, idx));
+            ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl, sd, pick, ~0ull, 0xffff);
+            c += 2;
+        }
+        if (c < count) { /* a last single chunk: lanes 0–7 (lanes 8–15 meet zero bytes) */
+            size_t j = (c0 + c) * 32;
+            __m128i p = _mm_loadu_si128((const __m128i *)(q + j / 2));
+            __m512i u = _mm512_zextsi256_si512(_mm256_and_si256(
+                _mm256_inserti128_si256(_mm256_castsi128_si256(p), _mm_srli_epi16(p, 4), 1),
+                _mm256_set1_epi8(15)));
+            if (zero) zl = _mm512_set1_epi32((int)zero[j / 32]);
+            ustep(acc2, rows, x, j, u, zero != NULL, zl, sd, _mm512_set1_epi32((int)c),
+                  0xffffffffull, 0xff);
+        }
     }
     for (int r = 0; r < rows; r++)
         out[(size_t)r * ldo] = _mm512_reduce_add_ps(_mm512_add_ps(acc[r], acc2[r]));
