@@ -36,11 +36,12 @@ TS_AVX512 static inline __m128i narrow(__m512i v)
 }
 
 /* ts_q8_fill_lanes in vectors, the same values: each lane's four stored bytes summed by two
- * multiply-adds with ones (exact: |sum| ≤ 512), times −offset as a shift; d spread over the lanes
- * of its chunk by one permute per 64 bytes. The scalar loops cost a W8A8 prefill more than the
- * quantization itself: 0.5B preset at q8, pp512, 2 threads, perf samples (the activations'
- * quantization against the GEMM's) 3.0% + 2.8% against 37.3% before, 2.8% against 41.1% after;
- * the same values (every n from 32 to 8192, both layouts, against the portable kernel). */
+ * multiply-adds with ones (exact: |sum| ≤ 512), times −offset as a shift; d spread over the
+ * lanes of its chunk by one permute per 64 bytes. The scalar loops cost a W8A8 prefill more
+ * than the quantization itself: 0.5B preset at q8, pp512, 2 threads, perf samples (the
+ * activations' quantization against the GEMM's) 3.0% + 2.8% against 37.3% before, 2.8% against
+ * 41.1% after; the same values (every n from 32 to 8192, both layouts, against the portable
+ * kernel). */
 TS_AVX512 static void fill_lanes(const int8_t *q, const float *d, size_t n, bool u4, float *dexp,
                                  int32_t *xs)
 {
@@ -91,8 +92,9 @@ TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *
             size_t c = c0 + i;
             __m512 x0 = _mm512_loadu_ps(x + c * 32), x1 = _mm512_loadu_ps(x + c * 32 + 16);
             __m512 s = _mm512_set1_ps(inverse[i]);
-            __m512i v0 = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x0, s), lo), hi));
-            __m512i v1 = _mm512_cvtps_epi32(_mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x1, s), lo), hi));
+            __m512 r0 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x0, s), lo), hi),
+                   r1 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x1, s), lo), hi);
+            __m512i v0 = _mm512_cvtps_epi32(r0), v1 = _mm512_cvtps_epi32(r1);
             if (!u4) {
                 _mm_storeu_si128((__m128i *)(q + c * 32), narrow(v0));
                 _mm_storeu_si128((__m128i *)(q + c * 32 + 16), narrow(v1));
