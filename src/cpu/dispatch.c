@@ -18,6 +18,7 @@ static const ts_kernels portable = {
     .quantize_weights_q8 = ts_quantize_weights_q8_ref,
     .quantize_weights_q4 = ts_quantize_weights_q4_ref,
     .softmax_f32 = ts_softmax_f32_ref,
+    .softmax_bf16 = ts_softmax_bf16_ref,
     .logistic_f32 = ts_logistic_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
     .pack_u32_panel = ts_pack_u32_panel_ref,
@@ -39,6 +40,7 @@ static const ts_kernels avx2 = {
     .quantize_weights_q8 = ts_quantize_weights_q8_ref,
     .quantize_weights_q4 = ts_quantize_weights_q4_ref,
     .softmax_f32 = ts_softmax_f32_ref,
+    .softmax_bf16 = ts_softmax_bf16_ref,
     .logistic_f32 = ts_logistic_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
     .pack_u32_panel = ts_pack_u32_panel_ref,
@@ -58,7 +60,8 @@ static const ts_kernels avx2 = {
     .dot_tile_bf16_f32 = ts_dot_tile_bf16_f32_avx512, .dot_tile_f32 = ts_dot_tile_f32_avx512,    \
     .qdot_i8_f32 = ts_qdot_i8_f32_avx512, .qdot_u4_f32 = ts_qdot_u4_f32_avx512,                   \
     .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512,         \
-    .softmax_f32 = ts_softmax_f32_avx512, .logistic_f32 = ts_logistic_f32_avx512,                 \
+    .softmax_f32 = ts_softmax_f32_avx512, .softmax_bf16 = ts_softmax_bf16_avx512,                 \
+    .logistic_f32 = ts_logistic_f32_avx512,                                                        \
     .f32_to_bf16 = ts_f32_to_bf16_avx512, .pack_u32_panel = ts_pack_u32_panel_avx512,             \
     .weighted_sum_f32 = ts_weighted_sum_f32_avx512,                                               \
     .quantize_weights_q8 = ts_quantize_weights_q8_avx512, .quantize_weights_q4 = ts_quantize_weights_q4_avx512

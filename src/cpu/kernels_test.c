@@ -330,7 +330,8 @@ static void test_gemm_kernels(void)
 /* Softmax rows: every variant within 3 ulp of the portable row (exponentials within 2 ulp of expf,
  * the sum in another order; relative 3.6e-7, absolute 1e-43 among subnormal results), masked
  * (−inf) scores exactly 0, a row of one score exactly 1, an all-masked row and a row with a NaN
- * all NaN as in the portable one; odd sizes and tails; scores down to the −104 clamp and past it. */
+ * all NaN as in the portable one; odd sizes and tails; scores down to the −104 clamp and past it.
+ * softmax_bf16 gives the bits of its steps done one by one, in every variant. */
 static void test_softmax_variants(void)
 {
     static const size_t sizes[] = {1, 3, 15, 16, 17, 33, 100, 1023, 4099};
@@ -366,6 +367,27 @@ static void test_softmax_variants(void)
         float one = -3.5f;
         k->softmax_f32(&one, 1);
         CHECK(one == 1.0f);
+        /* softmax_bf16: the bits of its three steps at the same level (scaled scores, the
+         * softmax, the rounding), masked scores, a whole masked row and a NaN row included */
+        for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+            size_t n = sizes[si];
+            float *y = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float));
+            uint16_t *got = malloc(n * sizeof(uint16_t)), *wantb = malloc(n * sizeof(uint16_t));
+            for (int kind = 0; kind < 3; kind++) {
+                float scale = kind == 1 ? 0.125f : 0.11180339f;
+                for (size_t i = 0; i < n; i++) {
+                    float v = lcg(&seed) * 80.0f - 40.0f;
+                    y[i] = kind == 2 ? -INFINITY : i % 29 == 3 ? -INFINITY : v;
+                }
+                if (kind == 1 && n > 2) y[n / 2] = NAN;
+                for (size_t i = 0; i < n; i++) want[i] = y[i] * scale;
+                k->softmax_f32(want, n);
+                k->f32_to_bf16(want, wantb, n);
+                k->softmax_bf16(y, n, scale, got);
+                CHECK(memcmp(got, wantb, n * sizeof(uint16_t)) == 0);
+            }
+            free(y), free(want), free(got), free(wantb);
+        }
         fprintf(stderr, "  softmax (%s): worst relative difference from the portable row %.2e\n", k->level, worst);
     }
 }

@@ -65,7 +65,8 @@ TS_AVX512 static void fill_lanes(const int8_t *q, const float *d, size_t n, bool
 /* Sixteen chunks at a time: their maxima first (independent chains), then d = max/127 and its
  * inverse for all sixteen in two vector divisions (correctly rounded, as the scalar ones: the
  * same values), then the chunks rounded. One chunk at a time, each chunk's reduction and two
- * divisions were one chain of latencies: the quantizer was 4% of the Qwen2-VL tower at q8. */
+ * divisions were one chain of latencies: the quantizer was 4% of a 2B-class vision tower at
+ * q8. */
 TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d,
                                      float *dexp, int32_t *xs)
 {

@@ -1,5 +1,6 @@
-/* softmax_ref.c — a softmax row in place and the logistic function, portable (kernels.h:
- * softmax_f32, logistic_f32): the exponential's two users. */
+/* softmax_ref.c — a softmax row in place (or scaled and rounded to bf16) and the logistic
+ * function, portable (kernels.h: softmax_f32, softmax_bf16, logistic_f32): the exponential's
+ * users. */
 #include "cpu/kernels.h"
 
 #include <math.h>
@@ -19,6 +20,13 @@ void ts_softmax_f32_ref(float *y, size_t n)
     }
     float inv = (float)(1.0 / sum);
     for (size_t i = 0; i < n; i++) y[i] *= inv;
+}
+
+void ts_softmax_bf16_ref(float *y, size_t n, float scale, uint16_t *out)
+{
+    for (size_t i = 0; i < n; i++) y[i] *= scale;
+    ts_softmax_f32_ref(y, n);
+    ts_f32_to_bf16_ref(y, out, n);
 }
 
 void ts_logistic_f32_ref(const float *x, float *y, size_t n)

@@ -114,19 +114,27 @@ static int64_t causal_keys(const ts_attention_shape *s, int64_t end, int64_t key
 
 /* Query row i's scores over the first `keys` keys (raw Q·K in row[]) made its softmax weights:
  * scale, soft-cap, bias, in that order, one pass each (the common one vectorizes); keys past the
- * causal limit −inf, so their weight is exactly 0. */
+ * causal limit −inf, so their weight is exactly 0. With `rounded`, the weights go there in bf16
+ * (row[] is then scratch); without cap or bias (and a positive scale: −inf stays −inf) in one
+ * kernel, softmax_bf16, that scales as it goes. */
 static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, const float *bias, int64_t i, float *row,
-                           int64_t keys)
+                           int64_t keys, uint16_t *rounded)
 {
     float scale = (float)s->scale, cap = (float)s->softcap;
     int64_t visible = causal_keys(s, i + 1, keys);
-    for (int64_t t = 0; t < visible; t++) row[t] *= scale;
+    bool fused = rounded && !(cap > 0) && !bias && scale > 0;
+    for (int64_t t = 0; !fused && t < visible; t++) row[t] *= scale;
     if (cap > 0)
         for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
     if (bias)
         for (int64_t t = 0; t < visible; t++) row[t] += bias[i * s->lk + t];
     for (int64_t t = visible; t < keys; t++) row[t] = -INFINITY;
+    if (fused) {
+        kern->softmax_bf16(row, (size_t)keys, scale, rounded);
+        return;
+    }
     ts_cpu_softmax_row(kern, row, keys);
+    if (rounded) kern->f32_to_bf16(row, rounded, (size_t)keys);
 }
 
 /* Parts each kv head's group of query heads is split into: no part over GROUP_HEADS, and enough
@@ -182,7 +190,7 @@ static void attention_task(void *arg, int64_t task, int worker)
     }
     group_scores(j, i, h0, nh, kh, visible, scores);
     const ts_kernels *kern = j->cpu->kernels;
-    for (int h = 0; h < nh; h++) softmax_scores(kern, s, j->bias, i, scores + h * s->lk, visible);
+    for (int h = 0; h < nh; h++) softmax_scores(kern, s, j->bias, i, scores + h * s->lk, visible, NULL);
     size_t ldv = (size_t)(s->kv_heads * s->v_dim);
     if (s->kv_dtype != TS_DTYPE_BF16) {
         kern->weighted_sum_f32(scores, (size_t)s->lk, nh, (size_t)visible, (const float *)j->v + kh * s->v_dim, ldv,
@@ -223,7 +231,7 @@ static void head_task(void *arg, int64_t h, int worker)
         int64_t block_keys = causal_keys(s, i0 + rows, keys);
         for (int64_t r = 0; r < rows; r++) memcpy(qb + r * d, j->q + ((i0 + r) * s->q_heads + h) * d, sizeof(float) * (size_t)d);
         j->cpu->kernels->gemm_f32(qb, rows, d, kc, TS_DTYPE_F32, d, 0, block_keys, sc, block_keys, panel);
-        for (int64_t r = 0; r < rows; r++) softmax_scores(j->cpu->kernels, s, j->bias, i0 + r, sc + r * block_keys, block_keys);
+        for (int64_t r = 0; r < rows; r++) softmax_scores(j->cpu->kernels, s, j->bias, i0 + r, sc + r * block_keys, block_keys, NULL);
         /* O = P · V: V transposed is the GEMM's [out, in] weight; its rows are `keys` apart and
          * a causal block uses the first block_keys columns. */
         j->cpu->kernels->gemm_f32(sc, rows, block_keys, vt, TS_DTYPE_F32, keys, 0, dv, ob, dv, panel);
@@ -294,8 +302,7 @@ static void bf16_task(void *arg, int64_t task, int worker)
     for (int64_t r = 0; r < rows; r++) {
         float *row = sc + r * lkb;
         uint16_t *prow = pb + r * lkb;
-        softmax_scores(kern, s, j->bias, i0 + r, row, block_keys);
-        kern->f32_to_bf16(row, prow, (size_t)block_keys);
+        softmax_scores(kern, s, j->bias, i0 + r, row, block_keys, prow);
         for (int64_t t = block_keys; t < lkb; t++) prow[t] = 0; /* the last panel's padding */
     }
     float *o = j->out + (i0 * s->q_heads + h) * dv;

@@ -297,7 +297,7 @@ static void q8_gemm_task(void *arg, int64_t task, int worker)
         int cols = n1 - c0 < TS_Q8_PANEL ? (int)(n1 - c0) : TS_Q8_PANEL;
         pack_panel(j, c0, cols, sc, zp, &zero_ready, panel, pscale, poffsets);
         /* the bias added by the kernel as it stores (a pass of its own over the panel's columns
-         * of every row cost ~3% of the Qwen2-VL tower at q8) */
+         * of every row cost ~3% of a 2B-class vision tower at q8) */
         float bias[TS_Q8_PANEL];
         for (int i = 0; j->bias && i < cols; i++)
             bias[i] = ts_cpu_bias_at(j->bias, s->bias_dtype, c0 + i);

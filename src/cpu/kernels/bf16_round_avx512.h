@@ -1,0 +1,24 @@
+/* bf16_round_avx512.h — sixteen f32 values rounded to bf16 by the portable rule (kernels.h:
+ * f32_to_bf16; ts_f32_to_bf16_scalar): bits + 0x7fff + the kept lsb, NaN kept and made quiet.
+ * Not VCVTNEPS2BF16, which flushes denormal inputs to zero: every variant gives the same bits.
+ * Shared by the kernels that round as they go (the f32_to_bf16 rows, the softmax's bf16 output).
+ * x86-64 only; include it inside the file's __x86_64__ section. */
+#ifndef TS_CPU_KERNELS_BF16_ROUND_AVX512_H
+#define TS_CPU_KERNELS_BF16_ROUND_AVX512_H
+
+#include <immintrin.h>
+
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static inline __m256i
+ts_round_bf16_avx512(__m512 x)
+{
+    __m512i b = _mm512_castps_si512(x), high = _mm512_srli_epi32(b, 16);
+    __m512i lsb = _mm512_and_si512(high, _mm512_set1_epi32(1));
+    __m512i sum = _mm512_add_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(0x7fff)), lsb);
+    __mmask16 nan = _mm512_cmpgt_epu32_mask(_mm512_and_si512(b, _mm512_set1_epi32(0x7fffffff)),
+                                            _mm512_set1_epi32(0x7f800000));
+    __m512i quiet = _mm512_set1_epi32(0x40);
+    __m512i r = _mm512_mask_or_epi32(_mm512_srli_epi32(sum, 16), nan, high, quiet);
+    return _mm512_cvtepi32_epi16(r);
+}
+
+#endif
