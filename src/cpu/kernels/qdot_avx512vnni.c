@@ -166,12 +166,20 @@ TS_VNNI __attribute__((always_inline)) static inline void ustep(__m512 *acc, int
  * per-thread CPU time, min of 12 runs. */
 #define PREFETCH_AHEAD 8192
 
-/* Sixteen chunk scales from chunk c (`m` the ones that exist), f16 as stored (`half`) widened. */
-TS_VNNI __attribute__((always_inline)) static inline __m512 scales16(const void *s, bool half,
-                                                                     size_t c, __mmask16 m)
+/* Chunks c0 … c0 + count − 1 of nc (count ≤ 16, returned): each row's scale·d products, lane
+ * i chunk c0 + i's, into sd[r] (the weights' scales f16 as stored when `half`, widened). */
+TS_VNNI __attribute__((always_inline)) static inline size_t scale_d16(const void *scale, bool half,
+                                                                      const ts_q8_act *x, int rows,
+                                                                      size_t c0, size_t nc,
+                                                                      __m512 *sd)
 {
-    if (!half) return _mm512_maskz_loadu_ps(m, (const float *)s + c);
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, (const uint16_t *)s + c));
+    size_t count = nc - c0 < 16 ? nc - c0 : 16;
+    __mmask16 m = (__mmask16)(count == 16 ? 0xffffu : (1u << count) - 1);
+    __m512 s = half ? _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, (const uint16_t *)scale + c0))
+                    : _mm512_maskz_loadu_ps(m, (const float *)scale + c0);
+    for (int r = 0; r < rows; r++)
+        sd[r] = _mm512_mul_ps(s, _mm512_maskz_loadu_ps(m, x->d + (size_t)r * (x->ld / 32) + c0));
+    return count;
 }
 
 /* Sixteen chunks (512 weights) at a time: their scale·d products made once per row (one
@@ -193,12 +201,7 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
         acc[r] = _mm512_setzero_ps();
     size_t nc = n / 32;
     for (size_t c0 = 0; c0 < nc; c0 += 16) {
-        size_t count = nc - c0 < 16 ? nc - c0 : 16;
-        __mmask16 m = (__mmask16)(count == 16 ? 0xffffu : (1u << count) - 1);
-        __m512 s = scales16(scale, half, c0, m);
-        for (int r = 0; r < rows; r++)
-            sd[r] = _mm512_mul_ps(
-                s, _mm512_maskz_loadu_ps(m, x->d + (size_t)r * (x->ld / 32) + c0));
+        size_t count = scale_d16(scale, half, x, rows, c0, nc, sd);
         size_t c = 0;
         __m512i pick = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
         for (; c + 2 <= count; c += 2, pick = _mm512_add_epi32(pick, _mm512_set1_epi32(2))) {
@@ -288,12 +291,7 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
         acc[r] = acc2[r] = _mm512_setzero_ps();
     size_t nc = n / 32;
     for (size_t c0 = 0; c0 < nc; c0 += 16) {
-        size_t count = nc - c0 < 16 ? nc - c0 : 16;
-        __mmask16 m = (__mmask16)(count == 16 ? 0xffffu : (1u << count) - 1);
-        __m512 s = scales16(scale, half, c0, m);
-        for (int r = 0; r < rows; r++)
-            sd[r] = _mm512_mul_ps(
-                s, _mm512_maskz_loadu_ps(m, x->d + (size_t)r * (x->ld / 32) + c0));
+        size_t count = scale_d16(scale, half, x, rows, c0, nc, sd);
         size_t c = 0;
         __m512i pick = idx;
         for (; c + 4 <= count; c += 4) { /* 128 channels: a step into each accumulator */
