@@ -114,8 +114,7 @@ typedef struct ts_kernels {
                        const void *scale, bool half, const float *zero, float *out, size_t ldo);
     /* Quantizes one activation row for those dots (ts_quantize_q8_ref; bit-identical in every
      * variant). */
-    void (*quantize_q8)(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
-                        int32_t *xs);
+    void (*quantize_q8)(const float *x, size_t n, bool u4, int8_t *q, float *d, int32_t *xs);
     /* W8A8 GEMM for many rows: c[r, 0:cols] (rows ldc apart) = the qdot_*_q8 sums of m activation
      * rows (natural layout: u4 false) with a panel of TS_Q8_PANEL weight rows packed by
      * ts_q8_pack_panel: unsigned bytes u (8-bit q + 128; 4-bit nibbles) as
@@ -153,15 +152,13 @@ typedef struct ts_kernels {
  * chunk pair are stored in the order the weights unpack to (`u4` false: natural; true, for
  * 4-bit weights: per pair of chunks (a, b) the even channels of a, of b, the odd of a, of b,
  * so that low and high nibbles line up; a last unpaired chunk: its even, then odd channels).
- * dexp repeats each d over the 32-bit lanes its chunk occupies in a 16-lane vector (n/4 floats
- * per row). xs[l] = −offset · the sum of the stored bytes 4l … 4l + 3 (offset 8 in the u4 layout,
+ * xs[l] = −offset · the sum of the stored bytes 4l … 4l + 3 (offset 8 in the u4 layout,
  * 128 in the natural one; n/4 per row): the start of a VPDPBUSD lane that multiplies unsigned
  * weights u = w + offset, so that it sums (u − offset)·xq exactly. Row r starts at q + r·ld,
- * d + r·ld/32, dexp + r·ld/4, xs + r·ld/4. */
+ * d + r·ld/32, xs + r·ld/4. */
 typedef struct ts_q8_act {
     const int8_t *q;
     const float *d;
-    const float *dexp;
     const int32_t *xs;
     size_t ld;
 } ts_q8_act;
@@ -200,10 +197,7 @@ float ts_qdot_i8_f32_ref(const int8_t *q, const float *x, size_t n, size_t block
 float ts_qdot_u4_f32_ref(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_ref(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
-/* dexp from d and xs from q (the layout's lanes; shared by every quantize_q8 variant). */
-void ts_q8_fill_lanes(const int8_t *q, const float *d, size_t n, bool u4, float *dexp, int32_t *xs);
-void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
-                        int32_t *xs);
+void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, int32_t *xs);
 uint16_t ts_f32_to_bf16_scalar(float f);
 uint16_t ts_f32_to_f16(float f); /* round to nearest even; overflow to ±inf */
 void ts_quantize_weights_q8_ref(const float *w, size_t n, int8_t *q, uint16_t *scale);
@@ -259,8 +253,7 @@ void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const flo
 void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_quantize_weights_q8_avx512(const float *w, size_t n, int8_t *q, uint16_t *scale);
 void ts_quantize_weights_q4_avx512(const float *w, size_t n, uint8_t *q, uint16_t *scale);
-void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
-                           int32_t *xs);
+void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, int32_t *xs);
 void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_avx512(float *y, size_t n);

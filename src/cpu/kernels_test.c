@@ -585,7 +585,6 @@ static void test_q8_variants(void)
         int8_t *q8 = malloc(n * 2), *xq[2] = {malloc(n * 4), malloc(n * 4)};
         uint8_t *q4 = malloc(n); /* two weight rows each */
         float *d[2] = {malloc(sizeof(float) * nc * 4), malloc(sizeof(float) * nc * 4)};
-        float *dexp[2] = {malloc(sizeof(float) * n), malloc(sizeof(float) * n)};
         int32_t *xs[2] = {malloc(sizeof(int32_t) * n), malloc(sizeof(int32_t) * n)};
         for (size_t i = 0; i < n * 4; i++)
             x[i] = lcg(&seed) * (1.0f + (float)(i % 7)) + lcg(&seed) / 1000.0f;
@@ -606,20 +605,19 @@ static void test_q8_variants(void)
         for (int u4 = 0; u4 < 2; u4++) {
             for (int r = 0; r < 4; r++)
                 ref->quantize_q8(x + r * n, n, u4, xq[0] + r * n, d[0] + r * nc,
-                                 dexp[0] + r * n / 4, xs[0] + r * n / 4);
+                                 xs[0] + r * n / 4);
             for (int r = 0; r < 4; r++)
                 best->quantize_q8(x + r * n, n, u4, xq[1] + r * n, d[1] + r * nc,
-                                  dexp[1] + r * n / 4, xs[1] + r * n / 4);
+                                  xs[1] + r * n / 4);
             CHECK(memcmp(xq[0], xq[1], n * 4) == 0);
             CHECK(memcmp(d[0], d[1], sizeof(float) * nc * 4) == 0);
-            CHECK(memcmp(dexp[0], dexp[1], sizeof(float) * n) == 0);
             CHECK(memcmp(xs[0], xs[1], sizeof(int32_t) * n) == 0);
             /* xs: −offset · each lane's 4 stored bytes */
             for (size_t l = 0; l < n; l++) {
                 const int8_t *b = xq[0] + l * 4;
                 CHECK_INT_EQ(xs[0][l], -(u4 ? 8 : 128) * (b[0] + b[1] + b[2] + b[3]));
             }
-            ts_q8_act act = {xq[0], d[0], dexp[0], xs[0], n};
+            ts_q8_act act = {xq[0], d[0], xs[0], n};
             /* scales in f32, then f16 as stored (read in place) */
             for (int half = 0; half < 2; half++)
             for (int rows = 1; rows <= 4; rows++) {
@@ -658,7 +656,7 @@ static void test_q8_variants(void)
                         if (have) CHECK(fabs(got[r] - want[r]) <= 1e-6 * mag);
                         /* a batched step gives each row the bits it gets alone */
                         float alone;
-                        ts_q8_act one = {xq[0] + r * n, d[0] + r * nc, dexp[0] + r * n / 4,
+                        ts_q8_act one = {xq[0] + r * n, d[0] + r * nc,
                                          xs[0] + r * n / 4, n};
                         if (have && u4) best->qdot_u4_q8(q4, 1, &one, 1, n, S, half, zero ? zp : NULL, &alone, 1);
                         if (have && !u4) best->qdot_i8_q8(q8, 1, &one, 1, n, S, half, &alone, 1);
@@ -700,7 +698,7 @@ static void test_q8_variants(void)
         }
         free(x), free(sc), free(zp), free(q8), free(q4), free(sc16), free(sch);
         for (int i = 0; i < 2; i++)
-            free(xq[i]), free(d[i]), free(dexp[i]), free(xs[i]);
+            free(xq[i]), free(d[i]), free(xs[i]);
     }
 #if defined(__x86_64__)
     if (!(ts_cpu_features() & TS_CPU_AVX512_VNNI))

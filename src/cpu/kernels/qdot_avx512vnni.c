@@ -35,30 +35,20 @@ TS_AVX512 static inline __m128i narrow(__m512i v)
     return _mm512_cvtepi32_epi8(v);
 }
 
-/* ts_q8_fill_lanes in vectors, the same values: each lane's four stored bytes summed by two
- * multiply-adds with ones (exact: |sum| ≤ 512), times −offset as a shift; d spread over the
- * lanes of its chunk by one permute per 64 bytes. The scalar loops cost a W8A8 prefill more
- * than the quantization itself: 0.5B preset at q8, pp512, 2 threads, perf samples (the
- * activations' quantization against the GEMM's) 3.0% + 2.8% against 37.3% before, 2.8% against
- * 41.1% after; the same values (every n from 32 to 8192, both layouts, against the portable
- * kernel). */
-TS_AVX512 static void fill_lanes(const int8_t *q, const float *d, size_t n, bool u4, float *dexp,
-                                 int32_t *xs)
+/* The lane sums xs (ts_quantize_q8_ref's, the same values): each lane's four stored bytes summed
+ * by two multiply-adds with ones (exact: |sum| ≤ 512), times −offset as a shift. A scalar loop
+ * here cost a W8A8 prefill more than the quantization itself (0.5B preset at q8, pp512, 2
+ * threads: 3.0% of the perf samples against the GEMM's 37.3%). */
+TS_AVX512 static void lane_sums(const int8_t *q, size_t n, bool u4, int32_t *xs)
 {
     const __m512i ones8 = _mm512_set1_epi8(1), ones16 = _mm512_set1_epi16(1);
-    /* a pair's second chunk: lanes 8–15 (natural layout), lanes 4–7 and 12–15 (u4) */
-    const __m512i second = u4 ? _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0)
-                              : _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
     const unsigned shift = u4 ? 3 : 7; /* offset 8 or 128 */
     for (size_t base = 0; base < n; base += 64) {
-        bool pair = n - base >= 64;
-        __m512i v = _mm512_maskz_loadu_epi8(pair ? ~0ull : 0xffffffffull, q + base);
+        bool whole = n - base >= 64;
+        __m512i v = _mm512_maskz_loadu_epi8(whole ? ~0ull : 0xffffffffull, q + base);
         __m512i sum = _mm512_madd_epi16(_mm512_maddubs_epi16(ones8, v), ones16);
         __m512i lanes = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(sum, shift));
-        __m512 spread_d = _mm512_permutexvar_ps(pair ? second : _mm512_setzero_si512(),
-                                                _mm512_maskz_loadu_ps(pair ? 3 : 1, d + base / 32));
-        _mm512_mask_storeu_epi32(xs + base / 4, pair ? 0xffff : 0xff, lanes);
-        _mm512_mask_storeu_ps(dexp + base / 4, pair ? 0xffff : 0xff, spread_d);
+        _mm512_mask_storeu_epi32(xs + base / 4, whole ? 0xffff : 0xff, lanes);
     }
 }
 
@@ -68,7 +58,7 @@ TS_AVX512 static void fill_lanes(const int8_t *q, const float *d, size_t n, bool
  * divisions were one chain of latencies: the quantizer was 4% of a 2B-class vision tower at
  * q8. */
 TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d,
-                                     float *dexp, int32_t *xs)
+                                     int32_t *xs)
 {
     const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
     const __m512i even =
@@ -109,7 +99,7 @@ TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *
             _mm_storeu_si128((__m128i *)(q + base + (pair ? 32 : 16) + (second ? 16 : 0)), od);
         }
     }
-    fill_lanes(q, d, n, u4, dexp, xs);
+    lane_sums(q, n, u4, xs);
 }
 
 /* Zero points (f32) of chunks c and c + 1 spread over the lanes of `idx`. */
@@ -432,7 +422,7 @@ TS_VNNI void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int6
     __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
     size_t nc = k / 32;
     for (int64_t r = 0; r < m; r += 4) {
-        ts_q8_act xr = {x->q + (size_t)r * x->ld, x->d + (size_t)r * nc, NULL, NULL, x->ld};
+        ts_q8_act xr = {x->q + (size_t)r * x->ld, x->d + (size_t)r * nc, NULL, x->ld};
         const int32_t *sr = xsum + (size_t)r * nc;
         float *cr = c + r * ldc;
         switch (m - r < 4 ? (int)(m - r) : 4) {

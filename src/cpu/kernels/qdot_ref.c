@@ -52,23 +52,7 @@ void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float
  * sums that follow are exact integers, so every variant differs only in how the f32 products of
  * those sums and their scales are added. */
 
-void ts_q8_fill_lanes(const int8_t *q, const float *d, size_t n, bool u4, float *dexp, int32_t *xs)
-{
-    int32_t offset = u4 ? 8 : 128;
-    for (size_t l = 0; l < n / 4; l++)
-        xs[l] = -offset * (q[4 * l] + q[4 * l + 1] + q[4 * l + 2] + q[4 * l + 3]);
-    for (size_t base = 0; base < n; base += 64) {
-        size_t c = base / 32;
-        bool pair = n - base >= 64;
-        for (size_t l = 0; l < (pair ? 16u : 8u); l++) {
-            bool second = pair && (u4 ? (l / 4) % 2 == 1 : l >= 8);
-            dexp[base / 4 + l] = d[c + second];
-        }
-    }
-}
-
-void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, float *dexp,
-                        int32_t *xs)
+void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, int32_t *xs)
 {
     for (size_t c = 0; c * 32 < n; c++) {
         const float *xc = x + c * 32;
@@ -83,7 +67,9 @@ void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, 
             q[u4 ? ts_q8_u4_position(c * 32 + j, n) : c * 32 + j] = (int8_t)v;
         }
     }
-    ts_q8_fill_lanes(q, d, n, u4, dexp, xs);
+    int32_t offset = u4 ? 8 : 128;
+    for (size_t l = 0; l < n / 4; l++)
+        xs[l] = -offset * (q[4 * l] + q[4 * l + 1] + q[4 * l + 2] + q[4 * l + 3]);
 }
 
 /* Chunk c's weight scale: f32, or f16 when `half`. */

@@ -115,26 +115,22 @@ static int64_t causal_keys(const ts_attention_shape *s, int64_t end, int64_t key
 /* Query row i's scores over the first `keys` keys (raw Q·K in row[]) made its softmax weights:
  * scale, soft-cap, bias, in that order, one pass each (the common one vectorizes); keys past the
  * causal limit −inf, so their weight is exactly 0. With `rounded`, the weights go there in bf16
- * (row[] is then scratch); without cap or bias (and a positive scale: −inf stays −inf) in one
- * kernel, softmax_bf16, that scales as it goes. */
+ * by softmax_bf16 (row[] is then scratch), which also applies the scale when nothing comes
+ * between it and the softmax (no cap, no bias; a positive scale keeps −inf at −inf), else 1. */
 static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, const float *bias, int64_t i, float *row,
                            int64_t keys, uint16_t *rounded)
 {
     float scale = (float)s->scale, cap = (float)s->softcap;
     int64_t visible = causal_keys(s, i + 1, keys);
-    bool fused = rounded && !(cap > 0) && !bias && scale > 0;
-    for (int64_t t = 0; !fused && t < visible; t++) row[t] *= scale;
+    bool kernel_scales = rounded && !(cap > 0) && !bias && scale > 0;
+    for (int64_t t = 0; !kernel_scales && t < visible; t++) row[t] *= scale;
     if (cap > 0)
         for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
     if (bias)
         for (int64_t t = 0; t < visible; t++) row[t] += bias[i * s->lk + t];
     for (int64_t t = visible; t < keys; t++) row[t] = -INFINITY;
-    if (fused) {
-        kern->softmax_bf16(row, (size_t)keys, scale, rounded);
-        return;
-    }
-    ts_cpu_softmax_row(kern, row, keys);
-    if (rounded) kern->f32_to_bf16(row, rounded, (size_t)keys);
+    if (rounded) kern->softmax_bf16(row, (size_t)keys, kernel_scales ? scale : 1.0f, rounded);
+    else ts_cpu_softmax_row(kern, row, keys);
 }
 
 /* Parts each kv head's group of query heads is split into: no part over GROUP_HEADS, and enough

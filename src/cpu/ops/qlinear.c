@@ -45,18 +45,18 @@ static bool use_q8(const ts_cpu *cpu, const ts_qlinear_shape *s, bool has_zero)
 }
 
 /* Bytes rounded up to a cache line: each array of the quantized activations starts on one (the
- * row dots load 64 bytes of dexp and xs per step; split lines cost 4-bit decode 17% of its
+ * 4-bit row dots load 64 bytes of xs per step; split lines cost 4-bit decode 17% of its
  * per-thread CPU time, 8-bit 9%). */
 static size_t line(size_t bytes) { return (bytes + 63) & ~(size_t)63; }
 
-/* The quantized activations: m rows of k bytes, k/32 scales, k/4 spread scales and k/4 lane
- * sums each, then the GEMM's k/32 chunk sums. */
+/* The quantized activations: m rows of k bytes, k/32 scales and k/4 lane sums each, then the
+ * GEMM's k/32 chunk sums. */
 static size_t act_bytes(const ts_qlinear_shape *s)
 {
     if (s->k % 32) return 0;
     size_t mk = (size_t)s->m * (size_t)s->k;
-    return line(mk) + line(sizeof(float) * mk / 32) + line(sizeof(float) * mk / 4) +
-           line(sizeof(int32_t) * mk / 4) + sizeof(int32_t) * (mk / 32) + 64;
+    return line(mk) + line(sizeof(float) * mk / 32) + line(sizeof(int32_t) * mk / 4) +
+           sizeof(int32_t) * (mk / 32) + 64;
 }
 
 size_t ts_cpu_qlinear_scratch_bytes(const ts_qlinear_shape *s, int n_workers)
@@ -214,7 +214,7 @@ static void q8_task(void *arg, int64_t task, int worker)
                 for (int64_t r = t0; r < t1; r += TS_Q8_ROWS) {
                     int rows = t1 - r < TS_Q8_ROWS ? (int)(t1 - r) : TS_Q8_ROWS;
                     ts_q8_act x = {j->act.q + (size_t)r * k, j->act.d + (size_t)r * k / 32,
-                                   j->act.dexp + (size_t)r * k / 4, j->act.xs + (size_t)r * k / 4, k};
+                                   j->act.xs + (size_t)r * k / 4, k};
                     float *out = j->y + r * s->n + o;
                     if (s->bits == 8) kern->qdot_i8_q8(w, (size_t)per, &x, rows, k, scale, half, out, (size_t)s->n);
                     else kern->qdot_u4_q8(w, (size_t)per, &x, rows, k, scale, half, zero, out, (size_t)s->n);
@@ -233,7 +233,7 @@ static void quantize_task(void *arg, int64_t task, int worker)
     int8_t *q = (int8_t *)j->act.q + r * k;
     int32_t *xs = (int32_t *)j->act.xs + r * k / 4;
     j->cpu->kernels->quantize_q8(j->x + r * k, k, j->act_u4, q, (float *)j->act.d + r * k / 32,
-                                 (float *)j->act.dexp + r * k / 4, xs);
+                                 xs);
     if (j->xsum) /* the natural layout's lanes: xs = −128 · the sum of 4 bytes */
         for (size_t c = 0; c < k / 32; c++) {
             int32_t sum = 0;
@@ -322,9 +322,9 @@ static void qlinear_run(const ts_cpu *cpu, const ts_qlinear_shape *s, const floa
         /* Activations once per call, then one pass over each task's weights per row tile. */
         int8_t *aq = (int8_t *)(base + job.per_worker * (size_t)workers);
         size_t mk = (size_t)(s->m * s->k);
-        float *d = (float *)(aq + line(mk)), *dexp = (float *)((char *)d + line(sizeof(float) * mk / 32));
-        int32_t *xs = (int32_t *)((char *)dexp + line(sizeof(float) * mk / 4));
-        job.act = (ts_q8_act){aq, d, dexp, xs, (size_t)s->k};
+        float *d = (float *)(aq + line(mk));
+        int32_t *xs = (int32_t *)((char *)d + line(sizeof(float) * mk / 32));
+        job.act = (ts_q8_act){aq, d, xs, (size_t)s->k};
         bool q8_gemm = tiled && cpu->kernels->gemm_q8;
         job.act_u4 = s->bits == 4 && !q8_gemm;
         job.xsum = q8_gemm ? (int32_t *)((char *)xs + line(sizeof(int32_t) * mk / 4)) : NULL;
