@@ -138,10 +138,11 @@ typedef struct ts_kernels {
      * NaN, as the decomposition's 0/0. The portable one uses expf; others within 2 ulp of it per
      * exponential. Never NULL. */
     void (*softmax_f32)(float *y, size_t n);
-    /* softmax_f32 of y[i]·scale rounded to bf16 (f32_to_bf16's rule) into out: the bits of
-     * scaling y, softmax_f32 and f32_to_bf16 of the same table, without the f32 result's passes
-     * (y is scratch: its contents afterwards are unspecified). Never NULL. */
-    void (*softmax_bf16)(float *y, size_t n, float scale, uint16_t *out);
+    /* softmax_f32 of y[i]·scale (+ bias[i], rounded after the product, when bias is not NULL)
+     * rounded to bf16 (f32_to_bf16's rule) into out: the bits of scaling y, adding the bias,
+     * softmax_f32 and f32_to_bf16 of the same table, without the f32 result's passes (y is
+     * scratch: its contents afterwards are unspecified). Never NULL. */
+    void (*softmax_bf16)(float *y, size_t n, float scale, const float *bias, uint16_t *out);
     /* y[i] = 1 / (1 + exp(−x[i])) (in place allowed): the portable one with expf, others within
      * 3 ulp of it (2 in the exponential, the division exact). Never NULL. */
     void (*logistic_f32)(const float *x, float *y, size_t n);
@@ -205,7 +206,7 @@ void ts_quantize_weights_q4_ref(const float *w, size_t n, uint8_t *q, uint16_t *
 void ts_pack_u32_panel_ref(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_ref(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_ref(float *y, size_t n);
-void ts_softmax_bf16_ref(float *y, size_t n, float scale, uint16_t *out);
+void ts_softmax_bf16_ref(float *y, size_t n, float scale, const float *bias, uint16_t *out);
 void ts_weighted_sum_f32_ref(const float *p, size_t ldp, int heads, size_t count, const float *v, size_t ldv, size_t n,
                              float *out, size_t ldo);
 void ts_logistic_f32_ref(const float *x, float *y, size_t n);
@@ -257,7 +258,7 @@ void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *
 void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_avx512(float *y, size_t n);
-void ts_softmax_bf16_avx512(float *y, size_t n, float scale, uint16_t *out);
+void ts_softmax_bf16_avx512(float *y, size_t n, float scale, const float *bias, uint16_t *out);
 void ts_weighted_sum_f32_avx512(const float *p, size_t ldp, int heads, size_t count, const float *v, size_t ldv,
                                 size_t n, float *out, size_t ldo);
 void ts_logistic_f32_avx512(const float *x, float *y, size_t n);

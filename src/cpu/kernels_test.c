@@ -224,13 +224,14 @@ static void test_f16_variants(void)
 #endif
 }
 
-/* The tiled GEMMs against a plain triple loop, on sizes with row, column and k tails. */
+/* The tiled GEMMs against a plain triple loop, on sizes with row, column and k tails (n 16: the
+ * bf16 panel's half-panel tile). */
 static void test_gemm_kernels(void)
 {
 #if defined(__x86_64__)
     unsigned f = ts_cpu_features();
-    static const int64_t shapes[][3] = {{1, 2, 1},     {5, 36, 33}, {8, 512, 32},
-                                        {13, 520, 70}, {17, 64, 1}, {40, 300, 97}};
+    static const int64_t shapes[][3] = {{1, 2, 1},     {5, 36, 33}, {8, 512, 32},  {13, 520, 70},
+                                        {17, 64, 1},   {9, 40, 16}, {40, 300, 97}};
     uint32_t seed = 5;
     for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
         int64_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
@@ -331,7 +332,8 @@ static void test_gemm_kernels(void)
  * the sum in another order; relative 3.6e-7, absolute 1e-43 among subnormal results), masked
  * (−inf) scores exactly 0, a row of one score exactly 1, an all-masked row and a row with a NaN
  * all NaN as in the portable one; odd sizes and tails; scores down to the −104 clamp and past it.
- * softmax_bf16 gives the bits of its steps done one by one, in every variant. */
+ * softmax_bf16 gives the bits of its steps done one by one, in every variant, with or without a
+ * bias. */
 static void test_softmax_variants(void)
 {
     static const size_t sizes[] = {1, 3, 15, 16, 17, 33, 100, 1023, 4099};
@@ -367,26 +369,31 @@ static void test_softmax_variants(void)
         float one = -3.5f;
         k->softmax_f32(&one, 1);
         CHECK(one == 1.0f);
-        /* softmax_bf16: the bits of its three steps at the same level (scaled scores, the
+        /* softmax_bf16: the bits of its steps at the same level (scaled scores, the bias, the
          * softmax, the rounding), masked scores, a whole masked row and a NaN row included */
         for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
             size_t n = sizes[si];
             float *y = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float));
+            float *bias = malloc(n * sizeof(float));
             uint16_t *got = malloc(n * sizeof(uint16_t)), *wantb = malloc(n * sizeof(uint16_t));
-            for (int kind = 0; kind < 3; kind++) {
-                float scale = kind == 1 ? 0.125f : 0.11180339f;
+            for (int kind = 0; kind < 6; kind++) {
+                float scale = kind % 3 == 1 ? 0.125f : 0.11180339f;
                 for (size_t i = 0; i < n; i++) {
                     float v = lcg(&seed) * 80.0f - 40.0f;
-                    y[i] = kind == 2 ? -INFINITY : i % 29 == 3 ? -INFINITY : v;
+                    y[i] = kind % 3 == 2 ? -INFINITY : i % 29 == 3 ? -INFINITY : v;
+                    /* kinds 3-5 with a bias: a segment mask's 0 and −inf, then any value */
+                    bias[i] = i % 7 == 2 ? -INFINITY : i % 5 == 1 ? lcg(&seed) * 6.0f - 3.0f : 0.0f;
                 }
-                if (kind == 1 && n > 2) y[n / 2] = NAN;
+                if (kind % 3 == 1 && n > 2) y[n / 2] = NAN;
+                const float *b = kind >= 3 ? bias : NULL;
                 for (size_t i = 0; i < n; i++) want[i] = y[i] * scale;
+                for (size_t i = 0; b && i < n; i++) want[i] += b[i];
                 k->softmax_f32(want, n);
                 k->f32_to_bf16(want, wantb, n);
-                k->softmax_bf16(y, n, scale, got);
+                k->softmax_bf16(y, n, scale, b, got);
                 CHECK(memcmp(got, wantb, n * sizeof(uint16_t)) == 0);
             }
-            free(y), free(want), free(got), free(wantb);
+            free(y), free(want), free(got), free(wantb), free(bias);
         }
         fprintf(stderr, "  softmax (%s): worst relative difference from the portable row %.2e\n", k->level, worst);
     }

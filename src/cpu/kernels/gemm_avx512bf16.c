@@ -25,22 +25,24 @@ static void pack_pairs(const uint16_t *w, int64_t k, int64_t n0, int64_t n_rows,
     ts_pack_u32_panel_avx512(w + n0 * k + k0, (size_t)k * sizeof(uint16_t), (int)n_rows, (size_t)kp, 0, panel);
 }
 
-TS_AVX512BF16 static inline __attribute__((always_inline)) void tile(const uint16_t *a, int64_t lda, const uint32_t *panel,
-                                                                   int64_t kp, float *c, int64_t ldc, int mr, __mmask16 m0,
-                                                                   __mmask16 m1, bool accumulate)
+/* narrow: the panel's first 16 columns only (one accumulator per row). */
+TS_AVX512BF16 static inline __attribute__((always_inline)) void
+tile(const uint16_t *a, int64_t lda, const uint32_t *panel, int64_t kp, float *c, int64_t ldc,
+     int mr, __mmask16 m0, __mmask16 m1, bool accumulate, bool narrow)
 {
     __m512 acc[MR][2];
     for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
     for (int64_t p = 0; p < kp; p++) {
         __m512bh b0 = (__m512bh)_mm512_load_si512((const void *)(panel + p * NR));
-        __m512bh b1 = (__m512bh)_mm512_load_si512((const void *)(panel + p * NR + 16));
+        __m512bh b1 =
+            narrow ? b0 : (__m512bh)_mm512_load_si512((const void *)(panel + p * NR + 16));
         for (int r = 0; r < MR; r++) {
             if (r >= mr) break;
             uint32_t pair;
             __builtin_memcpy(&pair, a + r * lda + 2 * p, 4);
             __m512bh av = (__m512bh)_mm512_set1_epi32((int)pair);
             acc[r][0] = _mm512_dpbf16_ps(acc[r][0], av, b0);
-            acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, b1);
+            if (!narrow) acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, b1);
         }
     }
     for (int r = 0; r < MR; r++) {
@@ -48,10 +50,10 @@ TS_AVX512BF16 static inline __attribute__((always_inline)) void tile(const uint1
         float *cr = c + r * ldc;
         if (accumulate) {
             acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
-            acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
+            if (!narrow) acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
         }
         _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
-        _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
+        if (!narrow) _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
     }
 }
 
@@ -61,10 +63,18 @@ TS_AVX512BF16 void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda,
 {
     __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);
     __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
-    int64_t r = 0;
-    for (; r + MR <= m; r += MR) tile(a + r * lda, lda, panel, kp, c + r * ldc, ldc, MR, m0, m1, accumulate);
-    /* The last rows: the same tile with a run-time row count (once per panel). */
-    if (r < m) tile(a + r * lda, lda, panel, kp, c + r * ldc, ldc, (int)(m - r), m0, m1, accumulate);
+    /* At most 16 columns (80-wide attention heads' last value panel: a sixth of their P·V):
+     * half the products. The last rows: the same tile with a run-time row count. */
+    bool narrow = cols <= 16;
+    for (int64_t r = 0; r < m; r += MR) {
+        const uint16_t *ar = a + r * lda;
+        float *cr = c + r * ldc;
+        int rows = m - r < MR ? (int)(m - r) : MR;
+        if (narrow && rows == MR) tile(ar, lda, panel, kp, cr, ldc, MR, m0, 0, accumulate, true);
+        else if (narrow) tile(ar, lda, panel, kp, cr, ldc, rows, m0, 0, accumulate, true);
+        else if (rows == MR) tile(ar, lda, panel, kp, cr, ldc, MR, m0, m1, accumulate, false);
+        else tile(ar, lda, panel, kp, cr, ldc, rows, m0, m1, accumulate, false);
+    }
 }
 
 TS_AVX512BF16 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,

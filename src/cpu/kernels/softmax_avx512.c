@@ -45,14 +45,26 @@ static inline __mmask16 tail(size_t n, size_t i)
     return n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
 }
 
-/* The softmax of y (of y·scale when `scaled`: the same products a pass of its own would store,
- * made in the maximum's and the exponentials' passes), normalised in place, or rounded to bf16
- * into `out` as the values are made (ts_f32_to_bf16_avx512's bits) instead of stored and read
- * again: for attention's bf16 path three passes over a row instead of five (the scores of a vision
- * tower's attention, 1024 keys: scale, softmax and rounding were 36% of its single-thread time,
- * 14% less time in all after). */
+/* The softmax of y (of y·scale + bias when `scaled`: the same sums a pass of its own for each
+ * would store, made in the maximum's and the exponentials' passes), normalised in place, or
+ * rounded to bf16 into `out` as the values are made (ts_f32_to_bf16_avx512's bits) instead of
+ * stored and read again: for attention's bf16 path three passes over a row instead of five (the
+ * scores of a vision tower's attention, 1024 keys: scale, softmax and rounding were 36% of its
+ * single-thread time, 14% less time in all after), or of seven with a bias (a tower's segment
+ * mask: 8% of its attention). */
+TS_AVX512 static inline __attribute__((always_inline)) __m512 scaled_scores(__m512 x, bool scaled,
+                                                                           __m512 vs,
+                                                                           const float *bias,
+                                                                           __mmask16 k)
+{
+    if (!scaled) return x;
+    x = _mm512_mul_ps(x, vs);
+    return bias ? _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, bias)) : x;
+}
+
 TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y, size_t n,
                                                                        bool scaled, float scale,
+                                                                       const float *bias,
                                                                        uint16_t *out)
 {
     const __m512 vs = _mm512_set1_ps(scale), minf = _mm512_set1_ps(-INFINITY);
@@ -60,11 +72,15 @@ TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n, i);
         __m512 x = _mm512_maskz_loadu_ps(k, y + i);
-        vm = _mm512_max_ps(vm, _mm512_mask_mov_ps(minf, k, scaled ? _mm512_mul_ps(x, vs) : x));
+        x = scaled_scores(x, scaled, vs, bias ? bias + i : NULL, k);
+        vm = _mm512_max_ps(vm, _mm512_mask_mov_ps(minf, k, x));
     }
     float m = _mm512_reduce_max_ps(vm);
     if (m == -INFINITY || m != m) { /* every score masked (or a NaN): as the portable row */
-        for (size_t i = 0; scaled && i < n; i++) y[i] *= scale;
+        for (size_t i = 0; scaled && i < n; i++) {
+            y[i] *= scale;
+            if (bias) y[i] += bias[i];
+        }
         ts_softmax_f32_ref(y, n);
         if (out) ts_f32_to_bf16_avx512(y, out, n);
         return;
@@ -74,7 +90,7 @@ TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n, i);
         __m512 x = _mm512_maskz_loadu_ps(k, y + i);
-        __m512 xs = scaled ? _mm512_mul_ps(x, vs) : x;
+        __m512 xs = scaled_scores(x, scaled, vs, bias ? bias + i : NULL, k);
         __m512 e = _mm512_maskz_mov_ps(k, exp16(_mm512_sub_ps(xs, vm)));
         _mm512_mask_storeu_ps(y + i, k, e);
         s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));
@@ -89,11 +105,16 @@ TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y
     }
 }
 
-TS_AVX512 void ts_softmax_f32_avx512(float *y, size_t n) { softmax_row(y, n, false, 1.0f, NULL); }
-
-TS_AVX512 void ts_softmax_bf16_avx512(float *y, size_t n, float scale, uint16_t *out)
+TS_AVX512 void ts_softmax_f32_avx512(float *y, size_t n)
 {
-    softmax_row(y, n, true, scale, out);
+    softmax_row(y, n, false, 1.0f, NULL, NULL);
+}
+
+TS_AVX512 void ts_softmax_bf16_avx512(float *y, size_t n, float scale, const float *bias,
+                                      uint16_t *out)
+{
+    if (bias) softmax_row(y, n, true, scale, bias, out);
+    else softmax_row(y, n, true, scale, NULL, out);
 }
 
 TS_AVX512 void ts_logistic_f32_avx512(const float *x, float *y, size_t n)

@@ -22,9 +22,10 @@ void ts_softmax_f32_ref(float *y, size_t n)
     for (size_t i = 0; i < n; i++) y[i] *= inv;
 }
 
-void ts_softmax_bf16_ref(float *y, size_t n, float scale, uint16_t *out)
+void ts_softmax_bf16_ref(float *y, size_t n, float scale, const float *bias, uint16_t *out)
 {
     for (size_t i = 0; i < n; i++) y[i] *= scale;
+    for (size_t i = 0; bias && i < n; i++) y[i] += bias[i];
     ts_softmax_f32_ref(y, n);
     ts_f32_to_bf16_ref(y, out, n);
 }

@@ -11,11 +11,12 @@
  * owns its slice of the scratch.
  *
  * Under the one-pass bf16 policy in a program with bf16 or quantized weights (ts_cpu.
- * bf16_attention; where the kernels have gemm_bf16_panel, head_dim even): keys
- * and values rounded to bf16 and packed once per call into the bf16 GEMM's panels (shared by
- * the query heads of a group), then one task per (query head, block of BF16_ROWS queries): S =
- * Q·Kᵀ over the 32-key panels the block can see (a causal block skips the rest), softmax in f32,
- * P rounded to bf16, O = P·V written in place. VDPBF16PS doubles the f32 FMA rate, and the small
+ * bf16_attention; where the kernels have gemm_bf16_panel, head_dim even): queries, keys and
+ * values rounded to bf16 once per call in memory order (queries regrouped head by head), keys
+ * and values then packed into the bf16 GEMM's panels (shared by the query heads of a group),
+ * then one task per (query head, block of BF16_ROWS queries): S = Q·Kᵀ over the 32-key panels
+ * the block can see (a causal block skips the rest), softmax in f32, P rounded to bf16, O = P·V
+ * written in place. VDPBF16PS doubles the f32 FMA rate, and the small
  * blocks skip most of the causal triangle's masked half. A row's result depends only on that
  * row (masked keys add exact zeros), so it does not depend on the block or the row count.
  */
@@ -66,19 +67,21 @@ static bool use_bf16(const ts_cpu *cpu, const ts_attention_shape *s)
 static int64_t round_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
 /* bf16 path bytes: packed keys [kv][lk/32][d/2][32] and values [kv][dv/32][lk/2][32] (u32 pairs),
- * then per worker Q [bq, d] and P [bq, lk] in bf16, S [bq, lk] in f32. */
+ * the rounded queries [heads][lq][d], keys [lk][kv][d] and values [lk][kv][dv]; then per worker
+ * P [bq, lk] in bf16 and S [bq, lk] in f32. */
 static size_t bf16_shared_bytes(const ts_attention_shape *s)
 {
     int64_t lk = round_up(s->lk, PANEL);
-    return (size_t)(s->kv_heads * lk * (s->head_dim + round_up(s->v_dim, PANEL))) * sizeof(uint16_t);
+    int64_t packed = s->kv_heads * lk * (s->head_dim + round_up(s->v_dim, PANEL));
+    int64_t rounded =
+        s->q_heads * s->lq * s->head_dim + s->lk * s->kv_heads * (s->head_dim + s->v_dim);
+    return (size_t)round_up((int64_t)sizeof(uint16_t) * (packed + rounded), 64);
 }
 
 static size_t bf16_worker_bytes(const ts_attention_shape *s)
 {
     int64_t lk = round_up(s->lk, PANEL), bq = BF16_ROWS;
-    int64_t blocks = (int64_t)(sizeof(uint16_t) * (size_t)(bq * s->head_dim + bq * lk) + sizeof(float) * (size_t)(bq * lk));
-    int64_t packing = (int64_t)sizeof(uint16_t) * PANEL * (s->head_dim + s->v_dim); /* bf16_pack_task's rows */
-    return (size_t)round_up(blocks > packing ? blocks : packing, 64);
+    return (size_t)round_up((int64_t)(sizeof(uint16_t) + sizeof(float)) * bq * lk, 64);
 }
 
 static bool use_gemm(const ts_cpu *cpu, const ts_attention_shape *s)
@@ -115,22 +118,24 @@ static int64_t causal_keys(const ts_attention_shape *s, int64_t end, int64_t key
 /* Query row i's scores over the first `keys` keys (raw Q·K in row[]) made its softmax weights:
  * scale, soft-cap, bias, in that order, one pass each (the common one vectorizes); keys past the
  * causal limit −inf, so their weight is exactly 0. With `rounded`, the weights go there in bf16
- * by softmax_bf16 (row[] is then scratch), which also applies the scale when nothing comes
- * between it and the softmax (no cap, no bias; a positive scale keeps −inf at −inf), else 1. */
+ * by softmax_bf16 (row[] is then scratch), which also applies the scale and the bias when nothing
+ * comes between them and the softmax (no cap; a positive scale keeps −inf at −inf; every key
+ * visible, as the bias is not added to the masked ones), else a scale of 1. */
 static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, const float *bias, int64_t i, float *row,
                            int64_t keys, uint16_t *rounded)
 {
     float scale = (float)s->scale, cap = (float)s->softcap;
     int64_t visible = causal_keys(s, i + 1, keys);
-    bool kernel_scales = rounded && !(cap > 0) && !bias && scale > 0;
+    const float *bias_row = bias ? bias + i * s->lk : NULL;
+    bool kernel_scales = rounded && !(cap > 0) && scale > 0 && (!bias || visible == keys);
     for (int64_t t = 0; !kernel_scales && t < visible; t++) row[t] *= scale;
     if (cap > 0)
         for (int64_t t = 0; t < visible; t++) row[t] = tanhf(row[t] / cap) * cap;
-    if (bias)
-        for (int64_t t = 0; t < visible; t++) row[t] += bias[i * s->lk + t];
+    for (int64_t t = 0; bias && !kernel_scales && t < visible; t++) row[t] += bias_row[t];
     for (int64_t t = visible; t < keys; t++) row[t] = -INFINITY;
-    if (rounded) kern->softmax_bf16(row, (size_t)keys, kernel_scales ? scale : 1.0f, rounded);
-    else ts_cpu_softmax_row(kern, row, keys);
+    if (!rounded) ts_cpu_softmax_row(kern, row, keys);
+    else if (kernel_scales) kern->softmax_bf16(row, (size_t)keys, scale, bias_row, rounded);
+    else kern->softmax_bf16(row, (size_t)keys, 1.0f, NULL, rounded);
 }
 
 /* Parts each kv head's group of query heads is split into: no part over GROUP_HEADS, and enough
@@ -243,32 +248,60 @@ typedef struct {
     int64_t keys, lk; /* visible keys of the whole call; lk rounded up to PANEL */
     int64_t used;     /* key panels holding visible keys (only those are packed) */
     uint32_t *kpack, *vpack;
+    uint16_t *qb, *kb, *vb; /* rounded: queries [heads][lq][d], keys [keys][kv][d], values
+                             * [keys][kv][dv] */
     uint8_t *workers;
 } bf16_job;
 
-/* Keys t0 … t0 + 31 of kv head kh into their key panel and their rows of the value panels: the
- * rows rounded to bf16 by the vector kernel (the scalar rounding's bits) into the worker's
- * scratch, the keys transposed by pack_u32_panel, the values' pairs of keys interleaved (a
- * scalar rounding per element was an eighth of a tower layer's attention). */
-static void bf16_pack_task(void *arg, int64_t task, int worker)
+#define ROUND_ROWS 16 /* query or key rows per rounding task */
+
+/* Rows r0 … r0 + 15 of the queries, then of the visible keys and values, rounded to bf16 (the
+ * scalar rounding's bits) in memory order: the queries into head-major rows, each head's block
+ * then one A operand; the keys and values as they lie. Rounding them where they were used read
+ * 80-float rows 5 KB apart (a tower's 16 heads), each a cache and TLB miss: a tenth of a tower
+ * layer's attention on one thread. */
+static void bf16_round_task(void *arg, int64_t task, int worker)
 {
+    (void)worker;
     const bf16_job *j = arg;
     const ts_attention_shape *s = j->s;
     const ts_kernels *kern = j->cpu->kernels;
-    int64_t kh = task / j->used, t0 = task % j->used * PANEL;
-    int64_t d = s->head_dim, dv = s->v_dim, dvp = round_up(dv, PANEL);
-    int rows = j->keys - t0 < PANEL ? (int)(j->keys - t0) : PANEL;
-    uint16_t *kb = (uint16_t *)(j->workers + (size_t)worker * bf16_worker_bytes(s)), *vb = kb + PANEL * d;
-    for (int c = 0; c < rows; c++) {
-        kern->f32_to_bf16(j->k + ((t0 + c) * s->kv_heads + kh) * d, kb + c * d, (size_t)d);
-        kern->f32_to_bf16(j->v + ((t0 + c) * s->kv_heads + kh) * dv, vb + c * dv, (size_t)dv);
+    int64_t q_tasks = (s->lq + ROUND_ROWS - 1) / ROUND_ROWS, d = s->head_dim, dv = s->v_dim;
+    bool query = task < q_tasks;
+    int64_t r0 = (query ? task : task - q_tasks) * ROUND_ROWS, rows = query ? s->lq : j->keys;
+    int64_t r1 = r0 + ROUND_ROWS < rows ? r0 + ROUND_ROWS : rows;
+    int64_t kd = s->kv_heads * d, kdv = s->kv_heads * dv;
+    for (int64_t r = r0; r < r1; r++) {
+        if (query) {
+            for (int64_t h = 0; h < s->q_heads; h++)
+                kern->f32_to_bf16(j->q + (r * s->q_heads + h) * d, j->qb + (h * s->lq + r) * d,
+                                  (size_t)d);
+            continue;
+        }
+        kern->f32_to_bf16(j->k + r * kd, j->kb + r * kd, (size_t)kd);
+        kern->f32_to_bf16(j->v + r * kdv, j->vb + r * kdv, (size_t)kdv);
     }
+}
+
+/* Keys t0 … t0 + 31 of kv head kh (rounded) into their key panel, transposed by
+ * pack_u32_panel, and their rows of the value panels, pairs of keys interleaved. */
+static void bf16_pack_task(void *arg, int64_t task, int worker)
+{
+    (void)worker;
+    const bf16_job *j = arg;
+    const ts_attention_shape *s = j->s;
+    int64_t kh = task / j->used, t0 = task % j->used * PANEL;
+    int64_t d = s->head_dim, dv = s->v_dim, dvp = round_up(dv, PANEL), ldv = s->kv_heads * dv;
+    int rows = j->keys - t0 < PANEL ? (int)(j->keys - t0) : PANEL;
+    const uint16_t *kb = j->kb + (t0 * s->kv_heads + kh) * d, *vb = j->vb + t0 * ldv + kh * dv;
     /* panel t0/32: [d/2][32], keys past the visible ones zero */
-    kern->pack_u32_panel(kb, sizeof(uint16_t) * (size_t)d, rows, (size_t)(d / 2), 0, j->kpack + (kh * j->lk + t0) * (d / 2));
+    j->cpu->kernels->pack_u32_panel(kb, sizeof(uint16_t) * (size_t)(s->kv_heads * d), rows,
+                                    (size_t)(d / 2), 0, j->kpack + (kh * j->lk + t0) * (d / 2));
     for (int64_t cb = 0; cb < dvp / PANEL; cb++) {
         uint32_t *vp = j->vpack + ((kh * (dvp / PANEL) + cb) * j->lk + t0) / 2 * PANEL; /* pairs of keys */
         for (int p = 0; p < PANEL / 2; p++) {
-            const uint16_t *r0 = 2 * p < rows ? vb + 2 * p * dv : NULL, *r1 = 2 * p + 1 < rows ? vb + (2 * p + 1) * dv : NULL;
+            const uint16_t *r0 = 2 * p < rows ? vb + 2 * p * ldv : NULL;
+            const uint16_t *r1 = 2 * p + 1 < rows ? vb + (2 * p + 1) * ldv : NULL;
             for (int64_t c = 0; c < PANEL; c++) {
                 int64_t col = cb * PANEL + c;
                 uint32_t lo = r0 && col < dv ? r0[col] : 0, hi = r1 && col < dv ? r1[col] : 0;
@@ -288,10 +321,9 @@ static void bf16_task(void *arg, int64_t task, int worker)
     int64_t rows = s->lq - i0 < BF16_ROWS ? s->lq - i0 : BF16_ROWS;
     int64_t block_keys = causal_keys(s, i0 + rows, j->keys);
     int64_t lkb = round_up(block_keys, PANEL); /* S and P row stride: whole panels */
-    uint8_t *base = j->workers + (size_t)worker * bf16_worker_bytes(s);
-    float *sc = (float *)base;
-    uint16_t *pb = (uint16_t *)(sc + BF16_ROWS * lkb), *qb = pb + BF16_ROWS * lkb;
-    for (int64_t r = 0; r < rows; r++) kern->f32_to_bf16(j->q + ((i0 + r) * s->q_heads + h) * d, qb + r * d, (size_t)d);
+    float *sc = (float *)(j->workers + (size_t)worker * bf16_worker_bytes(s));
+    uint16_t *pb = (uint16_t *)(sc + BF16_ROWS * lkb);
+    const uint16_t *qb = j->qb + (h * s->lq + i0) * d;
     for (int64_t t0 = 0; t0 < block_keys; t0 += PANEL)
         kern->gemm_bf16_panel(qb, d, rows, d / 2, j->kpack + (kh * j->lk + t0) * (d / 2),
                               block_keys - t0 < PANEL ? (int)(block_keys - t0) : PANEL, sc + t0, lkb, false);
@@ -314,9 +346,15 @@ static void attention_bf16(const ts_cpu *cpu, const ts_attention_shape *s, const
     j.keys = causal_keys(s, s->lq, s->lk);
     j.kpack = (uint32_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     j.vpack = j.kpack + s->kv_heads * j.lk * s->head_dim / 2;
+    j.qb = (uint16_t *)(j.vpack + s->kv_heads * j.lk * round_up(s->v_dim, PANEL) / 2);
+    j.kb = j.qb + s->q_heads * s->lq * s->head_dim;
+    j.vb = j.kb + s->lk * s->kv_heads * s->head_dim;
     j.workers = (uint8_t *)j.kpack + bf16_shared_bytes(s);
-    /* Only the panels of visible keys are packed (a cache's capacity past them costs nothing). */
+    /* Only the visible keys are rounded and packed (a cache's capacity past them costs nothing). */
     j.used = round_up(j.keys, PANEL) / PANEL;
+    int64_t round_tasks =
+        (s->lq + ROUND_ROWS - 1) / ROUND_ROWS + (j.keys + ROUND_ROWS - 1) / ROUND_ROWS;
+    ts_pool_run(cpu->pool, bf16_round_task, &j, round_tasks);
     ts_pool_run(cpu->pool, bf16_pack_task, &j, s->kv_heads * j.used);
     ts_pool_run(cpu->pool, bf16_task, &j, s->q_heads * ((s->lq + BF16_ROWS - 1) / BF16_ROWS));
 }
