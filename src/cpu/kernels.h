@@ -67,17 +67,19 @@ typedef struct ts_kernels {
      * plain loop acc += a·w over k in order (products rounded, no FMA). NULL with gemm_f32. */
     void (*gemm_kn_f32)(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype,
                         int64_t ldw, int64_t n0, int64_t n1, float *c, int64_t ldc, float *panel);
-    /* The same with A and W in bf16 and f32 accumulation (VDPBF16PS); k even. NULL without
-     * AVX512_BF16. */
+    /* The same with A and W in bf16 and f32 accumulation (VDPBF16PS); k even; then + bias[j]
+     * for column j when bias is not NULL (f32, indexed from 0 like W's rows), added to each
+     * finished sum: the bits of a pass of its own after. NULL without AVX512_BF16. */
     void (*gemm_bf16)(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
-                      float *c, int64_t ldc, float *panel);
-    /* C[m, 0:cols] = A[m, 0:2·kp] · the panel's cols weight rows (+ C when accumulate), A rows
-     * lda apart, C rows ldc apart: gemm_bf16's step for one panel, for weights packed once and
-     * used many times (attention's keys and values). The panel: TS_GEMM_COLUMNS weight rows' bf16
-     * pairs side by side, u32 [kp][TS_GEMM_COLUMNS] (pair p of row j at p·32 + j: the low half
-     * the even k), 64-aligned, rows past cols zero. NULL with gemm_bf16. */
+                      const float *bias, float *c, int64_t ldc, float *panel);
+    /* C[m, 0:cols] = A[m, 0:2·kp] · the panel's cols weight rows (+ C when accumulate, then +
+     * bias[0:cols] when not NULL), A rows lda apart, C rows ldc apart: gemm_bf16's step for one
+     * panel, for weights packed once and used many times (attention's keys and values). The
+     * panel: TS_GEMM_COLUMNS weight rows' bf16 pairs side by side, u32 [kp][TS_GEMM_COLUMNS]
+     * (pair p of row j at p·32 + j: the low half the even k), 64-aligned, rows past cols zero.
+     * NULL with gemm_bf16. */
     void (*gemm_bf16_panel)(const uint16_t *a, int64_t lda, int64_t m, int64_t kp, const uint32_t *panel, int cols,
-                            float *c, int64_t ldc, bool accumulate);
+                            const float *bias, float *c, int64_t ldc, bool accumulate);
     /* dst[j·32 + i] = (unit j of row i) ^ flip for i < rows (0 for rows … 31), j < count: 32
      * rows of 32-bit units (ld bytes apart) transposed into the tiled GEMMs' panel layout (bf16
      * pairs of k; groups of 4 int8 weights, flip 0x80808080 making them unsigned). Never NULL. */
@@ -242,9 +244,10 @@ void ts_gemm_kn_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, 
                            int64_t ldw, int64_t n0, int64_t n1, float *c, int64_t ldc,
                            float *panel);
 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
-                             float *c, int64_t ldc, float *panel);
-void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda, int64_t m, int64_t kp, const uint32_t *panel,
-                                   int cols, float *c, int64_t ldc, bool accumulate);
+                             const float *bias, float *c, int64_t ldc, float *panel);
+void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda, int64_t m, int64_t kp,
+                                   const uint32_t *panel, int cols, const float *bias, float *c,
+                                   int64_t ldc, bool accumulate);
 float ts_dot_bf16_f32_avx512bf16(const uint16_t *w, const float *x, size_t n);
 void ts_dot_bf16_bf16_avx512bf16(const uint16_t *w, size_t ldw, int wrows, const uint16_t *x, size_t ldx, int rows,
                                  size_t n, float *out);

@@ -291,10 +291,19 @@ static void test_gemm_kernels(void)
         }
         /* Inputs are exact in bf16, so the bf16 kernel must agree as closely. */
         if ((f & TS_CPU_AVX512_BF16) && k % 2 == 0) {
-            ts_gemm_bf16_avx512bf16(ab, m, k, w, 0, n, c, n, panel);
+            ts_gemm_bf16_avx512bf16(ab, m, k, w, 0, n, NULL, c, n, panel);
             bool ok = true;
             for (int64_t i = 0; i < m * n; i++) ok &= fabs(c[i] - want[i]) <= 1e-4 * (1 + fabs(want[i]));
             CHECK(ok);
+            /* With a bias: the bits of the sums above plus the bias afterwards. */
+            float *bias = malloc(sizeof(float) * (size_t)n);
+            float *cb = malloc(sizeof(float) * (size_t)(m * n));
+            for (int64_t o = 0; o < n; o++) bias[o] = lcg(&seed) * 3.0f - 1.5f;
+            ts_gemm_bf16_avx512bf16(ab, m, k, w, 0, n, bias, cb, n, panel);
+            ok = true;
+            for (int64_t i = 0; i < m * n; i++) ok &= cb[i] == c[i] + bias[i % n];
+            CHECK(ok);
+            free(bias), free(cb);
             /* One pre-packed panel (the first ≤ 32 weight rows, all of k in one panel whatever
              * its length), A rows wider apart than k, then accumulated a second time. */
             int cols = n < 32 ? (int)n : 32;
@@ -309,8 +318,8 @@ static void test_gemm_kernels(void)
                 }
             for (int64_t r = 0; r < m; r++) memcpy(wide + r * lda, ab + r * k, sizeof(uint16_t) * (size_t)k);
             for (int64_t i = 0; i < m * n; i++) c[i] = NAN;
-            ts_gemm_bf16_panel_avx512bf16(wide, lda, m, kp, pp, cols, c, n, false);
-            ts_gemm_bf16_panel_avx512bf16(wide, lda, m, kp, pp, cols, c, n, true);
+            ts_gemm_bf16_panel_avx512bf16(wide, lda, m, kp, pp, cols, NULL, c, n, false);
+            ts_gemm_bf16_panel_avx512bf16(wide, lda, m, kp, pp, cols, NULL, c, n, true);
             ok = true;
             for (int64_t r = 0; r < m; r++)
                 for (int64_t o = 0; o < n; o++) {

@@ -25,10 +25,12 @@ static void pack_pairs(const uint16_t *w, int64_t k, int64_t n0, int64_t n_rows,
     ts_pack_u32_panel_avx512(w + n0 * k + k0, (size_t)k * sizeof(uint16_t), (int)n_rows, (size_t)kp, 0, panel);
 }
 
-/* narrow: the panel's first 16 columns only (one accumulator per row). */
+/* narrow: the panel's first 16 columns only (one accumulator per row). biased: b0, b1 (the 32
+ * columns' bias) added after C. */
 TS_AVX512BF16 static inline __attribute__((always_inline)) void
 tile(const uint16_t *a, int64_t lda, const uint32_t *panel, int64_t kp, float *c, int64_t ldc,
-     int mr, __mmask16 m0, __mmask16 m1, bool accumulate, bool narrow)
+     int mr, __mmask16 m0, __mmask16 m1, bool accumulate, bool narrow, bool biased, __m512 b0,
+     __m512 b1)
 {
     __m512 acc[MR][2];
     for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
@@ -52,33 +54,46 @@ tile(const uint16_t *a, int64_t lda, const uint32_t *panel, int64_t kp, float *c
             acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
             if (!narrow) acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
         }
+        if (biased) {
+            acc[r][0] = _mm512_add_ps(acc[r][0], b0);
+            if (!narrow) acc[r][1] = _mm512_add_ps(acc[r][1], b1);
+        }
         _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
         if (!narrow) _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
     }
 }
 
 /* Every row of A against one packed panel: tiles of MR rows, then the last rows. */
-TS_AVX512BF16 void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda, int64_t m, int64_t kp, const uint32_t *panel,
-                                                 int cols, float *c, int64_t ldc, bool accumulate)
+TS_AVX512BF16 void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda, int64_t m,
+                                                 int64_t kp, const uint32_t *panel, int cols,
+                                                 const float *bias, float *c, int64_t ldc,
+                                                 bool accumulate)
 {
     __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);
     __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
+    __m512 b0 = _mm512_setzero_ps(), b1 = b0;
+    if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias), b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
     /* At most 16 columns (80-wide attention heads' last value panel: a sixth of their P·V):
      * half the products. The last rows: the same tile with a run-time row count. */
-    bool narrow = cols <= 16;
+    bool narrow = cols <= 16, biased = bias != NULL;
+#define TILE(mr, mask1, half)                                                                      \
+    tile(ar, lda, panel, kp, cr, ldc, mr, m0, mask1, accumulate, half, biased, b0, b1)
     for (int64_t r = 0; r < m; r += MR) {
         const uint16_t *ar = a + r * lda;
         float *cr = c + r * ldc;
         int rows = m - r < MR ? (int)(m - r) : MR;
-        if (narrow && rows == MR) tile(ar, lda, panel, kp, cr, ldc, MR, m0, 0, accumulate, true);
-        else if (narrow) tile(ar, lda, panel, kp, cr, ldc, rows, m0, 0, accumulate, true);
-        else if (rows == MR) tile(ar, lda, panel, kp, cr, ldc, MR, m0, m1, accumulate, false);
-        else tile(ar, lda, panel, kp, cr, ldc, rows, m0, m1, accumulate, false);
+        if (narrow && rows == MR) TILE(MR, 0, true);
+        else if (narrow) TILE(rows, 0, true);
+        else if (rows == MR) TILE(MR, m1, false);
+        else TILE(rows, m1, false);
     }
+#undef TILE
 }
 
-TS_AVX512BF16 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
-                                           float *c, int64_t ldc, float *panel_space)
+TS_AVX512BF16 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k,
+                                           const uint16_t *w, int64_t n0, int64_t n1,
+                                           const float *bias, float *c, int64_t ldc,
+                                           float *panel_space)
 {
     uint32_t *panel = (uint32_t *)panel_space;
     for (int64_t nb = n0; nb < n1; nb += NR) {
@@ -97,7 +112,9 @@ TS_AVX512BF16 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t
                     for (int64_t at = 0; at < nkp * 4; at += 64)
                         _mm_prefetch((const char *)(w + (nnb + j) * k + nk0) + at, _MM_HINT_T1);
             }
-            ts_gemm_bf16_panel_avx512bf16(a + k0, k, m, kp, panel, cols, c + nb, ldc, k0 > 0);
+            bool last = k0 + 2 * KP >= k; /* the bias goes on the finished sums */
+            ts_gemm_bf16_panel_avx512bf16(a + k0, k, m, kp, panel, cols,
+                                          last && bias ? bias + nb : NULL, c + nb, ldc, k0 > 0);
         }
     }
 }

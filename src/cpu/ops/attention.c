@@ -324,9 +324,11 @@ static void bf16_task(void *arg, int64_t task, int worker)
     float *sc = (float *)(j->workers + (size_t)worker * bf16_worker_bytes(s));
     uint16_t *pb = (uint16_t *)(sc + BF16_ROWS * lkb);
     const uint16_t *qb = j->qb + (h * s->lq + i0) * d;
-    for (int64_t t0 = 0; t0 < block_keys; t0 += PANEL)
-        kern->gemm_bf16_panel(qb, d, rows, d / 2, j->kpack + (kh * j->lk + t0) * (d / 2),
-                              block_keys - t0 < PANEL ? (int)(block_keys - t0) : PANEL, sc + t0, lkb, false);
+    for (int64_t t0 = 0; t0 < block_keys; t0 += PANEL) {
+        int keys = block_keys - t0 < PANEL ? (int)(block_keys - t0) : PANEL;
+        kern->gemm_bf16_panel(qb, d, rows, d / 2, j->kpack + (kh * j->lk + t0) * (d / 2), keys,
+                              NULL, sc + t0, lkb, false);
+    }
     for (int64_t r = 0; r < rows; r++) {
         float *row = sc + r * lkb;
         uint16_t *prow = pb + r * lkb;
@@ -334,9 +336,12 @@ static void bf16_task(void *arg, int64_t task, int worker)
         for (int64_t t = block_keys; t < lkb; t++) prow[t] = 0; /* the last panel's padding */
     }
     float *o = j->out + (i0 * s->q_heads + h) * dv;
-    for (int64_t cb = 0; cb < dvp / PANEL; cb++)
-        kern->gemm_bf16_panel(pb, lkb, rows, lkb / 2, j->vpack + (kh * (dvp / PANEL) + cb) * j->lk / 2 * PANEL,
-                              dv - cb * PANEL < PANEL ? (int)(dv - cb * PANEL) : PANEL, o + cb * PANEL, s->q_heads * dv, false);
+    for (int64_t cb = 0; cb < dvp / PANEL; cb++) {
+        int cols = dv - cb * PANEL < PANEL ? (int)(dv - cb * PANEL) : PANEL;
+        const uint32_t *vp = j->vpack + (kh * (dvp / PANEL) + cb) * j->lk / 2 * PANEL;
+        kern->gemm_bf16_panel(pb, lkb, rows, lkb / 2, vp, cols, NULL, o + cb * PANEL,
+                              s->q_heads * dv, false);
+    }
 }
 
 static void attention_bf16(const ts_cpu *cpu, const ts_attention_shape *s, const float *q, const float *k,

@@ -114,8 +114,8 @@ static void gate_up_task(void *arg, int64_t task, int worker)
     _Alignas(64) float panel[TS_GEMM_PANEL_FLOATS];
     int64_t n0 = task * GATE_UP_COLUMNS, cols = j->inter - n0 < GATE_UP_COLUMNS ? j->inter - n0 : GATE_UP_COLUMNS;
     float *g = j->local + (size_t)worker * 2 * (size_t)(j->m * GATE_UP_COLUMNS), *u = g + j->m * cols;
-    j->kern->gemm_bf16(j->xb, j->m, j->h, j->w_gate + n0 * j->h, 0, cols, g, cols, panel);
-    j->kern->gemm_bf16(j->xb, j->m, j->h, j->w_up + n0 * j->h, 0, cols, u, cols, panel);
+    j->kern->gemm_bf16(j->xb, j->m, j->h, j->w_gate + n0 * j->h, 0, cols, NULL, g, cols, panel);
+    j->kern->gemm_bf16(j->xb, j->m, j->h, j->w_up + n0 * j->h, 0, cols, NULL, u, cols, panel);
     float t[GATE_UP_COLUMNS];
     for (int64_t r = 0; r < j->m; r++) {
         if (j->act == TS_ACT_SILU) silu_up(j->kern, g + r * cols, u + r * cols, t, (size_t)cols);
