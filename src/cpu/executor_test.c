@@ -504,6 +504,16 @@ static void bf16_compute_linear(const char *cpu_level)
         round_to_bf16(b.params[0], rows[c] * ks[c]);
         finish(&b, ts_graph_linear(b.g, x, w, TS_NO_VALUE), ctx, "bf16 linear", 1e-5);
     }
+    /* A bf16 bias on the tiled GEMM (added as the kernel stores, widened once per call) and an
+     * f32 one (read in place). */
+    for (int c = 0; c < 2; c++) {
+        start(&b, 97 + c);
+        x = param(&b, "x", T(TS_DTYPE_F32, 2, 37, 200, 0), 0);
+        ts_value w = param(&b, "w", T(TS_DTYPE_BF16, 2, 70, 200, 0), 0);
+        ts_value bias = param(&b, "b", T(c ? TS_DTYPE_F32 : TS_DTYPE_BF16, 1, 70, 0, 0), 0);
+        round_to_bf16(b.params[0], 37 * 200);
+        finish(&b, ts_graph_linear(b.g, x, w, bias), ctx, "bf16 linear with bias", 1e-5);
+    }
     for (int act = 0; act < 2; act++) {
         start(&b, 100 + act);
         x = param(&b, "x", T(TS_DTYPE_F32, 2, 37, 66, 0), 0);
@@ -514,11 +524,13 @@ static void bf16_compute_linear(const char *cpu_level)
         finish(&b, ts_graph_gated_mlp(b.g, x, gw, uw, dw, (ts_activation)act), ctx, "bf16 gated_mlp", 1e-2);
     }
     /* attention: a causal prefill of 150 rows (blocks of 64, the last block's keys end mid-panel),
-     * 70 rows appended at 30 of a 120-row cache, non-causal with bias, soft-cap; head widths 24
-     * (a part panel) and 80 (two panels and a part). */
+     * 70 rows appended at 30 of a 120-row cache, non-causal with bias (in the softmax kernel's
+     * passes), soft-cap (40 rows: the bf16 path); head widths 24 (a part panel) and 80 (two
+     * panels and a half one). */
     for (int variant = 0; variant < 5; variant++) {
         start(&b, 110 + variant);
-        int64_t lq = variant == 1 ? 70 : variant == 0 || variant == 4 ? 150 : 9, lk = variant == 1 ? 120 : lq;
+        int64_t lq = variant == 1 ? 70 : variant == 0 || variant == 4 ? 150 : 40;
+        int64_t lk = variant == 1 ? 120 : lq;
         int64_t d = variant == 4 ? 80 : 24;
         ts_value q = param(&b, "q", T(TS_DTYPE_F32, 3, lq, 6, d), 0);
         ts_value k = param(&b, "k", T(TS_DTYPE_F32, 3, lk, 2, d), 0);

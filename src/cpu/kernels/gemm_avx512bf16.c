@@ -72,7 +72,8 @@ TS_AVX512BF16 void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda,
     __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);
     __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
     __m512 b0 = _mm512_setzero_ps(), b1 = b0;
-    if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias), b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
+    if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias);
+    if (bias && cols > 16) b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
     /* At most 16 columns (80-wide attention heads' last value panel: a sixth of their P·V):
      * half the products. The last rows: the same tile with a run-time row count. */
     bool narrow = cols <= 16, biased = bias != NULL;
