@@ -68,6 +68,9 @@ ts_status ts_cpu_linear(const ts_cpu *cpu, const float *x, int64_t m, int64_t k,
                    ts_error *err);
 /* bias[i] (or any f32/bf16/f16 vector's element i) widened to f32, 0 when bias is NULL. */
 float ts_cpu_bias_at(const void *bias, ts_dtype dtype, int64_t i);
+/* bias[n0 … n0 + n) as f32: the bias itself where it is f32, else widened into buf (n floats);
+ * NULL when bias is NULL. What the GEMMs that add the bias as they store take. */
+const float *ts_cpu_bias_f32(const void *bias, ts_dtype dtype, int64_t n0, int64_t n, float *buf);
 /* y[r, n0:n1] += bias[n0:n1] for m rows (ldy floats apart), the bias f32, bf16 or f16: widened
  * once per block of columns, not once per element. */
 void ts_cpu_add_bias(float *y, int64_t ldy, int64_t m, int64_t n0, int64_t n1, const void *bias, ts_dtype dtype);

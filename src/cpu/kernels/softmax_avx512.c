@@ -45,13 +45,13 @@ static inline __mmask16 tail(size_t n, size_t i)
     return n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
 }
 
-/* The softmax of y (of y·scale + bias when `scaled`: the same sums a pass of its own for each
- * would store, made in the maximum's and the exponentials' passes), normalised in place, or
- * rounded to bf16 into `out` as the values are made (ts_f32_to_bf16_avx512's bits) instead of
- * stored and read again: for attention's bf16 path three passes over a row instead of five (the
- * scores of a vision tower's attention, 1024 keys: scale, softmax and rounding were 36% of its
- * single-thread time, 14% less time in all after), or of seven with a bias (a tower's segment
- * mask: 8% of its attention). */
+/* The softmax of y, normalised in place; or with `out`, of y·scale + bias (the same sums a pass
+ * of its own for each would store, made in the maximum's and the exponentials' passes), rounded
+ * to bf16 into `out` as the values are made (ts_f32_to_bf16_avx512's bits) instead of stored and
+ * read again: for attention's bf16 path three passes over a row instead of five (the scores of a
+ * vision tower's attention, 1024 keys: scale, softmax and rounding were 36% of its single-thread
+ * time, 14% less time in all after), or of seven with a bias (a tower's segment mask: 8% of its
+ * attention). */
 TS_AVX512 static inline __attribute__((always_inline)) __m512 scaled_scores(__m512 x, bool scaled,
                                                                            __m512 vs,
                                                                            const float *bias,
@@ -63,10 +63,11 @@ TS_AVX512 static inline __attribute__((always_inline)) __m512 scaled_scores(__m5
 }
 
 TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y, size_t n,
-                                                                       bool scaled, float scale,
+                                                                       float scale,
                                                                        const float *bias,
                                                                        uint16_t *out)
 {
+    const bool scaled = out != NULL;
     const __m512 vs = _mm512_set1_ps(scale), minf = _mm512_set1_ps(-INFINITY);
     __m512 vm = minf;
     for (size_t i = 0; i < n; i += 16) {
@@ -77,12 +78,8 @@ TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y
     }
     float m = _mm512_reduce_max_ps(vm);
     if (m == -INFINITY || m != m) { /* every score masked (or a NaN): as the portable row */
-        for (size_t i = 0; scaled && i < n; i++) {
-            y[i] *= scale;
-            if (bias) y[i] += bias[i];
-        }
-        ts_softmax_f32_ref(y, n);
-        if (out) ts_f32_to_bf16_avx512(y, out, n);
+        if (out) ts_softmax_bf16_ref(y, n, scale, bias, out);
+        else ts_softmax_f32_ref(y, n);
         return;
     }
     vm = _mm512_set1_ps(m);
@@ -107,14 +104,16 @@ TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y
 
 TS_AVX512 void ts_softmax_f32_avx512(float *y, size_t n)
 {
-    softmax_row(y, n, false, 1.0f, NULL, NULL);
+    softmax_row(y, n, 1.0f, NULL, NULL);
 }
 
 TS_AVX512 void ts_softmax_bf16_avx512(float *y, size_t n, float scale, const float *bias,
                                       uint16_t *out)
 {
-    if (bias) softmax_row(y, n, true, scale, bias, out);
-    else softmax_row(y, n, true, scale, NULL, out);
+    if (!out) __builtin_unreachable(); /* the contract's: so each copy knows it rounds */
+    /* two copies: without a bias, none of its loads or adds in the loops */
+    if (bias) softmax_row(y, n, scale, bias, out);
+    else softmax_row(y, n, scale, NULL, out);
 }
 
 TS_AVX512 void ts_logistic_f32_avx512(const float *x, float *y, size_t n)

@@ -43,12 +43,20 @@ float ts_cpu_bias_at(const void *bias, ts_dtype dtype, int64_t i)
     }
 }
 
+const float *ts_cpu_bias_f32(const void *bias, ts_dtype dtype, int64_t n0, int64_t n, float *buf)
+{
+    if (!bias) return NULL;
+    if (dtype != TS_DTYPE_BF16 && dtype != TS_DTYPE_F16) return (const float *)bias + n0;
+    for (int64_t i = 0; i < n; i++) buf[i] = ts_cpu_bias_at(bias, dtype, n0 + i);
+    return buf;
+}
+
 void ts_cpu_add_bias(float *y, int64_t ldy, int64_t m, int64_t n0, int64_t n1, const void *bias, ts_dtype dtype)
 {
-    float b[256];
+    float widened[256];
     for (int64_t c0 = n0; c0 < n1; c0 += 256) {
         int64_t len = n1 - c0 < 256 ? n1 - c0 : 256;
-        for (int64_t i = 0; i < len; i++) b[i] = ts_cpu_bias_at(bias, dtype, c0 + i);
+        const float *b = ts_cpu_bias_f32(bias, dtype, c0, len, widened);
         for (int64_t r = 0; r < m; r++) {
             float *row = y + r * ldy + c0;
             for (int64_t i = 0; i < len; i++) row[i] += b[i];
@@ -253,19 +261,15 @@ static ts_status bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int passes, in
     bool bias_done = false;
     /* One pass: the bias in f32 for the kernel to add as it stores (a pass of its own over each
      * column block was 2% of a bf16 vision tower's encode). */
-    float *bias32 = NULL;
-    if (!cpu->onednn && bias && passes == 1 && bias_dtype != TS_DTYPE_F32) {
-        if (!(bias32 = malloc(sizeof(float) * (size_t)n))) {
-            free(lo);
-            return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
-        }
-        for (int64_t i = 0; i < n; i++) bias32[i] = ts_cpu_bias_at(bias, bias_dtype, i);
+    float *widened = !cpu->onednn && bias && passes == 1 ? malloc(sizeof(float) * (size_t)n) : NULL;
+    if (!cpu->onednn && bias && passes == 1 && !widened) {
+        free(lo);
+        return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "linear: out of memory");
     }
     if (cpu->onednn) {
         st = ts_onednn_matmul_bf16(cpu->onednn, xb, passes * m, k, w, n, dst, err);
     } else {
-        const float *b = NULL;
-        if (passes == 1 && bias) b = bias32 ? bias32 : (const float *)bias;
+        const float *b = widened ? ts_cpu_bias_f32(bias, bias_dtype, 0, n, widened) : NULL;
         bf16_job job = {cpu, xb, passes * m, k, w, n, dst, 0, b};
         int workers = ts_pool_size(cpu->pool);
         int64_t blocks = (n + TS_GEMM_COLUMNS - 1) / TS_GEMM_COLUMNS;
@@ -279,7 +283,7 @@ static ts_status bf16_rows(const ts_cpu *cpu, const uint16_t *xb, int passes, in
     if (st == TS_OK && passes == 2)
         for (int64_t i = 0; i < m * n; i++) y[i] = lo[i] + lo[m * n + i];
     free(lo);
-    free(bias32);
+    free(widened);
     if (st == TS_OK && bias && !bias_done) ts_cpu_add_bias(y, n, m, 0, n, bias, bias_dtype);
     return st;
 }

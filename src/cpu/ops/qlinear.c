@@ -298,11 +298,10 @@ static void q8_gemm_task(void *arg, int64_t task, int worker)
         pack_panel(j, c0, cols, sc, zp, &zero_ready, panel, pscale, poffsets);
         /* the bias added by the kernel as it stores (a pass of its own over the panel's columns
          * of every row cost ~3% of a 2B-class vision tower at q8) */
-        float bias[TS_Q8_PANEL];
-        for (int i = 0; j->bias && i < cols; i++)
-            bias[i] = ts_cpu_bias_at(j->bias, s->bias_dtype, c0 + i);
+        float widened[TS_Q8_PANEL];
+        const float *bias = ts_cpu_bias_f32(j->bias, s->bias_dtype, c0, cols, widened);
         j->cpu->kernels->gemm_q8(&j->act, j->xsum, s->m, k, panel, pscale, offset, poffsets, cols,
-                                 j->bias ? bias : NULL, j->y + c0, s->n);
+                                 bias, j->y + c0, s->n);
     }
 }
 
