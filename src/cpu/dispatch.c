@@ -20,6 +20,7 @@ static const ts_kernels portable = {
     .softmax_f32 = ts_softmax_f32_ref,
     .softmax_bf16 = ts_softmax_bf16_ref,
     .logistic_f32 = ts_logistic_f32_ref,
+    .silu_f32 = ts_silu_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
     .pack_u32_panel = ts_pack_u32_panel_ref,
     .weighted_sum_f32 = ts_weighted_sum_f32_ref,
@@ -42,6 +43,7 @@ static const ts_kernels avx2 = {
     .softmax_f32 = ts_softmax_f32_ref,
     .softmax_bf16 = ts_softmax_bf16_ref,
     .logistic_f32 = ts_logistic_f32_ref,
+    .silu_f32 = ts_silu_f32_ref,
     .f32_to_bf16 = ts_f32_to_bf16_ref,
     .pack_u32_panel = ts_pack_u32_panel_ref,
     .weighted_sum_f32 = ts_weighted_sum_f32_ref,
@@ -60,9 +62,9 @@ static const ts_kernels avx2 = {
     .dot_tile_bf16_f32 = ts_dot_tile_bf16_f32_avx512, .dot_tile_f32 = ts_dot_tile_f32_avx512,    \
     .qdot_i8_f32 = ts_qdot_i8_f32_avx512, .qdot_u4_f32 = ts_qdot_u4_f32_avx512,                   \
     .dequant_i8_f32 = ts_dequant_i8_f32_avx512, .dequant_u4_f32 = ts_dequant_u4_f32_avx512,         \
-    .softmax_f32 = ts_softmax_f32_avx512, .softmax_bf16 = ts_softmax_bf16_avx512,                 \
-    .logistic_f32 = ts_logistic_f32_avx512,                                                        \
-    .f32_to_bf16 = ts_f32_to_bf16_avx512, .pack_u32_panel = ts_pack_u32_panel_avx512,             \
+    .softmax_f32 = ts_softmax_f32_avx512, .logistic_f32 = ts_logistic_f32_avx512,                 \
+    .silu_f32 = ts_silu_f32_avx512,                                                                \
+    .pack_u32_panel = ts_pack_u32_panel_avx512,                                                    \
     .weighted_sum_f32 = ts_weighted_sum_f32_avx512,                                               \
     .quantize_weights_q8 = ts_quantize_weights_q8_avx512, .quantize_weights_q4 = ts_quantize_weights_q4_avx512
 
@@ -72,11 +74,14 @@ static const ts_kernels avx2 = {
     .qdot_i8_q8 = ts_qdot_i8_q8_avx512vnni, .qdot_u4_q8 = ts_qdot_u4_q8_avx512vnni,                \
     .quantize_q8 = ts_quantize_q8_avx512, .gemm_q8 = ts_gemm_q8_avx512vnni
 
-static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS};
-static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, VNNI_KERNELS};
+/* The bf16 roundings: the integer rule, or VCVTNEPS2BF16 (the same bits) where the CPU has it. */
+#define AVX512_ROUNDING .softmax_bf16 = ts_softmax_bf16_avx512, .f32_to_bf16 = ts_f32_to_bf16_avx512
+static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS, AVX512_ROUNDING};
+static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, AVX512_ROUNDING, VNNI_KERNELS};
 #define BF16_KERNELS                                                                               \
     .gemm_bf16 = ts_gemm_bf16_avx512bf16, .gemm_bf16_panel = ts_gemm_bf16_panel_avx512bf16,        \
-    .dot_bf16_bf16 = ts_dot_bf16_bf16_avx512bf16
+    .dot_bf16_bf16 = ts_dot_bf16_bf16_avx512bf16, .softmax_bf16 = ts_softmax_bf16_avx512bf16,      \
+    .f32_to_bf16 = ts_f32_to_bf16_avx512bf16
 static const ts_kernels avx512_bf16 = {.level = "avx512_bf16", AVX512_KERNELS, BF16_KERNELS};
 static const ts_kernels avx512_bf16_vnni = {.level = "avx512_bf16", AVX512_KERNELS, VNNI_KERNELS, BF16_KERNELS};
 #endif

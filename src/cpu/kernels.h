@@ -148,6 +148,10 @@ typedef struct ts_kernels {
     /* y[i] = 1 / (1 + exp(−x[i])) (in place allowed): the portable one with expf, others within
      * 3 ulp of it (2 in the exponential, the division exact). Never NULL. */
     void (*logistic_f32)(const float *x, float *y, size_t n);
+    /* y[i] = x[i] · logistic(x[i] · c) · u[i], products left to right, the logistic's bits as
+     * logistic_f32's: c = *scale (NULL: 1, a SiLU; c = 1.702: a quick GELU), u NULL: no factor
+     * (a gated MLP's SiLU(gate) · up). One pass; y may be x or u. Never NULL. */
+    void (*silu_f32)(const float *x, const float *scale, const float *u, float *y, size_t n);
 } ts_kernels;
 
 /* Activation rows quantized to int8 for the W8A8 dots, by the Q8_0 block rule: per chunk c of 32
@@ -212,6 +216,7 @@ void ts_softmax_bf16_ref(float *y, size_t n, float scale, const float *bias, uin
 void ts_weighted_sum_f32_ref(const float *p, size_t ldp, int heads, size_t count, const float *v, size_t ldv, size_t n,
                              float *out, size_t ldo);
 void ts_logistic_f32_ref(const float *x, float *y, size_t n);
+void ts_silu_f32_ref(const float *x, const float *scale, const float *u, float *y, size_t n);
 void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
                        const void *scale, bool half, float *out, size_t ldo);
 void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
@@ -260,11 +265,14 @@ void ts_quantize_weights_q4_avx512(const float *w, size_t n, uint8_t *q, uint16_
 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, int32_t *xs);
 void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n);
+void ts_f32_to_bf16_avx512bf16(const float *x, uint16_t *y, size_t n);
 void ts_softmax_f32_avx512(float *y, size_t n);
 void ts_softmax_bf16_avx512(float *y, size_t n, float scale, const float *bias, uint16_t *out);
+void ts_softmax_bf16_avx512bf16(float *y, size_t n, float scale, const float *bias, uint16_t *out);
 void ts_weighted_sum_f32_avx512(const float *p, size_t ldp, int heads, size_t count, const float *v, size_t ldv,
                                 size_t n, float *out, size_t ldo);
 void ts_logistic_f32_avx512(const float *x, float *y, size_t n);
+void ts_silu_f32_avx512(const float *x, const float *scale, const float *u, float *y, size_t n);
 void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                            const uint8_t *panel, const float *scale, int32_t offset,
                            const int32_t *offsets, int cols, const float *bias, float *c,

@@ -346,8 +346,10 @@ static void test_gemm_kernels(void)
 static void test_softmax_variants(void)
 {
     static const size_t sizes[] = {1, 3, 15, 16, 17, 33, 100, 1023, 4099};
-    for (int level = 0; level < 2; level++) {
-        const ts_kernels *k = ts_kernels_select(level ? ts_cpu_features() : 0);
+    /* portable, this CPU's table, and the same without AVX512_BF16 (the other rounding) */
+    for (int level = 0; level < 3; level++) {
+        unsigned all = ts_cpu_features(), plain = all & ~(unsigned)TS_CPU_AVX512_BF16;
+        const ts_kernels *k = ts_kernels_select(level == 0 ? 0 : level == 1 ? all : plain);
         uint32_t seed = 11;
         double worst = 0;
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
@@ -379,26 +381,28 @@ static void test_softmax_variants(void)
         k->softmax_f32(&one, 1);
         CHECK(one == 1.0f);
         /* softmax_bf16: the bits of its steps at the same level (scaled scores, the bias, the
-         * softmax, the rounding), masked scores, a whole masked row and a NaN row included */
+         * softmax) and the portable rounding, masked scores, a whole masked row, a NaN row and
+         * (kinds 6, 7: scores ~200 apart) subnormal probabilities included */
         for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
             size_t n = sizes[si];
             float *y = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float));
             float *bias = malloc(n * sizeof(float));
             uint16_t *got = malloc(n * sizeof(uint16_t)), *wantb = malloc(n * sizeof(uint16_t));
-            for (int kind = 0; kind < 6; kind++) {
-                float scale = kind % 3 == 1 ? 0.125f : 0.11180339f;
+            for (int kind = 0; kind < 8; kind++) {
+                bool wide = kind >= 6;
+                float scale = wide ? 1.0f : kind % 3 == 1 ? 0.125f : 0.11180339f;
                 for (size_t i = 0; i < n; i++) {
                     float v = lcg(&seed) * 80.0f - 40.0f;
-                    y[i] = kind % 3 == 2 ? -INFINITY : i % 29 == 3 ? -INFINITY : v;
+                    y[i] = wide ? v * 2.5f : kind % 3 == 2 ? -INFINITY : i % 29 == 3 ? -INFINITY : v;
                     /* kinds 3-5 with a bias: a segment mask's 0 and −inf, then any value */
                     bias[i] = i % 7 == 2 ? -INFINITY : i % 5 == 1 ? lcg(&seed) * 6.0f - 3.0f : 0.0f;
                 }
-                if (kind % 3 == 1 && n > 2) y[n / 2] = NAN;
-                const float *b = kind >= 3 ? bias : NULL;
+                if (!wide && kind % 3 == 1 && n > 2) y[n / 2] = NAN;
+                const float *b = kind >= 3 && kind != 6 ? bias : NULL;
                 for (size_t i = 0; i < n; i++) want[i] = y[i] * scale;
                 for (size_t i = 0; b && i < n; i++) want[i] += b[i];
                 k->softmax_f32(want, n);
-                k->f32_to_bf16(want, wantb, n);
+                ts_f32_to_bf16_ref(want, wantb, n);
                 k->softmax_bf16(y, n, scale, b, got);
                 CHECK(memcmp(got, wantb, n * sizeof(uint16_t)) == 0);
             }
@@ -439,6 +443,56 @@ static void test_logistic_variants(void)
     fprintf(stderr, "  logistic (%s): worst relative difference from the portable one %.2e\n", k->level, worst);
 }
 
+/* The same bits, or both NaN (which NaN a product returns follows its operands' order, which C
+ * leaves to the compiler). */
+static bool same_floats(const float *a, const float *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof(float)) != 0 && !(isnan(a[i]) && isnan(b[i]))) return false;
+    return true;
+}
+
+/* silu_f32: at every level the bits of that level's logistic_f32 and then the products, left to
+ * right (x · σ(x·c) · u), with and without the scale and the factor, in place over x and over u,
+ * on odd sizes (tails), with ±inf, 0 and NaN among the inputs. */
+static void test_silu_variants(void)
+{
+    static const size_t sizes[] = {1, 7, 16, 17, 100, 4099};
+    for (int level = 0; level < 2; level++) {
+        const ts_kernels *k = ts_kernels_select(level ? ts_cpu_features() : 0);
+        uint32_t seed = 7;
+        for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+            size_t n = sizes[s];
+            float *x = malloc(n * sizeof(float)), *u = malloc(n * sizeof(float));
+            float *t = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float));
+            float *got = malloc(n * sizeof(float));
+            static const float special[] = {-INFINITY, INFINITY, 0.0f, NAN, -90.0f, 95.0f};
+            for (size_t i = 0; i < n; i++) {
+                x[i] = i % 11 == 4 ? special[i / 11 % 6] : lcg(&seed) * 24.0f - 12.0f;
+                u[i] = lcg(&seed) * 4.0f - 2.0f;
+            }
+            for (int kind = 0; kind < 4; kind++) {
+                const float c = 1.702f, *scale = kind & 1 ? &c : NULL, *f = kind & 2 ? u : NULL;
+                for (size_t i = 0; i < n; i++) t[i] = scale ? x[i] * c : x[i];
+                k->logistic_f32(t, t, n);
+                for (size_t i = 0; i < n; i++) want[i] = f ? x[i] * t[i] * f[i] : x[i] * t[i];
+                k->silu_f32(x, scale, f, got, n);
+                CHECK(same_floats(got, want, n));
+                memcpy(got, x, n * sizeof(float)); /* in place over x */
+                k->silu_f32(got, scale, f, got, n);
+                CHECK(same_floats(got, want, n));
+                if (f) { /* in place over u */
+                    memcpy(got, u, n * sizeof(float));
+                    k->silu_f32(x, scale, got, got, n);
+                    CHECK(same_floats(got, want, n));
+                }
+            }
+            free(x), free(u), free(t), free(want), free(got);
+        }
+        fprintf(stderr, "  silu (%s): the bits of its logistic and products\n", k->level);
+    }
+}
+
 /* f32 → bf16 rounding: every variant gives the portable one's bits, on odd sizes (masked tails),
  * ties both ways, denormals (kept, not flushed), ±0, ±inf, the largest finite values (rounding
  * up to inf) and NaNs (kept quiet, sign and payload's top bits kept). */
@@ -448,31 +502,34 @@ static void test_f32_to_bf16_variants(void)
     static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xff812345u,
                                        0x7f800001u, 0x00000001u, 0x807fffffu, 0x3f808000u, 0x3f818000u, 0x3f80ffffu,
                                        0x7f7fffffu, 0xff7f8000u, 0x3f807fffu, 0x00408000u};
-    const ts_kernels *k = ts_kernels_select(ts_cpu_features());
-    uint32_t seed = 11;
-    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-        size_t n = sizes[s];
-        float *x = malloc((n + 1) * sizeof(float));
-        uint16_t *a = malloc((n + 1) * sizeof(uint16_t)), *b = malloc((n + 2) * sizeof(uint16_t));
-        for (size_t i = 0; i < n; i++) {
-            seed = seed * 1664525u + 1013904223u;
-            uint32_t bits = i % 5 == 0 ? special[(i / 5) % 16] : seed;
-            memcpy(&x[i], &bits, 4);
+    for (int level = 0; level < 2; level++) { /* this CPU's table; the same without AVX512_BF16 */
+        unsigned all = ts_cpu_features(), plain = all & ~(unsigned)TS_CPU_AVX512_BF16;
+        const ts_kernels *k = ts_kernels_select(level ? plain : all);
+        uint32_t seed = 11;
+        for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+            size_t n = sizes[s];
+            float *x = malloc((n + 1) * sizeof(float));
+            uint16_t *a = malloc((n + 1) * sizeof(uint16_t)), *b = malloc((n + 2) * sizeof(uint16_t));
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1664525u + 1013904223u;
+                uint32_t bits = i % 5 == 0 ? special[(i / 5) % 16] : seed;
+                memcpy(&x[i], &bits, 4);
+            }
+            b[n] = 0xbeef; /* the tail mask must not write past n */
+            ts_f32_to_bf16_ref(x, a, n);
+            k->f32_to_bf16(x, b, n);
+            CHECK(memcmp(a, b, n * sizeof(uint16_t)) == 0);
+            CHECK(b[n] == 0xbeef);
+            for (size_t i = 0; i < n; i++)
+                if (i % 5 == 0 && (i / 5) % 16 == 9) CHECK(a[i] == 0x3f80); /* a tie to even, down */
+            for (size_t i = 0; i < n; i++)
+                if (i % 5 == 0 && (i / 5) % 16 == 10) CHECK(a[i] == 0x3f82); /* a tie to even, up */
+            for (size_t i = 0; i < n; i++)
+                if (i % 5 == 0 && (i / 5) % 16 == 5) CHECK(a[i] == 0xffc1); /* NaN: quiet, sign kept */
+            free(x), free(a), free(b);
         }
-        b[n] = 0xbeef; /* the tail mask must not write past n */
-        ts_f32_to_bf16_ref(x, a, n);
-        k->f32_to_bf16(x, b, n);
-        CHECK(memcmp(a, b, n * sizeof(uint16_t)) == 0);
-        CHECK(b[n] == 0xbeef);
-        for (size_t i = 0; i < n; i++)
-            if (i % 5 == 0 && (i / 5) % 16 == 9) CHECK(a[i] == 0x3f80); /* a tie to even, down */
-        for (size_t i = 0; i < n; i++)
-            if (i % 5 == 0 && (i / 5) % 16 == 10) CHECK(a[i] == 0x3f82); /* a tie to even, up */
-        for (size_t i = 0; i < n; i++)
-            if (i % 5 == 0 && (i / 5) % 16 == 5) CHECK(a[i] == 0xffc1); /* NaN: quiet, sign kept */
-        free(x), free(a), free(b);
+        fprintf(stderr, "  f32 → bf16 (%s): same bits as the portable rounding\n", k->level);
     }
-    fprintf(stderr, "  f32 → bf16 (%s): same bits as the portable rounding\n", k->level);
 }
 
 /* The panel transpose: every variant gives the portable one's words, for 0 … 32 rows, unit
@@ -812,6 +869,7 @@ int main(void)
     RUN(test_gemm_kernels);
     RUN(test_softmax_variants);
     RUN(test_logistic_variants);
+    RUN(test_silu_variants);
     RUN(test_f32_to_bf16_variants);
     RUN(test_pack_u32_panel_variants);
     RUN(test_selection_honours_mask);

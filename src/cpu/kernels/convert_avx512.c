@@ -9,13 +9,19 @@
 #if defined(__x86_64__)
 #include "cpu/kernels/bf16_round_avx512.h"
 
-#define TS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+#define TS_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
 
-TS_AVX512 void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n)
+TS_AVX512 static inline __attribute__((always_inline)) void f32_to_bf16(const float *x, uint16_t *y,
+                                                                        size_t n, const bool cvtne)
 {
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
-        _mm256_mask_storeu_epi16(y + i, k, ts_round_bf16_avx512(_mm512_maskz_loadu_ps(k, x + i)));
+        __m512 v = _mm512_maskz_loadu_ps(k, x + i);
+        _mm256_mask_storeu_epi16(y + i, k, cvtne ? ts_round_bf16_avx512_cvtne(v) : ts_round_bf16_avx512(v));
     }
 }
+
+TS_AVX512 void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n) { f32_to_bf16(x, y, n, false); }
+
+TS_AVX512 void ts_f32_to_bf16_avx512bf16(const float *x, uint16_t *y, size_t n) { f32_to_bf16(x, y, n, true); }
 #endif

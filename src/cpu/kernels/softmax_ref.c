@@ -1,6 +1,6 @@
-/* softmax_ref.c — a softmax row in place (or scaled and rounded to bf16) and the logistic
- * function, portable (kernels.h: softmax_f32, softmax_bf16, logistic_f32): the exponential's
- * users. */
+/* softmax_ref.c — a softmax row in place (or scaled and rounded to bf16), the logistic function
+ * and the SiLU, portable (kernels.h: softmax_f32, softmax_bf16, logistic_f32, silu_f32): the
+ * exponential's users. */
 #include "cpu/kernels.h"
 
 #include <math.h>
@@ -30,7 +30,17 @@ void ts_softmax_bf16_ref(float *y, size_t n, float scale, const float *bias, uin
     ts_f32_to_bf16_ref(y, out, n);
 }
 
+static float logistic(float x) { return 1.0f / (1.0f + expf(-x)); }
+
 void ts_logistic_f32_ref(const float *x, float *y, size_t n)
 {
-    for (size_t i = 0; i < n; i++) y[i] = 1.0f / (1.0f + expf(-x[i]));
+    for (size_t i = 0; i < n; i++) y[i] = logistic(x[i]);
+}
+
+void ts_silu_f32_ref(const float *x, const float *scale, const float *u, float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i] * logistic(scale ? x[i] * *scale : x[i]);
+        y[i] = u ? v * u[i] : v;
+    }
 }

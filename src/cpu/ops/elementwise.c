@@ -93,19 +93,7 @@ static void silu_task(void *arg, int64_t task, int worker)
     (void)worker;
     const silu_job *j = arg;
     int64_t i0 = task * CHUNK, len = j->n - i0 < CHUNK ? j->n - i0 : CHUNK;
-    float t[CHUNK];
-    const float *x = j->x + i0;
-    float *y = j->y + i0;
-    if (j->scale) {
-        for (int64_t i = 0; i < len; i++) t[i] = x[i] * *j->scale;
-        j->k->logistic_f32(t, t, (size_t)len);
-    } else {
-        j->k->logistic_f32(x, t, (size_t)len);
-    }
-    if (j->u)
-        for (int64_t i = 0; i < len; i++) y[i] = (x[i] * t[i]) * j->u[i0 + i];
-    else
-        for (int64_t i = 0; i < len; i++) y[i] = x[i] * t[i];
+    j->k->silu_f32(j->x + i0, j->scale, j->u ? j->u + i0 : NULL, j->y + i0, (size_t)len);
 }
 
 void ts_cpu_silu_mul(const ts_cpu *cpu, const float *x, const float *scale, const float *u, float *y, int64_t n)

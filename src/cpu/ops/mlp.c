@@ -10,7 +10,6 @@
 #include "cpu/ops.h"
 
 #include <math.h>
-#include <string.h>
 
 float ts_cpu_activation(ts_activation act, float x)
 {
@@ -44,13 +43,6 @@ static void gate_row(ts_activation act, const float *g, const float *u, float *o
     for (int64_t i = 0; i < n; i++) out[i] = ts_cpu_activation(act, g[i]) * u[i];
 }
 
-/* out[i] = SiLU(g[i]) · u[i] by the vector logistic kernel (out must not be g). */
-static void silu_up(const ts_kernels *kern, const float *g, const float *u, float *out, size_t n)
-{
-    kern->logistic_f32(g, out, n);
-    for (size_t i = 0; i < n; i++) out[i] = g[i] * out[i] * u[i];
-}
-
 /* One piece of one row, so that a decode step's few rows still use every thread. */
 static void gate_task(void *arg, int64_t task, int worker)
 {
@@ -64,9 +56,7 @@ static void gate_task(void *arg, int64_t task, int worker)
         gate_row(j->act, g, u, g, len);
         return;
     }
-    float t[GATE_PIECE];
-    silu_up(j->kern, g, u, t, (size_t)len);
-    memcpy(g, t, sizeof(float) * (size_t)len);
+    j->kern->silu_f32(g, NULL, u, g, (size_t)len); /* SiLU(g) · u by the vector kernel */
 }
 
 typedef struct {
@@ -86,7 +76,7 @@ static void gate_bf16_task(void *arg, int64_t row, int worker)
     for (int64_t c0 = 0; c0 < j->n; c0 += 256) {
         size_t len = (size_t)(j->n - c0 < 256 ? j->n - c0 : 256);
         if (j->act == TS_ACT_SILU) {
-            silu_up(j->kern, g + c0, u + c0, t, len);
+            j->kern->silu_f32(g + c0, NULL, u + c0, t, len);
         } else {
             gate_row(j->act, g + c0, u + c0, t, (int64_t)len);
         }
@@ -118,8 +108,9 @@ static void gate_up_task(void *arg, int64_t task, int worker)
     j->kern->gemm_bf16(j->xb, j->m, j->h, j->w_up + n0 * j->h, 0, cols, NULL, u, cols, panel);
     float t[GATE_UP_COLUMNS];
     for (int64_t r = 0; r < j->m; r++) {
-        if (j->act == TS_ACT_SILU) silu_up(j->kern, g + r * cols, u + r * cols, t, (size_t)cols);
-        else gate_row(j->act, g + r * cols, u + r * cols, t, cols);
+        const float *gr = g + r * cols, *ur = u + r * cols;
+        if (j->act == TS_ACT_SILU) j->kern->silu_f32(gr, NULL, ur, t, (size_t)cols);
+        else gate_row(j->act, gr, ur, t, cols);
         j->kern->f32_to_bf16(t, j->out + r * j->inter + n0, (size_t)cols);
     }
 }
