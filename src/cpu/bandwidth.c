@@ -3,6 +3,7 @@
  * Each worker sums its own contiguous slice with the widest dot kernel; the best of several
  * passes counts (the first pass also pays page faults). */
 #include "base/context.h"
+#include "base/pages.h"
 #include "cpu/kernels.h"
 
 #include <stdlib.h>
@@ -35,7 +36,7 @@ static double now(void)
 double ts_measure_read_bandwidth(ts_context *ctx, size_t bytes)
 {
     size_t n = bytes / sizeof(float);
-    float *data = aligned_alloc(64, (n * sizeof(float) + 63) & ~(size_t)63);
+    float *data = ts_pages_alloc(n * sizeof(float)); /* the weights' pages (pages.h) */
     if (!data) return 0;
     memset(data, 0, n * sizeof(float));
     read_job *job = calloc(1, sizeof(*job));

@@ -1,6 +1,7 @@
 /* packed_weights.c — GPTQ/AWQ unpacking into the qlinear layout (see packed_weights.h). */
 #include "engine/packed_weights.h"
 #include "base/error.h"
+#include "base/pages.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +146,7 @@ static ts_status unpack_one(ts_packed_weights *p, const char *prefix, entry *e, 
         }
     }
     size_t qbytes = (size_t)(out * (bits == 8 ? in : in / 2)), gbytes = (size_t)(out * groups);
-    e->data[0] = aligned_alloc(64, (qbytes + 63) & ~(size_t)63);
+    e->data[0] = ts_pages_alloc(qbytes); /* what a decode step streams */
     e->data[1] = malloc(gbytes * 2 + 1);
     e->data[2] = malloc(gbytes + 1);
     size_t len = strlen(prefix) + 32;

@@ -2,6 +2,7 @@
 #include "engine/quantized_weights.h"
 #include "base/context.h"
 #include "base/error.h"
+#include "base/pages.h"
 #include "cpu/kernels.h"
 #include "graph/quantize.h"
 
@@ -12,20 +13,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* A matrix's quantized rows: from 2 MB on, in 2 MB pages where the kernel grants them (THP in
- * "madvise" mode), so a decode step's stream over them walks 512× fewer page-table entries:
- * q8 decode of the 0.5B preset, 2 threads, 5 alternating pairs, median 71.6 → 75.9 tok/s (83–88
- * → 88–93% of the measured read bandwidth). */
-static void *huge_alloc(size_t bytes)
-{
-    size_t huge = (size_t)1 << 21, size = (bytes + 63) & ~(size_t)63;
-    void *p = NULL;
-    if (posix_memalign(&p, bytes >= huge ? huge : 64, size) != 0) return NULL;
-    /* whole huge pages only: the tail stays in 4 KB pages, so no matrix grows its resident size */
-    if (bytes >= huge) madvise(p, bytes & ~(huge - 1), MADV_HUGEPAGE); /* advice only */
-    return p;
-}
-
+/* A matrix's quantized rows are in 2 MB pages (ts_pages_alloc): q8 decode of the 0.5B preset,
+ * 2 threads, 5 alternating pairs, median 71.6 → 75.9 tok/s (83–88 → 88–93% of the measured read
+ * bandwidth). */
 typedef struct {
     char *base_name;
     ts_tensor_info q, scale;
@@ -178,7 +168,7 @@ static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t 
     e->base_name = strdup(base_name);
     e->q_name = malloc(name_len);
     e->scale_name = malloc(name_len);
-    e->q_data = huge_alloc((size_t)(out_dim * row_bytes));
+    e->q_data = ts_pages_alloc((size_t)(out_dim * row_bytes));
     e->scale_data = malloc(sizeof(uint16_t) * (size_t)(out_dim * nb) + 1);
     int workers = ts_pool_size(qw->pool);
     quant_job job = {qw, t, e, in_dim, out_dim, malloc(sizeof(float) * worker_floats(in_dim) * (size_t)workers),

@@ -2,6 +2,7 @@
 #include "engine/synthetic.h"
 #include "base/buf.h"
 #include "base/error.h"
+#include "base/pages.h"
 #include "models/family.h"
 
 #include <stdlib.h>
@@ -106,7 +107,7 @@ const ts_tensor_info *ts_synthetic_weights_find(void *self, const char *name, in
     tensor *t = &w->tensors[w->n];
     memset(t, 0, sizeof(*t));
     t->name = strdup(name);
-    t->data = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    t->data = ts_pages_alloc(bytes); /* streamed by decode, like a checkpoint's mapping */
     if (!t->name || !t->data) {
         free(t->name), free(t->data);
         return NULL;
