@@ -297,16 +297,22 @@ static void bf16_pack_task(void *arg, int64_t task, int worker)
     /* panel t0/32: [d/2][32], keys past the visible ones zero */
     j->cpu->kernels->pack_u32_panel(kb, sizeof(uint16_t) * (size_t)(s->kv_heads * d), rows,
                                     (size_t)(d / 2), 0, j->kpack + (kh * j->lk + t0) * (d / 2));
+    /* Branch-free loops over each pair's real columns, which the compiler vectorises (a test per
+     * value made this pass 6% of a tower's attention on one thread). */
     for (int64_t cb = 0; cb < dvp / PANEL; cb++) {
         uint32_t *vp = j->vpack + ((kh * (dvp / PANEL) + cb) * j->lk + t0) / 2 * PANEL; /* pairs of keys */
+        int64_t cols = dv - cb * PANEL < PANEL ? dv - cb * PANEL : PANEL;
         for (int p = 0; p < PANEL / 2; p++) {
-            const uint16_t *r0 = 2 * p < rows ? vb + 2 * p * ldv : NULL;
-            const uint16_t *r1 = 2 * p + 1 < rows ? vb + (2 * p + 1) * ldv : NULL;
-            for (int64_t c = 0; c < PANEL; c++) {
-                int64_t col = cb * PANEL + c;
-                uint32_t lo = r0 && col < dv ? r0[col] : 0, hi = r1 && col < dv ? r1[col] : 0;
-                vp[p * PANEL + c] = lo | hi << 16;
+            uint32_t *out = vp + p * PANEL;
+            int64_t filled = 2 * p < rows ? cols : 0;
+            if (2 * p + 1 < rows) {
+                const uint16_t *r0 = vb + 2 * p * ldv + cb * PANEL, *r1 = r0 + ldv;
+                for (int64_t c = 0; c < cols; c++) out[c] = r0[c] | (uint32_t)r1[c] << 16;
+            } else if (2 * p < rows) {
+                const uint16_t *r0 = vb + 2 * p * ldv + cb * PANEL;
+                for (int64_t c = 0; c < cols; c++) out[c] = r0[c];
             }
+            for (int64_t c = filled; c < PANEL; c++) out[c] = 0;
         }
     }
 }
