@@ -2,7 +2,6 @@
 #include "base/file.h"
 #include "base/sha256.h"
 #include "base/error.h"
-#include "base/pages.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,9 +74,6 @@ ts_status ts_mapping_open(const char *path, ts_mapping *map, ts_error *err)
     int saved = errno;
     close(fd);
     if (p == MAP_FAILED) return ts_error_set(err, TS_ERR_IO, "%s: mmap: %s", path, strerror(saved));
-    /* Weights used in place from this mapping are what a decode step streams: pages read in
-     * through it then come as 2 MB folios, one page-table entry each (pages.h). */
-    ts_pages_advise(p, (size_t)st.st_size);
     map->data = p;
     map->size = (size_t)st.st_size;
     return TS_OK;

@@ -8,6 +8,7 @@
  */
 #include "base/error.h"
 #include "base/file.h"
+#include "base/pages.h"
 #include "loader/json_fields.h"
 #include "loader/safetensors.h"
 
@@ -58,6 +59,9 @@ static ts_status open_shard(shard *s, const char *path, ts_error *err)
     if (!s->path) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     ts_status st = ts_mapping_open(path, &s->map, err);
     if (st) return st;
+    /* The weights used in place from this mapping are what a decode step streams: pages read in
+     * through it come as 2 MB folios, one page-table entry each (pages.h). */
+    ts_pages_advise((void *)s->map.data, s->map.size);
     return ts_safetensors_parse(s->map.data, s->map.size, path, &s->header, err);
 }
 
