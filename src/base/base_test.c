@@ -2,6 +2,7 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "base/file.h"
+#include "base/pages.h"
 #include "base/pool.h"
 #include "base/sha256.h"
 #include "check.h"
@@ -199,6 +200,23 @@ static void test_context_cpu_level(void)
 }
 
 /* FIPS 180-4 examples and a million-'a' message (crosses every block boundary case). */
+/* ts_pages_alloc: 2 MB aligned from 2 MB on (so its whole huge pages can be granted), 64-byte
+ * aligned below, every byte usable, freed by free(); a zero-byte request still a pointer. */
+static void test_pages(void)
+{
+    static const size_t sizes[] = {0, 1, 100, (1u << 21) - 1, 1u << 21, (3u << 20) + 5};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        size_t n = sizes[i];
+        unsigned char *p = ts_pages_alloc(n);
+        CHECK(p != NULL);
+        if (!p) continue;
+        CHECK((uintptr_t)p % (n >= (1u << 21) ? (1u << 21) : 64) == 0);
+        memset(p, 0xa5, n);
+        CHECK(n == 0 || (p[0] == 0xa5 && p[n - 1] == 0xa5));
+        free(p);
+    }
+}
+
 static void test_sha256(void)
 {
     char hex[65];
@@ -221,6 +239,7 @@ static void test_sha256(void)
 int main(void)
 {
     RUN(test_sha256);
+    RUN(test_pages);
     RUN(test_context_cpu_level);
     RUN(test_error_format_and_prefix);
     RUN(test_arena);
