@@ -199,7 +199,6 @@ static void test_context_cpu_level(void)
     }
 }
 
-/* FIPS 180-4 examples and a million-'a' message (crosses every block boundary case). */
 /* ts_pages_alloc: 2 MB aligned from 2 MB on (so its whole huge pages can be granted), 64-byte
  * aligned below, every byte usable, freed by free(); a zero-byte request still a pointer. */
 static void test_pages(void)
@@ -215,8 +214,10 @@ static void test_pages(void)
         CHECK(n == 0 || (p[0] == 0xa5 && p[n - 1] == 0xa5));
         free(p);
     }
+    CHECK(ts_pages_alloc(SIZE_MAX - 9) == NULL); /* its rounding up would wrap */
 }
 
+/* FIPS 180-4 examples and a million-'a' message (crosses every block boundary case). */
 static void test_sha256(void)
 {
     char hex[65];

@@ -1,6 +1,7 @@
 /* pages.c — 2 MB pages for streamed memory (see pages.h). */
 #include "base/pages.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
@@ -8,6 +9,7 @@
 
 void *ts_pages_alloc(size_t bytes)
 {
+    if (bytes > SIZE_MAX - 63) return NULL;
     size_t size = (bytes + 63) & ~(size_t)63;
     void *p = NULL;
     if (posix_memalign(&p, bytes >= HUGE_PAGE ? HUGE_PAGE : 64, size ? size : 64) != 0) return NULL;

@@ -77,7 +77,8 @@ static const ts_kernels avx2 = {
 /* The bf16 roundings: the integer rule, or VCVTNEPS2BF16 (the same bits) where the CPU has it. */
 #define AVX512_ROUNDING .softmax_bf16 = ts_softmax_bf16_avx512, .f32_to_bf16 = ts_f32_to_bf16_avx512
 static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS, AVX512_ROUNDING};
-static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, AVX512_ROUNDING, VNNI_KERNELS};
+static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, AVX512_ROUNDING,
+                                       VNNI_KERNELS};
 #define BF16_KERNELS                                                                               \
     .gemm_bf16 = ts_gemm_bf16_avx512bf16, .gemm_bf16_panel = ts_gemm_bf16_panel_avx512bf16,        \
     .dot_bf16_bf16 = ts_dot_bf16_bf16_avx512bf16, .softmax_bf16 = ts_softmax_bf16_avx512bf16,      \

@@ -22,7 +22,7 @@
 
 #define TS_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,fma")))
 
-/* exp of x ≤ 0 (or NaN): clamped below at −104 only, as the upper clamp of exp16 is the identity
+/* exp of x ≤ 0 (or NaN): clamped below at −104 only, as exp16's upper clamp is the identity
  * there; the softmax's exponentials (scores less their maximum) skip it. A NaN x stays NaN
  * (MAXPS returns its second operand then). */
 TS_AVX512 static inline __m512 exp16_nonpositive(__m512 x)
@@ -107,8 +107,8 @@ TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y
         __mmask16 k = tail(n, i);
         __m512 p = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, y + i), inv);
         if (out)
-            _mm256_mask_storeu_epi16(out + i, k,
-                                     cvtne ? ts_round_bf16_avx512_cvtne(p) : ts_round_bf16_avx512(p));
+            _mm256_mask_storeu_epi16(
+                out + i, k, cvtne ? ts_round_bf16_avx512_cvtne(p) : ts_round_bf16_avx512(p));
         else _mm512_mask_storeu_ps(y + i, k, p);
     }
 }
