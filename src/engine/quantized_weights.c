@@ -89,14 +89,14 @@ static void source_row(const ts_kernels *kern, const ts_tensor_info *t, int64_t 
     }
 }
 
-/* Hands the source tensor's whole pages back (file mappings only; see the header). */
-static void release(const ts_tensor_info *t)
+/* madvise(advice) over the source tensor's whole pages (file mappings only; see the header). */
+static void advise_source(const ts_tensor_info *t, int advice)
 {
     long page = sysconf(_SC_PAGESIZE);
     if (page <= 0) return;
     uintptr_t start = ((uintptr_t)t->data + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
     uintptr_t end = ((uintptr_t)t->data + t->n_bytes) & ~((uintptr_t)page - 1);
-    if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+    if (end > start) madvise((void *)start, end - start, advice);
 }
 
 /* One matrix's rows over the pool: each worker widens a row into its own scratch, quantizes it,
@@ -181,11 +181,18 @@ static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t 
     snprintf(e->q_name, name_len, "%s:q%d", base_name, qw->bits);
     snprintf(e->scale_name, name_len, "%s:q%d.scale", base_name, qw->bits);
     int64_t tasks = (out_dim + QUANT_TASK_ROWS - 1) / QUANT_TASK_ROWS;
+#ifdef MADV_NOHUGEPAGE
+    /* A source read once and handed back is not streamed: read in 4 KB pages, not the 2 MB the
+     * checkpoint's mapping is advised for (pages.h), since what reads it again (a tied
+     * embedding's row lookups) maps whole page-cache folios: 2 MB ones brought a 0.5B model's
+     * 272 MB table back into RSS within a 512-token prompt. */
+    if (qw->release_source) advise_source(t, MADV_NOHUGEPAGE);
+#endif
     ts_pool_run(qw->pool, quantize_rows_task, &job, tasks);
     /* summed in row order: the report does not depend on the threads */
     for (int64_t o = 0; o < out_dim; o++) e->err2 += job.err[2 * o], e->norm2 += job.err[2 * o + 1];
     free(job.scratch), free(job.err);
-    if (qw->release_source) release(t);
+    if (qw->release_source) advise_source(t, MADV_DONTNEED); /* its pages handed back */
     e->q = (ts_tensor_info){.name = e->q_name, .dtype = qw->bits == 8 ? TS_DTYPE_I8 : TS_DTYPE_U8, .n_dims = 2,
                             .shape = {out_dim, row_bytes}, .data = e->q_data, .n_bytes = (size_t)(out_dim * row_bytes)};
     e->scale = (ts_tensor_info){.name = e->scale_name, .dtype = TS_DTYPE_F16, .n_dims = 2, .shape = {out_dim, nb},
