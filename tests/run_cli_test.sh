@@ -318,6 +318,8 @@ if [ -f "$MODEL/model.safetensors" ]; then
     bytes=$(stat -c %s "$MODEL"/*.safetensors | awk '{s += $1} END {printf "%.1f", s / 1e6}')
     expect_exit 0 "(checkpoint, $bytes MB" bench -m "$MODEL" -p 8 -n 4 --threads 2
     expect_exit 0 "decode         4 tokens" bench -m "$MODEL" -p 8 -n 4 --threads 2 --quantize q8 --batch 3
+    # how much of it is mapped in 2 MB pages (0 where the kernel grants none), before the probe
+    expect_exit 0 "MB of memory mapped in them" bench -m "$MODEL" -p 8 -n 4 --threads 2
     expect_exit 2 "-m DIR times a checkpoint" bench -m "$MODEL" --image-patches 64
     expect_exit 2 "usage: tessera bench" bench -m "$MODEL" --synthetic qwen2.5-0.5b
 fi

@@ -29,6 +29,12 @@ the right vocabulary size (benchmarks feed token ids; no text is decoded).
 serve load a model, instead of building them in anonymous memory: both sides' weights then come
 from the page cache (which may back a mapping with 2 MB pages).
 
+Each round also says how many MB each side had mapped in 2 MB pages (Linux: Tessera's from its
+bench, before its bandwidth probe; llama.cpp's sampled during its decode run). A file the page
+cache holds in 4 KB folios stays in 4 KB pages, which costs decode a few percent: compare like
+with like (evict a file, e.g. with `dd if=FILE iflag=nocache count=0`, and read it back through
+a 2 MB mapping or `cat`, to move it to 2 MB folios).
+
 --write-gguf FILE [--tokenizer DIR] only writes the preset's BF16 GGUF (with DIR's real vocabulary,
 for llama-server: tools/bench_server.mjs) and exits.
 """
@@ -40,16 +46,45 @@ from statistics import median
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 LLAMA_TYPES = {"bf16": ["BF16"], "q8": ["Q8_0"], "q4": ["Q4_K_M", "Q4_0"]}
 
 
-def run(cmd, **kw):
-    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if r.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}{r.stdout[-2000:]}")
-    return r.stdout
+def huge_mapped_mb(pid):
+    """MB of the process's memory mapped in 2 MB pages (file and anonymous), Linux; None elsewhere."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            kb = sum(int(line.split()[1]) for line in f if line.startswith(("FilePmdMapped:", "AnonHugePages:")))
+        return kb / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def run(cmd, pages=None):
+    """cmd's stdout; with `pages` (a dict), pages["huge_mb"] = the most of its memory seen mapped in
+    2 MB pages (sampled every 0.1 s): decode streams every weight, and a side whose weights sit in
+    4 KB pages (a page cache in 4 KB folios) walks 512× the page-table entries."""
+    # Output to files, not pipes: a pipe nobody reads while the loop polls could fill and stall it.
+    with tempfile.TemporaryFile("w+") as fo, tempfile.TemporaryFile("w+") as fe:
+        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, text=True)
+        most = None
+        while p.poll() is None:
+            mb = huge_mapped_mb(p.pid) if pages is not None else None
+            most = mb if most is None or (mb is not None and mb > most) else most
+            time.sleep(0.1)
+        if pages is not None:
+            pages["huge_mb"] = most
+        fo.seek(0), fe.seek(0)
+        out, err = fo.read(), fe.read()
+    if p.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed ({p.returncode}):\n{err[-2000:]}{out[-2000:]}")
+    return out
+
+
+def pages_note(pages):
+    return "" if pages.get("huge_mb") is None else f"; {pages['huge_mb']:.0f} MB in 2 MB pages"
 
 
 def safetensors_tensors(path):
@@ -178,7 +213,9 @@ def tessera_once(a, fmt):
     tg = float(re.search(r"^decode +\d+ tokens: ([0-9.]+) tok/s", out, re.M).group(1))
     rss = float(re.search(r"^peak RSS +([0-9.]+) MB", out, re.M).group(1))
     gbs = re.search(r"decode moves ([0-9.]+) GB/s of weights = (\d+)% of it", out)
-    return {"pp": pp, "tg": tg, "rss_mb": rss, "gbs": float(gbs.group(1)), "bw_pct": int(gbs.group(2))}
+    huge = re.search(r"^2 MB pages +([0-9.]+) MB", out, re.M)  # before its bandwidth probe's buffer
+    return {"pp": pp, "tg": tg, "rss_mb": rss, "gbs": float(gbs.group(1)), "bw_pct": int(gbs.group(2)),
+            "pages": {"huge_mb": float(huge.group(1)) if huge else None}}
 
 
 def llama_once(a, gguf_path):
@@ -187,9 +224,10 @@ def llama_once(a, gguf_path):
     common = ["-m", gguf_path, "-t", str(a.threads), "-r", "1", "-o", "json"]
     res = json.loads(run([a.llama_bench, *common, "-p", str(a.p), "-n", "0"]))
     pp = next(r["avg_ts"] for r in res if r["n_prompt"] > 0 and r["n_gen"] == 0)
-    res = json.loads(run([a.llama_bench, *common, "-p", "0", "-n", str(a.n), "-d", str(a.p)]))
+    pages = {}
+    res = json.loads(run([a.llama_bench, *common, "-p", "0", "-n", str(a.n), "-d", str(a.p)], pages))
     tg = next(r["avg_ts"] for r in res if r["n_gen"] > 0 and r["n_prompt"] == 0)
-    return {"pp": pp, "tg": tg}
+    return {"pp": pp, "tg": tg, "pages": pages}
 
 
 def main():
@@ -252,14 +290,16 @@ def main():
         for r in range(a.rounds):
             ours = tessera_once(a, fmt)
             print(f"  round {r + 1} tessera {fmt}: pp {ours['pp']:.1f}  tg {ours['tg']:.2f} tok/s "
-                  f"({ours['gbs']:.2f} GB/s = {ours['bw_pct']}% of read bandwidth; peak RSS {ours['rss_mb']:.0f} MB)")
+                  f"({ours['gbs']:.2f} GB/s = {ours['bw_pct']}% of read bandwidth; peak RSS {ours['rss_mb']:.0f} MB"
+                  f"{pages_note(ours['pages'])})")
             prefill.setdefault(fmt, []).append(ours["pp"])
             prev = best["tessera"] or ours
             best["tessera"] = dict(ours, pp=max(ours["pp"], prev["pp"]), tg=max(ours["tg"], prev["tg"]),
                                    rss_mb=max(ours["rss_mb"], prev["rss_mb"]))
             for t in LLAMA_TYPES[fmt]:
                 got = llama_once(a, ggufs[t])
-                print(f"  round {r + 1} llama.cpp {t}: pp {got['pp']:.1f}  tg {got['tg']:.2f} tok/s")
+                print(f"  round {r + 1} llama.cpp {t}: pp {got['pp']:.1f}  tg {got['tg']:.2f} tok/s"
+                      f"{' (' + pages_note(got['pages'])[2:] + ')' if pages_note(got['pages']) else ''}")
                 prefill.setdefault(t, []).append(got["pp"])
                 prev = best[t]
                 best[t] = {"pp": max(got["pp"], prev["pp"] if prev else 0), "tg": max(got["tg"], prev["tg"] if prev else 0)}
