@@ -118,22 +118,26 @@ TS_AVX512 void ts_softmax_f32_avx512(float *y, size_t n)
     softmax_row(y, n, 1.0f, NULL, NULL, false);
 }
 
-/* Two copies each: without a bias, none of its loads or adds in the loops. */
+/* Two copies: without a bias, none of its loads or adds in the loops. */
+TS_AVX512 static inline __attribute__((always_inline)) void
+softmax_bf16(float *y, size_t n, float scale, const float *bias, uint16_t *out, const bool cvtne)
+{
+    if (!out) __builtin_unreachable(); /* the contract's: so each copy knows it rounds */
+    if (bias) softmax_row(y, n, scale, bias, out, cvtne);
+    else softmax_row(y, n, scale, NULL, out, cvtne);
+}
+
 TS_AVX512 void ts_softmax_bf16_avx512(float *y, size_t n, float scale, const float *bias,
                                       uint16_t *out)
 {
-    if (!out) __builtin_unreachable(); /* the contract's: so each copy knows it rounds */
-    if (bias) softmax_row(y, n, scale, bias, out, false);
-    else softmax_row(y, n, scale, NULL, out, false);
+    softmax_bf16(y, n, scale, bias, out, false);
 }
 
 /* The same bits, rounded by VCVTNEPS2BF16 (bf16_round_avx512.h): for AVX512_BF16 CPUs. */
 TS_AVX512 void ts_softmax_bf16_avx512bf16(float *y, size_t n, float scale, const float *bias,
                                           uint16_t *out)
 {
-    if (!out) __builtin_unreachable();
-    if (bias) softmax_row(y, n, scale, bias, out, true);
-    else softmax_row(y, n, scale, NULL, out, true);
+    softmax_bf16(y, n, scale, bias, out, true);
 }
 
 TS_AVX512 static inline __m512 logistic16(__m512 x)
