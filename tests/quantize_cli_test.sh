@@ -21,7 +21,8 @@ check "inspect prints the q4 weight error" grep -Eq "^quantized: +q4: 22 matrice
 check "a text model's summary names no tower" bash -c "! grep -q 'vision tower' '$out'"
 # A VLM: the tower's matrices are quantized too and reported apart, with the ones left in floats.
 "$bin" inspect -m "$root/tests/fixtures/qwen2_vl/model" --quantize q8 >"$out" 2>&1
-check "inspect reports the tower's q8 error apart" grep -Eq "^quantized: +q8: 22 matrices, .*; vision tower q8: 5 matrices, .* weight error \|W - Wq\|/\|W\| 0\.5[0-9]+% overall.*, 10 matrices kept in floats \(width not a multiple of 32: visual.patch_embed.proj.weight" "$out"
+# (the tower's q8 is per channel, one scale a row: 0.6x% here, the language model's Q8_0 blocks 0.5x%)
+check "inspect reports the tower's q8 error apart" grep -Eq "^quantized: +q8: 22 matrices, .*; vision tower q8: 5 matrices, .* weight error \|W - Wq\|/\|W\| 0\.6[0-9]+% overall.*, 10 matrices kept in floats \(width not a multiple of 32: visual.patch_embed.proj.weight" "$out"
 "$bin" inspect -m "$m" --quantize q8 --json >"$out" 2>&1
 check "inspect --quantize --json is a usage error" test $? -eq 2
 

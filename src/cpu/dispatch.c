@@ -15,6 +15,7 @@ static const ts_kernels portable = {
     .qdot_i8_q8 = ts_qdot_i8_q8_ref,
     .qdot_u4_q8 = ts_qdot_u4_q8_ref,
     .quantize_q8 = ts_quantize_q8_ref,
+    .gemm_q8_channel = ts_gemm_q8_channel_ref,
     .quantize_weights_q8 = ts_quantize_weights_q8_ref,
     .quantize_weights_q4 = ts_quantize_weights_q4_ref,
     .softmax_f32 = ts_softmax_f32_ref,
@@ -72,7 +73,8 @@ static const ts_kernels avx2 = {
  * as an integer dot of bytes emulated with 16-bit products would not be faster. */
 #define VNNI_KERNELS                                                                               \
     .qdot_i8_q8 = ts_qdot_i8_q8_avx512vnni, .qdot_u4_q8 = ts_qdot_u4_q8_avx512vnni,                \
-    .quantize_q8 = ts_quantize_q8_avx512, .gemm_q8 = ts_gemm_q8_avx512vnni
+    .quantize_q8 = ts_quantize_q8_avx512, .gemm_q8 = ts_gemm_q8_avx512vnni,                     \
+    .gemm_q8_channel = ts_gemm_q8_channel_avx512vnni
 
 /* The bf16 roundings: the integer rule, or VCVTNEPS2BF16 (the same bits) where the CPU has it. */
 #define AVX512_ROUNDING .softmax_bf16 = ts_softmax_bf16_avx512, .f32_to_bf16 = ts_f32_to_bf16_avx512

@@ -115,8 +115,10 @@ typedef struct ts_kernels {
     void (*qdot_u4_q8)(const uint8_t *q, size_t nw, const struct ts_q8_act *x, int rows, size_t n,
                        const void *scale, bool half, const float *zero, float *out, size_t ldo);
     /* Quantizes one activation row for those dots (ts_quantize_q8_ref; bit-identical in every
-     * variant). */
-    void (*quantize_q8)(const float *x, size_t n, bool u4, int8_t *q, float *d, int32_t *xs);
+     * variant): one scale per `block` values (32, or a multiple of 32 that divides n: the whole
+     * row for per-channel weights' GEMM, gemm_q8_channel), each chunk's d[c] its block's. */
+    void (*quantize_q8)(const float *x, size_t n, size_t block, bool u4, int8_t *q, float *d,
+                        int32_t *xs);
     /* W8A8 GEMM for many rows: c[r, 0:cols] (rows ldc apart) = the qdot_*_q8 sums of m activation
      * rows (natural layout: u4 false) with a panel of TS_Q8_PANEL weight rows packed by
      * ts_q8_pack_panel: unsigned bytes u (8-bit q + 128; 4-bit nibbles) as
@@ -129,11 +131,22 @@ typedef struct ts_kernels {
     void (*gemm_q8)(const struct ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                     const uint8_t *panel, const float *scale, int32_t offset,
                     const int32_t *offsets, int cols, const float *bias, float *c, int64_t ldc);
+    /* The W8A8 GEMM of per-channel 8-bit weights (one scale a weight row) and activation rows
+     * quantized whole (quantize_q8 with block k): c[r·ldc + i] = (float)S · (scale[i] · d_r),
+     * then + bias[i] when `bias` is not NULL, where S = Σ_j (u − 128)·xq_r[j] over the whole row
+     * in exact int32 (k ≤ TS_Q8_CHANNEL_MAX_K), u the panel of gemm_q8 (q + 128), d_r =
+     * x->d[r·k/32] and xsum[r] = Σ_j xq_r[j]. No rescaling per chunk: the integer sums run the
+     * whole row. Every variant gives the same bits. */
+    void (*gemm_q8_channel)(const struct ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
+                            const uint8_t *panel, const float *scale, int cols,
+                            const float *bias, float *c, int64_t ldc);
     /* One weight row of n (a multiple of 32) quantized at load by engine/quantized_weights.h's
      * rules (ts_quantize_weights_q8_ref / _q4_ref are their definition; every variant gives the
-     * same bytes): q8 i8 values, q4 two nibbles a byte (even channel low); an f16 scale per 32.
+     * same bytes): q8 i8 values, an f16 scale per `block` (a multiple of 32 dividing n: 32, or
+     * n for one scale a row); q4 two nibbles a byte (even channel low), an f16 scale per 32.
      * Never NULL. */
-    void (*quantize_weights_q8)(const float *w, size_t n, int8_t *q, uint16_t *scale);
+    void (*quantize_weights_q8)(const float *w, size_t n, size_t block, int8_t *q,
+                                uint16_t *scale);
     void (*quantize_weights_q4)(const float *w, size_t n, uint8_t *q, uint16_t *scale);
     /* Softmax of y[0..n) in place: m = max y, y[i] = exp(y[i] − m) / Σ exp (the sum in f64, its
      * reciprocal rounded to f32 and multiplied in); every y −inf (or n = 0 rows' NaN rule): all
@@ -155,7 +168,8 @@ typedef struct ts_kernels {
 } ts_kernels;
 
 /* Activation rows quantized to int8 for the W8A8 dots, by the Q8_0 block rule: per chunk c of 32
- * values, d[c] = max|x|/127 and xq = round(x/d) (nearest even) in −127…127. The bytes of a
+ * values (or per row, each chunk's d[c] the row's, for gemm_q8_channel), d[c] = max|x|/127 and
+ * xq = round(x/d) (nearest even) in −127…127. The bytes of a
  * chunk pair are stored in the order the weights unpack to (`u4` false: natural; true, for
  * 4-bit weights: per pair of chunks (a, b) the even channels of a, of b, the odd of a, of b,
  * so that low and high nibbles line up; a last unpaired chunk: its even, then odd channels).
@@ -177,6 +191,9 @@ static inline const void *ts_q8_row_scales(const void *scale, bool half, size_t 
 #define TS_Q8_ROWS 4
 #define TS_DOT_TILE 4 /* weight rows per dot_tile_* call */
 #define TS_Q8_PANEL 32 /* weight rows per gemm_q8 panel */
+/* The widest row gemm_q8_channel sums in int32: every partial sum of −128·Σxq + Σ u·xq stays
+ * within (128 + 255)·127·k < 2³¹. */
+#define TS_Q8_CHANNEL_MAX_K 32768
 /* Position of channel j of a chunk pair's 64 bytes (or a last unpaired chunk's 32) in the u4
  * layout. */
 static inline size_t ts_q8_u4_position(size_t j, size_t n)
@@ -204,10 +221,12 @@ float ts_qdot_i8_f32_ref(const int8_t *q, const float *x, size_t n, size_t block
 float ts_qdot_u4_f32_ref(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_ref(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
-void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, int32_t *xs);
+void ts_quantize_q8_ref(const float *x, size_t n, size_t block, bool u4, int8_t *q, float *d,
+                        int32_t *xs);
 uint16_t ts_f32_to_bf16_scalar(float f);
 uint16_t ts_f32_to_f16(float f); /* round to nearest even; overflow to ±inf */
-void ts_quantize_weights_q8_ref(const float *w, size_t n, int8_t *q, uint16_t *scale);
+void ts_quantize_weights_q8_ref(const float *w, size_t n, size_t block, int8_t *q,
+                                uint16_t *scale);
 void ts_quantize_weights_q4_ref(const float *w, size_t n, uint8_t *q, uint16_t *scale);
 void ts_pack_u32_panel_ref(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_ref(const float *x, uint16_t *y, size_t n);
@@ -221,6 +240,9 @@ void ts_qdot_i8_q8_ref(const int8_t *q, size_t nw, const ts_q8_act *x, int rows,
                        const void *scale, bool half, float *out, size_t ldo);
 void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
                        const void *scale, bool half, const float *zero, float *out, size_t ldo);
+void ts_gemm_q8_channel_ref(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
+                            const uint8_t *panel, const float *scale, int cols, const float *bias,
+                            float *c, int64_t ldc);
 
 #if defined(__x86_64__)
 float ts_dot_f32_avx2(const float *a, const float *b, size_t n);
@@ -260,9 +282,11 @@ float ts_qdot_i8_f32_avx512(const int8_t *q, const float *x, size_t n, size_t bl
 float ts_qdot_u4_f32_avx512(const uint8_t *q, const float *x, size_t n, size_t block, const float *scale, const float *zero);
 void ts_dequant_i8_f32_avx512(const int8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
 void ts_dequant_u4_f32_avx512(const uint8_t *q, size_t n, size_t block, const float *scale, const float *zero, float *dst);
-void ts_quantize_weights_q8_avx512(const float *w, size_t n, int8_t *q, uint16_t *scale);
+void ts_quantize_weights_q8_avx512(const float *w, size_t n, size_t block, int8_t *q,
+                                   uint16_t *scale);
 void ts_quantize_weights_q4_avx512(const float *w, size_t n, uint8_t *q, uint16_t *scale);
-void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d, int32_t *xs);
+void ts_quantize_q8_avx512(const float *x, size_t n, size_t block, bool u4, int8_t *q, float *d,
+                           int32_t *xs);
 void ts_pack_u32_panel_avx512(const void *src, size_t ld, int rows, size_t count, uint32_t flip, uint32_t *dst);
 void ts_f32_to_bf16_avx512(const float *x, uint16_t *y, size_t n);
 void ts_f32_to_bf16_avx512bf16(const float *x, uint16_t *y, size_t n);
@@ -277,6 +301,9 @@ void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, s
                            const uint8_t *panel, const float *scale, int32_t offset,
                            const int32_t *offsets, int cols, const float *bias, float *c,
                            int64_t ldc);
+void ts_gemm_q8_channel_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
+                                   const uint8_t *panel, const float *scale, int cols,
+                                   const float *bias, float *c, int64_t ldc);
 void ts_qdot_i8_q8_avx512vnni(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
                               const void *scale, bool half, float *out, size_t ldo);
 void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,

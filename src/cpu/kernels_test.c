@@ -681,10 +681,10 @@ static void test_q8_variants(void)
         }
         for (int u4 = 0; u4 < 2; u4++) {
             for (int r = 0; r < 4; r++)
-                ref->quantize_q8(x + r * n, n, u4, xq[0] + r * n, d[0] + r * nc,
+                ref->quantize_q8(x + r * n, n, 32, u4, xq[0] + r * n, d[0] + r * nc,
                                  xs[0] + r * n / 4);
             for (int r = 0; r < 4; r++)
-                best->quantize_q8(x + r * n, n, u4, xq[1] + r * n, d[1] + r * nc,
+                best->quantize_q8(x + r * n, n, 32, u4, xq[1] + r * n, d[1] + r * nc,
                                   xs[1] + r * n / 4);
             CHECK(memcmp(xq[0], xq[1], n * 4) == 0);
             CHECK(memcmp(d[0], d[1], sizeof(float) * nc * 4) == 0);
@@ -783,6 +783,119 @@ static void test_q8_variants(void)
 #endif
 }
 
+/* Activation rows quantized whole (one scale a row, gemm_q8_channel's): every variant gives the
+ * reference's bytes, scales and lane sums in both layouts, each chunk's d the row's, every value
+ * within d/2 and the row's largest at ±127. Then gemm_q8_channel: every variant gives the
+ * reference's bits, and the reference is the contract's formula from an int64 sum — over row
+ * counts around the 8-row tile and the 64-row block, widths across the 512-channel pass, 1 to
+ * 129 columns (several panels and a partial one; rows past them hold stray bytes), with and
+ * without bias. */
+static void test_q8_channel_variants(void)
+{
+    static const size_t widths[] = {32, 96, 544, 1056};
+    static const int64_t row_counts[] = {1, 7, 8, 9, 70};
+    static const int col_counts[] = {1, 17, 32, 33, 129};
+    const ts_kernels *ref = ts_kernels_select(0), *best = ts_kernels_select(ts_cpu_features());
+    CHECK(ref->gemm_q8_channel != NULL);
+    uint32_t seed = 11;
+    for (size_t wi = 0; wi < sizeof(widths) / sizeof(widths[0]); wi++) {
+        size_t k = widths[wi], nc = k / 32;
+        int64_t m = 70;
+        float *x = malloc(sizeof(float) * k * (size_t)m);
+        int8_t *xq[2] = {malloc(k * (size_t)m), malloc(k * (size_t)m)};
+        float *d[2] = {malloc(sizeof(float) * nc * (size_t)m),
+                       malloc(sizeof(float) * nc * (size_t)m)};
+        int32_t *xs[2] = {malloc(sizeof(int32_t) * k / 4 * (size_t)m),
+                          malloc(sizeof(int32_t) * k / 4 * (size_t)m)};
+        for (size_t i = 0; i < k * (size_t)m; i++)
+            x[i] = lcg(&seed) * (1.0f + (float)(i % 5)) * ((i / k) % 3 ? 1.0f : 40.0f);
+        for (size_t i = 0; i < k; i++)
+            x[k + i] = 0.0f; /* an all-zero row: d = 0 */
+        for (int u4 = 0; u4 < 2; u4++) {
+            for (int64_t r = 0; r < m; r++)
+                for (int v = 0; v < 2; v++)
+                    (v ? best : ref)
+                        ->quantize_q8(x + r * k, k, k, u4, xq[v] + r * k, d[v] + r * nc,
+                                      xs[v] + r * k / 4);
+            CHECK(memcmp(xq[0], xq[1], k * (size_t)m) == 0);
+            CHECK(memcmp(d[0], d[1], sizeof(float) * nc * (size_t)m) == 0);
+            CHECK(memcmp(xs[0], xs[1], sizeof(int32_t) * k / 4 * (size_t)m) == 0);
+            for (int64_t r = 0; r < m; r++) {
+                int top = 0;
+                for (size_t j = 0; j < k; j++) {
+                    float dr = d[0][r * nc + j / 32];
+                    CHECK(dr == d[0][r * nc]);
+                    int v = xq[0][r * k + (u4 ? ts_q8_u4_position(j, k) : j)];
+                    top = v > top ? v : (-v > top ? -v : top);
+                    /* x·(1/d) in f32: a value on a half step may round either way */
+                    CHECK(fabsf(x[r * k + j] - (float)v * dr) <= dr * (0.5f + 1e-4f));
+                }
+                CHECK_INT_EQ(top, d[0][r * nc] > 0 ? 127 : 0);
+            }
+        }
+        /* the natural layout's rows for the GEMM */
+        for (int64_t r = 0; r < m; r++)
+            ref->quantize_q8(x + r * k, k, k, false, xq[0] + r * k, d[0] + r * nc,
+                             xs[0] + r * k / 4);
+        int32_t *xsum = malloc(sizeof(int32_t) * (size_t)m);
+        for (int64_t r = 0; r < m; r++) {
+            xsum[r] = 0;
+            for (size_t j = 0; j < k; j++)
+                xsum[r] += xq[0][r * k + j];
+        }
+        int panels = 5;
+        uint8_t *panel = malloc((size_t)panels * TS_Q8_PANEL * k);
+        for (size_t i = 0; i < (size_t)panels * TS_Q8_PANEL * k; i++)
+            panel[i] = (uint8_t)((lcg(&seed) + 1.0f) * 128.0f);
+        float scale[5 * TS_Q8_PANEL], bias[5 * TS_Q8_PANEL];
+        for (int i = 0; i < panels * TS_Q8_PANEL; i++)
+            scale[i] = 0.001f + 0.0001f * (float)(i % 17), bias[i] = lcg(&seed);
+        float *c[2] = {malloc(sizeof(float) * (size_t)m * 160),
+                       malloc(sizeof(float) * (size_t)m * 160)};
+        for (size_t ri = 0; ri < sizeof(row_counts) / sizeof(row_counts[0]); ri++)
+            for (size_t ci = 0; ci < sizeof(col_counts) / sizeof(col_counts[0]); ci++)
+                for (int with_bias = 0; with_bias < 2; with_bias++) {
+                    int64_t rows = row_counts[ri];
+                    int cols = col_counts[ci];
+                    ts_q8_act act = {xq[0], d[0], NULL, k};
+                    for (int v = 0; v < 2; v++) {
+                        for (size_t i = 0; i < (size_t)m * 160; i++)
+                            c[v][i] = -7.0f; /* outside the written block: untouched */
+                        (v ? best : ref)
+                            ->gemm_q8_channel(&act, xsum, rows, k, panel, scale, cols,
+                                              with_bias ? bias : NULL, c[v] + 3, 160);
+                    }
+                    if (best->gemm_q8_channel)
+                        CHECK(memcmp(c[0], c[1], sizeof(float) * (size_t)m * 160) == 0);
+                    int wrong = 0;
+                    for (int64_t r = 0; r < m; r++)
+                        for (int i = -3; i < 157; i++) {
+                            float want = -7.0f;
+                            if (r < rows && i >= 0 && i < cols) {
+                                int64_t sum = 0;
+                                const uint8_t *p = panel + (size_t)(i / 32) * 32 * k;
+                                for (size_t j = 0; j < k; j++)
+                                    sum += ((int64_t)p[(j / 4 * 32 + (size_t)(i % 32)) * 4 +
+                                                      j % 4] -
+                                            128) *
+                                           xq[0][r * k + j];
+                                want = (float)(int32_t)sum * (scale[i] * d[0][r * nc]);
+                                if (with_bias) want += bias[i];
+                            }
+                            wrong += memcmp(&want, &c[0][r * 160 + 3 + i], sizeof(float)) != 0;
+                        }
+                    CHECK_INT_EQ(wrong, 0);
+                }
+        free(x), free(xsum), free(panel), free(c[0]), free(c[1]);
+        for (int i = 0; i < 2; i++)
+            free(xq[i]), free(d[i]), free(xs[i]);
+    }
+#if defined(__x86_64__)
+    if (!best->gemm_q8_channel || best == ref)
+        CHECK_SKIP("no AVX512_VNNI: only the portable per-channel W8A8 kernels ran");
+#endif
+}
+
 /* P·V for a decode row: every variant gives the reference's bits (products rounded, then added in
  * key order) for widths with and without a part vector and more than 64 columns, value rows
  * strided as a cache's, 1–7 heads (the four-head blocks and a remainder); a head's result is the
@@ -863,6 +976,7 @@ static void test_dot_heads_are_the_single_dots(void)
 int main(void)
 {
     RUN(test_q8_variants);
+    RUN(test_q8_channel_variants);
     RUN(test_weighted_sum_variants);
     RUN(test_dot_heads_are_the_single_dots);
     RUN(test_qdot_variants);

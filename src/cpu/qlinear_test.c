@@ -53,18 +53,20 @@ typedef struct {
     bool zero, bias;
 } qcase;
 
-/* The W8A8 error bound of output (r, o): activations rounded to int8 per chunk of 32 with
- * d = max|x|/127 move each x by at most d/2, so |Δy| ≤ Σ_j |scale·(q_j − zero)| · d_chunk(j)/2. */
+/* The W8A8 error bound of output (r, o): activations rounded to int8 per chunk of 32 (per row
+ * for per-channel 8-bit weights, qlinear.c) with d = max|x|/127 move each x by at most d/2, so
+ * |Δy| ≤ Σ_j |scale·(q_j − zero)| · d_block(j)/2. */
 static double w8a8_bound(const qcase *c, void *const *params, int64_t r, int64_t o)
 {
     const float *x = params[0];
+    int64_t act = c->bits == 8 && c->block == c->in && !c->zero ? c->in : 32;
     double bound = 0;
-    for (int64_t c0 = 0; c0 < c->in; c0 += 32) {
+    for (int64_t c0 = 0; c0 < c->in; c0 += act) {
         double amax = 0;
-        for (int64_t j = c0; j < c0 + 32; j++)
+        for (int64_t j = c0; j < c0 + act; j++)
             amax = fmax(amax, fabs(x[r * c->in + j]));
         double d = (double)((float)amax / 127.0f);
-        for (int64_t j = c0; j < c0 + 32; j++) {
+        for (int64_t j = c0; j < c0 + act; j++) {
             int64_t b = j / c->block, nb = c->in / c->block;
             double q = c->bits == 8 ? ts_reference_get(TS_DTYPE_I8, params[1], o * c->in + j)
                                     : (double)((((const uint8_t *)params[1])[(o * c->in + j) / 2] >>
@@ -163,13 +165,17 @@ static void test_w8a8_error_bounded(void)
         {3, 192, 29, 64, 4, TS_DTYPE_BF16, true, true}, /* 4-bit, zero points, blocks of 2 chunks */
         {70, 224, 41, 32, 8, TS_DTYPE_F16, false, true}, /* prefill: several tiles and a tail */
         {21, 96, 35, 32, 4, TS_DTYPE_F32, true, false},  /* 4-bit prefill with zeros */
+        /* per channel, prefill: rows quantized whole, integer sums over the row (several
+         * panels, a partial one; tiles and a tail) */
+        {70, 224, 41, 224, 8, TS_DTYPE_F16, false, true},
+        {19, 64, 130, 64, 8, TS_DTYPE_BF16, false, false},
     };
     static const qcase f32_only[] = {
         {3, 160, 37, 32, 8, TS_DTYPE_F16, true, false}, /* 8-bit zero points */
         {3, 66, 33, 6, 4, TS_DTYPE_BF16, true, true},   /* block 6 */
     };
     static const char *const levels[] = {"portable", NULL};
-    static float first[sizeof(cases) / sizeof(cases[0])][70 * 45];
+    static float first[sizeof(cases) / sizeof(cases[0])][70 * 130];
     for (size_t l = 0; l < 2; l++) {
         for (int threads = 1; threads <= 3; threads += 2) {
             ts_context *ctx = make_ctx_compute(threads, levels[l], "int8");

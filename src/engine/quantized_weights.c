@@ -21,6 +21,12 @@ typedef struct {
     double err2, norm2; /* Σ (w − deq)², Σ w² */
 } entry;
 
+/* A matrix the chooser gave blocks other than TS_QUANT_BLOCK (the tower's per-channel q8). */
+typedef struct {
+    char *name;
+    int64_t block;
+} plan;
+
 struct ts_quantized_weights {
     ts_weight_source base;
     ts_pool *pool; /* borrowed, may be NULL */
@@ -29,6 +35,8 @@ struct ts_quantized_weights {
     bool release_source;
     entry *entries;
     int n, cap;
+    plan *plans;
+    int n_plans, cap_plans;
 };
 
 ts_status ts_quantized_weights_create(const ts_weight_source *base, const ts_context *ctx, int bits, bool release_source,
@@ -55,6 +63,8 @@ void ts_quantized_weights_destroy(ts_quantized_weights *q)
         free(e->base_name), free(e->q_name), free(e->scale_name), free(e->q_data), free(e->scale_data);
     }
     free(q->entries);
+    for (int i = 0; i < q->n_plans; i++) free(q->plans[i].name);
+    free(q->plans);
     free(q);
 }
 
@@ -65,9 +75,37 @@ bool ts_quantized_weights_choose(void *self, const char *name, int64_t out, int6
     return true;
 }
 
+/* Remembers `name`'s block for find() (false: out of memory). */
+static bool remember(ts_quantized_weights *q, const char *name, int64_t block)
+{
+    for (int i = 0; i < q->n_plans; i++)
+        if (strcmp(q->plans[i].name, name) == 0) return q->plans[i].block = block, true;
+    if (q->n_plans == q->cap_plans) {
+        int cap = q->cap_plans ? q->cap_plans * 2 : 64;
+        plan *p = realloc(q->plans, sizeof(plan) * (size_t)cap);
+        if (!p) return false;
+        q->plans = p, q->cap_plans = cap;
+    }
+    char *copy = strdup(name);
+    if (!copy) return false;
+    q->plans[q->n_plans++] = (plan){copy, block};
+    return true;
+}
+
+static int64_t block_of(const ts_quantized_weights *q, const char *name, size_t len)
+{
+    for (int i = 0; i < q->n_plans; i++)
+        if (strlen(q->plans[i].name) == len && strncmp(q->plans[i].name, name, len) == 0) return q->plans[i].block;
+    return TS_QUANT_BLOCK;
+}
+
 bool ts_quantized_weights_choose_tower(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice)
 {
-    return in % TS_QUANT_BLOCK == 0 && ts_quantized_weights_choose(self, name, out, in, choice);
+    ts_quantized_weights *q = self;
+    if (in % TS_QUANT_BLOCK || !ts_quantized_weights_choose(self, name, out, in, choice)) return false;
+    if (q->bits != 8) return true;
+    choice->block = in;
+    return remember(q, name, in); /* out of memory: the matrix stays in floats */
 }
 
 ts_weight_source ts_quantized_weights_source(ts_quantized_weights *q)
@@ -103,7 +141,7 @@ typedef struct {
     const ts_quantized_weights *qw;
     const ts_tensor_info *t;
     entry *e;
-    int64_t in, out;
+    int64_t in, out, block;
     float *scratch; /* per worker: the row, its dequantization, the scales and zero points in f32 */
     double *err;
 } quant_job;
@@ -111,13 +149,14 @@ typedef struct {
 #define QUANT_TASK_ROWS 32
 
 static size_t worker_floats(int64_t in) { return 2 * (size_t)in + 2 * (size_t)(in / TS_QUANT_BLOCK); }
+/* (scales and zero points per block: a block is at least TS_QUANT_BLOCK wide) */
 
 static void quantize_rows_task(void *arg, int64_t task, int worker)
 {
     const quant_job *j = arg;
     const ts_kernels *kern = j->qw->kernels;
     int bits = j->qw->bits;
-    int64_t in = j->in, nb = in / TS_QUANT_BLOCK, row_bytes = bits == 8 ? in : in / 2;
+    int64_t in = j->in, nb = in / j->block, row_bytes = bits == 8 ? in : in / 2;
     float *row = j->scratch + (size_t)worker * worker_floats(in), *deq = row + in, *sc = deq + in, *zp = sc + nb;
     for (int64_t b = 0; b < nb; b++) zp[b] = bits == 8 ? 0.0f : 8.0f;
     int64_t o1 = (task + 1) * QUANT_TASK_ROWS < j->out ? (task + 1) * QUANT_TASK_ROWS : j->out;
@@ -125,10 +164,10 @@ static void quantize_rows_task(void *arg, int64_t task, int worker)
         source_row(kern, j->t, o, in, row);
         uint8_t *qr = (uint8_t *)j->e->q_data + o * row_bytes;
         uint16_t *sr = (uint16_t *)j->e->scale_data + o * nb;
-        if (bits == 8) kern->quantize_weights_q8(row, (size_t)in, (int8_t *)qr, sr);
+        if (bits == 8) kern->quantize_weights_q8(row, (size_t)in, (size_t)j->block, (int8_t *)qr, sr);
         else kern->quantize_weights_q4(row, (size_t)in, qr, sr);
         kern->f16_to_f32(sr, sc, (size_t)nb);
-        if (bits == 8) kern->dequant_i8_f32((const int8_t *)qr, (size_t)in, TS_QUANT_BLOCK, sc, zp, deq);
+        if (bits == 8) kern->dequant_i8_f32((const int8_t *)qr, (size_t)in, (size_t)j->block, sc, zp, deq);
         else kern->dequant_u4_f32(qr, (size_t)in, TS_QUANT_BLOCK, sc, zp, deq);
         double err2 = 0, norm2 = 0;
         for (int64_t i = 0; i < in; i++) {
@@ -140,7 +179,8 @@ static void quantize_rows_task(void *arg, int64_t task, int worker)
     }
 }
 
-static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t out_dim, int64_t in_dim)
+static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t out_dim, int64_t in_dim,
+                       int64_t block)
 {
     int64_t dims[2] = {out_dim, in_dim};
     const ts_tensor_info *t = qw->base.find(qw->base.self, base_name, 2, dims);
@@ -148,7 +188,7 @@ static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t 
      * convolution kernel [out, c, t, h, w] as [out, c·t·h·w]): the same row-major bytes. */
     int64_t tail = 1;
     for (int d = 1; t && d < t->n_dims; d++) tail *= t->shape[d];
-    if (!t || t->n_dims < 2 || t->shape[0] != out_dim || tail != in_dim || in_dim % TS_QUANT_BLOCK ||
+    if (!t || t->n_dims < 2 || t->shape[0] != out_dim || tail != in_dim || in_dim % block || block % TS_QUANT_BLOCK ||
         (t->dtype != TS_DTYPE_F32 && t->dtype != TS_DTYPE_BF16 && t->dtype != TS_DTYPE_F16))
         return NULL;
     if (qw->n == qw->cap) {
@@ -160,7 +200,7 @@ static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t 
     }
     entry *e = &qw->entries[qw->n];
     memset(e, 0, sizeof(*e));
-    int64_t nb = in_dim / TS_QUANT_BLOCK, row_bytes = qw->bits == 8 ? in_dim : in_dim / 2;
+    int64_t nb = in_dim / block, row_bytes = qw->bits == 8 ? in_dim : in_dim / 2;
     size_t name_len = strlen(base_name) + 16;
     e->base_name = strdup(base_name);
     e->q_name = malloc(name_len);
@@ -170,7 +210,7 @@ static entry *quantize(ts_quantized_weights *qw, const char *base_name, int64_t 
     e->q_data = ts_pages_alloc((size_t)(out_dim * row_bytes));
     e->scale_data = malloc(sizeof(uint16_t) * (size_t)(out_dim * nb) + 1);
     int workers = ts_pool_size(qw->pool);
-    quant_job job = {qw, t, e, in_dim, out_dim, malloc(sizeof(float) * worker_floats(in_dim) * (size_t)workers),
+    quant_job job = {qw, t, e, in_dim, out_dim, block, malloc(sizeof(float) * worker_floats(in_dim) * (size_t)workers),
                      malloc(sizeof(double) * 2 * (size_t)out_dim)};
     if (!e->base_name || !e->q_name || !e->scale_name || !e->q_data || !e->scale_data || !job.scratch || !job.err) {
         free(e->base_name), free(e->q_name), free(e->scale_name), free(e->q_data), free(e->scale_data), free(job.scratch),
@@ -217,8 +257,9 @@ const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, in
     memcpy(base, name, len);
     base[len] = '\0';
     /* The source's shape from the one asked for (synthetic sources create it from this). */
-    int64_t in_dim = is_scale ? dims[1] * TS_QUANT_BLOCK : qw->bits == 8 ? dims[1] : dims[1] * 2;
-    entry *e = quantize(qw, base, dims[0], in_dim);
+    int64_t block = block_of(qw, name, len);
+    int64_t in_dim = is_scale ? dims[1] * block : qw->bits == 8 ? dims[1] : dims[1] * 2;
+    entry *e = quantize(qw, base, dims[0], in_dim, block);
     return !e ? NULL : is_scale ? &e->scale : &e->q;
 }
 

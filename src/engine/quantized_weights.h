@@ -3,8 +3,9 @@
  * The store wraps a weight source (graph/quantize.h names the tensors): asked for
  * "<name>:q8" / "<name>:q8.scale" (or :q4), it quantizes <name> from the wrapped source once
  * and keeps both; every other name goes to the wrapped source. Formats (graph.h,
- * ts_graph_qlinear), blocks of TS_QUANT_BLOCK input channels, f16 scales, no zero points:
- *   q8: d = max|w| / 127, q = round(w / d) in −127…127 (llama.cpp's Q8_0 rule);
+ * ts_graph_qlinear), blocks of TS_QUANT_BLOCK input channels (or what the chooser gave: the
+ * tower's q8 one block a row), f16 scales, no zero points:
+ *   q8: d = max|w| / 127 over the block, q = round(w / d) in −127…127 (llama.cpp's Q8_0 rule);
  *   q4: m = the block's weight of largest magnitude (first on ties), d = m / −8,
  *       q = clamp(round(w / d), −8, 7) + 8 (Q4_0's rule: m lands exactly on −8);
  * with d rounded to f16 first and the division by that f16 value, round() half away from
@@ -38,11 +39,14 @@ const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, in
 /* A ts_quant_chooser (self = the store): every float matrix, the store's bits, blocks of
  * TS_QUANT_BLOCK, no zero points. */
 bool ts_quantized_weights_choose(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice);
-/* The vision tower's and projector's chooser (self = the store), shared by the engine
- * (engine/model.c) and a quantized bundle's vision.main (bundle/bundle_export.c) so both hold the
- * same matrices in the same bytes: as ts_quantized_weights_choose, but only matrices whose input
- * width is a multiple of TS_QUANT_BLOCK (a patch embedding over 3·2·14·14 = 1176 pixels, SigLIP's
- * 4304-wide MLP output stay in floats). */
+/* The vision tower's and projector's chooser (self = the store, which remembers the choice),
+ * shared by the engine (engine/model.c) and a quantized bundle's vision.main
+ * (bundle/bundle_export.c) so both hold the same matrices in the same bytes: as
+ * ts_quantized_weights_choose, but only matrices whose input width is a multiple of
+ * TS_QUANT_BLOCK (a patch embedding over 3·2·14·14 = 1176 pixels, SigLIP's 4304-wide MLP output
+ * stay in floats), and at 8 bits per channel (one scale a row): a tower is all prefill, whose
+ * W8A8 GEMM then sums each row in integers (cpu/ops/qlinear.c), where decode's Q8_0 blocks would
+ * rescale every 32 channels. */
 bool ts_quantized_weights_choose_tower(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice);
 
 typedef struct ts_quantization_report {

@@ -50,7 +50,7 @@ static void test_rows_by_hand(void)
     CHECK_INT_EQ(q4[0], 0xA0);
     CHECK_INT_EQ(q4[15], 0xAA);
     CHECK_INT_EQ(q4[16], 0x88);
-    ts_quantize_weights_q8_ref(w, 64, q8, s);
+    ts_quantize_weights_q8_ref(w, 64, 32, q8, s);
     CHECK_INT_EQ(s[0], 0x2408);
     CHECK_INT_EQ(q8[0], -127);
     CHECK_INT_EQ(q8[1], 32);
@@ -58,16 +58,16 @@ static void test_rows_by_hand(void)
 }
 
 /* The header's rules as written, with roundf and fmaxf (the quantizer inlines both). */
-static void definition_q8(const float *w, int64_t n, int8_t *q, uint16_t *scale)
+static void definition_q8(const float *w, int64_t n, int64_t block, int8_t *q, uint16_t *scale)
 {
-    for (int64_t b = 0; b < n / 32; b++) {
+    for (int64_t b = 0; b < n / block; b++) {
         float amax = 0.0f;
-        for (int j = 0; j < 32; j++) amax = fmaxf(amax, fabsf(w[b * 32 + j]));
+        for (int64_t j = 0; j < block; j++) amax = fmaxf(amax, fabsf(w[b * block + j]));
         scale[b] = ts_f32_to_f16(amax / 127.0f);
         float d = ts_f16_to_f32_scalar(scale[b]);
-        for (int j = 0; j < 32; j++) {
-            float v = d > 0.0f ? roundf(w[b * 32 + j] / d) : 0.0f;
-            q[b * 32 + j] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
+        for (int64_t j = 0; j < block; j++) {
+            float v = d > 0.0f ? roundf(w[b * block + j] / d) : 0.0f;
+            q[b * block + j] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
         }
     }
 }
@@ -99,7 +99,7 @@ static void test_rows_equal_definition(void)
 {
     enum { N = 256 };
     uint32_t state = 12345;
-    int differ = 0, differ_best = 0, ties = 0;
+    int differ = 0, differ_best = 0, ties = 0, rows_whole = 0;
     for (int trial = 0; trial < 400; trial++) {
         float w[N];
         float mag = powf(10.0f, (float)(trial % 13) - 9.0f);
@@ -115,7 +115,7 @@ static void test_rows_equal_definition(void)
                 uint16_t s8[1];
                 int8_t q8[32];
                 uint8_t q4[16];
-                if (bits == 8) definition_q8(tied + b * 32, 32, q8, s8);
+                if (bits == 8) definition_q8(tied + b * 32, 32, 32, q8, s8);
                 else definition_q4(tied + b * 32, 32, q4, s8);
                 float d = ts_f16_to_f32_scalar(s8[0]);
                 for (int j = 1; j < 32 && d != 0.0f; j += 4) {
@@ -127,8 +127,16 @@ static void test_rows_equal_definition(void)
             uint16_t sa[N / 32], sb[N / 32], sc[N / 32];
             const ts_kernels *best = ts_kernels_select(ts_cpu_features());
             if (bits == 8) {
-                ts_quantize_weights_q8_ref(tied, N, qa, sa), definition_q8(tied, N, qb, sb);
-                best->quantize_weights_q8(tied, N, qc, sc);
+                ts_quantize_weights_q8_ref(tied, N, 32, qa, sa), definition_q8(tied, N, 32, qb, sb);
+                best->quantize_weights_q8(tied, N, 32, qc, sc);
+                /* one scale for the row (the tower's per-channel q8): its own bytes, compared here */
+                int8_t ra[N], rb[N], rc[N];
+                uint16_t ta[1], tb[1], tc[1];
+                ts_quantize_weights_q8_ref(tied, N, N, ra, ta), definition_q8(tied, N, N, rb, tb);
+                best->quantize_weights_q8(tied, N, N, rc, tc);
+                differ += memcmp(ra, rb, N) != 0 || ta[0] != tb[0];
+                differ_best += memcmp(ra, rc, N) != 0 || ta[0] != tc[0];
+                rows_whole += memcmp(ra, qa, N) != 0;
             } else {
                 ts_quantize_weights_q4_ref(tied, N, (uint8_t *)qa, sa), definition_q4(tied, N, (uint8_t *)qb, sb);
                 best->quantize_weights_q4(tied, N, (uint8_t *)qc, sc);
@@ -143,9 +151,13 @@ static void test_rows_equal_definition(void)
             odd[3 + trial % 29] = NAN, odd[40 + trial % 20] = -0.0f, odd[70] = trial % 2 ? INFINITY : -INFINITY;
             for (int j = 96; j < 128; j++) odd[j] = NAN; /* a block of NaNs only */
             odd[130] = 3.0f * mag, odd[150] = -3.0f * mag; /* a tie of magnitude: q4 takes the first */
-            if (bits == 8) ts_quantize_weights_q8_ref(odd, N, qa, sa), best->quantize_weights_q8(odd, N, qc, sc);
+            if (bits == 8) ts_quantize_weights_q8_ref(odd, N, 32, qa, sa), best->quantize_weights_q8(odd, N, 32, qc, sc);
             else ts_quantize_weights_q4_ref(odd, N, (uint8_t *)qa, sa), best->quantize_weights_q4(odd, N, (uint8_t *)qc, sc);
             differ_best += memcmp(qa, qc, bytes) != 0 || memcmp(sa, sc, sizeof(sa)) != 0;
+            if (bits == 8) { /* and with one scale for the row */
+                ts_quantize_weights_q8_ref(odd, N, N, qa, sa), best->quantize_weights_q8(odd, N, N, qc, sc);
+                differ_best += memcmp(qa, qc, N) != 0 || sa[0] != sc[0];
+            }
         }
     }
     fprintf(stderr, "  800 rows (%d values on exact half steps): %d differ from the definition; the %s kernels: %d of 1600 "
@@ -154,6 +166,8 @@ static void test_rows_equal_definition(void)
     CHECK_INT_EQ(differ, 0);
     CHECK_INT_EQ(differ_best, 0);
     CHECK(ties > 10000);
+    fprintf(stderr, "  rows quantized whole: %d of 400 differ from their 32-wide blocks\n", rows_whole);
+    CHECK(rows_whole > 200); /* one scale a row gives other bytes than 32 a row: both were run */
 }
 
 static double max_abs(const float *x, size_t n)
@@ -284,7 +298,7 @@ static bool write_dequantized(const ts_checkpoint *src, int bits, const char *pa
         uint16_t *sc = malloc(sizeof(uint16_t) * (size_t)nb);
         for (int64_t r = 0; ok && r < rows; r++) {
             const float *w = (const float *)t->data + r * k;
-            if (bits == 8) ts_quantize_weights_q8_ref(w, k, (int8_t *)q, sc);
+            if (bits == 8) ts_quantize_weights_q8_ref(w, k, 32, (int8_t *)q, sc);
             else ts_quantize_weights_q4_ref(w, k, q, sc);
             for (int64_t j = 0; j < k; j++) {
                 float v = bits == 8 ? (float)((int8_t *)q)[j] : (float)(j % 2 ? q[j / 2] >> 4 : q[j / 2] & 15u) - 8.0f;

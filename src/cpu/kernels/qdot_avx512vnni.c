@@ -52,18 +52,64 @@ TS_AVX512 static void lane_sums(const int8_t *q, size_t n, bool u4, int32_t *xs)
     }
 }
 
+/* Chunk c of a row of n rounded by `inverse` (1/d, or 0 for an all-zero block) into q, in the
+ * natural or the u4 layout. */
+TS_AVX512 __attribute__((always_inline)) static inline void chunk_out(const float *x, size_t n,
+                                                                      size_t c, float inverse,
+                                                                      bool u4, int8_t *q)
+{
+    const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
+    __m512 x0 = _mm512_loadu_ps(x + c * 32), x1 = _mm512_loadu_ps(x + c * 32 + 16);
+    __m512 s = _mm512_set1_ps(inverse);
+    __m512 r0 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x0, s), lo), hi),
+           r1 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x1, s), lo), hi);
+    __m512i v0 = _mm512_cvtps_epi32(r0), v1 = _mm512_cvtps_epi32(r1);
+    if (!u4) {
+        _mm_storeu_si128((__m128i *)(q + c * 32), narrow(v0));
+        _mm_storeu_si128((__m128i *)(q + c * 32 + 16), narrow(v1));
+        return;
+    }
+    const __m512i even =
+        _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    size_t base = c / 2 * 64;
+    bool pair = n - base >= 64, second = c % 2;
+    __m128i ev = narrow(_mm512_permutex2var_epi32(v0, even, v1)),
+            od = narrow(_mm512_permutex2var_epi32(v0, odd, v1));
+    _mm_storeu_si128((__m128i *)(q + base + (second ? 16 : 0)), ev);
+    _mm_storeu_si128((__m128i *)(q + base + (pair ? 32 : 16) + (second ? 16 : 0)), od);
+}
+
+/* Blocks wider than a chunk (a whole row): the block's maximum, one scalar d and inverse (the
+ * same correctly rounded divisions as the vector ones), then its chunks. */
+TS_AVX512 static void quantize_blocks(const float *x, size_t n, size_t block, bool u4, int8_t *q,
+                                      float *d)
+{
+    for (size_t b = 0; b < n; b += block) {
+        __m512 m = _mm512_setzero_ps(); /* max(|x|, acc): a NaN lane keeps acc, as fmaxf does */
+        for (size_t j = b; j < b + block; j += 16)
+            m = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(x + j)), m);
+        float db = _mm512_reduce_max_ps(m) / 127.0f, inverse = db != 0.0f ? 1.0f / db : 0.0f;
+        for (size_t c = b / 32; c < (b + block) / 32; c++) {
+            d[c] = db;
+            chunk_out(x, n, c, inverse, u4, q);
+        }
+    }
+}
+
 /* Sixteen chunks at a time: their maxima first (independent chains), then d = max/127 and its
  * inverse for all sixteen in two vector divisions (correctly rounded, as the scalar ones: the
  * same values), then the chunks rounded. One chunk at a time, each chunk's reduction and two
  * divisions were one chain of latencies: the quantizer was 4% of a 2B-class vision tower at
  * q8. */
-TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *q, float *d,
-                                     int32_t *xs)
+TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, size_t block, bool u4, int8_t *q,
+                                     float *d, int32_t *xs)
 {
-    const __m512 lo = _mm512_set1_ps(-127.0f), hi = _mm512_set1_ps(127.0f);
-    const __m512i even =
-        _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    if (block != 32) {
+        quantize_blocks(x, n, block, u4, q, d);
+        lane_sums(q, n, u4, xs);
+        return;
+    }
     size_t nc = n / 32;
     for (size_t c0 = 0; c0 < nc; c0 += 16) {
         size_t count = nc - c0 < 16 ? nc - c0 : 16;
@@ -79,25 +125,8 @@ TS_AVX512 void ts_quantize_q8_avx512(const float *x, size_t n, bool u4, int8_t *
         __mmask16 nonzero = _mm512_cmp_ps_mask(dc, _mm512_setzero_ps(), _CMP_NEQ_OQ);
         _mm512_store_ps(inverse, _mm512_maskz_div_ps(nonzero, _mm512_set1_ps(1.0f), dc));
         _mm512_mask_storeu_ps(d + c0, (__mmask16)(count == 16 ? 0xffffu : (1u << count) - 1), dc);
-        for (size_t i = 0; i < count; i++) {
-            size_t c = c0 + i;
-            __m512 x0 = _mm512_loadu_ps(x + c * 32), x1 = _mm512_loadu_ps(x + c * 32 + 16);
-            __m512 s = _mm512_set1_ps(inverse[i]);
-            __m512 r0 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x0, s), lo), hi),
-                   r1 = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(x1, s), lo), hi);
-            __m512i v0 = _mm512_cvtps_epi32(r0), v1 = _mm512_cvtps_epi32(r1);
-            if (!u4) {
-                _mm_storeu_si128((__m128i *)(q + c * 32), narrow(v0));
-                _mm_storeu_si128((__m128i *)(q + c * 32 + 16), narrow(v1));
-                continue;
-            }
-            size_t base = c / 2 * 64;
-            bool pair = n - base >= 64, second = c % 2;
-            __m128i ev = narrow(_mm512_permutex2var_epi32(v0, even, v1)),
-                    od = narrow(_mm512_permutex2var_epi32(v0, odd, v1));
-            _mm_storeu_si128((__m128i *)(q + base + (second ? 16 : 0)), ev);
-            _mm_storeu_si128((__m128i *)(q + base + (pair ? 32 : 16) + (second ? 16 : 0)), od);
-        }
+        for (size_t i = 0; i < count; i++)
+            chunk_out(x, n, c0 + i, inverse[i], u4, q);
     }
     lane_sums(q, n, u4, xs);
 }
@@ -216,17 +245,17 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
  * registers, and a call (with the frame four rows' spills need) is paid once per nw weight rows,
  * not once per row, where it cost a fifth of a 896-weight row's time. */
 #define I8_ROWS(R)                                                                                 \
-    TS_VNNI __attribute__((noinline)) static void i8_rows##R(const int8_t *q, size_t nw,            \
+    TS_VNNI __attribute__((noinline)) static void i8_rows##R(const int8_t *q, size_t nw, \
                                                              const ts_q8_act *x, size_t n,         \
                                                              const void *scale, bool half,         \
                                                              float *out, size_t ldo)               \
     {                                                                                              \
         for (size_t w = 0; w < nw; w++) {                                                          \
-            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);            \
+            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0); \
             if (half)                                                                              \
-                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, true, w, n), true, out + w, ldo);    \
+                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, true, w, n), true, out + w, ldo); \
             else                                                                                   \
-                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, false, w, n), false, out + w, ldo);  \
+                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, false, w, n), false, out + w, ldo); \
         }                                                                                          \
     }
 I8_ROWS(1)
@@ -323,12 +352,12 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
     {                                                                                              \
         for (size_t w = 0; w < nw; w++) {                                                          \
             const float *z = zero ? zero + w * (n / 32) : NULL;                                    \
-            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);            \
+            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0); \
             if (half)                                                                              \
                 u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, true, w, n), true, z, out + w, \
                         ldo);                                                                      \
             else                                                                                   \
-                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, false, w, n), false, z,        \
+                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, false, w, n), false, z, \
                         out + w, ldo);                                                             \
         }                                                                                          \
     }
@@ -438,6 +467,104 @@ TS_VNNI void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int6
         default:
             gemm_tile(&xr, sr, 4, k, panel, scale, offset, offsets, m0, m1, bias, cr, ldc);
             break;
+        }
+    }
+}
+
+
+
+/* gemm_q8_channel's tile: 8 activation rows × the panel's 32 weight rows over channels k0 … k0 +
+ * kl − 1, two i32 accumulators a row, started at −128·Σxq (`first`) or at the partial sums the
+ * previous pass left in c (as int32 bits), and scaled into f32 after the row's last channels
+ * (`last`): per-channel weights and whole-row activation scales leave one f32 scaling a sum.
+ * Per four channels: two panel loads, eight broadcasts, 16 VPDPBUSD in independent chains.
+ * Fewer rows (a tail) repeat the last one and store only theirs. The accumulators are named
+ * variables: as an array indexed by row, GCC copied each between registers around every
+ * VPDPBUSD (the tile ran slower than gemm_q8's). */
+#define CH_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+TS_VNNI static void channel_tile(const ts_q8_act *x, const int32_t *xsum, int rows, size_t k0,
+                                 size_t kl, bool first, bool last, const uint8_t *panel,
+                                 __m512 s0, __m512 s1, __mmask16 m0, __mmask16 m1,
+                                 const float *bias, float *c, int64_t ldc)
+{
+#define CH_START(r)                                                                                \
+    int row##r = (r) < rows ? (r) : rows - 1;                                                      \
+    const int8_t *x##r = x->q + (size_t)row##r * x->ld + k0; \
+    __m512i a##r##0 = _mm512_set1_epi32(-128 * xsum[row##r]), a##r##1 = a##r##0; \
+    if (!first)                                                                                    \
+        a##r##0 = _mm512_maskz_loadu_epi32(m0, c + row##r * ldc), \
+        a##r##1 = _mm512_maskz_loadu_epi32(m1, c + row##r * ldc + 16);
+    CH_ROWS(CH_START)
+    for (size_t g = 0; g < kl / 4; g++) {
+        const uint8_t *p = panel + g * 4 * TS_Q8_PANEL;
+        __m512i w0 = _mm512_loadu_si512(p), w1 = _mm512_loadu_si512(p + 64);
+#define CH_STEP(r)                                                                                 \
+    {                                                                                              \
+        int32_t four;                                                                              \
+        __builtin_memcpy(&four, x##r + g * 4, 4);                                                  \
+        __m512i xb = _mm512_set1_epi32(four);                                                      \
+        a##r##0 = _mm512_dpbusd_epi32(a##r##0, w0, xb);                                            \
+        a##r##1 = _mm512_dpbusd_epi32(a##r##1, w1, xb);                                            \
+    }
+        CH_ROWS(CH_STEP)
+    }
+#define CH_OUT(r) a##r##0, a##r##1,
+    __m512i sums[16] = {CH_ROWS(CH_OUT)};
+#undef CH_OUT
+#undef CH_STEP
+#undef CH_START
+    if (!last) {
+        for (int r = 0; r < rows; r++) {
+            _mm512_mask_storeu_epi32(c + r * ldc, m0, sums[2 * r]);
+            _mm512_mask_storeu_epi32(c + r * ldc + 16, m1, sums[2 * r + 1]);
+        }
+        return;
+    }
+    __m512 b0 = _mm512_setzero_ps(), b1 = b0;
+    if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias), b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
+    for (int r = 0; r < rows; r++) {
+        __m512 d = _mm512_set1_ps(x->d[(size_t)r * (x->ld / 32)]);
+        __m512 y0 = _mm512_mul_ps(_mm512_cvtepi32_ps(sums[2 * r]), _mm512_mul_ps(s0, d)),
+               y1 = _mm512_mul_ps(_mm512_cvtepi32_ps(sums[2 * r + 1]), _mm512_mul_ps(s1, d));
+        if (bias) y0 = _mm512_add_ps(y0, b0), y1 = _mm512_add_ps(y1, b1);
+        _mm512_mask_storeu_ps(c + r * ldc, m0, y0);
+        _mm512_mask_storeu_ps(c + r * ldc + 16, m1, y1);
+    }
+}
+#undef CH_ROWS
+
+/* Channels per pass over a block of rows: the panel's slice of them (16 KB) stays in L1 while the
+ * block's row tiles read it. Rows per block: their activations (64 × k bytes: 320 KB at k = 5120)
+ * stay in L2 while every panel of the call and every pass reads them; streamed from L3 once per
+ * panel instead, a 5120-wide GEMM ran at 60% of a 1280-wide one's rate (one thread, 1024 rows:
+ * 340 against 573 GOP/s). The partial sums wait in c between passes. */
+#define CHANNEL_PASS 512
+#define CHANNEL_ROWS 64
+
+TS_VNNI void ts_gemm_q8_channel_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m,
+                                           size_t k, const uint8_t *panel, const float *scale,
+                                           int cols, const float *bias, float *c, int64_t ldc)
+{
+    for (int64_t r0 = 0; r0 < m; r0 += CHANNEL_ROWS) {
+        int64_t r1 = r0 + CHANNEL_ROWS < m ? r0 + CHANNEL_ROWS : m;
+        for (int p0 = 0; p0 < cols; p0 += TS_Q8_PANEL) {
+            int pc = cols - p0 < TS_Q8_PANEL ? cols - p0 : TS_Q8_PANEL;
+            __mmask16 m0 = pc >= 16 ? 0xffff : (__mmask16)((1u << pc) - 1);
+            __mmask16 m1 = pc >= 32 ? 0xffff : pc <= 16 ? 0 : (__mmask16)((1u << (pc - 16)) - 1);
+            __m512 s0 = _mm512_maskz_loadu_ps(m0, scale + p0),
+                   s1 = _mm512_maskz_loadu_ps(m1, scale + p0 + 16);
+            const uint8_t *pp = panel + (size_t)p0 * k;
+            const float *pb = bias ? bias + p0 : NULL;
+            for (size_t k0 = 0; k0 < k; k0 += CHANNEL_PASS) {
+                size_t kl = k - k0 < CHANNEL_PASS ? k - k0 : CHANNEL_PASS;
+                for (int64_t r = r0; r < r1; r += 8) {
+                    ts_q8_act xr = {x->q + (size_t)r * x->ld, x->d + (size_t)r * (x->ld / 32),
+                                    NULL, x->ld};
+                    channel_tile(&xr, xsum + r, r1 - r < 8 ? (int)(r1 - r) : 8, k0, kl, k0 == 0,
+                                 k0 + kl == k, pp + k0 * TS_Q8_PANEL, s0, s1, m0, m1, pb,
+                                 c + r * ldc + p0, ldc);
+                }
+            }
         }
     }
 }

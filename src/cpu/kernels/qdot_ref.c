@@ -52,19 +52,19 @@ void ts_dequant_u4_f32_ref(const uint8_t *q, size_t n, size_t block, const float
  * sums that follow are exact integers, so every variant differs only in how the f32 products of
  * those sums and their scales are added. */
 
-void ts_quantize_q8_ref(const float *x, size_t n, bool u4, int8_t *q, float *d, int32_t *xs)
+void ts_quantize_q8_ref(const float *x, size_t n, size_t block, bool u4, int8_t *q, float *d,
+                        int32_t *xs)
 {
-    for (size_t c = 0; c * 32 < n; c++) {
-        const float *xc = x + c * 32;
+    for (size_t b = 0; b < n; b += block) {
         float amax = 0.0f;
-        for (size_t j = 0; j < 32; j++)
-            amax = fmaxf(amax, fabsf(xc[j]));
-        float dc = amax / 127.0f, id = dc != 0.0f ? 1.0f / dc : 0.0f;
-        d[c] = dc;
-        for (size_t j = 0; j < 32; j++) {
+        for (size_t j = b; j < b + block; j++)
+            amax = fmaxf(amax, fabsf(x[j]));
+        float db = amax / 127.0f, id = db != 0.0f ? 1.0f / db : 0.0f;
+        for (size_t j = b; j < b + block; j++) {
             /* fmaxf first: a NaN becomes −127, as the vector max does */
-            float v = nearbyintf(fminf(fmaxf(xc[j] * id, -127.0f), 127.0f));
-            q[u4 ? ts_q8_u4_position(c * 32 + j, n) : c * 32 + j] = (int8_t)v;
+            float v = nearbyintf(fminf(fmaxf(x[j] * id, -127.0f), 127.0f));
+            q[u4 ? ts_q8_u4_position(j, n) : j] = (int8_t)v;
+            d[j / 32] = db;
         }
     }
     int32_t offset = u4 ? 8 : 128;
@@ -128,4 +128,23 @@ void ts_qdot_u4_q8_ref(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows
     for (size_t w = 0; w < nw; w++)
         u4_q8_row(q + w * (n / 2), x, rows, n, ts_q8_row_scales(scale, half, w, n), half,
                   zero ? zero + w * (n / 32) : NULL, out + w, ldo);
+}
+
+void ts_gemm_q8_channel_ref(const ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
+                            const uint8_t *panel, const float *scale, int cols, const float *bias,
+                            float *c, int64_t ldc)
+{
+    for (int64_t r = 0; r < m; r++) {
+        const int8_t *xq = x->q + (size_t)r * x->ld;
+        float d = x->d[(size_t)r * (x->ld / 32)];
+        for (int i = 0; i < cols; i++) { /* panels of TS_Q8_PANEL weight rows, k·32 bytes each */
+            const uint8_t *p = panel + (size_t)(i / TS_Q8_PANEL) * TS_Q8_PANEL * k;
+            int32_t sum = -128 * xsum[r];
+            for (size_t j = 0; j < k; j++)
+                sum += (int32_t)p[((j / 4) * TS_Q8_PANEL + (size_t)(i % TS_Q8_PANEL)) * 4 + j % 4] *
+                       xq[j];
+            float y = (float)sum * (scale[i] * d);
+            c[r * ldc + i] = bias ? y + bias[i] : y;
+        }
+    }
 }

@@ -38,19 +38,25 @@ TS_AVX512 static inline __m512i quantized(__m512 x, __m512 d, float lo, float hi
     return _mm512_cvtps_epi32(t);
 }
 
-TS_AVX512 void ts_quantize_weights_q8_avx512(const float *w, size_t n, int8_t *q, uint16_t *scale)
+TS_AVX512 void ts_quantize_weights_q8_avx512(const float *w, size_t n, size_t block, int8_t *q,
+                                             uint16_t *scale)
 {
-    for (size_t b = 0; b < n / 32; b++) {
-        __m512 x0 = _mm512_loadu_ps(w + b * 32), x1 = _mm512_loadu_ps(w + b * 32 + 16);
-        scale[b] = ts_f32_to_f16(block_amax(x0, x1) / 127.0f);
+    for (size_t b = 0; b < n / block; b++) {
+        const float *x = w + b * block;
+        __m512 m = _mm512_setzero_ps(); /* max(|x|, acc): NaN lanes passed over, as block_amax */
+        for (size_t j = 0; j < block; j += 16)
+            m = _mm512_max_ps(_mm512_abs_ps(_mm512_loadu_ps(x + j)), m);
+        scale[b] = ts_f32_to_f16(_mm512_reduce_max_ps(m) / 127.0f);
         float d = ts_f16_to_f32_scalar(scale[b]);
         if (!(d > 0.0f)) {
-            memset(q + b * 32, 0, 32);
+            memset(q + b * block, 0, block);
             continue;
         }
         __m512 dv = _mm512_set1_ps(d);
-        _mm_storeu_si128((__m128i *)(q + b * 32), _mm512_cvtepi32_epi8(quantized(x0, dv, -127.0f, 127.0f)));
-        _mm_storeu_si128((__m128i *)(q + b * 32 + 16), _mm512_cvtepi32_epi8(quantized(x1, dv, -127.0f, 127.0f)));
+        for (size_t j = 0; j < block; j += 16)
+            _mm_storeu_si128(
+                (__m128i *)(q + b * block + j),
+                _mm512_cvtepi32_epi8(quantized(_mm512_loadu_ps(x + j), dv, -127.0f, 127.0f)));
     }
 }
 

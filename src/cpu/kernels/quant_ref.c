@@ -36,20 +36,21 @@ static inline float round_away(float v)
     return frac >= 0.5f ? t + 1.0f : frac <= -0.5f ? t - 1.0f : t;
 }
 
-void ts_quantize_weights_q8_ref(const float *w, size_t n, int8_t *q, uint16_t *scale)
+void ts_quantize_weights_q8_ref(const float *w, size_t n, size_t block, int8_t *q,
+                                uint16_t *scale)
 {
-    for (size_t b = 0; b < n / 32; b++) {
-        const float *x = w + b * 32;
+    for (size_t b = 0; b < n / block; b++) {
+        const float *x = w + b * block;
         float amax = 0.0f;
-        for (int j = 0; j < 32; j++) {
+        for (size_t j = 0; j < block; j++) {
             float a = fabsf(x[j]);
             amax = a > amax ? a : amax; /* fmaxf's result: a NaN is passed over */
         }
         scale[b] = ts_f32_to_f16(amax / 127.0f);
         float d = ts_f16_to_f32_scalar(scale[b]);
-        for (int j = 0; j < 32; j++) {
+        for (size_t j = 0; j < block; j++) {
             float v = d > 0.0f ? round_away(x[j] / d) : 0.0f;
-            q[b * 32 + j] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
+            q[b * block + j] = (int8_t)(v > 127.0f ? 127 : v < -127.0f ? -127 : v);
         }
     }
 }

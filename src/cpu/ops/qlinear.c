@@ -25,12 +25,16 @@
  * decode 58–64 → 67–82 tok/s, q8 44–47 → 53–56, 0.5B preset, 2 threads, alternating runs). */
 #define Q8_SCALE_ROWS 64
 
+/* gemm_q8_channel's panels per call (q8_channel_task): their bytes fill the f32 panel's room. */
+#define CHANNEL_PANELS 4
+_Static_assert(CHANNEL_PANELS * TS_Q8_PANEL <= TS_GEMM_COLUMNS * sizeof(float), "room");
+
 /* Per-worker scratch: scales and zero points of one output row in f32, the same per chunk of 32
- * (W8A8), then (GEMM path) the dequantized panel. */
+ * (W8A8), then (GEMM path) the dequantized panel, or the W8A8 panels and their scales. */
 static size_t worker_floats(const ts_qlinear_shape *s, bool gemm)
 {
     size_t f = 2 * (size_t)(s->k / s->block) + 2 * (size_t)(s->k / 32) * Q8_SCALE_ROWS +
-               (gemm ? (size_t)TS_GEMM_COLUMNS * (size_t)s->k : 0);
+               (gemm ? (size_t)TS_GEMM_COLUMNS * (size_t)s->k + CHANNEL_PANELS * TS_Q8_PANEL : 0);
     return (f + 15) & ~(size_t)15; /* each worker's slice starts on a cache line */
 }
 
@@ -42,6 +46,16 @@ static bool use_q8(const ts_cpu *cpu, const ts_qlinear_shape *s, bool has_zero)
     const ts_kernels *kern = cpu->kernels;
     if (!cpu->int8_act || !kern->quantize_q8 || s->k % 32 || s->block % 32) return false;
     return s->bits == 4 ? kern->qdot_u4_q8 != NULL : kern->qdot_i8_q8 && !has_zero;
+}
+
+/* Per-channel 8-bit weights (one block a row) take one activation scale a row too: the integer
+ * sums of gemm_q8_channel then run the whole row, where chunk scales rescale every 32 channels
+ * (the f32 conversion, products and sum a chunk: 2B-class vision tower at q8, the GEMM ~73% of
+ * the VPDPBUSD peak with them). The row dots take the same activations, each chunk's d the
+ * row's. */
+static bool channel_act(const ts_qlinear_shape *s, bool has_zero)
+{
+    return s->bits == 8 && s->block == s->k && !has_zero && s->k <= TS_Q8_CHANNEL_MAX_K;
 }
 
 /* Bytes rounded up to a cache line: each array of the quantized activations starts on one (the
@@ -78,7 +92,8 @@ typedef struct {
     int64_t block; /* output features per task */
     ts_q8_act act; /* W8A8: the quantized rows */
     bool act_u4;   /* in the u4 layout (row dots of 4-bit weights), else natural */
-    int32_t *xsum; /* W8A8 GEMM: Σ xq per row and chunk */
+    bool channel;  /* activations quantized per row (channel_act) */
+    int32_t *xsum; /* W8A8 GEMM: Σ xq per row and chunk (per row when `channel`) */
 } qjob;
 
 /* Output row o's scales and zero points in f32 (the kernels' widening: this runs once per weight
@@ -232,15 +247,19 @@ static void quantize_task(void *arg, int64_t task, int worker)
     size_t k = (size_t)j->s->k, r = (size_t)task;
     int8_t *q = (int8_t *)j->act.q + r * k;
     int32_t *xs = (int32_t *)j->act.xs + r * k / 4;
-    j->cpu->kernels->quantize_q8(j->x + r * k, k, j->act_u4, q, (float *)j->act.d + r * k / 32,
-                                 xs);
-    if (j->xsum) /* the natural layout's lanes: xs = −128 · the sum of 4 bytes */
+    j->cpu->kernels->quantize_q8(j->x + r * k, k, j->channel ? k : 32, j->act_u4, q,
+                                 (float *)j->act.d + r * k / 32, xs);
+    if (j->xsum) { /* the natural layout's lanes: xs = −128 · the sum of 4 bytes */
+        int32_t row = 0;
         for (size_t c = 0; c < k / 32; c++) {
             int32_t sum = 0;
             for (size_t l = 0; l < 8; l++)
                 sum += xs[c * 8 + l];
-            j->xsum[r * k / 32 + c] = -sum / 128;
+            if (j->channel) row += -sum / 128;
+            else j->xsum[r * k / 32 + c] = -sum / 128;
         }
+        if (j->channel) j->xsum[r] = row;
+    }
 }
 
 /* Weight rows c0 … c0 + cols − 1 as gemm_q8's panel (kernels.h): unsigned bytes in groups of
@@ -280,6 +299,37 @@ static void pack_panel(const qjob *j, int64_t c0, int cols, float *sc, float *zp
     }
 }
 
+/* Per-channel weights (channel_act): CHANNEL_PANELS panels of the task's weight rows packed side
+ * by side (the rows' bytes + 128, one scale each) per gemm_q8_channel call, which reads each
+ * block of activation rows once for all of them. */
+static void q8_channel_task(void *arg, int64_t task, int worker)
+{
+    const qjob *j = arg;
+    const ts_qlinear_shape *s = j->s;
+    size_t k = (size_t)s->k, rb = row_bytes(s);
+    float *sc = j->scratch + (size_t)worker * j->per_worker, *zp = sc + 1;
+    uint8_t *panels = (uint8_t *)(zp + 1 + 2 * (s->k / 32) * Q8_SCALE_ROWS);
+    float *pscale = (float *)(panels + CHANNEL_PANELS * TS_Q8_PANEL * k);
+    int64_t n0 = task * j->block, n1 = n0 + j->block < s->n ? n0 + j->block : s->n;
+    bool zero_ready = false;
+    for (int64_t c0 = n0; c0 < n1; c0 += CHANNEL_PANELS * TS_Q8_PANEL) {
+        int cols = n1 - c0 < CHANNEL_PANELS * TS_Q8_PANEL ? (int)(n1 - c0)
+                                                          : CHANNEL_PANELS * TS_Q8_PANEL;
+        for (int p = 0; p < cols; p += TS_Q8_PANEL)
+            j->cpu->kernels->pack_u32_panel((const uint8_t *)j->q + (size_t)(c0 + p) * rb, rb,
+                                            cols - p < TS_Q8_PANEL ? cols - p : TS_Q8_PANEL,
+                                            k / 4, 0x80808080u, (uint32_t *)(panels + p * k));
+        for (int i = 0; i < cols; i++) {
+            row_params(j, c0 + i, sc, zp, &zero_ready);
+            pscale[i] = sc[0];
+        }
+        float widened[CHANNEL_PANELS * TS_Q8_PANEL];
+        const float *bias = ts_cpu_bias_f32(j->bias, s->bias_dtype, c0, cols, widened);
+        j->cpu->kernels->gemm_q8_channel(&j->act, j->xsum, s->m, k, panels, pscale, cols, bias,
+                                         j->y + c0, s->n);
+    }
+}
+
 static void q8_gemm_task(void *arg, int64_t task, int worker)
 {
     const qjob *j = arg;
@@ -314,9 +364,8 @@ static void qlinear_run(const ts_cpu *cpu, const ts_qlinear_shape *s, const floa
     int workers = ts_pool_size(cpu->pool);
     bool gemm = tiled && cpu->kernels->gemm_f32;
     float *base = (float *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    qjob job = {cpu,  s,    x,     q,    scale,
-                bias, zero, y,     base, worker_floats(s, tiled),
-                0,    {0},  false, NULL};
+    qjob job = {cpu,  s,    x,     q,    scale, bias,  zero, y,
+                base, worker_floats(s, tiled), 0, {0}, false, false, NULL};
     if (use_q8(cpu, s, zero != NULL)) {
         /* Activations once per call, then one pass over each task's weights per row tile. */
         int8_t *aq = (int8_t *)(base + job.per_worker * (size_t)workers);
@@ -324,7 +373,9 @@ static void qlinear_run(const ts_cpu *cpu, const ts_qlinear_shape *s, const floa
         float *d = (float *)(aq + line(mk));
         int32_t *xs = (int32_t *)((char *)d + line(sizeof(float) * mk / 32));
         job.act = (ts_q8_act){aq, d, xs, (size_t)s->k};
-        bool q8_gemm = tiled && cpu->kernels->gemm_q8;
+        job.channel = channel_act(s, zero != NULL);
+        bool q8_gemm = tiled && (job.channel ? cpu->kernels->gemm_q8_channel != NULL
+                                             : cpu->kernels->gemm_q8 != NULL);
         job.act_u4 = s->bits == 4 && !q8_gemm;
         job.xsum = q8_gemm ? (int32_t *)((char *)xs + line(sizeof(int32_t) * mk / 4)) : NULL;
         if (s->m > 1)
@@ -335,7 +386,8 @@ static void qlinear_run(const ts_cpu *cpu, const ts_qlinear_shape *s, const floa
             int64_t blocks = (s->n + TS_Q8_PANEL - 1) / TS_Q8_PANEL;
             /* ~8 tasks a worker, as linear.c's bf16 GEMM: the panels cost the same however split. */
             job.block = (blocks / (workers * 8) > 1 ? blocks / (workers * 8) : 1) * TS_Q8_PANEL;
-            ts_pool_run(cpu->pool, q8_gemm_task, &job, (s->n + job.block - 1) / job.block);
+            ts_pool_run(cpu->pool, job.channel ? q8_channel_task : q8_gemm_task, &job,
+                        (s->n + job.block - 1) / job.block);
             return;
         }
         job.block = s->n / (workers * 8) > 16 ? s->n / (workers * 8) : 16;
