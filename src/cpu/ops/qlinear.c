@@ -384,8 +384,12 @@ static void qlinear_run(const ts_cpu *cpu, const ts_qlinear_shape *s, const floa
             quantize_task(&job, 0, 0);
         if (q8_gemm) {
             int64_t blocks = (s->n + TS_Q8_PANEL - 1) / TS_Q8_PANEL;
-            /* ~8 tasks a worker, as linear.c's bf16 GEMM: the panels cost the same however split. */
+            /* ~8 tasks a worker, as linear.c's bf16 GEMM: the panels cost the same however split.
+             * Per-channel weights: CHANNEL_PANELS panels a task, each call's activation rows
+             * read once for all of them (a 1280-wide output has 40 panels: 2 a task at 8 tasks
+             * a worker, each task streaming the 1024 × 5120 activations of its input). */
             job.block = (blocks / (workers * 8) > 1 ? blocks / (workers * 8) : 1) * TS_Q8_PANEL;
+            if (job.channel) job.block = CHANNEL_PANELS * TS_Q8_PANEL;
             ts_pool_run(cpu->pool, job.channel ? q8_channel_task : q8_gemm_task, &job,
                         (s->n + job.block - 1) / job.block);
             return;
