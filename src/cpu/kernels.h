@@ -134,8 +134,9 @@ typedef struct ts_kernels {
     /* The W8A8 GEMM of per-channel 8-bit weights (one scale a weight row) and activation rows
      * quantized whole (quantize_q8 with block k): c[r·ldc + i] = (float)S · (scale[i] · d_r),
      * then + bias[i] when `bias` is not NULL, where S = Σ_j (u − 128)·xq_r[j] over the whole row
-     * in exact int32 (k ≤ TS_Q8_CHANNEL_MAX_K), u the panel of gemm_q8 (q + 128), d_r =
-     * x->d[r·k/32] and xsum[r] = Σ_j xq_r[j]. No rescaling per chunk: the integer sums run the
+     * in exact int32 (k ≤ TS_Q8_CHANNEL_MAX_K), u the panels of gemm_q8 (q + 128; cols may pass
+     * TS_Q8_PANEL: ⌈cols/32⌉ panels of 32·k bytes back to back), d_r = x->d[r·x->ld/32] and
+     * xsum[r] = Σ_j xq_r[j]. No rescaling per chunk: the integer sums run the
      * whole row. Every variant gives the same bits. */
     void (*gemm_q8_channel)(const struct ts_q8_act *x, const int32_t *xsum, int64_t m, size_t k,
                             const uint8_t *panel, const float *scale, int cols,

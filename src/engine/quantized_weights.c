@@ -148,8 +148,8 @@ typedef struct {
 
 #define QUANT_TASK_ROWS 32
 
-static size_t worker_floats(int64_t in) { return 2 * (size_t)in + 2 * (size_t)(in / TS_QUANT_BLOCK); }
 /* (scales and zero points per block: a block is at least TS_QUANT_BLOCK wide) */
+static size_t worker_floats(int64_t in) { return 2 * (size_t)in + 2 * (size_t)(in / TS_QUANT_BLOCK); }
 
 static void quantize_rows_task(void *arg, int64_t task, int worker)
 {
@@ -250,8 +250,12 @@ const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, in
     if (!at || (at[strlen(tag)] && !is_scale) || rank != 2) return qw->base.find(qw->base.self, name, rank, dims);
     size_t len = (size_t)(at - name);
     for (int i = 0; i < qw->n; i++)
-        if (strlen(qw->entries[i].base_name) == len && strncmp(qw->entries[i].base_name, name, len) == 0)
-            return is_scale ? &qw->entries[i].scale : &qw->entries[i].q;
+        if (strlen(qw->entries[i].base_name) == len && strncmp(qw->entries[i].base_name, name, len) == 0) {
+            /* made before with another block (two choosers asking for one matrix): no such tensor
+             * here, so the caller's weight check names it rather than reading the wrong layout */
+            const ts_tensor_info *t = is_scale ? &qw->entries[i].scale : &qw->entries[i].q;
+            return t->shape[0] == dims[0] && t->shape[1] == dims[1] ? t : NULL;
+        }
     char base[512];
     if (len >= sizeof(base)) return NULL;
     memcpy(base, name, len);

@@ -112,8 +112,9 @@ static void check_fixture(const fixture_bound *b, const char *format)
  * token; Qwen2.5-VL 1.7% / 3.2%, 14.9%, 1; Qwen3-VL (DeepStack: 11 tower matrices quantized,
  * among them the 1536-wide patch embedding) 15.3% / 23.1%, 17.1%, 1 (with Q8_0's blocks of 32:
  * 6.3% / 10.3% — this random tower amplifies weight error most); LLaVA 1.7% / 2.2%, 14.0%, 16;
- * Gemma3 1.1% / 0.8%, 36.6%, 0. q4: towers 13–59%, logits 47–104%, 0–1 tokens. No fixture's tokens are held: greedy agreement flips at near-ties of random weights with
- * the kernels' rounding (LLaVA q8: 14/16 on AVX-512 VNNI, 1/16 on the portable kernels; the language
+ * Gemma3 1.1% / 0.8%, 36.6%, 0. q4: towers 13–59%, logits 47–104%, 0–1 tokens.
+ * No fixture's tokens are held: greedy agreement flips at near-ties of random weights with the
+ * kernels' rounding (LLaVA q8: 14/16 on AVX-512 VNNI, 1/16 on the portable kernels; the language
  * model's q8 alone flips Qwen2's, quantized_weights_test), so the bounds are on the tower rows and
  * the logits, and the tokens are reported. */
 static const fixture_bound q8_bounds[] = {

@@ -7,7 +7,8 @@
  * does ((q − zero) · scale), and runs the tiled f32 GEMM on them; the dequantization is paid once
  * per weight row and call, shared by every activation row.
  * W8A8 (the int8 compute policy, kernels with VNNI or the portable reference): the activation
- * rows are quantized once per call (int8 per chunk of 32, kernels.h: ts_q8_act), then each task
+ * rows are quantized once per call (int8 per chunk of 32, kernels.h: ts_q8_act; per row for
+ * per-channel 8-bit weights, whose GEMM then sums whole rows in integers), then each task
  * streams its weight rows once per tile of rows, TS_Q8_ROWS activation rows per integer dot and
  * (decode) Q8_SCALE_ROWS weight rows per kernel call;
  * many rows with a gemm_q8 kernel: each task packs TS_Q8_PANEL weight rows at a time into the
@@ -385,11 +386,16 @@ static void qlinear_run(const ts_cpu *cpu, const ts_qlinear_shape *s, const floa
         if (q8_gemm) {
             int64_t blocks = (s->n + TS_Q8_PANEL - 1) / TS_Q8_PANEL;
             /* ~8 tasks a worker, as linear.c's bf16 GEMM: the panels cost the same however split.
-             * Per-channel weights: CHANNEL_PANELS panels a task, each call's activation rows
-             * read once for all of them (a 1280-wide output has 40 panels: 2 a task at 8 tasks
-             * a worker, each task streaming the 1024 × 5120 activations of its input). */
-            job.block = (blocks / (workers * 8) > 1 ? blocks / (workers * 8) : 1) * TS_Q8_PANEL;
-            if (job.channel) job.block = CHANNEL_PANELS * TS_Q8_PANEL;
+             * Per-channel weights: up to CHANNEL_PANELS panels a task while each worker still gets
+             * two tasks, each call's activation rows read once for all of its panels (a
+             * 1280-wide output has 40 panels: at 8 tasks a worker, 2 a task, each streaming the
+             * 1024 × 5120 activations of its input). */
+            int64_t per = blocks / (workers * 8) > 1 ? blocks / (workers * 8) : 1;
+            if (job.channel) {
+                per = blocks / (workers * 2) > 1 ? blocks / (workers * 2) : 1;
+                per = per < CHANNEL_PANELS ? per : CHANNEL_PANELS;
+            }
+            job.block = per * TS_Q8_PANEL;
             ts_pool_run(cpu->pool, job.channel ? q8_channel_task : q8_gemm_task, &job,
                         (s->n + job.block - 1) / job.block);
             return;
