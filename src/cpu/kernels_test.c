@@ -787,7 +787,7 @@ static void test_q8_variants(void)
  * reference's bytes, scales and lane sums in both layouts, each chunk's d the row's, every value
  * within d/2 and the row's largest at ±127. Then gemm_q8_channel: every variant gives the
  * reference's bits, and the reference is the contract's formula from an int64 sum — over row
- * counts around the 8-row tile and the 64-row block, widths across the 512-channel pass, 1 to
+ * counts around the 8-row tile and the 64-row block, widths from one chunk to 1056, 1 to
  * 129 columns (several panels and a partial one; rows past them hold stray bytes), with and
  * without bias. */
 static void test_q8_channel_variants(void)

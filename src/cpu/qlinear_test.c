@@ -169,7 +169,7 @@ static void test_w8a8_error_bounded(void)
          * panels, a partial one; tiles and a tail) */
         {70, 224, 41, 224, 8, TS_DTYPE_F16, false, true},
         {19, 64, 130, 64, 8, TS_DTYPE_BF16, false, false},
-        {20, 544, 37, 544, 8, TS_DTYPE_F16, false, true}, /* two 512-channel passes */
+        {20, 544, 37, 544, 8, TS_DTYPE_F16, false, true}, /* a wider row, 17 chunks */
     };
     static const qcase f32_only[] = {
         {3, 160, 37, 32, 8, TS_DTYPE_F16, true, false}, /* 8-bit zero points */

@@ -473,29 +473,28 @@ TS_VNNI void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int6
 
 
 
-/* gemm_q8_channel's tile: 8 activation rows × the panel's 32 weight rows over channels k0 … k0 +
- * kl − 1, two i32 accumulators a row, started at −128·Σxq (`first`) or at the partial sums the
- * previous pass left in c (as int32 bits), and scaled into f32 after the row's last channels
- * (`last`): per-channel weights and whole-row activation scales leave one f32 scaling a sum.
- * Per four channels: two panel loads, eight broadcasts, 16 VPDPBUSD in independent chains.
- * Fewer rows (a tail) repeat the last one and store only theirs. The accumulators are named
- * variables: as an array indexed by row, GCC copied each between registers around every
- * VPDPBUSD (the tile ran slower than gemm_q8's). */
+
+/* gemm_q8_channel's tile: 8 activation rows × the panel's 32 weight rows, two i32 accumulators a
+ * row that run the whole k, started at −128·Σxq, then scaled into f32 once: per-channel weights
+ * and whole-row activation scales leave one f32 scaling a sum. Per four channels: two panel
+ * loads, eight broadcasts, 16 VPDPBUSD in independent chains. Fewer rows (a tail) repeat the
+ * last one and store only theirs. The accumulators are named variables: as an array indexed by
+ * row, GCC copied each between registers around every VPDPBUSD (the tile ran slower than
+ * gemm_q8's). Passes of 512 channels (the panel's slice in L1, partial sums parked in c between
+ * them) lost in place: qwen2-vl-2b tower at q8, 2 threads, 3 alternating pairs, the q8 linears'
+ * CPU time 8.0 → 7.1, 8.3 → 6.8, 7.8 → 7.3 s without them (the tile alone, one thread, k = 1280:
+ * 585 → 706 GOP/s; k = 5120 the same). */
 #define CH_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-TS_VNNI static void channel_tile(const ts_q8_act *x, const int32_t *xsum, int rows, size_t k0,
-                                 size_t kl, bool first, bool last, const uint8_t *panel,
-                                 __m512 s0, __m512 s1, __mmask16 m0, __mmask16 m1,
-                                 const float *bias, float *c, int64_t ldc)
+TS_VNNI static void channel_tile(const ts_q8_act *x, const int32_t *xsum, int rows, size_t k,
+                                 const uint8_t *panel, __m512 s0, __m512 s1, __mmask16 m0,
+                                 __mmask16 m1, const float *bias, float *c, int64_t ldc)
 {
 #define CH_START(r)                                                                                \
     int row##r = (r) < rows ? (r) : rows - 1;                                                      \
-    const int8_t *x##r = x->q + (size_t)row##r * x->ld + k0; \
-    __m512i a##r##0 = _mm512_set1_epi32(-128 * xsum[row##r]), a##r##1 = a##r##0; \
-    if (!first)                                                                                    \
-        a##r##0 = _mm512_maskz_loadu_epi32(m0, c + row##r * ldc), \
-        a##r##1 = _mm512_maskz_loadu_epi32(m1, c + row##r * ldc + 16);
+    const int8_t *x##r = x->q + (size_t)row##r * x->ld;                                            \
+    __m512i a##r##0 = _mm512_set1_epi32(-128 * xsum[row##r]), a##r##1 = a##r##0;
     CH_ROWS(CH_START)
-    for (size_t g = 0; g < kl / 4; g++) {
+    for (size_t g = 0; g < k / 4; g++) {
         const uint8_t *p = panel + g * 4 * TS_Q8_PANEL;
         __m512i w0 = _mm512_loadu_si512(p), w1 = _mm512_loadu_si512(p + 64);
 #define CH_STEP(r)                                                                                 \
@@ -513,13 +512,6 @@ TS_VNNI static void channel_tile(const ts_q8_act *x, const int32_t *xsum, int ro
 #undef CH_OUT
 #undef CH_STEP
 #undef CH_START
-    if (!last) {
-        for (int r = 0; r < rows; r++) {
-            _mm512_mask_storeu_epi32(c + r * ldc, m0, sums[2 * r]);
-            _mm512_mask_storeu_epi32(c + r * ldc + 16, m1, sums[2 * r + 1]);
-        }
-        return;
-    }
     __m512 b0 = _mm512_setzero_ps(), b1 = b0;
     if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias), b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
     for (int r = 0; r < rows; r++) {
@@ -533,12 +525,9 @@ TS_VNNI static void channel_tile(const ts_q8_act *x, const int32_t *xsum, int ro
 }
 #undef CH_ROWS
 
-/* Channels per pass over a block of rows: the panel's slice of them (16 KB) stays in L1 while the
- * block's row tiles read it. Rows per block: their activations (64 × k bytes: 320 KB at k = 5120)
- * stay in L2 while every panel of the call and every pass reads them; streamed from L3 once per
- * panel instead, a 5120-wide GEMM ran at 60% of a 1280-wide one's rate (one thread, 1024 rows:
- * 340 against 573 GOP/s). The partial sums wait in c between passes. */
-#define CHANNEL_PASS 512
+/* Rows per block: their activations (64 × k bytes: 320 KB at k = 5120) stay in L2 while every
+ * panel of the call reads them; streamed from L3 once per panel instead, a 5120-wide GEMM ran at
+ * 60% of a 1280-wide one's rate (one thread, 1024 rows: 340 against 573 GOP/s). */
 #define CHANNEL_ROWS 64
 
 TS_VNNI void ts_gemm_q8_channel_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int64_t m,
@@ -553,17 +542,12 @@ TS_VNNI void ts_gemm_q8_channel_avx512vnni(const ts_q8_act *x, const int32_t *xs
             __mmask16 m1 = pc >= 32 ? 0xffff : pc <= 16 ? 0 : (__mmask16)((1u << (pc - 16)) - 1);
             __m512 s0 = _mm512_maskz_loadu_ps(m0, scale + p0),
                    s1 = _mm512_maskz_loadu_ps(m1, scale + p0 + 16);
-            const uint8_t *pp = panel + (size_t)p0 * k;
-            const float *pb = bias ? bias + p0 : NULL;
-            for (size_t k0 = 0; k0 < k; k0 += CHANNEL_PASS) {
-                size_t kl = k - k0 < CHANNEL_PASS ? k - k0 : CHANNEL_PASS;
-                for (int64_t r = r0; r < r1; r += 8) {
-                    ts_q8_act xr = {x->q + (size_t)r * x->ld, x->d + (size_t)r * (x->ld / 32),
-                                    NULL, x->ld};
-                    channel_tile(&xr, xsum + r, r1 - r < 8 ? (int)(r1 - r) : 8, k0, kl, k0 == 0,
-                                 k0 + kl == k, pp + k0 * TS_Q8_PANEL, s0, s1, m0, m1, pb,
-                                 c + r * ldc + p0, ldc);
-                }
+            for (int64_t r = r0; r < r1; r += 8) {
+                ts_q8_act xr = {x->q + (size_t)r * x->ld, x->d + (size_t)r * (x->ld / 32), NULL,
+                                x->ld};
+                channel_tile(&xr, xsum + r, r1 - r < 8 ? (int)(r1 - r) : 8, k,
+                             panel + (size_t)p0 * k, s0, s1, m0, m1, bias ? bias + p0 : NULL,
+                             c + r * ldc + p0, ldc);
             }
         }
     }
