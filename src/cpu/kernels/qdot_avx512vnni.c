@@ -481,7 +481,7 @@ TS_VNNI void ts_gemm_q8_avx512vnni(const ts_q8_act *x, const int32_t *xsum, int6
  * last one and store only theirs. The accumulators are named variables: as an array indexed by
  * row, GCC copied each between registers around every VPDPBUSD (the tile ran slower than
  * gemm_q8's). Passes of 512 channels (the panel's slice in L1, partial sums parked in c between
- * them) lost in place: qwen2-vl-2b tower at q8, 2 threads, 3 alternating pairs, the q8 linears'
+ * them) lost in place: a 2B-class vision tower at q8, 2 threads, 3 pairs, the q8 linears'
  * CPU time 8.0 → 7.1, 8.3 → 6.8, 7.8 → 7.3 s without them (the tile alone, one thread, k = 1280:
  * 585 → 706 GOP/s; k = 5120 the same). */
 #define CH_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
