@@ -75,11 +75,19 @@ bool ts_quantized_weights_choose(void *self, const char *name, int64_t out, int6
     return true;
 }
 
+/* The plan for the first `len` bytes of `name`, or NULL. */
+static plan *plan_of(const ts_quantized_weights *q, const char *name, size_t len)
+{
+    for (int i = 0; i < q->n_plans; i++)
+        if (strlen(q->plans[i].name) == len && strncmp(q->plans[i].name, name, len) == 0) return &q->plans[i];
+    return NULL;
+}
+
 /* Remembers `name`'s block for find() (false: out of memory). */
 static bool remember(ts_quantized_weights *q, const char *name, int64_t block)
 {
-    for (int i = 0; i < q->n_plans; i++)
-        if (strcmp(q->plans[i].name, name) == 0) return q->plans[i].block = block, true;
+    plan *known = plan_of(q, name, strlen(name));
+    if (known) return known->block = block, true;
     if (q->n_plans == q->cap_plans) {
         int cap = q->cap_plans ? q->cap_plans * 2 : 64;
         plan *p = realloc(q->plans, sizeof(plan) * (size_t)cap);
@@ -90,13 +98,6 @@ static bool remember(ts_quantized_weights *q, const char *name, int64_t block)
     if (!copy) return false;
     q->plans[q->n_plans++] = (plan){copy, block};
     return true;
-}
-
-static int64_t block_of(const ts_quantized_weights *q, const char *name, size_t len)
-{
-    for (int i = 0; i < q->n_plans; i++)
-        if (strlen(q->plans[i].name) == len && strncmp(q->plans[i].name, name, len) == 0) return q->plans[i].block;
-    return TS_QUANT_BLOCK;
 }
 
 bool ts_quantized_weights_choose_tower(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice)
@@ -261,7 +262,8 @@ const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, in
     memcpy(base, name, len);
     base[len] = '\0';
     /* The source's shape from the one asked for (synthetic sources create it from this). */
-    int64_t block = block_of(qw, name, len);
+    const plan *planned = plan_of(qw, name, len);
+    int64_t block = planned ? planned->block : TS_QUANT_BLOCK;
     int64_t in_dim = is_scale ? dims[1] * block : qw->bits == 8 ? dims[1] : dims[1] * 2;
     entry *e = quantize(qw, base, dims[0], in_dim, block);
     return !e ? NULL : is_scale ? &e->scale : &e->q;
