@@ -273,6 +273,11 @@ void ts_gemm_kn_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, 
                            float *panel);
 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0, int64_t n1,
                              const float *bias, float *c, int64_t ldc, float *panel);
+void ts_gemm_bf16_fma_avx512(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0,
+                             int64_t n1, const float *bias, float *c, int64_t ldc, float *panel);
+void ts_gemm_bf16_panel_fma_avx512(const uint16_t *a, int64_t lda, int64_t m, int64_t kp,
+                                   const uint32_t *panel, int cols, const float *bias, float *c,
+                                   int64_t ldc, bool accumulate);
 void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda, int64_t m, int64_t kp,
                                    const uint32_t *panel, int cols, const float *bias, float *c,
                                    int64_t ldc, bool accumulate);

@@ -304,8 +304,10 @@ static void test_gemm_kernels(void)
             for (int64_t i = 0; i < m * n; i++) ok &= cb[i] == c[i] + bias[i % n];
             CHECK(ok);
             free(bias), free(cb);
-            /* One pre-packed panel (the first ≤ 32 weight rows, all of k in one panel whatever
-             * its length), A rows wider apart than k, then accumulated a second time. */
+        }
+        /* One pre-packed panel (gemm_bf16_panel: the first ≤ 32 weight rows, all of k in one
+         * panel whatever its length), A rows wider apart than k, then accumulated a second time. */
+        if ((f & TS_CPU_AVX512) && k % 2 == 0) {
             int cols = n < 32 ? (int)n : 32;
             int64_t kp = k / 2, lda = k + 6;
             uint32_t *pp = aligned_alloc(64, sizeof(uint32_t) * (size_t)(kp * 32) + 64);
@@ -317,17 +319,56 @@ static void test_gemm_kernels(void)
                     pp[p * 32 + j] = v;
                 }
             for (int64_t r = 0; r < m; r++) memcpy(wide + r * lda, ab + r * k, sizeof(uint16_t) * (size_t)k);
-            for (int64_t i = 0; i < m * n; i++) c[i] = NAN;
-            ts_gemm_bf16_panel_avx512bf16(wide, lda, m, kp, pp, cols, NULL, c, n, false);
-            ts_gemm_bf16_panel_avx512bf16(wide, lda, m, kp, pp, cols, NULL, c, n, true);
-            ok = true;
-            for (int64_t r = 0; r < m; r++)
-                for (int64_t o = 0; o < n; o++) {
-                    double got = c[r * n + o], x = 2 * want[r * n + o];
-                    ok &= o < cols ? fabs(got - x) <= 2e-4 * (1 + fabs(x)) : isnan(got); /* columns past cols untouched */
-                }
-            CHECK(ok);
+            for (int fma = (f & TS_CPU_AVX512_BF16) ? 0 : 1; fma < 2; fma++) {
+                /* VDPBF16PS (where the CPU has it), then the FMA variant (Intel's table) */
+                void (*panel_gemm)(const uint16_t *, int64_t, int64_t, int64_t, const uint32_t *,
+                                   int, const float *, float *, int64_t, bool) =
+                    fma ? ts_gemm_bf16_panel_fma_avx512 : ts_gemm_bf16_panel_avx512bf16;
+                for (int64_t i = 0; i < m * n; i++) c[i] = NAN;
+                panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, false);
+                panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, true);
+                bool ok = true;
+                for (int64_t r = 0; r < m; r++)
+                    for (int64_t o = 0; o < n; o++) {
+                        double got = c[r * n + o], x = 2 * want[r * n + o];
+                        /* columns past cols untouched */
+                        ok &= o < cols ? fabs(got - x) <= 2e-4 * (1 + fabs(x)) : isnan(got);
+                    }
+                CHECK(ok);
+                /* With a bias: the sums' bits plus the bias. */
+                float *cb = malloc(sizeof(float) * (size_t)(m * n)), bias[32];
+                for (int j = 0; j < 32; j++) bias[j] = lcg(&seed) * 3.0f - 1.5f;
+                for (int64_t i = 0; i < m * n; i++) cb[i] = NAN;
+                panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, false);
+                panel_gemm(wide, lda, m, kp, pp, cols, bias, cb, n, false);
+                ok = true;
+                for (int64_t r = 0; r < m; r++)
+                    for (int64_t o = 0; o < cols; o++) ok &= cb[r * n + o] == c[r * n + o] + bias[o];
+                CHECK(ok);
+                free(cb);
+            }
             free(pp), free(wide);
+        }
+        /* The bf16 policy's GEMM by FMA (Intel's table): the same exact products, f32 sums. */
+        if ((f & TS_CPU_AVX512) && k % 2 == 0) {
+            float *bias = malloc(sizeof(float) * (size_t)n);
+            float *cb = malloc(sizeof(float) * (size_t)(m * n));
+            for (int64_t o = 0; o < n; o++) bias[o] = lcg(&seed) * 3.0f - 1.5f;
+            for (int64_t i = 0; i < m * n; i++) c[i] = NAN;
+            ts_gemm_bf16_fma_avx512(ab, m, k, w, 0, n, NULL, c, n, panel);
+            bool ok = true;
+            for (int64_t i = 0; i < m * n; i++) ok &= fabs(c[i] - want[i]) <= 1e-4 * (1 + fabs(want[i]));
+            CHECK(ok);
+            /* With a bias, on the columns from 32 on (a caller's later block: the bias indexed
+             * by column): the bits above plus the bias; the columns before it untouched. */
+            int64_t n0 = n > 32 ? 32 : 0;
+            for (int64_t i = 0; i < m * n; i++) cb[i] = NAN;
+            ts_gemm_bf16_fma_avx512(ab, m, k, w, n0, n, bias, cb, n, panel);
+            ok = true;
+            for (int64_t i = 0; i < m * n; i++)
+                ok &= i % n < n0 ? isnan(cb[i]) : cb[i] == c[i] + bias[i % n];
+            CHECK(ok);
+            free(bias), free(cb);
         }
         free(a), free(c), free(w), free(ab), free(want);
     }
@@ -572,7 +613,14 @@ static void test_selection_honours_mask(void)
 #if defined(__x86_64__)
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2)->level, "avx2");
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->level, "avx512");
-    CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16)->level, "avx512_bf16");
+    /* AVX512_BF16: VDPBF16PS for the bf16 GEMMs, or FMA on Intel cores (the level says so). */
+    const ts_kernels *bf16 = ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16);
+    bool by_fma = bf16->gemm_bf16 == ts_gemm_bf16_fma_avx512;
+    CHECK_STR_EQ(bf16->level, by_fma ? "avx512_bf16 (bf16 GEMMs by FMA)" : "avx512_bf16");
+    CHECK(bf16->gemm_bf16_panel ==
+          (by_fma ? ts_gemm_bf16_panel_fma_avx512 : ts_gemm_bf16_panel_avx512bf16));
+    CHECK(by_fma || bf16->gemm_bf16 == ts_gemm_bf16_avx512bf16);
+    CHECK(bf16->dot_bf16_bf16 == ts_dot_bf16_bf16_avx512bf16);
     CHECK(!ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->dot_bf16_bf16 && !ts_kernels_select(0)->dot_bf16_bf16);
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI)->level,
                  "avx512_vnni");

@@ -1,0 +1,209 @@
+/* gemm_bf16_fma_avx512.c — gemm_bf16 (A and W in bf16, f32 accumulation) by f32 FMA, for CPUs
+ * whose VDPBF16PS issues at half the FMA rate (Intel cores without usable AMX: one port against
+ * FMA's two, so the same products in f32 run twice as fast).
+ *
+ * A product of two bf16 values is exact in f32, so the sums differ from VDPBF16PS's only in
+ * order. Each weight panel is packed as bf16 pairs (pack_u32_panel) and spread into f32 rows (the
+ * even k is the low half shifted up, the odd one the high half masked): KC k a panel, 32 columns.
+ * Each tile's 8 rows of A are widened into a small f32 block first, then broadcast from it, so
+ * the inner loop is the f32 kernel's: 2 panel loads and 8 broadcasts to 16 FMAs.
+ *
+ * The panel entry (gemm_bf16_panel: attention's keys and values, packed once as bf16 pairs)
+ * splits each pair row into its even and odd f32 rows in registers, 4 operations shared by the
+ * tile's 32 FMAs, with A widened KPC pairs at a time.
+ */
+#include "cpu/kernels.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define TS_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
+#define KC 256 /* k a panel (even) */
+#define NR 32
+#define MR 8
+#define KPC 128 /* pairs of A widened at a time by the panel entry */
+
+_Static_assert(KC * NR == TS_GEMM_PANEL_FLOATS, "the f32 panel fills the caller's panel space");
+
+/* panel[kk·NR + j] = W[n0 + j][k0 + kk] in f32 for kk < kc (even), rows past cols zero. The
+ * pairs go to the panel's upper half first, then spread down over it, one pair row (two k) at a
+ * time: pair row p is read before rows 2p, 2p + 1 are written, and 2p + 1 < KC / 2 + p. */
+TS_AVX512 static void pack_panel(const uint16_t *w, int64_t k, int64_t n0, int cols, int64_t k0,
+                                 int64_t kc, float *panel)
+{
+    uint32_t *pairs = (uint32_t *)panel + KC / 2 * NR;
+    ts_pack_u32_panel_avx512(w + n0 * k + k0, (size_t)k * sizeof(uint16_t), cols, (size_t)kc / 2,
+                             0, pairs);
+    const __m512i high = _mm512_set1_epi32((int)0xffff0000u);
+    for (int64_t p = 0; p < kc / 2; p++) {
+        __m512i v0 = _mm512_load_si512(pairs + p * NR), v1 = _mm512_load_si512(pairs + p * NR + 16);
+        float *even = panel + 2 * p * NR, *odd = even + NR;
+        _mm512_store_si512(even, _mm512_slli_epi32(v0, 16));
+        _mm512_store_si512(even + 16, _mm512_slli_epi32(v1, 16));
+        _mm512_store_si512(odd, _mm512_and_si512(v0, high));
+        _mm512_store_si512(odd + 16, _mm512_and_si512(v1, high));
+    }
+}
+
+/* block[r·KC + kk] = A[r][kk] in f32 for r < rows, kk < kc. */
+TS_AVX512 static void widen_rows(const uint16_t *a, int64_t lda, int rows, int64_t kc, float *block)
+{
+    for (int r = 0; r < rows; r++) {
+        const uint16_t *src = a + r * lda;
+        float *dst = block + r * KC;
+        int64_t kk = 0;
+        for (; kk + 16 <= kc; kk += 16) {
+            __m256i h = _mm256_loadu_si256((const __m256i *)(src + kk));
+            _mm512_store_si512(dst + kk, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+        }
+        for (; kk < kc; kk++) {
+            uint32_t bits = (uint32_t)src[kk] << 16;
+            __builtin_memcpy(dst + kk, &bits, 4);
+        }
+    }
+}
+
+/* C (+)= block (mr rows) · panel over kc, then + bias when biased. */
+TS_AVX512 static inline __attribute__((always_inline)) void
+tile(const float *block, const float *panel, int64_t kc, float *c, int64_t ldc, int mr,
+     __mmask16 m0, __mmask16 m1, bool accumulate, bool biased, __m512 b0, __m512 b1)
+{
+    __m512 acc[MR][2];
+    for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (int64_t kk = 0; kk < kc; kk++) {
+        __m512 w0 = _mm512_load_ps(panel + kk * NR), w1 = _mm512_load_ps(panel + kk * NR + 16);
+        for (int r = 0; r < MR; r++) {
+            if (r >= mr) break;
+            __m512 av = _mm512_set1_ps(block[r * KC + kk]);
+            acc[r][0] = _mm512_fmadd_ps(av, w0, acc[r][0]);
+            acc[r][1] = _mm512_fmadd_ps(av, w1, acc[r][1]);
+        }
+    }
+    for (int r = 0; r < MR; r++) {
+        if (r >= mr) break;
+        float *cr = c + r * ldc;
+        if (accumulate) {
+            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
+            acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
+        }
+        if (biased) {
+            acc[r][0] = _mm512_add_ps(acc[r][0], b0);
+            acc[r][1] = _mm512_add_ps(acc[r][1], b1);
+        }
+        _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
+        _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
+    }
+}
+
+TS_AVX512 void ts_gemm_bf16_fma_avx512(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w,
+                                       int64_t n0, int64_t n1, const float *bias, float *c,
+                                       int64_t ldc, float *panel)
+{
+    _Alignas(64) float block[MR * KC];
+    for (int64_t nb = n0; nb < n1; nb += NR) {
+        int cols = n1 - nb < NR ? (int)(n1 - nb) : NR;
+        __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);
+        __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
+        __m512 b0 = _mm512_setzero_ps(), b1 = b0;
+        if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias + nb);
+        if (bias && cols > 16) b1 = _mm512_maskz_loadu_ps(m1, bias + nb + 16);
+        for (int64_t k0 = 0; k0 < k; k0 += KC) {
+            int64_t kc = k - k0 < KC ? k - k0 : KC;
+            pack_panel(w, k, nb, cols, k0, kc, panel);
+            bool accumulate = k0 > 0, biased = bias && k0 + KC >= k;
+            for (int64_t r = 0; r < m; r += MR) {
+                int rows = m - r < MR ? (int)(m - r) : MR;
+                widen_rows(a + r * k + k0, k, rows, kc, block);
+                if (rows == MR)
+                    tile(block, panel, kc, c + r * ldc + nb, ldc, MR, m0, m1, accumulate, biased, b0, b1);
+                else
+                    tile(block, panel, kc, c + r * ldc + nb, ldc, rows, m0, m1, accumulate, biased, b0, b1);
+            }
+        }
+    }
+}
+
+/* C (+)= A (mr rows, lda apart) · the pair panel over kp pairs (+ bias); narrow: 16 columns. */
+TS_AVX512 static inline __attribute__((always_inline)) void
+pair_tile(const uint16_t *a, int64_t lda, const uint32_t *panel, int64_t kp, float *c, int64_t ldc,
+          int mr, __mmask16 m0, __mmask16 m1, bool accumulate, bool narrow, bool biased,
+          __m512 b0, __m512 b1)
+{
+    _Alignas(64) float block[MR * 2 * KPC];
+    const __m512i high = _mm512_set1_epi32((int)0xffff0000u);
+    __m512 acc[MR][2];
+    for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    for (int64_t p0 = 0; p0 < kp; p0 += KPC) {
+        int64_t pc = kp - p0 < KPC ? kp - p0 : KPC;
+        for (int r = 0; r < mr; r++) {
+            const uint16_t *src = a + r * lda + 2 * p0;
+            float *dst = block + r * 2 * KPC;
+            int64_t i = 0;
+            for (; i + 16 <= 2 * pc; i += 16) {
+                __m256i h = _mm256_loadu_si256((const __m256i *)(src + i));
+                _mm512_store_si512(dst + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+            }
+            for (; i < 2 * pc; i++) {
+                uint32_t bits = (uint32_t)src[i] << 16;
+                __builtin_memcpy(dst + i, &bits, 4);
+            }
+        }
+        const uint32_t *pp = panel + p0 * NR;
+        for (int64_t p = 0; p < pc; p++) {
+            __m512i v0 = _mm512_load_si512(pp + p * NR);
+            __m512 e0 = _mm512_castsi512_ps(_mm512_slli_epi32(v0, 16));
+            __m512 o0 = _mm512_castsi512_ps(_mm512_and_si512(v0, high));
+            __m512 e1 = e0, o1 = o0;
+            if (!narrow) {
+                __m512i v1 = _mm512_load_si512(pp + p * NR + 16);
+                e1 = _mm512_castsi512_ps(_mm512_slli_epi32(v1, 16));
+                o1 = _mm512_castsi512_ps(_mm512_and_si512(v1, high));
+            }
+            for (int r = 0; r < MR; r++) {
+                if (r >= mr) break;
+                __m512 ae = _mm512_set1_ps(block[r * 2 * KPC + 2 * p]);
+                __m512 ao = _mm512_set1_ps(block[r * 2 * KPC + 2 * p + 1]);
+                acc[r][0] = _mm512_fmadd_ps(ao, o0, _mm512_fmadd_ps(ae, e0, acc[r][0]));
+                if (!narrow) acc[r][1] = _mm512_fmadd_ps(ao, o1, _mm512_fmadd_ps(ae, e1, acc[r][1]));
+            }
+        }
+    }
+    for (int r = 0; r < MR; r++) {
+        if (r >= mr) break;
+        float *cr = c + r * ldc;
+        if (accumulate) {
+            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
+            if (!narrow) acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
+        }
+        if (biased) {
+            acc[r][0] = _mm512_add_ps(acc[r][0], b0);
+            if (!narrow) acc[r][1] = _mm512_add_ps(acc[r][1], b1);
+        }
+        _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
+        if (!narrow) _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
+    }
+}
+
+TS_AVX512 void ts_gemm_bf16_panel_fma_avx512(const uint16_t *a, int64_t lda, int64_t m, int64_t kp,
+                                             const uint32_t *panel, int cols, const float *bias,
+                                             float *c, int64_t ldc, bool accumulate)
+{
+    __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);
+    __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
+    __m512 b0 = _mm512_setzero_ps(), b1 = b0;
+    if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias);
+    if (bias && cols > 16) b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
+    bool narrow = cols <= 16, biased = bias != NULL;
+#define TILE(mr, half) pair_tile(ar, lda, panel, kp, cr, ldc, mr, m0, m1, accumulate, half, biased, b0, b1)
+    for (int64_t r = 0; r < m; r += MR) {
+        const uint16_t *ar = a + r * lda;
+        float *cr = c + r * ldc;
+        int rows = m - r < MR ? (int)(m - r) : MR;
+        if (narrow && rows == MR) TILE(MR, true);
+        else if (narrow) TILE(rows, true);
+        else if (rows == MR) TILE(MR, false);
+        else TILE(rows, false);
+    }
+#undef TILE
+}
+#endif
