@@ -16,8 +16,9 @@
  * and values then packed into the bf16 GEMM's panels (shared by the query heads of a group),
  * then one task per (query head, block of BF16_ROWS queries): S = Q·Kᵀ over the 32-key panels
  * the block can see (a causal block skips the rest), softmax in f32, P rounded to bf16, O = P·V
- * written in place. VDPBF16PS doubles the f32 FMA rate, and the small
- * blocks skip most of the causal triangle's masked half. A row's result depends only on that
+ * written in place. VDPBF16PS doubles the f32 FMA rate on AMD cores (Intel's table runs the
+ * same products as FMAs on the widened pairs: the f32 rate, half the bytes), and the small blocks
+ * skip most of the causal triangle's masked half. A row's result depends only on that
  * row (masked keys add exact zeros), so it does not depend on the block or the row count.
  */
 #include "cpu/ops.h"
