@@ -5,8 +5,8 @@
 # --bundle's = the engine's, there being no two-image Qwen2.5-VL reference; the runner's window
 # checks, tests/oracle/vision_windowed_negative.py), Qwen3-VL and Qwen3-VL-MoE (DeepStack), LLaVA
 # with its CLIP and SigLIP towers, Gemma3 (SigLIP + pool, the bias with its bidirectional image
-# block, token rows × √hidden from the manifest) (see tests/oracle/iree_oracle_lib.sh for what
-# each case asserts).
+# block, token rows × √hidden from the manifest), Qwen2-VL quantized at q8 (its per-channel tower)
+# (see tests/oracle/iree_oracle_lib.sh for what each case asserts).
 set -u
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/iree_oracle_lib.sh"
 
@@ -36,4 +36,9 @@ cat "$work/q25-negative.log"
 check "qwen2_5_vl: the runner refuses bad window inputs (vision_windowed_negative exit $rc)" test $rc -eq 0
 # The two images take the 512-patch bucket, the one image the 256.
 for c in qwen2_vl qwen2_vl-two-images qwen2_vl-text-only; do run_case "$c" qwen2_vl; done
+# Quantized at q8: the tower per channel (one scale a weight row), vision.main compiled by IREE
+# with those scales, IREE's greedy ids = the quantized engine's.
+QUANT_SHAPE="--capacity 192 --prefill-capacity 160 --vision-patches 256" \
+    quant_case iree qwen2_vl-q8 "$fix/qwen2_vl/model" qwen2_vl --quantize q8
+per_channel_tower "$work/qwen2_vl-q8"
 finish

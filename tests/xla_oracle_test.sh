@@ -7,7 +7,8 @@
 # every entry's logits within the fixture tolerance of the reference's (alone from the reference's
 # inputs and through the chain), batched decode of 3 ragged slots = each alone; qwen2 again with
 # its BF16 weights; quantized bundles (q8, q4 of qwen2 and llama, a GPTQ 4-bit act-order qwen2 checkpoint,
-# qwen3_vl q4 with its quantized vision.main): the quantized engine's greedy ids under --compute f32.
+# qwen3_vl q4 with its quantized vision.main, qwen2_vl q8 with its per-channel one): the quantized
+# engine's greedy ids under --compute f32.
 # Needs .venv (scripts/install-deps; `make test` installs it): without it the test fails.
 ORACLE_IMPORTS="jax, jaxlib, ml_dtypes" ORACLE_NAME=xla-oracle
 . "${TS_ROOT:?TS_ROOT not set}/tests/oracle/compiler_oracle_prologue.sh"
@@ -50,6 +51,11 @@ QUANT_SHAPE="--capacity 128 --prefill-capacity 96 --vision-patches 256" \
     quant_case xla qwen3_vl-q4 "$fix/qwen3_vl/model" qwen3_vl --quantize q4
 grep -q '"weight":	"model.visual.blocks.0.mlp.linear_fc2.weight"' "$work/qwen3_vl-q4/manifest.json"
 check "qwen3_vl-q4: the manifest's quantization holds the tower's matrices" test $? -eq 0
+# The tower at q8 is per channel (one scale a weight row: block = the row's width): Qwen2-VL's
+# vision.main with those scales, XLA's ids = the quantized engine's.
+QUANT_SHAPE="--capacity 192 --prefill-capacity 160 --vision-patches 256" \
+    quant_case xla qwen2_vl-q8 "$fix/qwen2_vl/model" qwen2_vl --quantize q8
+per_channel_tower "$work/qwen2_vl-q8"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -52,6 +52,21 @@ quant_case() {
     check "$name: $backend's greedy ids = the quantized engine's" test "$theirs" = "$engine"
 }
 
+# per_channel_tower BUNDLE: the manifest quantizes tower matrices, each per channel (block = its
+# width, so its scales are [out, 1]), and the language model's in blocks of 32.
+per_channel_tower() {
+    /usr/bin/python3 - "$1/manifest.json" <<'PY'
+import json, sys
+weights = json.load(open(sys.argv[1]))["quantization"]["weights"]
+tower = [w for w in weights if "visual" in w["weight"]]
+lm = [w for w in weights if "visual" not in w["weight"]]
+assert tower and all(w["bits"] == 8 and w["block"] == w["shape"][1] for w in tower), tower
+assert lm and all(w["block"] == 32 for w in lm), lm
+print(f"{len(tower)} tower matrices per channel, {len(lm)} language-model ones in blocks of 32")
+PY
+    check "${1##*/}: the manifest's tower matrices are per channel" test $? -eq 0
+}
+
 # gptq_model DIR: the GPTQ 4-bit (groups of 32, zero points, desc_act's act order) qwen2 checkpoint that
 # src/engine/packed_weights_test.c packs from the fixture (TS_PACKED_KEEP), with the fixture's
 # tokenizer files beside it.
