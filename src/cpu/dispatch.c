@@ -105,10 +105,18 @@ static const ts_kernels avx512_bf16_fma = {.level = "avx512_bf16 (bf16 GEMMs by 
 static const ts_kernels avx512_bf16_fma_vnni = {.level = "avx512_bf16 (bf16 GEMMs by FMA)",
                                                 AVX512_KERNELS, VNNI_KERNELS, BF16_FMA_KERNELS};
 
+/* "GenuineIntel"; CPUID traps to the hypervisor in a VM, so asked once (race-benign: every
+ * thread computes the same value). */
 static bool intel_cpu(void)
 {
-    unsigned a, b, c, d;
-    return __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u && c == 0x6c65746eu;
+    static volatile int known, intel;
+    if (!known) {
+        unsigned a, b, c, d;
+        intel = __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547u && d == 0x49656e69u &&
+                c == 0x6c65746eu;
+        known = 1;
+    }
+    return intel;
 }
 #endif
 
