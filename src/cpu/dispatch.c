@@ -89,7 +89,8 @@ static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, A
     .dot_bf16_bf16 = ts_dot_bf16_bf16_avx512bf16, .softmax_bf16 = ts_softmax_bf16_avx512bf16,      \
     .f32_to_bf16 = ts_f32_to_bf16_avx512bf16
 #define BF16_KERNELS                                                                               \
-    .gemm_bf16 = ts_gemm_bf16_avx512bf16, .gemm_bf16_panel = ts_gemm_bf16_panel_avx512bf16, BF16_DOTS
+    .gemm_bf16 = ts_gemm_bf16_avx512bf16, .gemm_bf16_panel = ts_gemm_bf16_panel_avx512bf16,        \
+    BF16_DOTS
 static const ts_kernels avx512_bf16 = {.level = "avx512_bf16", AVX512_KERNELS, BF16_KERNELS};
 static const ts_kernels avx512_bf16_vnni = {.level = "avx512_bf16", AVX512_KERNELS, VNNI_KERNELS, BF16_KERNELS};
 /* Intel cores issue VDPBF16PS on one port and FMA on two, so the bf16 policy's many-row products
@@ -99,7 +100,8 @@ static const ts_kernels avx512_bf16_vnni = {.level = "avx512_bf16", AVX512_KERNE
  * (457 against 227 GFLOP/s on 2 threads) and keeps it. Decode's dots stay on VDPBF16PS: they
  * wait on memory. */
 #define BF16_FMA_KERNELS                                                                           \
-    .gemm_bf16 = ts_gemm_bf16_fma_avx512, .gemm_bf16_panel = ts_gemm_bf16_panel_fma_avx512, BF16_DOTS
+    .gemm_bf16 = ts_gemm_bf16_fma_avx512, .gemm_bf16_panel = ts_gemm_bf16_panel_fma_avx512,        \
+    BF16_DOTS
 static const ts_kernels avx512_bf16_fma = {.level = "avx512_bf16 (bf16 GEMMs by FMA)",
                                            AVX512_KERNELS, BF16_FMA_KERNELS};
 static const ts_kernels avx512_bf16_fma_vnni = {.level = "avx512_bf16 (bf16 GEMMs by FMA)",
@@ -124,7 +126,8 @@ const ts_kernels *ts_kernels_select(unsigned features)
 {
 #if defined(__x86_64__)
     bool vnni = features & TS_CPU_AVX512_VNNI;
-    if ((features & TS_CPU_AVX512_BF16) && intel_cpu()) return vnni ? &avx512_bf16_fma_vnni : &avx512_bf16_fma;
+    if ((features & TS_CPU_AVX512_BF16) && intel_cpu())
+        return vnni ? &avx512_bf16_fma_vnni : &avx512_bf16_fma;
     if (features & TS_CPU_AVX512_BF16) return vnni ? &avx512_bf16_vnni : &avx512_bf16;
     if (features & TS_CPU_AVX512) return vnni ? &avx512_vnni : &avx512;
     if (features & TS_CPU_AVX2) return &avx2;

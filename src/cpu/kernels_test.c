@@ -4,12 +4,23 @@
 #include "check.h"
 
 #include <math.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 static uint16_t to_bf16(float f)
 {
     uint32_t bits;
     memcpy(&bits, &f, 4);
     return (uint16_t)(bits >> 16); /* truncation: inputs below are exactly representable */
+}
+
+static float from_bf16(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
 }
 
 static float lcg(uint32_t *state)
@@ -230,15 +241,20 @@ static void test_gemm_kernels(void)
 {
 #if defined(__x86_64__)
     unsigned f = ts_cpu_features();
-    static const int64_t shapes[][3] = {{1, 2, 1},     {5, 36, 33}, {8, 512, 32},  {13, 520, 70},
-                                        {17, 64, 1},   {9, 40, 16}, {40, 300, 97}};
+    /* n 20 and 57: a last block of 17–31 columns (both masks partly set). */
+    static const int64_t shapes[][3] = {{1, 2, 1},   {5, 36, 33},  {8, 512, 32}, {13, 520, 70},
+                                        {17, 64, 1}, {9, 40, 16},  {40, 300, 97}, {11, 40, 20},
+                                        {6, 34, 57}};
     uint32_t seed = 5;
     for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
         int64_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
         float *a = malloc(sizeof(float) * (size_t)(m * k)), *c = malloc(sizeof(float) * (size_t)(m * n));
         uint16_t *w = malloc(sizeof(uint16_t) * (size_t)(n * k)), *ab = malloc(sizeof(uint16_t) * (size_t)(m * k));
         double *want = malloc(sizeof(double) * (size_t)(m * n));
-        for (int64_t i = 0; i < m * k; i++) a[i] = lcg(&seed), ab[i] = to_bf16(a[i]);
+        /* bf16 values with varied exponents and mantissas, so sums round: the bit checks below
+         * then see the order of the sums and where the bias goes. */
+        for (int64_t i = 0; i < m * k; i++)
+            ab[i] = to_bf16(lcg(&seed) * (1.0f + 0.37f * (float)(i % 5))), a[i] = from_bf16(ab[i]);
         for (int64_t i = 0; i < n * k; i++) w[i] = to_bf16(lcg(&seed));
         for (int64_t r = 0; r < m; r++)
             for (int64_t o = 0; o < n; o++) {
@@ -298,7 +314,7 @@ static void test_gemm_kernels(void)
             /* With a bias: the bits of the sums above plus the bias afterwards. */
             float *bias = malloc(sizeof(float) * (size_t)n);
             float *cb = malloc(sizeof(float) * (size_t)(m * n));
-            for (int64_t o = 0; o < n; o++) bias[o] = lcg(&seed) * 3.0f - 1.5f;
+            for (int64_t o = 0; o < n; o++) bias[o] = lcg(&seed) * 3.1416f - 1.5f;
             ts_gemm_bf16_avx512bf16(ab, m, k, w, 0, n, bias, cb, n, panel);
             ok = true;
             for (int64_t i = 0; i < m * n; i++) ok &= cb[i] == c[i] + bias[i % n];
@@ -337,13 +353,23 @@ static void test_gemm_kernels(void)
                 CHECK(ok);
                 /* With a bias: the sums' bits plus the bias. */
                 float *cb = malloc(sizeof(float) * (size_t)(m * n)), bias[32];
-                for (int j = 0; j < 32; j++) bias[j] = lcg(&seed) * 3.0f - 1.5f;
+                for (int j = 0; j < 32; j++) bias[j] = lcg(&seed) * 3.1416f - 1.5f;
                 for (int64_t i = 0; i < m * n; i++) cb[i] = NAN;
                 panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, false);
                 panel_gemm(wide, lda, m, kp, pp, cols, bias, cb, n, false);
                 ok = true;
                 for (int64_t r = 0; r < m; r++)
-                    for (int64_t o = 0; o < cols; o++) ok &= cb[r * n + o] == c[r * n + o] + bias[o];
+                    for (int64_t o = 0; o < cols; o++)
+                        ok &= cb[r * n + o] == c[r * n + o] + bias[o];
+                CHECK(ok);
+                /* Accumulating with a bias: (sums + C) + bias. */
+                memcpy(cb, c, sizeof(float) * (size_t)(m * n));
+                panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, true);
+                panel_gemm(wide, lda, m, kp, pp, cols, bias, cb, n, true);
+                ok = true;
+                for (int64_t r = 0; r < m; r++)
+                    for (int64_t o = 0; o < cols; o++)
+                        ok &= cb[r * n + o] == c[r * n + o] + bias[o];
                 CHECK(ok);
                 free(cb);
             }
@@ -353,11 +379,12 @@ static void test_gemm_kernels(void)
         if ((f & TS_CPU_AVX512) && k % 2 == 0) {
             float *bias = malloc(sizeof(float) * (size_t)n);
             float *cb = malloc(sizeof(float) * (size_t)(m * n));
-            for (int64_t o = 0; o < n; o++) bias[o] = lcg(&seed) * 3.0f - 1.5f;
+            for (int64_t o = 0; o < n; o++) bias[o] = lcg(&seed) * 3.1416f - 1.5f;
             for (int64_t i = 0; i < m * n; i++) c[i] = NAN;
             ts_gemm_bf16_fma_avx512(ab, m, k, w, 0, n, NULL, c, n, panel);
             bool ok = true;
-            for (int64_t i = 0; i < m * n; i++) ok &= fabs(c[i] - want[i]) <= 1e-4 * (1 + fabs(want[i]));
+            for (int64_t i = 0; i < m * n; i++)
+                ok &= fabs(c[i] - want[i]) <= 1e-4 * (1 + fabs(want[i]));
             CHECK(ok);
             /* With a bias, on the columns from 32 on (a caller's later block: the bias indexed
              * by column): the bits above plus the bias; the columns before it untouched. */
@@ -613,14 +640,22 @@ static void test_selection_honours_mask(void)
 #if defined(__x86_64__)
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2)->level, "avx2");
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->level, "avx512");
-    /* AVX512_BF16: VDPBF16PS for the bf16 GEMMs, or FMA on Intel cores (the level says so). */
-    const ts_kernels *bf16 = ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16);
-    bool by_fma = bf16->gemm_bf16 == ts_gemm_bf16_fma_avx512;
-    CHECK_STR_EQ(bf16->level, by_fma ? "avx512_bf16 (bf16 GEMMs by FMA)" : "avx512_bf16");
-    CHECK(bf16->gemm_bf16_panel ==
-          (by_fma ? ts_gemm_bf16_panel_fma_avx512 : ts_gemm_bf16_panel_avx512bf16));
-    CHECK(by_fma || bf16->gemm_bf16 == ts_gemm_bf16_avx512bf16);
-    CHECK(bf16->dot_bf16_bf16 == ts_dot_bf16_bf16_avx512bf16);
+    /* AVX512_BF16: VDPBF16PS for the bf16 GEMMs, or FMA on Intel cores (the level says so),
+     * with and without VNNI. */
+    unsigned a, b, c, d;
+    bool intel = __get_cpuid(0, &a, &b, &c, &d) && !memcmp(&b, "Genu", 4) &&
+                 !memcmp(&d, "ineI", 4) && !memcmp(&c, "ntel", 4);
+    for (int vnni = 0; vnni < 2; vnni++) {
+        unsigned features = TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_BF16;
+        const ts_kernels *bf16 = ts_kernels_select(features | (vnni ? TS_CPU_AVX512_VNNI : 0));
+        CHECK_STR_EQ(bf16->level, intel ? "avx512_bf16 (bf16 GEMMs by FMA)" : "avx512_bf16");
+        CHECK(bf16->gemm_bf16 == (intel ? ts_gemm_bf16_fma_avx512 : ts_gemm_bf16_avx512bf16));
+        CHECK(bf16->gemm_bf16_panel ==
+              (intel ? ts_gemm_bf16_panel_fma_avx512 : ts_gemm_bf16_panel_avx512bf16));
+        CHECK(bf16->dot_bf16_bf16 == ts_dot_bf16_bf16_avx512bf16);
+        CHECK(vnni ? bf16->gemm_q8_channel == ts_gemm_q8_channel_avx512vnni
+                   : !bf16->gemm_q8_channel);
+    }
     CHECK(!ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->dot_bf16_bf16 && !ts_kernels_select(0)->dot_bf16_bf16);
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI)->level,
                  "avx512_vnni");

@@ -1,6 +1,8 @@
 /* gemm_bf16_fma_avx512.c — gemm_bf16 (A and W in bf16, f32 accumulation) by f32 FMA, for CPUs
- * whose VDPBF16PS issues at half the FMA rate (Intel cores without usable AMX: one port against
- * FMA's two, so the same products in f32 run twice as fast).
+ * whose VDPBF16PS issues at half the FMA rate (Intel cores: one port against FMA's two, so the
+ * same products in f32 run twice as fast; where AMX is usable, oneDNN takes the linears and only
+ * attention's panels come here). k is even, as the contract says: an odd k's last column would
+ * be read from whatever the panel held.
  *
  * A product of two bf16 values is exact in f32, so the sums differ from VDPBF16PS's only in
  * order. Each weight panel is packed as bf16 pairs (pack_u32_panel) and spread into f32 rows (the
@@ -27,7 +29,8 @@ _Static_assert(KC * NR == TS_GEMM_PANEL_FLOATS, "the f32 panel fills the caller'
 
 /* panel[kk·NR + j] = W[n0 + j][k0 + kk] in f32 for kk < kc (even), rows past cols zero. The
  * pairs go to the panel's upper half first, then spread down over it, one pair row (two k) at a
- * time: pair row p is read before rows 2p, 2p + 1 are written, and 2p + 1 < KC / 2 + p. */
+ * time: pair row p is loaded before rows 2p, 2p + 1 are written, and those end at or before
+ * pair row p + 1 (2p + 1 ≤ KC / 2 + p for p < KC / 2; at the last p they overwrite p itself). */
 TS_AVX512 static void pack_panel(const uint16_t *w, int64_t k, int64_t n0, int cols, int64_t k0,
                                  int64_t kc, float *panel)
 {
@@ -115,9 +118,11 @@ TS_AVX512 void ts_gemm_bf16_fma_avx512(const uint16_t *a, int64_t m, int64_t k, 
                 int rows = m - r < MR ? (int)(m - r) : MR;
                 widen_rows(a + r * k + k0, k, rows, kc, block);
                 if (rows == MR)
-                    tile(block, panel, kc, c + r * ldc + nb, ldc, MR, m0, m1, accumulate, biased, b0, b1);
+                    tile(block, panel, kc, c + r * ldc + nb, ldc, MR, m0, m1, accumulate, biased,
+                         b0, b1);
                 else
-                    tile(block, panel, kc, c + r * ldc + nb, ldc, rows, m0, m1, accumulate, biased, b0, b1);
+                    tile(block, panel, kc, c + r * ldc + nb, ldc, rows, m0, m1, accumulate, biased,
+                         b0, b1);
             }
         }
     }
@@ -164,7 +169,8 @@ pair_tile(const uint16_t *a, int64_t lda, const uint32_t *panel, int64_t kp, flo
                 __m512 ae = _mm512_set1_ps(block[r * 2 * KPC + 2 * p]);
                 __m512 ao = _mm512_set1_ps(block[r * 2 * KPC + 2 * p + 1]);
                 acc[r][0] = _mm512_fmadd_ps(ao, o0, _mm512_fmadd_ps(ae, e0, acc[r][0]));
-                if (!narrow) acc[r][1] = _mm512_fmadd_ps(ao, o1, _mm512_fmadd_ps(ae, e1, acc[r][1]));
+                if (!narrow)
+                    acc[r][1] = _mm512_fmadd_ps(ao, o1, _mm512_fmadd_ps(ae, e1, acc[r][1]));
             }
         }
     }
@@ -194,7 +200,8 @@ TS_AVX512 void ts_gemm_bf16_panel_fma_avx512(const uint16_t *a, int64_t lda, int
     if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias);
     if (bias && cols > 16) b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
     bool narrow = cols <= 16, biased = bias != NULL;
-#define TILE(mr, half) pair_tile(ar, lda, panel, kp, cr, ldc, mr, m0, m1, accumulate, half, biased, b0, b1)
+#define TILE(mr, half)                                                                             \
+    pair_tile(ar, lda, panel, kp, cr, ldc, mr, m0, m1, accumulate, half, biased, b0, b1)
     for (int64_t r = 0; r < m; r += MR) {
         const uint16_t *ar = a + r * lda;
         float *cr = c + r * ldc;
