@@ -351,26 +351,20 @@ static void test_gemm_kernels(void)
                         ok &= o < cols ? fabs(got - x) <= 2e-4 * (1 + fabs(x)) : isnan(got);
                     }
                 CHECK(ok);
-                /* With a bias: the sums' bits plus the bias. */
+                /* With a bias: the sums' bits plus the bias; then accumulating, (sums + C) +
+                 * bias (cb starting from c's values). */
                 float *cb = malloc(sizeof(float) * (size_t)(m * n)), bias[32];
                 for (int j = 0; j < 32; j++) bias[j] = lcg(&seed) * 3.1416f - 1.5f;
-                for (int64_t i = 0; i < m * n; i++) cb[i] = NAN;
-                panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, false);
-                panel_gemm(wide, lda, m, kp, pp, cols, bias, cb, n, false);
-                ok = true;
-                for (int64_t r = 0; r < m; r++)
-                    for (int64_t o = 0; o < cols; o++)
-                        ok &= cb[r * n + o] == c[r * n + o] + bias[o];
-                CHECK(ok);
-                /* Accumulating with a bias: (sums + C) + bias. */
-                memcpy(cb, c, sizeof(float) * (size_t)(m * n));
-                panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, true);
-                panel_gemm(wide, lda, m, kp, pp, cols, bias, cb, n, true);
-                ok = true;
-                for (int64_t r = 0; r < m; r++)
-                    for (int64_t o = 0; o < cols; o++)
-                        ok &= cb[r * n + o] == c[r * n + o] + bias[o];
-                CHECK(ok);
+                for (int accumulate = 0; accumulate < 2; accumulate++) {
+                    if (accumulate) memcpy(cb, c, sizeof(float) * (size_t)(m * n));
+                    panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, accumulate);
+                    panel_gemm(wide, lda, m, kp, pp, cols, bias, cb, n, accumulate);
+                    ok = true;
+                    for (int64_t r = 0; r < m; r++)
+                        for (int64_t o = 0; o < cols; o++)
+                            ok &= cb[r * n + o] == c[r * n + o] + bias[o];
+                    CHECK(ok);
+                }
                 free(cb);
             }
             free(pp), free(wide);

@@ -20,10 +20,12 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "cpu/kernels/gemm_tile_avx512.h"
+
 #define TS_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma,f16c")))
 #define KC 256
-#define NR 32
-#define MR 8
+#define NR TS_TILE_COLUMNS
+#define MR TS_TILE_ROWS
 
 TS_AVX512 static void pack_panel(const void *w, ts_dtype dtype, int64_t ldw, int64_t n0, int64_t n_rows, int64_t k0,
                                  int64_t kc, float *panel)
@@ -74,25 +76,9 @@ TS_AVX512 static inline __attribute__((always_inline)) void tile(const float *a,
 {
     __m512 acc[MR][2];
     for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    for (int64_t kk = 0; kk < kc; kk++) {
-        __m512 b0 = _mm512_load_ps(panel + kk * NR), b1 = _mm512_load_ps(panel + kk * NR + 16);
-        for (int r = 0; r < MR; r++) {
-            if (r >= mr) break;
-            __m512 av = _mm512_set1_ps(a[r * lda + kk]);
-            acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-            acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
-        }
-    }
-    for (int r = 0; r < MR; r++) {
-        if (r >= mr) break;
-        float *cr = c + r * ldc;
-        if (accumulate) {
-            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
-            acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
-        }
-        _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
-        _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
-    }
+    ts_tile_f32(a, lda, panel, kc, acc, mr);
+    __m512 zero = _mm512_setzero_ps();
+    ts_tile_store(acc, mr, c, ldc, m0, m1, accumulate, false, false, zero, zero);
 }
 
 /* The _kn tile: C (+)= A · panel with acc = acc + round(a · b), acc starting from C when
@@ -132,8 +118,8 @@ gemm(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int6
 {
     for (int64_t nb = n0; nb < n1; nb += NR) {
         int64_t n_rows = n1 - nb < NR ? n1 - nb : NR;
-        __mmask16 m0 = n_rows >= 16 ? 0xffff : (__mmask16)((1u << n_rows) - 1);
-        __mmask16 m1 = n_rows >= 32 ? 0xffff : n_rows <= 16 ? 0 : (__mmask16)((1u << (n_rows - 16)) - 1);
+        __mmask16 m0, m1;
+        ts_tile_masks(n_rows, &m0, &m1);
         for (int64_t k0 = 0; k0 < k; k0 += KC) {
             int64_t kc = k - k0 < KC ? k - k0 : KC;
             if (kn)

@@ -12,10 +12,12 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include "cpu/kernels/gemm_tile_avx512.h"
+
 #define TS_AVX512BF16 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16,fma")))
 #define KP 256 /* k pairs per panel: 512 k */
-#define NR 32
-#define MR 8
+#define NR TS_TILE_COLUMNS
+#define MR TS_TILE_ROWS
 
 _Static_assert(KP * NR == TS_GEMM_PANEL_FLOATS, "a 32-bit pair per panel float: the bf16 panel reuses the f32 panel");
 
@@ -47,20 +49,7 @@ tile(const uint16_t *a, int64_t lda, const uint32_t *panel, int64_t kp, float *c
             if (!narrow) acc[r][1] = _mm512_dpbf16_ps(acc[r][1], av, b1);
         }
     }
-    for (int r = 0; r < MR; r++) {
-        if (r >= mr) break;
-        float *cr = c + r * ldc;
-        if (accumulate) {
-            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
-            if (!narrow) acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
-        }
-        if (biased) {
-            acc[r][0] = _mm512_add_ps(acc[r][0], b0);
-            if (!narrow) acc[r][1] = _mm512_add_ps(acc[r][1], b1);
-        }
-        _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
-        if (!narrow) _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
-    }
+    ts_tile_store(acc, mr, c, ldc, m0, m1, accumulate, narrow, biased, b0, b1);
 }
 
 /* Every row of A against one packed panel: tiles of MR rows, then the last rows. */
@@ -69,26 +58,7 @@ TS_AVX512BF16 void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda,
                                                  const float *bias, float *c, int64_t ldc,
                                                  bool accumulate)
 {
-    __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);
-    __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
-    __m512 b0 = _mm512_setzero_ps(), b1 = b0;
-    if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias);
-    if (bias && cols > 16) b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
-    /* At most 16 columns (80-wide attention heads' last value panel: a sixth of their P·V):
-     * half the products. The last rows: the same tile with a run-time row count. */
-    bool narrow = cols <= 16, biased = bias != NULL;
-#define TILE(mr, mask1, half)                                                                      \
-    tile(ar, lda, panel, kp, cr, ldc, mr, m0, mask1, accumulate, half, biased, b0, b1)
-    for (int64_t r = 0; r < m; r += MR) {
-        const uint16_t *ar = a + r * lda;
-        float *cr = c + r * ldc;
-        int rows = m - r < MR ? (int)(m - r) : MR;
-        if (narrow && rows == MR) TILE(MR, 0, true);
-        else if (narrow) TILE(rows, 0, true);
-        else if (rows == MR) TILE(MR, m1, false);
-        else TILE(rows, m1, false);
-    }
-#undef TILE
+    TS_TILE_PANEL_ENTRY(tile)
 }
 
 TS_AVX512BF16 void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k,

@@ -19,10 +19,12 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include "cpu/kernels/gemm_tile_avx512.h"
+
 #define TS_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,fma")))
 #define KC 256 /* k a panel (even) */
-#define NR 32
-#define MR 8
+#define NR TS_TILE_COLUMNS
+#define MR TS_TILE_ROWS
 #define KPC 128 /* pairs of A widened at a time by the panel entry */
 
 _Static_assert(KC * NR == TS_GEMM_PANEL_FLOATS, "the f32 panel fills the caller's panel space");
@@ -73,29 +75,8 @@ tile(const float *block, const float *panel, int64_t kc, float *c, int64_t ldc, 
 {
     __m512 acc[MR][2];
     for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    for (int64_t kk = 0; kk < kc; kk++) {
-        __m512 w0 = _mm512_load_ps(panel + kk * NR), w1 = _mm512_load_ps(panel + kk * NR + 16);
-        for (int r = 0; r < MR; r++) {
-            if (r >= mr) break;
-            __m512 av = _mm512_set1_ps(block[r * KC + kk]);
-            acc[r][0] = _mm512_fmadd_ps(av, w0, acc[r][0]);
-            acc[r][1] = _mm512_fmadd_ps(av, w1, acc[r][1]);
-        }
-    }
-    for (int r = 0; r < MR; r++) {
-        if (r >= mr) break;
-        float *cr = c + r * ldc;
-        if (accumulate) {
-            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
-            acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
-        }
-        if (biased) {
-            acc[r][0] = _mm512_add_ps(acc[r][0], b0);
-            acc[r][1] = _mm512_add_ps(acc[r][1], b1);
-        }
-        _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
-        _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
-    }
+    ts_tile_f32(block, KC, panel, kc, acc, mr);
+    ts_tile_store(acc, mr, c, ldc, m0, m1, accumulate, false, biased, b0, b1);
 }
 
 TS_AVX512 void ts_gemm_bf16_fma_avx512(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w,
@@ -105,8 +86,8 @@ TS_AVX512 void ts_gemm_bf16_fma_avx512(const uint16_t *a, int64_t m, int64_t k, 
     _Alignas(64) float block[MR * KC];
     for (int64_t nb = n0; nb < n1; nb += NR) {
         int cols = n1 - nb < NR ? (int)(n1 - nb) : NR;
-        __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);
-        __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
+        __mmask16 m0, m1;
+        ts_tile_masks(cols, &m0, &m1);
         __m512 b0 = _mm512_setzero_ps(), b1 = b0;
         if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias + nb);
         if (bias && cols > 16) b1 = _mm512_maskz_loadu_ps(m1, bias + nb + 16);
@@ -174,43 +155,13 @@ pair_tile(const uint16_t *a, int64_t lda, const uint32_t *panel, int64_t kp, flo
             }
         }
     }
-    for (int r = 0; r < MR; r++) {
-        if (r >= mr) break;
-        float *cr = c + r * ldc;
-        if (accumulate) {
-            acc[r][0] = _mm512_add_ps(acc[r][0], _mm512_maskz_loadu_ps(m0, cr));
-            if (!narrow) acc[r][1] = _mm512_add_ps(acc[r][1], _mm512_maskz_loadu_ps(m1, cr + 16));
-        }
-        if (biased) {
-            acc[r][0] = _mm512_add_ps(acc[r][0], b0);
-            if (!narrow) acc[r][1] = _mm512_add_ps(acc[r][1], b1);
-        }
-        _mm512_mask_storeu_ps(cr, m0, acc[r][0]);
-        if (!narrow) _mm512_mask_storeu_ps(cr + 16, m1, acc[r][1]);
-    }
+    ts_tile_store(acc, mr, c, ldc, m0, m1, accumulate, narrow, biased, b0, b1);
 }
 
 TS_AVX512 void ts_gemm_bf16_panel_fma_avx512(const uint16_t *a, int64_t lda, int64_t m, int64_t kp,
                                              const uint32_t *panel, int cols, const float *bias,
                                              float *c, int64_t ldc, bool accumulate)
 {
-    __mmask16 m0 = cols >= 16 ? 0xffff : (__mmask16)((1u << cols) - 1);
-    __mmask16 m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
-    __m512 b0 = _mm512_setzero_ps(), b1 = b0;
-    if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias);
-    if (bias && cols > 16) b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
-    bool narrow = cols <= 16, biased = bias != NULL;
-#define TILE(mr, half)                                                                             \
-    pair_tile(ar, lda, panel, kp, cr, ldc, mr, m0, m1, accumulate, half, biased, b0, b1)
-    for (int64_t r = 0; r < m; r += MR) {
-        const uint16_t *ar = a + r * lda;
-        float *cr = c + r * ldc;
-        int rows = m - r < MR ? (int)(m - r) : MR;
-        if (narrow && rows == MR) TILE(MR, true);
-        else if (narrow) TILE(rows, true);
-        else if (rows == MR) TILE(MR, false);
-        else TILE(rows, false);
-    }
-#undef TILE
+    TS_TILE_PANEL_ENTRY(pair_tile)
 }
 #endif
