@@ -23,6 +23,7 @@
 #include "base/context.h"
 #include "base/error.h"
 #include "cpu/onednn.h"
+#include "base/pages.h"
 #include "cpu/ops.h"
 #include "cpu/reference.h"
 
@@ -388,13 +389,18 @@ ts_status ts_program_create(const ts_graph *g, ts_context *ctx, ts_program **out
     p->cpu.bf16_attention = ctx->compute_bf16 == 1 && reduced_weights(g);
     p->cpu.act = &p->act;
     p->cpu.int8_act = ctx->compute_int8;
-    /* bf16 matmuls: oneDNN where it has AMX tiles (or where we have no bf16 kernel), our
-     * VDPBF16PS kernel on AVX512_BF16 without AMX (it runs on our pool, not OpenMP). */
+    /* bf16 matmuls: oneDNN where it has AMX tiles (or where we have no bf16 kernel), our own
+     * kernel on AVX512_BF16 without AMX (VDPBF16PS, or FMA on Intel cores; on our pool, not
+     * OpenMP). */
     bool use_onednn = ctx->compute_bf16 && ((ctx->cpu_features & TS_CPU_AMX_BF16) || !p->cpu.kernels->gemm_bf16);
     ts_status st = use_onednn ? ts_onednn_create(ts_pool_size(ctx->pool), &p->cpu.onednn, err) : TS_OK;
     if (st == TS_OK) st = plan(p, err);
     if (st == TS_OK && p->workspace_bytes) {
-        p->workspace = aligned_alloc(64, round64(p->workspace_bytes));
+        /* In 2 MB pages where the kernel grants them: a tower's or a prefill's activations are
+         * tens of MB, each GEMM tile's rows on pages of their own in 4 KB ones (qwen2-vl-2b
+         * tower, 1024 patches, 2 threads, 6 alternating pairs at q8: 5 faster, by 0–25%;
+         * bf16: 2 of 3 by 10%). */
+        p->workspace = ts_pages_alloc(round64(p->workspace_bytes));
         if (!p->workspace) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "program: cannot allocate a %zu-byte workspace", p->workspace_bytes);
     }
     if (st != TS_OK) {
