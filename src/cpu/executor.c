@@ -397,7 +397,7 @@ ts_status ts_program_create(const ts_graph *g, ts_context *ctx, ts_program **out
     if (st == TS_OK) st = plan(p, err);
     if (st == TS_OK && p->workspace_bytes) {
         /* In 2 MB pages where the kernel grants them: a tower's or a prefill's activations are
-         * tens of MB, each GEMM tile's rows on pages of their own in 4 KB ones (qwen2-vl-2b
+         * tens of MB, each GEMM tile's rows on pages of their own in 4 KB ones (a 2B VLM's
          * tower, 1024 patches, 2 threads, 6 alternating pairs at q8: 5 faster, by 0–25%;
          * bf16: 2 of 3 by 10%). */
         p->workspace = ts_pages_alloc(round64(p->workspace_bytes));
