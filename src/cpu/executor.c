@@ -22,8 +22,8 @@
 #include "cpu/lora.h"
 #include "base/context.h"
 #include "base/error.h"
-#include "cpu/onednn.h"
 #include "base/pages.h"
+#include "cpu/onednn.h"
 #include "cpu/ops.h"
 #include "cpu/reference.h"
 

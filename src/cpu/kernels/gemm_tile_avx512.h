@@ -22,6 +22,14 @@ static inline void ts_tile_masks(int64_t cols, __mmask16 *m0, __mmask16 *m1)
     *m1 = cols >= 32 ? 0xffff : cols <= 16 ? 0 : (__mmask16)((1u << (cols - 16)) - 1);
 }
 
+/* The bias of a tile's cols columns in two halves (zeros without one). */
+TS_TILE_TARGET static inline void ts_tile_bias(const float *bias, int64_t cols, __mmask16 m0,
+                                               __mmask16 m1, __m512 *b0, __m512 *b1)
+{
+    *b0 = bias ? _mm512_maskz_loadu_ps(m0, bias) : _mm512_setzero_ps();
+    *b1 = bias && cols > 16 ? _mm512_maskz_loadu_ps(m1, bias + 16) : _mm512_setzero_ps();
+}
+
 /* acc[r] += A row r (a + r·lda) · panel over kc, for r < mr: panel[kk·32 + j] the f32 weight of
  * column j at k = kk; each A value broadcast to both halves. */
 TS_TILE_TARGET static inline void ts_tile_f32(const float *a, int64_t lda, const float *panel,
@@ -71,9 +79,8 @@ TS_TILE_TARGET static inline void ts_tile_store(__m512 acc[TS_TILE_ROWS][2], int
 #define TS_TILE_PANEL_ENTRY(TILE_FN)                                                               \
     __mmask16 m0, m1;                                                                              \
     ts_tile_masks(cols, &m0, &m1);                                                                 \
-    __m512 b0 = _mm512_setzero_ps(), b1 = b0;                                                      \
-    if (bias) b0 = _mm512_maskz_loadu_ps(m0, bias);                                                \
-    if (bias && cols > 16) b1 = _mm512_maskz_loadu_ps(m1, bias + 16);                              \
+    __m512 b0, b1;                                                                                 \
+    ts_tile_bias(bias, cols, m0, m1, &b0, &b1);                                                    \
     bool narrow = cols <= 16, biased = bias != NULL;                                               \
     for (int64_t r = 0; r < m; r += TS_TILE_ROWS) {                                                \
         const uint16_t *ar = a + r * lda;                                                          \
