@@ -60,7 +60,7 @@ static const ts_kernels avx2 = {
     .dot_f32 = ts_dot_f32_avx512, .dot_bf16_f32 = ts_dot_bf16_f32_avx512,                          \
     .bf16_to_f32 = ts_bf16_to_f32_avx512, .dot_f16_f32 = ts_dot_f16_f32_avx512,                    \
     .f16_to_f32 = ts_f16_to_f32_avx512, .gemm_f32 = ts_gemm_f32_avx512,                            \
-    .gemm_kn_f32 = ts_gemm_kn_f32_avx512,                                                          \
+    .gemm_kn_f32 = ts_gemm_kn_f32_avx512, .gemm_f32_panel = ts_gemm_f32_panel_avx512,              \
     .dot_rows_bf16_f32 = ts_dot_rows_bf16_f32_avx512, .dot_rows_f32 = ts_dot_rows_f32_avx512,    \
     .dot_heads_f32 = ts_dot_heads_f32_avx512,                                                      \
     .dot_pair_bf16_f32 = ts_dot_pair_bf16_f32_avx512, .dot_pair_f32 = ts_dot_pair_f32_avx512,    \
@@ -96,12 +96,12 @@ static const ts_kernels avx512_bf16_vnni = {.level = "avx512_bf16", AVX512_KERNE
 /* Intel cores issue VDPBF16PS on one port and FMA on two, so the bf16 policy's many-row products
  * run faster as f32 FMAs on the widened values (a Sapphire-Rapids-class Xeon, one thread:
  * VDPBF16PS 70–80 GFLOP/s at its peak, FMA 165; prefill GEMMs alone 76–80 against 117–128,
- * attention's panels 77–87 against 122–142). AMD's Zen 4 runs VDPBF16PS at twice FMA's rate
- * (457 against 227 GFLOP/s on 2 threads) and keeps it. Decode's dots stay on VDPBF16PS: they
- * wait on memory. */
+ * attention's panels 77–87 against 122–142). Without gemm_bf16_panel, attention packs its
+ * rounded keys and values widened to f32 once, for gemm_f32_panel. AMD's Zen 4 runs VDPBF16PS
+ * at twice FMA's rate (457 against 227 GFLOP/s on 2 threads) and keeps it. Decode's dots stay on
+ * VDPBF16PS: they wait on memory. */
 #define BF16_FMA_KERNELS                                                                           \
-    .gemm_bf16 = ts_gemm_bf16_fma_avx512, .gemm_bf16_panel = ts_gemm_bf16_panel_fma_avx512,        \
-    BF16_DOTS
+    .gemm_bf16 = ts_gemm_bf16_fma_avx512, BF16_DOTS
 static const ts_kernels avx512_bf16_fma = {.level = "avx512_bf16 (bf16 GEMMs by FMA)",
                                            AVX512_KERNELS, BF16_FMA_KERNELS};
 static const ts_kernels avx512_bf16_fma_vnni = {.level = "avx512_bf16 (bf16 GEMMs by FMA)",

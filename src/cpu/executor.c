@@ -172,7 +172,7 @@ static size_t scratch_bytes(const ts_program *p, const ts_node *n)
         const ts_type *q = ts_graph_type(g, n->inputs[0]), *k = ts_graph_type(g, n->inputs[1]), *v = ts_graph_type(g, n->inputs[2]);
         ts_attention_shape s = {.lq = q->dims[0], .lk = k->dims[0], .q_heads = q->dims[1], .kv_heads = k->dims[1],
                                 .head_dim = q->dims[2], .v_dim = v->dims[2]};
-        return ts_cpu_attention_scratch_bytes(&s, ts_pool_size(p->cpu.pool));
+        return ts_cpu_attention_scratch_bytes(&p->cpu, &s);
     }
     case TS_OP_GATED_MLP: {
         const ts_type *x = ts_graph_type(g, n->inputs[0]), *wg = ts_graph_type(g, n->inputs[1]);

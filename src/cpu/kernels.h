@@ -77,9 +77,17 @@ typedef struct ts_kernels {
      * panel, for weights packed once and used many times (attention's keys and values). The
      * panel: TS_GEMM_COLUMNS weight rows' bf16 pairs side by side, u32 [kp][TS_GEMM_COLUMNS]
      * (pair p of row j at p·32 + j: the low half the even k), 64-aligned, rows past cols zero.
-     * NULL with gemm_bf16. */
+     * NULL with gemm_bf16, and where gemm_bf16 runs as f32 FMAs (gemm_f32_panel then). */
     void (*gemm_bf16_panel)(const uint16_t *a, int64_t lda, int64_t m, int64_t kp, const uint32_t *panel, int cols,
                             const float *bias, float *c, int64_t ldc, bool accumulate);
+    /* C[m, 0:cols] = A[m, 0:k] · the panel's cols weight rows (+ C when accumulate, then +
+     * bias[0:cols] when not NULL), A rows lda apart, C rows ldc apart: gemm_f32's step for one
+     * panel packed once and used many times, in f32. The panel: f32 [k][TS_GEMM_COLUMNS] (k = kk
+     * of row j at kk·32 + j), 64-aligned, rows past cols zero. Each sum runs over k in order,
+     * one FMA a product. Attention's bf16 policy takes it where gemm_bf16_panel is NULL but
+     * gemm_bf16 is not: its bf16 values widened once. NULL without gemm_f32. */
+    void (*gemm_f32_panel)(const float *a, int64_t lda, int64_t m, int64_t k, const float *panel,
+                           int cols, const float *bias, float *c, int64_t ldc, bool accumulate);
     /* dst[j·32 + i] = (unit j of row i) ^ flip for i < rows (0 for rows … 31), j < count: 32
      * rows of 32-bit units (ld bytes apart) transposed into the tiled GEMMs' panel layout (bf16
      * pairs of k; groups of 4 int8 weights, flip 0x80808080 making them unsigned). Never NULL. */
@@ -157,7 +165,8 @@ typedef struct ts_kernels {
     /* softmax_f32 of y[i]·scale (+ bias[i], rounded after the product, when bias is not NULL)
      * rounded to bf16 (f32_to_bf16's rule) into out: the bits of scaling y, adding the bias,
      * softmax_f32 and f32_to_bf16 of the same table, without the f32 result's passes (y is
-     * scratch: its contents afterwards are unspecified). Never NULL. */
+     * scratch: its contents afterwards are unspecified). With out NULL, the rounded values go
+     * back into y widened to f32 (for products in f32: gemm_f32_panel). Never NULL. */
     void (*softmax_bf16)(float *y, size_t n, float scale, const float *bias, uint16_t *out);
     /* y[i] = 1 / (1 + exp(−x[i])) (in place allowed): the portable one with expf, others within
      * 3 ulp of it (2 in the exponential, the division exact). Never NULL. */
@@ -268,6 +277,9 @@ float ts_dot_f16_f32_avx512(const uint16_t *w, const float *x, size_t n);
 void ts_f16_to_f32_avx512(const uint16_t *src, float *dst, size_t n);
 void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype, int64_t ldw, int64_t n0,
                         int64_t n1, float *c, int64_t ldc, float *panel);
+void ts_gemm_f32_panel_avx512(const float *a, int64_t lda, int64_t m, int64_t k,
+                              const float *panel, int cols, const float *bias, float *c,
+                              int64_t ldc, bool accumulate);
 void ts_gemm_kn_f32_avx512(const float *a, int64_t m, int64_t k, const void *w, ts_dtype w_dtype,
                            int64_t ldw, int64_t n0, int64_t n1, float *c, int64_t ldc,
                            float *panel);
@@ -275,9 +287,6 @@ void ts_gemm_bf16_avx512bf16(const uint16_t *a, int64_t m, int64_t k, const uint
                              const float *bias, float *c, int64_t ldc, float *panel);
 void ts_gemm_bf16_fma_avx512(const uint16_t *a, int64_t m, int64_t k, const uint16_t *w, int64_t n0,
                              int64_t n1, const float *bias, float *c, int64_t ldc, float *panel);
-void ts_gemm_bf16_panel_fma_avx512(const uint16_t *a, int64_t lda, int64_t m, int64_t kp,
-                                   const uint32_t *panel, int cols, const float *bias, float *c,
-                                   int64_t ldc, bool accumulate);
 void ts_gemm_bf16_panel_avx512bf16(const uint16_t *a, int64_t lda, int64_t m, int64_t kp,
                                    const uint32_t *panel, int cols, const float *bias, float *c,
                                    int64_t ldc, bool accumulate);

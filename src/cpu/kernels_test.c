@@ -322,7 +322,8 @@ static void test_gemm_kernels(void)
             free(bias), free(cb);
         }
         /* One pre-packed panel (gemm_bf16_panel: the first ≤ 32 weight rows, all of k in one
-         * panel whatever its length), A rows wider apart than k, then accumulated a second time. */
+         * panel whatever its length; gemm_f32_panel on the same values widened), A rows wider
+         * apart than k, then accumulated a second time. */
         if ((f & TS_CPU_AVX512) && k % 2 == 0) {
             int cols = n < 32 ? (int)n : 32;
             int64_t kp = k / 2, lda = k + 6;
@@ -335,14 +336,24 @@ static void test_gemm_kernels(void)
                     pp[p * 32 + j] = v;
                 }
             for (int64_t r = 0; r < m; r++) memcpy(wide + r * lda, ab + r * k, sizeof(uint16_t) * (size_t)k);
+            /* VDPBF16PS (where the CPU has it) on the pairs, then gemm_f32_panel (FMA) on the
+             * same values widened: each pair row p as f32 rows 2p and 2p + 1, A widened too */
+            float *fp = aligned_alloc(64, sizeof(float) * (size_t)(k * 32) + 64);
+            float *fa = malloc(sizeof(float) * (size_t)(m * lda));
+            for (int64_t p = 0; p < kp; p++)
+                for (int j = 0; j < 32; j++) {
+                    fp[2 * p * 32 + j] = from_bf16((uint16_t)pp[p * 32 + j]);
+                    fp[(2 * p + 1) * 32 + j] = from_bf16((uint16_t)(pp[p * 32 + j] >> 16));
+                }
+            for (int64_t r = 0; r < m; r++)
+                for (int64_t i = 0; i < lda; i++) fa[r * lda + i] = i < k ? a[r * k + i] : NAN;
             for (int fma = (f & TS_CPU_AVX512_BF16) ? 0 : 1; fma < 2; fma++) {
-                /* VDPBF16PS (where the CPU has it), then the FMA variant (Intel's table) */
-                void (*panel_gemm)(const uint16_t *, int64_t, int64_t, int64_t, const uint32_t *,
-                                   int, const float *, float *, int64_t, bool) =
-                    fma ? ts_gemm_bf16_panel_fma_avx512 : ts_gemm_bf16_panel_avx512bf16;
+#define PANEL_GEMM(bias, c, accumulate)                                                            \
+    (fma ? ts_gemm_f32_panel_avx512(fa, lda, m, k, fp, cols, bias, c, n, accumulate)               \
+         : ts_gemm_bf16_panel_avx512bf16(wide, lda, m, kp, pp, cols, bias, c, n, accumulate))
                 for (int64_t i = 0; i < m * n; i++) c[i] = NAN;
-                panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, false);
-                panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, true);
+                PANEL_GEMM(NULL, c, false);
+                PANEL_GEMM(NULL, c, true);
                 bool ok = true;
                 for (int64_t r = 0; r < m; r++)
                     for (int64_t o = 0; o < n; o++) {
@@ -357,8 +368,8 @@ static void test_gemm_kernels(void)
                 for (int j = 0; j < 32; j++) bias[j] = lcg(&seed) * 3.1416f - 1.5f;
                 for (int accumulate = 0; accumulate < 2; accumulate++) {
                     if (accumulate) memcpy(cb, c, sizeof(float) * (size_t)(m * n));
-                    panel_gemm(wide, lda, m, kp, pp, cols, NULL, c, n, accumulate);
-                    panel_gemm(wide, lda, m, kp, pp, cols, bias, cb, n, accumulate);
+                    PANEL_GEMM(NULL, c, accumulate);
+                    PANEL_GEMM(bias, cb, accumulate);
                     ok = true;
                     for (int64_t r = 0; r < m; r++)
                         for (int64_t o = 0; o < cols; o++)
@@ -366,8 +377,22 @@ static void test_gemm_kernels(void)
                     CHECK(ok);
                 }
                 free(cb);
+                if (fma) { /* each sum over k in order, one FMA a product (the contract's) */
+                    for (int64_t i = 0; i < m * n; i++) c[i] = NAN;
+                    PANEL_GEMM(NULL, c, false);
+                    ok = true;
+                    for (int64_t r = 0; r < m; r++)
+                        for (int o = 0; o < cols; o++) {
+                            float acc = 0;
+                            for (int64_t i = 0; i < k; i++)
+                                acc = fmaf(fa[r * lda + i], fp[i * 32 + o], acc);
+                            ok &= c[r * n + o] == acc;
+                        }
+                    CHECK(ok);
+                }
+#undef PANEL_GEMM
             }
-            free(pp), free(wide);
+            free(pp), free(wide), free(fp), free(fa);
         }
         /* The bf16 policy's GEMM by FMA (Intel's table): the same exact products, f32 sums. */
         if ((f & TS_CPU_AVX512) && k % 2 == 0) {
@@ -404,7 +429,7 @@ static void test_gemm_kernels(void)
  * (−inf) scores exactly 0, a row of one score exactly 1, an all-masked row and a row with a NaN
  * all NaN as in the portable one; odd sizes and tails; scores down to the −104 clamp and past it.
  * softmax_bf16 gives the bits of its steps done one by one, in every variant, with or without a
- * bias. */
+ * bias, into out or (widened) back into the row. */
 static void test_softmax_variants(void)
 {
     static const size_t sizes[] = {1, 3, 15, 16, 17, 33, 100, 1023, 4099};
@@ -448,7 +473,7 @@ static void test_softmax_variants(void)
         for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
             size_t n = sizes[si];
             float *y = malloc(n * sizeof(float)), *want = malloc(n * sizeof(float));
-            float *bias = malloc(n * sizeof(float));
+            float *bias = malloc(n * sizeof(float)), *inplace = malloc(n * sizeof(float));
             uint16_t *got = malloc(n * sizeof(uint16_t)), *wantb = malloc(n * sizeof(uint16_t));
             for (int kind = 0; kind < 8; kind++) {
                 bool wide = kind >= 6;
@@ -466,10 +491,19 @@ static void test_softmax_variants(void)
                 for (size_t i = 0; b && i < n; i++) want[i] += b[i];
                 k->softmax_f32(want, n);
                 ts_f32_to_bf16_ref(want, wantb, n);
+                memcpy(inplace, y, n * sizeof(float));
                 k->softmax_bf16(y, n, scale, b, got);
                 CHECK(memcmp(got, wantb, n * sizeof(uint16_t)) == 0);
+                /* without out: the same values, widened back into the row */
+                k->softmax_bf16(inplace, n, scale, b, NULL);
+                bool same = true;
+                for (size_t i = 0; i < n; i++) {
+                    float w = from_bf16(wantb[i]);
+                    same &= memcmp(&inplace[i], &w, sizeof(float)) == 0;
+                }
+                CHECK(same);
             }
-            free(y), free(want), free(got), free(wantb), free(bias);
+            free(y), free(want), free(got), free(wantb), free(bias), free(inplace);
         }
         fprintf(stderr, "  softmax (%s): worst relative difference from the portable row %.2e\n", k->level, worst);
     }
@@ -644,8 +678,9 @@ static void test_selection_honours_mask(void)
         const ts_kernels *bf16 = ts_kernels_select(features | (vnni ? TS_CPU_AVX512_VNNI : 0));
         CHECK_STR_EQ(bf16->level, intel ? "avx512_bf16 (bf16 GEMMs by FMA)" : "avx512_bf16");
         CHECK(bf16->gemm_bf16 == (intel ? ts_gemm_bf16_fma_avx512 : ts_gemm_bf16_avx512bf16));
-        CHECK(bf16->gemm_bf16_panel ==
-              (intel ? ts_gemm_bf16_panel_fma_avx512 : ts_gemm_bf16_panel_avx512bf16));
+        /* on Intel no pair panel: attention widens its packs for gemm_f32_panel */
+        CHECK(bf16->gemm_bf16_panel == (intel ? NULL : ts_gemm_bf16_panel_avx512bf16));
+        CHECK(bf16->gemm_f32_panel == ts_gemm_f32_panel_avx512);
         CHECK(bf16->dot_bf16_bf16 == ts_dot_bf16_bf16_avx512bf16);
         CHECK(vnni ? bf16->gemm_q8_channel == ts_gemm_q8_channel_avx512vnni
                    : !bf16->gemm_q8_channel);

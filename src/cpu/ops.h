@@ -103,7 +103,7 @@ typedef struct ts_attention_shape {
     int64_t q_start; /* < 0: not causal */
     double scale, softcap;
 } ts_attention_shape;
-size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers);
+size_t ts_cpu_attention_scratch_bytes(const ts_cpu *cpu, const ts_attention_shape *s);
 void ts_cpu_attention(const ts_cpu *cpu, const ts_attention_shape *s, const float *q,
                       const void *k, const void *v, const float *bias, float *out, void *scratch);
 

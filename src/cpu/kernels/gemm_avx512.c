@@ -7,6 +7,9 @@
  * The caller splits the output columns between threads in multiples of 32; each task owns its
  * panel buffer. Accumulation order over k matches a plain loop within each KC chunk.
  *
+ * The panel entry (gemm_f32_panel) runs the same tile over a panel packed once by its caller
+ * (attention's keys and values), all of k in one pass.
+ *
  * The _kn variant takes W as [k, n] (x·W, the fused MoE experts' published layout, rows ldw
  * apart): its panel rows are W's own rows, so packing is a straight copy (or widening) of 32
  * contiguous elements per k. Its tile rounds each product before adding it (no FMA) and carries
@@ -76,7 +79,7 @@ TS_AVX512 static inline __attribute__((always_inline)) void tile(const float *a,
 {
     __m512 acc[MR][2];
     for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    ts_tile_f32(a, lda, panel, kc, acc, mr);
+    ts_tile_f32(a, lda, panel, kc, acc, mr, false);
     __m512 zero = _mm512_setzero_ps();
     ts_tile_store(acc, mr, c, ldc, m0, m1, accumulate, false, false, zero, zero);
 }
@@ -149,6 +152,25 @@ TS_AVX512 void ts_gemm_f32_avx512(const float *a, int64_t m, int64_t k, const vo
                                   int64_t ldc, float *panel)
 {
     gemm(a, m, k, w, w_dtype, ldw, n0, n1, c, ldc, panel, false);
+}
+
+/* C (+)= A (mr rows, lda apart) · a pre-packed f32 panel over k (+ bias); narrow: 16 columns. */
+TS_AVX512 static inline __attribute__((always_inline)) void
+panel_tile(const float *a, int64_t lda, const float *panel, int64_t k, float *c, int64_t ldc,
+           int mr, __mmask16 m0, __mmask16 m1, bool accumulate, bool narrow, bool biased,
+           __m512 b0, __m512 b1)
+{
+    __m512 acc[MR][2];
+    for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+    ts_tile_f32(a, lda, panel, k, acc, mr, narrow);
+    ts_tile_store(acc, mr, c, ldc, m0, m1, accumulate, narrow, biased, b0, b1);
+}
+
+TS_AVX512 void ts_gemm_f32_panel_avx512(const float *a, int64_t lda, int64_t m, int64_t kp,
+                                        const float *panel, int cols, const float *bias, float *c,
+                                        int64_t ldc, bool accumulate)
+{
+    TS_TILE_PANEL_ENTRY(panel_tile)
 }
 
 TS_AVX512 void ts_gemm_kn_f32_avx512(const float *a, int64_t m, int64_t k, const void *w,

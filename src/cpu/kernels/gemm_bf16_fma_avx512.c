@@ -10,9 +10,9 @@
  * Each tile's 8 rows of A are widened into a small f32 block first, then broadcast from it, so
  * the inner loop is the f32 kernel's: 2 panel loads and 8 broadcasts to 16 FMAs.
  *
- * The panel entry (gemm_bf16_panel: attention's keys and values, packed once as bf16 pairs)
- * splits each pair row into its even and odd f32 rows in registers, 4 operations shared by the
- * tile's 32 FMAs, with A widened KPC pairs at a time.
+ * There is no gemm_bf16_panel here: attention packs its keys and values widened once and runs
+ * gemm_f32_panel (splitting each pair in every tile, and widening the queries again for each
+ * 32-key panel, made its attention 10% slower).
  */
 #include "cpu/kernels.h"
 
@@ -25,7 +25,6 @@
 #define KC 256 /* k a panel (even) */
 #define NR TS_TILE_COLUMNS
 #define MR TS_TILE_ROWS
-#define KPC 128 /* pairs of A widened at a time by the panel entry */
 
 _Static_assert(KC * NR == TS_GEMM_PANEL_FLOATS, "the f32 panel fills the caller's panel space");
 
@@ -50,8 +49,7 @@ TS_AVX512 static void pack_panel(const uint16_t *w, int64_t k, int64_t n0, int c
     }
 }
 
-/* dst[i] = src[i] widened to f32, i < n: bf16_to_f32's work, inlined (as a call per tile row it
- * cost attention's 40-pair panels 5–7%). */
+/* dst[i] = src[i] widened to f32, i < n: bf16_to_f32's work, inlined. */
 TS_AVX512 static inline __attribute__((always_inline)) void widen(const uint16_t *src, float *dst,
                                                                   int64_t n)
 {
@@ -73,7 +71,7 @@ tile(const float *block, const float *panel, int64_t kc, float *c, int64_t ldc, 
 {
     __m512 acc[MR][2];
     for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    ts_tile_f32(block, KC, panel, kc, acc, mr);
+    ts_tile_f32(block, KC, panel, kc, acc, mr, false);
     ts_tile_store(acc, mr, c, ldc, m0, m1, accumulate, false, biased, b0, b1);
 }
 
@@ -107,48 +105,4 @@ TS_AVX512 void ts_gemm_bf16_fma_avx512(const uint16_t *a, int64_t m, int64_t k, 
     }
 }
 
-/* C (+)= A (mr rows, lda apart) · the pair panel over kp pairs (+ bias); narrow: 16 columns. */
-TS_AVX512 static inline __attribute__((always_inline)) void
-pair_tile(const uint16_t *a, int64_t lda, const uint32_t *panel, int64_t kp, float *c, int64_t ldc,
-          int mr, __mmask16 m0, __mmask16 m1, bool accumulate, bool narrow, bool biased,
-          __m512 b0, __m512 b1)
-{
-    _Alignas(64) float block[MR * 2 * KPC];
-    const __m512i high = _mm512_set1_epi32((int)0xffff0000u);
-    __m512 acc[MR][2];
-    for (int r = 0; r < MR; r++) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-    for (int64_t p0 = 0; p0 < kp; p0 += KPC) {
-        int64_t pc = kp - p0 < KPC ? kp - p0 : KPC;
-        for (int r = 0; r < mr; r++)
-            widen(a + r * lda + 2 * p0, block + r * 2 * KPC, 2 * pc);
-        const uint32_t *pp = panel + p0 * NR;
-        for (int64_t p = 0; p < pc; p++) {
-            __m512i v0 = _mm512_load_si512(pp + p * NR);
-            __m512 e0 = _mm512_castsi512_ps(_mm512_slli_epi32(v0, 16));
-            __m512 o0 = _mm512_castsi512_ps(_mm512_and_si512(v0, high));
-            __m512 e1 = e0, o1 = o0;
-            if (!narrow) {
-                __m512i v1 = _mm512_load_si512(pp + p * NR + 16);
-                e1 = _mm512_castsi512_ps(_mm512_slli_epi32(v1, 16));
-                o1 = _mm512_castsi512_ps(_mm512_and_si512(v1, high));
-            }
-            for (int r = 0; r < MR; r++) {
-                if (r >= mr) break;
-                __m512 ae = _mm512_set1_ps(block[r * 2 * KPC + 2 * p]);
-                __m512 ao = _mm512_set1_ps(block[r * 2 * KPC + 2 * p + 1]);
-                acc[r][0] = _mm512_fmadd_ps(ao, o0, _mm512_fmadd_ps(ae, e0, acc[r][0]));
-                if (!narrow)
-                    acc[r][1] = _mm512_fmadd_ps(ao, o1, _mm512_fmadd_ps(ae, e1, acc[r][1]));
-            }
-        }
-    }
-    ts_tile_store(acc, mr, c, ldc, m0, m1, accumulate, narrow, biased, b0, b1);
-}
-
-TS_AVX512 void ts_gemm_bf16_panel_fma_avx512(const uint16_t *a, int64_t lda, int64_t m, int64_t kp,
-                                             const uint32_t *panel, int cols, const float *bias,
-                                             float *c, int64_t ldc, bool accumulate)
-{
-    TS_TILE_PANEL_ENTRY(pair_tile)
-}
 #endif

@@ -31,18 +31,20 @@ TS_TILE_TARGET static inline void ts_tile_bias(const float *bias, int64_t cols, 
 }
 
 /* acc[r] += A row r (a + r·lda) · panel over kc, for r < mr: panel[kk·32 + j] the f32 weight of
- * column j at k = kk; each A value broadcast to both halves. */
+ * column j at k = kk; each A value broadcast to both halves (narrow: the first only, acc[r][1]
+ * untouched). */
 TS_TILE_TARGET static inline void ts_tile_f32(const float *a, int64_t lda, const float *panel,
-                                              int64_t kc, __m512 acc[TS_TILE_ROWS][2], int mr)
+                                              int64_t kc, __m512 acc[TS_TILE_ROWS][2], int mr,
+                                              bool narrow)
 {
     for (int64_t kk = 0; kk < kc; kk++) {
         __m512 w0 = _mm512_load_ps(panel + kk * TS_TILE_COLUMNS);
-        __m512 w1 = _mm512_load_ps(panel + kk * TS_TILE_COLUMNS + 16);
+        __m512 w1 = narrow ? w0 : _mm512_load_ps(panel + kk * TS_TILE_COLUMNS + 16);
         for (int r = 0; r < TS_TILE_ROWS; r++) {
             if (r >= mr) break;
             __m512 av = _mm512_set1_ps(a[r * lda + kk]);
             acc[r][0] = _mm512_fmadd_ps(av, w0, acc[r][0]);
-            acc[r][1] = _mm512_fmadd_ps(av, w1, acc[r][1]);
+            if (!narrow) acc[r][1] = _mm512_fmadd_ps(av, w1, acc[r][1]);
         }
     }
 }
@@ -70,9 +72,10 @@ TS_TILE_TARGET static inline void ts_tile_store(__m512 acc[TS_TILE_ROWS][2], int
     }
 }
 
-/* The body of a gemm_bf16_panel entry (kernels.h), in a function with that entry's parameters
- * (a, lda, m, kp, panel, cols, bias, c, ldc, accumulate), around its tile TILE_FN(a, lda, panel,
- * kp, c, ldc, mr, m0, m1, accumulate, narrow, biased, b0, b1): the masks and the bias, then
+/* The body of a panel entry (kernels.h: gemm_bf16_panel, gemm_f32_panel), in a function with
+ * that entry's parameters (a, lda, m, kp, panel, cols, bias, c, ldc, accumulate; kp the entry's
+ * depth, pairs or k), around its tile TILE_FN(a, lda, panel, kp, c, ldc, mr, m0, m1, accumulate,
+ * narrow, biased, b0, b1): the masks and the bias, then
  * every TS_TILE_ROWS rows. The tile is called with constant row counts and widths where it can,
  * so each copy is specialised. At most 16 columns (80-wide attention heads' last value panel: a
  * sixth of their P·V): narrow, half the products. */
@@ -83,7 +86,7 @@ TS_TILE_TARGET static inline void ts_tile_store(__m512 acc[TS_TILE_ROWS][2], int
     ts_tile_bias(bias, cols, m0, m1, &b0, &b1);                                                    \
     bool narrow = cols <= 16, biased = bias != NULL;                                               \
     for (int64_t r = 0; r < m; r += TS_TILE_ROWS) {                                                \
-        const uint16_t *ar = a + r * lda;                                                          \
+        __typeof__(a) ar = a + r * lda;                                                            \
         float *cr = c + r * ldc;                                                                   \
         int rows = m - r < TS_TILE_ROWS ? (int)(m - r) : TS_TILE_ROWS;                             \
         if (narrow && rows == TS_TILE_ROWS)                                                        \

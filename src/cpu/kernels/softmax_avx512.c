@@ -53,13 +53,13 @@ static inline __mmask16 tail(size_t n, size_t i)
     return n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
 }
 
-/* The softmax of y, normalised in place; or with `out`, of y·scale + bias (the same sums a pass
- * of its own for each would store, made in the maximum's and the exponentials' passes), rounded
- * to bf16 into `out` as the values are made (ts_f32_to_bf16_avx512's bits) instead of stored and
- * read again: for attention's bf16 path three passes over a row instead of five (the scores of a
- * vision tower's attention, 1024 keys: scale, softmax and rounding were 36% of its single-thread
- * time, 14% less time in all after), or of seven with a bias (a tower's segment mask: 8% of its
- * attention). */
+/* The softmax of y, normalised in place; or when `rounded`, of y·scale + bias (the same sums a
+ * pass of its own for each would store, made in the maximum's and the exponentials' passes),
+ * rounded to bf16 into `out` (or, without one, back into y widened) as the values are made
+ * (ts_f32_to_bf16_avx512's bits) instead of stored and read again: for attention's bf16 path
+ * three passes over a row instead of five (the scores of a vision tower's attention, 1024 keys:
+ * scale, softmax and rounding were 36% of its single-thread time, 14% less time in all after),
+ * or of seven with a bias (a tower's segment mask: 8% of its attention). */
 TS_AVX512 static inline __attribute__((always_inline)) __m512 scaled_scores(__m512 x, bool scaled,
                                                                            __m512 vs,
                                                                            const float *bias,
@@ -70,13 +70,11 @@ TS_AVX512 static inline __attribute__((always_inline)) __m512 scaled_scores(__m5
     return bias ? _mm512_add_ps(x, _mm512_maskz_loadu_ps(k, bias)) : x;
 }
 
-TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y, size_t n,
-                                                                       float scale,
-                                                                       const float *bias,
-                                                                       uint16_t *out,
-                                                                       const bool cvtne)
+TS_AVX512 static inline __attribute__((always_inline)) void
+softmax_row(float *y, size_t n, float scale, const float *bias, const bool rounded, uint16_t *out,
+            const bool cvtne)
 {
-    const bool scaled = out != NULL;
+    const bool scaled = rounded;
     const __m512 vs = _mm512_set1_ps(scale), minf = _mm512_set1_ps(-INFINITY);
     __m512 vm = minf;
     for (size_t i = 0; i < n; i += 16) {
@@ -87,7 +85,7 @@ TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y
     }
     float m = _mm512_reduce_max_ps(vm);
     if (m == -INFINITY || m != m) { /* every score masked (or a NaN): as the portable row */
-        if (out) ts_softmax_bf16_ref(y, n, scale, bias, out);
+        if (rounded) ts_softmax_bf16_ref(y, n, scale, bias, out);
         else ts_softmax_f32_ref(y, n);
         return;
     }
@@ -106,25 +104,30 @@ TS_AVX512 static inline __attribute__((always_inline)) void softmax_row(float *y
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n, i);
         __m512 p = _mm512_mul_ps(_mm512_maskz_loadu_ps(k, y + i), inv);
-        if (out)
-            _mm256_mask_storeu_epi16(
-                out + i, k, cvtne ? ts_round_bf16_avx512_cvtne(p) : ts_round_bf16_avx512(p));
-        else _mm512_mask_storeu_ps(y + i, k, p);
+        if (!rounded) {
+            _mm512_mask_storeu_ps(y + i, k, p);
+            continue;
+        }
+        __m256i h = cvtne ? ts_round_bf16_avx512_cvtne(p) : ts_round_bf16_avx512(p);
+        if (out) _mm256_mask_storeu_epi16(out + i, k, h);
+        else _mm512_mask_storeu_epi32(y + i, k, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
     }
 }
 
 TS_AVX512 void ts_softmax_f32_avx512(float *y, size_t n)
 {
-    softmax_row(y, n, 1.0f, NULL, NULL, false);
+    softmax_row(y, n, 1.0f, NULL, false, NULL, false);
 }
 
-/* Two copies: without a bias, none of its loads or adds in the loops. */
+/* Four copies: without a bias, none of its loads or adds in the loops; without `out`, the
+ * widened stores. */
 TS_AVX512 static inline __attribute__((always_inline)) void
 softmax_bf16(float *y, size_t n, float scale, const float *bias, uint16_t *out, const bool cvtne)
 {
-    if (!out) __builtin_unreachable(); /* the contract's: so each copy knows it rounds */
-    if (bias) softmax_row(y, n, scale, bias, out, cvtne);
-    else softmax_row(y, n, scale, NULL, out, cvtne);
+    if (bias && out) softmax_row(y, n, scale, bias, true, out, cvtne);
+    else if (bias) softmax_row(y, n, scale, bias, true, NULL, cvtne);
+    else if (out) softmax_row(y, n, scale, NULL, true, out, cvtne);
+    else softmax_row(y, n, scale, NULL, true, NULL, cvtne);
 }
 
 TS_AVX512 void ts_softmax_bf16_avx512(float *y, size_t n, float scale, const float *bias,

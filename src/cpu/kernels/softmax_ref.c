@@ -4,6 +4,7 @@
 #include "cpu/kernels.h"
 
 #include <math.h>
+#include <string.h>
 
 void ts_softmax_f32_ref(float *y, size_t n)
 {
@@ -27,7 +28,14 @@ void ts_softmax_bf16_ref(float *y, size_t n, float scale, const float *bias, uin
     for (size_t i = 0; i < n; i++) y[i] *= scale;
     for (size_t i = 0; bias && i < n; i++) y[i] += bias[i];
     ts_softmax_f32_ref(y, n);
-    ts_f32_to_bf16_ref(y, out, n);
+    if (out) {
+        ts_f32_to_bf16_ref(y, out, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) { /* rounded in place */
+        uint32_t bits = (uint32_t)ts_f32_to_bf16_scalar(y[i]) << 16;
+        memcpy(&y[i], &bits, sizeof(bits));
+    }
 }
 
 static float logistic(float x) { return 1.0f / (1.0f + expf(-x)); }

@@ -16,9 +16,10 @@
  * and values then packed into the bf16 GEMM's panels (shared by the query heads of a group),
  * then one task per (query head, block of BF16_ROWS queries): S = Q·Kᵀ over the 32-key panels
  * the block can see (a causal block skips the rest), softmax in f32, P rounded to bf16, O = P·V
- * written in place. VDPBF16PS doubles the f32 FMA rate on AMD cores (Intel's table runs the
- * same products as FMAs on the widened pairs: the f32 rate, half the bytes), and the small blocks
- * skip most of the causal triangle's masked half. A row's result depends only on that
+ * written in place. VDPBF16PS doubles the f32 FMA rate on AMD cores; Intel's table has no pair
+ * panel (its FMAs are twice VDPBF16PS's rate there), so the packs are widened to f32 once and the
+ * same products run as FMAs (widened()). The small blocks skip most of the causal triangle's
+ * masked half. A row's result depends only on that
  * row (masked keys add exact zeros), so it does not depend on the block or the row count.
  */
 #include "cpu/ops.h"
@@ -56,33 +57,49 @@ static int64_t block_rows(const ts_attention_shape *s)
 
 #define BF16_ROWS 64
 #define PANEL 32 /* keys (S) or value columns (O) per packed panel: TS_GEMM_COLUMNS */
+/* S's rows (and P's widened) are a panel's keys + 16 floats apart: at 1024 keys, 4 KB apart, a
+ * tile's 8 rows fell in one L1 set. */
+#define S_PAD 16
 
 /* From TS_CPU_TILED_ROWS queries, as the linears' bf16 tiles: fewer rows (decode, speculative
  * verify) keep the f32 path, so a verify row gets the bits the plain decode row gets. */
 static bool use_bf16(const ts_cpu *cpu, const ts_attention_shape *s)
 {
-    return cpu->bf16_attention && !cpu->decode_rows && cpu->kernels->gemm_bf16_panel && s->lq >= TS_CPU_TILED_ROWS &&
+    const ts_kernels *k = cpu->kernels;
+    return cpu->bf16_attention && !cpu->decode_rows && k->gemm_bf16 &&
+           (k->gemm_bf16_panel || k->gemm_f32_panel) && s->lq >= TS_CPU_TILED_ROWS &&
            s->kv_dtype == TS_DTYPE_F32 && s->head_dim % 2 == 0 && s->head_dim > 0 && s->v_dim > 0;
 }
 
+/* Where the table's bf16 products run as f32 FMAs (no gemm_bf16_panel), the rounded keys and
+ * values are packed widened to f32 once, for gemm_f32_panel, and each block's queries and
+ * weights widened once: the pair panel's tile split every pair and widened its queries again
+ * for each 32-key panel (a fifth of its issue slots). The products and the order of their sums
+ * are the pair panel's, so are the bits. */
+static bool widened(const ts_kernels *k) { return !k->gemm_bf16_panel; }
+
 static int64_t round_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
-/* bf16 path bytes: packed keys [kv][lk/32][d/2][32] and values [kv][dv/32][lk/2][32] (u32 pairs),
- * the rounded queries [heads][lq][d], keys [lk][kv][d] and values [lk][kv][dv]; then per worker
- * P [bq, lk] in bf16 and S [bq, lk] in f32. */
-static size_t bf16_shared_bytes(const ts_attention_shape *s)
+/* bf16 path bytes: packed keys [kv][lk/32][d/2][32] and values [kv][dv/32][lk/2][32] (u32 pairs;
+ * widened, twice the bytes: f32 [d][32] and [lk][32]), the rounded queries [heads][lq][d], keys
+ * [lk][kv][d] and values [lk][kv][dv]; then per worker S [bq, lk] in f32 and P [bq, lk] in bf16,
+ * or when widened S (then P in f32 over it) and the block's queries [bq, d] in f32. */
+static size_t bf16_shared_bytes(const ts_kernels *k, const ts_attention_shape *s)
 {
     int64_t lk = round_up(s->lk, PANEL);
     int64_t packed = s->kv_heads * lk * (s->head_dim + round_up(s->v_dim, PANEL));
     int64_t rounded =
         s->q_heads * s->lq * s->head_dim + s->lk * s->kv_heads * (s->head_dim + s->v_dim);
-    return (size_t)round_up((int64_t)sizeof(uint16_t) * (packed + rounded), 64);
+    int64_t bytes = (int64_t)sizeof(uint16_t) * ((widened(k) ? 2 : 1) * packed + rounded);
+    return (size_t)round_up(bytes, 64);
 }
 
-static size_t bf16_worker_bytes(const ts_attention_shape *s)
+static size_t bf16_worker_bytes(const ts_kernels *k, const ts_attention_shape *s)
 {
-    int64_t lk = round_up(s->lk, PANEL), bq = BF16_ROWS;
-    return (size_t)round_up((int64_t)(sizeof(uint16_t) + sizeof(float)) * bq * lk, 64);
+    int64_t lk = round_up(s->lk, PANEL), bq = BF16_ROWS, scores = bq * (lk + S_PAD);
+    int64_t bytes = widened(k) ? (int64_t)sizeof(float) * (scores + bq * s->head_dim)
+                               : (int64_t)(sizeof(float) * scores + sizeof(uint16_t) * bq * lk);
+    return (size_t)round_up(bytes, 64);
 }
 
 static bool use_gemm(const ts_cpu *cpu, const ts_attention_shape *s)
@@ -99,12 +116,14 @@ static size_t gemm_floats(const ts_attention_shape *s)
 }
 
 /* Per worker: GROUP_HEADS score rows, then (bf16 caches) one widened value row; or the GEMM path's. */
-size_t ts_cpu_attention_scratch_bytes(const ts_attention_shape *s, int n_workers)
+size_t ts_cpu_attention_scratch_bytes(const ts_cpu *cpu, const ts_attention_shape *s)
 {
+    int n_workers = ts_pool_size(cpu->pool);
     size_t row = (size_t)(GROUP_HEADS * s->lk + s->v_dim), gemm = s->lq >= GEMM_MIN_QUERIES ? gemm_floats(s) : 0;
     size_t f32 = sizeof(float) * (row > gemm ? row : gemm) * (size_t)n_workers;
     size_t bf16 = s->lq >= TS_CPU_TILED_ROWS && s->head_dim % 2 == 0
-                      ? 64 + bf16_shared_bytes(s) + bf16_worker_bytes(s) * (size_t)n_workers
+                      ? 64 + bf16_shared_bytes(cpu->kernels, s) +
+                            bf16_worker_bytes(cpu->kernels, s) * (size_t)n_workers
                       : 0;
     return f32 > bf16 ? f32 : bf16;
 }
@@ -118,12 +137,13 @@ static int64_t causal_keys(const ts_attention_shape *s, int64_t end, int64_t key
 
 /* Query row i's scores over the first `keys` keys (raw Q·K in row[]) made its softmax weights:
  * scale, soft-cap, bias, in that order, one pass each (the common one vectorizes); keys past the
- * causal limit −inf, so their weight is exactly 0. With `rounded`, the weights go there in bf16
- * by softmax_bf16 (row[] is then scratch), which also applies the scale and the bias when nothing
- * comes between them and the softmax (no cap; a positive scale keeps −inf at −inf; every key
- * visible, as the bias is not added to the masked ones), else a scale of 1. */
-static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, const float *bias, int64_t i, float *row,
-                           int64_t keys, uint16_t *rounded)
+ * causal limit −inf, so their weight is exactly 0. When `rounded`, the weights are rounded to
+ * bf16 by softmax_bf16, into `out` (row[] is then scratch) or without one back into row[], which
+ * also applies the scale and the bias when nothing comes between them and the softmax (no cap; a
+ * positive scale keeps −inf at −inf; every key visible, as the bias is not added to the masked
+ * ones), else a scale of 1. */
+static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, const float *bias,
+                           int64_t i, float *row, int64_t keys, bool rounded, uint16_t *out)
 {
     float scale = (float)s->scale, cap = (float)s->softcap;
     int64_t visible = causal_keys(s, i + 1, keys);
@@ -135,8 +155,8 @@ static void softmax_scores(const ts_kernels *kern, const ts_attention_shape *s, 
     for (int64_t t = 0; bias && !kernel_scales && t < visible; t++) row[t] += bias_row[t];
     for (int64_t t = visible; t < keys; t++) row[t] = -INFINITY;
     if (!rounded) ts_cpu_softmax_row(kern, row, keys);
-    else if (kernel_scales) kern->softmax_bf16(row, (size_t)keys, scale, bias_row, rounded);
-    else kern->softmax_bf16(row, (size_t)keys, 1.0f, NULL, rounded);
+    else if (kernel_scales) kern->softmax_bf16(row, (size_t)keys, scale, bias_row, out);
+    else kern->softmax_bf16(row, (size_t)keys, 1.0f, NULL, out);
 }
 
 /* Parts each kv head's group of query heads is split into: no part over GROUP_HEADS, and enough
@@ -192,7 +212,8 @@ static void attention_task(void *arg, int64_t task, int worker)
     }
     group_scores(j, i, h0, nh, kh, visible, scores);
     const ts_kernels *kern = j->cpu->kernels;
-    for (int h = 0; h < nh; h++) softmax_scores(kern, s, j->bias, i, scores + h * s->lk, visible, NULL);
+    for (int h = 0; h < nh; h++)
+        softmax_scores(kern, s, j->bias, i, scores + h * s->lk, visible, false, NULL);
     size_t ldv = (size_t)(s->kv_heads * s->v_dim);
     if (s->kv_dtype != TS_DTYPE_BF16) {
         kern->weighted_sum_f32(scores, (size_t)s->lk, nh, (size_t)visible, (const float *)j->v + kh * s->v_dim, ldv,
@@ -233,7 +254,9 @@ static void head_task(void *arg, int64_t h, int worker)
         int64_t block_keys = causal_keys(s, i0 + rows, keys);
         for (int64_t r = 0; r < rows; r++) memcpy(qb + r * d, j->q + ((i0 + r) * s->q_heads + h) * d, sizeof(float) * (size_t)d);
         j->cpu->kernels->gemm_f32(qb, rows, d, kc, TS_DTYPE_F32, d, 0, block_keys, sc, block_keys, panel);
-        for (int64_t r = 0; r < rows; r++) softmax_scores(j->cpu->kernels, s, j->bias, i0 + r, sc + r * block_keys, block_keys, NULL);
+        for (int64_t r = 0; r < rows; r++)
+            softmax_scores(j->cpu->kernels, s, j->bias, i0 + r, sc + r * block_keys, block_keys,
+                           false, NULL);
         /* O = P · V: V transposed is the GEMM's [out, in] weight; its rows are `keys` apart and
          * a causal block uses the first block_keys columns. */
         j->cpu->kernels->gemm_f32(sc, rows, block_keys, vt, TS_DTYPE_F32, keys, 0, dv, ob, dv, panel);
@@ -248,7 +271,7 @@ typedef struct {
     float *out;
     int64_t keys, lk; /* visible keys of the whole call; lk rounded up to PANEL */
     int64_t used;     /* key panels holding visible keys (only those are packed) */
-    uint32_t *kpack, *vpack;
+    uint32_t *kpack, *vpack; /* u32 pairs, or f32 when widened */
     uint16_t *qb, *kb, *vb; /* rounded: queries [heads][lq][d], keys [keys][kv][d], values
                              * [keys][kv][dv] */
     uint8_t *workers;
@@ -285,19 +308,47 @@ static void bf16_round_task(void *arg, int64_t task, int worker)
 }
 
 /* Keys t0 … t0 + 31 of kv head kh (rounded) into their key panel, transposed by
- * pack_u32_panel, and their rows of the value panels, pairs of keys interleaved. */
+ * pack_u32_panel, and their rows of the value panels, pairs of keys interleaved; or when widened,
+ * both in f32. */
 static void bf16_pack_task(void *arg, int64_t task, int worker)
 {
     (void)worker;
     const bf16_job *j = arg;
     const ts_attention_shape *s = j->s;
+    const ts_kernels *kern = j->cpu->kernels;
     int64_t kh = task / j->used, t0 = task % j->used * PANEL;
     int64_t d = s->head_dim, dv = s->v_dim, dvp = round_up(dv, PANEL), ldv = s->kv_heads * dv;
     int rows = j->keys - t0 < PANEL ? (int)(j->keys - t0) : PANEL;
     const uint16_t *kb = j->kb + (t0 * s->kv_heads + kh) * d, *vb = j->vb + t0 * ldv + kh * dv;
+    size_t ldk = sizeof(uint16_t) * (size_t)(s->kv_heads * d);
+    if (widened(kern)) {
+        /* the key panel [d][32]: its pairs [d/2][32] into the upper half, then spread down (pair
+         * row p is read before rows 2p, 2p + 1 are written, and those end where p + 1 begins) */
+        uint32_t *kp = j->kpack + (kh * j->lk + t0) * d, *pairs = kp + d / 2 * PANEL;
+        kern->pack_u32_panel(kb, ldk, rows, (size_t)(d / 2), 0, pairs);
+        for (int64_t p = 0; p < d / 2; p++) {
+            uint32_t row[PANEL];
+            memcpy(row, pairs + p * PANEL, sizeof(row));
+            for (int c = 0; c < PANEL; c++) {
+                kp[2 * p * PANEL + c] = row[c] << 16;
+                kp[(2 * p + 1) * PANEL + c] = row[c] & 0xffff0000u;
+            }
+        }
+        /* value panel cb: [lk][32], key t's row its values cb·32 … in f32 */
+        for (int64_t cb = 0; cb < dvp / PANEL; cb++) {
+            float *vp = (float *)j->vpack + ((kh * (dvp / PANEL) + cb) * j->lk + t0) * PANEL;
+            int64_t cols = dv - cb * PANEL < PANEL ? dv - cb * PANEL : PANEL;
+            for (int t = 0; t < PANEL; t++) {
+                float *out = vp + t * PANEL;
+                int64_t filled = t < rows ? cols : 0;
+                if (t < rows) kern->bf16_to_f32(vb + t * ldv + cb * PANEL, out, (size_t)cols);
+                for (int64_t c = filled; c < PANEL; c++) out[c] = 0.0f;
+            }
+        }
+        return;
+    }
     /* panel t0/32: [d/2][32], keys past the visible ones zero */
-    j->cpu->kernels->pack_u32_panel(kb, sizeof(uint16_t) * (size_t)(s->kv_heads * d), rows,
-                                    (size_t)(d / 2), 0, j->kpack + (kh * j->lk + t0) * (d / 2));
+    kern->pack_u32_panel(kb, ldk, rows, (size_t)(d / 2), 0, j->kpack + (kh * j->lk + t0) * (d / 2));
     /* Branch-free loops over each pair's real columns, which the compiler vectorises (a test per
      * value made this pass 6% of a tower's attention on one thread). */
     for (int64_t cb = 0; cb < dvp / PANEL; cb++) {
@@ -327,27 +378,41 @@ static void bf16_task(void *arg, int64_t task, int worker)
     int64_t d = s->head_dim, dv = s->v_dim, dvp = round_up(dv, PANEL), kh = h / (s->q_heads / s->kv_heads);
     int64_t rows = s->lq - i0 < BF16_ROWS ? s->lq - i0 : BF16_ROWS;
     int64_t block_keys = causal_keys(s, i0 + rows, j->keys);
-    int64_t lkb = round_up(block_keys, PANEL); /* S and P row stride: whole panels */
-    float *sc = (float *)(j->workers + (size_t)worker * bf16_worker_bytes(s));
-    uint16_t *pb = (uint16_t *)(sc + BF16_ROWS * lkb);
+    int64_t lkb = round_up(block_keys, PANEL); /* P's row stride: whole panels */
+    int64_t lds = lkb + S_PAD;                 /* S's */
+    float *sc = (float *)(j->workers + (size_t)worker * bf16_worker_bytes(kern, s));
+    uint16_t *pb = (uint16_t *)(sc + BF16_ROWS * lds); /* pairs: P */
+    float *qf = sc + BF16_ROWS * lds;                 /* widened: the block's queries */
     const uint16_t *qb = j->qb + (h * s->lq + i0) * d;
+    bool wide = widened(kern);
+    if (wide) kern->bf16_to_f32(qb, qf, (size_t)(rows * d));
     for (int64_t t0 = 0; t0 < block_keys; t0 += PANEL) {
         int keys = block_keys - t0 < PANEL ? (int)(block_keys - t0) : PANEL;
-        kern->gemm_bf16_panel(qb, d, rows, d / 2, j->kpack + (kh * j->lk + t0) * (d / 2), keys,
-                              NULL, sc + t0, lkb, false);
+        if (wide)
+            kern->gemm_f32_panel(qf, d, rows, d, (const float *)j->kpack + (kh * j->lk + t0) * d,
+                                 keys, NULL, sc + t0, lds, false);
+        else
+            kern->gemm_bf16_panel(qb, d, rows, d / 2, j->kpack + (kh * j->lk + t0) * (d / 2),
+                                  keys, NULL, sc + t0, lds, false);
     }
-    for (int64_t r = 0; r < rows; r++) {
-        float *row = sc + r * lkb;
+    for (int64_t r = 0; r < rows; r++) { /* P: in bf16, or widened over S */
+        float *row = sc + r * lds;
         uint16_t *prow = pb + r * lkb;
-        softmax_scores(kern, s, j->bias, i0 + r, row, block_keys, prow);
-        for (int64_t t = block_keys; t < lkb; t++) prow[t] = 0; /* the last panel's padding */
+        softmax_scores(kern, s, j->bias, i0 + r, row, block_keys, true, wide ? NULL : prow);
+        for (int64_t t = block_keys; t < lkb; t++) /* the last panel's padding */
+            if (wide) row[t] = 0.0f;
+            else prow[t] = 0;
     }
     float *o = j->out + (i0 * s->q_heads + h) * dv;
     for (int64_t cb = 0; cb < dvp / PANEL; cb++) {
         int cols = dv - cb * PANEL < PANEL ? (int)(dv - cb * PANEL) : PANEL;
-        const uint32_t *vp = j->vpack + (kh * (dvp / PANEL) + cb) * j->lk / 2 * PANEL;
-        kern->gemm_bf16_panel(pb, lkb, rows, lkb / 2, vp, cols, NULL, o + cb * PANEL,
-                              s->q_heads * dv, false);
+        int64_t panel = (kh * (dvp / PANEL) + cb) * j->lk;
+        if (wide)
+            kern->gemm_f32_panel(sc, lds, rows, lkb, (const float *)j->vpack + panel * PANEL, cols,
+                                 NULL, o + cb * PANEL, s->q_heads * dv, false);
+        else
+            kern->gemm_bf16_panel(pb, lkb, rows, lkb / 2, j->vpack + panel / 2 * PANEL, cols, NULL,
+                                  o + cb * PANEL, s->q_heads * dv, false);
     }
 }
 
@@ -357,11 +422,12 @@ static void attention_bf16(const ts_cpu *cpu, const ts_attention_shape *s, const
     bf16_job j = {.cpu = cpu, .s = s, .q = q, .k = k, .v = v, .bias = bias, .out = out, .lk = round_up(s->lk, PANEL)};
     j.keys = causal_keys(s, s->lq, s->lk);
     j.kpack = (uint32_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    j.vpack = j.kpack + s->kv_heads * j.lk * s->head_dim / 2;
-    j.qb = (uint16_t *)(j.vpack + s->kv_heads * j.lk * round_up(s->v_dim, PANEL) / 2);
+    int64_t unit = widened(cpu->kernels) ? 2 : 1; /* u32 words per pair of packed values */
+    j.vpack = j.kpack + unit * s->kv_heads * j.lk * s->head_dim / 2;
+    j.qb = (uint16_t *)(j.vpack + unit * s->kv_heads * j.lk * round_up(s->v_dim, PANEL) / 2);
     j.kb = j.qb + s->q_heads * s->lq * s->head_dim;
     j.vb = j.kb + s->lk * s->kv_heads * s->head_dim;
-    j.workers = (uint8_t *)j.kpack + bf16_shared_bytes(s);
+    j.workers = (uint8_t *)j.kpack + bf16_shared_bytes(cpu->kernels, s);
     /* Only the visible keys are rounded and packed (a cache's capacity past them costs nothing). */
     j.used = round_up(j.keys, PANEL) / PANEL;
     int64_t round_tasks =
