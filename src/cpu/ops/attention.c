@@ -11,16 +11,16 @@
  * owns its slice of the scratch.
  *
  * Under the one-pass bf16 policy in a program with bf16 or quantized weights (ts_cpu.
- * bf16_attention; where the kernels have gemm_bf16_panel, head_dim even): queries, keys and
- * values rounded to bf16 once per call in memory order (queries regrouped head by head), keys
- * and values then packed into the bf16 GEMM's panels (shared by the query heads of a group),
- * then one task per (query head, block of BF16_ROWS queries): S = Q·Kᵀ over the 32-key panels
- * the block can see (a causal block skips the rest), softmax in f32, P rounded to bf16, O = P·V
- * written in place. VDPBF16PS doubles the f32 FMA rate on AMD cores; Intel's table has no pair
- * panel (its FMAs are twice VDPBF16PS's rate there), so the packs are widened to f32 once and the
- * same products run as FMAs (widened()). The small blocks skip most of the causal triangle's
- * masked half. A row's result depends only on that
- * row (masked keys add exact zeros), so it does not depend on the block or the row count.
+ * bf16_attention; where the kernels have gemm_bf16_panel or gemm_f32_panel, head_dim even):
+ * queries, keys and values rounded to bf16 once per call in memory order (queries regrouped head
+ * by head), keys and values then packed into the bf16 GEMM's panels (shared by the query heads
+ * of a group), then one task per (query head, block of BF16_ROWS queries): S = Q·Kᵀ over the
+ * 32-key panels the block can see (a causal block skips the rest), softmax in f32, P rounded to
+ * bf16, O = P·V written in place. VDPBF16PS doubles the f32 FMA rate on AMD cores; Intel's table
+ * has no pair panel (its FMAs are twice VDPBF16PS's rate there), so the packs are widened to f32
+ * once and the same products run as FMAs (widened()). The small blocks skip most of the causal
+ * triangle's masked half. A row's result depends only on that row (masked keys add exact zeros),
+ * so it does not depend on the block or the row count.
  */
 #include "cpu/ops.h"
 
@@ -62,28 +62,34 @@ static int64_t block_rows(const ts_attention_shape *s)
 #define S_PAD 16
 
 /* From TS_CPU_TILED_ROWS queries, as the linears' bf16 tiles: fewer rows (decode, speculative
- * verify) keep the f32 path, so a verify row gets the bits the plain decode row gets. */
-static bool use_bf16(const ts_cpu *cpu, const ts_attention_shape *s)
+ * verify) keep the f32 path, so a verify row gets the bits the plain decode row gets. `bf16_shape`:
+ * what the program's shape decides (its scratch is sized by it); use_bf16 adds the call's. */
+static bool bf16_shape(const ts_cpu *cpu, const ts_attention_shape *s)
 {
     const ts_kernels *k = cpu->kernels;
-    return cpu->bf16_attention && !cpu->decode_rows && k->gemm_bf16 &&
-           (k->gemm_bf16_panel || k->gemm_f32_panel) && s->lq >= TS_CPU_TILED_ROWS &&
-           s->kv_dtype == TS_DTYPE_F32 && s->head_dim % 2 == 0 && s->head_dim > 0 && s->v_dim > 0;
+    return cpu->bf16_attention && k->gemm_bf16 && (k->gemm_bf16_panel || k->gemm_f32_panel) &&
+           s->lq >= TS_CPU_TILED_ROWS && s->head_dim % 2 == 0 && s->head_dim > 0 && s->v_dim > 0;
+}
+
+static bool use_bf16(const ts_cpu *cpu, const ts_attention_shape *s)
+{
+    return bf16_shape(cpu, s) && !cpu->decode_rows && s->kv_dtype == TS_DTYPE_F32;
 }
 
 /* Where the table's bf16 products run as f32 FMAs (no gemm_bf16_panel), the rounded keys and
  * values are packed widened to f32 once, for gemm_f32_panel, and each block's queries and
  * weights widened once: the pair panel's tile split every pair and widened its queries again
  * for each 32-key panel (a fifth of its issue slots). The products and the order of their sums
- * are the pair panel's, so are the bits. */
+ * are those of that pair tile (one FMA a product, k in order), so are the bits; VDPBF16PS's pair
+ * panel sums in another order. */
 static bool widened(const ts_kernels *k) { return !k->gemm_bf16_panel; }
 
 static int64_t round_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
 /* bf16 path bytes: packed keys [kv][lk/32][d/2][32] and values [kv][dv/32][lk/2][32] (u32 pairs;
  * widened, twice the bytes: f32 [d][32] and [lk][32]), the rounded queries [heads][lq][d], keys
- * [lk][kv][d] and values [lk][kv][dv]; then per worker S [bq, lk] in f32 and P [bq, lk] in bf16,
- * or when widened S (then P in f32 over it) and the block's queries [bq, d] in f32. */
+ * [lk][kv][d] and values [lk][kv][dv]; then per worker S [bq, lk + S_PAD] in f32 and P [bq, lk]
+ * in bf16, or when widened S (then P in f32 over it) and the block's queries [bq, d] in f32. */
 static size_t bf16_shared_bytes(const ts_kernels *k, const ts_attention_shape *s)
 {
     int64_t lk = round_up(s->lk, PANEL);
@@ -121,7 +127,7 @@ size_t ts_cpu_attention_scratch_bytes(const ts_cpu *cpu, const ts_attention_shap
     int n_workers = ts_pool_size(cpu->pool);
     size_t row = (size_t)(GROUP_HEADS * s->lk + s->v_dim), gemm = s->lq >= GEMM_MIN_QUERIES ? gemm_floats(s) : 0;
     size_t f32 = sizeof(float) * (row > gemm ? row : gemm) * (size_t)n_workers;
-    size_t bf16 = s->lq >= TS_CPU_TILED_ROWS && s->head_dim % 2 == 0
+    size_t bf16 = bf16_shape(cpu, s)
                       ? 64 + bf16_shared_bytes(cpu->kernels, s) +
                             bf16_worker_bytes(cpu->kernels, s) * (size_t)n_workers
                       : 0;
@@ -381,10 +387,10 @@ static void bf16_task(void *arg, int64_t task, int worker)
     int64_t lkb = round_up(block_keys, PANEL); /* P's row stride: whole panels */
     int64_t lds = lkb + S_PAD;                 /* S's */
     float *sc = (float *)(j->workers + (size_t)worker * bf16_worker_bytes(kern, s));
-    uint16_t *pb = (uint16_t *)(sc + BF16_ROWS * lds); /* pairs: P */
-    float *qf = sc + BF16_ROWS * lds;                 /* widened: the block's queries */
-    const uint16_t *qb = j->qb + (h * s->lq + i0) * d;
     bool wide = widened(kern);
+    uint16_t *pb = wide ? NULL : (uint16_t *)(sc + BF16_ROWS * lds); /* pairs: P */
+    float *qf = wide ? sc + BF16_ROWS * lds : NULL; /* widened: the block's queries */
+    const uint16_t *qb = j->qb + (h * s->lq + i0) * d;
     if (wide) kern->bf16_to_f32(qb, qf, (size_t)(rows * d));
     for (int64_t t0 = 0; t0 < block_keys; t0 += PANEL) {
         int keys = block_keys - t0 < PANEL ? (int)(block_keys - t0) : PANEL;
@@ -397,8 +403,8 @@ static void bf16_task(void *arg, int64_t task, int worker)
     }
     for (int64_t r = 0; r < rows; r++) { /* P: in bf16, or widened over S */
         float *row = sc + r * lds;
-        uint16_t *prow = pb + r * lkb;
-        softmax_scores(kern, s, j->bias, i0 + r, row, block_keys, true, wide ? NULL : prow);
+        uint16_t *prow = wide ? NULL : pb + r * lkb;
+        softmax_scores(kern, s, j->bias, i0 + r, row, block_keys, true, prow);
         for (int64_t t = block_keys; t < lkb; t++) /* the last panel's padding */
             if (wide) row[t] = 0.0f;
             else prow[t] = 0;
