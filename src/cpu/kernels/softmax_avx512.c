@@ -74,13 +74,12 @@ TS_AVX512 static inline __attribute__((always_inline)) void
 softmax_row(float *y, size_t n, float scale, const float *bias, const bool rounded, uint16_t *out,
             const bool cvtne)
 {
-    const bool scaled = rounded;
     const __m512 vs = _mm512_set1_ps(scale), minf = _mm512_set1_ps(-INFINITY);
     __m512 vm = minf;
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n, i);
         __m512 x = _mm512_maskz_loadu_ps(k, y + i);
-        x = scaled_scores(x, scaled, vs, bias ? bias + i : NULL, k);
+        x = scaled_scores(x, rounded, vs, bias ? bias + i : NULL, k);
         vm = _mm512_max_ps(vm, _mm512_mask_mov_ps(minf, k, x));
     }
     float m = _mm512_reduce_max_ps(vm);
@@ -94,7 +93,7 @@ softmax_row(float *y, size_t n, float scale, const float *bias, const bool round
     for (size_t i = 0; i < n; i += 16) {
         __mmask16 k = tail(n, i);
         __m512 x = _mm512_maskz_loadu_ps(k, y + i);
-        __m512 xs = scaled_scores(x, scaled, vs, bias ? bias + i : NULL, k);
+        __m512 xs = scaled_scores(x, rounded, vs, bias ? bias + i : NULL, k);
         __m512 e = _mm512_maskz_mov_ps(k, exp16_nonpositive(_mm512_sub_ps(xs, vm)));
         _mm512_mask_storeu_ps(y + i, k, e);
         s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm512_castps512_ps256(e)));

@@ -84,6 +84,9 @@ static bool use_bf16(const ts_cpu *cpu, const ts_attention_shape *s)
  * panel sums in another order. */
 static bool widened(const ts_kernels *k) { return !k->gemm_bf16_panel; }
 
+/* u32 words a pair of packed keys' or values' elements takes: one pair, or two widened floats. */
+static int64_t pack_words(const ts_kernels *k) { return widened(k) ? 2 : 1; }
+
 static int64_t round_up(int64_t n, int64_t to) { return (n + to - 1) / to * to; }
 
 /* bf16 path bytes: packed keys [kv][lk/32][d/2][32] and values [kv][dv/32][lk/2][32] (u32 pairs;
@@ -96,7 +99,7 @@ static size_t bf16_shared_bytes(const ts_kernels *k, const ts_attention_shape *s
     int64_t packed = s->kv_heads * lk * (s->head_dim + round_up(s->v_dim, PANEL));
     int64_t rounded =
         s->q_heads * s->lq * s->head_dim + s->lk * s->kv_heads * (s->head_dim + s->v_dim);
-    int64_t bytes = (int64_t)sizeof(uint16_t) * ((widened(k) ? 2 : 1) * packed + rounded);
+    int64_t bytes = (int64_t)sizeof(uint16_t) * (pack_words(k) * packed + rounded);
     return (size_t)round_up(bytes, 64);
 }
 
@@ -428,7 +431,7 @@ static void attention_bf16(const ts_cpu *cpu, const ts_attention_shape *s, const
     bf16_job j = {.cpu = cpu, .s = s, .q = q, .k = k, .v = v, .bias = bias, .out = out, .lk = round_up(s->lk, PANEL)};
     j.keys = causal_keys(s, s->lq, s->lk);
     j.kpack = (uint32_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    int64_t unit = widened(cpu->kernels) ? 2 : 1; /* u32 words per pair of packed values */
+    int64_t unit = pack_words(cpu->kernels);
     j.vpack = j.kpack + unit * s->kv_heads * j.lk * s->head_dim / 2;
     j.qb = (uint16_t *)(j.vpack + unit * s->kv_heads * j.lk * round_up(s->v_dim, PANEL) / 2);
     j.kb = j.qb + s->q_heads * s->lq * s->head_dim;
