@@ -19,7 +19,8 @@ declare -A family=([gemma3]=gemma3 [llama]=llama [llava]=llava [llava_siglip]=ll
   [phi4_mm-text]=phi4_multimodal [phi4_mm-audio]=phi4_multimodal [phi4_mm-image-small]=phi4_multimodal
   [phi4_mm-image]=phi4_multimodal [phi4_mm-mixed]=phi4_multimodal
   [phi4_mm-audio-nolora]=phi4_multimodal [phi4_mm-image-small-nolora]=phi4_multimodal
-  [phi4_mm-longrope-cross]=phi4_multimodal [phi4_mm-longrope-long]=phi4_multimodal)
+  [phi4_mm-longrope-cross]=phi4_multimodal [phi4_mm-longrope-long]=phi4_multimodal
+  [qwen2-gptq4-act_order]=qwen2 [llama-awq4]=llama [qwen3-gptq8]=qwen3)
 # The LM width where it is not 64.
 declare -A hidden=([phi4_mm-text]=48 [phi4_mm-audio]=48 [phi4_mm-image-small]=48
   [phi4_mm-image]=48 [phi4_mm-mixed]=48 [phi4_mm-audio-nolora]=48 [phi4_mm-image-small-nolora]=48
@@ -53,6 +54,9 @@ for dir in "$root"/tests/fixtures/*/model; do
     expect "$case --json" "$json" "\"file_bytes\":$size}"
 done
 
+# A GPTQ checkpoint: its packed matrices' tensors (qweight, qzeros, g_idx I32; scales F16).
+out=$("$bin" inspect -m "$root/tests/fixtures/qwen2-gptq4-act_order/model")
+expect qwen2-gptq4-act_order "$out" "dtypes:        F32 17 tensors F16 21 tensors I32 63 tensors"
 out=$("$bin" inspect -m "$root/tests/fixtures/qwen2_vl/model")
 expect qwen2_vl "$out" "modalities:    text, image"
 expect qwen2_vl "$out" "mrope section 2/3/3"

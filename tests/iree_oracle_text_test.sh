@@ -18,8 +18,7 @@ for c in qwen2 qwen3 llama; do run_case "$c" "$c"; done
 # by IREE: the quantized engine's greedy ids (qwen2 q8, llama q4, a GPTQ 4-bit act-order qwen2 checkpoint).
 quant_case iree qwen2-q8 "$fix/qwen2/model" qwen2 --quantize q8
 quant_case iree llama-q4 "$fix/llama/model" llama --quantize q4
-gptq_model "$work/gptq-model"
-quant_case iree qwen2-gptq4 "$work/gptq-model" qwen2
+quant_case iree qwen2-gptq4 "$fix/qwen2-gptq4-act_order/model" qwen2
 
 "$py" "$root/tests/oracle/bundle_negative.py" "$work/qwen2" "$fix/qwen2/model" "$work/negative" "$work/qwen2-q8" >"$work/negative.log" 2>&1
 rc=$?

@@ -2,8 +2,9 @@
 # quantize_cli_test.sh — `--quantize q8|q4` on the command line: inspect prints the weight error
 # (q8 ≈ 0.53%, q4 ≈ 8.6% on the random fixtures; a VLM's tower apart), run generates and names the format, compare
 # prints the quantization and then the stage differences (non-zero: exit 1, with q8 Llama's greedy
-# tokens still equal), an unknown format is a runtime error naming it, and --quantize with
-# --bundle a usage error; the startup line names the compute choice (auto by default: W8A8).
+# tokens still equal; --compute int8 gives the W8A8 path's error), an unknown format is a runtime
+# error naming it, and --quantize with --bundle a usage error; run's and serve's startup lines name
+# the compute choice (auto by default: W8A8, and bf16 products where the CPU has them).
 set -u
 bin=${TS_BIN:?TS_BIN not set}
 root=${TS_ROOT:?TS_ROOT not set}
@@ -30,8 +31,11 @@ check "inspect --quantize --json is a usage error" test $? -eq 2
 check "run --quantize q4 exits 0" test $? -eq 0
 check "run names the weights" grep -q "tessera run: weights q4: 22 matrices" "$out"
 check "run generates 4 tokens" grep -q '"generated_tokens":4' "$out"
-check "run's startup line says the default compute (W8A8 for quantized weights)" \
-    grep -q "tessera run: compute auto: .* products for bf16 weights.*, int8 (W8A8) activations for quantized weights" "$out"
+# auto takes bf16 products where the CPU has AVX512_BF16 or AMX (as /proc/cpuinfo lists them), else f32.
+products=f32
+grep -qwE "avx512_bf16|amx_bf16" /proc/cpuinfo && products=bf16
+check "run's startup line says the default compute ($products products, W8A8 for quantized weights)" \
+    grep -q "tessera run: compute auto: $products products for bf16 weights.*, int8 (W8A8) activations for quantized weights" "$out"
 # --compute f32 keeps f32 activations for quantized weights, and says so.
 "$bin" run -m "$m" --quantize q8 --compute f32 -p "Hello" --raw --max-tokens 4 --json >"$out" 2>&1
 check "run --compute f32 says f32 activations" grep -q "tessera run: compute f32: f32 products for bf16 weights, f32 activations" "$out"
@@ -46,6 +50,14 @@ check "compare --quantize reports a divergence (exit 1)" test $? -eq 1
 check "compare prints the quantization" grep -q "^quantized q8: 22 matrices" "$out"
 check "compare prints the logit error" grep -Eq "^prefill_logits +FAIL max \|diff\| 0\.[0-9]+" "$out"
 check "q8 keeps Llama's greedy tokens" grep -Eq "^generated_ids +ok" "$out"
+# --compute int8: the error of the W8A8 path run and serve take by default (f32 unless told).
+check "compare says its compute (f32 by default)" grep -q "^compute f32: " "$out"
+"$bin" compare -m "$root/tests/fixtures/llama/model" --reference "$root/tests/fixtures/llama/reference.safetensors" --quantize q8 \
+    --compute int8 >"$out" 2>&1
+check "compare --compute int8 says W8A8" grep -q "^compute int8: .*int8 (W8A8) activations for quantized weights" "$out"
+check "compare --compute int8 prints the W8A8 logit error" grep -Eq "^prefill_logits +FAIL max \|diff\| [0-9]+\.[0-9]+ " "$out"
+"$bin" compare -m "$m" --reference "$root/tests/fixtures/qwen2/reference.safetensors" --compute f16 >"$out" 2>&1
+check "compare --compute f16 is refused, naming it" grep -q "unknown compute precision 'f16'" "$out"
 
 # serve --quantize: the server answers with the quantized model, as run does with it.
 port=$((20000 + RANDOM % 20000))
@@ -55,6 +67,8 @@ for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && b
 served=$(curl -s "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' \
     -d '{"prompt":"Hello","max_tokens":4,"temperature":0,"ignore_eos":true}' | grep -o '"text":"[^"]*"')
 kill $srv; wait $srv 2>/dev/null
+check "serve's startup line says the default compute" \
+    grep -q "tessera serve: compute auto: $products products for bf16 weights.*, int8 (W8A8) activations for quantized weights" "$out.serve"
 ran=$("$bin" run -m "$m" --quantize q8 -p "Hello" --raw --max-tokens 4 --temperature 0 --ignore-eos --json 2>/dev/null | grep -o '"text":"[^"]*"')
 check "serve --quantize q8 answers as run --quantize q8 does" test -n "$served" -a "$served" = "$ran"
 "$bin" serve -m "$m" --quantize q8 --bundle /nonexistent --port $port >"$out" 2>&1

@@ -43,8 +43,7 @@ check "qwen2-bf16: the bundle declares BF16 weights" test $? -eq 0
 for c in qwen2 llama; do
     for q in q8 q4; do quant_case xla "$c-$q" "$fix/$c/model" "$c" --quantize "$q"; done
 done
-gptq_model "$work/gptq-model"
-quant_case xla qwen2-gptq4 "$work/gptq-model" qwen2
+quant_case xla qwen2-gptq4 "$fix/qwen2-gptq4-act_order/model" qwen2
 # An image model quantized: vision.main's matrices too (the engine's tower rule, bound from
 # quantized.safetensors by the runner), DeepStack's entry, XLA's ids = the quantized engine's.
 QUANT_SHAPE="--capacity 128 --prefill-capacity 96 --vision-patches 256" \

@@ -35,6 +35,9 @@ cache holds in 4 KB folios stays in 4 KB pages, which costs decode a few percent
 with like (evict a file, e.g. with `dd if=FILE iflag=nocache count=0`, and read it back through
 a 2 MB mapping or `cat`, to move it to 2 MB folios).
 
+--model DIR: Tessera benchmarks that model folder (`bench -m DIR`, any family it loads) instead of a
+preset; give llama.cpp's GGUF of the same model for each type compared (--gguf TYPE=FILE).
+
 --write-gguf FILE [--tokenizer DIR] only writes the preset's BF16 GGUF (with DIR's real vocabulary,
 for llama-server: tools/bench_server.mjs) and exits.
 """
@@ -248,12 +251,13 @@ def main():
     ap.add_argument("-p", type=int, default=512)
     ap.add_argument("-n", type=int, default=64)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--model", metavar="DIR", help="Tessera benchmarks this model folder; --gguf gives llama.cpp's files")
     ap.add_argument("--checkpoint", action="store_true",
                     help="Tessera loads the preset's weights from a checkpoint file (bench -m, written to --work "
                          "first), as run and serve load a model: the page cache backs both sides' weights")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
-    a.checkpoint_dir = preset_checkpoint(a) if a.checkpoint and not a.write_gguf else None
+    a.checkpoint_dir = a.model or (preset_checkpoint(a) if a.checkpoint and not a.write_gguf else None)
     if a.write_gguf:
         write_gguf(preset_checkpoint(a), a.write_gguf, a.tokenizer)
         print(f"wrote {a.write_gguf} ({a.preset}, bf16{', vocabulary of ' + a.tokenizer if a.tokenizer else ''})")
@@ -263,6 +267,8 @@ def main():
     ggufs = dict(g.split("=", 1) for g in a.gguf)
     formats = a.formats.split(",")
     need = [t for f in formats for t in LLAMA_TYPES[f] if t not in ggufs]
+    if need and a.model:
+        sys.exit(f"--model: give llama.cpp's GGUF of that model for {', '.join(need)} (--gguf TYPE=FILE)")
     if need:
         bf16 = ggufs.get("BF16") or os.path.join(a.work, f"{a.preset}-bf16.gguf")
         if not os.path.exists(bf16):
@@ -278,7 +284,7 @@ def main():
                 run([a.llama_quantize, bf16, path, t])
             ggufs[t] = path
     load = os.getloadavg()
-    print(f"{a.preset}, {a.threads} threads, pp{a.p} / tg{a.n}, {a.rounds} alternating rounds; "
+    print(f"{a.model or a.preset}, {a.threads} threads, pp{a.p} / tg{a.n}, {a.rounds} alternating rounds; "
           f"load average at start {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     rows = []
     prefill = {}  # each side's pp per round: Tessera's per format, llama.cpp's per type

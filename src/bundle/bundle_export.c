@@ -132,8 +132,9 @@ static bool in_checkpoint(void *self, const char *name) { return ts_checkpoint_f
  * fused tensors, stacked experts) and the LoRA adapters the checkpoint ships, a GPTQ/AWQ
  * checkpoint's packed matrices unpacked, or --quantize's at load; the same stores, so a bundle's
  * integer weights are the engine's bytes. The tower follows the engine too: --quantize quantizes
- * it with the engine's chooser (ts_quantized_weights_choose_tower); a GPTQ/AWQ checkpoint's stays
- * as stored. Weights no checkpoint holds by name go to the bundle's own file (bundle_tensors.h). */
+ * it with the engine's chooser (ts_quantized_weights_choose_tower); a GPTQ/AWQ checkpoint's tower
+ * matrices are quantized where the checkpoint packed them, the rest stay as stored. Weights no
+ * checkpoint holds by name go to the bundle's own file (bundle_tensors.h). */
 ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const ts_bundle_options *options, ts_error *err)
 {
     ts_model_config cfg;
@@ -165,7 +166,8 @@ ts_status ts_bundle_export(const char *model_dir, const char *bundle_dir, const 
                                     ts_quant_method_name(qc.method));
         if (st == TS_OK) st = ts_packed_weights_create(ck, NULL, &qc, &packed, err);
         if (st == TS_OK) src = ts_packed_weights_source(packed);
-        plan = (quant_plan){ts_packed_weights_choose, NULL, packed, ts_quant_method_name(qc.method)};
+        plan = (quant_plan){ts_packed_weights_choose, ts_packed_weights_choose, packed,
+                            ts_quant_method_name(qc.method)};
     }
     if (st == TS_OK && bits > 0) {
         st = ts_quantized_weights_create(&src, NULL, bits, false, &quantized, err);

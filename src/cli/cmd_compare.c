@@ -28,6 +28,7 @@ static ts_status load_images(const char *dir, const ts_model *m, const char *con
 static int usage(FILE *out)
 {
     fprintf(out, "usage: tessera compare -m DIR --reference FILE.safetensors [--image FILE]... [--threads N] [--quantize q8|q4]\n"
+                 "                       [--compute f32|bf16|bf16x2|int8|auto]\n"
                  "  Runs DIR's model on the reference's inputs and compares every stage it holds (image embeddings,\n"
                  "  positions, merged embeddings, each layer's hidden state and KV, prefill and decode logits, greedy\n"
                  "  tokens) within 1e-4 × max(1, max |ref|), or 4 × the stage's f32-vs-float64 gap where the reference\n"
@@ -36,7 +37,9 @@ static int usage(FILE *out)
                  "  --image FILE (up to 16, in prompt order): the prompt's images, preprocessed by DIR's processor, for a\n"
                  "  reference that keeps the image file rather than its pixel values (Phi-4-multimodal's).\n"
                  "  --quantize q8|q4 quantizes the model's matrices at load first: the weight error is printed and\n"
-                 "  each stage's difference is then the quantization's error against the reference.\n");
+                 "  each stage's difference is then the quantization's error against the reference.\n"
+                 "  --compute (default f32, exact): the matmul precision, as run's; with --quantize, int8 or auto\n"
+                 "  reports the error of the int8-activation (W8A8) path that run and serve take by default.\n");
     return out == stdout ? TS_EXIT_OK : TS_EXIT_USAGE;
 }
 
@@ -48,7 +51,7 @@ static void print_stage(void *user, const char *stage, double diff, double tol, 
 
 int cmd_compare(int argc, char **argv)
 {
-    const char *model = NULL, *reference = NULL, *quantize = NULL, *v, *image_files[MAX_IMAGES];
+    const char *model = NULL, *reference = NULL, *quantize = NULL, *compute = "f32", *v, *image_files[MAX_IMAGES];
     int n_image_files = 0;
     long long threads = 0;
     for (int i = 1; i < argc; i++) {
@@ -64,6 +67,10 @@ int cmd_compare(int argc, char **argv)
             if (!v) return ts_cli_usage_error("compare", "--quantize needs q8 or q4");
             quantize = v;
         }
+        else if (ts_cli_match(argc, argv, &i, "--compute", &v)) {
+            if (!v) return ts_cli_usage_error("compare", "--compute needs f32, bf16, bf16x2, int8 or auto");
+            compute = v;
+        }
         else if (ts_cli_match(argc, argv, &i, "--threads", &v)) {
             if (!ts_cli_parse_int(v, 1, 1024, &threads)) return ts_cli_usage_error("compare", "--threads needs a number");
         } else return ts_cli_usage_error("compare", "unknown argument '%s'", argv[i]);
@@ -73,8 +80,10 @@ int cmd_compare(int argc, char **argv)
     if (!(model = ts_cli_resolve_model("compare", model, model_buf, sizeof(model_buf)))) return TS_EXIT_RUNTIME;
     ts_error err;
     ts_context *ctx;
-    ts_context_options o = {.n_threads = (int)threads};
+    ts_context_options o = {.n_threads = (int)threads, .compute = compute};
     if (ts_context_create(&o, &ctx, &err) != TS_OK) return ts_cli_fail("compare", &err);
+    char choice[160];
+    printf("compute %s\n", ts_context_compute_summary(ctx, choice, sizeof(choice)));
     ts_model *m;
     ts_model_options mo = {.quantize = quantize};
     if (ts_model_load(ctx, model, &mo, &m, &err) != TS_OK) {

@@ -1,7 +1,8 @@
 /* image_encoder.c — a second instance of a model's vision tower on a context of its own, so images
  * are encoded on another thread while the model's context runs decode steps (the server's media
- * stage). The tower reads the model's weight source (the same mapping: nothing is copied), and
- * has its own programs and encoder cache: no state is shared with the model's tower, so the two
+ * stage). The tower reads the model's weight source (the same mapping: nothing is copied), is
+ * quantized as the model's is (--quantize, a GPTQ/AWQ checkpoint's packed tower), and has its own
+ * programs and encoder cache: no state is shared with the model's tower, so the two
  * never need a lock between them.
  */
 #include "base/error.h"
@@ -25,7 +26,7 @@ ts_status ts_image_encoder_create(ts_model *model, ts_context *ctx, size_t cache
     ts_image_encoder *e = calloc(1, sizeof(*e));
     if (!e) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "image encoder: out of memory");
     e->hidden = cfg->text.hidden_size;
-    ts_status st = ts_vision_create(ctx, cfg, ts_model_weights(model), &e->vision, err);
+    ts_status st = ts_vision_create_twin(ts_model_vision(model), ctx, &e->vision, err);
     if (st != TS_OK) {
         free(e);
         return st;

@@ -232,6 +232,34 @@ static void test_llava(void)
     test_fixture("llava", one, 1);
 }
 
+/* A quantized model's encoder (the server's media stage of `serve --quantize q8`) runs the
+ * quantized tower, as the model's own does: the same rows bit for bit, not the float tower's. */
+static void test_quantized_tower(void)
+{
+    const char *dir = "tests/fixtures/qwen2_vl/model";
+    ts_error err;
+    ts_model *f, *q;
+    ts_model_options mo = {.quantize = "q8"};
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &f, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, &mo, &q, &err), TS_OK);
+    ts_pixel_values pv;
+    load_image(q, dir, "tests/fixtures/qwen2_vl/chelsea.png", &pv);
+    ts_encoded_media own, twin, flt;
+    ts_image_encoder *enc;
+    REQUIRE_INT_EQ(ts_image_encoder_create(q, media_ctx, 0, &enc, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_encode_images(q, &pv, 1, &own, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_encode_images(f, &pv, 1, &flt, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_image_encoder_encode(enc, &pv, 1, &twin, &err), TS_OK);
+    size_t n = (size_t)(own.n_rows * ts_model_get_config(q)->text.hidden_size);
+    REQUIRE(twin.n_rows == own.n_rows && flt.n_rows == own.n_rows);
+    CHECK(!memcmp(twin.rows, own.rows, sizeof(float) * n));
+    CHECK(memcmp(flt.rows, own.rows, sizeof(float) * n) != 0);
+    ts_encoded_media_free(&own), ts_encoded_media_free(&twin), ts_encoded_media_free(&flt);
+    ts_image_encoder_destroy(enc);
+    ts_pixel_values_free(&pv);
+    ts_model_destroy(f), ts_model_destroy(q);
+}
+
 static void test_text_model_has_no_encoder(void)
 {
     ts_error err;
@@ -251,6 +279,7 @@ int main(void)
     if (ts_context_create(&o, &ctx, &err) != TS_OK || ts_context_create(&o, &media_ctx, &err) != TS_OK) return 1;
     RUN(test_qwen2_vl);
     RUN(test_llava);
+    RUN(test_quantized_tower);
     RUN(test_text_model_has_no_encoder);
     ts_context_destroy(media_ctx);
     ts_context_destroy(ctx);

@@ -39,6 +39,7 @@
 #include "media/audio.h"
 #include "models/decoder.h"
 #include "models/family.h"
+#include "models/weights.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -182,7 +183,10 @@ ts_status ts_model_load(ts_context *ctx, const char *dir, const ts_model_options
     if (st == TS_OK && qc.method != TS_QUANT_NONE) st = use_packed(m, &qc, err);
     if (st == TS_OK) st = use_lora(m, dir, err);
     if (st == TS_OK) st = check_weights(m, err);
-    if (st == TS_OK && ts_vision_has_tower(&m->config)) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
+    /* A GPTQ/AWQ checkpoint's tower and projector: what it packed runs quantized, the rest in
+     * floats (published checkpoints mostly leave the tower unquantized). */
+    if (st == TS_OK && ts_vision_has_tower(&m->config))
+        st = ts_vision_create(ctx, &m->config, &m->weights, m->choose, m->choose_user, &m->vision, err);
     if (st == TS_OK && ts_family_audio_path(&m->config))
         st = m->config.family->audio->encoder->create(ctx, dir, &m->config, &m->weights, &m->audio, err);
     if (st == TS_OK && options && options->quantize) st = ts_model_quantize(m, options->quantize, err);
@@ -207,7 +211,8 @@ ts_status ts_model_create_synthetic(ts_context *ctx, const char *preset, ts_dtyp
     if (st == TS_OK) st = ts_synthetic_weights_create(dtype, 0x7e55e7a, &m->synthetic, err);
     m->weights = (ts_weight_source){ts_synthetic_weights_find, m->synthetic};
     if (st == TS_OK) st = check_weights(m, err);
-    if (st == TS_OK && ts_vision_has_tower(&m->config)) st = ts_vision_create(ctx, &m->config, &m->weights, &m->vision, err);
+    if (st == TS_OK && ts_vision_has_tower(&m->config))
+        st = ts_vision_create(ctx, &m->config, &m->weights, NULL, NULL, &m->vision, err);
     if (st != TS_OK) {
         ts_model_destroy(m);
         ts_error_prefix(err, "synthetic %s: ", preset);
@@ -267,6 +272,14 @@ static int describe(const ts_quantized_weights *q, int first, int end, char *out
                     100.0 * r.rel_error_max, r.worst ? r.worst : "-");
 }
 
+/* ", N matrices kept in floats (…)", or nothing when none was. */
+static int describe_kept(const ts_float_matrices *kept, char *out, size_t cap)
+{
+    if (!kept->count) return 0;
+    return snprintf(out, cap, ", %d %s kept in floats (width not a multiple of %d: %s%s)", kept->count,
+                    kept->count > 1 ? "matrices" : "matrix", TS_QUANT_BLOCK, kept->example, kept->count > 1 ? ", ..." : "");
+}
+
 /* The decoder graph for `shape`, with its matmuls quantized when the model is. */
 static ts_status build_graph(ts_model *m, const ts_step_shape *shape, ts_graph **out, ts_error *err)
 {
@@ -294,6 +307,13 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
     if (!bits) return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "quantization format '%s' (expected q8 or q4)", format ? format : "(null)");
     if (m->quant_bits)
         return ts_error_set(err, TS_ERR_INVALID_ARGUMENT, "model is already quantized (%s)", m->packed ? "its checkpoint is" : m->quant_summary);
+    /* Its projections run as LoRA linears, which the rewrite does not take: refused, rather than
+     * a "quantized" model whose language model stays in floats. */
+    if (m->lora)
+        return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                            "quantize %s: the checkpoint's projections carry %d LoRA adapters; quantizing LoRA-adapted "
+                            "linears is not supported",
+                            format, ts_lora_set_count(m->lora));
     ts_quantized_weights *q;
     ts_status st = ts_quantized_weights_create(&m->weights, m->ctx, bits, m->checkpoint != NULL, &q, err);
     if (st != TS_OK) return st;
@@ -314,11 +334,12 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
             !m->weights.find(m->weights.self, n->name, n->type.rank, n->type.dims))
             st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "quantize: cannot quantize %s", n->name);
     }
-    if (st == TS_OK) ts_graph_destroy(g);
+    ts_float_matrices lm_kept = {0}, kept = {0};
+    if (st == TS_OK) ts_graph_float_matrices(g, &lm_kept);
+    ts_graph_destroy(g);
     m->lm_matrices = ts_quantized_weights_count(q);
     /* The vision tower and projector too, through the same store (the tower reads the model's
      * weight source): their own report follows the language model's. */
-    ts_vision_float_matrices kept = {0};
     if (st == TS_OK && m->vision) st = ts_vision_quantize(m->vision, ts_quantized_weights_choose_tower, q, &kept, err);
     if (st != TS_OK) {
         m->weights = m->base_weights;
@@ -329,6 +350,7 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
     }
     size_t cap = sizeof(m->quant_summary);
     int at = describe(q, 0, m->lm_matrices, m->quant_summary, cap);
+    if (at > 0 && (size_t)at < cap) at += describe_kept(&lm_kept, m->quant_summary + at, cap - (size_t)at);
     int tower = ts_quantized_weights_count(q) - m->lm_matrices;
     if (m->vision && tower > 0 && at > 0 && (size_t)at < cap)
         at += snprintf(m->quant_summary + at, cap - (size_t)at, "; vision tower ");
@@ -336,9 +358,7 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
         at += describe(q, m->lm_matrices, m->lm_matrices + tower, m->quant_summary + at, cap - (size_t)at);
     else if (m->vision && at > 0 && (size_t)at < cap)
         at += snprintf(m->quant_summary + at, cap - (size_t)at, "; vision tower not quantized");
-    if (m->vision && kept.count && at > 0 && (size_t)at < cap)
-        snprintf(m->quant_summary + at, cap - (size_t)at, ", %d %s kept in floats (width not a multiple of %d: %s%s)",
-                 kept.count, kept.count > 1 ? "matrices" : "matrix", TS_QUANT_BLOCK, kept.example, kept.count > 1 ? ", ..." : "");
+    if (m->vision && at > 0 && (size_t)at < cap) describe_kept(&kept, m->quant_summary + at, cap - (size_t)at);
     return TS_OK;
 }
 
@@ -387,13 +407,9 @@ static ts_status get_program(ts_model *m, const ts_step_shape *shape, step_progr
         program_clear(victim);
         return st;
     }
-    for (int32_t i = 0; i < victim->graph->n_nodes; i++) {
-        const ts_node *n = &victim->graph->nodes[i];
-        if (n->op == TS_OP_PARAMETER && n->attrs.parameter.role == TS_PARAM_WEIGHT)
-            victim->params[n->attrs.parameter.index] = (void *)m->weights.find(m->weights.self, n->name, n->type.rank, n->type.dims)->data;
-    }
+    st = ts_weights_bind(victim->graph, &m->weights, victim->params, err);
     /* Each sequence's rows take the matmul path they take alone (cpu/ops.h). */
-    st = ts_program_set_row_segments(victim->program, shape->n_tokens, shape->n_seqs, shape->decode_rows, err);
+    if (st == TS_OK) st = ts_program_set_row_segments(victim->program, shape->n_tokens, shape->n_seqs, shape->decode_rows, err);
     if (st != TS_OK) {
         program_clear(victim);
         return st;

@@ -7,10 +7,16 @@
  * quantization_config. Each loads, its served weights dequantize bit-exactly to the expected f32
  * matrices (act order: column j through the served permutation), and it runs the f32 model of
  * those dequantized matrices' logits (≤ 1e-4 × max) and 16 greedy tokens exactly, through the
- * engine and through an exported bundle. Unsupported variants (other methods, AWQ GEMV, 3-bit,
- * other checkpoint formats) and malformed act orders are refused by name. */
+ * engine and through an exported bundle. Qwen2-VL with every linear packed, tower and projector
+ * included (GPTQ and AWQ): the same image rows (engine and a bundle's vision.main), image-prompt
+ * logits and greedy tokens as the dequantized f32 model. The fixtures made with transformers by
+ * tools/fixtures/make_packed_fixture.py (a second packer, in Python): exact dequantization and
+ * transformers' logits and 16 tokens on the dequantized model. Unsupported variants (other
+ * methods, AWQ GEMV, 3-bit, other checkpoint formats) and malformed act orders are refused by
+ * name. */
 #include "cpu/kernels.h"
 #include "engine/model.h"
+#include "engine/vision.h"
 #include "engine/quantized_weights.h"
 #include "check.h"
 
@@ -24,7 +30,7 @@ typedef struct {
     char name[256]; /* a checkpoint name (< 200 bytes here) and a suffix */
     const char *dtype;
     int n_dims;
-    int64_t shape[2];
+    int64_t shape[TS_MAX_DIMS]; /* a conv kernel (the tower's patch embedding) is 5-D */
     const void *data;
     size_t bytes;
     void *owned;
@@ -81,7 +87,17 @@ static const int awq_order[8] = {0, 2, 4, 6, 1, 3, 5, 7}; /* nibble i holds colu
  * dequantized matrix to deq. Adds the packed tensors (prefix.qweight, .qzeros, .scales, .g_idx)
  * to t. */
 static int fmt_bits(format fmt) { return fmt == GPTQ8_V2 || fmt == GPTQ8_DESC_ACT ? 8 : 4; }
-static int64_t fmt_group(format fmt, int64_t in) { return fmt == GPTQ8_V2 ? in : fmt == GPTQ8_DESC_ACT ? 16 : 32; }
+
+/* Which matrices a checkpoint packs: the language model's projections (as the text fixtures'
+ * GPTQ/AWQ checkpoints), or every linear of the model, tower and projector included, in groups of
+ * 16 (the tiny tower is 48 wide). */
+typedef enum { LM_PROJECTIONS, EVERY_LINEAR } scope;
+
+static int64_t fmt_group(format fmt, scope sc, int64_t in)
+{
+    if (fmt == GPTQ8_V2) return in;
+    return fmt == GPTQ8_DESC_ACT || sc == EVERY_LINEAR ? 16 : 32;
+}
 
 static int pack(format fmt, const char *prefix, const float *w, int64_t out, int64_t in, int64_t group, float *deq,
                 out_tensor *t)
@@ -162,10 +178,17 @@ static int pack(format fmt, const char *prefix, const float *w, int64_t out, int
     return n;
 }
 
-static bool is_proj(const ts_tensor_info *t)
+static bool ends_with(const char *s, const char *tail)
 {
-    size_t len = strlen(t->name);
-    return t->n_dims == 2 && len > 11 && strcmp(t->name + len - 11, "proj.weight") == 0;
+    size_t a = strlen(s), b = strlen(tail);
+    return a >= b && strcmp(s + a - b, tail) == 0;
+}
+
+static bool packs(const ts_tensor_info *t, scope sc)
+{
+    if (t->n_dims != 2) return false;
+    if (sc == LM_PROJECTIONS) return ends_with(t->name, "proj.weight") && !strstr(t->name, "visual.");
+    return ends_with(t->name, ".weight") && !strstr(t->name, "embed_tokens") && !strstr(t->name, "lm_head");
 }
 
 static void greedy(ts_model *m, const int32_t *ids, int64_t n, float *logits, int32_t *tokens)
@@ -186,12 +209,187 @@ static void greedy(ts_model *m, const int32_t *ids, int64_t n, float *logits, in
     ts_sequence_destroy(seq);
 }
 
+static double rel_diff(const float *a, const float *ref, size_t n)
+{
+    double diff = 0, scale = 0;
+    for (size_t i = 0; i < n; i++) diff = fmax(diff, fabs((double)a[i] - ref[i])), scale = fmax(scale, fabs((double)ref[i]));
+    return diff / fmax(scale, 1e-30);
+}
+
+/* Whether the model serves matrix `name` [out, in] as bits-wide integers in groups of `group`
+ * that dequantize to exactly `want`: column j of the integers is input channel perm[j] (act order;
+ * else j itself), its group j / group, and perm lists each group's channels ascending (g_idx's).
+ * *perm: the served permutation, or NULL. */
+static bool served_exactly(ts_model *q, const char *name, int64_t out, int64_t in, int bits, int64_t group, const float *want,
+                           const ts_tensor_info **perm_out)
+{
+    char key[300];
+    const ts_weight_source *ws = ts_model_weights(q);
+    int64_t g = in / group, qd[2] = {out, bits == 8 ? in : in / 2}, sd[2] = {out, g};
+    snprintf(key, sizeof(key), "%s:q%d", name, bits);
+    const ts_tensor_info *tq = ws->find(ws->self, key, 2, qd);
+    snprintf(key, sizeof(key), "%s:q%d.scale", name, bits);
+    const ts_tensor_info *ts = ws->find(ws->self, key, 2, sd);
+    snprintf(key, sizeof(key), "%s:q%d.zero", name, bits);
+    const ts_tensor_info *tz = ws->find(ws->self, key, 2, sd);
+    snprintf(key, sizeof(key), "%s:q%d.perm", name, bits);
+    const ts_tensor_info *tp = ws->find(ws->self, key, 1, &in);
+    *perm_out = tp;
+    if (!tq || !ts || !tz) return false;
+    const int32_t *perm = tp ? tp->data : NULL;
+    bool exact = true;
+    for (int64_t j = 1; perm && j < in && exact; j++) exact = j % group == 0 || perm[j] > perm[j - 1];
+    for (int64_t o = 0; o < out && exact; o++)
+        for (int64_t j = 0; j < in && exact; j++) {
+            const uint8_t *qb = (const uint8_t *)tq->data + o * qd[1];
+            int64_t k = perm ? perm[j] : j;
+            float v = bits == 8 ? (float)((const int8_t *)qb)[j] : (float)(j % 2 ? qb[j / 2] >> 4 : qb[j / 2] & 15);
+            float z = (float)((const int8_t *)tz->data)[o * g + j / group];
+            float s = ts_f16_to_f32_scalar(((const uint16_t *)ts->data)[o * g + j / group]);
+            exact = k >= 0 && k < in && (v - z) * s == want[o * in + k];
+        }
+    return exact;
+}
+
+/* The GPTQ/AWQ fixtures made with transformers (tools/fixtures/make_packed_fixture.py: a packer in
+ * Python, written from the published formats apart from this file's and the unpacker's): every
+ * served matrix dequantizes exactly to the generator's dequantized.<name>, and the checkpoint
+ * gives transformers' prefill logits (≤ 1e-4 × max) and 16 greedy tokens on the dequantized
+ * model, from the source case's prompt. `group`: the checkpoint's group size (-1: a row). */
+static void check_transformers_fixture(const char *fixture_case, int bits, int64_t group)
+{
+    char dir[160], path[200];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", fixture_case);
+    snprintf(path, sizeof(path), "tests/fixtures/%s/reference.safetensors", fixture_case);
+    ts_error err;
+    ts_checkpoint *ref;
+    ts_model *q;
+    REQUIRE_INT_EQ(ts_checkpoint_open(path, &ref, &err), TS_OK);
+    REQUIRE_INT_EQ(ts_model_load(ctx, dir, NULL, &q, &err), TS_OK);
+    int matrices = 0, exact = 0, permuted = 0;
+    for (size_t i = 0; i < ts_checkpoint_tensor_count(ref); i++) {
+        const ts_tensor_info *t = ts_checkpoint_tensor_at(ref, i), *perm;
+        if (strncmp(t->name, "dequantized.", 12) != 0) continue;
+        REQUIRE(t->dtype == TS_DTYPE_F32 && t->n_dims == 2);
+        int64_t out = t->shape[0], in = t->shape[1];
+        matrices++;
+        exact += served_exactly(q, t->name + 12, out, in, bits, group > 0 ? group : in, t->data, &perm);
+        permuted += perm != NULL;
+    }
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids"), *gen = ts_checkpoint_find(ref, "generated_ids"),
+                         *last = ts_checkpoint_find(ref, "prefill_last_logits");
+    REQUIRE(ids64 && gen && last && gen->shape[0] == 16);
+    int64_t len = ids64->shape[1], vocab = ts_model_vocab_size(q);
+    REQUIRE(last->shape[0] == vocab);
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)len), tokens[16];
+    for (int64_t i = 0; i < len; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+    float *logits = malloc(sizeof(float) * (size_t)vocab);
+    greedy(q, ids, len, logits, tokens);
+    double diff = rel_diff(logits, last->data, (size_t)vocab);
+    int agree = 0;
+    for (int i = 0; i < 16; i++) agree += tokens[i] == (int32_t)((const int64_t *)gen->data)[i];
+    fprintf(stderr, "  %s: %d/%d matrices dequantize exactly to the generator's (%d in act order); prefill logits within "
+            "%.1e (of max) of transformers' on the dequantized model; greedy tokens %d/16 as transformers'\n    %s\n",
+            fixture_case, exact, matrices, permuted, diff, agree, ts_model_quantization_summary(q));
+    CHECK(matrices > 0 && exact == matrices);
+    CHECK(diff <= 1e-4);
+    CHECK_INT_EQ(agree, 16);
+    free(ids), free(logits);
+    ts_model_destroy(q);
+    ts_checkpoint_close(ref);
+}
+
+static void test_transformers_fixtures(void)
+{
+    check_transformers_fixture("qwen2-gptq4-act_order", 4, 32);
+    check_transformers_fixture("llama-awq4", 4, 32);
+    check_transformers_fixture("qwen3-gptq8", 8, -1);
+}
+
+/* A checkpoint whose tower and projector are packed too: the packed model's image rows and its
+ * image prompt's prefill logits and 16 greedy tokens equal the f32 model of the dequantized
+ * weights' (the reference's prompt ids and image). */
+static void check_image(const char *fixture, const char *pdir, const char *what, ts_model *q, ts_model *d)
+{
+    char dir[128], path[200];
+    snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", fixture);
+    ts_error err;
+    ts_preprocessor_config pc;
+    ts_image img;
+    ts_pixel_values pv;
+    REQUIRE_INT_EQ(ts_preprocessor_config_load(dir, &pc, &err), TS_OK);
+    snprintf(path, sizeof(path), "tests/fixtures/%s/chelsea.png", fixture);
+    REQUIRE_INT_EQ(ts_image_load(path, NULL, &img, &err), TS_OK);
+    const ts_model_config *cfg = ts_model_get_config(q);
+    REQUIRE_INT_EQ(ts_preprocess_image(&pc, cfg->family, img.rgb, img.width, img.height, NULL, &pv, &err), TS_OK);
+    ts_image_free(&img);
+    float *rows[2];
+    int64_t n_rows[2];
+    ts_model *models[2] = {q, d};
+    for (int i = 0; i < 2; i++) REQUIRE_INT_EQ(ts_vision_encode(ts_model_vision(models[i]), &pv, 1, &rows[i], &n_rows[i], &err), TS_OK);
+    REQUIRE(n_rows[0] == n_rows[1]);
+    double tower = rel_diff(rows[0], rows[1], (size_t)(n_rows[0] * cfg->text.hidden_size));
+    CHECK(tower <= 1e-4);
+    /* The checkpoint's bundle with a vision.main for this image: its packed tower matrices in the
+     * bundle's integer weights, the same rows as the engine's. */
+    char bundle[] = "/tmp/ts_packed_vision_XXXXXX", cmd[128];
+    REQUIRE(mkdtemp(bundle) != NULL);
+    const int64_t caps[1] = {128}, patches[1] = {pv.shape[0]};
+    ts_bundle_options bo = {.capacities = caps, .n_capacities = 1, .prefill_capacity = 128, .slots = 1,
+                            .vision_patches = patches, .n_vision_patches = 1};
+    ts_bundle *b = NULL;
+    double through_bundle = INFINITY;
+    CHECK_INT_EQ(ts_bundle_export(pdir, bundle, &bo, &err), TS_OK);
+    CHECK_INT_EQ(ts_bundle_open(ctx, bundle, pdir, &b, &err), TS_OK);
+    ts_encoded_media bm = {0};
+    if (b && ts_bundle_encode_images(b, &pv, 1, &bm, &err) == TS_OK && bm.n_rows == n_rows[0])
+        through_bundle = rel_diff(bm.rows, rows[0], (size_t)(n_rows[0] * cfg->text.hidden_size));
+    CHECK(through_bundle <= 1e-5);
+    ts_encoded_media_free(&bm);
+    ts_bundle_close(b);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", bundle);
+    CHECK(system(cmd) == 0);
+
+    ts_checkpoint *ref;
+    snprintf(path, sizeof(path), "tests/fixtures/%s/reference.safetensors", fixture);
+    REQUIRE_INT_EQ(ts_checkpoint_open(path, &ref, &err), TS_OK);
+    const ts_tensor_info *ids64 = ts_checkpoint_find(ref, "input_ids");
+    REQUIRE(ids64 != NULL);
+    int64_t len = ids64->shape[1], vocab = ts_model_vocab_size(q);
+    int32_t *ids = malloc(sizeof(int32_t) * (size_t)len), tokens[2][16];
+    for (int64_t i = 0; i < len; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
+    float *logits[2] = {malloc(sizeof(float) * (size_t)vocab), malloc(sizeof(float) * (size_t)vocab)};
+    float *first = malloc(sizeof(float) * (size_t)vocab); /* the packed model's prefill logits */
+    double prefill = 0;
+    for (int m = 0; m < 2; m++) {
+        ts_sequence *seq;
+        REQUIRE_INT_EQ(ts_sequence_create(models[m], len + 16, &seq, &err), TS_OK);
+        REQUIRE_INT_EQ(ts_model_prefill_images(models[m], seq, ids, (size_t)len, &pv, 1, logits[m], &err), TS_OK);
+        if (m == 0) memcpy(first, logits[0], sizeof(float) * (size_t)vocab);
+        else prefill = rel_diff(first, logits[1], (size_t)vocab);
+        for (int i = 0; i < 16; i++) {
+            tokens[m][i] = ts_argmax_masked(logits[m], vocab, cfg->eos_token_ids, cfg->n_eos_token_ids);
+            if (i < 15) REQUIRE_INT_EQ(ts_model_decode(models[m], &seq, &tokens[m][i], 1, logits[m], &err), TS_OK);
+        }
+        ts_sequence_destroy(seq);
+    }
+    bool same = memcmp(tokens[0], tokens[1], sizeof(tokens[0])) == 0;
+    fprintf(stderr, "    %s with its tower packed: %lld image rows within %.1e (through a bundle's vision.main: %.1e), "
+            "image prompt's prefill logits within %.1e (of max) of the dequantized f32 model's; 16 greedy tokens %s\n", what,
+            (long long)n_rows[0], tower, through_bundle, prefill, same ? "identical" : "DIFFER");
+    CHECK(prefill <= 1e-4);
+    CHECK(same);
+    free(ids), free(first), free(logits[0]), free(logits[1]), free(rows[0]), free(rows[1]);
+    ts_pixel_values_free(&pv);
+    ts_checkpoint_close(ref);
+}
+
 /* The checkpoint exported as a bundle (its matrices quantized as published: the unpacked integer
  * weights, scales and zero points in the bundle's own file) and run by the bundle runtime: the
  * engine's 16 greedy tokens. The export, our runtime and the external compilers read the same
- * files (tests/iree_oracle_text_test.sh and tests/xla_oracle_test.sh run such a bundle:
- * TS_PACKED_KEEP=DIR keeps this test's GPTQ 4-bit act-order qwen2 checkpoint there: its modules
- * gather each linear's input channels, then dequantize). */
+ * files (tests/iree_oracle_text_test.sh and tests/xla_oracle_test.sh run such a bundle of the
+ * GPTQ 4-bit act-order fixture, tests/fixtures/qwen2-gptq4-act_order: its modules gather each
+ * linear's input channels, then dequantize). */
 /* The bundle's own file with one act-order permutation damaged (its second channel made its
  * first's: the bytes found by value, `perm` being the engine's copy): the bundle is refused at
  * open, naming the tensor. */
@@ -270,15 +468,33 @@ static const char *const format_names[FORMATS] = {"GPTQ 4-bit v1", "GPTQ 8-bit v
  * −1 (not a group), or the first channel of another group moved to channel 0's (overfull). */
 typedef enum { INTACT, GROUP_OUT_OF_RANGE, GROUP_OVERFULL } g_idx_damage;
 
-static void check_format_damaged(const char *fixture, format fmt, g_idx_damage damage)
+/* The quantization_config a checkpoint of `fmt` declares. */
+static void qconfig(format fmt, scope sc, char *buf, size_t cap)
 {
-    static const char *const qconfigs[FORMATS] = {
-        ",\n  \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, \"desc_act\": false, \"sym\": false}",
-        ",\n  \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 8, \"group_size\": -1, \"desc_act\": false, \"checkpoint_format\": \"gptq_v2\"}",
-        ",\n  \"quantization_config\": {\"quant_method\": \"awq\", \"bits\": 4, \"group_size\": 32, \"version\": \"gemm\", \"zero_point\": true}",
-        ",\n  \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 4, \"group_size\": 32, \"desc_act\": true}",
-        ",\n  \"quantization_config\": {\"quant_method\": \"gptq\", \"bits\": 8, \"group_size\": 16, \"desc_act\": true, "
-        "\"checkpoint_format\": \"gptq_v2\"}"};
+    long long g = fmt == GPTQ8_V2 ? -1 : (long long)fmt_group(fmt, sc, 0);
+    const char *head = ",\n  \"quantization_config\": {\"quant_method\": ";
+    switch (fmt) {
+    case GPTQ4_V1:
+        snprintf(buf, cap, "%s\"gptq\", \"bits\": 4, \"group_size\": %lld, \"desc_act\": false, \"sym\": false}", head, g);
+        break;
+    case GPTQ8_V2:
+        snprintf(buf, cap, "%s\"gptq\", \"bits\": 8, \"group_size\": %lld, \"desc_act\": false, \"checkpoint_format\": \"gptq_v2\"}",
+                 head, g);
+        break;
+    case AWQ4:
+        snprintf(buf, cap, "%s\"awq\", \"bits\": 4, \"group_size\": %lld, \"version\": \"gemm\", \"zero_point\": true}", head, g);
+        break;
+    case GPTQ4_DESC_ACT:
+        snprintf(buf, cap, "%s\"gptq\", \"bits\": 4, \"group_size\": %lld, \"desc_act\": true}", head, g);
+        break;
+    default:
+        snprintf(buf, cap, "%s\"gptq\", \"bits\": 8, \"group_size\": %lld, \"desc_act\": true, \"checkpoint_format\": \"gptq_v2\"}",
+                 head, g);
+    }
+}
+
+static void check_format_damaged(const char *fixture, format fmt, g_idx_damage damage, scope sc)
+{
     char src[200], pdir[] = "/tmp/ts_packed_XXXXXX", ddir[] = "/tmp/ts_deq_XXXXXX", path[300];
     snprintf(src, sizeof(src), "tests/fixtures/%s/model", fixture);
     ts_error err;
@@ -295,7 +511,7 @@ static void check_format_damaged(const char *fixture, format fmt, g_idx_damage d
         snprintf(copy.name, sizeof(copy.name), "%s", t->name);
         for (int d = 0; d < t->n_dims; d++) copy.shape[d] = t->shape[d];
         plain[i] = copy;
-        if (!is_proj(t)) {
+        if (!packs(t, sc)) {
             packed[np++] = copy;
             continue;
         }
@@ -303,7 +519,7 @@ static void check_format_damaged(const char *fixture, format fmt, g_idx_damage d
         deq[i] = malloc(sizeof(float) * (size_t)(out * in));
         char prefix[200];
         snprintf(prefix, sizeof(prefix), "%.*s", (int)(strlen(t->name) - 7), t->name);
-        np += pack(fmt, prefix, t->data, out, in, fmt_group(fmt, in), deq[i], packed + np);
+        np += pack(fmt, prefix, t->data, out, in, fmt_group(fmt, sc, in), deq[i], packed + np);
         plain[i].data = deq[i];
         nm++;
     }
@@ -322,7 +538,9 @@ static void check_format_damaged(const char *fixture, format fmt, g_idx_damage d
         }
     snprintf(path, sizeof(path), "%s/model.safetensors", pdir);
     CHECK(write_safetensors(path, packed, np));
-    CHECK(write_config(fixture, pdir, qconfigs[fmt]));
+    char qc[400];
+    qconfig(fmt, sc, qc, sizeof(qc));
+    CHECK(write_config(fixture, pdir, qc));
     snprintf(path, sizeof(path), "%s/model.safetensors", ddir);
     CHECK(write_safetensors(path, plain, (int)n));
     CHECK(write_config(fixture, ddir, ""));
@@ -346,40 +564,14 @@ static void check_format_damaged(const char *fixture, format fmt, g_idx_damage d
          * the integer weights is input channel perm[j] (j in act order, else j itself), its
          * group j / group, and perm lists each group's channels (g_idx's, ascending). */
         bool exact = true;
-        int bits = fmt_bits(fmt);
         const ts_tensor_info *first_perm = NULL;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n && exact; i++) {
             if (!deq[i]) continue;
-            const ts_tensor_info *t = ts_checkpoint_tensor_at(ck, i);
-            int64_t out = t->shape[0], in = t->shape[1], group = fmt_group(fmt, in), g = in / group;
-            char name[300];
-            const ts_weight_source *ws = ts_model_weights(q);
-            int64_t qd[2] = {out, bits == 8 ? in : in / 2}, sd[2] = {out, g};
-            snprintf(name, sizeof(name), "%s:q%d", t->name, bits);
-            const ts_tensor_info *tq = ws->find(ws->self, name, 2, qd);
-            snprintf(name, sizeof(name), "%s:q%d.scale", t->name, bits);
-            const ts_tensor_info *ts = ws->find(ws->self, name, 2, sd);
-            snprintf(name, sizeof(name), "%s:q%d.zero", t->name, bits);
-            const ts_tensor_info *tz = ws->find(ws->self, name, 2, sd);
-            snprintf(name, sizeof(name), "%s:q%d.perm", t->name, bits);
-            const ts_tensor_info *tp = ws->find(ws->self, name, 1, &in);
-            if (!tq || !ts || !tz || (tp != NULL) != act_order) {
-                exact = false;
-                break;
-            }
-            const int32_t *perm = tp ? tp->data : NULL;
-            if (!first_perm) first_perm = tp;
-            for (int64_t j = 1; perm && j < in && exact; j++)
-                exact = j % group == 0 || perm[j] > perm[j - 1]; /* ascending within a group */
-            for (int64_t o = 0; o < out && exact; o++)
-                for (int64_t j = 0; j < in && exact; j++) {
-                    const uint8_t *qb = (const uint8_t *)tq->data + o * qd[1];
-                    int64_t k = perm ? perm[j] : j;
-                    float v = bits == 8 ? (float)((const int8_t *)qb)[j] : (float)(j % 2 ? qb[j / 2] >> 4 : qb[j / 2] & 15);
-                    float z = (float)((const int8_t *)tz->data)[o * g + j / group];
-                    float s = ts_f16_to_f32_scalar(((const uint16_t *)ts->data)[o * g + j / group]);
-                    exact = k >= 0 && k < in && (v - z) * s == deq[i][o * in + k];
-                }
+            const ts_tensor_info *t = ts_checkpoint_tensor_at(ck, i), *perm = NULL;
+            exact = served_exactly(q, t->name, t->shape[0], t->shape[1], fmt_bits(fmt), fmt_group(fmt, sc, t->shape[1]), deq[i],
+                                   &perm) &&
+                    (perm != NULL) == act_order;
+            if (!first_perm) first_perm = perm;
         }
         CHECK(exact);
         int32_t ids[7] = {9707, 11, 1879, 0, 42, 7, 300}, tq[16], td[16];
@@ -397,6 +589,7 @@ static void check_format_damaged(const char *fixture, format fmt, g_idx_damage d
         CHECK(diff <= 1e-4 * fmax(1.0, scale));
         CHECK(same);
         free(lq), free(ld);
+        if (sc == EVERY_LINEAR) check_image(fixture, pdir, format_names[fmt], q, d);
         check_bundle(pdir, format_names[fmt], ids, 7, tq, first_perm);
     }
     ts_model_destroy(q);
@@ -405,12 +598,6 @@ static void check_format_damaged(const char *fixture, format fmt, g_idx_damage d
     for (size_t i = 0; i < n; i++) free(deq[i]);
     free(deq), free(packed), free(plain);
     ts_checkpoint_close(ck);
-    const char *keep = getenv("TS_PACKED_KEEP");
-    if (keep && *keep && fmt == GPTQ4_DESC_ACT && !damage && strcmp(fixture, "qwen2") == 0) {
-        char cmd[600];
-        snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && cp '%s/model.safetensors' '%s/config.json' '%s/'", keep, pdir, pdir, keep);
-        CHECK(system(cmd) == 0);
-    }
     const char *dirs[2] = {pdir, ddir};
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof(path), "%s/model.safetensors", dirs[i]);
@@ -421,7 +608,7 @@ static void check_format_damaged(const char *fixture, format fmt, g_idx_damage d
     }
 }
 
-static void check_format(const char *fixture, format fmt) { check_format_damaged(fixture, fmt, INTACT); }
+static void check_format(const char *fixture, format fmt) { check_format_damaged(fixture, fmt, INTACT, LM_PROJECTIONS); }
 
 static void test_gptq4(void) { check_format("qwen2", GPTQ4_V1), check_format("llama", GPTQ4_V1); }
 static void test_gptq8(void) { check_format("qwen2", GPTQ8_V2); }
@@ -431,10 +618,17 @@ static void test_act_order(void)
     check_format("qwen2", GPTQ4_DESC_ACT), check_format("llama", GPTQ4_DESC_ACT), check_format("qwen2", GPTQ8_DESC_ACT);
 }
 
+/* A VLM whose tower and projector the checkpoint packs as well (GPTQ and AWQ 4-bit). */
+static void test_packed_tower(void)
+{
+    check_format_damaged("qwen2_vl", GPTQ4_V1, INTACT, EVERY_LINEAR);
+    check_format_damaged("qwen2_vl", AWQ4, INTACT, EVERY_LINEAR);
+}
+
 static void test_act_order_refused(void)
 {
-    check_format_damaged("qwen2", GPTQ4_DESC_ACT, GROUP_OUT_OF_RANGE);
-    check_format_damaged("qwen2", GPTQ4_DESC_ACT, GROUP_OVERFULL);
+    check_format_damaged("qwen2", GPTQ4_DESC_ACT, GROUP_OUT_OF_RANGE, LM_PROJECTIONS);
+    check_format_damaged("qwen2", GPTQ4_DESC_ACT, GROUP_OVERFULL, LM_PROJECTIONS);
 }
 
 /* A config naming an unsupported variant is refused before any tensor is read. */
@@ -489,6 +683,8 @@ int main(void)
     RUN(test_refusals);
     RUN(test_act_order);
     RUN(test_act_order_refused);
+    RUN(test_packed_tower);
+    RUN(test_transformers_fixtures);
     ts_context_destroy(ctx);
     return check_finish();
 }

@@ -70,7 +70,8 @@ void ts_quantized_weights_destroy(ts_quantized_weights *q)
 
 bool ts_quantized_weights_choose(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice)
 {
-    (void)name, (void)out, (void)in;
+    (void)name, (void)out;
+    if (in % TS_QUANT_BLOCK) return false;
     *choice = (ts_quant_choice){.bits = ((const ts_quantized_weights *)self)->bits, .block = TS_QUANT_BLOCK};
     return true;
 }
@@ -103,7 +104,7 @@ static bool remember(ts_quantized_weights *q, const char *name, int64_t block)
 bool ts_quantized_weights_choose_tower(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice)
 {
     ts_quantized_weights *q = self;
-    if (in % TS_QUANT_BLOCK || !ts_quantized_weights_choose(self, name, out, in, choice)) return false;
+    if (!ts_quantized_weights_choose(self, name, out, in, choice)) return false;
     if (q->bits != 8) return true;
     choice->block = in;
     return remember(q, name, in); /* out of memory: the matrix stays in floats */

@@ -36,17 +36,17 @@ void ts_quantized_weights_destroy(ts_quantized_weights *q);
 /* The store as a weight source (self = the store). */
 ts_weight_source ts_quantized_weights_source(ts_quantized_weights *q);
 const ts_tensor_info *ts_quantized_weights_find(void *self, const char *name, int rank, const int64_t *dims);
-/* A ts_quant_chooser (self = the store): every float matrix, the store's bits, blocks of
- * TS_QUANT_BLOCK, no zero points. */
+/* A ts_quant_chooser (self = the store): every float matrix whose input width TS_QUANT_BLOCK
+ * divides (the others stay in floats, and the model's summary counts and names them), the store's
+ * bits, blocks of TS_QUANT_BLOCK, no zero points. */
 bool ts_quantized_weights_choose(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice);
 /* The vision tower's and projector's chooser (self = the store, which remembers the choice),
  * shared by the engine (engine/model.c) and a quantized bundle's vision.main
  * (bundle/bundle_export.c) so both hold the same matrices in the same bytes: as
- * ts_quantized_weights_choose, but only matrices whose input width is a multiple of
- * TS_QUANT_BLOCK (a patch embedding over 3·2·14·14 = 1176 pixels, SigLIP's 4304-wide MLP output
- * stay in floats), and at 8 bits per channel (one scale a row): a tower is all prefill, whose
- * W8A8 GEMM then sums each row in integers (cpu/ops/qlinear.c), where decode's Q8_0 blocks would
- * rescale every 32 channels. */
+ * ts_quantized_weights_choose (so a patch embedding over 3·2·14·14 = 1176 pixels, SigLIP's
+ * 4304-wide MLP output stay in floats), but at 8 bits per channel (one scale a row): a tower is
+ * all prefill, whose W8A8 GEMM then sums each row in integers (cpu/ops/qlinear.c), where decode's
+ * Q8_0 blocks would rescale every 32 channels. */
 bool ts_quantized_weights_choose_tower(void *self, const char *name, int64_t out, int64_t in, ts_quant_choice *choice);
 
 typedef struct ts_quantization_report {

@@ -14,6 +14,7 @@
 #include "cpu/executor.h"
 #include "graph/quantize.h"
 #include "models/family.h"
+#include "models/weights.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,7 @@ struct ts_tower_runner {
 };
 
 struct ts_vision {
+    const ts_model_config *cfg; /* borrowed: ts_vision_create_twin makes another from it */
     const ts_tower_ops *ops;
     void *spec; /* the tower's settings (ops->create) */
     /* Row blocks the tower gives per image: 1, or 1 + K DeepStack levels. The encoder cache
@@ -51,6 +53,11 @@ static void drop_program(ts_tower_runner *r)
     ts_graph_destroy(r->graph);
     free(r->params);
     r->program = NULL, r->graph = NULL, r->params = NULL, r->n_patches = 0;
+}
+
+ts_status ts_vision_create_twin(const ts_vision *v, ts_context *ctx, ts_vision **out, ts_error *err)
+{
+    return ts_vision_create(ctx, v->cfg, v->runner.weights, v->runner.choose, v->runner.choose_user, out, err);
 }
 
 void ts_vision_destroy(ts_vision *v)
@@ -79,15 +86,10 @@ static ts_status get_program(ts_tower_runner *r, int64_t n_patches, ts_error *er
         r->params = calloc((size_t)r->graph->n_parameters + 1, sizeof(void *));
         if (!r->params) st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
     }
-    for (int32_t i = 0; st == TS_OK && i < r->graph->n_nodes; i++) {
-        const ts_node *n = &r->graph->nodes[i];
-        if (n->op != TS_OP_PARAMETER || n->attrs.parameter.role != TS_PARAM_WEIGHT) continue;
-        /* By name and the graph's shape: a patch embedding may be declared as a view of its
-         * stored shape (sources find stored tensors by name), and a quantized matrix is made
-         * from the shape asked for. */
-        const ts_tensor_info *t = r->weights->find(r->weights->self, n->name, n->type.rank, n->type.dims);
-        r->params[n->attrs.parameter.index] = t ? (void *)t->data : NULL;
-    }
+    /* By name and the graph's shape: a patch embedding may be declared as a view of its stored
+     * shape (sources find stored tensors by name), and a quantized matrix is made from the shape
+     * asked for. */
+    if (st == TS_OK) st = ts_weights_bind(r->graph, r->weights, r->params, err);
     if (st != TS_OK) {
         drop_program(r);
         return st;
@@ -137,8 +139,8 @@ static int64_t out_width(const ts_vision *v)
     return v->width;
 }
 
-ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg,
-                           const ts_weight_source *weights, ts_vision **out, ts_error *err)
+ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts_weight_source *weights,
+                           ts_quant_chooser choose, void *choose_user, ts_vision **out, ts_error *err)
 {
     *out = NULL;
     if (!ts_vision_has_tower(cfg))
@@ -146,6 +148,7 @@ ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg,
                             ts_family_name(cfg->family));
     ts_vision *v = calloc(1, sizeof(*v));
     if (!v) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
+    v->cfg = cfg;
     v->ops = cfg->family->tower;
     v->family = cfg->family;
     v->spec = calloc(1, v->ops->spec_size);
@@ -154,7 +157,7 @@ ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg,
     if (st == TS_OK) {
         v->levels = v->ops->levels(v->spec);
         v->width = v->ops->width(v->spec);
-        v->runner = (ts_tower_runner){ctx, v->ops, v->spec, weights, NULL, NULL, 0, NULL, NULL, NULL};
+        v->runner = (ts_tower_runner){ctx, v->ops, v->spec, weights, choose, choose_user, 0, NULL, NULL, NULL};
         st = ts_encoder_cache_create(TS_ENCODER_CACHE_DEFAULT_BYTES, &v->cache, err);
     }
     /* Check every tower weight now, on the smallest graph the tower has. */
@@ -295,16 +298,7 @@ ts_encoder_cache *ts_vision_cache(ts_vision *v)
     return v->cache;
 }
 
-/* A matmul weight of the graph still in floats: a rank-2 weight parameter feeding a linear or a
- * gated MLP (after the rewrite, every chosen one feeds a quantized linear instead). */
-static bool float_matrix(const ts_graph *g, ts_value w)
-{
-    const ts_node *n = &g->nodes[w];
-    return n->op == TS_OP_PARAMETER && n->attrs.parameter.role == TS_PARAM_WEIGHT && n->type.rank == 2 &&
-           (n->type.dtype == TS_DTYPE_F32 || n->type.dtype == TS_DTYPE_BF16 || n->type.dtype == TS_DTYPE_F16);
-}
-
-ts_status ts_vision_quantize(ts_vision *v, ts_quant_chooser choose, void *user, ts_vision_float_matrices *kept,
+ts_status ts_vision_quantize(ts_vision *v, ts_quant_chooser choose, void *user, ts_float_matrices *kept,
                              ts_error *err)
 {
     memset(kept, 0, sizeof(*kept));
@@ -319,20 +313,6 @@ ts_status ts_vision_quantize(ts_vision *v, ts_quant_chooser choose, void *user, 
         v->runner.choose = NULL, v->runner.choose_user = NULL;
         return st;
     }
-    const ts_graph *g = v->runner.graph;
-    bool *seen = calloc((size_t)g->n_nodes + 1, sizeof(bool));
-    if (!seen) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
-    for (int32_t i = 0; i < g->n_nodes; i++) {
-        const ts_node *n = &g->nodes[i];
-        int first = n->op == TS_OP_LINEAR || n->op == TS_OP_GATED_MLP ? 1 : n->n_inputs;
-        int last = n->op == TS_OP_GATED_MLP ? 3 : 1;
-        for (int k = first; k <= last && k < n->n_inputs; k++) {
-            ts_value w = n->inputs[k];
-            if (seen[w] || !float_matrix(g, w)) continue;
-            seen[w] = true;
-            if (!kept->count++) snprintf(kept->example, sizeof(kept->example), "%s", g->nodes[w].name);
-        }
-    }
-    free(seen);
+    ts_graph_float_matrices(v->runner.graph, kept);
     return TS_OK;
 }

@@ -28,22 +28,22 @@ bool ts_vision_has_image_prefill(const ts_model_config *cfg);
  * merge² as the processor says, or a fixed count per image). */
 int64_t ts_vision_image_tokens(const ts_vision *v, const ts_pixel_values *pv);
 
-/* Checks every tower weight (a one-merge-unit graph) before returning. */
-ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts_weight_source *weights, ts_vision **out,
-                           ts_error *err);
+/* Checks every tower weight (a one-merge-unit graph) before returning. `choose` (NULL: none) as
+ * for ts_vision_quantize, from the start: a GPTQ/AWQ checkpoint's packed tower matrices (the
+ * weight source serves them only quantized). `cfg` is borrowed and must outlive the tower. */
+ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts_weight_source *weights,
+                           ts_quant_chooser choose, void *choose_user, ts_vision **out, ts_error *err);
+/* A second instance of v on another context (the server's media stage): the same config, weights
+ * and quantization, programs and encoder cache of its own (an empty cache of the default size). */
+ts_status ts_vision_create_twin(const ts_vision *v, ts_context *ctx, ts_vision **out, ts_error *err);
 void ts_vision_destroy(ts_vision *v);
 
-/* The tower's matrices the quantization left in floats, and the first one's name. */
-typedef struct ts_vision_float_matrices {
-    int count;
-    char example[160];
-} ts_vision_float_matrices;
 /* From now on every tower graph is rewritten by ts_graph_quantize with `choose` (its weight source,
  * the model's, must then serve the quantized names: engine/quantized_weights.h). The program and
  * the encoder cache's rows are dropped, and the smallest graph is built at once, so every chosen
  * matrix is quantized (and any failure shows) here; *kept says which matmul weights stayed in
  * floats. On failure the tower stays unquantized. */
-ts_status ts_vision_quantize(ts_vision *v, ts_quant_chooser choose, void *user, ts_vision_float_matrices *kept,
+ts_status ts_vision_quantize(ts_vision *v, ts_quant_chooser choose, void *user, ts_float_matrices *kept,
                              ts_error *err);
 ts_encoder_cache *ts_vision_cache(ts_vision *v);
 /* image_embeds of the images, in order (each image from the encoder cache when it holds it): *embeds owned (free), [*n_rows][out_hidden]. */

@@ -196,3 +196,31 @@ ts_status ts_graph_quantize_keeping(const ts_graph *src, ts_quant_chooser choose
     *out = dst;
     return TS_OK;
 }
+
+/* A matmul weight still in floats: a rank-2 float weight parameter (after the rewrite, every
+ * chosen one feeds a quantized linear instead). */
+static bool float_matrix(const ts_graph *g, ts_value w)
+{
+    const ts_node *n = &g->nodes[w];
+    return n->op == TS_OP_PARAMETER && n->attrs.parameter.role == TS_PARAM_WEIGHT && n->type.rank == 2 &&
+           (n->type.dtype == TS_DTYPE_F32 || n->type.dtype == TS_DTYPE_BF16 || n->type.dtype == TS_DTYPE_F16);
+}
+
+void ts_graph_float_matrices(const ts_graph *g, ts_float_matrices *out)
+{
+    memset(out, 0, sizeof(*out));
+    bool *seen = calloc((size_t)g->n_nodes + 1, sizeof(bool));
+    if (!seen) return;
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        int first = n->op == TS_OP_LINEAR || n->op == TS_OP_GATED_MLP ? 1 : n->n_inputs;
+        int last = n->op == TS_OP_GATED_MLP ? 3 : 1;
+        for (int k = first; k <= last && k < n->n_inputs; k++) {
+            ts_value w = n->inputs[k];
+            if (seen[w] || !float_matrix(g, w)) continue;
+            seen[w] = true;
+            if (!out->count++) snprintf(out->example, sizeof(out->example), "%s", g->nodes[w].name);
+        }
+    }
+    free(seen);
+}

@@ -44,4 +44,13 @@ typedef bool (*ts_weight_keeper)(void *user, const char *name);
 ts_status ts_graph_quantize_keeping(const ts_graph *src, ts_quant_chooser choose, void *user, ts_weight_keeper keep, void *keep_user,
                                     ts_graph **out, ts_error *err);
 
+/* The matmul weights a graph still reads in floats (after ts_graph_quantize: those the chooser
+ * left): rank-2 float weight parameters feeding a linear or a gated MLP, each counted once, and
+ * the first one's name. Counts nothing when out of memory. */
+typedef struct ts_float_matrices {
+    int count;
+    char example[160];
+} ts_float_matrices;
+void ts_graph_float_matrices(const ts_graph *g, ts_float_matrices *out);
+
 #endif

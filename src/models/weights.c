@@ -49,3 +49,19 @@ ts_value ts_weight_paramv(ts_graph *g, const ts_weight_source *source, ts_status
     }
     return ts_weight_param(g, source, status, err, name, rank, dims, as_rank, as_dims);
 }
+
+ts_status ts_weights_bind(const ts_graph *g, const ts_weight_source *source, void **params, ts_error *err)
+{
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        const ts_node *n = &g->nodes[i];
+        if (n->op != TS_OP_PARAMETER || n->attrs.parameter.role != TS_PARAM_WEIGHT) continue;
+        const ts_tensor_info *t = source->find(source->self, n->name, n->type.rank, n->type.dims);
+        if (!t || !t->data)
+            return ts_error_set(err, TS_ERR_UNSUPPORTED,
+                                "weight %s has no float data here: the checkpoint stores it packed (GPTQ/AWQ), "
+                                "and this part of the model reads it only as floats",
+                                n->name);
+        params[n->attrs.parameter.index] = (void *)t->data;
+    }
+    return TS_OK;
+}

@@ -50,6 +50,14 @@ quant_case() {
     check "$name: the quantized engine gives 16 ids" test "$(echo "$engine" | tr ',' '\n' | grep -c .)" -eq 16
     check "$name: tessera run --bundle = the quantized engine" test "$ours" = "$engine"
     check "$name: $backend's greedy ids = the quantized engine's" test "$theirs" = "$engine"
+    # A GPTQ/AWQ fixture (tools/fixtures/make_packed_fixture.py) knows transformers' ids on its
+    # dequantized weights, from its source case's prompt.
+    local want
+    want=$(/usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(",".join(map(str, d["generated_ids"])) if d.get("format") == "tessera-packed-fixture/1" else "")' \
+        "$model/../reference.json" 2>/dev/null)
+    [ -z "$want" ] || check "$name: $backend's greedy ids = transformers' on the dequantized weights" test "$theirs" = "$want"
 }
 
 # per_channel_tower BUNDLE: the manifest quantizes tower matrices, each per channel (block = its
@@ -65,13 +73,4 @@ assert lm and all(w["block"] == 32 for w in lm), lm
 print(f"{len(tower)} tower matrices per channel, {len(lm)} language-model ones in blocks of 32")
 PY
     check "${1##*/}: the manifest's tower matrices are per channel" test $? -eq 0
-}
-
-# gptq_model DIR: the GPTQ 4-bit (groups of 32, zero points, desc_act's act order) qwen2 checkpoint that
-# src/engine/packed_weights_test.c packs from the fixture (TS_PACKED_KEEP), with the fixture's
-# tokenizer files beside it.
-gptq_model() {
-    (cd "$root" && TS_PACKED_KEEP=$1 "$build/packed_weights_test" >/dev/null 2>&1)
-    check "packed_weights_test writes the GPTQ checkpoint" test -s "$1/model.safetensors" -a -s "$1/config.json"
-    for f in "$fix"/qwen2/model/*; do [ -e "$1/${f##*/}" ] || ln -s "$f" "$1/"; done
 }

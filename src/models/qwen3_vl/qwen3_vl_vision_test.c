@@ -461,7 +461,7 @@ static void engine_case(const char *name)
     CHECK(ready);
     CHECK(ts_vision_has_tower(&f.cfg));
     CHECK(ts_vision_has_image_prefill(&f.cfg));
-    if (ready) CHECK_INT_EQ(ts_vision_create(ctx, &f.cfg, &f.ws, &v, &err), TS_OK);
+    if (ready) CHECK_INT_EQ(ts_vision_create(ctx, &f.cfg, &f.ws, NULL, NULL, &v, &err), TS_OK);
     if (!v) {
         ts_pixel_values_free(&pv);
         fixture_close(&f);
@@ -544,7 +544,7 @@ static void test_cross_image_isolation(void)
     CHECK(ready);
     ts_vision *v = NULL;
     ts_error err;
-    if (ready) CHECK_INT_EQ(ts_vision_create(ctx, &f.cfg, &f.ws, &v, &err), TS_OK);
+    if (ready) CHECK_INT_EQ(ts_vision_create(ctx, &f.cfg, &f.ws, NULL, NULL, &v, &err), TS_OK);
     if (v) {
         ts_encoder_cache_resize(ts_vision_cache(v), 0); /* the tower itself must keep them apart */
         float *both = NULL, *both_deep = NULL, *alone[2] = {NULL, NULL},
