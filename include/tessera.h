@@ -601,20 +601,22 @@ ts_status ts_model_write_synthetic_checkpoint(ts_context *ctx, const char *prese
                                               ts_error *err);
 /* Bytes of weight data a model holds: a synthetic model's, a loaded checkpoint's tensors (mapped
  * from its files); after ts_model_quantize, the bytes of the language model's quantized matrices
- * (values and scales): what a decode step streams, near enough. */
+ * (values and scales) and of those it kept in floats: what a decode step streams, near enough. */
 size_t ts_model_weight_bytes(const ts_model *model);
 /* Quantizes the language model's matrices (attention, MLP, LM head; not the embedding table or
- * norms) once, now, and a vision tower's and projector's matrices whose input width 32 divides
- * (the others stay in floats: the summary counts and names them): "q8" (8-bit) or "q4" (4-bit),
- * blocks of 32 weights with
- * f16 scales (src/engine/quantized_weights.h has the exact rule; deterministic). Later steps
- * read the quantized weights. Fails (model unchanged) on another format, a model already
- * quantized, or a matrix width not a multiple of 32 (named). */
+ * norms) and a vision tower's and projector's, once, now: those whose input width 32 divides (the
+ * others stay in floats: the summary counts and names them), "q8" (8-bit) or "q4" (4-bit), blocks
+ * of 32 weights with f16 scales (src/engine/quantized_weights.h has the exact rule;
+ * deterministic). Later steps read the quantized weights; an image encoder made before keeps the
+ * float tower (make it after). Fails (model unchanged) on another format, a model already
+ * quantized (a GPTQ/AWQ checkpoint is), or projections under LoRA adapters. */
 ts_status ts_model_quantize(ts_model *model, const char *format, ts_error *err);
 /* "q8: 22 matrices, 1.2 M weights, 1.3 MB; weight error ‖W − W_q‖/‖W‖ 0.31% overall, worst
- * 0.35% (name)" for the language model, followed for a model with a vision tower by "; vision
- * tower q8: …" in the same form (or "; vision tower not quantized") and ", N matrices kept in
- * floats (width not a multiple of 32: name, ...)"; "" when not quantized. Borrowed, valid until the next ts_model_quantize. */
+ * 0.35% (name)" for the language model, then ", N matrices kept in floats (width not a multiple
+ * of 32: name, ...)" when some are; for a model with a vision tower "; vision tower q8: …" in the
+ * same form (or "; vision tower not quantized"); "" when not quantized. A GPTQ/AWQ checkpoint's:
+ * "gptq 4-bit (groups of 128, zero points): N matrices, X MB unpacked". Borrowed, valid until the
+ * next ts_model_quantize. */
 const char *ts_model_quantization_summary(const ts_model *model);
 const ts_model_config *ts_model_get_config(const ts_model *model);
 int64_t ts_model_vocab_size(const ts_model *model);
@@ -810,8 +812,9 @@ ts_status ts_model_encode_audio_for(ts_model *model, ts_context *ctx, const void
 ts_status ts_sequence_set_modalities(ts_sequence *seq, unsigned modalities, ts_error *err);
 /* An image encoder for `model` that runs on its own context (its own threads), so a server can
  * encode images on another thread while the model decodes. It reads the model's mapped tower
- * weights (no second copy, no second language model) and keeps its own encoder cache of
- * cache_bytes (LRU; 0 = no cache). The model must outlive it. Owned; ts_image_encoder_destroy. */
+ * weights (no second copy, no second language model), quantized as the model's tower is when the
+ * encoder is made (ts_model_quantize first), and keeps its own encoder cache of cache_bytes (LRU;
+ * 0 = no cache). The model must outlive it. Owned; ts_image_encoder_destroy. */
 typedef struct ts_image_encoder ts_image_encoder;
 ts_status ts_image_encoder_create(ts_model *model, ts_context *ctx, size_t cache_bytes, ts_image_encoder **out,
                                   ts_error *err);

@@ -1,9 +1,11 @@
 /* image_encoder.c — a second instance of a model's vision tower on a context of its own, so images
  * are encoded on another thread while the model's context runs decode steps (the server's media
  * stage). The tower reads the model's weight source (the same mapping: nothing is copied), is
- * quantized as the model's is (--quantize, a GPTQ/AWQ checkpoint's packed tower), and has its own
- * programs and encoder cache: no state is shared with the model's tower, so the two
- * never need a lock between them.
+ * quantized as the model's is at creation (--quantize, a GPTQ/AWQ checkpoint's packed tower), and
+ * has its own programs and encoder cache. What it shares with the model is only read: the weights,
+ * and a quantized store whose tower matrices the model's tower quantized when it was quantized
+ * (its smallest graph names them all; the chooser's plans are not rewritten with the same
+ * answer), so the two never need a lock between them.
  */
 #include "base/error.h"
 #include "engine/model.h"

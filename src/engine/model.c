@@ -79,6 +79,7 @@ struct ts_model {
     ts_packed_weights *packed;       /* a GPTQ/AWQ checkpoint's unpacked matrices: serves `weights` */
     int quant_bits;                  /* 0: float weights */
     int lm_matrices;                 /* the quantized store's first matrices are the language model's */
+    int64_t lm_float_bytes;          /* its matrices kept in floats (a width 32 does not divide) */
     ts_quant_chooser choose;         /* which matrices the graph rewrite quantizes */
     void *choose_user;
     char quant_summary[1024];
@@ -228,7 +229,7 @@ size_t ts_model_weight_bytes(const ts_model *m)
     if (m->quantized) {
         ts_quantization_report r; /* the language model's: the tower is not streamed per token */
         ts_quantized_weights_report_range(m->quantized, 0, m->lm_matrices, &r);
-        return (size_t)r.bytes;
+        return (size_t)(r.bytes + m->lm_float_bytes);
     }
     if (m->synthetic) return ts_synthetic_weights_bytes(m->synthetic);
     size_t bytes = 0; /* a loaded checkpoint: every tensor of its mapping */
@@ -335,9 +336,10 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
             st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "quantize: cannot quantize %s", n->name);
     }
     ts_float_matrices lm_kept = {0}, kept = {0};
-    if (st == TS_OK) ts_graph_float_matrices(g, &lm_kept);
+    if (st == TS_OK) ts_graph_float_matrices(g, TS_QUANT_BLOCK, &lm_kept);
     ts_graph_destroy(g);
     m->lm_matrices = ts_quantized_weights_count(q);
+    m->lm_float_bytes = lm_kept.bytes;
     /* The vision tower and projector too, through the same store (the tower reads the model's
      * weight source): their own report follows the language model's. */
     if (st == TS_OK && m->vision) st = ts_vision_quantize(m->vision, ts_quantized_weights_choose_tower, q, &kept, err);
@@ -345,6 +347,7 @@ ts_status ts_model_quantize(ts_model *m, const char *format, ts_error *err)
         m->weights = m->base_weights;
         m->quant_bits = 0;
         m->quantized = NULL;
+        m->choose = NULL, m->choose_user = NULL;
         ts_quantized_weights_destroy(q);
         return st;
     }

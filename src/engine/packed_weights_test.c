@@ -255,8 +255,9 @@ static bool served_exactly(ts_model *q, const char *name, int64_t out, int64_t i
  * Python, written from the published formats apart from this file's and the unpacker's): every
  * served matrix dequantizes exactly to the generator's dequantized.<name>, and the checkpoint
  * gives transformers' prefill logits (≤ 1e-4 × max) and 16 greedy tokens on the dequantized
- * model, from the source case's prompt. `group`: the checkpoint's group size (-1: a row). */
-static void check_transformers_fixture(const char *fixture_case, int bits, int64_t group)
+ * model, from the source case's prompt. `group`: the checkpoint's group size (-1: a row);
+ * act_order: every matrix served with a permutation. */
+static void check_transformers_fixture(const char *fixture_case, int bits, int64_t group, bool act_order)
 {
     char dir[160], path[200];
     snprintf(dir, sizeof(dir), "tests/fixtures/%s/model", fixture_case);
@@ -292,6 +293,7 @@ static void check_transformers_fixture(const char *fixture_case, int bits, int64
             "%.1e (of max) of transformers' on the dequantized model; greedy tokens %d/16 as transformers'\n    %s\n",
             fixture_case, exact, matrices, permuted, diff, agree, ts_model_quantization_summary(q));
     CHECK(matrices > 0 && exact == matrices);
+    CHECK_INT_EQ(permuted, act_order ? matrices : 0);
     CHECK(diff <= 1e-4);
     CHECK_INT_EQ(agree, 16);
     free(ids), free(logits);
@@ -301,9 +303,9 @@ static void check_transformers_fixture(const char *fixture_case, int bits, int64
 
 static void test_transformers_fixtures(void)
 {
-    check_transformers_fixture("qwen2-gptq4-act_order", 4, 32);
-    check_transformers_fixture("llama-awq4", 4, 32);
-    check_transformers_fixture("qwen3-gptq8", 8, -1);
+    check_transformers_fixture("qwen2-gptq4-act_order", 4, 32, true);
+    check_transformers_fixture("llama-awq4", 4, 32, false);
+    check_transformers_fixture("qwen3-gptq8", 8, -1, false);
 }
 
 /* A checkpoint whose tower and projector are packed too: the packed model's image rows and its
@@ -618,10 +620,12 @@ static void test_act_order(void)
     check_format("qwen2", GPTQ4_DESC_ACT), check_format("llama", GPTQ4_DESC_ACT), check_format("qwen2", GPTQ8_DESC_ACT);
 }
 
-/* A VLM whose tower and projector the checkpoint packs as well (GPTQ and AWQ 4-bit). */
+/* A VLM whose tower and projector the checkpoint packs as well (GPTQ 4-bit, with and without act
+ * order, and AWQ 4-bit). */
 static void test_packed_tower(void)
 {
     check_format_damaged("qwen2_vl", GPTQ4_V1, INTACT, EVERY_LINEAR);
+    check_format_damaged("qwen2_vl", GPTQ4_DESC_ACT, INTACT, EVERY_LINEAR);
     check_format_damaged("qwen2_vl", AWQ4, INTACT, EVERY_LINEAR);
 }
 

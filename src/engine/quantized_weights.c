@@ -88,6 +88,9 @@ static plan *plan_of(const ts_quantized_weights *q, const char *name, size_t len
 static bool remember(ts_quantized_weights *q, const char *name, int64_t block)
 {
     plan *known = plan_of(q, name, strlen(name));
+    /* A second tower (the server's image encoder) asks again from its own thread: the same answer,
+     * and nothing written while the model's thread reads the plans. */
+    if (known && known->block == block) return true;
     if (known) return known->block = block, true;
     if (q->n_plans == q->cap_plans) {
         int cap = q->cap_plans ? q->cap_plans * 2 : 64;

@@ -529,7 +529,7 @@ static void test_deterministic_and_refusals(void)
     REQUIRE_INT_EQ(ts_model_quantize(d, "q4", &err), TS_OK);
     CHECK(same_quantization(a, d));
     ts_model_destroy(d);
-    /* Projections under LoRA adapters (Phi-4-multimodal) are not rewritten: refused by name. */
+    /* Projections under LoRA adapters (Phi-4-multimodal) are not rewritten: refused, saying why. */
     REQUIRE_INT_EQ(ts_model_load(ctx, "tests/fixtures/phi4_mm-text/model", NULL, &d, &err), TS_OK);
     CHECK_INT_EQ(ts_model_quantize(d, "q8", &err), TS_ERR_UNSUPPORTED);
     CHECK_CONTAINS(err.message, "LoRA adapters; quantizing LoRA-adapted linears is not supported");

@@ -313,6 +313,6 @@ ts_status ts_vision_quantize(ts_vision *v, ts_quant_chooser choose, void *user, 
         v->runner.choose = NULL, v->runner.choose_user = NULL;
         return st;
     }
-    ts_graph_float_matrices(v->runner.graph, kept);
+    ts_graph_float_matrices(v->runner.graph, TS_QUANT_BLOCK, kept);
     return TS_OK;
 }

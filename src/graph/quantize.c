@@ -206,10 +206,10 @@ static bool float_matrix(const ts_graph *g, ts_value w)
            (n->type.dtype == TS_DTYPE_F32 || n->type.dtype == TS_DTYPE_BF16 || n->type.dtype == TS_DTYPE_F16);
 }
 
-void ts_graph_float_matrices(const ts_graph *g, ts_float_matrices *out)
+void ts_graph_float_matrices(const ts_graph *g, int64_t block, ts_float_matrices *out)
 {
     memset(out, 0, sizeof(*out));
-    bool *seen = calloc((size_t)g->n_nodes + 1, sizeof(bool));
+    bool *seen = calloc((size_t)g->n_nodes + 1, sizeof(bool)), named_narrow = false;
     if (!seen) return;
     for (int32_t i = 0; i < g->n_nodes; i++) {
         const ts_node *n = &g->nodes[i];
@@ -219,7 +219,14 @@ void ts_graph_float_matrices(const ts_graph *g, ts_float_matrices *out)
             ts_value w = n->inputs[k];
             if (seen[w] || !float_matrix(g, w)) continue;
             seen[w] = true;
-            if (!out->count++) snprintf(out->example, sizeof(out->example), "%s", g->nodes[w].name);
+            const ts_type *t = &g->nodes[w].type;
+            bool narrow = t->dims[1] % block != 0;
+            if (!out->count || (narrow && !named_narrow)) {
+                snprintf(out->example, sizeof(out->example), "%s", g->nodes[w].name);
+                named_narrow = narrow;
+            }
+            out->count++;
+            out->bytes += t->dims[0] * t->dims[1] * (int64_t)ts_dtype_size(t->dtype);
         }
     }
     free(seen);

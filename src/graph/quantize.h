@@ -45,12 +45,14 @@ ts_status ts_graph_quantize_keeping(const ts_graph *src, ts_quant_chooser choose
                                     ts_graph **out, ts_error *err);
 
 /* The matmul weights a graph still reads in floats (after ts_graph_quantize: those the chooser
- * left): rank-2 float weight parameters feeding a linear or a gated MLP, each counted once, and
- * the first one's name. Counts nothing when out of memory. */
+ * left): rank-2 float weight parameters feeding a linear or a gated MLP, each counted once, their
+ * bytes, and one's name: the first whose input width `block` does not divide (a gated MLP is kept
+ * whole for one such matrix), else the first. Counts nothing when out of memory. */
 typedef struct ts_float_matrices {
     int count;
+    int64_t bytes;
     char example[160];
 } ts_float_matrices;
-void ts_graph_float_matrices(const ts_graph *g, ts_float_matrices *out);
+void ts_graph_float_matrices(const ts_graph *g, int64_t block, ts_float_matrices *out);
 
 #endif

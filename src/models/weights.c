@@ -56,7 +56,8 @@ ts_status ts_weights_bind(const ts_graph *g, const ts_weight_source *source, voi
         const ts_node *n = &g->nodes[i];
         if (n->op != TS_OP_PARAMETER || n->attrs.parameter.role != TS_PARAM_WEIGHT) continue;
         const ts_tensor_info *t = source->find(source->self, n->name, n->type.rank, n->type.dims);
-        if (!t || !t->data)
+        if (!t) return ts_error_set(err, TS_ERR_NOT_FOUND, "weight %s: the weight source cannot give it", n->name);
+        if (!t->data)
             return ts_error_set(err, TS_ERR_UNSUPPORTED,
                                 "weight %s has no float data here: the checkpoint stores it packed (GPTQ/AWQ), "
                                 "and this part of the model reads it only as floats",

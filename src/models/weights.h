@@ -8,8 +8,10 @@
  * ts_weight_paramv takes the name as a format (a name too long for 255 bytes is an error).
  *
  * ts_weights_bind points params[index] of every weight parameter of a built (and possibly
- * quantized) graph at its bytes, found by name and the graph's shape. A weight the source has no
- * bytes for is refused, naming it: a GPTQ/AWQ source answers a packed matrix's float name with a
+ * quantized) graph at its bytes, found by name and the graph's shape. A weight the source cannot
+ * give (TS_ERR_NOT_FOUND: a quantized store out of memory) or has no bytes for
+ * (TS_ERR_UNSUPPORTED) is refused, naming it: a GPTQ/AWQ source answers a packed matrix's float
+ * name with a
  * data-less entry, so this is where a graph that reads such a matrix as floats (not through a
  * quantized matmul) is stopped, instead of running on a NULL pointer.
  */

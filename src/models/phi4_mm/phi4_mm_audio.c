@@ -13,6 +13,7 @@
 #include "models/decoder.h"
 #include "models/family.h"
 #include "models/phi4_mm/phi4_audio.h"
+#include "models/weights.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -117,15 +118,9 @@ static ts_status encode(void *state, ts_context *ctx, const float *feats, int64_
         st = ts_phi4_audio_build(g, &e->spec, &e->weights, frames, (ts_phi4_audio_projection)projector(inputs), false, err);
     if (st == TS_OK && !(params = calloc((size_t)g->n_parameters + 1, sizeof(void *))))
         st = ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "audio encoder: out of memory");
-    for (int32_t i = 0; st == TS_OK && i < g->n_nodes; i++) {
-        const ts_node *n = &g->nodes[i];
-        if (n->op != TS_OP_PARAMETER) continue;
-        /* Every weight was found when the graph was built; the one input is the features. */
-        params[n->attrs.parameter.index] =
-            n->attrs.parameter.role == TS_PARAM_WEIGHT
-                ? (void *)e->weights.find(e->weights.self, n->name, n->type.rank, n->type.dims)->data
-                : (void *)feats;
-    }
+    /* The weights by name; the one input is the features. */
+    if (st == TS_OK) st = ts_weights_bind(g, &e->weights, params, err);
+    if (st == TS_OK) params[ts_decoder_first_input(g)] = (void *)feats;
     const void *outs[1] = {0};
     if (st == TS_OK) st = ts_program_create(g, ctx, &prog, err);
     if (st == TS_OK) st = ts_program_run(prog, params, outs, err);
