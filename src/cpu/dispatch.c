@@ -75,16 +75,23 @@ static const ts_kernels avx2 = {
 
 /* The W8A8 dots need VPDPBUSD; without it (and on AVX2) quantized linears keep f32 activations,
  * as an integer dot of bytes emulated with 16-bit products would not be faster. */
-#define VNNI_KERNELS                                                                               \
-    .qdot_i8_q8 = ts_qdot_i8_q8_avx512vnni, .qdot_u4_q8 = ts_qdot_u4_q8_avx512vnni,                \
+#define VNNI_GEMMS                                                                                 \
     .quantize_q8 = ts_quantize_q8_avx512, .gemm_q8 = ts_gemm_q8_avx512vnni,                     \
     .gemm_q8_channel = ts_gemm_q8_channel_avx512vnni
+#define VNNI_KERNELS                                                                               \
+    .qdot_i8_q8 = ts_qdot_i8_q8_avx512vnni, .qdot_u4_q8 = ts_qdot_u4_q8_avx512vnni, VNNI_GEMMS
+/* Intel's decode dots prefetch the weight stream into L2 (the non-temporal hint, tuned on Zen 5,
+ * left a Xeon's q8 decode at about half its read rate): the tables an AMD CPU never takes, the
+ * FMA ones and AVX512_VNNI without BF16 (Cascade Lake, Ice Lake). */
+#define VNNI_KERNELS_L2                                                                            \
+    .qdot_i8_q8 = ts_qdot_i8_q8_avx512vnni_l2, .qdot_u4_q8 = ts_qdot_u4_q8_avx512vnni_l2,          \
+    VNNI_GEMMS
 
 /* The bf16 roundings: the integer rule, or VCVTNEPS2BF16 (the same bits) where the CPU has it. */
 #define AVX512_ROUNDING .softmax_bf16 = ts_softmax_bf16_avx512, .f32_to_bf16 = ts_f32_to_bf16_avx512
 static const ts_kernels avx512 = {.level = "avx512", AVX512_KERNELS, AVX512_ROUNDING};
 static const ts_kernels avx512_vnni = {.level = "avx512_vnni", AVX512_KERNELS, AVX512_ROUNDING,
-                                       VNNI_KERNELS};
+                                       VNNI_KERNELS_L2};
 #define BF16_DOTS                                                                                  \
     .dot_bf16_bf16 = ts_dot_bf16_bf16_avx512bf16, .softmax_bf16 = ts_softmax_bf16_avx512bf16,      \
     .f32_to_bf16 = ts_f32_to_bf16_avx512bf16
@@ -105,7 +112,7 @@ static const ts_kernels avx512_bf16_vnni = {.level = "avx512_bf16", AVX512_KERNE
 static const ts_kernels avx512_bf16_fma = {.level = "avx512_bf16 (bf16 GEMMs by FMA)",
                                            AVX512_KERNELS, BF16_FMA_KERNELS};
 static const ts_kernels avx512_bf16_fma_vnni = {.level = "avx512_bf16 (bf16 GEMMs by FMA)",
-                                                AVX512_KERNELS, VNNI_KERNELS, BF16_FMA_KERNELS};
+                                                AVX512_KERNELS, VNNI_KERNELS_L2, BF16_FMA_KERNELS};
 
 /* "GenuineIntel"; CPUID traps to the hypervisor in a VM, so asked once (race-benign: every
  * thread computes the same value). */

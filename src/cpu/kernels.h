@@ -324,6 +324,13 @@ void ts_qdot_i8_q8_avx512vnni(const int8_t *q, size_t nw, const ts_q8_act *x, in
 void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
                               const void *scale, bool half, const float *zero, float *out,
                               size_t ldo);
+/* The same dots with the weight stream prefetched into L2 rather than non-temporally (Intel's
+ * tables: qdot_avx512vnni.c has the figures); the same bits. */
+void ts_qdot_i8_q8_avx512vnni_l2(const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n,
+                                 const void *scale, bool half, float *out, size_t ldo);
+void ts_qdot_u4_q8_avx512vnni_l2(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows,
+                                 size_t n, const void *scale, bool half, const float *zero,
+                                 float *out, size_t ldo);
 #endif
 
 /* Asks the kernel for AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM); without it the first tile

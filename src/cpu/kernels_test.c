@@ -684,13 +684,18 @@ static void test_selection_honours_mask(void)
         CHECK(bf16->dot_bf16_bf16 == ts_dot_bf16_bf16_avx512bf16);
         CHECK(vnni ? bf16->gemm_q8_channel == ts_gemm_q8_channel_avx512vnni
                    : !bf16->gemm_q8_channel);
+        /* decode's W8A8 dots: the L2-prefetch entries on Intel */
+        CHECK(vnni ? bf16->qdot_i8_q8 == (intel ? ts_qdot_i8_q8_avx512vnni_l2 : ts_qdot_i8_q8_avx512vnni)
+                   : !bf16->qdot_i8_q8);
+        CHECK(!vnni || bf16->qdot_u4_q8 == (intel ? ts_qdot_u4_q8_avx512vnni_l2 : ts_qdot_u4_q8_avx512vnni));
     }
     CHECK(!ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->dot_bf16_bf16 && !ts_kernels_select(0)->dot_bf16_bf16);
     CHECK_STR_EQ(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI)->level,
                  "avx512_vnni");
     CHECK(!ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512)->qdot_i8_q8);
+    /* AVX512_VNNI without BF16: Intel only (Cascade Lake, Ice Lake) */
     CHECK(ts_kernels_select(TS_CPU_AVX2 | TS_CPU_AVX512 | TS_CPU_AVX512_VNNI)->qdot_u4_q8 ==
-          ts_qdot_u4_q8_avx512vnni);
+          ts_qdot_u4_q8_avx512vnni_l2);
 #endif
 }
 
@@ -824,6 +829,21 @@ static void test_q8_variants(void)
                         ref->qdot_i8_q8(q8, 1, &act, rows, n, S, half, want, 1);
                         if (best->qdot_i8_q8) best->qdot_i8_q8(q8, 1, &act, rows, n, S, half, got, 1);
                     }
+#if defined(__x86_64__)
+                    /* the non-temporal and the L2 prefetch entries: the same bits */
+                    if (ts_cpu_features() & TS_CPU_AVX512_VNNI) {
+                        float nt[4], l2[4];
+                        if (u4) {
+                            ts_qdot_u4_q8_avx512vnni(q4, 1, &act, rows, n, S, half, zero ? zp : NULL, nt, 1);
+                            ts_qdot_u4_q8_avx512vnni_l2(q4, 1, &act, rows, n, S, half, zero ? zp : NULL, l2, 1);
+                        } else {
+                            ts_qdot_i8_q8_avx512vnni(q8, 1, &act, rows, n, S, half, nt, 1);
+                            ts_qdot_i8_q8_avx512vnni_l2(q8, 1, &act, rows, n, S, half, l2, 1);
+                        }
+                        CHECK(memcmp(nt, l2, sizeof(float) * (size_t)rows) == 0);
+                        CHECK(memcmp(nt, got, sizeof(float) * (size_t)rows) == 0);
+                    }
+#endif
                     for (int r = 0; r < rows; r++) {
                         /* independent: Σ (w − z)·scale · xq·d in double from the natural order */
                         double sum = 0, mag = 0;

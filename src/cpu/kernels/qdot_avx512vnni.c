@@ -185,6 +185,16 @@ TS_VNNI __attribute__((always_inline)) static inline void ustep(__m512 *acc, int
  * per-thread CPU time, min of 12 runs. */
 #define PREFETCH_AHEAD 8192
 
+/* The weight stream's prefetch: non-temporal (the tuning above, on Zen 5), or into L2 (l2; the
+ * _l2 entries, Intel's tables: on a Sapphire-Rapids-class Xeon the non-temporal hint left a q8
+ * decode of the 0.5B preset at 52–65% of the streaming read, 27 tok/s, and T1 took it to
+ * 86–100%, 41–45 tok/s; q4 43–46 → 60–71 tok/s; 2 threads, alternating runs). */
+#define PREFETCH_WEIGHTS(p, l2)                                                                    \
+    do {                                                                                           \
+        if (l2) __builtin_prefetch((p), 0, 2);                                                     \
+        else __builtin_prefetch((p), 0, 0);                                                        \
+    } while (0)
+
 /* Chunks c0 … c0 + count − 1 of nc (count ≤ 16, returned): each row's scale·d products, lane
  * i chunk c0 + i's, into sd[r] (the weights' scales f16 as stored when `half`, widened). */
 TS_VNNI __attribute__((always_inline)) static inline size_t scale_d16(const void *scale, bool half,
@@ -213,7 +223,8 @@ TS_VNNI __attribute__((always_inline)) static inline size_t scale_d16(const void
 TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *q,
                                                                   const ts_q8_act *x, int rows,
                                                                   size_t n, const void *scale,
-                                                                  bool half, float *out, size_t ldo)
+                                                                  bool half, bool l2, float *out,
+                                                                  size_t ldo)
 {
     __m512 acc[TS_Q8_ROWS], sd[TS_Q8_ROWS];
     for (int r = 0; r < rows; r++)
@@ -225,7 +236,7 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
         __m512i pick = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
         for (; c + 2 <= count; c += 2, pick = _mm512_add_epi32(pick, _mm512_set1_epi32(2))) {
             size_t j = (c0 + c) * 32;
-            __builtin_prefetch(q + j + PREFETCH_AHEAD, 0, 0);
+            PREFETCH_WEIGHTS(q + j + PREFETCH_AHEAD, l2);
             __m512i w = _mm512_loadu_si512(q + j);
             step(acc, rows, x, j, _mm512_abs_epi8(w), _mm512_movepi8_mask(w), sd, pick, ~0ull,
                  0xffff);
@@ -244,44 +255,47 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
 /* One function per row count, each looping over the weight rows: the accumulators stay in
  * registers, and a call (with the frame four rows' spills need) is paid once per nw weight rows,
  * not once per row, where it cost a fifth of a 896-weight row's time. */
-#define I8_ROWS(R)                                                                                 \
-    TS_VNNI __attribute__((noinline)) static void i8_rows##R(const int8_t *q, size_t nw, \
-                                                             const ts_q8_act *x, size_t n,         \
-                                                             const void *scale, bool half,         \
-                                                             float *out, size_t ldo)               \
+#define I8_ROWS(R, L2, NAME)                                                                       \
+    TS_VNNI __attribute__((noinline)) static void NAME(const int8_t *q, size_t nw,                 \
+                                                       const ts_q8_act *x, size_t n,               \
+                                                       const void *scale, bool half, float *out,   \
+                                                       size_t ldo)                                 \
     {                                                                                              \
         for (size_t w = 0; w < nw; w++) {                                                          \
-            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0); \
+            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);      \
             if (half)                                                                              \
-                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, true, w, n), true, out + w, ldo); \
+                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, true, w, n), true, L2,         \
+                        out + w, ldo);                                                             \
             else                                                                                   \
-                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, false, w, n), false, out + w, ldo); \
+                i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, false, w, n), false, L2,       \
+                        out + w, ldo);                                                             \
         }                                                                                          \
     }
-I8_ROWS(1)
-I8_ROWS(2)
-I8_ROWS(3)
-I8_ROWS(4)
+I8_ROWS(1, false, i8_rows_nt_1)
+I8_ROWS(2, false, i8_rows_nt_2)
+I8_ROWS(3, false, i8_rows_nt_3)
+I8_ROWS(4, false, i8_rows_nt_4)
+I8_ROWS(1, true, i8_rows_l2_1)
+I8_ROWS(2, true, i8_rows_l2_2)
+I8_ROWS(3, true, i8_rows_l2_3)
+I8_ROWS(4, true, i8_rows_l2_4)
 
-TS_VNNI void ts_qdot_i8_q8_avx512vnni(const int8_t *q, size_t nw, const ts_q8_act *x, int rows,
-                                      size_t n, const void *scale, bool half, float *out,
-                                      size_t ldo)
-{
-    switch (rows) {
-    case 1:
-        i8_rows1(q, nw, x, n, scale, half, out, ldo);
-        break;
-    case 2:
-        i8_rows2(q, nw, x, n, scale, half, out, ldo);
-        break;
-    case 3:
-        i8_rows3(q, nw, x, n, scale, half, out, ldo);
-        break;
-    default:
-        i8_rows4(q, nw, x, n, scale, half, out, ldo);
-        break;
+/* The public entries: one function per row count (kernels.h: TS_Q8_ROWS). */
+#define QDOT_ENTRY(NAME, ROWS, PARAMS, ARGS)                                                       \
+    TS_VNNI void NAME PARAMS                                                                       \
+    {                                                                                              \
+        switch (rows) {                                                                            \
+        case 1: ROWS##1 ARGS; break;                                                               \
+        case 2: ROWS##2 ARGS; break;                                                               \
+        case 3: ROWS##3 ARGS; break;                                                               \
+        default: ROWS##4 ARGS; break;                                                              \
+        }                                                                                          \
     }
-}
+#define I8_PARAMS                                                                                  \
+    (const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n, const void *scale,       \
+     bool half, float *out, size_t ldo)
+QDOT_ENTRY(ts_qdot_i8_q8_avx512vnni, i8_rows_nt_, I8_PARAMS, (q, nw, x, n, scale, half, out, ldo))
+QDOT_ENTRY(ts_qdot_i8_q8_avx512vnni_l2, i8_rows_l2_, I8_PARAMS, (q, nw, x, n, scale, half, out, ldo))
 
 /* 32 bytes of packed nibbles → 64 unsigned bytes [low nibbles | high nibbles]. */
 TS_VNNI static inline __m512i nibbles(const uint8_t *p)
@@ -298,8 +312,9 @@ TS_VNNI static inline __m512i nibbles(const uint8_t *p)
 TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t *q,
                                                                   const ts_q8_act *x, int rows,
                                                                   size_t n, const void *scale,
-                                                                  bool half, const float *zero,
-                                                                  float *out, size_t ldo)
+                                                                  bool half, bool l2,
+                                                                  const float *zero, float *out,
+                                                                  size_t ldo)
 {
     /* lanes 0–3 and 8–11 are a step's first chunk, 4–7 and 12–15 its second */
     const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0);
@@ -315,7 +330,7 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
         __m512i pick = idx;
         for (; c + 4 <= count; c += 4) { /* 128 channels: a step into each accumulator */
             size_t j = (c0 + c) * 32;
-            __builtin_prefetch(q + j / 2 + PREFETCH_AHEAD, 0, 0);
+            PREFETCH_WEIGHTS(q + j / 2 + PREFETCH_AHEAD, l2);
             if (zero) zl = _mm512_cvttps_epi32(spread(zero, j / 32, idx));
             ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl, sd, pick, ~0ull, 0xffff);
             pick = _mm512_add_epi32(pick, two);
@@ -345,46 +360,38 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
         out[(size_t)r * ldo] = _mm512_reduce_add_ps(_mm512_add_ps(acc[r], acc2[r]));
 }
 
-#define U4_ROWS(R)                                                                                 \
-    TS_VNNI __attribute__((noinline)) static void u4_rows##R(                                      \
-        const uint8_t *q, size_t nw, const ts_q8_act *x, size_t n, const void *scale, bool half,   \
-        const float *zero, float *out, size_t ldo)                                                 \
+#define U4_ROWS(R, L2, NAME)                                                                       \
+    TS_VNNI __attribute__((noinline)) static void NAME(const uint8_t *q, size_t nw,                \
+                                                       const ts_q8_act *x, size_t n,               \
+                                                       const void *scale, bool half,               \
+                                                       const float *zero, float *out, size_t ldo)  \
     {                                                                                              \
         for (size_t w = 0; w < nw; w++) {                                                          \
             const float *z = zero ? zero + w * (n / 32) : NULL;                                    \
-            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0); \
+            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);      \
             if (half)                                                                              \
-                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, true, w, n), true, z, out + w, \
-                        ldo);                                                                      \
-            else                                                                                   \
-                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, false, w, n), false, z, \
+                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, true, w, n), true, L2, z, \
                         out + w, ldo);                                                             \
+            else                                                                                   \
+                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, false, w, n), false, L2, \
+                        z, out + w, ldo);                                                          \
         }                                                                                          \
     }
-U4_ROWS(1)
-U4_ROWS(2)
-U4_ROWS(3)
-U4_ROWS(4)
+U4_ROWS(1, false, u4_rows_nt_1)
+U4_ROWS(2, false, u4_rows_nt_2)
+U4_ROWS(3, false, u4_rows_nt_3)
+U4_ROWS(4, false, u4_rows_nt_4)
+U4_ROWS(1, true, u4_rows_l2_1)
+U4_ROWS(2, true, u4_rows_l2_2)
+U4_ROWS(3, true, u4_rows_l2_3)
+U4_ROWS(4, true, u4_rows_l2_4)
 
-TS_VNNI void ts_qdot_u4_q8_avx512vnni(const uint8_t *q, size_t nw, const ts_q8_act *x, int rows,
-                                      size_t n, const void *scale, bool half, const float *zero,
-                                      float *out, size_t ldo)
-{
-    switch (rows) {
-    case 1:
-        u4_rows1(q, nw, x, n, scale, half, zero, out, ldo);
-        break;
-    case 2:
-        u4_rows2(q, nw, x, n, scale, half, zero, out, ldo);
-        break;
-    case 3:
-        u4_rows3(q, nw, x, n, scale, half, zero, out, ldo);
-        break;
-    default:
-        u4_rows4(q, nw, x, n, scale, half, zero, out, ldo);
-        break;
-    }
-}
+#define U4_PARAMS                                                                                  \
+    (const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n, const void *scale,      \
+     bool half, const float *zero, float *out, size_t ldo)
+QDOT_ENTRY(ts_qdot_u4_q8_avx512vnni, u4_rows_nt_, U4_PARAMS, (q, nw, x, n, scale, half, zero, out, ldo))
+QDOT_ENTRY(ts_qdot_u4_q8_avx512vnni_l2, u4_rows_l2_, U4_PARAMS, (q, nw, x, n, scale, half, zero, out, ldo))
+
 /* The W8A8 GEMM's tile: R activation rows × the panel's 32 weight rows, two 16-lane i32
  * accumulators per row, reset per chunk to −offset·Σxq so each chunk's sum Σ (u − offset)·xq
  * is exact; then scaled by scale·d into f32. Per chunk: 16·R VPDPBUSD against 6·R f32 ops. */
