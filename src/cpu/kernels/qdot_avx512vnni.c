@@ -185,11 +185,12 @@ TS_VNNI __attribute__((always_inline)) static inline void ustep(__m512 *acc, int
  * per-thread CPU time, min of 12 runs. */
 #define PREFETCH_AHEAD 8192
 
-/* The weight stream's prefetch: non-temporal (the tuning above, on Zen 5), or into L2 (l2; the
- * _l2 entries, Intel's tables: on a Sapphire-Rapids-class Xeon the non-temporal hint left a q8
- * decode of the 0.5B preset at 52–65% of the streaming read, 27 tok/s, and T1 took it to
- * 86–100%, 41–45 tok/s; q4 43–46 → 60–71 tok/s; 2 threads, alternating runs). */
-#define PREFETCH_WEIGHTS(p, l2)                                                                    \
+/* The weight and scale streams' prefetch: non-temporal (the tuning above, on Zen 5), or into L2
+ * (l2; the _l2 entries, Intel's tables: on a Sapphire-Rapids-class Xeon the non-temporal hint
+ * left a q8 decode of the 0.5B preset at 52–65% of the streaming read, 27 tok/s, and T1 on the
+ * weights took it to 86–100%, 41–45 tok/s; q4 43–46 → 60–71 tok/s; T1 on the scales too: the
+ * least thread's CPU time a step 2–5% lower in 6 of 6 pairs; 2 threads, alternating runs). */
+#define PREFETCH_STREAM(p, l2)                                                                    \
     do {                                                                                           \
         if (l2) __builtin_prefetch((p), 0, 2);                                                     \
         else __builtin_prefetch((p), 0, 0);                                                        \
@@ -236,7 +237,7 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
         __m512i pick = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
         for (; c + 2 <= count; c += 2, pick = _mm512_add_epi32(pick, _mm512_set1_epi32(2))) {
             size_t j = (c0 + c) * 32;
-            PREFETCH_WEIGHTS(q + j + PREFETCH_AHEAD, l2);
+            PREFETCH_STREAM(q + j + PREFETCH_AHEAD, l2);
             __m512i w = _mm512_loadu_si512(q + j);
             step(acc, rows, x, j, _mm512_abs_epi8(w), _mm512_movepi8_mask(w), sd, pick, ~0ull,
                  0xffff);
@@ -262,7 +263,7 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
                                                        size_t ldo)                                 \
     {                                                                                              \
         for (size_t w = 0; w < nw; w++) {                                                          \
-            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);      \
+            PREFETCH_STREAM(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), L2);           \
             if (half)                                                                              \
                 i8_rows(q + w * n, x, R, n, ts_q8_row_scales(scale, true, w, n), true, L2,         \
                         out + w, ldo);                                                             \
@@ -330,7 +331,7 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
         __m512i pick = idx;
         for (; c + 4 <= count; c += 4) { /* 128 channels: a step into each accumulator */
             size_t j = (c0 + c) * 32;
-            PREFETCH_WEIGHTS(q + j / 2 + PREFETCH_AHEAD, l2);
+            PREFETCH_STREAM(q + j / 2 + PREFETCH_AHEAD, l2);
             if (zero) zl = _mm512_cvttps_epi32(spread(zero, j / 32, idx));
             ustep(acc, rows, x, j, nibbles(q + j / 2), zero != NULL, zl, sd, pick, ~0ull, 0xffff);
             pick = _mm512_add_epi32(pick, two);
@@ -368,7 +369,7 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
     {                                                                                              \
         for (size_t w = 0; w < nw; w++) {                                                          \
             const float *z = zero ? zero + w * (n / 32) : NULL;                                    \
-            __builtin_prefetch(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), 0, 0);      \
+            PREFETCH_STREAM(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), L2);           \
             if (half)                                                                              \
                 u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, true, w, n), true, L2, z, \
                         out + w, ldo);                                                             \
