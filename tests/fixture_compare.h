@@ -1,7 +1,7 @@
 /* fixture_compare.h — comparing our tensors with a fixture's reference.safetensors, shared by the
  * stage-by-stage tests: a reference tensor by name (saying so when it is missing), and the largest
- * |ours − ref| with the fixtures' tolerance scale max(1, max |ref|) (tolerance = 1e-4 · scale), and a
- * sequence's cached keys/values beside the reference's KV layout.
+ * |ours − ref| with the fixtures' tolerance scale max(1, max |ref|) (tolerance = 1e-4 · scale) or
+ * relative to max |ref|, and a sequence's cached keys/values beside the reference's KV layout.
  */
 #ifndef TS_TESTS_FIXTURE_COMPARE_H
 #define TS_TESTS_FIXTURE_COMPARE_H
@@ -31,6 +31,17 @@ static inline double max_diff(const float *ours, const float *ref, size_t n, dou
     }
     *scale = big;
     return worst;
+}
+
+/* max |a − ref| relative to max |ref| (1e-30 when ref is all zero). */
+static inline double rel_max_diff(const float *a, const float *ref, size_t n)
+{
+    double diff = 0, scale = 0;
+    for (size_t i = 0; i < n; i++) {
+        diff = fmax(diff, fabs((double)a[i] - ref[i]));
+        scale = fmax(scale, fabs((double)ref[i]));
+    }
+    return diff / fmax(scale, 1e-30);
 }
 
 /* Layer `layer`'s cached keys (value false) or values (true) of the first n positions of seq, and

@@ -19,6 +19,7 @@
 #include "engine/vision.h"
 #include "engine/quantized_weights.h"
 #include "check.h"
+#include "fixture_compare.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -209,13 +210,6 @@ static void greedy(ts_model *m, const int32_t *ids, int64_t n, float *logits, in
     ts_sequence_destroy(seq);
 }
 
-static double rel_diff(const float *a, const float *ref, size_t n)
-{
-    double diff = 0, scale = 0;
-    for (size_t i = 0; i < n; i++) diff = fmax(diff, fabs((double)a[i] - ref[i])), scale = fmax(scale, fabs((double)ref[i]));
-    return diff / fmax(scale, 1e-30);
-}
-
 /* Whether the model serves matrix `name` [out, in] as bits-wide integers in groups of `group`
  * that dequantize to exactly `want`: column j of the integers is input channel perm[j] (act order;
  * else j itself), its group j / group, and perm lists each group's channels ascending (g_idx's).
@@ -286,7 +280,7 @@ static void check_transformers_fixture(const char *fixture_case, int bits, int64
     for (int64_t i = 0; i < len; i++) ids[i] = (int32_t)((const int64_t *)ids64->data)[i];
     float *logits = malloc(sizeof(float) * (size_t)vocab);
     greedy(q, ids, len, logits, tokens);
-    double diff = rel_diff(logits, last->data, (size_t)vocab);
+    double diff = rel_max_diff(logits, last->data, (size_t)vocab);
     int agree = 0;
     for (int i = 0; i < 16; i++) agree += tokens[i] == (int32_t)((const int64_t *)gen->data)[i];
     fprintf(stderr, "  %s: %d/%d matrices dequantize exactly to the generator's (%d in act order); prefill logits within "
@@ -330,7 +324,7 @@ static void check_image(const char *fixture, const char *pdir, const char *what,
     ts_model *models[2] = {q, d};
     for (int i = 0; i < 2; i++) REQUIRE_INT_EQ(ts_vision_encode(ts_model_vision(models[i]), &pv, 1, &rows[i], &n_rows[i], &err), TS_OK);
     REQUIRE(n_rows[0] == n_rows[1]);
-    double tower = rel_diff(rows[0], rows[1], (size_t)(n_rows[0] * cfg->text.hidden_size));
+    double tower = rel_max_diff(rows[0], rows[1], (size_t)(n_rows[0] * cfg->text.hidden_size));
     CHECK(tower <= 1e-4);
     /* The checkpoint's bundle with a vision.main for this image: its packed tower matrices in the
      * bundle's integer weights, the same rows as the engine's. */
@@ -345,7 +339,7 @@ static void check_image(const char *fixture, const char *pdir, const char *what,
     CHECK_INT_EQ(ts_bundle_open(ctx, bundle, pdir, &b, &err), TS_OK);
     ts_encoded_media bm = {0};
     if (b && ts_bundle_encode_images(b, &pv, 1, &bm, &err) == TS_OK && bm.n_rows == n_rows[0])
-        through_bundle = rel_diff(bm.rows, rows[0], (size_t)(n_rows[0] * cfg->text.hidden_size));
+        through_bundle = rel_max_diff(bm.rows, rows[0], (size_t)(n_rows[0] * cfg->text.hidden_size));
     CHECK(through_bundle <= 1e-5);
     ts_encoded_media_free(&bm);
     ts_bundle_close(b);
@@ -368,7 +362,7 @@ static void check_image(const char *fixture, const char *pdir, const char *what,
         REQUIRE_INT_EQ(ts_sequence_create(models[m], len + 16, &seq, &err), TS_OK);
         REQUIRE_INT_EQ(ts_model_prefill_images(models[m], seq, ids, (size_t)len, &pv, 1, logits[m], &err), TS_OK);
         if (m == 0) memcpy(first, logits[0], sizeof(float) * (size_t)vocab);
-        else prefill = rel_diff(first, logits[1], (size_t)vocab);
+        else prefill = rel_max_diff(first, logits[1], (size_t)vocab);
         for (int i = 0; i < 16; i++) {
             tokens[m][i] = ts_argmax_masked(logits[m], vocab, cfg->eos_token_ids, cfg->n_eos_token_ids);
             if (i < 15) REQUIRE_INT_EQ(ts_model_decode(models[m], &seq, &tokens[m][i], 1, logits[m], &err), TS_OK);

@@ -42,7 +42,6 @@ struct ts_vision {
      * keeps all of them per image: [levels][rows][width]. */
     int levels;
     int64_t width;
-    const ts_family_desc *family;
     ts_tower_runner runner;
     ts_encoder_cache *cache;
 };
@@ -150,7 +149,6 @@ ts_status ts_vision_create(ts_context *ctx, const ts_model_config *cfg, const ts
     if (!v) return ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");
     v->cfg = cfg;
     v->ops = cfg->family->tower;
-    v->family = cfg->family;
     v->spec = calloc(1, v->ops->spec_size);
     ts_status st = v->spec ? v->ops->init(cfg, v->spec, err)
                            : ts_error_set(err, TS_ERR_OUT_OF_MEMORY, "vision: out of memory");

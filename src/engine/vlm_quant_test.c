@@ -7,6 +7,7 @@
  * the reference's (the tiny random fixtures amplify weight error: see quantized_weights_test.c).
  * The measured figures are printed; the bounds are those measurements with a margin. */
 #include "check.h"
+#include "fixture_compare.h"
 #include "engine/model.h"
 #include "engine/vision.h"
 #include "tessera.h"
@@ -15,16 +16,6 @@
 #include <stdlib.h>
 
 static ts_context *ctx_f32, *ctx_int8;
-
-static double rel_diff(const float *a, const float *ref, size_t n)
-{
-    double diff = 0, scale = 0;
-    for (size_t i = 0; i < n; i++) {
-        diff = fmax(diff, fabs((double)a[i] - ref[i]));
-        scale = fmax(scale, fabs((double)ref[i]));
-    }
-    return diff / fmax(scale, 1e-30);
-}
 
 typedef struct {
     const char *name;
@@ -67,8 +58,8 @@ static void check_fixture(const fixture_bound *b, const char *format)
     for (int i = 0; i < 3; i++) REQUIRE_INT_EQ(ts_vision_encode(ts_model_vision(models[i]), &pv, 1, &rows[i], &n_rows[i], &err), TS_OK);
     size_t n = (size_t)(n_rows[0] * cfg->text.hidden_size);
     REQUIRE(want && want->n_bytes == n * sizeof(float) && n_rows[1] == n_rows[0] && n_rows[2] == n_rows[0]);
-    double tower_f = rel_diff(rows[0], want->data, n), tower_q = rel_diff(rows[1], want->data, n),
-           tower_8 = rel_diff(rows[2], want->data, n);
+    double tower_f = rel_max_diff(rows[0], want->data, n), tower_q = rel_max_diff(rows[1], want->data, n),
+           tower_8 = rel_max_diff(rows[2], want->data, n);
     CHECK(tower_f <= 1e-4);
     CHECK(tower_q <= b->tower);
     CHECK(tower_8 <= b->tower);
@@ -85,7 +76,7 @@ static void check_fixture(const fixture_bound *b, const char *format)
     REQUIRE_INT_EQ(ts_sequence_create(q8, len + n_new, &seq, &err), TS_OK);
     float *logits = malloc(sizeof(float) * (size_t)vocab);
     REQUIRE_INT_EQ(ts_model_prefill_images(q8, seq, ids, (size_t)len, &pv, 1, logits, &err), TS_OK);
-    double logit_err = rel_diff(logits, last->data, (size_t)vocab);
+    double logit_err = rel_max_diff(logits, last->data, (size_t)vocab);
     int agree = 0;
     for (int64_t i = 0; i < n_new; i++) {
         int32_t tok = ts_argmax_masked(logits, vocab, cfg->eos_token_ids, cfg->n_eos_token_ids);

@@ -1,7 +1,7 @@
 /* gemm_bf16_fma_avx512.c — gemm_bf16 (A and W in bf16, f32 accumulation) by f32 FMA, for CPUs
  * whose VDPBF16PS issues at half the FMA rate (Intel cores: one port against FMA's two, so the
- * same products in f32 run twice as fast; where AMX is usable, oneDNN takes the linears). k is even, as the contract says: an odd k's last column would
- * be read from whatever the panel held.
+ * same products in f32 run twice as fast; where AMX is usable, oneDNN takes the linears). k is
+ * even, as the contract says: an odd k's last column would be read from whatever the panel held.
  *
  * A product of two bf16 values is exact in f32, so the sums differ from VDPBF16PS's only in
  * order. Each weight panel is packed as bf16 pairs (pack_u32_panel) and spread into f32 rows (the

@@ -190,7 +190,7 @@ TS_VNNI __attribute__((always_inline)) static inline void ustep(__m512 *acc, int
  * left a q8 decode of the 0.5B preset at 52–65% of the streaming read, 27 tok/s, and T1 on the
  * weights took it to 86–100%, 41–45 tok/s; q4 43–46 → 60–71 tok/s; T1 on the scales too: the
  * least thread's CPU time a step 2–5% lower in 6 of 6 pairs; 2 threads, alternating runs). */
-#define PREFETCH_STREAM(p, l2)                                                                    \
+#define PREFETCH_STREAM(p, l2)                                                                     \
     do {                                                                                           \
         if (l2) __builtin_prefetch((p), 0, 2);                                                     \
         else __builtin_prefetch((p), 0, 0);                                                        \
@@ -272,14 +272,11 @@ TS_VNNI __attribute__((always_inline)) static inline void i8_rows(const int8_t *
                         out + w, ldo);                                                             \
         }                                                                                          \
     }
-I8_ROWS(1, false, i8_rows_nt_1)
-I8_ROWS(2, false, i8_rows_nt_2)
-I8_ROWS(3, false, i8_rows_nt_3)
-I8_ROWS(4, false, i8_rows_nt_4)
-I8_ROWS(1, true, i8_rows_l2_1)
-I8_ROWS(2, true, i8_rows_l2_2)
-I8_ROWS(3, true, i8_rows_l2_3)
-I8_ROWS(4, true, i8_rows_l2_4)
+/* ROWS_FUNCTIONS(M, L2, PREFIX): M's function for 1 … TS_Q8_ROWS activation rows, PREFIX1 … */
+#define ROWS_FUNCTIONS(M, L2, PREFIX)                                                              \
+    M(1, L2, PREFIX##1) M(2, L2, PREFIX##2) M(3, L2, PREFIX##3) M(4, L2, PREFIX##4)
+ROWS_FUNCTIONS(I8_ROWS, false, i8_rows_nt_)
+ROWS_FUNCTIONS(I8_ROWS, true, i8_rows_l2_)
 
 /* The public entries: one function per row count (kernels.h: TS_Q8_ROWS). */
 #define QDOT_ENTRY(NAME, ROWS, PARAMS, ARGS)                                                       \
@@ -295,8 +292,9 @@ I8_ROWS(4, true, i8_rows_l2_4)
 #define I8_PARAMS                                                                                  \
     (const int8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n, const void *scale,       \
      bool half, float *out, size_t ldo)
-QDOT_ENTRY(ts_qdot_i8_q8_avx512vnni, i8_rows_nt_, I8_PARAMS, (q, nw, x, n, scale, half, out, ldo))
-QDOT_ENTRY(ts_qdot_i8_q8_avx512vnni_l2, i8_rows_l2_, I8_PARAMS, (q, nw, x, n, scale, half, out, ldo))
+#define I8_ARGS (q, nw, x, n, scale, half, out, ldo)
+QDOT_ENTRY(ts_qdot_i8_q8_avx512vnni, i8_rows_nt_, I8_PARAMS, I8_ARGS)
+QDOT_ENTRY(ts_qdot_i8_q8_avx512vnni_l2, i8_rows_l2_, I8_PARAMS, I8_ARGS)
 
 /* 32 bytes of packed nibbles → 64 unsigned bytes [low nibbles | high nibbles]. */
 TS_VNNI static inline __m512i nibbles(const uint8_t *p)
@@ -371,27 +369,22 @@ TS_VNNI __attribute__((always_inline)) static inline void u4_rows(const uint8_t 
             const float *z = zero ? zero + w * (n / 32) : NULL;                                    \
             PREFETCH_STREAM(ts_q8_row_scales(scale, half, w + SCALE_ROWS_AHEAD, n), L2);           \
             if (half)                                                                              \
-                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, true, w, n), true, L2, z, \
-                        out + w, ldo);                                                             \
+                u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, true, w, n), true, L2,   \
+                        z, out + w, ldo);                                                          \
             else                                                                                   \
                 u4_rows(q + w * (n / 2), x, R, n, ts_q8_row_scales(scale, false, w, n), false, L2, \
                         z, out + w, ldo);                                                          \
         }                                                                                          \
     }
-U4_ROWS(1, false, u4_rows_nt_1)
-U4_ROWS(2, false, u4_rows_nt_2)
-U4_ROWS(3, false, u4_rows_nt_3)
-U4_ROWS(4, false, u4_rows_nt_4)
-U4_ROWS(1, true, u4_rows_l2_1)
-U4_ROWS(2, true, u4_rows_l2_2)
-U4_ROWS(3, true, u4_rows_l2_3)
-U4_ROWS(4, true, u4_rows_l2_4)
+ROWS_FUNCTIONS(U4_ROWS, false, u4_rows_nt_)
+ROWS_FUNCTIONS(U4_ROWS, true, u4_rows_l2_)
 
 #define U4_PARAMS                                                                                  \
     (const uint8_t *q, size_t nw, const ts_q8_act *x, int rows, size_t n, const void *scale,      \
      bool half, const float *zero, float *out, size_t ldo)
-QDOT_ENTRY(ts_qdot_u4_q8_avx512vnni, u4_rows_nt_, U4_PARAMS, (q, nw, x, n, scale, half, zero, out, ldo))
-QDOT_ENTRY(ts_qdot_u4_q8_avx512vnni_l2, u4_rows_l2_, U4_PARAMS, (q, nw, x, n, scale, half, zero, out, ldo))
+#define U4_ARGS (q, nw, x, n, scale, half, zero, out, ldo)
+QDOT_ENTRY(ts_qdot_u4_q8_avx512vnni, u4_rows_nt_, U4_PARAMS, U4_ARGS)
+QDOT_ENTRY(ts_qdot_u4_q8_avx512vnni_l2, u4_rows_l2_, U4_PARAMS, U4_ARGS)
 
 /* The W8A8 GEMM's tile: R activation rows × the panel's 32 weight rows, two 16-lane i32
  * accumulators per row, reset per chunk to −offset·Σxq so each chunk's sum Σ (u − offset)·xq
